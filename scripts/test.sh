@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Runs every test, from a fresh clone on a fresh machine: installs what the tests need
+# (npm packages; Java 17 and Maven must be there, Kafka's jars come from Maven Central),
+# builds, then runs unit tests and integration tests against real Kafka brokers.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/prereqs.sh
+ensure_java_maven
+ensure_node_modules
+npm test

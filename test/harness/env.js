@@ -1,0 +1,71 @@
+'use strict';
+/**
+ * What integration tests know about the running clusters, plus small kafkajs helpers that
+ * tests use to set up and inspect state (never to fake it).
+ */
+const { Kafka, logLevel } = require('kafkajs');
+
+let clusters = null;
+const toClose = [];
+
+function setClusters(c) {
+  clusters = c;
+}
+
+function cluster(name) {
+  if (!clusters) throw new Error('the Kafka clusters are not running: run integration tests with test/harness/hooks.js');
+  return clusters[name];
+}
+
+/** A kafkajs client for one of the test clusters (quiet logs, fast retries). */
+function kafka(name, extra = {}) {
+  return new Kafka({
+    clientId: `test-${name}`,
+    brokers: [cluster(name).bootstrap],
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 3, initialRetryTime: 100 },
+    ...extra,
+  });
+}
+
+/** An admin client that is disconnected at the end of the run. */
+async function admin(name) {
+  const a = kafka(name).admin();
+  await a.connect();
+  toClose.push(() => a.disconnect());
+  return a;
+}
+
+/** A unique name for a topic or group, so tests never see each other's data. */
+let seq = 0;
+function unique(prefix) {
+  seq += 1;
+  return `${prefix}-${Date.now().toString(36)}-${seq}`;
+}
+
+/** Runs `fn` until it returns a truthy value or the time is up; returns that value. */
+async function eventually(fn, { timeout = 20000, interval = 200, what = 'condition' } = {}) {
+  const deadline = Date.now() + timeout;
+  let last;
+  let lastErr;
+  while (Date.now() < deadline) {
+    try {
+      last = await fn();
+      if (last) return last;
+    } catch (e) {
+      lastErr = e;
+    }
+    await new Promise((r) => setTimeout(r, interval));
+  }
+  throw new Error(`timed out waiting for ${what}${lastErr ? `: ${lastErr.message}` : ''}`);
+}
+
+async function stopAll() {
+  while (toClose.length) {
+    try { await toClose.pop()(); } catch { /* ignore */ }
+  }
+  if (clusters) await clusters.stop();
+  clusters = null;
+}
+
+module.exports = { setClusters, cluster, kafka, admin, unique, eventually, stopAll };
