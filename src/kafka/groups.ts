@@ -1,0 +1,165 @@
+/**
+ * Consumer-group I/O that MM2 does through its admin client, on kafkajs:
+ * listing groups, reading committed offsets, describing a group's state one group at a time
+ * (kafkajs fails a whole describe batch on one bad group), log-end offsets, and writing
+ * offsets the way MM2's `alterConsumerGroupOffsets` does: one OffsetCommit per group with no
+ * member id and generation -1, which the broker accepts only for groups with no members.
+ * kafkajs's `setOffsets` joins the group as a member and is deliberately not used.
+ */
+import type { Admin, Kafka } from 'kafkajs';
+
+export interface CommittedOffset {
+  topic: string;
+  partition: number;
+  /** null when the partition has no committed offset. */
+  offset: bigint | null;
+  metadata: string;
+}
+
+/** Group ids on the cluster (consumer groups and groups with an empty protocol type). */
+export async function listConsumerGroups(admin: Admin): Promise<string[]> {
+  const { groups } = await admin.listGroups();
+  return groups
+    .filter((g) => g.protocolType === 'consumer' || g.protocolType === '' || g.protocolType === undefined)
+    .map((g) => g.groupId)
+    .sort();
+}
+
+/** Every committed offset of the group (all topics). Partitions without a commit come back with offset null. */
+export async function fetchCommittedOffsets(admin: Admin, groupId: string): Promise<CommittedOffset[]> {
+  const topics = await admin.fetchOffsets({ groupId });
+  const out: CommittedOffset[] = [];
+  for (const t of topics) {
+    for (const p of t.partitions) {
+      const off = BigInt(p.offset);
+      out.push({ topic: t.topic, partition: p.partition, offset: off < 0n ? null : off, metadata: p.metadata ?? '' });
+    }
+  }
+  return out;
+}
+
+export interface GroupState {
+  /** Classic group state as the coordinator reports it: Empty, Stable, PreparingRebalance, CompletingRebalance, Dead;
+   * undefined when the group does not exist (or the classic describe cannot see it). */
+  state: string | undefined;
+  members: number;
+  /** Set when describing failed; the group is then treated as possibly active by callers that must be safe. */
+  error?: string;
+}
+
+/** Describes one group; never throws. */
+export async function describeGroupState(admin: Admin, groupId: string): Promise<GroupState> {
+  try {
+    const { groups } = await admin.describeGroups([groupId]);
+    const g = groups[0];
+    if (!g) return { state: undefined, members: 0 };
+    if (g.state === 'Dead' && g.members.length === 0) return { state: 'Dead', members: 0 };
+    return { state: g.state, members: g.members.length };
+  } catch (e) {
+    const err = e as { type?: string; message?: string };
+    if (err.type === 'GROUP_ID_NOT_FOUND') return { state: undefined, members: 0 };
+    return { state: 'Unknown', members: 0, error: err.message ?? String(e) };
+  }
+}
+
+/** Log-end offsets (high watermarks) of a topic; an empty list when the topic does not exist. */
+export async function fetchEndOffsets(admin: Admin, topic: string): Promise<Array<{ partition: number; offset: bigint }>> {
+  try {
+    const offs = await admin.fetchTopicOffsets(topic);
+    return offs.map((o) => ({ partition: o.partition, offset: BigInt(o.high) }));
+  } catch (e) {
+    const err = e as { type?: string; message?: string };
+    if (err.type === 'UNKNOWN_TOPIC_OR_PARTITION' || /does not host this topic|UNKNOWN_TOPIC/i.test(err.message ?? '')) return [];
+    throw e;
+  }
+}
+
+export interface AdminCommitResult {
+  ok: boolean;
+  /** UNKNOWN_MEMBER_ID (the group has members: untouched), or another Kafka error type. */
+  errorType?: string;
+  message?: string;
+}
+
+interface InternalCluster {
+  connect(): Promise<void>;
+  disconnect(): Promise<void>;
+  findGroupCoordinator(args: { groupId: string }): Promise<{
+    offsetCommit(args: {
+      groupId: string;
+      groupGenerationId: number;
+      memberId: string;
+      retentionTime?: number;
+      topics: Array<{ topic: string; partitions: Array<{ partition: number; offset: string; metadata: string | null }> }>;
+    }): Promise<unknown>;
+  }>;
+}
+
+/**
+ * kafkajs keeps its cluster factory behind a private symbol; the admin-style OffsetCommit
+ * needs it. The kafkajs version is pinned exactly in package.json because of this.
+ */
+function internalCluster(kafka: Kafka): InternalCluster {
+  const sym = Object.getOwnPropertySymbols(kafka).find((s) => s.description === 'private:Kafka:createCluster');
+  if (!sym) throw new Error('this kafkajs version does not expose its cluster factory; the admin offset commit needs kafkajs 2.2.4');
+  const factory = (kafka as unknown as Record<symbol, (o: object) => InternalCluster>)[sym];
+  return factory({ allowAutoTopicCreation: false });
+}
+
+/**
+ * Commits offsets for a group as an administrator: generation -1, empty member id. The broker
+ * accepts it only when the group has no members (classic and KIP-848 groups alike) and
+ * answers UNKNOWN_MEMBER_ID otherwise, which we report as `{ ok: false, errorType: 'UNKNOWN_MEMBER_ID' }`.
+ */
+export class AdminOffsetCommitter {
+  private cluster: InternalCluster | null = null;
+  private connecting: Promise<InternalCluster> | null = null;
+  constructor(private readonly kafka: Kafka) {}
+
+  private async connected(): Promise<InternalCluster> {
+    if (this.cluster) return this.cluster;
+    if (!this.connecting) {
+      const c = internalCluster(this.kafka);
+      this.connecting = c.connect().then(
+        () => (this.cluster = c),
+        (e) => {
+          this.connecting = null;
+          throw e;
+        },
+      );
+    }
+    return this.connecting;
+  }
+
+  async commit(groupId: string, offsets: Array<{ topic: string; partition: number; offset: bigint; metadata?: string }>): Promise<AdminCommitResult> {
+    if (offsets.length === 0) return { ok: true };
+    const byTopic = new Map<string, Array<{ partition: number; offset: string; metadata: string | null }>>();
+    for (const o of offsets) {
+      const list = byTopic.get(o.topic) ?? [];
+      list.push({ partition: o.partition, offset: o.offset.toString(), metadata: o.metadata ?? '' });
+      byTopic.set(o.topic, list);
+    }
+    const cluster = await this.connected();
+    try {
+      const coordinator = await cluster.findGroupCoordinator({ groupId });
+      await coordinator.offsetCommit({
+        groupId,
+        groupGenerationId: -1,
+        memberId: '',
+        retentionTime: -1,
+        topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })),
+      });
+      return { ok: true };
+    } catch (e) {
+      const err = e as { type?: string; message?: string };
+      return { ok: false, errorType: err.type ?? 'UNKNOWN', message: err.message ?? String(e) };
+    }
+  }
+
+  async close(): Promise<void> {
+    const c = this.cluster;
+    this.cluster = null;
+    this.connecting = null;
+    if (c) await c.disconnect();
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * Reads partition 0 of one of MM2's single-partition internal topics from the beginning to
+ * the end offset seen at start ("initial load"), then optionally keeps tailing it, as MM2's
+ * KafkaBasedLog does. kafkajs has no manual assignment, so the reader joins a throwaway
+ * consumer group that never commits (`__mm2-node-red-reader-…`: the `__` prefix is in MM2's
+ * default groups.exclude, and a group without commits is never checkpointed anyway).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Consumer, Kafka, Admin } from 'kafkajs';
+
+export interface RawRecord {
+  key: Buffer | null;
+  value: Buffer | null;
+  offset: bigint;
+  timestamp: number;
+}
+
+export interface TopicReaderOptions {
+  topic: string;
+  /** Keep reading new records after the initial load. */
+  tail: boolean;
+  /** Called for each record in log order. Exceptions thrown here are the caller's to count; the reader goes on. */
+  onRecord: (r: RawRecord) => void;
+  /** Initial load progress: records read so far out of the records that existed at start. */
+  onProgress?: (read: bigint, total: bigint) => void;
+  /** The end offset seen at start has been reached. */
+  onLoaded?: () => void;
+  /** A consumer failure (the consumer restarts itself on retriable ones). */
+  onError?: (err: Error) => void;
+  /** How long an empty fetch waits on the broker; lower = fresher tail, more requests. */
+  maxWaitTimeMs?: number;
+  groupPrefix?: string;
+}
+
+export class TopicNotFoundError extends Error {
+  constructor(public readonly topic: string) {
+    super(`topic ${topic} does not exist`);
+    this.name = 'TopicNotFoundError';
+  }
+}
+
+/** Offsets [low, high) of partition 0, or throws TopicNotFoundError. */
+export async function partitionZeroRange(admin: Admin, topic: string): Promise<{ low: bigint; high: bigint }> {
+  let offs;
+  try {
+    offs = await admin.fetchTopicOffsets(topic);
+  } catch (e) {
+    const err = e as { type?: string; message?: string };
+    if (err.type === 'UNKNOWN_TOPIC_OR_PARTITION' || /does not host this topic/i.test(err.message ?? '')) throw new TopicNotFoundError(topic);
+    throw e;
+  }
+  const p0 = offs.find((o) => o.partition === 0);
+  if (!p0) throw new TopicNotFoundError(topic);
+  return { low: BigInt(p0.low), high: BigInt(p0.high) };
+}
+
+export class TopicReader {
+  private consumer: Consumer | null = null;
+  private loaded = false;
+  private stopped = false;
+  private high = 0n;
+  private low = 0n;
+  private position = 0n;
+  readonly groupId: string;
+
+  constructor(private readonly kafka: Kafka, private readonly admin: Admin, private readonly opts: TopicReaderOptions) {
+    this.groupId = `${opts.groupPrefix ?? '__mm2-node-red-reader'}-${randomUUID()}`;
+  }
+
+  get isLoaded(): boolean {
+    return this.loaded;
+  }
+
+  /** Resolves when the initial load is complete (or rejects if the topic is missing). */
+  async start(): Promise<void> {
+    const { low, high } = await partitionZeroRange(this.admin, this.opts.topic);
+    this.low = low;
+    this.high = high;
+    this.position = low;
+    const loadedP = new Promise<void>((resolve) => {
+      this.markLoaded = () => {
+        if (this.loaded) return;
+        this.loaded = true;
+        this.opts.onProgress?.(this.high - this.low, this.high - this.low);
+        this.opts.onLoaded?.();
+        resolve();
+      };
+    });
+    this.opts.onProgress?.(0n, high - low);
+    if (high <= low) {
+      this.markLoaded();
+      if (!this.opts.tail) return loadedP;
+    }
+    const consumer = this.kafka.consumer({
+      groupId: this.groupId,
+      allowAutoTopicCreation: false,
+      maxWaitTimeInMs: this.opts.maxWaitTimeMs ?? 500,
+      sessionTimeout: 30000,
+      heartbeatInterval: 3000,
+      retry: { retries: 10 },
+    });
+    this.consumer = consumer;
+    consumer.on(consumer.events.END_BATCH_PROCESS, (ev) => {
+      // Batches with only control records or compacted gaps advance the position too.
+      const last = BigInt(ev.payload.lastOffset);
+      if (ev.payload.partition === 0 && last + 1n > this.position) this.position = last + 1n;
+      this.checkLoaded();
+    });
+    consumer.on(consumer.events.CRASH, (ev) => {
+      const err = ev.payload.error as Error;
+      this.opts.onError?.(err);
+    });
+    await consumer.connect();
+    await consumer.subscribe({ topics: [this.opts.topic], fromBeginning: true });
+    await consumer.run({
+      autoCommit: false,
+      eachMessage: async ({ partition, message }) => {
+        if (partition !== 0 || this.stopped) return;
+        const offset = BigInt(message.offset);
+        this.position = offset + 1n;
+        this.opts.onRecord({ key: message.key, value: message.value, offset, timestamp: Number(message.timestamp) });
+        if (!this.loaded) {
+          const read = this.position - this.low;
+          if (read % 500n === 0n) this.opts.onProgress?.(read, this.high - this.low);
+        }
+        this.checkLoaded();
+      },
+    });
+    await loadedP;
+    if (!this.opts.tail) await this.stop();
+  }
+
+  private markLoaded: () => void = () => {};
+
+  private checkLoaded(): void {
+    if (!this.loaded && this.position >= this.high) this.markLoaded();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const c = this.consumer;
+    this.consumer = null;
+    if (c) {
+      try {
+        await c.disconnect();
+      } catch {
+        /* already gone */
+      }
+    }
+  }
+}
