@@ -1,0 +1,233 @@
+import { MalformedRecordError } from './errors';
+
+/**
+ * A minimal reader/writer for the Kafka "protocol types" Struct encoding that MirrorMaker 2
+ * uses for its internal records (spec §2.1):
+ *
+ * - fields are written back to back, in schema order, with no tags, names, padding or
+ *   overall length prefix;
+ * - INT16 / INT32 / INT64 are big-endian two's complement;
+ * - STRING is an INT16 byte count N (UTF-8 bytes, 0..32767, never null) followed by N bytes.
+ *
+ * Error policy:
+ * - Encoding bad input (a value out of range, a string too long, a wrong type) is a
+ *   programming error: the writer throws RangeError or TypeError.
+ * - Decoding bad input (null buffer, too short, negative or oversized string length) is
+ *   malformed data: the reader throws MalformedRecordError and nothing else.
+ * - Like upstream, the reader never checks that the whole buffer was consumed; trailing
+ *   bytes are ignored.
+ */
+
+export const INT16_MIN = -0x8000;
+export const INT16_MAX = 0x7fff;
+export const INT32_MIN = -0x80000000;
+export const INT32_MAX = 0x7fffffff;
+export const INT64_MIN = -(1n << 63n);
+export const INT64_MAX = (1n << 63n) - 1n;
+/** Largest STRING payload in bytes (the length prefix is a signed INT16). */
+export const STRING_MAX_BYTES = INT16_MAX;
+
+/** Number of bytes `s` takes in UTF-8 (what the STRING length prefix counts). */
+export function utf8Length(s: string): number {
+  return Buffer.byteLength(s, 'utf8');
+}
+
+/**
+ * Validates an int64 value for writing and returns it as a bigint. A number is accepted
+ * when it is a safe integer (Number.isSafeInteger); anything else is a TypeError, and a
+ * bigint outside [-2^63, 2^63-1] is a RangeError.
+ */
+export function toInt64(value: bigint | number, field = 'value'): bigint {
+  if (typeof value === 'bigint') {
+    if (value < INT64_MIN || value > INT64_MAX) {
+      throw new RangeError(`${field}: ${value} is outside the INT64 range [-2^63, 2^63-1]`);
+    }
+    return value;
+  }
+  if (typeof value === 'number') {
+    if (!Number.isInteger(value)) {
+      throw new TypeError(`${field}: ${value} is not an integer`);
+    }
+    if (!Number.isSafeInteger(value)) {
+      throw new RangeError(`${field}: ${value} is not a safe integer; pass a bigint for values beyond 2^53-1`);
+    }
+    return BigInt(value);
+  }
+  throw new TypeError(`${field}: expected a bigint or an integer number, got ${describe(value)}`);
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  return typeof v;
+}
+
+function checkInt(value: unknown, min: number, max: number, type: string, field: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    throw new TypeError(`${field}: expected an integer ${type}, got ${typeof value === 'number' ? value : describe(value)}`);
+  }
+  if (value < min || value > max) {
+    throw new RangeError(`${field}: ${value} is outside the ${type} range [${min}, ${max}]`);
+  }
+  return value;
+}
+
+/** Builds a Struct by appending fields; `toBuffer()` returns the exact bytes. */
+export class StructWriter {
+  private readonly parts: Buffer[] = [];
+  private size = 0;
+
+  writeInt16(value: number, field = 'INT16'): this {
+    const v = checkInt(value, INT16_MIN, INT16_MAX, 'INT16', field);
+    const b = Buffer.allocUnsafe(2);
+    b.writeInt16BE(v, 0);
+    return this.push(b);
+  }
+
+  writeInt32(value: number, field = 'INT32'): this {
+    const v = checkInt(value, INT32_MIN, INT32_MAX, 'INT32', field);
+    const b = Buffer.allocUnsafe(4);
+    b.writeInt32BE(v, 0);
+    return this.push(b);
+  }
+
+  writeInt64(value: bigint | number, field = 'INT64'): this {
+    const v = toInt64(value, field);
+    const b = Buffer.allocUnsafe(8);
+    b.writeBigInt64BE(v, 0);
+    return this.push(b);
+  }
+
+  /**
+   * Writes a non-nullable STRING. Lone UTF-16 surrogates are encoded as U+FFFD (Node's
+   * UTF-8 encoder); Java would write '?'. Kafka names never contain them (spec §2.1).
+   */
+  writeString(value: string, field = 'STRING'): this {
+    if (typeof value !== 'string') {
+      throw new TypeError(`${field}: expected a string, got ${describe(value)} (STRING is not nullable)`);
+    }
+    const bytes = Buffer.from(value, 'utf8');
+    if (bytes.length > STRING_MAX_BYTES) {
+      throw new RangeError(
+        `${field}: string is ${bytes.length} UTF-8 bytes, longer than the maximum of ${STRING_MAX_BYTES}`,
+      );
+    }
+    const len = Buffer.allocUnsafe(2);
+    len.writeInt16BE(bytes.length, 0);
+    this.push(len);
+    return this.push(bytes);
+  }
+
+  /** Total bytes written so far. */
+  get length(): number {
+    return this.size;
+  }
+
+  toBuffer(): Buffer {
+    return Buffer.concat(this.parts, this.size);
+  }
+
+  private push(b: Buffer): this {
+    this.parts.push(b);
+    this.size += b.length;
+    return this;
+  }
+}
+
+/**
+ * Returns `input` as a Buffer sharing its memory, or throws MalformedRecordError when it is
+ * not a Buffer/Uint8Array (null and undefined included; `what` names it in the message).
+ */
+export function asBuffer(input: unknown, what = 'buffer'): Buffer {
+  if (input === null || input === undefined) {
+    throw new MalformedRecordError(`${what} is ${input === null ? 'null' : 'undefined'} (a tombstone cannot be decoded)`);
+  }
+  if (Buffer.isBuffer(input)) return input;
+  if (input instanceof Uint8Array) {
+    return Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  }
+  throw new MalformedRecordError(`${what} is not a Buffer or Uint8Array (got ${describe(input)})`);
+}
+
+/** Reads Struct fields sequentially from a buffer. */
+export class StructReader {
+  private readonly buf: Buffer;
+  private pos = 0;
+  private readonly what: string;
+
+  /** @param what names the buffer in error messages, e.g. "checkpoint key". */
+  constructor(input: Buffer | Uint8Array, what = 'buffer') {
+    this.buf = asBuffer(input, what);
+    this.what = what;
+  }
+
+  /** Current read position (bytes consumed). */
+  get offset(): number {
+    return this.pos;
+  }
+
+  /** Bytes left after the current position (trailing bytes are allowed and ignored). */
+  get remaining(): number {
+    return this.buf.length - this.pos;
+  }
+
+  readInt16(field = 'INT16'): number {
+    this.need(2, field);
+    const v = this.buf.readInt16BE(this.pos);
+    this.pos += 2;
+    return v;
+  }
+
+  readInt32(field = 'INT32'): number {
+    this.need(4, field);
+    const v = this.buf.readInt32BE(this.pos);
+    this.pos += 4;
+    return v;
+  }
+
+  readInt64(field = 'INT64'): bigint {
+    this.need(8, field);
+    const v = this.buf.readBigInt64BE(this.pos);
+    this.pos += 8;
+    return v;
+  }
+
+  /** Reads a STRING. Invalid UTF-8 becomes U+FFFD, as with Java's decoder (no error). */
+  readString(field = 'STRING'): string {
+    const len = this.readInt16(`${field} length`);
+    if (len < 0) {
+      throw new MalformedRecordError(
+        `Error reading field '${field}' of ${this.what}: string length ${len} cannot be negative`,
+      );
+    }
+    if (len > this.remaining) {
+      throw new MalformedRecordError(
+        `Error reading field '${field}' of ${this.what}: string length ${len} is larger than the remaining ${this.remaining} bytes`,
+      );
+    }
+    const s = this.buf.toString('utf8', this.pos, this.pos + len);
+    this.pos += len;
+    return s;
+  }
+
+  private need(n: number, field: string): void {
+    if (this.remaining < n) {
+      throw new MalformedRecordError(
+        `Error reading field '${field}' of ${this.what}: needs ${n} bytes at offset ${this.pos}, only ${this.remaining} left`,
+      );
+    }
+  }
+}
+
+/**
+ * Runs a decoder body and guarantees that whatever goes wrong surfaces as MalformedRecordError
+ * (a decoder must never throw another error type).
+ */
+export function decoding<T>(what: string, body: () => T): T {
+  try {
+    return body();
+  } catch (e) {
+    if (e instanceof MalformedRecordError) throw e;
+    throw new MalformedRecordError(`cannot decode ${what}: ${(e as Error)?.message ?? String(e)}`);
+  }
+}

@@ -1,0 +1,108 @@
+'use strict';
+const assert = require('node:assert/strict');
+const { isCycle, shouldReplicateTopic } = require('../../core/topic-selection');
+const { createReplicationPolicy } = require('../../core/replication-policy');
+const { createTopicFilter } = require('../../core/filters');
+
+const rejectAll = { accept: () => false };
+const acceptAll = { accept: () => true };
+
+describe('isCycle (§3.4)', () => {
+  const p = createReplicationPolicy({});
+  it('non-remote topics are never cycles', () => {
+    assert.equal(isCycle(p, 'target', 'topic1'), false);
+    assert.equal(isCycle(p, 'target', 'target'), false);
+    assert.equal(isCycle(p, 'target', 'foo.'), false);
+  });
+  it('detects the target alias at any hop', () => {
+    assert.equal(isCycle(p, 'target', 'target.topic1'), true);
+    assert.equal(isCycle(p, 'target', 'source.target.topic1'), true);
+    assert.equal(isCycle(p, 'target', 'a.b.c.target.topic1'), true);
+    assert.equal(isCycle(p, 'target', 'source.topic1'), false);
+    assert.equal(isCycle(p, 'target', 'source.other.topic1'), false);
+    assert.equal(isCycle(p, 'target', 'targets.topic1'), false);
+  });
+  it('stops on Identity (upstream == topic) instead of looping', () => {
+    const id = createReplicationPolicy({ 'replication.policy.class': 'Identity', 'source.cluster.alias': 'source' });
+    assert.equal(isCycle(id, 'target', 'target.topic1'), false);
+    assert.equal(isCycle(id, 'target', 'target.heartbeats'), true);
+    assert.equal(isCycle(id, 'source', 'topic1'), true); // the configured alias is the topic source
+  });
+});
+
+describe('shouldReplicateTopic: source connector topic selection (§12.7, source -> target)', () => {
+  describe('DefaultReplicationPolicy', () => {
+    const policy = createReplicationPolicy({});
+    const opts = { policy, topicFilter: acceptAll, targetAlias: 'target' };
+
+    it('replicates heartbeats even when the filter rejects everything', () => {
+      const o = { ...opts, topicFilter: rejectAll };
+      assert.equal(shouldReplicateTopic(o, 'heartbeats'), true);
+      assert.equal(shouldReplicateTopic(o, 'us-west.heartbeats'), true);
+      assert.equal(shouldReplicateTopic(o, 'source.heartbeats'), true);
+      assert.equal(shouldReplicateTopic(o, 'topic1'), false);
+    });
+
+    it('does not treat us-west.heartbeats as heartbeats under separator "_"', () => {
+      const o = { policy: createReplicationPolicy({ 'replication.policy.separator': '_' }), topicFilter: rejectAll, targetAlias: 'target' };
+      assert.equal(shouldReplicateTopic(o, 'us-west.heartbeats'), false);
+      assert.equal(shouldReplicateTopic(o, 'heartbeats'), true);
+      assert.equal(shouldReplicateTopic(o, 'us-west_heartbeats'), true);
+    });
+
+    it('heartbeats.replication.enabled=false leaves heartbeats to the filter', () => {
+      const o = { ...opts, topicFilter: rejectAll, heartbeatsReplicationEnabled: false };
+      assert.equal(shouldReplicateTopic(o, 'heartbeats'), false);
+      assert.equal(shouldReplicateTopic(o, 'us-west.heartbeats'), false);
+      assert.equal(shouldReplicateTopic({ ...opts, heartbeatsReplicationEnabled: false }, 'heartbeats'), true);
+    });
+
+    it('rejects cycles', () => {
+      for (const t of ['target.topic1', 'target.source.topic1', 'source.target.topic1', 'target.source.target.topic1', 'source.target.source.topic1']) {
+        assert.equal(shouldReplicateTopic(opts, t), false, t);
+      }
+      assert.equal(shouldReplicateTopic(opts, 'target.heartbeats'), false);
+      assert.equal(shouldReplicateTopic(opts, 'source.target.heartbeats'), false);
+    });
+
+    it('allows topic1 and source.topic1', () => {
+      assert.equal(shouldReplicateTopic(opts, 'topic1'), true);
+      assert.equal(shouldReplicateTopic(opts, 'source.topic1'), true);
+    });
+
+    it('never replicates internal topics, even when the filter accepts them', () => {
+      for (const t of ['__consumer_offsets', '.hidden', 'mm2-offset-syncs.target.internal', 'source.checkpoints.internal', 'connect-offsets-internal']) {
+        assert.equal(shouldReplicateTopic(opts, t), false, t);
+      }
+    });
+
+    it('works with the real default topic filter', () => {
+      const o = { ...opts, topicFilter: createTopicFilter({}) };
+      assert.equal(shouldReplicateTopic(o, 'orders'), true);
+      assert.equal(shouldReplicateTopic(o, 'orders.replica'), false);
+      const none = { ...opts, topicFilter: createTopicFilter({ topics: '' }) };
+      assert.equal(shouldReplicateTopic(none, 'orders'), false);
+      assert.equal(shouldReplicateTopic(none, 'heartbeats'), true);
+    });
+  });
+
+  describe('IdentityReplicationPolicy', () => {
+    const policy = createReplicationPolicy({ 'replication.policy.class': 'IdentityReplicationPolicy', 'source.cluster.alias': 'source' });
+    const opts = { policy, topicFilter: acceptAll, targetAlias: 'target' };
+
+    it('allows everything that only looks like a cycle by name', () => {
+      for (const t of ['topic1', 'source.topic1', 'target.topic1', 'target.source.topic1', 'source.target.topic1', 'target.source.target.topic1', 'source.target.source.topic1']) {
+        assert.equal(shouldReplicateTopic(opts, t), true, t);
+      }
+    });
+
+    it('rejects heartbeat cycles and allows other heartbeats', () => {
+      for (const t of ['target.heartbeats', 'target.source.heartbeats', 'source.target.heartbeats', 'target.source.target.heartbeats', 'source.target.source.heartbeats']) {
+        assert.equal(shouldReplicateTopic(opts, t), false, t);
+      }
+      assert.equal(shouldReplicateTopic(opts, 'heartbeats'), true);
+      assert.equal(shouldReplicateTopic(opts, 'othersource.heartbeats'), true);
+      assert.equal(shouldReplicateTopic({ ...opts, topicFilter: rejectAll }, 'othersource.heartbeats'), true);
+    });
+  });
+});
