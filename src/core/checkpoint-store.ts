@@ -1,0 +1,133 @@
+import type { Checkpoint } from './types';
+
+/**
+ * MM2's CheckpointStore (spec §8.5) plus the monotonicity rule of §8.2 (`isMoreRecent`):
+ * the last checkpoint per (group, remote topic, partition), restored once from the
+ * checkpoints topic at start and then kept in memory.
+ */
+
+/**
+ * The §8.2 monotonicity rule, checked in this order:
+ * 1. no stored checkpoints at all for the group: emit;
+ * 2. no stored checkpoint for this remote partition: emit;
+ * 3. the group rewound upstream (`cp.upstream < last.upstream`): emit, even if downstream goes back;
+ * 4. the downstream offset advanced: emit;
+ * 5. otherwise (a repeat, or a smaller downstream without an upstream rewind): skip.
+ */
+export function isMoreRecent(last: Checkpoint | undefined, hasGroup: boolean, cp: Checkpoint): boolean {
+  if (!hasGroup) return true;
+  if (last === undefined) return true;
+  if (cp.upstreamOffset < last.upstreamOffset) return true;
+  return cp.downstreamOffset > last.downstreamOffset;
+}
+
+function key(topic: string, partition: number): string {
+  return `${partition}:${topic}`;
+}
+
+function copy(cp: Checkpoint): Checkpoint {
+  return Object.freeze({ ...cp });
+}
+
+export interface CheckpointStoreOptions {
+  /** Which groups this store restores (MM2: the task's assigned groups). Default: every group. */
+  acceptGroup?: (group: string) => boolean;
+}
+
+export class CheckpointStore {
+  private readonly acceptGroup: (group: string) => boolean;
+  /** group -> (partition:topic) -> last checkpoint; groups and partitions in first-seen order. */
+  private readonly byGroup = new Map<string, Map<string, Checkpoint>>();
+  private state: 'loading' | 'loaded' | 'failed' = 'loading';
+
+  constructor(options: CheckpointStoreOptions = {}) {
+    this.acceptGroup = options.acceptGroup ?? (() => true);
+  }
+
+  /** Whether the start-up restore has finished, successfully or not (MM2 "initialized"). */
+  get loaded(): boolean {
+    return this.state !== 'loading';
+  }
+
+  /**
+   * Whether the restore succeeded; undefined while loading. Success means the offset-sync store
+   * may keep its history during its initial load (`keepHistoryOnLoad: true`).
+   */
+  get loadedOk(): boolean | undefined {
+    return this.state === 'loading' ? undefined : this.state === 'loaded';
+  }
+
+  /**
+   * Applies one decoded record of the checkpoints topic during the start-up restore, in log
+   * order: the last record wins (not the largest value). Records of groups not accepted are
+   * ignored. Malformed records are the caller's to skip (they never reach here).
+   * Returns whether the record was kept.
+   */
+  loadRecord(checkpoint: Checkpoint): boolean {
+    if (this.state !== 'loading') {
+      throw new Error('CheckpointStore.loadRecord called after markLoaded: the store is read only once, at start');
+    }
+    if (!this.acceptGroup(checkpoint.group)) return false;
+    this.put(checkpoint);
+    return true;
+  }
+
+  /**
+   * Ends the start-up restore. `ok=false` (the read failed, e.g. not authorized) clears
+   * everything restored so far, exactly as MM2 does; the store counts as loaded either way.
+   */
+  markLoaded(ok: boolean): void {
+    if (!ok) this.byGroup.clear();
+    this.state = ok ? 'loaded' : 'failed';
+  }
+
+  /** The §8.2 rule against this store's last checkpoint for the checkpoint's group and remote partition. */
+  isMoreRecent(checkpoint: Checkpoint): boolean {
+    const group = this.byGroup.get(checkpoint.group);
+    return isMoreRecent(group?.get(key(checkpoint.topic, checkpoint.partition)), group !== undefined, checkpoint);
+  }
+
+  /**
+   * Merges new checkpoints of `group` into the map (each replaces the previous one of its
+   * remote partition). An empty list changes nothing: unlike MM2 it does not create an empty
+   * entry for the group, which is indistinguishable for {@link isMoreRecent}.
+   */
+  update(group: string, checkpoints: readonly Checkpoint[]): void {
+    for (const cp of checkpoints) {
+      if (cp.group !== group) {
+        throw new Error(`CheckpointStore.update: checkpoint of group '${cp.group}' passed for group '${group}'`);
+      }
+    }
+    for (const cp of checkpoints) this.put(cp);
+  }
+
+  /** The last checkpoint of every remote partition of `group`, or undefined when it has none. */
+  get(group: string): Checkpoint[] | undefined {
+    const m = this.byGroup.get(group);
+    return m === undefined ? undefined : [...m.values()];
+  }
+
+  /** The last checkpoint of one remote partition of `group`. */
+  getPartition(group: string, topic: string, partition: number): Checkpoint | undefined {
+    return this.byGroup.get(group)?.get(key(topic, partition));
+  }
+
+  /** Whether the store has at least one checkpoint for `group`. */
+  hasGroup(group: string): boolean {
+    return this.byGroup.has(group);
+  }
+
+  /** Groups with at least one checkpoint, in first-seen order. */
+  groups(): string[] {
+    return [...this.byGroup.keys()];
+  }
+
+  private put(cp: Checkpoint): void {
+    let m = this.byGroup.get(cp.group);
+    if (m === undefined) {
+      m = new Map();
+      this.byGroup.set(cp.group, m);
+    }
+    m.set(key(cp.topic, cp.partition), copy(cp));
+  }
+}

@@ -1,0 +1,245 @@
+import type { CheckpointStore } from './checkpoint-store';
+import type { OffsetSyncStore } from './offset-sync-store';
+import { renameTopicPartition, type RenamePolicy } from './rename-topic-partition';
+import type { Checkpoint, OffsetSync } from './types';
+
+/**
+ * MM2 `MirrorCheckpointTask.checkpointsForGroup` (spec §8.2 step 3): which checkpoints one
+ * consumer group produces in one emit cycle, plus a per-partition coverage report that says,
+ * for every partition the group has, whether a checkpoint was produced and if not, why.
+ */
+
+/** The topic filter (`topics` / `topics.exclude`); structurally satisfied by the filters module. */
+export interface TopicFilterLike {
+  accept(topic: string): boolean;
+}
+
+/** One committed offset of the group on the source cluster. */
+export interface GroupOffset {
+  /** Source topic name. */
+  topic: string;
+  partition: number;
+  /** The committed offset (next to consume); null (or negative) when the partition has no commit. */
+  offset: bigint | null;
+  /** The commit's metadata, copied into the checkpoint ("" when absent). */
+  metadata?: string | null;
+}
+
+export type CoverageStatus =
+  /** A new checkpoint was produced. */
+  | 'emitted'
+  /** The topic filter rejects the topic, so it is not mirrored and never checkpointed. */
+  | 'topic-not-replicated'
+  /** The group has no committed offset for the partition. */
+  | 'no-committed-offset'
+  /** The offset-sync history or the checkpoint history is still loading. */
+  | 'store-loading'
+  /** No offset sync exists for the partition. */
+  | 'no-sync'
+  /** The group's offset is older than the oldest retained offset sync (MM2's -1). */
+  | 'older-than-oldest-sync'
+  /** The translation is not newer than the last checkpoint (a repeat, or held back by the monotonic rule). */
+  | 'unchanged'
+  /** Another source partition renamed to the same remote partition; its checkpoint replaced this one. */
+  | 'duplicate-remote-partition';
+
+export interface CoverageEntry {
+  /** Source topic and partition. */
+  topic: string;
+  partition: number;
+  /** Name of the topic on the target; null when the topic is not replicated. */
+  remoteTopic: string | null;
+  /** The group's committed offset on the source (null when none). */
+  upstreamOffset: bigint | null;
+  status: CoverageStatus;
+  /** The translated downstream offset, when there is one (emitted, unchanged, duplicate). */
+  downstreamOffset?: bigint;
+  /** The offset sync the translation came from ('older-than-oldest-sync': the oldest retained one). */
+  sync?: OffsetSync;
+  /** The last checkpoint of the partition ('unchanged'). */
+  previous?: Checkpoint;
+  /** One sentence for an operator. */
+  reason: string;
+}
+
+export interface CheckpointsForGroupInput {
+  group: string;
+  /** The group's committed offsets on the source (MM2 `listConsumerGroupOffsets`). */
+  offsets: readonly GroupOffset[];
+  topicFilter: TopicFilterLike;
+  store: OffsetSyncStore;
+  checkpoints: CheckpointStore;
+  policy: RenamePolicy;
+  sourceAlias: string;
+  targetAlias: string;
+  /**
+   * true: compute only, leave `checkpoints` untouched (an "explain" / dry-run view).
+   * false (default): merge the produced checkpoints into `checkpoints` before returning, as MM2 does.
+   */
+  dryRun?: boolean;
+}
+
+export interface CheckpointsForGroupResult {
+  /** The checkpoints to write, at most one per remote partition, in input order. */
+  checkpoints: Checkpoint[];
+  /** One entry per input offset, in input order. */
+  coverage: CoverageEntry[];
+}
+
+/**
+ * Computes the new checkpoints of one group (§8.2 step 3):
+ * (a) only topics accepted by the topic filter (no internal-topic or cycle check, as MM2);
+ * (b) only partitions with a committed offset;
+ * (c) translate with the offset-sync store, keyed by the **source** topic; nothing while a store is loading or without syncs;
+ * (d) build the checkpoint for the renamed (remote) partition with the commit's metadata;
+ * (e) drop -1 ("older than the oldest retained sync");
+ * (f) keep it only if {@link CheckpointStore.isMoreRecent}.
+ * If two source partitions rename to the same remote partition, the later one in `offsets` wins (MM2 collects them in a map).
+ *
+ * Store update (§8.2 step 4, §13 note 12): unless `dryRun`, the result is merged into
+ * `checkpoints` before returning, i.e. before the caller writes the records, exactly as MM2.
+ * A write that later fails therefore still suppresses re-emission until the translation changes;
+ * we accept that because the alternative (update on acknowledgement) can publish a decreasing
+ * checkpoint after an ambiguous write failure (a timed-out write that did land), and the
+ * monotonic checkpoint series is what failover consumers depend on. A checkpoint whose write
+ * failed is published again as soon as the translation moves, or after a restart (the restore
+ * does not contain it). Use `dryRun` to compute without recording.
+ *
+ * Differences from MM2, deliberate and harmless: a negative committed offset counts as "no
+ * committed offset" (MM2's admin client gives null there; kafkajs gives -1); while the
+ * checkpoint store is still loading the function produces nothing (MM2's `poll` does not get
+ * this far) and reports 'store-loading'.
+ */
+export function checkpointsForGroup(input: CheckpointsForGroupInput): CheckpointsForGroupResult {
+  const { group, offsets, topicFilter, store, checkpoints, policy, sourceAlias, targetAlias } = input;
+  const coverage: CoverageEntry[] = [];
+  /** remote partition key -> index in `coverage` of the entry whose checkpoint is kept. */
+  const emittedAt = new Map<string, number>();
+  const produced = new Map<string, Checkpoint>();
+
+  for (const entry of offsets) {
+    const { topic, partition } = entry;
+    const offset = entry.offset;
+    if (!topicFilter.accept(topic)) {
+      coverage.push({
+        topic,
+        partition,
+        remoteTopic: null,
+        upstreamOffset: offset,
+        status: 'topic-not-replicated',
+        reason: 'topic is not replicated: the topic filter (topics / topics.exclude) rejects it',
+      });
+      continue;
+    }
+    const remote = renameTopicPartition(policy, sourceAlias, targetAlias, topic, partition);
+    const base = { topic, partition, remoteTopic: remote.topic, upstreamOffset: offset };
+    if (offset === null || offset === undefined || offset < 0n) {
+      coverage.push({
+        ...base,
+        upstreamOffset: null,
+        status: 'no-committed-offset',
+        reason: 'the group has no committed offset for this partition',
+      });
+      continue;
+    }
+    if (!checkpoints.loaded) {
+      coverage.push({
+        ...base,
+        status: 'store-loading',
+        reason: 'the previous checkpoints are still being restored from the checkpoints topic; no checkpoint until that is done',
+      });
+      continue;
+    }
+    const t = store.explain(topic, partition, offset);
+    if (t.kind === 'loading') {
+      coverage.push({
+        ...base,
+        status: 'store-loading',
+        reason: 'the offset-sync history is still being read; no translation until it has been read to the end',
+      });
+      continue;
+    }
+    if (t.kind === 'no-sync') {
+      coverage.push({
+        ...base,
+        status: 'no-sync',
+        reason: 'no offset sync for this partition yet: no record of it has been mirrored since the sync history began',
+      });
+      continue;
+    }
+    if (t.kind === 'too-old') {
+      coverage.push({
+        ...base,
+        status: 'older-than-oldest-sync',
+        sync: t.oldest,
+        reason:
+          `the group's offset ${offset} is older than the oldest retained offset sync (upstream ${t.oldest.upstreamOffset}); ` +
+          `translating it could skip records, so it is checkpointed once the group reaches offset ${t.oldest.upstreamOffset}`,
+      });
+      continue;
+    }
+    const checkpoint: Checkpoint = {
+      group,
+      topic: remote.topic,
+      partition: remote.partition,
+      upstreamOffset: offset,
+      downstreamOffset: t.downstreamOffset,
+      metadata: entry.metadata ?? '',
+    };
+    const how = t.exact
+      ? `exactly the synced record ${t.sync.upstreamOffset}→${t.sync.downstreamOffset}`
+      : `past the synced record ${t.sync.upstreamOffset}→${t.sync.downstreamOffset}, so it resumes right after it`;
+    if (checkpoint.downstreamOffset < 0n) {
+      // Only reachable through Java long wrap-around at 2^63-1 (see OffsetSyncStore.explain).
+      coverage.push({
+        ...base,
+        status: 'older-than-oldest-sync',
+        sync: t.sync,
+        reason: `the translation of offset ${offset} is negative (${checkpoint.downstreamOffset}) and cannot be used`,
+      });
+      continue;
+    }
+    if (!checkpoints.isMoreRecent(checkpoint)) {
+      const previous = checkpoints.getPartition(group, remote.topic, remote.partition) as Checkpoint;
+      const reason =
+        checkpoint.downstreamOffset === previous.downstreamOffset
+          ? `unchanged: downstream offset ${previous.downstreamOffset} was already checkpointed (upstream ${offset} is ${how})`
+          : `the translation ${checkpoint.downstreamOffset} is behind the last checkpoint ${previous.downstreamOffset} ` +
+            `and the group did not rewind, so the last checkpoint stands (checkpoints never move backwards)`;
+      coverage.push({
+        ...base,
+        status: 'unchanged',
+        downstreamOffset: checkpoint.downstreamOffset,
+        sync: t.sync,
+        previous,
+        reason,
+      });
+      continue;
+    }
+    const remoteKey = `${remote.partition}:${remote.topic}`;
+    const earlier = emittedAt.get(remoteKey);
+    if (earlier !== undefined) {
+      const e = coverage[earlier];
+      coverage[earlier] = {
+        ...e,
+        status: 'duplicate-remote-partition',
+        reason:
+          `source partition ${topic}-${partition} also maps to ${remote.topic}-${remote.partition}; ` +
+          `its checkpoint replaced this one`,
+      };
+    }
+    produced.set(remoteKey, checkpoint);
+    emittedAt.set(remoteKey, coverage.length);
+    coverage.push({
+      ...base,
+      status: 'emitted',
+      downstreamOffset: checkpoint.downstreamOffset,
+      sync: t.sync,
+      reason: `checkpoint ${offset} → ${checkpoint.downstreamOffset}: the group is ${how}`,
+    });
+  }
+
+  const result = [...produced.values()];
+  if (!input.dryRun) checkpoints.update(group, result);
+  return { checkpoints: result, coverage };
+}

@@ -1,0 +1,281 @@
+import type { Checkpoint } from './types';
+
+/**
+ * Consumer-group offset sync to the target cluster (spec §8.4, `sync.group.offsets.enabled`):
+ * the pure decision, for ONE group, of which translated offsets to commit on the target.
+ * The caller describes the target group, lists its committed offsets (and, preferably, the log
+ * end offsets of the target partitions), calls {@link decideGroupOffsetSync}, and when the
+ * action is 'write' issues one admin offset commit for the group with `offsets`. The broker
+ * remains the final arbiter: a commit it rejects with UNKNOWN_MEMBER_ID (the group gained
+ * members in between, or it is an active KIP-848 group that a classic describe showed as Dead)
+ * is a benign skip.
+ *
+ * Our rules are MM2's plus safety:
+ * - Write only to a target group with no active members: state Empty, Dead, or nonexistent
+ *   (`targetGroupState` undefined). Any other state, including Unknown or an unrecognised
+ *   string, skips the whole group and names the state.
+ * - Never move a committed target offset backwards, for every group. **Deliberate difference
+ *   from MM2**: MM2 applies this protection only to groups it found EMPTY; groups it did not
+ *   (Dead, nonexistent, or a describe failure) get every checkpointed partition written with no
+ *   rewind check. We always compare with the target's committed offsets when they are given.
+ * - A missing, null or negative (-1) target offset means "nothing committed": write.
+ * - An equal target offset means nothing to write for that partition.
+ * - Never commit past the target partition's log end offset: see {@link decideGroupOffsetSync}.
+ * - With `targetEndOffsets` given, a partition absent from it does not exist on the target and
+ *   is skipped (MM2 sends it anyway and leaves the outcome to the broker, §13 note 4).
+ */
+
+/** A committed offset of the group on the target; `offset` null or negative = nothing committed. */
+export interface TargetOffset {
+  topic: string;
+  partition: number;
+  offset: bigint | null;
+}
+
+/** The log end offset (high watermark) of a target partition. */
+export interface TargetEndOffset {
+  topic: string;
+  partition: number;
+  offset: bigint;
+}
+
+export interface GroupOffsetSyncInput {
+  group: string;
+  /** The latest checkpoint per remote partition of the group (e.g. `CheckpointStore.get(group)`). */
+  checkpoints: readonly Checkpoint[];
+  /**
+   * The target group's state as described ('Empty', 'Dead', 'Stable', 'PreparingRebalance',
+   * 'CompletingRebalance', 'Unknown', KIP-848 states, any letter case, `_` allowed), or
+   * undefined when the group does not exist (describe said GROUP_ID_NOT_FOUND).
+   */
+  targetGroupState: string | undefined;
+  /** The group's committed offsets on the target: an iterable, or a Map whose values are the entries. */
+  targetOffsets?: Iterable<TargetOffset> | ReadonlyMap<unknown, TargetOffset>;
+  /** Log end offsets of the target partitions; a partition absent here does not exist on the target. */
+  targetEndOffsets?: Iterable<TargetEndOffset> | ReadonlyMap<unknown, TargetEndOffset>;
+}
+
+/** An offset to commit on the target: the checkpoint's downstream offset (maybe clamped) and upstream metadata. */
+export interface OffsetToWrite {
+  topic: string;
+  partition: number;
+  offset: bigint;
+  metadata: string;
+}
+
+export type SkipCode =
+  /** The target group has (or may have) active members. */
+  | 'group-active'
+  /** The remote topic does not exist on the target. */
+  | 'topic-missing-on-target'
+  /** The topic exists on the target but not this partition. */
+  | 'partition-missing-on-target'
+  /** The target's committed offset is already ahead: writing would move it backwards. */
+  | 'target-ahead'
+  /** The target's committed offset already equals the value to write. */
+  | 'up-to-date'
+  /** The checkpoint's downstream offset is negative (never produced by the checkpoint side). */
+  | 'invalid-checkpoint';
+
+export interface SkippedPartition {
+  topic: string;
+  partition: number;
+  code: SkipCode;
+  /** One sentence for an operator. */
+  reason: string;
+  /** The checkpoint's downstream offset. */
+  checkpointOffset: bigint;
+  /** The target's committed offset (null = none), when known. */
+  targetOffset?: bigint | null;
+  /** The target partition's log end offset, when known. */
+  endOffset?: bigint;
+}
+
+/** A written partition whose offset was lowered to the target log end offset. */
+export interface AdjustedPartition {
+  topic: string;
+  partition: number;
+  /** The checkpoint's downstream offset. */
+  checkpointOffset: bigint;
+  /** The offset written (= endOffset). */
+  offset: bigint;
+  endOffset: bigint;
+  reason: string;
+}
+
+export interface GroupOffsetSyncDecision {
+  group: string;
+  action: 'write' | 'skip';
+  /** One sentence for the group. */
+  reason: string;
+  /** What to commit (empty when action is 'skip'). */
+  offsets: OffsetToWrite[];
+  skipped: SkippedPartition[];
+  /** Partitions in `offsets` whose value was clamped to the target log end. */
+  adjusted: AdjustedPartition[];
+}
+
+function key(topic: string, partition: number): string {
+  return `${partition}:${topic}`;
+}
+
+function entriesOf<T>(source: Iterable<T> | ReadonlyMap<unknown, T> | undefined): Iterable<T> {
+  if (source === undefined) return [];
+  if (source instanceof Map) return (source as ReadonlyMap<unknown, T>).values();
+  return source as Iterable<T>;
+}
+
+/** Target group states in which an admin offset commit is safe (no members). */
+const WRITABLE_STATES = new Set(['empty', 'dead']);
+
+/** Whether offsets may be written to a target group in this state (undefined = the group does not exist). */
+export function isWritableGroupState(state: string | undefined): boolean {
+  if (state === undefined) return true;
+  return WRITABLE_STATES.has(state.replace(/[_\s-]/g, '').toLowerCase());
+}
+
+/**
+ * Decides the offset commit for one group.
+ *
+ * Log end clamp: when a checkpoint's downstream offset is beyond the target partition's log
+ * end offset E (the target topic was truncated or recreated, records were lost in an unclean
+ * election, or the end offsets were read slightly earlier than the checkpoint), we write E
+ * instead of skipping the partition, and report it in `adjusted`. Rationale, for "no record
+ * skipped after failover": a consumer resuming at E reads every record the target receives
+ * from now on, and lowering an offset can only cause re-delivery, never loss; whereas a
+ * committed offset beyond the end makes a consumer either skip the records that later fill the
+ * gap (once the log grows past it) or fall back to `auto.offset.reset` (latest skips records,
+ * earliest reprocesses everything), and skipping the write leaves the group without a
+ * position at all when it had none. The never-backwards rule is applied to the clamped value.
+ */
+export function decideGroupOffsetSync(input: GroupOffsetSyncInput): GroupOffsetSyncDecision {
+  const { group, targetGroupState } = input;
+  const skipped: SkippedPartition[] = [];
+  const adjusted: AdjustedPartition[] = [];
+  const offsets: OffsetToWrite[] = [];
+
+  // The latest checkpoint per remote partition (a later entry replaces an earlier one).
+  const latest = new Map<string, Checkpoint>();
+  for (const cp of input.checkpoints) {
+    if (cp.group !== group) {
+      throw new Error(`decideGroupOffsetSync: checkpoint of group '${cp.group}' passed for group '${group}'`);
+    }
+    latest.set(key(cp.topic, cp.partition), cp);
+  }
+
+  if (!isWritableGroupState(targetGroupState)) {
+    const state = targetGroupState as string;
+    const reason =
+      `target group is ${state || '(empty state)'}, not Empty or Dead: it has or may have active members, ` +
+      `so its offsets are left to its consumers (a commit would be rejected with UNKNOWN_MEMBER_ID)`;
+    for (const cp of latest.values()) {
+      skipped.push({ topic: cp.topic, partition: cp.partition, code: 'group-active', reason, checkpointOffset: cp.downstreamOffset });
+    }
+    return { group, action: 'skip', reason, offsets, skipped, adjusted };
+  }
+
+  if (latest.size === 0) {
+    return { group, action: 'skip', reason: 'no checkpoints for this group yet', offsets, skipped, adjusted };
+  }
+
+  const committed = new Map<string, bigint | null>();
+  for (const t of entriesOf(input.targetOffsets)) {
+    committed.set(key(t.topic, t.partition), t.offset === null || t.offset === undefined || t.offset < 0n ? null : t.offset);
+  }
+  const haveEnds = input.targetEndOffsets !== undefined;
+  const ends = new Map<string, bigint>();
+  const endTopics = new Set<string>();
+  for (const e of entriesOf(input.targetEndOffsets)) {
+    ends.set(key(e.topic, e.partition), e.offset);
+    endTopics.add(e.topic);
+  }
+
+  for (const cp of latest.values()) {
+    const { topic, partition } = cp;
+    const k = key(topic, partition);
+    const checkpointOffset = cp.downstreamOffset;
+    const targetOffset = committed.has(k) ? (committed.get(k) as bigint | null) : null;
+    const base = { topic, partition, checkpointOffset, targetOffset };
+    if (checkpointOffset < 0n) {
+      skipped.push({ ...base, code: 'invalid-checkpoint', reason: `the checkpoint's downstream offset ${checkpointOffset} is negative` });
+      continue;
+    }
+    let desired = checkpointOffset;
+    let endOffset: bigint | undefined;
+    if (haveEnds) {
+      endOffset = ends.get(k);
+      if (endOffset === undefined) {
+        const topicExists = endTopics.has(topic);
+        skipped.push({
+          ...base,
+          code: topicExists ? 'partition-missing-on-target' : 'topic-missing-on-target',
+          reason: topicExists
+            ? `partition ${partition} of topic ${topic} does not exist on the target cluster`
+            : `topic ${topic} does not exist on the target cluster`,
+        });
+        continue;
+      }
+      if (desired > endOffset) desired = endOffset;
+    }
+    const clamped = desired !== checkpointOffset;
+    const clampNote = clamped ? ` (checkpoint ${checkpointOffset} clamped to the target log end ${desired})` : '';
+    if (targetOffset !== null && targetOffset > desired) {
+      const pastEnd = endOffset !== undefined && targetOffset > endOffset ? `, even beyond the target log end ${endOffset}` : '';
+      skipped.push({
+        ...base,
+        ...(endOffset !== undefined ? { endOffset } : {}),
+        code: 'target-ahead',
+        reason: `target offset ${targetOffset} is ahead of ${desired}${clampNote}${pastEnd}; it is never moved backwards`,
+      });
+      continue;
+    }
+    if (targetOffset !== null && targetOffset === desired) {
+      skipped.push({
+        ...base,
+        ...(endOffset !== undefined ? { endOffset } : {}),
+        code: 'up-to-date',
+        reason: `target offset is already ${desired}${clampNote}`,
+      });
+      continue;
+    }
+    offsets.push({ topic, partition, offset: desired, metadata: cp.metadata ?? '' });
+    if (clamped && endOffset !== undefined) {
+      adjusted.push({
+        topic,
+        partition,
+        checkpointOffset,
+        offset: desired,
+        endOffset,
+        reason:
+          `checkpoint ${checkpointOffset} is beyond the target log end ${endOffset}; writing ${endOffset} ` +
+          `so no record written to the target from now on is skipped`,
+      });
+    }
+  }
+
+  const stateText = targetGroupState === undefined ? 'does not exist on the target' : `is ${targetGroupState}`;
+  if (offsets.length === 0) {
+    return {
+      group,
+      action: 'skip',
+      reason: `nothing to write: the group ${stateText}, and no partition needs a newer offset (${skipped.length} skipped)`,
+      offsets,
+      skipped,
+      adjusted,
+    };
+  }
+  const extra = [
+    adjusted.length > 0 ? `${adjusted.length} clamped to the log end` : '',
+    skipped.length > 0 ? `${skipped.length} skipped` : '',
+  ].filter((s) => s !== '');
+  return {
+    group,
+    action: 'write',
+    reason:
+      `the group ${stateText}: writing ${offsets.length} partition offset${offsets.length === 1 ? '' : 's'}` +
+      (extra.length > 0 ? ` (${extra.join(', ')})` : ''),
+    offsets,
+    skipped,
+    adjusted,
+  };
+}

@@ -1,0 +1,251 @@
+import type { OffsetSync, TopicPartition } from './types';
+
+/**
+ * MM2's OffsetSyncStore (spec §6): the in-memory index of offset syncs that the checkpoint
+ * side uses to translate a consumer group's upstream offset into a safe downstream offset.
+ *
+ * Per source partition it keeps an array of exactly 64 slots. Each slot references one sync;
+ * the same sync object may fill several consecutive slots. Slot 0 is always the newest sync
+ * and the distinct syncs are spaced roughly exponentially back in time, so translation is exact
+ * near the live end and coarser further back (invariants A–D of §6.2).
+ *
+ * Identity matters (§6.2, §13 note 9): the update algorithm compares slots with `===`. Every
+ * call to {@link OffsetSyncStore.apply} therefore stores a fresh frozen copy of the sync, so two
+ * records with equal values are still two objects, exactly as two deserialized records are in
+ * MM2, even when a caller passes the same object twice.
+ *
+ * All offset arithmetic is bigint with Java `long` (signed 64-bit, wrapping) semantics in the
+ * overflow guards of invariants B and C.
+ */
+
+/** Slots per partition: `Long.SIZE` in MM2. */
+export const SYNCS_PER_PARTITION = 64;
+const LAST_SLOT = SYNCS_PER_PARTITION - 1;
+
+/** 2^i for i = 0..63, exact (not wrapped; wrapping happens once, on the sum). */
+const POW2: readonly bigint[] = Array.from({ length: SYNCS_PER_PARTITION }, (_, i) => 1n << BigInt(i));
+const INT64_MAX = (1n << 63n) - 1n;
+const INT64_MIN = -(1n << 63n);
+
+/** Wraps an exact integer to a Java `long`. Sums of wrapped terms are congruent mod 2^64, so
+ * wrapping the exact sum once gives the same value as Java's step-by-step wrapping. */
+function toInt64(x: bigint): bigint {
+  return x > INT64_MAX || x < INT64_MIN ? BigInt.asIntN(64, x) : x;
+}
+
+/**
+ * Invariant B for X at slot i and Y at slot j (i < j): X is not too far ahead of Y.
+ * Holds for the same object, when the bound overflows below 0, or when `X.up <= Y.up + 2^j - 2^i`.
+ */
+export function invariantB(x: OffsetSync, y: OffsetSync, i: number, j: number): boolean {
+  if (x === y) return true;
+  const bound = toInt64(y.upstreamOffset + POW2[j] - POW2[i]);
+  return bound < 0n || x.upstreamOffset <= bound;
+}
+
+/**
+ * Invariant C for X at slot i and Y at a later slot: X is sufficiently separated from Y.
+ * Holds for the same object, or when the bound `Y.up + 2^max(i-2,0)` is non-negative and `X.up >= bound`.
+ */
+export function invariantC(x: OffsetSync, y: OffsetSync, i: number): boolean {
+  if (x === y) return true;
+  const bound = toInt64(y.upstreamOffset + POW2[Math.max(i - 2, 0)]);
+  return bound >= 0n && x.upstreamOffset >= bound;
+}
+
+/** The detailed outcome of a translation, for coverage reports and "explain" views. */
+export type Translation =
+  /** The initial read-to-end of the offset-syncs topic has not completed (MM2: empty). */
+  | { kind: 'loading' }
+  /** No sync has been received for the partition (MM2: empty). */
+  | { kind: 'no-sync' }
+  /** The offset is older than the oldest retained sync (MM2: -1). `oldest` is slot 63. */
+  | { kind: 'too-old'; oldest: OffsetSync }
+  /** Translated: `downstreamOffset` = `sync.downstreamOffset` (+1 unless `exact`). */
+  | { kind: 'translated'; downstreamOffset: bigint; sync: OffsetSync; exact: boolean };
+
+function freezeSync(sync: OffsetSync): OffsetSync {
+  const { topic, partition, upstreamOffset, downstreamOffset } = sync;
+  if (typeof upstreamOffset !== 'bigint' || typeof downstreamOffset !== 'bigint') {
+    throw new TypeError('OffsetSync offsets must be bigint');
+  }
+  return Object.freeze({ topic, partition, upstreamOffset, downstreamOffset });
+}
+
+export interface OffsetSyncStoreOptions {
+  /**
+   * true: MM2 `start(mustReadToEnd = false)`: the previous checkpoints were restored, so the
+   * full sync history is built during the initial load.
+   * false: MM2 `start(mustReadToEnd = true)`: during the initial load only the latest sync per
+   * partition is kept, which keeps checkpoints monotonic without the checkpoint history.
+   */
+  keepHistoryOnLoad: boolean;
+}
+
+export class OffsetSyncStore {
+  /** MM2 `initializationMustReadToEnd`. */
+  private readonly mustReadToEnd: boolean;
+  private readToEnd = false;
+  /** topic -> partition -> the published 64-slot array (never mutated after publication). */
+  private readonly syncs = new Map<string, Map<number, readonly OffsetSync[]>>();
+
+  constructor({ keepHistoryOnLoad }: OffsetSyncStoreOptions) {
+    this.mustReadToEnd = !keepHistoryOnLoad;
+  }
+
+  /** Whether the initial read-to-end is complete (MM2 `readToEnd`); translation needs it. */
+  get loaded(): boolean {
+    return this.readToEnd;
+  }
+
+  /** The mode the store was created in (see {@link OffsetSyncStoreOptions.keepHistoryOnLoad}). */
+  get keepHistoryOnLoad(): boolean {
+    return !this.mustReadToEnd;
+  }
+
+  /** Marks the initial read of the offset-syncs topic (up to the end offset seen at start) as complete. */
+  markLoaded(): void {
+    this.readToEnd = true;
+  }
+
+  /** Applies one offset sync (one record of the offset-syncs topic, in log order): spec §6.3. */
+  apply(sync: OffsetSync): void {
+    const n = freezeSync(sync);
+    let byPartition = this.syncs.get(n.topic);
+    if (byPartition === undefined) {
+      byPartition = new Map();
+      this.syncs.set(n.topic, byPartition);
+    }
+    const original = byPartition.get(n.partition);
+    // Step 1: first sync for the partition fills every slot.
+    if (original === undefined) {
+      byPartition.set(n.partition, Object.freeze(new Array<OffsetSync>(SYNCS_PER_PARTITION).fill(n)));
+      return;
+    }
+    // Step 2: work on a copy; publish it in one assignment at the end.
+    const s = original.slice();
+    // Step 3: reset while loading in must-read-to-end mode, or on an upstream rewind.
+    const onlyKeepLatest = !this.readToEnd && this.mustReadToEnd;
+    if (onlyKeepLatest || n.upstreamOffset < s[0].upstreamOffset) {
+      s.fill(n);
+      byPartition.set(n.partition, Object.freeze(s));
+      return;
+    }
+    // Step 4.
+    let replacement = n;
+    let k = 0;
+    s[0] = n;
+    // Step 5.
+    for (let c = 1; c < SYNCS_PER_PARTITION; c++) {
+      const prev = c - 1;
+      let skip: boolean;
+      do {
+        const v = original[k];
+        const recent = invariantB(s[prev], v, prev, c);
+        const sepPrev = invariantC(s[prev], v, prev);
+        // s[c + 1] has not been written yet in this pass: it is still the old value.
+        const sepNext = c + 1 > LAST_SLOT || invariantC(v, s[c + 1], c);
+        const dup = k + 1 <= LAST_SLOT && original[k + 1] === v;
+        const promote = recent && sepPrev && sepNext;
+        if (promote) replacement = v;
+        skip = dup || !sepPrev;
+        if (promote || skip) k++;
+      } while (k < c && skip);
+      // The rest of the array already satisfies the invariants.
+      if (invariantB(s[prev], s[c], prev, c)) break;
+      s[c] = replacement;
+    }
+    // Step 6.
+    byPartition.set(n.partition, Object.freeze(s));
+  }
+
+  /**
+   * MM2 `translateDownstream` (§6.4). `upstreamOffset` is the group's committed offset (the next
+   * offset to consume). Returns undefined ("empty": not loaded yet, or no sync for the partition),
+   * -1n when the offset is older than the oldest retained sync, or the downstream offset.
+   */
+  translate(topic: string, partition: number, upstreamOffset: bigint): bigint | undefined {
+    const t = this.explain(topic, partition, upstreamOffset);
+    switch (t.kind) {
+      case 'translated':
+        return t.downstreamOffset;
+      case 'too-old':
+        return -1n;
+      default:
+        return undefined;
+    }
+  }
+
+  /** Like {@link translate}, but says why, and which sync the result came from. */
+  explain(topic: string, partition: number, upstreamOffset: bigint): Translation {
+    if (!this.readToEnd) return { kind: 'loading' };
+    const s = this.syncs.get(topic)?.get(partition);
+    if (s === undefined) return { kind: 'no-sync' };
+    let found = s[LAST_SLOT];
+    for (let i = 0; i < SYNCS_PER_PARTITION; i++) {
+      if (s[i].upstreamOffset <= upstreamOffset) {
+        found = s[i];
+        break;
+      }
+    }
+    if (found.upstreamOffset > upstreamOffset) return { kind: 'too-old', oldest: found };
+    const exact = found.upstreamOffset === upstreamOffset;
+    // Java long arithmetic: a downstream offset of 2^63-1 plus one wraps negative, which the
+    // checkpoint side then drops like a -1; unreachable with real offsets.
+    const downstreamOffset = exact ? found.downstreamOffset : toInt64(found.downstreamOffset + 1n);
+    return { kind: 'translated', downstreamOffset, sync: found, exact };
+  }
+
+  /** Every partition that has at least one sync, topics and partitions in first-seen order. */
+  partitions(): TopicPartition[] {
+    const out: TopicPartition[] = [];
+    for (const [topic, byPartition] of this.syncs) {
+      for (const partition of byPartition.keys()) out.push({ topic, partition });
+    }
+    return out;
+  }
+
+  /** The 64 slots of a partition (the stored objects themselves, so `===` shows shared slots), or undefined. */
+  slots(topic: string, partition: number): readonly OffsetSync[] | undefined {
+    return this.syncs.get(topic)?.get(partition);
+  }
+
+  /** The distinct syncs of a partition, newest first (slot order, consecutive duplicates removed). */
+  distinctSyncs(topic: string, partition: number): OffsetSync[] {
+    const s = this.slots(topic, partition);
+    if (s === undefined) return [];
+    return s.filter((x, i) => i === 0 || s[i - 1] !== x);
+  }
+
+  /** Slot 63: the earliest sync usable for translation. */
+  oldest(topic: string, partition: number): OffsetSync | undefined {
+    return this.slots(topic, partition)?.[LAST_SLOT];
+  }
+
+  /** Slot 0: the latest sync received. */
+  latest(topic: string, partition: number): OffsetSync | undefined {
+    return this.slots(topic, partition)?.[0];
+  }
+
+  /**
+   * The slots in the spec §14 notation: runs of consecutive slots holding the same object,
+   * `[0-4=10000:10000, 5=9990:9990, 6-63=1000:1000]` (`slots=up:down`). `[]` for an unknown partition.
+   */
+  describeSlots(topic: string, partition: number): string {
+    return describeSlotArray(this.slots(topic, partition) ?? []);
+  }
+}
+
+/** Renders any slot array in the §14 notation (exported for tests and diagnostics). */
+export function describeSlotArray(s: readonly OffsetSync[]): string {
+  const runs: string[] = [];
+  let start = 0;
+  for (let i = 1; i <= s.length; i++) {
+    if (i === s.length || s[i] !== s[start]) {
+      const range = i - 1 === start ? `${start}` : `${start}-${i - 1}`;
+      runs.push(`${range}=${s[start].upstreamOffset}:${s[start].downstreamOffset}`);
+      start = i;
+    }
+  }
+  return `[${runs.join(', ')}]`;
+}

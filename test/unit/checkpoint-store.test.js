@@ -1,0 +1,112 @@
+'use strict';
+
+const assert = require('node:assert/strict');
+const { CheckpointStore, isMoreRecent } = require('../../core/checkpoint-store');
+
+function cp(group, topic, partition, up, down, metadata = '') {
+  return { group, topic, partition, upstreamOffset: BigInt(up), downstreamOffset: BigInt(down), metadata };
+}
+
+describe('CheckpointStore (spec §8.5, §12.5)', function () {
+  it('restores in log order for the assigned groups only, skipping malformed records (upstream CheckpointStoreTest)', function () {
+    const store = new CheckpointStore({ acceptGroup: (g) => g === 'group1' });
+    assert.equal(store.loaded, false);
+    assert.equal(store.loadedOk, undefined);
+    // null stands for a record the decoder rejected (MalformedRecordError): the reader skips it
+    const log = [cp('group1', 't1', 0, 0, 0), cp('group2', 't1', 0, 0, 0), null, cp('group1', 't1', 0, 1, 1)];
+    const kept = log.map((record) => (record === null ? 'skipped' : store.loadRecord(record)));
+    assert.deepEqual(kept, [true, false, 'skipped', true]);
+    store.markLoaded(true);
+    assert.equal(store.loaded, true);
+    assert.equal(store.loadedOk, true);
+    assert.deepEqual(store.groups(), ['group1']);
+    assert.deepEqual(store.get('group1'), [cp('group1', 't1', 0, 1, 1, '')]);
+    assert.equal(store.get('group2'), undefined);
+  });
+
+  it('clears everything when the restore fails after a good record, and still counts as loaded', function () {
+    const store = new CheckpointStore();
+    store.loadRecord(cp('group1', 't1', 0, 0, 0));
+    assert.deepEqual(store.groups(), ['group1']);
+    store.markLoaded(false);
+    assert.equal(store.loaded, true);
+    assert.equal(store.loadedOk, false);
+    assert.deepEqual(store.groups(), []);
+    assert.equal(store.get('group1'), undefined);
+    assert.equal(store.isMoreRecent(cp('group1', 't1', 0, 0, 0)), true);
+  });
+
+  it('keeps the last record of the log, not the largest one', function () {
+    const store = new CheckpointStore();
+    store.loadRecord(cp('g', 't', 0, 500, 400));
+    store.loadRecord(cp('g', 't', 0, 300, 200));
+    store.markLoaded(true);
+    assert.deepEqual(store.getPartition('g', 't', 0), cp('g', 't', 0, 300, 200));
+  });
+
+  it('accepts every group by default and refuses records after the load ended', function () {
+    const store = new CheckpointStore();
+    assert.equal(store.loadRecord(cp('any', 't', 0, 1, 1)), true);
+    store.markLoaded(true);
+    assert.throws(() => store.loadRecord(cp('any', 't', 0, 2, 2)), /after markLoaded/);
+  });
+
+  it('update() merges per remote partition and keeps other partitions', function () {
+    const store = new CheckpointStore();
+    store.markLoaded(true);
+    store.update('g', [cp('g', 'a', 0, 10, 5), cp('g', 'a', 1, 20, 15)]);
+    store.update('g', [cp('g', 'a', 0, 12, 7, 'm')]);
+    assert.deepEqual(store.get('g'), [cp('g', 'a', 0, 12, 7, 'm'), cp('g', 'a', 1, 20, 15)]);
+    assert.equal(store.hasGroup('g'), true);
+  });
+
+  it('update() with no checkpoints creates no group entry', function () {
+    const store = new CheckpointStore();
+    store.markLoaded(true);
+    store.update('g', []);
+    assert.equal(store.hasGroup('g'), false);
+    assert.deepEqual(store.groups(), []);
+  });
+
+  it('update() refuses a checkpoint of another group', function () {
+    const store = new CheckpointStore();
+    assert.throws(() => store.update('g', [cp('h', 'a', 0, 1, 1)]), /group 'h' passed for group 'g'/);
+  });
+
+  it('stores copies: changing the caller object afterwards has no effect', function () {
+    const store = new CheckpointStore();
+    const c = cp('g', 'a', 0, 1, 1);
+    store.loadRecord(c);
+    c.downstreamOffset = 99n;
+    assert.equal(store.getPartition('g', 'a', 0).downstreamOffset, 1n);
+  });
+
+  describe('isMoreRecent (spec §8.2 table)', function () {
+    const last = cp('g', 't', 0, 100, 50);
+
+    it('pure function: every row of the table, in order', function () {
+      assert.equal(isMoreRecent(undefined, false, cp('g', 't', 0, 0, 0)), true, 'no checkpoints for the group');
+      assert.equal(isMoreRecent(last, false, cp('g', 't', 0, 0, 0)), true, 'hasGroup false wins');
+      assert.equal(isMoreRecent(undefined, true, cp('g', 't', 0, 0, 0)), true, 'none for this partition');
+      assert.equal(isMoreRecent(last, true, cp('g', 't', 0, 99, 10)), true, 'upstream rewind: emit even going back');
+      assert.equal(isMoreRecent(last, true, cp('g', 't', 0, 99, 50)), true, 'upstream rewind with equal downstream');
+      assert.equal(isMoreRecent(last, true, cp('g', 't', 0, 100, 51)), true, 'downstream advanced');
+      assert.equal(isMoreRecent(last, true, cp('g', 't', 0, 150, 51)), true, 'both advanced');
+      assert.equal(isMoreRecent(last, true, cp('g', 't', 0, 100, 50)), false, 'a repeat');
+      assert.equal(isMoreRecent(last, true, cp('g', 't', 0, 150, 50)), false, 'upstream advanced, translation did not');
+      assert.equal(isMoreRecent(last, true, cp('g', 't', 0, 150, 49)), false, 'downstream back without a rewind');
+    });
+
+    it('store method: looks up the group and the remote partition', function () {
+      const store = new CheckpointStore();
+      store.loadRecord(last);
+      store.markLoaded(true);
+      assert.equal(store.isMoreRecent(cp('other', 't', 0, 0, 0)), true, 'other group');
+      assert.equal(store.isMoreRecent(cp('g', 't', 1, 0, 0)), true, 'other partition');
+      assert.equal(store.isMoreRecent(cp('g', 'u', 0, 0, 0)), true, 'other topic');
+      assert.equal(store.isMoreRecent(cp('g', 't', 0, 100, 50)), false);
+      assert.equal(store.isMoreRecent(cp('g', 't', 0, 100, 51)), true);
+      assert.equal(store.isMoreRecent(cp('g', 't', 0, 50, 1)), true);
+    });
+  });
+});

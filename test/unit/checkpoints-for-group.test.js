@@ -1,0 +1,250 @@
+'use strict';
+
+const assert = require('node:assert/strict');
+const { checkpointsForGroup } = require('../../core/checkpoints-for-group');
+const { OffsetSyncStore } = require('../../core/offset-sync-store');
+const { CheckpointStore } = require('../../core/checkpoint-store');
+
+/** A tiny DefaultReplicationPolicy look-alike with separator '.'. */
+const policy = {
+  formatRemoteTopic: (alias, t) => `${alias}.${t}`,
+  topicSource: (t) => {
+    const i = t.indexOf('.');
+    return i <= 0 || i === t.length - 1 ? null : t.slice(0, i);
+  },
+  originalTopic: (t) => t.slice(t.lastIndexOf('.') + 1),
+};
+/** An identity-like policy: names unchanged. */
+const identityPolicy = {
+  formatRemoteTopic: (_alias, t) => t,
+  topicSource: () => 'source1',
+  originalTopic: (t) => t,
+};
+const acceptAll = { accept: () => true };
+
+function sync(topic, partition, u, d) {
+  return { topic, partition, upstreamOffset: BigInt(u), downstreamOffset: BigInt(d) };
+}
+
+function liveStore(syncs = []) {
+  const store = new OffsetSyncStore({ keepHistoryOnLoad: true });
+  store.markLoaded();
+  for (const s of syncs) store.apply(s);
+  return store;
+}
+
+function loadedCheckpoints(records = []) {
+  const cps = new CheckpointStore();
+  for (const r of records) cps.loadRecord(r);
+  cps.markLoaded(true);
+  return cps;
+}
+
+function offset(topic, partition, o, metadata) {
+  return { topic, partition, offset: o === null ? null : BigInt(o), ...(metadata === undefined ? {} : { metadata }) };
+}
+
+function run(group, offsets, store, checkpoints, extra = {}) {
+  return checkpointsForGroup({
+    group,
+    offsets,
+    topicFilter: acceptAll,
+    store,
+    checkpoints,
+    policy,
+    sourceAlias: 'source1',
+    targetAlias: 'target2',
+    ...extra,
+  });
+}
+
+function cp(group, topic, partition, up, down, metadata = '') {
+  return { group, topic, partition, upstreamOffset: BigInt(up), downstreamOffset: BigInt(down), metadata };
+}
+
+describe('checkpointsForGroup (spec §8.2 step 3, §12.4)', function () {
+  describe('upstream MirrorCheckpointTaskTest', function () {
+    let store;
+    beforeEach(function () {
+      store = liveStore([sync('topic1', 2, 3, 4), sync('target2.topic5', 6, 7, 8)]);
+    });
+
+    it('translates past a sync to downstream + 1 and renames with the source alias', function () {
+      const r = run('group9', [offset('topic1', 2, 10, 'meta-9')], store, loadedCheckpoints());
+      assert.deepEqual(r.checkpoints, [cp('group9', 'source1.topic1', 2, 10, 5, 'meta-9')]);
+      assert.equal(r.coverage[0].status, 'emitted');
+      assert.equal(r.coverage[0].remoteTopic, 'source1.topic1');
+      assert.equal(r.coverage[0].downstreamOffset, 5n);
+    });
+
+    it('maps a topic that came from the target back to its original name', function () {
+      const r = run('group11', [offset('target2.topic5', 6, 12)], store, loadedCheckpoints());
+      assert.deepEqual(r.checkpoints, [cp('group11', 'topic5', 6, 12, 9)]);
+    });
+
+    it('gives the synced downstream offset for an exact match', function () {
+      const r = run('group13', [offset('target2.topic5', 6, 7)], store, loadedCheckpoints());
+      assert.deepEqual(r.checkpoints, [cp('group13', 'topic5', 6, 7, 8)]);
+      assert.match(r.coverage[0].reason, /exactly the synced record 7→8/);
+    });
+
+    it('produces nothing for a partition without syncs or without a committed offset', function () {
+      const r = run('g', [offset('topic1', 1, 10), offset('topic1', 2, null)], store, loadedCheckpoints());
+      assert.deepEqual(r.checkpoints, []);
+      assert.deepEqual(
+        r.coverage.map((c) => c.status),
+        ['no-sync', 'no-committed-offset'],
+      );
+    });
+
+    it('emits monotonic checkpoints, except after an upstream rewind', function () {
+      const s = liveStore([sync('t', 0, 11, 4), sync('t', 0, 12, 5)]);
+      const cps = loadedCheckpoints();
+      const first = run('g', [offset('t', 0, 13)], s, cps);
+      assert.deepEqual(first.checkpoints, [cp('g', 'source1.t', 0, 13, 6)]);
+      assert.deepEqual(cps.get('g'), [cp('g', 'source1.t', 0, 13, 6)], 'stored before the caller writes it');
+      for (let u = 13; u <= 17; u++) s.apply(sync('t', 0, u, u - 7));
+      assert.equal(s.translate('t', 0, 13n), 5n);
+      const second = run('g', [offset('t', 0, 13)], s, cps);
+      assert.deepEqual(second.checkpoints, []);
+      assert.equal(second.coverage[0].status, 'unchanged');
+      assert.equal(second.coverage[0].downstreamOffset, 5n);
+      assert.deepEqual(second.coverage[0].previous, cp('g', 'source1.t', 0, 13, 6));
+      assert.match(second.coverage[0].reason, /behind the last checkpoint 6 and the group did not rewind/);
+      const rewound = run('g', [offset('t', 0, 12)], s, cps);
+      assert.deepEqual(rewound.checkpoints, [cp('g', 'source1.t', 0, 12, 5)]);
+      assert.deepEqual(cps.get('g'), [cp('g', 'source1.t', 0, 12, 5)]);
+    });
+
+    it('uses restored checkpoints after a restart (spec §8.5 example)', function () {
+      // before the restart: syncs 100, 200, 300; the group at 250 gives 250 -> 201
+      const before = liveStore([100, 200, 300].map((u) => sync('t', 0, u, u)));
+      const first = run('g', [offset('t', 0, 250)], before, loadedCheckpoints());
+      assert.deepEqual(first.checkpoints, [cp('g', 'source1.t', 0, 250, 201)]);
+      // restart: the checkpoint is restored, so the sync store keeps the history of its initial load
+      const restored = loadedCheckpoints(first.checkpoints);
+      const after = new OffsetSyncStore({ keepHistoryOnLoad: restored.loadedOk });
+      for (const u of [175, 275, 375, 475]) after.apply(sync('t', 0, u, u));
+      after.markLoaded();
+      for (const g of [250, 370]) {
+        const r = run('g', [offset('t', 0, g)], after, restored);
+        assert.deepEqual(r.checkpoints, [], `group at ${g}`);
+        assert.equal(r.coverage[0].downstreamOffset, 176n);
+        assert.equal(r.coverage[0].status, 'unchanged');
+      }
+      const r = run('g', [offset('t', 0, 400)], after, restored);
+      assert.deepEqual(r.checkpoints, [cp('g', 'source1.t', 0, 400, 376)]);
+    });
+
+    it('produces nothing until the checkpoint store has been restored', function () {
+      const cps = new CheckpointStore();
+      const r = run('group9', [offset('topic1', 2, 10)], store, cps);
+      assert.deepEqual(r.checkpoints, []);
+      assert.equal(r.coverage[0].status, 'store-loading');
+      assert.match(r.coverage[0].reason, /previous checkpoints are still being restored/);
+      assert.deepEqual(cps.groups(), []);
+      cps.markLoaded(true);
+      assert.deepEqual(run('group9', [offset('topic1', 2, 10)], store, cps).checkpoints, [
+        cp('group9', 'source1.topic1', 2, 10, 5),
+      ]);
+    });
+  });
+
+  describe('coverage report', function () {
+    it('gives one entry per input partition, in input order, with a status and a reason', function () {
+      const store = liveStore([sync('a', 0, 100, 1000), sync('b', 0, 50, 60), sync('c', 0, 10, 20)]);
+      const cps = loadedCheckpoints([cp('g', 'source1.c', 0, 10, 20)]);
+      const r = checkpointsForGroup({
+        group: 'g',
+        offsets: [
+          offset('a', 0, 150, 'm'),
+          offset('x.internal', 0, 5),
+          offset('a', 1, null),
+          offset('a', 2, -1),
+          offset('nosync', 0, 5),
+          offset('b', 0, 10),
+          offset('c', 0, 10),
+        ],
+        topicFilter: { accept: (t) => !t.endsWith('.internal') },
+        store,
+        checkpoints: cps,
+        policy,
+        sourceAlias: 'source1',
+        targetAlias: 'target2',
+      });
+      assert.deepEqual(r.checkpoints, [cp('g', 'source1.a', 0, 150, 1001, 'm')]);
+      assert.deepEqual(
+        r.coverage.map((c) => [c.topic, c.partition, c.remoteTopic, c.upstreamOffset, c.status, c.downstreamOffset]),
+        [
+          ['a', 0, 'source1.a', 150n, 'emitted', 1001n],
+          ['x.internal', 0, null, 5n, 'topic-not-replicated', undefined],
+          ['a', 1, 'source1.a', null, 'no-committed-offset', undefined],
+          ['a', 2, 'source1.a', null, 'no-committed-offset', undefined],
+          ['nosync', 0, 'source1.nosync', 5n, 'no-sync', undefined],
+          ['b', 0, 'source1.b', 10n, 'older-than-oldest-sync', undefined],
+          ['c', 0, 'source1.c', 10n, 'unchanged', 20n],
+        ],
+      );
+      const reasons = r.coverage.map((c) => c.reason);
+      assert.equal(reasons[0], 'checkpoint 150 → 1001: the group is past the synced record 100→1000, so it resumes right after it');
+      assert.equal(reasons[1], 'topic is not replicated: the topic filter (topics / topics.exclude) rejects it');
+      assert.equal(reasons[2], 'the group has no committed offset for this partition');
+      assert.equal(
+        reasons[4],
+        'no offset sync for this partition yet: no record of it has been mirrored since the sync history began',
+      );
+      assert.equal(
+        reasons[5],
+        "the group's offset 10 is older than the oldest retained offset sync (upstream 50); translating it could skip " +
+          'records, so it is checkpointed once the group reaches offset 50',
+      );
+      assert.deepEqual(r.coverage[5].sync, sync('b', 0, 50, 60));
+      assert.match(reasons[6], /^unchanged: downstream offset 20 was already checkpointed/);
+      assert.deepEqual(r.coverage[0].sync, sync('a', 0, 100, 1000));
+    });
+
+    it('reports store-loading while the offset-sync store reads to the end', function () {
+      const store = new OffsetSyncStore({ keepHistoryOnLoad: false });
+      store.apply(sync('a', 0, 1, 1));
+      const r = run('g', [offset('a', 0, 5)], store, loadedCheckpoints());
+      assert.deepEqual(r.checkpoints, []);
+      assert.equal(r.coverage[0].status, 'store-loading');
+      assert.match(r.coverage[0].reason, /offset-sync history is still being read/);
+    });
+
+    it('keeps the later of two source partitions that rename to the same remote partition', function () {
+      const store = liveStore([sync('t', 0, 1, 10), sync('u.t', 0, 1, 20)]);
+      const r = checkpointsForGroup({
+        group: 'g',
+        offsets: [offset('t', 0, 1), offset('u.t', 0, 1)],
+        topicFilter: acceptAll,
+        store,
+        checkpoints: loadedCheckpoints(),
+        policy: { ...identityPolicy, formatRemoteTopic: () => 'same' },
+        sourceAlias: 'source1',
+        targetAlias: 'target2',
+      });
+      assert.deepEqual(r.checkpoints, [cp('g', 'same', 0, 1, 20)]);
+      assert.deepEqual(r.coverage.map((c) => c.status), ['duplicate-remote-partition', 'emitted']);
+      assert.match(r.coverage[0].reason, /source partition u\.t-0 also maps to same-0/);
+    });
+
+    it('dryRun computes the same result without recording it', function () {
+      const store = liveStore([sync('t', 0, 5, 5)]);
+      const cps = loadedCheckpoints();
+      const dry = run('g', [offset('t', 0, 5)], store, cps, { dryRun: true });
+      assert.deepEqual(dry.checkpoints, [cp('g', 'source1.t', 0, 5, 5)]);
+      assert.equal(cps.hasGroup('g'), false);
+      const real = run('g', [offset('t', 0, 5)], store, cps);
+      assert.deepEqual(real.checkpoints, dry.checkpoints);
+      assert.deepEqual(cps.get('g'), dry.checkpoints);
+      assert.deepEqual(run('g', [offset('t', 0, 5)], store, cps).checkpoints, [], 'unchanged on the next cycle');
+    });
+
+    it('defaults missing metadata to the empty string', function () {
+      const store = liveStore([sync('t', 0, 5, 5)]);
+      const r = run('g', [{ topic: 't', partition: 0, offset: 6n, metadata: null }], store, loadedCheckpoints());
+      assert.equal(r.checkpoints[0].metadata, '');
+    });
+  });
+});
