@@ -1,0 +1,30 @@
+/** The shapes of our two config nodes as flow nodes see them (RED.nodes.getNode(id)). */
+import type { Node } from './red';
+import type { ClusterConnection } from '../../kafka/connection';
+import type { ReplicationPolicy } from '../../core/replication-policy';
+import type { InternalTopicStatus } from '../../kafka/internal-topics';
+
+export interface ClusterConfigNode extends Node {
+  alias: string;
+  connection: ClusterConnection | null;
+  /** Problems with the settings; the connection is not created while there are any. */
+  problems: string[];
+}
+
+export interface ReplicationConfigNode extends Node {
+  sourceNode: ClusterConfigNode | null;
+  targetNode: ClusterConfigNode | null;
+  sourceAlias: string;
+  targetAlias: string;
+  policy: ReplicationPolicy | null;
+  /** MM2 property map of the flow-wide settings (replication.policy.*, offset-syncs.topic.location, ...). */
+  props: Record<string, string>;
+  offsetSyncsLocation: 'source' | 'target';
+  replicationFactor: number;
+  problems: string[];
+  /** The offset-syncs topic name and the connection of the cluster that holds it. */
+  offsetSyncs(): { topic: string; connection: ClusterConnection | null; alias: string };
+  checkpointsTopic(): string;
+  /** Creates an internal topic (1 partition, compacted) if missing; the replication factor is lowered to the broker count with a warning. */
+  ensureTopic(connection: ClusterConnection, topic: string): Promise<InternalTopicStatus>;
+}

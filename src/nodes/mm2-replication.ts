@@ -1,0 +1,88 @@
+/**
+ * `mm2-replication` config node: one replication flow, source -> target, and the settings
+ * every MM2 connector of the flow must agree on (replication policy, separator, internal-topic
+ * separator flag, offset-syncs topic location, internal topics' replication factor). Holding
+ * them in one place means the nodes of a flow cannot disagree about topic names.
+ */
+import type { NodeAPI, Node, NodeDef } from './lib/red';
+import { makeTranslate } from './lib/i18n';
+import type { ClusterConfigNode, ReplicationConfigNode } from './lib/config-nodes';
+import { createReplicationPolicy } from '../core/replication-policy';
+import { ensureInternalTopic } from '../kafka/internal-topics';
+
+
+interface ReplicationDef extends NodeDef {
+  source?: string;
+  target?: string;
+  policy?: string;
+  separator?: string;
+  internalSeparator?: boolean;
+  offsetSyncsLocation?: string;
+  replicationFactor?: string | number;
+}
+
+export = function register(RED: NodeAPI): void {
+  const t = makeTranslate(RED, 'mm2-replication');
+  function MM2ReplicationNode(this: ReplicationConfigNode, def: ReplicationDef): void {
+    RED.nodes.createNode(this, def);
+    const node = this;
+    node.problems = [];
+    node.sourceNode = def.source ? (RED.nodes.getNode(def.source) as ClusterConfigNode | null) : null;
+    node.targetNode = def.target ? (RED.nodes.getNode(def.target) as ClusterConfigNode | null) : null;
+    if (!node.sourceNode) node.problems.push(t('mm2-replication.errors.no-source'));
+    if (!node.targetNode) node.problems.push(t('mm2-replication.errors.no-target'));
+    node.sourceAlias = node.sourceNode?.alias ?? '';
+    node.targetAlias = node.targetNode?.alias ?? '';
+    if (node.sourceNode && node.targetNode && node.sourceAlias === node.targetAlias) {
+      node.problems.push(t('mm2-replication.errors.same-alias', { alias: node.sourceAlias }));
+    }
+    node.offsetSyncsLocation = def.offsetSyncsLocation === 'target' ? 'target' : 'source';
+    const rf = Number(def.replicationFactor ?? 3);
+    node.replicationFactor = Number.isInteger(rf) && rf >= 1 ? rf : 3;
+    node.props = {
+      'source.cluster.alias': node.sourceAlias,
+      'target.cluster.alias': node.targetAlias,
+      'replication.policy.class': def.policy === 'IdentityReplicationPolicy' ? 'IdentityReplicationPolicy' : 'DefaultReplicationPolicy',
+      'replication.policy.separator': def.separator === undefined || def.separator === '' ? '.' : String(def.separator),
+      'replication.policy.internal.topic.separator.enabled': def.internalSeparator === false ? 'false' : 'true',
+      'offset-syncs.topic.location': node.offsetSyncsLocation,
+      'checkpoints.topic.replication.factor': String(node.replicationFactor),
+      'heartbeats.topic.replication.factor': String(node.replicationFactor),
+      'offset-syncs.topic.replication.factor': String(node.replicationFactor),
+    };
+    node.policy = null;
+    try {
+      node.policy = createReplicationPolicy(node.props);
+    } catch (e) {
+      node.problems.push((e as Error).message);
+    }
+    if (node.problems.length > 0) node.error(t('mm2-replication.errors.invalid', { problems: node.problems.join('; ') }));
+
+    node.offsetSyncs = () => {
+      // The topic is named after the *other* cluster's alias (spec §3.1).
+      const onSource = node.offsetSyncsLocation === 'source';
+      const alias = onSource ? node.targetAlias : node.sourceAlias;
+      const holder = onSource ? node.sourceNode : node.targetNode;
+      return {
+        topic: node.policy ? node.policy.offsetSyncsTopic(alias) : '',
+        connection: holder?.connection ?? null,
+        alias: holder?.alias ?? '',
+      };
+    };
+    node.checkpointsTopic = () => (node.policy ? node.policy.checkpointsTopic(node.sourceAlias) : '');
+    node.ensureTopic = async (connection, topic) => {
+      const admin = await connection.admin();
+      const brokers = (await admin.describeCluster()).brokers.length;
+      let factor = node.replicationFactor;
+      if (brokers < factor) {
+        node.warn(t('mm2-replication.warn.rf-lowered', { topic, factor, brokers, alias: connection.alias }));
+        factor = brokers;
+      }
+      const st = await ensureInternalTopic(admin, topic, factor);
+      for (const w of st.warnings) node.warn(w);
+      return st;
+    };
+  }
+
+  RED.nodes.registerType('mm2-replication', MM2ReplicationNode as unknown as (this: Node, def: NodeDef) => void);
+};
