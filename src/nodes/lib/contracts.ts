@@ -1,0 +1,142 @@
+/**
+ * The messages our flow nodes send each other: documented contracts (the help text of each
+ * node and the README restate them). Offsets are decimal strings so that messages survive
+ * JSON (debug sidebar, context, MQTT, files) without losing int64 precision.
+ *
+ *   mm2-mirror ──(writes offset syncs to Kafka)
+ *   mm2-offset-syncs ──OffsetSyncsMessage──▶ mm2-checkpoint ──CheckpointsMessage──▶ mm2-group-offsets
+ *                                                 └──CoverageMessage (2nd output)
+ *   mm2-heartbeat ──HeartbeatMessage / HeartbeatAlarmMessage
+ */
+
+/** Offset sync as carried in messages. */
+export interface OffsetSyncJson {
+  /** Source topic name (as on the source cluster). */
+  topic: string;
+  partition: number;
+  upstreamOffset: string;
+  downstreamOffset: string;
+}
+
+/** Checkpoint as carried in messages. `topic` is the remote (target) topic name. */
+export interface CheckpointJson {
+  group: string;
+  topic: string;
+  partition: number;
+  upstreamOffset: string;
+  downstreamOffset: string;
+  metadata: string;
+}
+
+/**
+ * mm2-offset-syncs output. `event: 'syncs'` carries a batch of syncs in log order (during the
+ * initial load and while tailing); `event: 'loaded'` is sent exactly once per start, after the
+ * last sync that existed when the reader started: from then on translation is allowed (MM2's
+ * readToEnd). `event: 'reset'` tells consumers that the reader restarted and a new initial
+ * load follows (drop the store).
+ */
+export interface OffsetSyncsMessage {
+  topic: string; // 'mm2/offset-syncs'
+  payload: {
+    event: 'syncs' | 'loaded' | 'reset';
+    /** Present for 'syncs'. */
+    syncs?: OffsetSyncJson[];
+    /** The offset-syncs topic and the alias of the cluster it lives on. */
+    source: { topic: string; cluster: string };
+    /** Counters since the reader started. */
+    stats: { read: number; malformed: number; loaded: boolean };
+  };
+}
+
+/** mm2-checkpoint output 1, once per cycle that wrote at least one checkpoint. */
+export interface CheckpointsMessage {
+  topic: string; // 'mm2/checkpoints'
+  payload: {
+    /** The checkpoints written in this cycle. */
+    checkpoints: CheckpointJson[];
+    /** The latest checkpoint of every partition of every group this emitter knows
+     * (restored + emitted): what a group-offset writer should sync. */
+    latest: Record<string, CheckpointJson[]>;
+    cycle: number;
+    sourceCluster: string;
+    targetCluster: string;
+    checkpointsTopic: string;
+  };
+}
+
+/** Why a selected group partition has, or has no, checkpoint. Mirrors core CoverageEntry. */
+export interface CoverageJson {
+  group: string;
+  topic: string;
+  partition: number;
+  remoteTopic: string | null;
+  upstreamOffset: string | null;
+  status: string;
+  downstreamOffset?: string;
+  reason: string;
+}
+
+/** mm2-checkpoint output 2, once per cycle. */
+export interface CoverageMessage {
+  topic: string; // 'mm2/coverage'
+  payload: {
+    cycle: number;
+    groups: number;
+    partitions: number;
+    /** Count per status ('emitted', 'unchanged', 'no-sync', ...). */
+    summary: Record<string, number>;
+    entries: CoverageJson[];
+    /** Groups whose offsets could not be listed this cycle, with the error. */
+    failedGroups: Array<{ group: string; error: string }>;
+    durationMs: number;
+  };
+}
+
+/** mm2-group-offsets output, once per sync cycle. */
+export interface GroupOffsetsMessage {
+  topic: string; // 'mm2/group-offsets'
+  payload: {
+    cycle: number;
+    written: Array<{ group: string; offsets: Array<{ topic: string; partition: number; offset: string }> }>;
+    skipped: Array<{ group: string; reason: string; code: string; state?: string }>;
+    /** Partitions left alone inside groups that were written (target ahead, missing topic...). */
+    partitionsSkipped: Array<{ group: string; topic: string; partition: number; code: string; reason: string }>;
+    durationMs: number;
+  };
+}
+
+/** mm2-heartbeat output 1: one per replicated heartbeat seen on the target. */
+export interface HeartbeatMessage {
+  topic: string; // 'mm2/heartbeat'
+  payload: {
+    sourceClusterAlias: string;
+    targetClusterAlias: string;
+    /** Emission time (epoch ms) from the record. */
+    timestamp: number;
+    /** Now minus timestamp, in ms: end-to-end replication latency. */
+    latencyMs: number;
+    /** The topic it was read from, e.g. `source.heartbeats`. */
+    heartbeatsTopic: string;
+  };
+}
+
+/** mm2-heartbeat output 2: raised when no heartbeat arrives within the stale time, cleared when one does. */
+export interface HeartbeatAlarmMessage {
+  topic: string; // 'mm2/heartbeat-alarm'
+  payload: {
+    state: 'stale' | 'ok';
+    lastSeen: number | null;
+    ageMs: number | null;
+    staleAfterMs: number;
+  };
+}
+
+export const TOPICS = {
+  offsetSyncs: 'mm2/offset-syncs',
+  checkpoints: 'mm2/checkpoints',
+  coverage: 'mm2/coverage',
+  groupOffsets: 'mm2/group-offsets',
+  heartbeat: 'mm2/heartbeat',
+  heartbeatAlarm: 'mm2/heartbeat-alarm',
+  mirror: 'mm2/mirror',
+} as const;
