@@ -12,6 +12,8 @@
  * CLI: node scripts/kafka/cluster.js up [--clusters source,target] [--version 4.1.1]
  *      node scripts/kafka/cluster.js resolve [--version 4.1.1]
  *
+ * Options: { version, heap, ports: { broker, sasl, controller } } (fixed ports for the demo;
+ * tests let the kernel pick free ones).
  * Settings (environment): KAFKA_VERSION (default below), KAFKA_MM2_CACHE (jar cache folder,
  * default ~/.cache/kafka-mm2), KAFKA_HEAP (default 512m), KAFKA_KEEP_DATA=1 (keep the folders).
  */
@@ -246,7 +248,10 @@ async function startCluster(name, opts = {}) {
   const heap = opts.heap || process.env.KAFKA_HEAP || '512m';
   const libs = resolveKafka(version);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `kafka-mm2-${name}-`));
-  const [brokerPort, saslPort, controllerPort] = [await freePort(), await freePort(), await freePort()];
+  const fixed = opts.ports || {};
+  const brokerPort = fixed.broker || (await freePort());
+  const saslPort = fixed.sasl || (await freePort());
+  const controllerPort = fixed.controller || (await freePort());
   const props = path.join(dataDir, 'server.properties');
   fs.writeFileSync(props, serverProperties({ dataDir, brokerPort, saslPort, controllerPort }));
   fs.writeFileSync(path.join(dataDir, 'log4j.properties'), LOG4J1);
@@ -312,7 +317,7 @@ async function startCluster(name, opts = {}) {
 async function startClusters(names, opts = {}) {
   const result = {};
   try {
-    for (const n of names) result[n] = await startCluster(n, opts);
+    for (const n of names) result[n] = await startCluster(n, { ...opts, ports: opts.ports && opts.ports[n] });
   } catch (e) {
     await Promise.all(Object.values(result).map((c) => c.stop()));
     throw e;

@@ -1,0 +1,54 @@
+/**
+ * @kafka-mm2/node-red — the library half: MirrorMaker 2's checkpoint machinery as plain
+ * TypeScript, byte- and behaviour-compatible with MM2, for scripts and failover tooling
+ * outside Node-RED. (The Node-RED nodes are registered from package.json's `node-red` map.)
+ * Offsets are bigint (int64 on the wire).
+ */
+export { MalformedRecordError, ConfigError, type ConfigProblem } from './core/errors';
+export type { OffsetSync, Checkpoint, Heartbeat, EncodedRecord, TopicPartition } from './core/types';
+
+// wire formats
+export { encodeOffsetSync, decodeOffsetSync } from './core/offset-sync';
+export { encodeCheckpoint, decodeCheckpoint, checkpointValueVersion } from './core/checkpoint';
+export { encodeHeartbeat, decodeHeartbeat, heartbeatValueVersion } from './core/heartbeat';
+
+// topic naming
+export { createReplicationPolicy, type ReplicationPolicy } from './core/replication-policy';
+export { shouldReplicateTopic, isCycle } from './core/topic-selection';
+export {
+  heartbeatTopics,
+  checkpointTopics,
+  upstreamClusters,
+  replicationHops,
+  countHopsForTopic,
+  remoteTopics,
+} from './core/mirror-client';
+
+// filters
+export {
+  createGroupFilter,
+  createTopicFilter,
+  DEFAULT_GROUPS,
+  DEFAULT_GROUPS_EXCLUDE,
+  DEFAULT_TOPICS,
+  DEFAULT_TOPICS_EXCLUDE,
+} from './core/filters';
+
+// offset syncs and translation
+export { OffsetSyncStore, type Translation } from './core/offset-sync-store';
+export { PartitionState, OffsetSyncWriter } from './core/offset-sync-writer';
+
+// checkpoints
+export { renameTopicPartition } from './core/rename-topic-partition';
+export { CheckpointStore, isMoreRecent } from './core/checkpoint-store';
+export { checkpointsForGroup, type CoverageEntry, type CoverageStatus } from './core/checkpoints-for-group';
+export { decideGroupOffsetSync, isWritableGroupState, type GroupOffsetSyncDecision } from './core/group-offset-sync';
+
+// connector configuration
+export {
+  parseConnectorConfig,
+  analyzeConnectorConfig,
+  formatConnectorConfig,
+  type ConfigAnalysis,
+} from './core/connector-config';
+export { CONFIG_DEFAULTS, CONFIG_PROPERTIES, getPropertyDef, type ConnectorSettings } from './core/config-properties';
