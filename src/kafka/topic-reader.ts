@@ -74,6 +74,7 @@ export class TopicReader {
   /** Resolves when the initial load is complete (or rejects if the topic is missing). */
   async start(): Promise<void> {
     const { low, high } = await partitionZeroRange(this.admin, this.opts.topic);
+    if (this.stopped) return; // stop() came first: start nothing
     this.low = low;
     this.high = high;
     this.position = low;
@@ -111,7 +112,9 @@ export class TopicReader {
       this.opts.onError?.(err);
     });
     await consumer.connect();
+    if (this.stopped) return this.abandon(consumer);
     await consumer.subscribe({ topics: [this.opts.topic], fromBeginning: true });
+    if (this.stopped) return this.abandon(consumer);
     await consumer.run({
       autoCommit: false,
       eachMessage: async ({ partition, message }) => {
@@ -126,8 +129,18 @@ export class TopicReader {
         this.checkLoaded();
       },
     });
+    if (this.stopped) return this.abandon(consumer);
     await loadedP;
     if (!this.opts.tail) await this.stop();
+  }
+
+  /** stop() ran while start() was connecting: make sure the consumer it raced with is gone. */
+  private async abandon(consumer: Consumer): Promise<void> {
+    try {
+      await consumer.disconnect();
+    } catch {
+      /* already gone */
+    }
   }
 
   private markLoaded: () => void = () => {};

@@ -7,6 +7,7 @@
  *   mm2-offset-syncs ──OffsetSyncsMessage──▶ mm2-checkpoint ──CheckpointsMessage──▶ mm2-group-offsets
  *                                                 └──CoverageMessage (2nd output)
  *   mm2-heartbeat ──HeartbeatMessage / HeartbeatAlarmMessage
+ *   mm2-mirror ──MirrorStatsMessage (periodic stats)
  */
 
 /** Offset sync as carried in messages. */
@@ -98,9 +99,16 @@ export interface GroupOffsetsMessage {
   payload: {
     cycle: number;
     written: Array<{ group: string; offsets: Array<{ topic: string; partition: number; offset: string }> }>;
+    /** Groups not written this cycle. code: 'group-active' (state, or UNKNOWN_MEMBER_ID at commit),
+     * 'up-to-date', 'nothing-to-write' (e.g. its topics are missing on the target), 'error'. */
     skipped: Array<{ group: string; reason: string; code: string; state?: string }>;
-    /** Partitions left alone inside groups that were written (target ahead, missing topic...). */
+    /** Partitions left alone inside groups that were examined (target ahead, missing topic...);
+     * partitions that are merely up to date are not listed. */
     partitionsSkipped: Array<{ group: string; topic: string; partition: number; code: string; reason: string }>;
+    /** Added: written partitions whose checkpoint was beyond the target log end and was lowered to it. */
+    clamped?: Array<{ group: string; topic: string; partition: number; checkpointOffset: string; offset: string; reason: string }>;
+    /** Added: the checkpoints the writer holds (all groups, before the group filter) and malformed inputs skipped so far. */
+    checkpoints?: { groups: number; partitions: number; received: number; malformed: number };
     durationMs: number;
   };
 }
@@ -128,6 +136,39 @@ export interface HeartbeatAlarmMessage {
     lastSeen: number | null;
     ageMs: number | null;
     staleAfterMs: number;
+  };
+}
+
+/**
+ * mm2-mirror output, every ~5 s while the node runs. Counters are totals since the node
+ * started; `recordsPerSecond` is over the last interval. `lagBySourcePartition` maps
+ * `<source topic>-<partition>` to the records the source partition held beyond the last
+ * record acknowledged by the target (as of the last fetch of that partition).
+ */
+export interface MirrorStatsMessage {
+  topic: string; // 'mm2/mirror'
+  payload: {
+    sourceCluster: string;
+    targetCluster: string;
+    /** Source topics being mirrored, sorted. */
+    topics: string[];
+    /** Source topic -> remote topic on the target. */
+    remoteTopics: Record<string, string>;
+    /** Number of source partitions subscribed. */
+    partitions: number;
+    records: number;
+    bytes: number;
+    recordsPerSecond: number;
+    /** Offset syncs acknowledged by the offset-syncs topic / failed (not retried, as MM2). */
+    syncsSent: number;
+    syncsFailed: number;
+    /** The offset-syncs topic, or null with emit.offset-syncs.enabled=false. */
+    offsetSyncsTopic: string | null;
+    lagBySourcePartition: Record<string, number>;
+    /** Source progress committed to the mirror's own group on the source (at-least-once restart point). */
+    committedPartitions: number;
+    /** The last error still unresolved, if any. */
+    error: string | null;
   };
 }
 

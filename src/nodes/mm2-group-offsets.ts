@@ -1,0 +1,296 @@
+/**
+ * `mm2-group-offsets` flow node: MM2's `sync.group.offsets` (spec §8.4) done safely. Writes the
+ * checkpointed (translated) offsets of consumer groups to the TARGET cluster, one admin-style
+ * commit per group, every `sync.group.offsets.interval.seconds` and on demand. The cycle logic
+ * lives in ../kafka/group-offset-syncer (no Node-RED there); this file is the shell: settings,
+ * input/output, status, timers, close.
+ */
+import type { NodeAPI, Node, NodeDef, NodeMessage, SendFn, DoneFn } from './lib/red';
+import { makeTranslate } from './lib/i18n';
+import { setupFlowNode } from './lib/flow-node';
+import { TOPICS } from './lib/contracts';
+import { CONFIG_DEFAULTS } from '../core/config-properties';
+import { createGroupFilter, type NameFilter } from '../core/filters';
+import { explainKafkaError } from '../kafka/client';
+import { TopicNotFoundError } from '../kafka/topic-reader';
+import { CheckpointsTopicFollower, GroupOffsetSyncer, type GroupOffsetsCycle } from '../kafka/group-offset-syncer';
+
+interface GroupOffsetsDef extends NodeDef {
+  replication?: string;
+  mode?: string;
+  syncGroupOffsetsIntervalSeconds?: string | number;
+  groups?: string;
+  groupsExclude?: string;
+}
+
+const SET = 'mm2-group-offsets';
+
+/** A CheckpointsMessage is recognised by its payload shape (`latest` map of group -> checkpoints). */
+function checkpointsLatest(msg: NodeMessage): Record<string, unknown> | null {
+  const p = msg.payload as { latest?: unknown } | null | undefined;
+  if (!p || typeof p !== 'object' || Array.isArray(p)) return null;
+  const latest = p.latest;
+  if (!latest || typeof latest !== 'object' || Array.isArray(latest)) return null;
+  return latest as Record<string, unknown>;
+}
+
+export = function register(RED: NodeAPI): void {
+  const t = makeTranslate(RED, SET);
+
+  /**
+   * `${VAR}` inside a value (Node-RED itself only substitutes a whole-value `${VAR}`). Variables
+   * that are not set are listed in `missing` (the caller reports them; never silently empty).
+   */
+  function substitute(node: Node, value: unknown, missing: string[]): string {
+    const text = value === undefined || value === null ? '' : String(value);
+    const util = RED.util as unknown as { getSetting?: (n: Node, name: string) => unknown };
+    return text
+      .replace(/\$\{(\w+)\}/g, (whole, name: string) => {
+        let v: unknown = typeof util.getSetting === 'function' ? util.getSetting(node, name) : undefined;
+        if (v === undefined || v === null) v = process.env[name];
+        if (v === undefined || v === null) {
+          missing.push(name);
+          return whole;
+        }
+        return String(v);
+      })
+      .trim();
+  }
+
+  function MM2GroupOffsetsNode(this: Node, def: GroupOffsetsDef): void {
+    RED.nodes.createNode(this, def);
+    const node = this;
+    const maybeCtx = setupFlowNode(RED, node, def.replication, t);
+    if (!maybeCtx) return;
+    const ctx = maybeCtx;
+    const { rep, status } = ctx;
+
+    // ---- settings (empty = MM2's default) ----
+    const mode: 'input' | 'topic' = def.mode === 'topic' ? 'topic' : 'input';
+    const missing: string[] = [];
+    const intervalText = substitute(node, def.syncGroupOffsetsIntervalSeconds, missing);
+    const groupsText = substitute(node, def.groups, missing);
+    const excludeText = substitute(node, def.groupsExclude, missing);
+    if (missing.length > 0) {
+      const text = t('mm2-group-offsets.errors.env-missing', { names: missing.join(', ') });
+      status.fail(text);
+      node.error(text);
+      return;
+    }
+    const intervalS = intervalText === '' ? Number(CONFIG_DEFAULTS['sync.group.offsets.interval.seconds']) : Number(intervalText);
+    if (!Number.isFinite(intervalS) || intervalS <= 0) {
+      const text = t('mm2-group-offsets.errors.bad-interval', { value: intervalText });
+      status.fail(text);
+      node.error(text);
+      return;
+    }
+    let groupFilter: NameFilter;
+    try {
+      groupFilter = createGroupFilter({
+        groups: groupsText === '' ? String(CONFIG_DEFAULTS['groups']) : groupsText,
+        'groups.exclude': excludeText === '' ? String(CONFIG_DEFAULTS['groups.exclude']) : excludeText,
+      });
+    } catch (e) {
+      const text = t('mm2-common.errors.bad-regex', { error: (e as Error).message });
+      status.fail(text);
+      node.error(text);
+      return;
+    }
+    const maybeConnection = rep.targetNode?.connection ?? null;
+    if (!maybeConnection) {
+      const text = t('mm2-group-offsets.errors.no-target');
+      status.fail(text);
+      node.error(text);
+      return;
+    }
+    const connection = ctx.use(maybeConnection);
+    const intervalMs = Math.round(intervalS * 1000);
+    const checkpointsTopic = rep.checkpointsTopic();
+    const syncer = new GroupOffsetSyncer({ connection, groupFilter });
+
+    // ---- rate-limited logging ----
+    const lastLog = new Map<string, number>();
+    function warnLimited(kind: string, text: string, everyMs = 60000): void {
+      const now = Date.now();
+      if (now - (lastLog.get(kind) ?? 0) < everyMs) return;
+      lastLog.set(kind, now);
+      node.warn(text);
+    }
+    let lastCycleError = '';
+
+    // ---- status ----
+    let ready = mode === 'input';
+    let last: { result: GroupOffsetsCycle; at: number } | null = null;
+    function age(ms: number): string {
+      const s = Math.max(0, Math.round(ms / 1000));
+      return s < 120 ? t('mm2-group-offsets.status.age-s', { n: s }) : t('mm2-group-offsets.status.age-min', { n: Math.round(s / 60) });
+    }
+    function renderCycleStatus(): void {
+      if (!last || lastCycleError) return;
+      const r = last.result;
+      const active = r.skipped.filter((s) => s.code === 'group-active').length;
+      const failed = r.skipped.filter((s) => s.code === 'error').length;
+      const parts = [t('mm2-group-offsets.status.synced', { count: r.written.length })];
+      if (active > 0) parts.push(t('mm2-group-offsets.status.active', { count: active }));
+      if (failed > 0) parts.push(t('mm2-group-offsets.status.failed', { count: failed }));
+      const malformed = syncer.stats.malformed;
+      if (malformed > 0) parts.push(t('mm2-group-offsets.status.malformed', { count: malformed }));
+      status.activity({
+        fill: failed > 0 || malformed > 0 ? 'yellow' : 'green',
+        shape: failed > 0 ? 'ring' : 'dot',
+        text: `${parts.join(', ')} / ${age(Date.now() - last.at)}`,
+      });
+    }
+    if (mode === 'input') {
+      status.activity({ fill: 'grey', shape: 'ring', text: t('mm2-group-offsets.status.first-sync', { seconds: intervalS }) });
+    }
+    ctx.every(5000, renderCycleStatus);
+
+    // ---- one cycle ----
+    function cycle(msg: NodeMessage | null, send: SendFn | null, done: DoneFn | null): void {
+      syncer.sync().then(
+        (result) => {
+          lastCycleError = '';
+          last = { result, at: Date.now() };
+          renderCycleStatus();
+          const failed = result.skipped.filter((s) => s.code === 'error');
+          if (failed.length > 0) {
+            warnLimited('failed', t('mm2-group-offsets.warn.groups-failed', { count: failed.length, group: failed[0].group, error: failed[0].reason }));
+          }
+          if (ctx.closing) {
+            done?.();
+            return;
+          }
+          const out: NodeMessage = msg ?? {};
+          out.topic = TOPICS.groupOffsets;
+          out.payload = result;
+          if (send) send(out);
+          else node.send(out);
+          done?.();
+        },
+        (err: unknown) => {
+          const text = explainKafkaError(err, connection.settings);
+          if (ctx.closing) {
+            done?.();
+            return;
+          }
+          status.fail(t('mm2-group-offsets.status.error', { error: text }));
+          if (done) {
+            done(new Error(t('mm2-group-offsets.errors.cycle-failed', { error: text })));
+          } else if (text !== lastCycleError) {
+            node.error(t('mm2-group-offsets.errors.cycle-failed', { error: text }));
+          }
+          lastCycleError = text;
+        },
+      )
+      .catch((e: unknown) => {
+        // a failure in the handlers above (never expected): report it, never leave it unhandled
+        node.error(t('mm2-group-offsets.errors.cycle-failed', { error: (e as Error)?.message ?? String(e) }));
+      });
+    }
+
+    ctx.every(intervalMs, () => {
+      if (!ready) return;
+      if (syncer.busy) {
+        warnLimited('overrun', t('mm2-group-offsets.warn.overrun', { seconds: intervalS }));
+        return;
+      }
+      cycle(null, null, null);
+    });
+
+    // ---- mode topic: follow the checkpoints topic on the target ----
+    let follower: CheckpointsTopicFollower | null = null;
+    if (mode === 'topic') {
+      const retryMs = Math.min(intervalMs, 10000);
+      const start = async (): Promise<void> => {
+        const admin = await connection.admin();
+        if (ctx.closing) return;
+        const f = new CheckpointsTopicFollower({
+          kafka: connection.kafka,
+          admin,
+          topic: checkpointsTopic,
+          syncer,
+          groupPrefix: `__mm2-node-red-group-offsets-${node.id}`,
+          onProgress: (read, total) => {
+            if (ready || ctx.closing) return;
+            const percent = total > 0n ? Number((read * 100n) / total) : 100;
+            status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-common.status.loading', { percent }) });
+          },
+          onLoaded: () => {
+            if (ctx.closing) return;
+            ready = true;
+            const s = syncer.stats;
+            status.activity({ fill: 'grey', shape: 'dot', text: t('mm2-group-offsets.status.loaded', { groups: s.groups, partitions: s.partitions }) });
+          },
+          onMalformed: (err, offset) => {
+            if (ready) renderCycleStatus();
+            warnLimited(
+              'malformed',
+              t('mm2-group-offsets.warn.malformed', { topic: checkpointsTopic, offset: offset.toString(), error: err.message, total: syncer.stats.malformed }),
+            );
+          },
+          onError: (err) => {
+            if (!ctx.closing) warnLimited('reader', t('mm2-group-offsets.warn.reader', { topic: checkpointsTopic, error: explainKafkaError(err) }));
+          },
+        });
+        follower = f;
+        await f.start();
+      };
+      const attempt = (): void => {
+        start().catch((err: unknown) => {
+          follower = null;
+          if (ctx.closing) return;
+          if (err instanceof TopicNotFoundError) {
+            status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-common.status.waiting-topic', { topic: checkpointsTopic }) });
+          } else {
+            const text = err instanceof Error ? err.message : String(err);
+            status.fail(t('mm2-group-offsets.status.error', { error: text }));
+            warnLimited('start', t('mm2-group-offsets.warn.reader', { topic: checkpointsTopic, error: text }));
+          }
+          ctx.after(retryMs, attempt);
+        });
+      };
+      status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-common.status.connecting') });
+      attempt();
+    }
+
+    // ---- input ----
+    node.on('input', (msg: NodeMessage, send: SendFn, done: DoneFn) => {
+      try {
+        const latest = checkpointsLatest(msg);
+        if (latest !== null) {
+          if (mode === 'input') {
+            const r = syncer.applyCheckpointsJson(latest);
+            if (r.malformed > 0) {
+              warnLimited('bad-entries', t('mm2-group-offsets.warn.bad-entries', { count: r.malformed, total: syncer.stats.malformed }));
+            }
+            if (!last && !lastCycleError) {
+              const s = syncer.stats;
+              status.activity({ fill: 'grey', shape: 'dot', text: t('mm2-group-offsets.status.received', { groups: s.groups, partitions: s.partitions }) });
+            }
+          }
+          if (msg.sync !== true) {
+            done();
+            return;
+          }
+        }
+        if (!ready) {
+          done(new Error(t('mm2-group-offsets.errors.not-ready', { topic: checkpointsTopic })));
+          return;
+        }
+        cycle(msg, send, done);
+      } catch (e) {
+        done(e as Error);
+      }
+    });
+
+    ctx.onClose(async () => {
+      const f = follower;
+      follower = null;
+      if (f) await f.stop();
+      await syncer.close();
+    });
+  }
+
+  RED.nodes.registerType(SET, MM2GroupOffsetsNode as unknown as (this: Node, def: NodeDef) => void);
+};
