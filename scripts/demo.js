@@ -1,12 +1,128 @@
 'use strict';
-// Placeholder until the Node-RED nodes land (see the nodes issue): starts the two demo clusters.
+/**
+ * The demo (run through scripts/demo.sh): two local Kafka clusters on the ports the examples use
+ * (source 127.0.0.1:19092, target 127.0.0.1:29092), sample traffic (a producer, and consumer
+ * groups committing on the source at different speeds), and Node-RED with this package and the
+ * full failover example deployed. Every 10 s it prints each group's committed offsets on the
+ * source next to the translated offsets the flow wrote on the target. Ctrl-C stops everything.
+ *
+ * Options: --port N (Node-RED port, default 1880), --example NAME (default full-failover),
+ *          --duration S (stop by itself after S seconds; for smoke tests).
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const { Kafka, logLevel } = require('kafkajs');
 const { startClusters } = require('./kafka/cluster');
-(async () => {
-  const clusters = await startClusters(['source', 'target'], { ports: { source: { broker: 19092 }, target: { broker: 29092 } } });
-  console.log(`source cluster: ${clusters.source.bootstrap}\ntarget cluster: ${clusters.target.bootstrap}`);
-  console.log('The Node-RED part of the demo comes with the nodes. Press Ctrl-C to stop the clusters.');
-  setInterval(() => {}, 1 << 30);
-})().catch((e) => {
-  console.error(e.message);
+const { startNodeRed } = require('./node-red-runner');
+
+const args = process.argv.slice(2);
+const opt = (n, d) => {
+  const i = args.indexOf(n);
+  return i >= 0 ? args[i + 1] : d;
+};
+const PORT = Number(opt('--port', 1880));
+const EXAMPLE = opt('--example', 'full-failover');
+const DURATION = Number(opt('--duration', 0));
+
+const TOPICS = [
+  { topic: 'orders', numPartitions: 3 },
+  { topic: 'billing', numPartitions: 2 },
+];
+const GROUPS = [
+  { groupId: 'orders-fulfilment', topics: ['orders'], delayMs: 0 },
+  { groupId: 'orders-analytics', topics: ['orders'], delayMs: 150 },
+  { groupId: 'billing-ledger', topics: ['billing'], delayMs: 20 },
+];
+
+async function main() {
+  console.log('starting two Kafka clusters (source :19092, target :29092)...');
+  const clusters = await startClusters(['source', 'target'], {
+    ports: { source: { broker: 19092 }, target: { broker: 29092 } },
+  });
+  const stops = [() => clusters.stop()];
+  let stopping = false;
+  const stopAll = async (code = 0) => {
+    if (stopping) return;
+    stopping = true;
+    console.log('\nstopping...');
+    for (const s of stops.reverse()) {
+      try {
+        await s();
+      } catch {
+        /* keep stopping the rest */
+      }
+    }
+    process.exit(code);
+  };
+  process.on('SIGINT', () => stopAll(0));
+  process.on('SIGTERM', () => stopAll(0));
+
+  const source = new Kafka({ clientId: 'mm2-demo', brokers: [clusters.source.bootstrap], logLevel: logLevel.NOTHING });
+  const target = new Kafka({ clientId: 'mm2-demo', brokers: [clusters.target.bootstrap], logLevel: logLevel.NOTHING });
+  const sAdmin = source.admin();
+  const tAdmin = target.admin();
+  await sAdmin.connect();
+  await tAdmin.connect();
+  stops.push(() => sAdmin.disconnect(), () => tAdmin.disconnect());
+  await sAdmin.createTopics({ topics: TOPICS, waitForLeaders: true });
+
+  // sample traffic: ~40 records/s over both topics
+  const producer = source.producer({ allowAutoTopicCreation: false });
+  await producer.connect();
+  stops.push(() => producer.disconnect());
+  let n = 0;
+  const produce = setInterval(() => {
+    const batch = [];
+    for (let i = 0; i < 4; i++, n++) batch.push({ key: `customer-${n % 17}`, value: JSON.stringify({ order: n, at: Date.now() }) });
+    producer
+      .sendBatch({ topicMessages: [{ topic: 'orders', messages: batch.slice(0, 3) }, { topic: 'billing', messages: batch.slice(3) }] })
+      .catch(() => undefined);
+  }, 100);
+  stops.push(() => clearInterval(produce));
+
+  for (const g of GROUPS) {
+    const c = source.consumer({ groupId: g.groupId, allowAutoTopicCreation: false });
+    await c.connect();
+    await c.subscribe({ topics: g.topics, fromBeginning: true });
+    await c.run({
+      autoCommitInterval: 1000,
+      eachMessage: async () => {
+        if (g.delayMs) await new Promise((r) => setTimeout(r, g.delayMs));
+      },
+    });
+    stops.push(() => c.disconnect());
+  }
+
+  const flowFile = path.join(__dirname, '..', 'examples', `${EXAMPLE}.json`);
+  if (!fs.existsSync(flowFile)) throw new Error(`example ${flowFile} not found`);
+  const flows = JSON.parse(fs.readFileSync(flowFile, 'utf8'));
+  console.log(`starting Node-RED with @kafka-mm2/node-red and examples/${EXAMPLE}.json...`);
+  const nr = await startNodeRed({ port: PORT, flows, quiet: true, logLevel: 'warn' });
+  stops.push(() => nr.stop());
+  console.log(`\nNode-RED editor: ${nr.url}   (the flow is deployed; open it to see the nodes' status)`);
+  console.log('source cluster : 127.0.0.1:19092    target cluster: 127.0.0.1:29092');
+  console.log('Every 10 s: committed offsets per group, source -> target (translated by the flow). Ctrl-C stops.\n');
+
+  const report = async () => {
+    for (const g of GROUPS) {
+      const rows = [];
+      for (const topic of g.topics) {
+        const s = await sAdmin.fetchOffsets({ groupId: g.groupId, topics: [topic] }).catch(() => []);
+        const t = await tAdmin.fetchOffsets({ groupId: g.groupId, topics: [`source.${topic}`] }).catch(() => []);
+        for (const p of s[0] ? s[0].partitions : []) {
+          const tp = t[0] ? t[0].partitions.find((x) => x.partition === p.partition) : undefined;
+          rows.push(`${topic}-${p.partition} ${p.offset} -> ${tp && tp.offset !== '-1' ? tp.offset : '(none yet)'}`);
+        }
+      }
+      console.log(`${new Date().toISOString().slice(11, 19)} ${g.groupId.padEnd(18)} ${rows.join('   ')}`);
+    }
+  };
+  const timer = setInterval(() => report().catch((e) => console.log(`report failed: ${e.message}`)), 10000);
+  stops.push(() => clearInterval(timer));
+  if (DURATION > 0) setTimeout(() => stopAll(0), DURATION * 1000);
+}
+
+main().catch((e) => {
+  console.error(e.stack || e.message);
   process.exit(1);
 });
