@@ -1,0 +1,438 @@
+'use strict';
+/**
+ * mm2-checkpoint against two real clusters: offset syncs fed as OffsetSyncsMessages, group
+ * offsets committed on a real source topic, cycles run on demand, and the checkpoints topic on
+ * the target decoded and compared with exact values.
+ */
+const assert = require('node:assert/strict');
+const env = require('../harness/env');
+const nodes = require('../harness/nodes');
+const { decodeCheckpoint } = require('../../core/checkpoint');
+const { AdminOffsetCommitter } = require('../../kafka/groups');
+const { TopicReader } = require('../../kafka/topic-reader');
+const { CheckpointEmitter } = require('../../kafka/checkpoint-emitter');
+const { ClusterConnection } = require('../../kafka/connection');
+const { createReplicationPolicy } = require('../../core/replication-policy');
+const { createGroupFilter, createTopicFilter } = require('../../core/filters');
+
+const CHECKPOINTS_TOPIC = 'source.checkpoints.internal';
+const SYNCS_TOPIC = 'mm2-offset-syncs.target.internal';
+
+function syncsMsg(syncs) {
+  return {
+    topic: 'mm2/offset-syncs',
+    payload: {
+      event: 'syncs',
+      syncs: syncs.map(([topic, partition, up, down]) => ({ topic, partition, upstreamOffset: String(up), downstreamOffset: String(down) })),
+      source: { topic: SYNCS_TOPIC, cluster: 'source' },
+      stats: { read: syncs.length, malformed: 0, loaded: false },
+    },
+  };
+}
+const loadedMsg = { topic: 'mm2/offset-syncs', payload: { event: 'loaded', source: { topic: SYNCS_TOPIC, cluster: 'source' }, stats: { read: 0, malformed: 0, loaded: true } } };
+
+function checkpointNode(over = {}) {
+  return {
+    id: 'cp',
+    type: 'mm2-checkpoint',
+    name: '',
+    replication: 'rep',
+    groups: '',
+    groupsExclude: '',
+    topics: '',
+    topicsExclude: '',
+    emitCheckpointsIntervalSeconds: '3600',
+    refreshGroupsIntervalSeconds: '3600',
+    wires: [['out1'], ['out2']],
+    ...over,
+  };
+}
+
+async function loadFlow(over) {
+  await nodes.load([checkpointNode(over), { id: 'out1', type: 'helper' }, { id: 'out2', type: 'helper' }]);
+  const cp = nodes.helper.getNode('cp');
+  return { cp, out1: nodes.collect(nodes.helper.getNode('out1')), out2: nodes.collect(nodes.helper.getNode('out2')) };
+}
+
+/** Status objects this node set, in order (the test helper spies Node.prototype.status). */
+function statusCalls(node) {
+  return node.status.getCalls().filter((c) => c.thisValue === node).map((c) => c.args[0]);
+}
+function lastStatusText(node) {
+  const s = statusCalls(node);
+  return s.length ? s[s.length - 1].text : undefined;
+}
+
+/** Sends a message that asks for a cycle and returns the coverage message of that cycle. */
+async function cycle(f, msg = { payload: 'now' }) {
+  const before = f.out2.length;
+  f.cp.receive(msg);
+  await env.eventually(() => f.out2.length > before, { what: 'a coverage message', timeout: 20000 });
+  return f.out2[f.out2.length - 1];
+}
+
+async function ready(cp) {
+  await env.eventually(() => cp.emitter && cp.emitter.ready, { what: 'the checkpoint restore to finish', timeout: 30000 });
+}
+
+/** Every checkpoint record on the target for groups starting with `prefix`, in log order. */
+async function checkpointRecords(prefix) {
+  const admin = await env.admin('target');
+  const out = [];
+  const reader = new TopicReader(env.kafka('target'), admin, {
+    topic: CHECKPOINTS_TOPIC,
+    tail: false,
+    onRecord: (r) => {
+      try {
+        const c = decodeCheckpoint(r.key, r.value);
+        if (c.group.startsWith(prefix)) out.push({ ...c, timestamp: r.timestamp });
+      } catch {
+        /* not a checkpoint */
+      }
+    },
+  });
+  await reader.start();
+  return out;
+}
+
+function brief(c) {
+  return [c.group, c.topic, c.partition, Number(c.upstreamOffset), Number(c.downstreamOffset)];
+}
+
+function byGroupPartition(cov) {
+  return Object.fromEntries(cov.payload.entries.map((e) => [`${e.group}/${e.topic}-${e.partition}`, e]));
+}
+
+describe('mm2-checkpoint (real clusters)', function () {
+  this.timeout(60000);
+  let committer;
+  let sourceAdmin;
+
+  before(async function () {
+    await nodes.startServer();
+    committer = new AdminOffsetCommitter(env.kafka('source'));
+    sourceAdmin = await env.admin('source');
+  });
+  after(async function () {
+    await committer.close();
+    await nodes.stopServer();
+  });
+  afterEach(() => nodes.helper.unload());
+
+  async function topic(name, partitions = 1) {
+    await sourceAdmin.createTopics({ topics: [{ topic: name, numPartitions: partitions }], waitForLeaders: true });
+    return name;
+  }
+  async function commit(group, offsets) {
+    // the first commits on a fresh cluster may meet NOT_COORDINATOR while __consumer_offsets loads
+    const list = offsets.map(([t, partition, offset]) => ({ topic: t, partition, offset: BigInt(offset) }));
+    let last;
+    await env.eventually(async () => {
+      last = await committer.commit(group, list);
+      return last.ok;
+    }, { what: `commit for ${group}`, timeout: 20000, interval: 300 }).catch(() => assert.deepEqual(last, { ok: true }, `commit for ${group}`));
+  }
+
+  it('translates exactly and with the +1 rule into source.<topic>, and explains every partition without a checkpoint', async function () {
+    const p = env.unique('cpa');
+    const t = await topic(`${p}-orders`, 3);
+    const ti = await topic(`${p}-x-internal`);
+    const [g1, g2, g3] = [`${p}-g1`, `${p}-g2`, `${p}-g3`];
+    await commit(g1, [[t, 0, 150], [t, 1, 150], [t, 2, 7], [ti, 0, 5]]);
+    await commit(g2, [[t, 0, 50]]);
+    await commit(g3, [[t, 0, -1]]);
+
+    const f = await loadFlow({ groups: `${p}-g.*` });
+    // fed before the restore has finished: buffered, applied afterwards
+    f.cp.receive(syncsMsg([[t, 0, 100, 200], [t, 1, 150, 251]]));
+    await ready(f.cp);
+    assert.equal(f.cp.emitter.restoreReport.ok, true);
+    assert.equal(f.cp.emitter.keepHistoryOnLoad, true);
+    await env.eventually(() => lastStatusText(f.cp) === 'waiting for offset syncs', { what: 'status waiting for offset syncs' });
+    assert.ok(statusCalls(f.cp).some((s) => /^loading checkpoints/.test(s.text)), 'the status showed the restore');
+
+    // the sync history has not been read to its end: no translation yet
+    let cov = await cycle(f);
+    let e = byGroupPartition(cov);
+    assert.equal(cov.topic, 'mm2/coverage');
+    assert.equal(cov.payload.groups, 3);
+    assert.equal(e[`${g1}/${t}-0`].status, 'store-loading');
+    assert.equal(e[`${g1}/${t}-1`].status, 'store-loading');
+    assert.equal(e[`${g1}/${ti}-0`].status, 'topic-not-replicated');
+    assert.equal(e[`${g3}/${t}-0`].status, 'no-committed-offset');
+    assert.equal(f.out1.length, 0);
+
+    // offset syncs of another replication flow are refused (Catch nodes see it), not applied
+    f.cp.receive({ ...syncsMsg([[t, 2, 0, 0]]), payload: { ...syncsMsg([[t, 2, 0, 0]]).payload, source: { topic: 'mm2-offset-syncs.elsewhere.internal', cluster: 'x' } } });
+    await env.eventually(() => f.cp.error.getCalls().some((c) => c.thisValue === f.cp && /offset syncs from mm2-offset-syncs.elsewhere.internal ignored/.test(String(c.args[0]))), { what: 'wrong syncs topic error' });
+
+    f.cp.receive(loadedMsg);
+    const before = Date.now();
+    cov = await cycle(f);
+    const after = Date.now();
+    e = byGroupPartition(cov);
+    assert.deepEqual(
+      Object.entries(e).map(([k, v]) => [k, v.status, v.downstreamOffset ?? null, v.remoteTopic]).sort(),
+      [
+        [`${g1}/${t}-0`, 'emitted', '201', `source.${t}`],
+        [`${g1}/${t}-1`, 'emitted', '251', `source.${t}`],
+        [`${g1}/${t}-2`, 'no-sync', null, `source.${t}`],
+        [`${g1}/${ti}-0`, 'topic-not-replicated', null, null],
+        [`${g2}/${t}-0`, 'older-than-oldest-sync', null, `source.${t}`],
+        [`${g3}/${t}-0`, 'no-committed-offset', null, `source.${t}`],
+      ].sort(),
+    );
+    assert.deepEqual(cov.payload.summary, { emitted: 2, 'no-sync': 1, 'topic-not-replicated': 1, 'older-than-oldest-sync': 1, 'no-committed-offset': 1 });
+    assert.deepEqual(cov.payload.failedGroups, []);
+    assert.equal(f.out1.length, 1);
+    const cpMsg = f.out1[0];
+    assert.equal(cpMsg.topic, 'mm2/checkpoints');
+    assert.equal(cpMsg.payload.checkpointsTopic, CHECKPOINTS_TOPIC);
+    assert.deepEqual(cpMsg.payload.checkpoints.map((c) => [c.group, c.topic, c.partition, c.upstreamOffset, c.downstreamOffset, c.metadata]).sort(), [
+      [g1, `source.${t}`, 0, '150', '201', ''],
+      [g1, `source.${t}`, 1, '150', '251', ''],
+    ]);
+    assert.deepEqual(Object.keys(cpMsg.payload.latest), [g1]);
+
+    const recs = await checkpointRecords(p);
+    assert.deepEqual(recs.map(brief).sort(), [
+      [g1, `source.${t}`, 0, 150, 201],
+      [g1, `source.${t}`, 1, 150, 251],
+    ]);
+    for (const r of recs) {
+      assert.equal(r.metadata, '');
+      assert.ok(r.timestamp >= before - 5 && r.timestamp <= after + 5, 'record timestamp = when the offsets were listed');
+    }
+    assert.match(lastStatusText(f.cp), /^3 groups, 2 checkpoints \/ \d+ s ago$/);
+
+    // nothing changed: no new records, coverage says unchanged
+    cov = await cycle(f);
+    e = byGroupPartition(cov);
+    assert.equal(e[`${g1}/${t}-0`].status, 'unchanged');
+    assert.equal(e[`${g1}/${t}-1`].status, 'unchanged');
+    assert.equal(f.out1.length, 1);
+    assert.equal((await checkpointRecords(p)).length, 2);
+  });
+
+  it('keeps checkpoints monotonic and emits an upstream rewind (MirrorCheckpointTaskTest)', async function () {
+    const p = env.unique('cpm');
+    const t = await topic(`${p}-t`);
+    const g = `${p}-g`;
+    await commit(g, [[t, 0, 13]]);
+    const f = await loadFlow({ groups: g });
+    await ready(f.cp);
+    f.cp.receive(syncsMsg([[t, 0, 11, 4], [t, 0, 12, 5]]));
+    f.cp.receive(loadedMsg);
+    let cov = await cycle(f);
+    assert.equal(cov.payload.entries[0].status, 'emitted');
+    assert.equal(cov.payload.entries[0].downstreamOffset, '6');
+
+    // newer syncs evict 12->5: translate(13) becomes 5, which would move backwards: not emitted
+    f.cp.receive(syncsMsg([13, 14, 15, 16, 17].map((u) => [t, 0, u, u - 7])));
+    cov = await cycle(f);
+    assert.equal(cov.payload.entries[0].status, 'unchanged');
+    assert.equal(cov.payload.entries[0].downstreamOffset, '5');
+    assert.match(cov.payload.entries[0].reason, /behind the last checkpoint 6/);
+
+    // the group rewinds to 12: emitted even though downstream goes back
+    await commit(g, [[t, 0, 12]]);
+    cov = await cycle(f);
+    assert.equal(cov.payload.entries[0].status, 'emitted');
+    assert.equal(cov.payload.entries[0].downstreamOffset, '5');
+    assert.deepEqual((await checkpointRecords(p)).map(brief), [
+      [g, `source.${t}`, 0, 13, 6],
+      [g, `source.${t}`, 0, 12, 5],
+    ]);
+  });
+
+  it('restores the last checkpoints at restart and does not move them backwards (spec §8.5), skipping malformed records', async function () {
+    const p = env.unique('cpr');
+    const t = await topic(`${p}-t`);
+    const g = `${p}-g`;
+    await commit(g, [[t, 0, 250]]);
+    let f = await loadFlow({ groups: g });
+    await ready(f.cp);
+    f.cp.receive(syncsMsg([[t, 0, 100, 100], [t, 0, 200, 200], [t, 0, 300, 300]]));
+    f.cp.receive(loadedMsg);
+    let cov = await cycle(f);
+    assert.equal(cov.payload.entries[0].downstreamOffset, '201');
+    assert.equal(cov.payload.entries[0].status, 'emitted');
+
+    // a record that is not a checkpoint, then restart
+    const producer = env.kafka('target').producer();
+    await producer.connect();
+    await producer.send({ topic: CHECKPOINTS_TOPIC, messages: [{ key: Buffer.from('x'), value: Buffer.from('y'), partition: 0 }] });
+    await producer.disconnect();
+    await nodes.helper.unload();
+
+    f = await loadFlow({ groups: g });
+    // the offset-sync reader's initial load arrives before the restore has finished
+    f.cp.receive(syncsMsg([175, 275, 375, 475].map((u) => [t, 0, u, u])));
+    f.cp.receive(loadedMsg);
+    assert.equal(f.cp.emitter.ready, false);
+    assert.equal(f.cp.emitter.bufferedEvents, 2);
+    await ready(f.cp);
+    const report = f.cp.emitter.restoreReport;
+    assert.equal(report.ok, true);
+    assert.ok(report.malformed >= 1, 'the malformed record was skipped and counted');
+    assert.equal(report.restored, 1);
+    assert.equal(f.cp.emitter.keepHistoryOnLoad, true, 'restore OK: the sync history is kept during the initial load');
+    assert.ok(f.cp.warn.getCalls().some((c) => c.thisValue === f.cp && /skipped \d+ record\(s\) of source\.checkpoints\.internal/.test(String(c.args[0]))));
+
+    // keep-history: translate(250) = 176 (not -1), which is behind the restored 201: not emitted
+    cov = await cycle(f);
+    assert.equal(cov.payload.entries[0].status, 'unchanged');
+    assert.equal(cov.payload.entries[0].downstreamOffset, '176');
+    assert.match(cov.payload.entries[0].reason, /behind the last checkpoint 201/);
+    await commit(g, [[t, 0, 370]]);
+    cov = await cycle(f);
+    assert.equal(cov.payload.entries[0].status, 'unchanged');
+    assert.equal(cov.payload.entries[0].downstreamOffset, '176');
+    await commit(g, [[t, 0, 400]]);
+    cov = await cycle(f);
+    assert.equal(cov.payload.entries[0].status, 'emitted');
+    assert.equal(cov.payload.entries[0].downstreamOffset, '376');
+    assert.equal(f.out1.length, 1);
+    assert.deepEqual(f.out1[0].payload.latest[g].map((c) => [c.topic, c.upstreamOffset, c.downstreamOffset]), [[`source.${t}`, '400', '376']]);
+    assert.deepEqual((await checkpointRecords(p)).map(brief), [
+      [g, `source.${t}`, 0, 250, 201],
+      [g, `source.${t}`, 0, 400, 376],
+    ]);
+  });
+
+  it('selects groups with the group filter and groups with offsets on accepted topics; msg.refreshGroups finds new ones', async function () {
+    const p = env.unique('cpf');
+    const t = await topic(`${p}-t`);
+    const u = await topic(`${p}-skip-topic`);
+    await commit(`${p}-f1`, [[t, 0, 10], [u, 0, 10]]);
+    await commit(`${p}-fx1`, [[t, 0, 10]]);
+    await commit(`${p}-f2`, [[u, 0, 10]]);
+    const f = await loadFlow({ groups: `${p}-f.*`, groupsExclude: `${p}-fx.*`, topicsExclude: '.*-skip-topic' });
+    await ready(f.cp);
+    f.cp.receive(syncsMsg([[t, 0, 10, 1000]]));
+    f.cp.receive(loadedMsg);
+    let cov = await cycle(f);
+    assert.deepEqual(f.cp.emitter.groups, [`${p}-f1`]);
+    assert.deepEqual(cov.payload.entries.map((x) => [x.group, x.topic, x.status, x.downstreamOffset ?? null]).sort(), [
+      [`${p}-f1`, t, 'emitted', '1000'],
+      [`${p}-f1`, u, 'topic-not-replicated', null],
+    ].sort());
+
+    await commit(`${p}-f3`, [[t, 0, 11]]);
+    cov = await cycle(f);
+    assert.equal(cov.payload.groups, 1, 'a new group waits for the next refresh');
+    cov = await cycle(f, { payload: 'now', refreshGroups: true });
+    assert.equal(cov.payload.groups, 2);
+    const f3 = cov.payload.entries.find((x) => x.group === `${p}-f3`);
+    assert.equal(f3.status, 'emitted');
+    assert.equal(f3.downstreamOffset, '1001');
+    assert.deepEqual((await checkpointRecords(p)).map(brief), [
+      [`${p}-f1`, `source.${t}`, 0, 10, 1000],
+      [`${p}-f3`, `source.${t}`, 0, 11, 1001],
+    ]);
+  });
+
+  it('a failed restore keeps only the latest sync of the initial load, as MM2 (mustReadToEnd)', async function () {
+    const p = env.unique('cpx');
+    const t = await topic(`${p}-t`);
+    const g = `${p}-g`;
+    await commit(g, [[t, 0, 250]]);
+    const source = new ClusterConnection({ alias: 'source', bootstrapServers: [env.cluster('source').bootstrap] });
+    const target = new ClusterConnection({ alias: 'target', bootstrapServers: [env.cluster('target').bootstrap] });
+    const emitter = new CheckpointEmitter({
+      source,
+      target,
+      sourceAlias: 'source',
+      targetAlias: 'target',
+      policy: createReplicationPolicy({ 'source.cluster.alias': 'source' }),
+      checkpointsTopic: `${p}.checkpoints.internal`, // never created: the restore read fails
+      groupFilter: createGroupFilter({ groups: g }),
+      topicFilter: createTopicFilter({}),
+      ensureTopic: async () => undefined,
+    });
+    try {
+      emitter.handleSyncEvent({ event: 'syncs', syncs: [175, 275, 375, 475].map((u) => ({ topic: t, partition: 0, upstreamOffset: BigInt(u), downstreamOffset: BigInt(u) })) });
+      emitter.handleSyncEvent({ event: 'loaded' });
+      await emitter.start();
+      assert.equal(emitter.restoreReport.ok, false);
+      assert.match(emitter.restoreReport.error, /does not exist/);
+      assert.equal(emitter.keepHistoryOnLoad, false);
+      const r = await emitter.cycle({});
+      assert.deepEqual(r.groups, [g]);
+      assert.equal(r.coverage.length, 1);
+      assert.equal(r.coverage[0].status, 'older-than-oldest-sync', 'only 475 is kept: 250 cannot be translated');
+      assert.equal(r.coverage[0].sync.upstreamOffset, 475n);
+      assert.deepEqual(r.written, []);
+    } finally {
+      await emitter.stop();
+      await source.close();
+      await target.close();
+    }
+  });
+
+  it('stops cleanly while the restore is still running', async function () {
+    const f = await loadFlow({ groups: env.unique('cps') });
+    const emitter = f.cp.emitter;
+    assert.equal(emitter.ready, false);
+    const outcome = await Promise.race([
+      emitter.stop().then(() => emitter.start()).then(() => 'stopped'),
+      new Promise((r) => setTimeout(() => r('still running'), 15000)),
+    ]);
+    assert.equal(outcome, 'stopped');
+    assert.equal(emitter.ready, false, 'no store after an aborted restore');
+    const cov = await emitter.cycle({});
+    assert.equal(cov.skipped, 'restoring');
+  });
+
+  it('a bad regex: red status naming the property, an error, and nothing else', async function () {
+    const f = await loadFlow({ groups: 'ok, [' });
+    const text = lastStatusText(f.cp);
+    assert.match(text, /^error: groups: '\[' is not a valid regular expression/);
+    assert.equal(statusCalls(f.cp).at(-1).fill, 'red');
+    assert.ok(f.cp.error.getCalls().some((c) => c.thisValue === f.cp && /groups: '\[' is not a valid regular expression/.test(String(c.args[0]))));
+    assert.equal(f.cp.emitter, undefined, 'no Kafka activity');
+    f.cp.receive({ payload: 'now' });
+    await env.eventually(() => f.cp.error.getCalls().filter((c) => c.thisValue === f.cp).length >= 2, { what: 'done(err) for the message' });
+    assert.equal(f.out2.length, 0);
+  });
+
+  it('the paste endpoint fills the fields from an MM2 config and reports what it cannot use', async function () {
+    await loadFlow({});
+    const yaml = [
+      'connector.class: "org.apache.kafka.connect.mirror.MirrorCheckpointConnector"',
+      'emit.checkpoints.interval.seconds: "10"',
+      'groups: "orders-.*, billing"',
+      'source.cluster.alias: "source"',
+      'target.cluster.alias: "dr"',
+      'source.cluster.bootstrap.servers: "east-1:9092"',
+      'sync.group.offsets.enabled: "true"',
+      'emit.checkpoint.interval.seconds: "5"',
+    ].join('\n');
+    const current = { sourceAlias: 'source', targetAlias: 'target', policy: 'DefaultReplicationPolicy', separator: '.', internalSeparator: true, offsetSyncsLocation: 'source', replicationFactor: 1 };
+    const ok = await nodes.helper.request().post('/mm2/config/parse').send({ text: yaml, current }).expect(200);
+    assert.equal(ok.body.format, 'yaml');
+    assert.equal(ok.body.fields.groups, 'orders-.*, billing');
+    assert.equal(ok.body.fields.emitCheckpointsIntervalSeconds, '10');
+    assert.equal(ok.body.fields.groupsExclude, 'console-consumer-.*, connect-.*, __.*');
+    assert.deepEqual(ok.body.unknown, ['emit.checkpoint.interval.seconds']);
+    assert.deepEqual(ok.body.problems, []);
+    assert.deepEqual(ok.body.replication.differences, [
+      { property: 'target.cluster.alias', field: 'targetAlias', config: 'dr', current: 'target' },
+      { property: 'checkpoints.topic.replication.factor', field: 'replicationFactor', config: 3, current: 1 },
+    ]);
+    assert.deepEqual(ok.body.notes.map((n) => [n.property, n.code]), [
+      ['source.cluster.bootstrap.servers', 'cluster'],
+      ['sync.group.offsets.enabled', 'group-offsets'],
+      ['emit.checkpoint.interval.seconds', 'unknown'],
+    ]);
+
+    const bad = await nodes.helper.request().post('/mm2/config/parse').send({ text: 'groups=[\nemit.checkpoints.interval.seconds=0\n' }).expect(200);
+    assert.deepEqual(bad.body.problems.map((x) => x.property), ['groups', 'emit.checkpoints.interval.seconds', 'source.cluster.alias']);
+    assert.match(bad.body.problems[0].reason, /'\[' is not a valid regular expression/);
+    assert.equal(bad.body.fields.groups, '[');
+
+    const broken = await nodes.helper.request().post('/mm2/config/parse').send({ text: '{"groups": ' }).expect(200);
+    assert.match(broken.body.problems[0].reason, /^JSON syntax error/);
+    await nodes.helper.request().post('/mm2/config/parse').send({}).expect(400);
+  });
+});
