@@ -1,0 +1,328 @@
+/**
+ * Heartbeats, as MM2's MirrorHeartbeatTask writes them, plus the watching MM2 leaves to the
+ * operator: no Node-RED here, the mm2-heartbeat node is a thin shell around these two classes.
+ *
+ * - HeartbeatEmitter writes `Heartbeat(source, target, now)` to partition 0 of the `heartbeats`
+ *   topic of one cluster, record timestamp = heartbeat timestamp (spec §2.4), creating the
+ *   topic (1 partition, compacted) on first use.
+ * - HeartbeatWatcher tails the replicated heartbeats topic (`<source>.heartbeats` on the
+ *   target), decodes every record, reports each heartbeat that arrives with its end-to-end
+ *   latency, and raises/clears a staleness alarm (core/heartbeat-monitor).
+ *
+ * Neither owns a timer: the caller drives emission (emit()) and evaluation (tick()), so all
+ * timers live in one place and are cleared on close.
+ */
+import { decodeHeartbeat, encodeHeartbeat } from '../core/heartbeat';
+import { MalformedRecordError } from '../core/errors';
+import { HeartbeatMonitor, type HeartbeatAlarm } from '../core/heartbeat-monitor';
+import type { ClusterConnection } from './connection';
+import { TopicNotFoundError, TopicReader, type RawRecord } from './topic-reader';
+
+export interface HeartbeatEmitterOptions {
+  /** The cluster whose `heartbeats` topic receives the records. */
+  connection: ClusterConnection;
+  topic: string;
+  sourceAlias: string;
+  targetAlias: string;
+  /** Creates the topic if missing (1 partition, compacted). Called before the first send, and again after a send found the topic gone. */
+  ensureTopic: () => Promise<unknown>;
+  now?: () => number;
+}
+
+export interface EmittedHeartbeat {
+  sourceClusterAlias: string;
+  targetClusterAlias: string;
+  timestamp: number;
+  topic: string;
+  partition: number;
+  /** Offset the broker assigned, as a decimal string. */
+  offset: string;
+}
+
+function errorTypes(e: unknown): string[] {
+  const err = e as { type?: string; name?: string; originalError?: { type?: string }; errors?: Array<{ type?: string }> };
+  return [err?.type, err?.originalError?.type, ...(err?.errors ?? []).map((x) => x?.type)].filter((x): x is string => typeof x === 'string');
+}
+
+export class HeartbeatEmitter {
+  private ensured: Promise<unknown> | null = null;
+  private running = 0;
+  /** Heartbeats written since start. */
+  emitted = 0;
+  /** Timestamp of the last heartbeat written, or null. */
+  lastEmitted: number | null = null;
+  private readonly now: () => number;
+
+  constructor(private readonly opts: HeartbeatEmitterOptions) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** True while a send is in progress (a periodic caller skips a tick rather than piling sends up). */
+  get busy(): boolean {
+    return this.running > 0;
+  }
+
+  /** Writes one heartbeat now. Rejects with an Error whose message says what to fix. */
+  async emit(): Promise<EmittedHeartbeat> {
+    this.running += 1;
+    try {
+      if (!this.ensured) {
+        this.ensured = this.opts.ensureTopic().catch((e: unknown) => {
+          this.ensured = null;
+          throw e;
+        });
+      }
+      await this.ensured;
+      const producer = await this.opts.connection.producer();
+      const timestamp = this.now();
+      const { key, value } = encodeHeartbeat({
+        sourceClusterAlias: this.opts.sourceAlias,
+        targetClusterAlias: this.opts.targetAlias,
+        timestamp,
+      });
+      let offset = '';
+      try {
+        const res = await producer.send({
+          topic: this.opts.topic,
+          acks: -1,
+          messages: [{ key, value, partition: 0, timestamp: String(timestamp) }],
+        });
+        offset = res[0]?.baseOffset ?? '';
+      } catch (e) {
+        // The topic was deleted under us: create it again before the next send.
+        if (errorTypes(e).includes('UNKNOWN_TOPIC_OR_PARTITION')) this.ensured = null;
+        throw new Error(this.opts.connection.reportError(e));
+      }
+      this.opts.connection.reportOk();
+      this.emitted += 1;
+      this.lastEmitted = timestamp;
+      return {
+        sourceClusterAlias: this.opts.sourceAlias,
+        targetClusterAlias: this.opts.targetAlias,
+        timestamp,
+        topic: this.opts.topic,
+        partition: 0,
+        offset,
+      };
+    } finally {
+      this.running -= 1;
+    }
+  }
+}
+
+/** A heartbeat read from the replicated heartbeats topic. */
+export interface ObservedHeartbeat {
+  sourceClusterAlias: string;
+  targetClusterAlias: string;
+  timestamp: number;
+  latencyMs: number;
+  offset: bigint;
+}
+
+export type WatchPhase = 'starting' | 'waiting-topic' | 'loading' | 'watching' | 'stopped';
+
+export interface HeartbeatWatcherOptions {
+  /** The cluster that holds the replicated heartbeats (the target). */
+  connection: ClusterConnection;
+  /** e.g. `source.heartbeats` (policy.formatRemoteTopic(sourceAlias, 'heartbeats')). */
+  topic: string;
+  staleAfterMs: number;
+  /** How long to wait before looking for a missing topic again, or restarting a failed reader. */
+  retryMs?: number;
+  now?: () => number;
+  /** Each heartbeat that arrives after the initial load (the backlog is not reported). */
+  onHeartbeat: (hb: ObservedHeartbeat) => void;
+  /** Alarm edges: `stale` once, `ok` once after a `stale`. */
+  onAlarm: (alarm: HeartbeatAlarm) => void;
+  /** A record that is not a heartbeat was skipped; `count` is the total since start. */
+  onMalformed?: (err: Error, offset: bigint, count: number) => void;
+  /** Phase changes; `percent` during the initial load. */
+  onPhase?: (phase: WatchPhase, percent?: number) => void;
+  /** A failure of the reader (it is retried after retryMs). The message says what to fix. */
+  onError?: (err: Error) => void;
+  groupPrefix?: string;
+}
+
+export class HeartbeatWatcher {
+  readonly monitor: HeartbeatMonitor;
+  /** Records skipped because they could not be decoded. */
+  malformed = 0;
+  private phaseName: WatchPhase = 'starting';
+  private reader: TopicReader | null = null;
+  private generation = 0;
+  private attempting = false;
+  private lastAttempt = -Infinity;
+  private failedAt: number | null = null;
+  private stopped = false;
+  private readonly now: () => number;
+  private readonly retryMs: number;
+
+  constructor(private readonly opts: HeartbeatWatcherOptions) {
+    this.now = opts.now ?? Date.now;
+    this.retryMs = opts.retryMs ?? 5000;
+    this.monitor = new HeartbeatMonitor(opts.staleAfterMs, this.now());
+  }
+
+  get phase(): WatchPhase {
+    return this.phaseName;
+  }
+
+  /** The consumer group of the current reader (a throwaway group that never commits), if any. */
+  get readerGroupId(): string | null {
+    return this.reader?.groupId ?? null;
+  }
+
+  /** Starts reading; never throws (failures go to onError / onPhase and are retried by tick()). */
+  start(): void {
+    this.attempt();
+  }
+
+  /**
+   * Call periodically (every second or so): evaluates staleness, looks for a missing topic
+   * again, and restarts a reader that failed and has not delivered anything since.
+   */
+  tick(): void {
+    if (this.stopped) return;
+    const now = this.now();
+    this.emitAlarm(this.monitor.check(now));
+    if (this.reader && this.failedAt !== null && now - this.failedAt >= this.retryMs) {
+      // The reader failed and has delivered nothing since: start a fresh one.
+      const old = this.reader;
+      this.reader = null;
+      this.failedAt = null;
+      old.stop().catch(() => undefined);
+      this.attempt();
+      return;
+    }
+    if (!this.attempting && !this.reader && now - this.lastAttempt >= this.retryMs) this.attempt();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.generation += 1;
+    this.setPhase('stopped');
+    const r = this.reader;
+    this.reader = null;
+    if (r) await r.stop();
+  }
+
+  private setPhase(p: WatchPhase, percent?: number): void {
+    if (p === this.phaseName && percent === undefined) return;
+    this.phaseName = p;
+    try {
+      this.opts.onPhase?.(p, percent);
+    } catch {
+      /* a caller's status handler must not stop the reader */
+    }
+  }
+
+  private emitAlarm(a: HeartbeatAlarm | null): void {
+    if (a) this.opts.onAlarm(a);
+  }
+
+  private attempt(): void {
+    if (this.stopped) return;
+    const gen = ++this.generation;
+    this.attempting = true;
+    this.lastAttempt = this.now();
+    this.failedAt = null;
+    if (this.phaseName !== 'waiting-topic') this.setPhase('starting');
+    let reader: TopicReader | null = null;
+    const run = async (): Promise<void> => {
+      const admin = await this.opts.connection.admin();
+      if (gen !== this.generation) return;
+      let live = false;
+      reader = new TopicReader(this.opts.connection.kafka, admin, {
+        topic: this.opts.topic,
+        tail: true,
+        maxWaitTimeMs: 500,
+        groupPrefix: this.opts.groupPrefix ?? '__mm2-node-red-heartbeats',
+        onRecord: (r) => {
+          if (gen !== this.generation) return;
+          try {
+            this.onRecord(r, live);
+          } catch (e) {
+            // A failing output handler must not make kafkajs redeliver the batch forever.
+            this.report(e instanceof Error ? e : new Error(String(e)));
+          }
+        },
+        onProgress: (read, total) => {
+          if (gen !== this.generation || live) return;
+          const percent = total > 0n ? Number((read * 100n) / total) : 100;
+          this.setPhase('loading', percent);
+        },
+        onLoaded: () => {
+          if (gen !== this.generation) return;
+          live = true;
+          this.setPhase('watching');
+          // The newest backlog heartbeat may already clear (or raise) the alarm.
+          this.emitAlarm(this.monitor.check(this.now()));
+        },
+        onError: (err) => {
+          if (gen !== this.generation || this.stopped) return;
+          this.failedAt = this.now();
+          this.report(new Error(this.opts.connection.reportError(err)));
+        },
+      });
+      this.reader = reader;
+      await reader.start();
+      if (gen === this.generation) this.opts.connection.reportOk();
+    };
+    run()
+      .catch((e: unknown) => {
+        if (gen !== this.generation || this.stopped) return;
+        const failed = reader;
+        if (this.reader === failed) this.reader = null;
+        if (failed) (failed as TopicReader).stop().catch(() => undefined);
+        if (e instanceof TopicNotFoundError) {
+          this.setPhase('waiting-topic');
+          return;
+        }
+        this.setPhase('starting');
+        this.report(e instanceof Error ? e : new Error(String(e)));
+      })
+      .finally(() => {
+        if (gen === this.generation) this.attempting = false;
+      });
+  }
+
+  private report(err: Error): void {
+    try {
+      this.opts.onError?.(err);
+    } catch {
+      /* ignore */
+    }
+  }
+
+  private onRecord(r: RawRecord, live: boolean): void {
+    const now = this.now();
+    if (this.failedAt !== null) {
+      // The consumer recovered by itself.
+      this.failedAt = null;
+      this.opts.connection.reportOk();
+    }
+    let hb;
+    try {
+      hb = decodeHeartbeat(r.key, r.value);
+    } catch (e) {
+      this.malformed += 1;
+      const err = e instanceof MalformedRecordError ? e : new MalformedRecordError(String((e as Error)?.message ?? e));
+      this.opts.onMalformed?.(err, r.offset, this.malformed);
+      return;
+    }
+    const timestamp = Number(hb.timestamp);
+    if (!live) {
+      this.monitor.seed(timestamp);
+      return;
+    }
+    const obs = this.monitor.observe(timestamp, now);
+    this.opts.onHeartbeat({
+      sourceClusterAlias: hb.sourceClusterAlias,
+      targetClusterAlias: hb.targetClusterAlias,
+      timestamp,
+      latencyMs: obs.latencyMs,
+      offset: r.offset,
+    });
+    this.emitAlarm(obs.alarm);
+  }
+}

@@ -1,0 +1,324 @@
+/**
+ * `mm2-heartbeat` flow node: MM2's MirrorHeartbeatConnector/Task (write `Heartbeat(source,
+ * target, now)` every `emit.heartbeats.interval.seconds` to partition 0 of `heartbeats`) plus
+ * what MM2 leaves to the operator: it tails the replicated heartbeats on the target, reports the
+ * end-to-end latency of each one and raises a stale/ok alarm.
+ *
+ * Emission goes to the SOURCE cluster's `heartbeats`, so that the mirror of the flow replicates
+ * it to `<source>.heartbeats` on the target, where the watcher reads it back.
+ *
+ * The logic lives in kafka/heartbeats.ts and core/heartbeat-monitor.ts; this file maps settings,
+ * status, messages and close handling.
+ */
+import type { NodeAPI, Node, NodeDef, NodeMessage, NodeStatus } from './lib/red';
+import { makeTranslate, type Translate } from './lib/i18n';
+import { setupFlowNode, truncate } from './lib/flow-node';
+import { TOPICS, type HeartbeatAlarmMessage, type HeartbeatMessage } from './lib/contracts';
+import { CONFIG_DEFAULTS, getPropertyDef, normaliseValue } from '../core/config-properties';
+import { compactDuration, type HeartbeatAlarm } from '../core/heartbeat-monitor';
+import { HeartbeatEmitter, HeartbeatWatcher, type ObservedHeartbeat, type WatchPhase } from '../kafka/heartbeats';
+
+interface HeartbeatDef extends NodeDef {
+  replication?: string;
+  emitHeartbeatsEnabled?: boolean | string;
+  emitHeartbeatsIntervalSeconds?: number | string;
+  staleAfterSeconds?: number | string;
+  watch?: boolean | string;
+}
+
+/** Our own setting (not an MM2 property): alarm when no fresh heartbeat arrives within it. */
+const DEFAULT_STALE_AFTER_SECONDS = 30;
+/** At most one warning per this many ms for repeated problems (malformed records, failed sends). */
+const WARN_EVERY_MS = 60_000;
+
+interface HeartbeatSettings {
+  emitEnabled: boolean;
+  intervalSeconds: number;
+  staleAfterSeconds: number;
+  watch: boolean;
+}
+
+type GetSetting = (node: Node, name: string) => unknown;
+
+/** Replaces `${NAME}` inside a text value (Node-RED itself only substitutes whole values). */
+function substituteEnv(RED: NodeAPI, node: Node, raw: unknown): unknown {
+  if (typeof raw !== 'string' || !raw.includes('${')) return raw;
+  const getSetting = (RED.util as unknown as { getSetting?: GetSetting }).getSetting;
+  return raw.replace(/\$\{([^{}\s]+)\}/g, (_m, name: string) => {
+    const v = getSetting ? getSetting(node, name) : undefined;
+    if (v !== undefined && v !== null) return String(v);
+    return process.env[name] ?? '';
+  });
+}
+
+function isBlank(v: unknown): boolean {
+  return v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
+}
+
+/** Parses the node's settings; MM2 properties are checked with MM2's rules, empty fields take MM2's defaults. */
+function parseSettings(def: HeartbeatDef, resolve: (raw: unknown) => unknown, t: Translate): { settings: HeartbeatSettings; problems: string[] } {
+  const problems: string[] = [];
+  const mm2 = <T>(prop: string, raw: unknown): T => {
+    const fallback = (CONFIG_DEFAULTS as Record<string, unknown>)[prop] as T;
+    const v = resolve(raw);
+    if (isBlank(v)) return fallback;
+    const d = getPropertyDef(prop);
+    if (!d) return fallback;
+    const r = normaliseValue(d, v);
+    if (!r.ok) {
+      problems.push(t('mm2-heartbeat.errors.setting', { property: prop, reason: r.reason }));
+      return fallback;
+    }
+    return r.value as unknown as T;
+  };
+  const emitEnabled = mm2<boolean>('emit.heartbeats.enabled', def.emitHeartbeatsEnabled);
+  const intervalSeconds = mm2<number>('emit.heartbeats.interval.seconds', def.emitHeartbeatsIntervalSeconds);
+
+  let staleAfterSeconds = DEFAULT_STALE_AFTER_SECONDS;
+  const staleRaw = resolve(def.staleAfterSeconds);
+  if (!isBlank(staleRaw)) {
+    const n = Number(typeof staleRaw === 'string' ? staleRaw.trim() : staleRaw);
+    if (Number.isFinite(n) && n > 0) staleAfterSeconds = n;
+    else problems.push(t('mm2-heartbeat.errors.stale-after', { value: String(staleRaw) }));
+  }
+
+  let watch = true;
+  const watchRaw = resolve(def.watch);
+  if (!isBlank(watchRaw)) {
+    const s = String(watchRaw).trim().toLowerCase();
+    if (s === 'true' || s === 'false') watch = s === 'true';
+    else problems.push(t('mm2-heartbeat.errors.watch', { value: String(watchRaw) }));
+  }
+  return { settings: { emitEnabled, intervalSeconds, staleAfterSeconds, watch }, problems };
+}
+
+export = function register(RED: NodeAPI): void {
+  const t = makeTranslate(RED, 'mm2-heartbeat');
+
+  const dur = (ms: number): string => {
+    const d = compactDuration(ms);
+    return t(`mm2-heartbeat.units.${d.unit}`, { n: d.n });
+  };
+
+  function MM2HeartbeatNode(this: Node, def: HeartbeatDef): void {
+    RED.nodes.createNode(this, def);
+    const node = this;
+
+    const refuse = (text: string) => {
+      node.on('input', (_msg: NodeMessage, _send, done) => done(new Error(text)));
+    };
+
+    const ctx = setupFlowNode(RED, node, def.replication, t);
+    if (!ctx) {
+      refuse(t('mm2-common.errors.no-replication'));
+      return;
+    }
+    const { rep, status } = ctx;
+    const { settings, problems } = parseSettings(def, (raw) => substituteEnv(RED, node, raw), t);
+    const source = rep.sourceNode?.connection ?? null;
+    const target = rep.targetNode?.connection ?? null;
+    if (problems.length > 0 || !rep.policy || !source || !target) {
+      const text = problems.length > 0 ? problems.join('; ') : t('mm2-common.errors.bad-replication', { problems: 'no connection' });
+      status.fail(t('mm2-heartbeat.status.invalid', { problems: text }));
+      node.error(t('mm2-heartbeat.errors.invalid', { problems: text }));
+      refuse(text);
+      return;
+    }
+
+    const heartbeatsTopic = rep.policy.heartbeatsTopic();
+    const watchTopic = rep.policy.formatRemoteTopic(rep.sourceAlias, heartbeatsTopic);
+    const intervalMs = settings.intervalSeconds * 1000;
+    const staleAfterMs = Math.round(settings.staleAfterSeconds * 1000);
+
+    if (settings.emitEnabled && settings.watch && staleAfterMs <= intervalMs) {
+      node.warn(t('mm2-heartbeat.warn.stale-short', { stale: settings.staleAfterSeconds, interval: settings.intervalSeconds }));
+    }
+
+    // ---- status -------------------------------------------------------------------------
+    let emitError: string | null = null;
+    let emitErrorWarnedAt = -Infinity;
+    let watchError: string | null = null;
+    let phase: WatchPhase = 'starting';
+    let loadPercent = 0;
+    let malformedWarnedAt = -Infinity;
+    let malformedUnwarned = 0;
+
+    let emitter: HeartbeatEmitter | null = null;
+    let watcher: HeartbeatWatcher | null = null;
+
+    const render = (): void => {
+      if (ctx.closing) return;
+      const now = Date.now();
+      let st: NodeStatus;
+      if (emitError) {
+        st = { fill: 'red', shape: 'ring', text: t('mm2-heartbeat.status.emit-failed', { error: emitError }) };
+      } else if (watcher) {
+        const snap = watcher.monitor.snapshot(now);
+        const stale = snap.health === 'stale';
+        if (phase === 'waiting-topic') {
+          st = { fill: stale ? 'red' : 'yellow', shape: 'ring', text: t(stale ? 'mm2-heartbeat.status.stale-waiting-topic' : 'mm2-common.status.waiting-topic', { topic: watchTopic }) };
+        } else if (phase === 'starting') {
+          st = watchError
+            ? { fill: 'red', shape: 'ring', text: t('mm2-heartbeat.status.watch-failed', { error: watchError }) }
+            : { fill: 'yellow', shape: 'ring', text: t('mm2-common.status.connecting') };
+        } else if (phase === 'loading') {
+          st = { fill: 'yellow', shape: 'ring', text: t('mm2-common.status.loading', { percent: loadPercent }) };
+        } else if (stale) {
+          st = snap.ageMs === null
+            ? { fill: 'red', shape: 'dot', text: t('mm2-heartbeat.status.stale-never', { age: dur(snap.runningMs) }) }
+            : { fill: 'red', shape: 'dot', text: t('mm2-heartbeat.status.stale', { age: dur(snap.ageMs) }) };
+        } else if (snap.lastArrival !== null && snap.lastLatencyMs !== null) {
+          st = { fill: 'green', shape: 'dot', text: t('mm2-heartbeat.status.latency', { latency: dur(snap.lastLatencyMs), ago: dur(now - snap.lastArrival) }) };
+        } else {
+          st = { fill: 'blue', shape: 'ring', text: t('mm2-heartbeat.status.waiting-heartbeats', { topic: watchTopic }) };
+        }
+        if (watcher.malformed > 0) st = { ...st, text: t('mm2-heartbeat.status.with-malformed', { text: st.text, count: watcher.malformed }) };
+      } else if (emitter) {
+        st = emitter.lastEmitted === null
+          ? { fill: 'yellow', shape: 'ring', text: t('mm2-common.status.connecting') }
+          : { fill: 'green', shape: 'dot', text: t('mm2-heartbeat.status.emitted', { count: emitter.emitted, ago: dur(now - emitter.lastEmitted) }) };
+      } else {
+        st = { fill: 'grey', shape: 'ring', text: t('mm2-heartbeat.status.idle') };
+      }
+      status.activity({ ...st, text: truncate(st.text ?? '') });
+    };
+
+    // ---- emission -----------------------------------------------------------------------
+    const emitFailed = (e: unknown): Error => {
+      const err = e instanceof Error ? e : new Error(String(e));
+      emitError = err.message;
+      const now = Date.now();
+      if (now - emitErrorWarnedAt >= WARN_EVERY_MS) {
+        emitErrorWarnedAt = now;
+        node.warn(t('mm2-heartbeat.warn.emit-failed', { topic: heartbeatsTopic, alias: source.alias, error: err.message }));
+      }
+      render();
+      return err;
+    };
+    const emitted = (): void => {
+      if (emitError) {
+        emitError = null;
+        emitErrorWarnedAt = -Infinity;
+        node.log(t('mm2-heartbeat.log.emit-recovered', { topic: heartbeatsTopic, alias: source.alias }));
+      }
+      render();
+    };
+
+    if (settings.emitEnabled) {
+      ctx.use(source);
+      const em = new HeartbeatEmitter({
+        connection: source,
+        topic: heartbeatsTopic,
+        sourceAlias: rep.sourceAlias,
+        targetAlias: rep.targetAlias,
+        ensureTopic: () => rep.ensureTopic(source, heartbeatsTopic),
+      });
+      emitter = em;
+      const tick = (): void => {
+        if (em.busy || ctx.closing) return;
+        em.emit().then(
+          () => {
+            if (!ctx.closing) emitted();
+          },
+          (e: unknown) => {
+            if (!ctx.closing) emitFailed(e);
+          },
+        );
+      };
+      ctx.every(intervalMs, tick);
+      ctx.after(0, tick);
+    }
+
+    // ---- watching -----------------------------------------------------------------------
+    if (settings.watch) {
+      ctx.use(target);
+      const w = new HeartbeatWatcher({
+        connection: target,
+        topic: watchTopic,
+        staleAfterMs,
+        retryMs: Math.min(5000, Math.max(1000, Math.floor(staleAfterMs / 2))),
+        onHeartbeat: (hb: ObservedHeartbeat) => {
+          if (ctx.closing) return;
+          const msg: HeartbeatMessage = {
+            topic: TOPICS.heartbeat,
+            payload: {
+              sourceClusterAlias: hb.sourceClusterAlias,
+              targetClusterAlias: hb.targetClusterAlias,
+              timestamp: hb.timestamp,
+              latencyMs: hb.latencyMs,
+              heartbeatsTopic: watchTopic,
+            },
+          };
+          node.send([msg as unknown as NodeMessage, null]);
+          render();
+        },
+        onAlarm: (a: HeartbeatAlarm) => {
+          if (ctx.closing) return;
+          const msg: HeartbeatAlarmMessage = { topic: TOPICS.heartbeatAlarm, payload: { ...a } };
+          node.send([null, msg as unknown as NodeMessage]);
+          if (a.state === 'stale') {
+            node.warn(
+              a.ageMs === null
+                ? t('mm2-heartbeat.warn.stale-never', { topic: watchTopic, alias: target.alias, stale: dur(a.staleAfterMs) })
+                : t('mm2-heartbeat.warn.stale', { topic: watchTopic, alias: target.alias, age: dur(a.ageMs) }),
+            );
+          } else {
+            node.log(t('mm2-heartbeat.log.ok', { topic: watchTopic, age: dur(a.ageMs ?? 0) }));
+          }
+          render();
+        },
+        onMalformed: (err, offset, count) => {
+          if (ctx.closing) return;
+          malformedUnwarned += 1;
+          const now = Date.now();
+          if (now - malformedWarnedAt >= WARN_EVERY_MS) {
+            malformedWarnedAt = now;
+            node.warn(t('mm2-heartbeat.warn.malformed', { count: malformedUnwarned, total: count, topic: watchTopic, offset: String(offset), error: err.message }));
+            malformedUnwarned = 0;
+          }
+          render();
+        },
+        onPhase: (p, percent) => {
+          phase = p;
+          if (percent !== undefined) loadPercent = percent;
+          if (p === 'watching') watchError = null;
+          render();
+        },
+        onError: (err) => {
+          if (ctx.closing) return;
+          if (watchError !== err.message) node.warn(t('mm2-heartbeat.warn.watch-failed', { topic: watchTopic, alias: target.alias, error: err.message }));
+          watchError = err.message;
+          render();
+        },
+      });
+      watcher = w;
+      ctx.onClose(() => w.stop());
+      w.start();
+      ctx.every(Math.min(1000, Math.max(100, Math.floor(staleAfterMs / 4))), () => {
+        w.tick();
+        render();
+      });
+    } else if (emitter) {
+      ctx.every(1000, render);
+    }
+    render();
+
+    // ---- input: one heartbeat now -------------------------------------------------------
+    node.on('input', (_msg, _send, done) => {
+      const em = emitter;
+      if (!em) {
+        done(new Error(t('mm2-heartbeat.errors.emit-off')));
+        return;
+      }
+      em.emit().then(
+        () => {
+          if (!ctx.closing) emitted();
+          done();
+        },
+        (e: unknown) => done(ctx.closing ? (e as Error) : emitFailed(e)),
+      );
+    });
+  }
+
+  RED.nodes.registerType('mm2-heartbeat', MM2HeartbeatNode as unknown as (this: Node, def: NodeDef) => void);
+};
