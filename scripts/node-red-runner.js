@@ -110,7 +110,8 @@ async function startNodeRed(opts = {}) {
     if (child.exitCode !== null) throw new Error(`Node-RED exited (${child.exitCode}):\n${log}`);
     try {
       const r = await request(port, 'GET', '/settings');
-      if (r.status === 200 && /Started flows|Starting flows/.test(log)) break;
+      const f = r.status === 200 ? await request(port, 'GET', '/flows', undefined, { 'Node-RED-API-Version': 'v2' }) : null;
+      if (f && f.status === 200 && f.json && Array.isArray(f.json.flows)) break;
     } catch {
       /* not listening yet */
     }

@@ -329,7 +329,19 @@ async function startClusters(names, opts = {}) {
   return result;
 }
 
-module.exports = { startCluster, startClusters, resolveKafka, DEFAULT_KAFKA_VERSION, TESTED_KAFKA_VERSIONS, SASL_USERS };
+/**
+ * Runs one of Kafka's own command-line tools (a main class from the resolved jars), e.g.
+ * runKafkaTool('org.apache.kafka.tools.DeleteRecordsCommand', [...]). Returns stdout.
+ */
+function runKafkaTool(className, args, version = process.env.KAFKA_VERSION || DEFAULT_KAFKA_VERSION) {
+  const libs = resolveKafka(version);
+  const res = spawnSync('java', ['-Xmx256m', '-XX:TieredStopAtLevel=1', '-Dlog4j2.level=warn', '-cp', path.join(libs, '*'), className, ...args], { encoding: 'utf8' });
+  if (res.error) throw new Error(`${className}: ${res.error.message}`);
+  if (res.status !== 0) throw new Error(`${className} failed (exit ${res.status}):\n${res.stdout}\n${res.stderr}`);
+  return res.stdout;
+}
+
+module.exports = { runKafkaTool, startCluster, startClusters, resolveKafka, DEFAULT_KAFKA_VERSION, TESTED_KAFKA_VERSIONS, SASL_USERS };
 
 if (require.main === module) {
   const args = process.argv.slice(2);

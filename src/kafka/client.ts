@@ -55,6 +55,18 @@ export function validateClusterSettings(s: ClusterSettings): string[] {
   return problems;
 }
 
+const lastLogged = new Map<string, number>();
+/** The same kafkajs warning at most once a minute (a dead broker makes kafkajs repeat itself). */
+function throttled(text: string): boolean {
+  const key = text.replace(/\d+/g, '#').slice(0, 200);
+  const now = Date.now();
+  const prev = lastLogged.get(key);
+  if (prev !== undefined && now - prev < 60000) return false;
+  lastLogged.set(key, now);
+  if (lastLogged.size > 1000) lastLogged.clear();
+  return true;
+}
+
 function logCreator(logger: HostLogger | undefined) {
   return () =>
     ({ namespace, level, log }: LogEntry) => {
@@ -64,10 +76,12 @@ function logCreator(logger: HostLogger | undefined) {
       delete (extra as Record<string, unknown>).logger;
       const detail = Object.keys(extra).length ? ' ' + JSON.stringify(extra) : '';
       const text = `kafkajs ${namespace}: ${message}${detail}`;
-      if (level === KafkaLogLevel.ERROR) logger.warn(text); // surfaced through status; keep the log calm
-      else if (level === KafkaLogLevel.WARN) logger.warn(text);
-      else if (level === KafkaLogLevel.INFO) logger.debug(text);
-      else logger.debug(text);
+      // kafkajs logs every error response of a request at ERROR, also the ones it handles or
+      // retries itself (a topic that does not exist yet, a coordinator moving). Those are debug
+      // here; what matters reaches the node through the failed call, its status and its own log.
+      const handled = namespace === 'Connection' && /^Response /.test(message);
+      if (handled || level === KafkaLogLevel.INFO || level === KafkaLogLevel.DEBUG) logger.debug(text);
+      else if (throttled(text)) logger.warn(text);
     };
 }
 

@@ -64,6 +64,7 @@ export async function describeGroupState(admin: Admin, groupId: string): Promise
 
 /** Log-end offsets (high watermarks) of a topic; an empty list when the topic does not exist. */
 export async function fetchEndOffsets(admin: Admin, topic: string): Promise<Array<{ partition: number; offset: bigint }>> {
+  if (!(await admin.listTopics()).includes(topic)) return []; // see partitionZeroRange
   try {
     const offs = await admin.fetchTopicOffsets(topic);
     return offs.map((o) => ({ partition: o.partition, offset: BigInt(o.high) }));

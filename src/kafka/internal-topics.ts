@@ -27,19 +27,48 @@ export async function ensureInternalTopic(
   replicationFactor: number,
 ): Promise<InternalTopicStatus> {
   let created = false;
-  try {
-    created = await admin.createTopics({
-      topics: [{ topic, numPartitions: 1, replicationFactor, configEntries: [{ name: 'cleanup.policy', value: 'compact' }] }],
-      waitForLeaders: true,
-    });
-  } catch (e) {
-    const err = e as { type?: string; errors?: Array<{ type?: string }>; message: string };
-    const types = [err.type, ...(err.errors ?? []).map((x) => x.type)].filter(Boolean) as string[];
-    if (!types.some((t) => BENIGN.has(t))) {
-      throw new Error(`cannot create internal topic ${topic}: ${err.message}`);
+  // kafkajs refreshes the metadata of every topic its client has looked up before it creates a
+  // topic; while another user of the shared admin is probing a topic that does not exist yet,
+  // that refresh can fail with UNKNOWN_TOPIC_OR_PARTITION. Such failures are retried here.
+  const deadline = Date.now() + 15000;
+  for (;;) {
+    try {
+      created = await admin.createTopics({
+        topics: [{ topic, numPartitions: 1, replicationFactor, configEntries: [{ name: 'cleanup.policy', value: 'compact' }] }],
+        // kafkajs's own wait gives up after the client's retries while metadata propagates; wait below instead
+        waitForLeaders: false,
+      });
+      break;
+    } catch (e) {
+      const err = e as { type?: string; errors?: Array<{ type?: string }>; message: string };
+      const types = [err.type, ...(err.errors ?? []).map((x) => x.type)].filter(Boolean) as string[];
+      if (types.some((t) => BENIGN.has(t))) break;
+      const transient = types.some((t) => t === 'UNKNOWN_TOPIC_OR_PARTITION' || t === 'LEADER_NOT_AVAILABLE' || t === 'NOT_CONTROLLER');
+      if (!transient || Date.now() > deadline) throw new Error(`cannot create internal topic ${topic}: ${err.message}`);
+      await new Promise((r) => setTimeout(r, 250));
     }
   }
+  await waitForTopic(admin, topic);
   return describeInternalTopic(admin, topic, created);
+}
+
+/** Waits until every partition of a topic has a leader (metadata propagates after creation). */
+export async function waitForTopic(admin: Admin, topic: string, timeoutMs = 15000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const md = await admin.fetchTopicMetadata({ topics: [topic] });
+      const t = md.topics.find((x) => x.name === topic);
+      if (t && t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0)) return;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`topic ${topic} has no leader after ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ''}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 export async function describeInternalTopic(admin: Admin, topic: string, created = false): Promise<InternalTopicStatus> {

@@ -41,6 +41,9 @@ export class TopicNotFoundError extends Error {
 
 /** Offsets [low, high) of partition 0, or throws TopicNotFoundError. */
 export async function partitionZeroRange(admin: Admin, topic: string): Promise<{ low: bigint; high: bigint }> {
+  // Look the topic up in the full topic list first: asking kafkajs for the offsets of a missing
+  // topic makes it part of the shared client's metadata refreshes for a while.
+  if (!(await admin.listTopics()).includes(topic)) throw new TopicNotFoundError(topic);
   let offs;
   try {
     offs = await admin.fetchTopicOffsets(topic);

@@ -60,6 +60,24 @@ async function eventually(fn, { timeout = 20000, interval = 200, what = 'conditi
   throw new Error(`timed out waiting for ${what}${lastErr ? `: ${lastErr.message}` : ''}`);
 }
 
+/**
+ * Deletes the records of `topic`-`partition` before `offset` with Kafka's own
+ * kafka-delete-records tool (kafkajs's deleteTopicRecords fails against Kafka 4).
+ */
+function deleteRecordsBefore(name, topic, partition, offset) {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const path = require('node:path');
+  const { runKafkaTool } = require('../../scripts/kafka/cluster');
+  const file = path.join(os.tmpdir(), `delete-records-${process.pid}-${Date.now()}.json`);
+  fs.writeFileSync(file, JSON.stringify({ version: 1, partitions: [{ topic, partition, offset: Number(offset) }] }));
+  try {
+    return runKafkaTool('org.apache.kafka.tools.DeleteRecordsCommand', ['--bootstrap-server', cluster(name).bootstrap, '--offset-json-file', file]);
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+}
+
 async function stopAll() {
   while (toClose.length) {
     try { await toClose.pop()(); } catch { /* ignore */ }
@@ -68,4 +86,4 @@ async function stopAll() {
   clusters = null;
 }
 
-module.exports = { setClusters, cluster, kafka, admin, unique, eventually, stopAll };
+module.exports = { setClusters, cluster, kafka, admin, unique, eventually, deleteRecordsBefore, stopAll };
