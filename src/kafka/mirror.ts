@@ -1,0 +1,574 @@
+/**
+ * The replication engine of the mm2-mirror node: MM2's MirrorSourceConnector + MirrorSourceTask
+ * (+ OffsetSyncWriter) on kafkajs, with no Node-RED import.
+ *
+ * - Topic selection (spec §3.4): shouldReplicateTopic over the source's topics; remote topics are
+ *   created on the target with the source's partition count (and grown when the source grows).
+ * - Records are copied to `policy.formatRemoteTopic(sourceAlias, topic)`, same partition, with key,
+ *   value, headers and timestamp preserved, in order per partition.
+ * - Offset syncs (§5): after each produce ack, per record, maybeQueueOffsetSyncs(topic, partition,
+ *   upstream, downstream) + firePendingOffsetSyncs; every flush interval commit() (promote delayed + fire).
+ *   The downstream offset of record i of a produce request is the ack's base offset + i.
+ * - At-least-once: the source position is committed to a consumer group on the source only
+ *   for records the target acknowledged; after a crash or redeploy the mirror resumes there.
+ *
+ * The caller drives time: flush() every offset.flush.interval.ms, refresh() every
+ * refresh.topics.interval.seconds, stats() whenever it wants, stop() on close.
+ */
+import type { Consumer, EachBatchPayload, IHeaders, KafkaMessage, Producer } from 'kafkajs';
+import type { ClusterConnection } from './connection';
+import type { ReplicationPolicy } from '../core/replication-policy';
+import type { TopicFilterLike } from '../core/topic-selection';
+import { shouldReplicateTopic } from '../core/topic-selection';
+import { OffsetSyncWriter } from '../core/offset-sync-writer';
+import { encodeOffsetSync } from '../core/offset-sync';
+import { chunkBySize, planRemoteTopics, recordBytes, sameSubscription } from '../core/mirror-plan';
+
+/** Source topic configs copied to a remote topic at creation when set on the source topic. */
+const COPIED_TOPIC_CONFIGS = ['cleanup.policy', 'retention.ms', 'retention.bytes', 'max.message.bytes', 'min.compaction.lag.ms', 'delete.retention.ms', 'compression.type'];
+
+const MAX_CHUNK_RECORDS = 500;
+const MAX_CHUNK_BYTES = 512 * 1024;
+
+export type MirrorEvent =
+  | { type: 'subscribed'; topics: string[]; partitions: number }
+  | { type: 'topic-created'; topic: string; partitions: number; alias: string }
+  | { type: 'partitions-added'; topic: string; from: number; to: number; alias: string }
+  | { type: 'rf-lowered'; topic: string; factor: number; brokers: number; alias: string }
+  | { type: 'error'; where: MirrorErrorPlace; error: string; topic?: string }
+  | { type: 'recovered'; where: MirrorErrorPlace };
+
+export type MirrorErrorPlace = 'refresh' | 'produce' | 'sync' | 'commit' | 'consumer' | 'syncs-topic';
+
+export interface MirrorOptions {
+  source: ClusterConnection;
+  target: ClusterConnection;
+  sourceAlias: string;
+  targetAlias: string;
+  policy: ReplicationPolicy;
+  topicFilter: TopicFilterLike;
+  heartbeatsReplicationEnabled: boolean;
+  offsetLagMax: bigint;
+  /** Replication factor for new remote topics; -1 = broker default. Lowered to the broker count. */
+  replicationFactor: number;
+  /** Where offset syncs go; null when emit.offset-syncs.enabled=false. */
+  offsetSyncs: { connection: ClusterConnection; topic: string; ensure: () => Promise<unknown> } | null;
+  /** The mirror's own consumer group on the source (holds the at-least-once restart point). */
+  groupId: string;
+  onEvent: (e: MirrorEvent) => void;
+  /** kafkajs consumer fetch wait; small values make stop and refresh faster. */
+  maxWaitTimeInMs?: number;
+  partitionsConsumedConcurrently?: number;
+}
+
+export interface MirrorStats {
+  topics: string[];
+  remoteTopics: Record<string, string>;
+  partitions: number;
+  records: number;
+  bytes: number;
+  syncsSent: number;
+  syncsFailed: number;
+  lagBySourcePartition: Record<string, number>;
+  committedPartitions: number;
+  errors: Partial<Record<MirrorErrorPlace, string>>;
+}
+
+interface Acked {
+  topic: string;
+  partition: number;
+  /** Next upstream offset to mirror (last acknowledged + 1). */
+  next: bigint;
+}
+
+/** The mirror's consumer group on the source. `__` keeps it out of MM2's default `groups.exclude`. */
+export function mirrorGroupId(sourceAlias: string, targetAlias: string): string {
+  return `__mm2-node-red-mirror.${sourceAlias}-${targetAlias}`;
+}
+
+function tpKey(topic: string, partition: number): string {
+  return `${topic}-${partition}`;
+}
+
+function errText(e: unknown): string {
+  return (e as Error)?.message ?? String(e);
+}
+
+export class Mirror {
+  private readonly o: MirrorOptions;
+  private readonly writer: OffsetSyncWriter | null;
+  private consumer: Consumer | null = null;
+  /** The mirror's own producer to the target; replaced on every consumer restart so it sees new partitions. */
+  private producerP: Promise<Producer> | null = null;
+  private subscription = new Map<string, number>();
+  private remote = new Map<string, string>();
+  private acked = new Map<string, Acked>();
+  private committed = new Map<string, bigint>();
+  private lag = new Map<string, { topic: string; lag: number }>();
+  /** Bumped whenever the consumer is stopped: batches of an older consumer give up. */
+  private generation = 0;
+  private errors: Partial<Record<MirrorErrorPlace, string>> = {};
+  private records = 0;
+  private bytes = 0;
+  private syncsSent = 0;
+  private syncsFailed = 0;
+  private stopping = false;
+  private started = false;
+  private syncsTopicReady = false;
+  private refreshChain: Promise<void> = Promise.resolve();
+  /** A refresh waiting for the running one to finish; later callers share it. */
+  private queuedRefresh: Promise<void> | null = null;
+  private wake: Array<() => void> = [];
+  private retryTimer: NodeJS.Timeout | null = null;
+  private retryDelay = 1000;
+
+  constructor(options: MirrorOptions) {
+    this.o = options;
+    const syncs = options.offsetSyncs;
+    this.writer = syncs
+      ? new OffsetSyncWriter({
+          maxOffsetLag: options.offsetLagMax,
+          send: async (sync) => {
+            const producer = await syncs.connection.producer();
+            const rec = encodeOffsetSync(sync);
+            await producer.send({ topic: syncs.topic, acks: -1, messages: [{ partition: 0, key: rec.key, value: rec.value }] });
+            this.syncsSent++;
+            this.clearError('sync');
+          },
+          onSendError: (e) => {
+            this.syncsFailed++;
+            this.setError('sync', syncs.connection.reportError(e));
+          },
+        })
+      : null;
+  }
+
+  /** Creates the offset-syncs topic (if enabled), selects topics and starts mirroring. Never rejects. */
+  async start(): Promise<void> {
+    this.started = true;
+    await this.refresh();
+  }
+
+  /**
+   * Looks for new topics and partitions (MM2's refresh.topics), creates or grows remote topics,
+   * and restarts the source consumer when the subscription changed. Calls are serialised; a
+   * call while one runs makes one more run afterwards. Rejects with the failure (also reported
+   * as an event, and retried with back-off).
+   */
+  refresh(): Promise<void> {
+    if (this.queuedRefresh) return this.queuedRefresh;
+    const run = this.refreshChain.then(() => {
+      this.queuedRefresh = null;
+      return this.doRefresh();
+    });
+    this.queuedRefresh = run;
+    this.refreshChain = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Asks for a refresh soon without waiting for it (e.g. after "unknown partition" on the target). */
+  private requestRefresh(): void {
+    this.refresh().catch(() => undefined);
+  }
+
+  private scheduleRetry(): void {
+    if (this.stopping || this.retryTimer) return;
+    const delay = this.retryDelay;
+    this.retryDelay = Math.min(this.retryDelay * 2, 60000);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      if (!this.stopping) this.requestRefresh();
+    }, delay);
+  }
+
+  private async doRefresh(): Promise<void> {
+    if (this.stopping) return;
+    try {
+      if (this.o.offsetSyncs && !this.syncsTopicReady) {
+        try {
+          await this.o.offsetSyncs.ensure();
+          this.syncsTopicReady = true;
+          this.clearError('syncs-topic');
+        } catch (e) {
+          this.setError('syncs-topic', errText(e));
+          throw e;
+        }
+      }
+      const sourceAdmin = await this.o.source.admin();
+      const names = await sourceAdmin.listTopics();
+      const selectedNames = names
+        .filter((t) =>
+          shouldReplicateTopic(
+            { policy: this.o.policy, topicFilter: this.o.topicFilter, targetAlias: this.o.targetAlias, heartbeatsReplicationEnabled: this.o.heartbeatsReplicationEnabled },
+            t,
+          ),
+        )
+        .sort();
+      const selected: Array<{ topic: string; partitions: number }> = [];
+      if (selectedNames.length > 0) {
+        const md = await sourceAdmin.fetchTopicMetadata({ topics: selectedNames });
+        for (const t of md.topics) if (t.partitions.length > 0) selected.push({ topic: t.name, partitions: t.partitions.length });
+        selected.sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0));
+      }
+      this.o.source.reportOk();
+
+      const targetAdmin = await this.o.target.admin();
+      const remoteName = (t: string) => this.o.policy.formatRemoteTopic(this.o.sourceAlias, t);
+      const targetNames = new Set(await targetAdmin.listTopics());
+      const existingRemote = selected.map((s) => remoteName(s.topic)).filter((r) => targetNames.has(r));
+      const existing = new Map<string, number>();
+      if (existingRemote.length > 0) {
+        const md = await targetAdmin.fetchTopicMetadata({ topics: existingRemote });
+        for (const t of md.topics) existing.set(t.name, t.partitions.length);
+      }
+      const plan = planRemoteTopics(selected, existing, remoteName);
+      if (plan.create.length > 0) await this.createRemoteTopics(plan.create);
+      if (plan.grow.length > 0) {
+        await targetAdmin.createPartitions({ topicPartitions: plan.grow.map((g) => ({ topic: g.remote, count: g.to })) });
+        await this.waitForLeaders(plan.grow.map((g) => ({ topic: g.remote, partitions: g.to })));
+        for (const g of plan.grow) this.o.onEvent({ type: 'partitions-added', topic: g.remote, from: g.from, to: g.to, alias: this.o.target.alias });
+      }
+      this.o.target.reportOk();
+
+      const next = new Map(selected.map((s) => [s.topic, s.partitions] as [string, number]));
+      this.remote = new Map(selected.map((s) => [s.topic, remoteName(s.topic)] as [string, string]));
+      if (!this.consumer || !sameSubscription(next, this.subscription)) {
+        await this.restartConsumer(next);
+      }
+      this.clearError('refresh');
+      this.retryDelay = 1000;
+    } catch (e) {
+      if (this.stopping) return;
+      this.setError('refresh', errText(e));
+      this.scheduleRetry();
+      throw e;
+    }
+  }
+
+  private async createRemoteTopics(list: Array<{ topic: string; remote: string; partitions: number }>): Promise<void> {
+    const targetAdmin = await this.o.target.admin();
+    let factor = this.o.replicationFactor;
+    if (factor !== -1) {
+      const brokers = (await targetAdmin.describeCluster()).brokers.length;
+      if (brokers > 0 && brokers < factor) {
+        for (const c of list) this.o.onEvent({ type: 'rf-lowered', topic: c.remote, factor, brokers, alias: this.o.target.alias });
+        factor = brokers;
+      }
+    }
+    // Copy the settings a remote topic must share with its source (compaction, retention, size limit).
+    const configs = new Map<string, Array<{ name: string; value: string }>>();
+    try {
+      const sourceAdmin = await this.o.source.admin();
+      const res = await sourceAdmin.describeConfigs({
+        includeSynonyms: false,
+        resources: list.map((c) => ({ type: 2 /* TOPIC */, name: c.topic, configNames: COPIED_TOPIC_CONFIGS })),
+      });
+      for (const r of res.resources) {
+        const entries = r.configEntries
+          .filter((c) => {
+            const src = (c as unknown as { configSource?: number }).configSource;
+            return src !== undefined ? src === 1 /* DYNAMIC_TOPIC_CONFIG */ : !c.isDefault;
+          })
+          .filter((c) => c.configValue !== null && c.configValue !== undefined)
+          .map((c) => ({ name: c.configName, value: String(c.configValue) }));
+        configs.set(r.resourceName, entries);
+      }
+    } catch {
+      /* configs are a nicety: create with the target's defaults */
+    }
+    for (const c of list) {
+      try {
+        await targetAdmin.createTopics({
+          waitForLeaders: true,
+          topics: [{ topic: c.remote, numPartitions: c.partitions, replicationFactor: factor, configEntries: configs.get(c.topic) ?? [] }],
+        });
+        this.o.onEvent({ type: 'topic-created', topic: c.remote, partitions: c.partitions, alias: this.o.target.alias });
+      } catch (e) {
+        const err = e as { type?: string; errors?: Array<{ type?: string }> };
+        const types = [err.type, ...(err.errors ?? []).map((x) => x.type)];
+        if (!types.includes('TOPIC_ALREADY_EXISTS')) throw new Error(`cannot create ${c.remote} on ${this.o.target.alias}: ${errText(e)}`);
+      }
+    }
+  }
+
+  /** Waits (up to 10 s) until the target knows a leader for every partition of the given topics. */
+  private async waitForLeaders(list: Array<{ topic: string; partitions: number }>): Promise<void> {
+    const targetAdmin = await this.o.target.admin();
+    const deadline = Date.now() + 10000;
+    while (!this.stopping && Date.now() < deadline) {
+      const md = await targetAdmin.fetchTopicMetadata({ topics: list.map((l) => l.topic) });
+      const ready = list.every((l) => {
+        const t = md.topics.find((x) => x.name === l.topic);
+        return !!t && t.partitions.length >= l.partitions && t.partitions.every((p) => p.leader >= 0);
+      });
+      if (ready) return;
+      await this.sleep(200);
+    }
+  }
+
+  private async restartConsumer(subscription: Map<string, number>): Promise<void> {
+    await this.stopConsumer();
+    if (this.stopping) return;
+    // Nothing is in flight now: a fresh producer has fresh metadata (new remote partitions).
+    await this.closeProducer();
+    this.subscription = subscription;
+    // Partitions no longer subscribed: forget their progress and lag.
+    for (const [k, a] of this.acked) if (!subscription.has(a.topic)) this.acked.delete(k);
+    for (const [k, l] of this.lag) if (!subscription.has(l.topic)) this.lag.delete(k);
+    const topics = [...subscription.keys()];
+    this.o.onEvent({ type: 'subscribed', topics, partitions: [...subscription.values()].reduce((a, b) => a + b, 0) });
+    if (topics.length === 0) return;
+    const consumer = this.o.source.kafka.consumer({
+      groupId: this.o.groupId,
+      allowAutoTopicCreation: false,
+      readUncommitted: false,
+      maxWaitTimeInMs: this.o.maxWaitTimeInMs ?? 1000,
+      retry: { retries: 5, initialRetryTime: 300, maxRetryTime: 10000 },
+    });
+    consumer.on(consumer.events.CRASH, (ev) => {
+      const { error, restart } = ev.payload;
+      if (this.stopping) return;
+      this.setError('consumer', this.o.source.reportError(error));
+      if (!restart && this.consumer === consumer) {
+        // kafkajs gave up: start a new consumer (through a refresh) after a back-off.
+        this.consumer = null;
+        consumer.disconnect().catch(() => undefined);
+        this.scheduleRetry();
+      }
+    });
+    consumer.on(consumer.events.GROUP_JOIN, (ev) => {
+      // Progress of partitions now owned by another member (another Node-RED running the same
+      // flow) is theirs to commit.
+      const assigned = ev.payload.memberAssignment ?? {};
+      for (const [k, a] of this.acked) if (!(assigned[a.topic] ?? []).includes(a.partition)) this.acked.delete(k);
+      this.clearError('consumer');
+      this.o.source.reportOk();
+    });
+    this.consumer = consumer;
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topics, fromBeginning: true });
+      await consumer.run({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: this.o.partitionsConsumedConcurrently ?? 4,
+        eachBatch: (payload) => this.onBatch(payload),
+      });
+      if (this.stopping) await this.stopConsumer();
+    } catch (e) {
+      this.consumer = null;
+      consumer.disconnect().catch(() => undefined);
+      this.setError('consumer', this.o.source.reportError(e));
+      throw e;
+    }
+  }
+
+  private async stopConsumer(): Promise<void> {
+    const consumer = this.consumer;
+    this.consumer = null;
+    if (!consumer) return;
+    this.generation++;
+    for (const w of [...this.wake]) w();
+    // Commit what the target acknowledged while still a member, then leave the group, then
+    // commit (as an administrator, the group being empty now) what was acknowledged meanwhile.
+    await this.commitWith(consumer).catch(() => undefined);
+    await consumer.disconnect().catch(() => undefined);
+    await this.commitAsAdmin().catch(() => undefined);
+  }
+
+  private async onBatch(payload: EachBatchPayload): Promise<void> {
+    const { batch, resolveOffset, heartbeat, isRunning, isStale } = payload;
+    const { topic, partition } = batch;
+    const remote = this.remote.get(topic);
+    if (!remote || batch.messages.length === 0) return;
+    const messages = batch.messages;
+    const generation = this.generation;
+    const abandoned = () => this.stopping || generation !== this.generation || !isRunning() || isStale();
+    const sizes = messages.map((m) => recordBytes(m.key, m.value, m.headers as Record<string, unknown> | undefined));
+    for (const [start, end] of chunkBySize(sizes, MAX_CHUNK_RECORDS, MAX_CHUNK_BYTES)) {
+      if (abandoned()) return;
+      const chunk = messages.slice(start, end);
+      const base = await this.produce(remote, partition, chunk, heartbeat, abandoned);
+      if (base === null) return;
+      for (let i = 0; i < chunk.length; i++) {
+        this.writer?.maybeQueueOffsetSyncs(topic, partition, BigInt(chunk[i].offset), base + BigInt(i));
+        this.writer?.firePendingOffsetSyncs();
+      }
+      const last = chunk[chunk.length - 1].offset;
+      const k = tpKey(topic, partition);
+      const next = BigInt(last) + 1n;
+      this.acked.set(k, { topic, partition, next });
+      this.lag.set(k, { topic, lag: Math.max(0, Number(BigInt(batch.highWatermark) - next)) });
+      resolveOffset(last);
+      this.records += chunk.length;
+      for (let i = start; i < end; i++) this.bytes += sizes[i];
+      await heartbeat().catch(() => undefined);
+    }
+  }
+
+  /** Produces one chunk to one remote partition, retrying with back-off until acknowledged; returns the base offset, or null when abandoned. */
+  private async produce(remote: string, partition: number, chunk: KafkaMessage[], heartbeat: () => Promise<void>, abandoned: () => boolean): Promise<bigint | null> {
+    let delay = 500;
+    for (;;) {
+      try {
+        const producer = await this.producer();
+        const res = await producer.send({
+          topic: remote,
+          acks: -1,
+          messages: chunk.map((m) => ({
+            partition,
+            key: m.key,
+            value: m.value,
+            headers: m.headers as IHeaders | undefined,
+            timestamp: m.timestamp,
+          })),
+        });
+        const md = res.find((r) => r.topicName === remote && r.partition === partition);
+        const base = md?.baseOffset ?? md?.offset;
+        if (base === undefined) throw new Error(`no acknowledgement for ${remote}-${partition}`);
+        this.o.target.reportOk();
+        this.clearError('produce');
+        return BigInt(base);
+      } catch (e) {
+        if (abandoned()) return null;
+        const text = errText(e);
+        this.setError('produce', this.o.target.reportError(e), remote);
+        if (/UNKNOWN_TOPIC_OR_PARTITION|does not host|partition|topic/i.test(text)) this.requestRefresh();
+        await this.sleep(delay);
+        await heartbeat().catch(() => undefined);
+        if (abandoned()) return null;
+        delay = Math.min(delay * 2, 30000);
+      }
+    }
+  }
+
+  private producer(): Promise<Producer> {
+    if (!this.producerP) {
+      const producer = this.o.target.kafka.producer({
+        allowAutoTopicCreation: false,
+        idempotent: false,
+        // kafkajs silently leaves out partitions its metadata does not know (a remote partition
+        // just added): a short metadata age bounds how long such a send is retried.
+        metadataMaxAge: 3000,
+        retry: { retries: 3, initialRetryTime: 300, maxRetryTime: 5000 },
+      });
+      const p = producer.connect().then(() => producer);
+      this.producerP = p;
+      p.catch(() => {
+        if (this.producerP === p) this.producerP = null;
+        producer.disconnect().catch(() => undefined);
+      });
+    }
+    return this.producerP;
+  }
+
+  private async closeProducer(): Promise<void> {
+    const p = this.producerP;
+    this.producerP = null;
+    if (p) await p.then((x) => x.disconnect(), () => undefined).catch(() => undefined);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(done, ms);
+      const wake = this.wake;
+      function done(): void {
+        clearTimeout(t);
+        const i = wake.indexOf(done);
+        if (i >= 0) wake.splice(i, 1);
+        resolve();
+      }
+      this.wake.push(done);
+    });
+  }
+
+  /**
+   * The offset flush (Connect's offset.flush.interval.ms): promote delayed offset syncs and
+   * fire them (MM2 commit()), and commit the acknowledged source positions. Never rejects.
+   */
+  async flush(): Promise<void> {
+    this.writer?.commit();
+    const consumer = this.consumer;
+    if (!consumer) return;
+    try {
+      await this.commitWith(consumer);
+      this.clearError('commit');
+    } catch (e) {
+      // A rebalance in progress or similar: the next flush commits it (duplicates only, never loss).
+      if (!this.stopping) this.setError('commit', errText(e));
+    }
+  }
+
+  private dirty(): Acked[] {
+    return [...this.acked.entries()].filter(([k, a]) => this.committed.get(k) !== a.next).map(([, a]) => a);
+  }
+
+  private async commitWith(consumer: Consumer): Promise<void> {
+    const list = this.dirty();
+    if (list.length === 0) return;
+    await consumer.commitOffsets(list.map((a) => ({ topic: a.topic, partition: a.partition, offset: a.next.toString() })));
+    for (const a of list) this.committed.set(tpKey(a.topic, a.partition), a.next);
+  }
+
+  private async commitAsAdmin(): Promise<void> {
+    const list = this.dirty();
+    if (list.length === 0) return;
+    const r = await this.o.source.committer().commit(
+      this.o.groupId,
+      list.map((a) => ({ topic: a.topic, partition: a.partition, offset: a.next })),
+    );
+    if (r.ok) for (const a of list) this.committed.set(tpKey(a.topic, a.partition), a.next);
+  }
+
+  stats(): MirrorStats {
+    const topics = [...this.subscription.keys()];
+    return {
+      topics,
+      remoteTopics: Object.fromEntries(topics.map((t) => [t, this.remote.get(t) ?? this.o.policy.formatRemoteTopic(this.o.sourceAlias, t)])),
+      partitions: [...this.subscription.values()].reduce((a, b) => a + b, 0),
+      records: this.records,
+      bytes: this.bytes,
+      syncsSent: this.syncsSent,
+      syncsFailed: this.syncsFailed,
+      lagBySourcePartition: Object.fromEntries([...this.lag].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, l]) => [k, l.lag])),
+      committedPartitions: this.committed.size,
+      errors: { ...this.errors },
+    };
+  }
+
+  get running(): boolean {
+    return this.started && !this.stopping;
+  }
+
+  /**
+   * Stops: no new produce, commit the acknowledged source positions, leave the group, send the
+   * offset syncs still queued. Bounded by `timeoutMs`; never rejects.
+   */
+  async stop(timeoutMs = 5000): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    for (const w of [...this.wake]) w();
+    let timer: NodeJS.Timeout | undefined;
+    const work = (async () => {
+      await this.refreshChain;
+      await this.stopConsumer();
+      await this.closeProducer();
+      if (this.writer) await this.writer.flush();
+    })().catch(() => undefined);
+    await Promise.race([work, new Promise<void>((r) => (timer = setTimeout(r, timeoutMs)))]);
+    if (timer) clearTimeout(timer);
+  }
+
+  private setError(where: MirrorErrorPlace, text: string, topic?: string): void {
+    this.errors[where] = text;
+    this.o.onEvent({ type: 'error', where, error: text, topic });
+  }
+
+  private clearError(where: MirrorErrorPlace): void {
+    if (this.errors[where] === undefined) return;
+    delete this.errors[where];
+    this.o.onEvent({ type: 'recovered', where });
+  }
+}

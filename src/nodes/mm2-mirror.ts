@@ -1,0 +1,222 @@
+/**
+ * `mm2-mirror` flow node: MirrorMaker 2's MirrorSourceConnector for teams without one. Copies
+ * the selected source topics to `<source>.<topic>` on the target and writes MM2 offset syncs.
+ * A thin shell: the engine is src/kafka/mirror.ts, the settings src/core/mirror-settings.ts.
+ */
+import type { NodeAPI, Node, NodeDef, NodeMessage } from './lib/red';
+import { makeTranslate } from './lib/i18n';
+import { setupFlowNode } from './lib/flow-node';
+import { TOPICS, type MirrorStatsMessage } from './lib/contracts';
+import { parseMirrorSettings, type MirrorSettings } from '../core/mirror-settings';
+import { formatRate } from '../core/mirror-plan';
+import { Mirror, mirrorGroupId, type MirrorEvent, type MirrorErrorPlace } from '../kafka/mirror';
+
+interface MirrorDef extends NodeDef {
+  replication?: string;
+  topics?: string;
+  topicsExclude?: string;
+  offsetLagMax?: string | number;
+  refreshTopicsIntervalSeconds?: string | number;
+  heartbeatsReplicationEnabled?: boolean | string;
+  replicationFactor?: string | number;
+  emitOffsetSyncsEnabled?: boolean | string;
+  offsetFlushIntervalMs?: string | number;
+}
+
+/** How often the stats message is sent and the status refreshed. */
+const STATS_INTERVAL_MS = 5000;
+/** The same warning is logged at most once per this many ms. */
+const WARN_EVERY_MS = 30000;
+
+type RedWithSettings = NodeAPI & { util: NodeAPI['util'] & { getSetting?: (node: Node, name: string) => unknown } };
+
+export = function register(RED: NodeAPI): void {
+  const t = makeTranslate(RED, 'mm2-mirror');
+
+  function MM2MirrorNode(this: Node, def: MirrorDef): void {
+    RED.nodes.createNode(this, def);
+    const node = this;
+    const ctx = setupFlowNode(RED, node, def.replication, t);
+    if (!ctx) return;
+    const { rep, status } = ctx;
+
+    const lookup = (name: string): string | undefined => {
+      const getSetting = (RED as RedWithSettings).util.getSetting;
+      const v = getSetting ? getSetting(node, name) : undefined;
+      if (v !== undefined && v !== null) return String(v);
+      return process.env[name];
+    };
+    let settings: MirrorSettings;
+    try {
+      settings = parseMirrorSettings(
+        {
+          topics: def.topics,
+          topicsExclude: def.topicsExclude,
+          offsetLagMax: def.offsetLagMax,
+          refreshTopicsIntervalSeconds: def.refreshTopicsIntervalSeconds,
+          heartbeatsReplicationEnabled: def.heartbeatsReplicationEnabled,
+          replicationFactor: def.replicationFactor,
+          emitOffsetSyncsEnabled: def.emitOffsetSyncsEnabled,
+          offsetFlushIntervalMs: def.offsetFlushIntervalMs,
+        },
+        lookup,
+      );
+    } catch (e) {
+      const text = t('mm2-mirror.errors.bad-settings', { problems: (e as Error).message });
+      status.fail(text);
+      node.error(text);
+      return;
+    }
+
+    const source = rep.sourceNode?.connection;
+    const target = rep.targetNode?.connection;
+    const policy = rep.policy;
+    if (!source || !target || !policy) {
+      const text = t('mm2-common.errors.bad-replication', { problems: 'no cluster connection' });
+      status.fail(text);
+      node.error(text);
+      return;
+    }
+    ctx.use(source);
+    ctx.use(target);
+
+    let syncs: { connection: NonNullable<typeof source>; topic: string; ensure: () => Promise<unknown> } | null = null;
+    if (settings.emitOffsetSyncsEnabled) {
+      const os = rep.offsetSyncs();
+      if (!os.connection || !os.topic) {
+        const text = t('mm2-common.errors.bad-replication', { problems: 'offset-syncs topic unknown' });
+        status.fail(text);
+        node.error(text);
+        return;
+      }
+      const conn = ctx.use(os.connection);
+      syncs = { connection: conn, topic: os.topic, ensure: () => rep.ensureTopic(conn, os.topic) };
+    }
+
+    const lastWarn = new Map<string, number>();
+    const warnLimited = (key: string, text: string): void => {
+      const now = Date.now();
+      if ((lastWarn.get(key) ?? 0) + WARN_EVERY_MS > now) return;
+      lastWarn.set(key, now);
+      node.warn(text);
+    };
+    const problems = new Map<MirrorErrorPlace, string>();
+    let subscribed: string[] | null = null;
+
+    const onEvent = (e: MirrorEvent): void => {
+      switch (e.type) {
+        case 'subscribed':
+          subscribed = e.topics;
+          if (e.topics.length === 0) status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-mirror.status.no-topics') });
+          else status.activity({ fill: 'green', shape: 'dot', text: t('mm2-mirror.status.mirroring', { count: e.topics.length, rate: '0' }) });
+          node.log(t('mm2-mirror.log.subscribed', { count: e.topics.length, partitions: e.partitions, topics: e.topics.join(', ') }));
+          break;
+        case 'topic-created':
+          node.log(t('mm2-mirror.log.created', { topic: e.topic, alias: e.alias, partitions: e.partitions }));
+          break;
+        case 'partitions-added':
+          node.log(t('mm2-mirror.log.partitions', { topic: e.topic, alias: e.alias, from: e.from, to: e.to }));
+          break;
+        case 'rf-lowered':
+          node.warn(t('mm2-mirror.warn.rf-lowered', { topic: e.topic, alias: e.alias, factor: e.factor, brokers: e.brokers }));
+          break;
+        case 'error': {
+          const text = t(`mm2-mirror.errors.${e.where}`, { error: e.error, topic: e.topic ?? '' });
+          problems.set(e.where, text);
+          status.fail(text);
+          warnLimited(e.where, text);
+          break;
+        }
+        case 'recovered':
+          problems.delete(e.where);
+          if (problems.size === 0) showStatus(0);
+          break;
+      }
+    };
+
+    const mirror = new Mirror({
+      source,
+      target,
+      sourceAlias: rep.sourceAlias,
+      targetAlias: rep.targetAlias,
+      policy,
+      topicFilter: settings.topicFilter,
+      heartbeatsReplicationEnabled: settings.heartbeatsReplicationEnabled,
+      offsetLagMax: settings.offsetLagMax,
+      replicationFactor: settings.replicationFactor,
+      offsetSyncs: syncs,
+      groupId: mirrorGroupId(rep.sourceAlias, rep.targetAlias),
+      onEvent,
+    });
+
+    function showStatus(rate: number): void {
+      if (problems.size > 0) {
+        status.fail([...problems.values()][problems.size - 1]);
+        return;
+      }
+      if (subscribed === null) status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-mirror.status.starting') });
+      else if (subscribed.length === 0) status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-mirror.status.no-topics') });
+      else status.activity({ fill: 'green', shape: 'dot', text: t('mm2-mirror.status.mirroring', { count: subscribed.length, rate: formatRate(rate) }) });
+    }
+
+    let lastRecords = 0;
+    let lastAt = Date.now();
+    function statsMessage(): MirrorStatsMessage {
+      const s = mirror.stats();
+      const now = Date.now();
+      const rate = now > lastAt ? ((s.records - lastRecords) * 1000) / (now - lastAt) : 0;
+      lastRecords = s.records;
+      lastAt = now;
+      showStatus(rate);
+      const errors = Object.values(s.errors);
+      return {
+        topic: TOPICS.mirror,
+        payload: {
+          sourceCluster: rep.sourceAlias,
+          targetCluster: rep.targetAlias,
+          topics: s.topics,
+          remoteTopics: s.remoteTopics,
+          partitions: s.partitions,
+          records: s.records,
+          bytes: s.bytes,
+          recordsPerSecond: Math.round(rate * 10) / 10,
+          syncsSent: s.syncsSent,
+          syncsFailed: s.syncsFailed,
+          offsetSyncsTopic: syncs ? syncs.topic : null,
+          lagBySourcePartition: s.lagBySourcePartition,
+          committedPartitions: s.committedPartitions,
+          error: errors.length > 0 ? errors[errors.length - 1] ?? null : null,
+        },
+      };
+    }
+
+    status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-mirror.status.starting') });
+    mirror.start().catch(() => undefined); // failures are events (status + warn) and retried
+    const timerMs = (ms: number): number => Math.min(ms, 2147483647); // setInterval's limit
+    ctx.every(timerMs(settings.offsetFlushIntervalMs), () => {
+      mirror.flush().catch(() => undefined);
+    });
+    ctx.every(timerMs(settings.refreshTopicsIntervalSeconds * 1000), () => {
+      mirror.refresh().catch(() => undefined);
+    });
+    ctx.every(STATS_INTERVAL_MS, () => {
+      node.send(statsMessage() as unknown as NodeMessage);
+    });
+
+    node.on('input', (msg, send, done) => {
+      // Any message triggers a topic refresh now (msg.refreshTopics documents the intent); it cannot change settings.
+      mirror.refresh().then(
+        () => {
+          const out = statsMessage();
+          send(Object.assign(msg, { topic: out.topic, payload: out.payload }));
+          done();
+        },
+        (e: unknown) => done(new Error(t('mm2-mirror.errors.refresh', { error: (e as Error)?.message ?? String(e) }))),
+      );
+    });
+
+    ctx.onClose(() => mirror.stop());
+  }
+
+  RED.nodes.registerType('mm2-mirror', MM2MirrorNode as unknown as (this: Node, def: NodeDef) => void);
+};
