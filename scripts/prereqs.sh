@@ -16,3 +16,14 @@ ensure_node_modules() {
     npm ci --no-audit --no-fund
   fi
 }
+ensure_chromium() {
+  # The browser test drives Debian's Chromium with playwright-core (no browser download).
+  if [ ! -x /usr/bin/chromium ] && [ -z "${CHROMIUM_PATH:-}" ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+      echo "installing Debian's chromium for the browser test"
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    else
+      echo "note: no Chromium at /usr/bin/chromium and not root: the browser test will be skipped (install Debian's 'chromium')" >&2
+    fi
+  fi
+}

@@ -85,7 +85,11 @@ function freePort() {
 
 function kraftClusterId() {
   // 16 random bytes, URL-safe base64 without padding: the form `kafka-storage random-uuid` prints.
-  return crypto.randomBytes(16).toString('base64url');
+  // One starting with '-' would be read as an option by the storage tool: draw again.
+  for (;;) {
+    const id = crypto.randomBytes(16).toString('base64url');
+    if (/^[A-Za-z0-9]/.test(id)) return id;
+  }
 }
 
 function jaasPlain() {
@@ -265,7 +269,7 @@ async function startCluster(name, opts = {}) {
   }
   runSync(
     'java',
-    [...javaArgs(libs, dataDir, '256m'), 'kafka.tools.StorageTool', 'format', '-t', kraftClusterId(), '-c', props, ...scram],
+    [...javaArgs(libs, dataDir, '256m'), 'kafka.tools.StorageTool', 'format', `--cluster-id=${kraftClusterId()}`, '-c', props, ...scram],
     `formatting the storage of cluster '${name}'`,
   );
 
