@@ -98,6 +98,13 @@ describe('editor in a real browser (playwright-core + Debian Chromium)', functio
     }
     for (const t of FLOW_TYPES) assert.notEqual(statuses[t].fill, 'red', `${t}: ${statuses[t].text}`);
 
+    // let the flow run a little (heartbeats replicated, a cycle done), notifications fade, tips closed
+    await env.eventually(async () => {
+      const s = await statusOf();
+      return s['mm2-heartbeat'] && s['mm2-heartbeat'].fill === 'green';
+    }, { timeout: 60000, interval: 1000, what: 'heartbeats to arrive on the target' }).catch(() => undefined);
+    await page.evaluate(() => { document.querySelectorAll('.red-ui-notification').forEach((n) => n.remove()); });
+    await page.evaluate(() => RED.actions.invoke('core:toggle-show-tips', false));
     const out = path.join(root, 'docs', 'images', 'failover-flow.png');
     fs.mkdirSync(path.dirname(out), { recursive: true });
     await page.screenshot({ path: out });
