@@ -65,13 +65,17 @@ describe('test harness: two real Kafka clusters', function () {
   it('creates the three MM2 internal topics with 1 partition and cleanup.policy=compact', async function () {
     const source = await env.admin('source');
     const target = await env.admin('target');
+    // unique aliases so that other suites' flows (which use source/target) do not interfere
+    const a = env.unique('src');
+    const b = env.unique('tgt');
     const created = [
-      await ensureInternalTopic(source, 'mm2-offset-syncs.target.internal', 1),
-      await ensureInternalTopic(target, 'source.checkpoints.internal', 1),
-      await ensureInternalTopic(target, 'heartbeats', 1),
+      await ensureInternalTopic(source, `mm2-offset-syncs.${b}.internal`, 1),
+      await ensureInternalTopic(target, `${a}.checkpoints.internal`, 1),
     ];
-    for (const t of created) {
-      assert.equal(t.created, true, `${t.topic} created`);
+    // `heartbeats` has a fixed name: another suite may have created it already (compacted, 1 partition too)
+    const hb = await ensureInternalTopic(target, 'heartbeats', 1);
+    for (const t of [...created, hb]) {
+      if (t !== hb) assert.equal(t.created, true, `${t.topic} created`);
       assert.equal(t.partitions, 1, `${t.topic} partitions`);
       assert.equal(t.cleanupPolicy, 'compact', `${t.topic} cleanup.policy`);
       assert.deepEqual(t.warnings, []);
