@@ -9,6 +9,7 @@
  *   mm2-heartbeat ──HeartbeatMessage / HeartbeatAlarmMessage
  *   mm2-mirror ──MirrorStatsMessage (periodic stats)
  */
+import type { CheckpointJsonLike } from '../../core/checkpoint-json';
 
 /** Offset sync as carried in messages. */
 export interface OffsetSyncJson {
@@ -20,14 +21,7 @@ export interface OffsetSyncJson {
 }
 
 /** Checkpoint as carried in messages. `topic` is the remote (target) topic name. */
-export interface CheckpointJson {
-  group: string;
-  topic: string;
-  partition: number;
-  upstreamOffset: string;
-  downstreamOffset: string;
-  metadata: string;
-}
+export type CheckpointJson = CheckpointJsonLike;
 
 /**
  * mm2-offset-syncs output. `event: 'syncs'` carries a batch of syncs in log order (during the
