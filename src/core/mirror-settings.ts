@@ -1,11 +1,15 @@
-import { CONFIG_DEFAULTS, getPropertyDef, normaliseValue, type SettingValue } from './config-properties';
+import { settingToString, type SettingValue } from './config-properties';
+import { missingEnvReason, substituteEnvValue, type EnvLookup } from './env-substitution';
 import { ConfigError, type ConfigProblem } from './errors';
 import { createTopicFilter, type TopicFilter } from './filters';
+import { resolveNodeSettings } from './setting-fields';
 
 /**
  * The settings of the mirror node (MM2's MirrorSourceConnector/Task, spec §3.4, §5, §10.2):
  * each one named after its MM2 property, an empty value meaning MM2's default, `${VAR}`
- * references substituted inside the text (Node-RED itself only substitutes whole values).
+ * references substituted inside the text (Node-RED itself only substitutes whole values) and
+ * an unset variable reported. The MM2 properties are read by core/setting-fields (the resolver
+ * every node shares); offset.flush.interval.ms, a Connect worker setting, is read here.
  */
 
 /** Kafka Connect worker `offset.flush.interval.ms` default: the cadence of MM2's delayed offset-sync flush (§5.3). */
@@ -42,58 +46,46 @@ export interface MirrorSettings {
   topicFilter: TopicFilter;
 }
 
-/**
- * Replaces `${NAME}` references inside `text` with `lookup(NAME)`. An unknown name is left as
- * written, so the problem shows in the value that fails validation.
- */
-export function substituteEnv(text: string, lookup: (name: string) => string | undefined): string {
-  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (whole, name: string) => {
-    const v = lookup(name);
-    return v === undefined || v === null ? whole : String(v);
-  });
-}
-
 function isEmpty(raw: unknown): boolean {
   return raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '');
 }
 
+/** The catalogued MM2 properties of the mirror (all but the Connect worker's offset.flush.interval.ms). */
+const MM2_PROPERTIES: readonly string[] = Object.values(MIRROR_SETTING_PROPERTIES).filter((p) => p !== 'offset.flush.interval.ms');
+
 /**
  * Parses and checks the node's settings. Throws one ConfigError naming every bad property
- * (by its MM2 name) and why.
+ * (by its MM2 name) and why; a `${VAR}` whose variable is not set is one of them.
  */
-export function parseMirrorSettings(input: MirrorSettingsInput, lookup: (name: string) => string | undefined = () => undefined): MirrorSettings {
-  const problems: ConfigProblem[] = [];
+export function parseMirrorSettings(input: MirrorSettingsInput, lookup: EnvLookup = () => undefined): MirrorSettings {
+  // The node fields are named after the MM2 properties, so the shared field resolver reads them.
+  const resolved = resolveNodeSettings(input as Record<string, unknown>, MM2_PROPERTIES, lookup);
+  const problems: ConfigProblem[] = [...resolved.problems];
   const values: Partial<Record<MirrorSettingField, SettingValue>> = {};
   const props: Record<string, string> = {};
   for (const field of Object.keys(MIRROR_SETTING_PROPERTIES) as MirrorSettingField[]) {
     const property = MIRROR_SETTING_PROPERTIES[field];
-    let raw = input[field];
-    if (typeof raw === 'string') raw = substituteEnv(raw, lookup);
-    if (field === 'offsetFlushIntervalMs') {
-      // A Connect worker setting, not in the MM2 connector catalogue.
-      let n = DEFAULT_OFFSET_FLUSH_INTERVAL_MS;
-      if (!isEmpty(raw)) {
-        n = Number(String(raw).trim());
-        if (!Number.isSafeInteger(n) || n <= 0) {
-          problems.push({ property, reason: `must be a positive whole number of milliseconds (got '${String(raw)}')` });
-          continue;
-        }
-      }
-      values[field] = n;
-      props[property] = String(n);
-      continue;
-    }
-    const def = getPropertyDef(property);
-    if (!def) throw new Error(`internal: ${property} is not catalogued`);
-    const fallback = (CONFIG_DEFAULTS as Record<string, SettingValue | undefined>)[property];
-    const r = normaliseValue(def, isEmpty(raw) ? fallback : raw);
-    if (!r.ok) {
-      problems.push({ property, reason: r.reason });
-      continue;
-    }
-    values[field] = r.value;
-    props[property] = typeof r.value === 'boolean' ? String(r.value) : String(r.value);
+    const value = resolved.values[property];
+    if (value === undefined) continue;
+    values[field] = value;
+    props[property] = settingToString(value);
   }
+
+  // offset.flush.interval.ms: a Connect worker setting, not in the MM2 connector catalogue.
+  const flush = substituteEnvValue(input.offsetFlushIntervalMs, lookup);
+  if (flush.missing.length > 0) {
+    problems.push({ property: 'offset.flush.interval.ms', reason: missingEnvReason(flush.missing) });
+  } else {
+    let n = DEFAULT_OFFSET_FLUSH_INTERVAL_MS;
+    if (!isEmpty(flush.value)) n = Number(String(flush.value).trim());
+    if (!Number.isSafeInteger(n) || n <= 0) {
+      problems.push({ property: 'offset.flush.interval.ms', reason: `must be a positive whole number of milliseconds (got '${String(flush.value)}')` });
+    } else {
+      values.offsetFlushIntervalMs = n;
+      props['offset.flush.interval.ms'] = String(n);
+    }
+  }
+
   if (values.offsetLagMax !== undefined && Number(values.offsetLagMax) < 0) {
     problems.push({ property: 'offset.lag.max', reason: `must be 0 or more records (got ${String(values.offsetLagMax)})` });
   }

@@ -1,11 +1,14 @@
 /**
  * `mm2-cluster` config node: one Kafka cluster (alias, bootstrap servers, TLS, SASL).
+ * `${VAR}` works inside alias, bootstrap and client id; an unset variable is a problem.
  * Secrets live in Node-RED credentials. One shared ClusterConnection per config node,
  * connected lazily by the first user, closed when the last user goes or on redeploy.
  */
 import type { NodeAPI, Node, NodeDef } from './lib/red';
 import { makeTranslate } from './lib/i18n';
 import type { ClusterConfigNode } from './lib/config-nodes';
+import { nodeEnvLookup } from './lib/settings';
+import { missingEnvReason, substituteEnv } from '../core/env-substitution';
 import { ClusterConnection } from '../kafka/connection';
 import { parseBootstrapServers, validateClusterSettings, type ClusterSettings, type SaslMechanism } from '../kafka/client';
 
@@ -29,12 +32,22 @@ export = function register(RED: NodeAPI): void {
   function MM2ClusterNode(this: ClusterConfigNode, def: ClusterDef): void {
     RED.nodes.createNode(this, def);
     const node = this;
-    node.alias = String(def.alias ?? '').trim();
+    // `${VAR}` inside a value (Node-RED itself only substitutes a whole-value `${VAR}`), e.g. `${KAFKA_HOST}:9092`.
+    const lookup = nodeEnvLookup(RED, node);
+    const envProblems: string[] = [];
+    const text = (field: string, raw: unknown): string => {
+      const s = substituteEnv(raw === undefined || raw === null ? '' : String(raw), lookup);
+      if (s.missing.length > 0) envProblems.push(`${field}: ${missingEnvReason(s.missing)}`);
+      return s.value;
+    };
+    node.alias = text('alias', def.alias).trim();
+    const bootstrap = text('bootstrap', def.bootstrap);
+    const clientId = text('clientId', def.clientId);
     const mechanism = (String(def.saslMechanism || 'none').toLowerCase()) as SaslMechanism;
     const settings: ClusterSettings = {
       alias: node.alias,
-      bootstrapServers: parseBootstrapServers(String(def.bootstrap ?? '')),
-      clientId: def.clientId ? String(def.clientId) : undefined,
+      bootstrapServers: parseBootstrapServers(bootstrap),
+      clientId: clientId ? clientId : undefined,
     };
     if (def.usetls) {
       const tlsNode = def.tls ? (RED.nodes.getNode(def.tls) as TlsConfigNode | null) : null;
@@ -49,7 +62,7 @@ export = function register(RED: NodeAPI): void {
     if (mechanism !== 'none') {
       settings.sasl = { mechanism, username: node.credentials?.username, password: node.credentials?.password };
     }
-    node.problems = validateClusterSettings(settings);
+    node.problems = [...envProblems, ...validateClusterSettings(settings)];
     node.connection = null;
     if (node.problems.length > 0) {
       node.error(t('mm2-cluster.errors.invalid', { alias: node.alias || node.id, problems: node.problems.join('; ') }));

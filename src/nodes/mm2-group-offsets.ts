@@ -9,7 +9,9 @@ import type { NodeAPI, Node, NodeDef, NodeMessage, SendFn, DoneFn } from './lib/
 import { makeTranslate } from './lib/i18n';
 import { setupFlowNode } from './lib/flow-node';
 import { TOPICS } from './lib/contracts';
+import { nodeEnvLookup, problemText, resolveNodeSettings } from './lib/settings';
 import { CONFIG_DEFAULTS } from '../core/config-properties';
+import { substituteEnv } from '../core/env-substitution';
 import { createGroupFilter, type NameFilter } from '../core/filters';
 import { explainKafkaError } from '../kafka/client';
 import { TopicNotFoundError } from '../kafka/topic-reader';
@@ -25,6 +27,14 @@ interface GroupOffsetsDef extends NodeDef {
 
 const SET = 'mm2-group-offsets';
 
+/** The MM2 properties read by the shared resolver (defaults, `${VAR}`, catalogue checks). */
+const FILTER_SETTINGS = ['groups', 'groups.exclude'] as const;
+
+/** A field's value as text ('' when absent). */
+function fieldText(value: unknown): string {
+  return value === undefined || value === null ? '' : String(value);
+}
+
 /** A CheckpointsMessage is recognised by its payload shape (`latest` map of group -> checkpoints). */
 function checkpointsLatest(msg: NodeMessage): Record<string, unknown> | null {
   const p = msg.payload as { latest?: unknown } | null | undefined;
@@ -37,26 +47,6 @@ function checkpointsLatest(msg: NodeMessage): Record<string, unknown> | null {
 export = function register(RED: NodeAPI): void {
   const t = makeTranslate(RED, SET);
 
-  /**
-   * `${VAR}` inside a value (Node-RED itself only substitutes a whole-value `${VAR}`). Variables
-   * that are not set are listed in `missing` (the caller reports them; never silently empty).
-   */
-  function substitute(node: Node, value: unknown, missing: string[]): string {
-    const text = value === undefined || value === null ? '' : String(value);
-    const util = RED.util as unknown as { getSetting?: (n: Node, name: string) => unknown };
-    return text
-      .replace(/\$\{(\w+)\}/g, (whole, name: string) => {
-        let v: unknown = typeof util.getSetting === 'function' ? util.getSetting(node, name) : undefined;
-        if (v === undefined || v === null) v = process.env[name];
-        if (v === undefined || v === null) {
-          missing.push(name);
-          return whole;
-        }
-        return String(v);
-      })
-      .trim();
-  }
-
   function MM2GroupOffsetsNode(this: Node, def: GroupOffsetsDef): void {
     RED.nodes.createNode(this, def);
     const node = this;
@@ -65,18 +55,21 @@ export = function register(RED: NodeAPI): void {
     const ctx = maybeCtx;
     const { rep, status } = ctx;
 
-    // ---- settings (empty = MM2's default) ----
+    // ---- settings (empty = MM2's default, `${VAR}` substituted, an unset variable is an error) ----
     const mode: 'input' | 'topic' = def.mode === 'topic' ? 'topic' : 'input';
-    const missing: string[] = [];
-    const intervalText = substitute(node, def.syncGroupOffsetsIntervalSeconds, missing);
-    const groupsText = substitute(node, def.groups, missing);
-    const excludeText = substitute(node, def.groupsExclude, missing);
+    const lookup = nodeEnvLookup(RED, node);
+    const resolved = resolveNodeSettings(def, FILTER_SETTINGS, lookup);
+    // The interval is read here rather than by the catalogue (a `long` there): this node takes
+    // fractional seconds, as its editor does.
+    const interval = substituteEnv(fieldText(def.syncGroupOffsetsIntervalSeconds), lookup);
+    const missing = [...interval.missing, ...resolved.missingEnv.filter((n) => !interval.missing.includes(n))];
     if (missing.length > 0) {
       const text = t('mm2-group-offsets.errors.env-missing', { names: missing.join(', ') });
       status.fail(text);
       node.error(text);
       return;
     }
+    const intervalText = interval.value.trim();
     const intervalS = intervalText === '' ? Number(CONFIG_DEFAULTS['sync.group.offsets.interval.seconds']) : Number(intervalText);
     if (!Number.isFinite(intervalS) || intervalS <= 0) {
       const text = t('mm2-group-offsets.errors.bad-interval', { value: intervalText });
@@ -84,14 +77,17 @@ export = function register(RED: NodeAPI): void {
       node.error(text);
       return;
     }
-    let groupFilter: NameFilter;
-    try {
-      groupFilter = createGroupFilter({
-        groups: groupsText === '' ? String(CONFIG_DEFAULTS['groups']) : groupsText,
-        'groups.exclude': excludeText === '' ? String(CONFIG_DEFAULTS['groups.exclude']) : excludeText,
-      });
-    } catch (e) {
-      const text = t('mm2-common.errors.bad-regex', { error: (e as Error).message });
+    let groupFilter: NameFilter | null = null;
+    let filterError = resolved.problems.map(problemText).join('; ');
+    if (filterError === '') {
+      try {
+        groupFilter = createGroupFilter({ groups: resolved.values['groups'] as string, 'groups.exclude': resolved.values['groups.exclude'] as string });
+      } catch (e) {
+        filterError = (e as Error).message;
+      }
+    }
+    if (!groupFilter) {
+      const text = t('mm2-common.errors.bad-regex', { error: filterError });
       status.fail(text);
       node.error(text);
       return;

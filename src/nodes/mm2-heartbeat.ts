@@ -14,7 +14,9 @@ import type { NodeAPI, Node, NodeDef, NodeMessage, NodeStatus } from './lib/red'
 import { makeTranslate, type Translate } from './lib/i18n';
 import { setupFlowNode, truncate } from './lib/flow-node';
 import { TOPICS, type HeartbeatAlarmMessage, type HeartbeatMessage } from './lib/contracts';
-import { CONFIG_DEFAULTS, getPropertyDef, normaliseValue } from '../core/config-properties';
+import { nodeEnvLookup, resolveNodeSettings } from './lib/settings';
+import { CONFIG_DEFAULTS } from '../core/config-properties';
+import { missingEnvReason, substituteEnvValue, type EnvLookup } from '../core/env-substitution';
 import { compactDuration, type HeartbeatAlarm } from '../core/heartbeat-monitor';
 import { HeartbeatEmitter, HeartbeatWatcher, type ObservedHeartbeat, type WatchPhase } from '../kafka/heartbeats';
 
@@ -38,44 +40,31 @@ interface HeartbeatSettings {
   watch: boolean;
 }
 
-type GetSetting = (node: Node, name: string) => unknown;
-
-/** Replaces `${NAME}` inside a text value (Node-RED itself only substitutes whole values). */
-function substituteEnv(RED: NodeAPI, node: Node, raw: unknown): unknown {
-  if (typeof raw !== 'string' || !raw.includes('${')) return raw;
-  const getSetting = (RED.util as unknown as { getSetting?: GetSetting }).getSetting;
-  return raw.replace(/\$\{([^{}\s]+)\}/g, (_m, name: string) => {
-    const v = getSetting ? getSetting(node, name) : undefined;
-    if (v !== undefined && v !== null) return String(v);
-    return process.env[name] ?? '';
-  });
-}
+/** The MM2 properties of the node, read by the shared resolver (defaults, `${VAR}`, catalogue checks). */
+const MM2_SETTINGS = ['emit.heartbeats.enabled', 'emit.heartbeats.interval.seconds'] as const;
 
 function isBlank(v: unknown): boolean {
   return v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
 }
 
 /** Parses the node's settings; MM2 properties are checked with MM2's rules, empty fields take MM2's defaults. */
-function parseSettings(def: HeartbeatDef, resolve: (raw: unknown) => unknown, t: Translate): { settings: HeartbeatSettings; problems: string[] } {
-  const problems: string[] = [];
-  const mm2 = <T>(prop: string, raw: unknown): T => {
-    const fallback = (CONFIG_DEFAULTS as Record<string, unknown>)[prop] as T;
-    const v = resolve(raw);
-    if (isBlank(v)) return fallback;
-    const d = getPropertyDef(prop);
-    if (!d) return fallback;
-    const r = normaliseValue(d, v);
-    if (!r.ok) {
-      problems.push(t('mm2-heartbeat.errors.setting', { property: prop, reason: r.reason }));
-      return fallback;
-    }
-    return r.value as unknown as T;
+function parseSettings(def: HeartbeatDef, lookup: EnvLookup, t: Translate): { settings: HeartbeatSettings; problems: string[] } {
+  const resolved = resolveNodeSettings(def, MM2_SETTINGS, lookup);
+  const problems = resolved.problems.map((p) => t('mm2-heartbeat.errors.setting', { property: p.property, reason: p.reason }));
+  const mm2 = <T>(prop: (typeof MM2_SETTINGS)[number]): T => (resolved.values[prop] ?? CONFIG_DEFAULTS[prop]) as unknown as T;
+  const emitEnabled = mm2<boolean>('emit.heartbeats.enabled');
+  const intervalSeconds = mm2<number>('emit.heartbeats.interval.seconds');
+
+  // Our own settings (not MM2 properties), with the same `${VAR}` substitution.
+  const own = (field: string, raw: unknown): unknown => {
+    const s = substituteEnvValue(raw, lookup);
+    if (s.missing.length === 0) return s.value;
+    problems.push(t('mm2-heartbeat.errors.setting', { property: field, reason: missingEnvReason(s.missing) }));
+    return undefined;
   };
-  const emitEnabled = mm2<boolean>('emit.heartbeats.enabled', def.emitHeartbeatsEnabled);
-  const intervalSeconds = mm2<number>('emit.heartbeats.interval.seconds', def.emitHeartbeatsIntervalSeconds);
 
   let staleAfterSeconds = DEFAULT_STALE_AFTER_SECONDS;
-  const staleRaw = resolve(def.staleAfterSeconds);
+  const staleRaw = own('staleAfterSeconds', def.staleAfterSeconds);
   if (!isBlank(staleRaw)) {
     const n = Number(typeof staleRaw === 'string' ? staleRaw.trim() : staleRaw);
     if (Number.isFinite(n) && n > 0) staleAfterSeconds = n;
@@ -83,7 +72,7 @@ function parseSettings(def: HeartbeatDef, resolve: (raw: unknown) => unknown, t:
   }
 
   let watch = true;
-  const watchRaw = resolve(def.watch);
+  const watchRaw = own('watch', def.watch);
   if (!isBlank(watchRaw)) {
     const s = String(watchRaw).trim().toLowerCase();
     if (s === 'true' || s === 'false') watch = s === 'true';
@@ -114,7 +103,7 @@ export = function register(RED: NodeAPI): void {
       return;
     }
     const { rep, status } = ctx;
-    const { settings, problems } = parseSettings(def, (raw) => substituteEnv(RED, node, raw), t);
+    const { settings, problems } = parseSettings(def, nodeEnvLookup(RED, node), t);
     const source = rep.sourceNode?.connection ?? null;
     const target = rep.targetNode?.connection ?? null;
     if (problems.length > 0 || !rep.policy || !source || !target) {

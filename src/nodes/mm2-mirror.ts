@@ -7,6 +7,7 @@ import type { NodeAPI, Node, NodeDef, NodeMessage } from './lib/red';
 import { makeTranslate } from './lib/i18n';
 import { setupFlowNode } from './lib/flow-node';
 import { TOPICS, type MirrorStatsMessage } from './lib/contracts';
+import { nodeEnvLookup } from './lib/settings';
 import { parseMirrorSettings, type MirrorSettings } from '../core/mirror-settings';
 import { formatRate } from '../core/mirror-plan';
 import { Mirror, mirrorGroupId, type MirrorEvent, type MirrorErrorPlace } from '../kafka/mirror';
@@ -28,8 +29,6 @@ const STATS_INTERVAL_MS = 5000;
 /** The same warning is logged at most once per this many ms. */
 const WARN_EVERY_MS = 30000;
 
-type RedWithSettings = NodeAPI & { util: NodeAPI['util'] & { getSetting?: (node: Node, name: string) => unknown } };
-
 export = function register(RED: NodeAPI): void {
   const t = makeTranslate(RED, 'mm2-mirror');
 
@@ -40,12 +39,6 @@ export = function register(RED: NodeAPI): void {
     if (!ctx) return;
     const { rep, status } = ctx;
 
-    const lookup = (name: string): string | undefined => {
-      const getSetting = (RED as RedWithSettings).util.getSetting;
-      const v = getSetting ? getSetting(node, name) : undefined;
-      if (v !== undefined && v !== null) return String(v);
-      return process.env[name];
-    };
     let settings: MirrorSettings;
     try {
       settings = parseMirrorSettings(
@@ -59,7 +52,7 @@ export = function register(RED: NodeAPI): void {
           emitOffsetSyncsEnabled: def.emitOffsetSyncsEnabled,
           offsetFlushIntervalMs: def.offsetFlushIntervalMs,
         },
-        lookup,
+        nodeEnvLookup(RED, node),
       );
     } catch (e) {
       const text = t('mm2-mirror.errors.bad-settings', { problems: (e as Error).message });

@@ -42,6 +42,35 @@ describe('config nodes (Node-RED runtime, real brokers)', function () {
     assert.equal(tgt.connection, null);
   });
 
+  it('substitutes ${VAR} inside alias, bootstrap and client id (Node-RED only replaces a whole value); an unset one is a problem', async function () {
+    const [host, port] = env.cluster('source').bootstrap.split(/:(?=\d+$)/);
+    process.env.MM2_CN_TEST_HOST = host;
+    process.env.MM2_CN_TEST_SITE = 'east';
+    try {
+      await nodes.load([], {
+        over: {
+          src: { alias: 'src-${MM2_CN_TEST_SITE}', bootstrap: `\${MM2_CN_TEST_HOST}:${port}`, clientId: 'mm2-${MM2_CN_TEST_SITE}-test' },
+          tgt: { alias: 'target', bootstrap: '${MM2_CN_TEST_NOPE}:9092' },
+        },
+      });
+      const src = nodes.helper.getNode('src');
+      assert.deepEqual(src.problems, []);
+      assert.equal(src.alias, 'src-east');
+      assert.deepEqual(src.connection.settings.bootstrapServers, [`${host}:${port}`]);
+      assert.equal(src.connection.settings.clientId, 'mm2-east-test');
+      assert.ok(Array.isArray(await (await src.connection.admin()).listTopics()), 'connects to the substituted address');
+      assert.equal(nodes.helper.getNode('rep').sourceAlias, 'src-east');
+      assert.equal(nodes.helper.getNode('rep').checkpointsTopic(), 'src-east.checkpoints.internal');
+
+      const tgt = nodes.helper.getNode('tgt');
+      assert.equal(tgt.problems[0], 'bootstrap: environment variable MM2_CN_TEST_NOPE is not set');
+      assert.equal(tgt.connection, null);
+    } finally {
+      delete process.env.MM2_CN_TEST_HOST;
+      delete process.env.MM2_CN_TEST_SITE;
+    }
+  });
+
   it('keeps SASL secrets in credentials and logs in with them', async function () {
     const sasl = env.cluster('source');
     await nodes.load([], {

@@ -198,6 +198,17 @@ describe('mm2-group-offsets (real clusters)', function () {
     delete process.env.MM2_GO_TEST_PREFIX;
   });
 
+  it('an unset ${VAR} in the settings is an error naming every unset variable; a bad regex names its property', async function () {
+    await nodes.load([goNode({ syncGroupOffsetsIntervalSeconds: '${MM2_GO_TEST_NOPE1}', groups: '${MM2_GO_TEST_NOPE2}-.*, ${MM2_GO_TEST_NOPE1}' }), { id: 'out', type: 'helper' }]);
+    let errors = nodes.helper.getNode('go').error.getCalls().map((c) => String(c.args[0]));
+    assert.deepEqual(errors, ['environment variable(s) MM2_GO_TEST_NOPE1, MM2_GO_TEST_NOPE2 used in the settings are not set']);
+    await nodes.helper.unload();
+    await nodes.load([goNode({ groups: 'ok, [' }), { id: 'out', type: 'helper' }]);
+    errors = nodes.helper.getNode('go').error.getCalls().map((c) => String(c.args[0]));
+    assert.equal(errors.length, 1);
+    assert.match(errors[0], /^invalid regular expression: groups: '\[' is not a valid regular expression/);
+  });
+
   it('a group that becomes active between the check and the commit is refused by the broker and reported as active', async function () {
     const topic = `source.${env.unique('race')}`;
     await remoteTopic(target, topic, 1, 10);

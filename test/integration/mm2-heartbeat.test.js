@@ -342,6 +342,19 @@ describe('mm2-heartbeat (Node-RED runtime, real brokers)', function () {
     assert.match(w[0], new RegExp(`skipped 1 malformed record\\(s\\) in ${topic.replace(/\./g, '\\.')} \\(1 since start; last at offset 0: `));
   });
 
+  it('an unset ${VAR} in a setting is an error naming the setting and the variable, never a silent default', async function () {
+    const a = aliases();
+    await nodes.load([hbNode({ emitHeartbeatsIntervalSeconds: '${MM2_HB_TEST_NOPE}', staleAfterSeconds: '${MM2_HB_TEST_NOPE}0' }), ...outputs], { over: over(a) });
+    const hb = nodes.helper.getNode('hb');
+    const errors = hb.error.getCalls().map((c) => String(c.args[0]));
+    assert.deepEqual(errors, [
+      'the heartbeat node is misconfigured: emit.heartbeats.interval.seconds: environment variable MM2_HB_TEST_NOPE is not set; ' +
+        'staleAfterSeconds: environment variable MM2_HB_TEST_NOPE is not set',
+    ]);
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.deepEqual(await emittedFor(a), [], 'nothing is emitted');
+  });
+
   it('an unreachable source shows an error status and a warning that say what to fix', async function () {
     const a = aliases();
     const o = over(a);

@@ -403,5 +403,10 @@ describe('mm2-mirror (real clusters)', function () {
     const m = nodes.helper.getNode('m');
     const errors = m.error.getCalls().map((c) => String(c.args[0]));
     assert.ok(errors.some((e) => /invalid settings: .*topics: .*offset\.lag\.max: 'many' is not a whole number/.test(e)), errors.join('\n'));
+    await nodes.helper.unload();
+    // an unset ${VAR} is reported by the MM2 property (it used to stay in the value as written)
+    await nodes.load([mirrorNode({ topics: '${MM2_MIRROR_TEST_NOPE}-.*' }), { id: 'out', type: 'helper' }]);
+    const errors2 = nodes.helper.getNode('m').error.getCalls().map((c) => String(c.args[0]));
+    assert.deepEqual(errors2, ['invalid settings: topics: environment variable MM2_MIRROR_TEST_NOPE is not set']);
   });
 });

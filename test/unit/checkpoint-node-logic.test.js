@@ -39,6 +39,7 @@ describe('node settings <-> MM2 properties', function () {
     assert.equal(r.values.groups, 'payments-.*');
     assert.equal(r.values['emit.checkpoints.interval.seconds'], 15);
     assert.deepEqual(r.problems, [{ property: 'topics', reason: 'environment variable NOPE is not set' }]);
+    assert.deepEqual(r.missingEnv, ['NOPE']);
   });
 
   it('reports a bad regex and a non-positive interval by MM2 property name', function () {

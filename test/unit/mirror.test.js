@@ -1,7 +1,7 @@
 'use strict';
 /** Pure parts of the mirror node: settings (MM2 names and defaults) and the remote-topic / batching decisions. */
 const assert = require('node:assert/strict');
-const { parseMirrorSettings, substituteEnv, DEFAULT_OFFSET_FLUSH_INTERVAL_MS, MIRROR_SETTING_PROPERTIES } = require('../../core/mirror-settings');
+const { parseMirrorSettings, DEFAULT_OFFSET_FLUSH_INTERVAL_MS, MIRROR_SETTING_PROPERTIES } = require('../../core/mirror-settings');
 const { planRemoteTopics, sameSubscription, chunkBySize, recordBytes, downstreamOffsets, formatRate } = require('../../core/mirror-plan');
 const { CONFIG_DEFAULTS } = require('../../core/config-properties');
 const { ConfigError } = require('../../core/errors');
@@ -75,8 +75,21 @@ describe('mirror settings', function () {
     assert.equal(s.topicFilter.accept('payments'), false);
   });
 
-  it('substituteEnv leaves unknown references as written', function () {
-    assert.equal(substituteEnv('a-${X}-${Y}', (n) => (n === 'X' ? '1' : undefined)), 'a-1-${Y}');
+  it('reports a ${VAR} that is not set by the MM2 property, also in offset.flush.interval.ms', function () {
+    const env = { X: '1' };
+    assert.throws(
+      () => parseMirrorSettings({ topics: 'a-${X}-${Y}', offsetLagMax: '${LAG}', offsetFlushIntervalMs: '${FLUSH}000' }, (n) => env[n]),
+      (e) => {
+        assert.ok(e instanceof ConfigError);
+        assert.deepEqual(e.problems, [
+          { property: 'topics', reason: 'environment variable Y is not set' },
+          { property: 'offset.lag.max', reason: 'environment variable LAG is not set' },
+          { property: 'offset.flush.interval.ms', reason: 'environment variable FLUSH is not set' },
+        ]);
+        return true;
+      },
+    );
+    assert.equal(parseMirrorSettings({ offsetFlushIntervalMs: '${FLUSH}000' }, (n) => (n === 'FLUSH' ? '5' : undefined)).offsetFlushIntervalMs, 5000);
   });
 
   it('names every bad property by its MM2 name in one ConfigError', function () {

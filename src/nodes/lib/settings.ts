@@ -5,19 +5,19 @@
  * - a field is named as the camelCase of its MM2 property (`emit.checkpoints.interval.seconds`
  *   -> `emitCheckpointsIntervalSeconds`, `offset-syncs.topic.location` -> `offsetSyncsTopicLocation`);
  * - an empty field takes MM2's default (CONFIG_DEFAULTS);
- * - `${VAR}` inside a text field is substituted (Node-RED itself only replaces whole-value `${VAR}`);
+ * - `${VAR}` inside a text field is substituted (Node-RED itself only replaces whole-value `${VAR}`)
+ *   by core/env-substitution, with `nodeEnvLookup` below as the Node-RED lookup;
  * - values are normalised and checked by the MM2 property catalogue, so a node reports the same
- *   problem, in the same words, that the paste-a-config endpoint and MM2 itself would;
+ *   problem, in the same words, that the paste-a-config endpoint and MM2 itself would
+ *   (resolveNodeSettings, implemented in core/setting-fields so pure parsers share it too);
  * - a pasted MM2 connector config (YAML, JSON, .properties) is turned into a node's fields, the
  *   replication-flow settings it implies, and notes for every property that belongs elsewhere.
  *
  * Nothing here imports Node-RED: the Node-RED facing parts take a lookup function.
  */
 import {
-  CONFIG_DEFAULTS,
   getPropertyDef,
   isPassThroughKey,
-  normaliseValue,
   settingToString,
   type ConnectorKind,
   type PropertyDef,
@@ -25,6 +25,8 @@ import {
 } from '../../core/config-properties';
 import { analyzeConnectorConfig } from '../../core/connector-config';
 import type { ConfigProblem } from '../../core/errors';
+import type { EnvLookup } from '../../core/env-substitution';
+import { settingSpecs } from '../../core/setting-fields';
 
 /** The MM2 properties each node exposes as fields, in dialog order. */
 export const NODE_SETTINGS: Readonly<Record<string, readonly string[]>> = Object.freeze({
@@ -43,49 +45,20 @@ export const NODE_CONNECTOR: Readonly<Record<string, ConnectorKind>> = Object.fr
   'mm2-checkpoint': 'checkpoint',
 });
 
-/** The node field of an MM2 property: camelCase over `.` and `-`. */
-export function fieldName(property: string): string {
-  const parts = property.split(/[.-]/).filter((p) => p.length > 0);
-  return parts.map((p, i) => (i === 0 ? p : p[0].toUpperCase() + p.slice(1))).join('');
-}
+export {
+  fieldName,
+  resolveNodeSettings,
+  settingSpecs,
+  type ResolvedSettings,
+  type SettingSpec,
+} from '../../core/setting-fields';
+export type { EnvLookup } from '../../core/env-substitution';
 
-export interface SettingSpec {
-  property: string;
-  field: string;
-  def: PropertyDef;
-  /** MM2's default (normalised), or undefined when MM2 has none. */
-  default: SettingValue | undefined;
-}
-
-/** The specs of a list of MM2 properties. Throws for a property the catalogue does not know (a programming error). */
-export function settingSpecs(properties: readonly string[]): SettingSpec[] {
-  return properties.map((property) => {
-    const def = getPropertyDef(property);
-    if (!def) throw new Error(`settings: '${property}' is not a catalogued MM2 property`);
-    return { property, field: fieldName(property), def, default: CONFIG_DEFAULTS[property] };
-  });
-}
-
-/** Looks up an environment variable (Node-RED: flow/group/global env, then process.env). */
-export type EnvLookup = (name: string) => string | undefined;
-
-const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-
-/** Replaces every `${NAME}` in `text`; names that are not set are returned in `missing` and left as they are. */
-export function substituteEnv(text: string, lookup: EnvLookup): { value: string; missing: string[] } {
-  const missing: string[] = [];
-  const value = text.replace(ENV_REF, (whole, name: string) => {
-    const v = lookup(name);
-    if (v === undefined || v === null) {
-      missing.push(name);
-      return whole;
-    }
-    return String(v);
-  });
-  return { value, missing };
-}
-
-/** The env lookup of a Node-RED node: `RED.util.getSetting(node, name)` when available, else process.env. */
+/**
+ * The env lookup of a Node-RED node (the one every node and config node of this package uses):
+ * `RED.util.getSetting(node, name)` (NR_NODE_* names, group/flow/global env, then process.env)
+ * when available, else process.env.
+ */
 export function nodeEnvLookup(RED: unknown, node: unknown): EnvLookup {
   const util = (RED as { util?: { getSetting?: (n: unknown, name: string) => unknown } } | undefined)?.util;
   return (name) => {
@@ -99,60 +72,6 @@ export function nodeEnvLookup(RED: unknown, node: unknown): EnvLookup {
     }
     return process.env[name];
   };
-}
-
-export interface ResolvedSettings {
-  /** MM2 property -> normalised value (MM2's default for an empty field). */
-  values: Record<string, SettingValue>;
-  /** Which properties took MM2's default because their field was empty. */
-  defaulted: string[];
-  problems: ConfigProblem[];
-}
-
-function isEmptyField(raw: unknown): boolean {
-  return raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '');
-}
-
-/**
- * Reads the fields of a node definition for the given MM2 properties: empty -> MM2's default,
- * `${VAR}` substituted, then normalised and checked by the catalogue. Never throws; every bad
- * field is a problem naming the MM2 property.
- */
-export function resolveNodeSettings(
-  def: Readonly<Record<string, unknown>>,
-  properties: readonly string[],
-  lookup: EnvLookup = (n) => process.env[n],
-): ResolvedSettings {
-  const values: Record<string, SettingValue> = {};
-  const defaulted: string[] = [];
-  const problems: ConfigProblem[] = [];
-  for (const spec of settingSpecs(properties)) {
-    let raw = def[spec.field];
-    if (typeof raw === 'string' && raw.includes('${')) {
-      const s = substituteEnv(raw, lookup);
-      if (s.missing.length > 0) {
-        problems.push({
-          property: spec.property,
-          reason: `environment variable${s.missing.length > 1 ? 's' : ''} ${s.missing.join(', ')} ${s.missing.length > 1 ? 'are' : 'is'} not set`,
-        });
-        continue;
-      }
-      raw = s.value;
-    }
-    if (isEmptyField(raw)) {
-      if (spec.default === undefined) {
-        problems.push({ property: spec.property, reason: 'is required' });
-        continue;
-      }
-      values[spec.property] = spec.default;
-      defaulted.push(spec.property);
-      continue;
-    }
-    const r = normaliseValue(spec.def, raw);
-    if (r.ok) values[spec.property] = r.value;
-    else problems.push({ property: spec.property, reason: r.reason });
-  }
-  return { values, defaulted, problems };
 }
 
 /** One problem as one line: `groups: '[' is not a valid regular expression (...)`. */

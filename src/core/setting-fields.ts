@@ -1,0 +1,92 @@
+/**
+ * MM2 properties as the fields of a node definition, shared by every node that exposes MM2
+ * settings (through nodes/lib/settings) and by the pure settings parsers (mirror-settings):
+ *
+ * - a field is named as the camelCase of its MM2 property (`emit.checkpoints.interval.seconds`
+ *   -> `emitCheckpointsIntervalSeconds`, `offset-syncs.topic.location` -> `offsetSyncsTopicLocation`);
+ * - an empty field takes MM2's default (CONFIG_DEFAULTS);
+ * - `${VAR}` inside a text field is substituted (env-substitution), an unset variable is a problem;
+ * - values are normalised and checked by the MM2 property catalogue, so a node reports the same
+ *   problem, in the same words, that the paste-a-config endpoint and MM2 itself would.
+ */
+import { CONFIG_DEFAULTS, getPropertyDef, normaliseValue, type PropertyDef, type SettingValue } from './config-properties';
+import type { ConfigProblem } from './errors';
+import { missingEnvReason, substituteEnv, type EnvLookup } from './env-substitution';
+
+/** The node field of an MM2 property: camelCase over `.` and `-`. */
+export function fieldName(property: string): string {
+  const parts = property.split(/[.-]/).filter((p) => p.length > 0);
+  return parts.map((p, i) => (i === 0 ? p : p[0].toUpperCase() + p.slice(1))).join('');
+}
+
+export interface SettingSpec {
+  property: string;
+  field: string;
+  def: PropertyDef;
+  /** MM2's default (normalised), or undefined when MM2 has none. */
+  default: SettingValue | undefined;
+}
+
+/** The specs of a list of MM2 properties. Throws for a property the catalogue does not know (a programming error). */
+export function settingSpecs(properties: readonly string[]): SettingSpec[] {
+  return properties.map((property) => {
+    const def = getPropertyDef(property);
+    if (!def) throw new Error(`settings: '${property}' is not a catalogued MM2 property`);
+    return { property, field: fieldName(property), def, default: CONFIG_DEFAULTS[property] };
+  });
+}
+
+export interface ResolvedSettings {
+  /** MM2 property -> normalised value (MM2's default for an empty field). */
+  values: Record<string, SettingValue>;
+  /** Which properties took MM2's default because their field was empty. */
+  defaulted: string[];
+  problems: ConfigProblem[];
+  /** Every environment variable referenced by a field but not set (each once); each is also a problem. */
+  missingEnv: string[];
+}
+
+function isEmptyField(raw: unknown): boolean {
+  return raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '');
+}
+
+/**
+ * Reads the fields of a node definition for the given MM2 properties: empty -> MM2's default,
+ * `${VAR}` substituted, then normalised and checked by the catalogue. Never throws; every bad
+ * field is a problem naming the MM2 property.
+ */
+export function resolveNodeSettings(
+  def: Readonly<Record<string, unknown>>,
+  properties: readonly string[],
+  lookup: EnvLookup = (n) => process.env[n],
+): ResolvedSettings {
+  const values: Record<string, SettingValue> = {};
+  const defaulted: string[] = [];
+  const problems: ConfigProblem[] = [];
+  const missingEnv: string[] = [];
+  for (const spec of settingSpecs(properties)) {
+    let raw = def[spec.field];
+    if (typeof raw === 'string' && raw.includes('${')) {
+      const s = substituteEnv(raw, lookup);
+      if (s.missing.length > 0) {
+        for (const name of s.missing) if (!missingEnv.includes(name)) missingEnv.push(name);
+        problems.push({ property: spec.property, reason: missingEnvReason(s.missing) });
+        continue;
+      }
+      raw = s.value;
+    }
+    if (isEmptyField(raw)) {
+      if (spec.default === undefined) {
+        problems.push({ property: spec.property, reason: 'is required' });
+        continue;
+      }
+      values[spec.property] = spec.default;
+      defaulted.push(spec.property);
+      continue;
+    }
+    const r = normaliseValue(spec.def, raw);
+    if (r.ok) values[spec.property] = r.value;
+    else problems.push({ property: spec.property, reason: r.reason });
+  }
+  return { values, defaulted, problems, missingEnv };
+}
