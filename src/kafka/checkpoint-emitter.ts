@@ -117,6 +117,33 @@ export interface CycleResult {
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** Produce requests of at most this many checkpoint records or bytes (keys + values). */
+export const CHECKPOINT_CHUNK_RECORDS = 2000;
+export const CHECKPOINT_CHUNK_BYTES = 256 * 1024;
+
+/** Encodes checkpoints into produce-sized chunks, in order (partition 0, record timestamp = listing time). */
+export function chunkCheckpoints(
+  list: readonly WrittenCheckpoint[],
+): Array<{ checkpoints: WrittenCheckpoint[]; records: Array<{ key: Buffer; value: Buffer; partition: number; timestamp: string }> }> {
+  const chunks: ReturnType<typeof chunkCheckpoints> = [];
+  let cur: ReturnType<typeof chunkCheckpoints>[number] = { checkpoints: [], records: [] };
+  let bytes = 0;
+  for (const c of list) {
+    const rec = encodeCheckpoint(c);
+    const size = rec.key.length + rec.value.length;
+    if (cur.records.length > 0 && (cur.records.length >= CHECKPOINT_CHUNK_RECORDS || bytes + size > CHECKPOINT_CHUNK_BYTES)) {
+      chunks.push(cur);
+      cur = { checkpoints: [], records: [] };
+      bytes = 0;
+    }
+    cur.checkpoints.push(c);
+    cur.records.push({ key: rec.key, value: rec.value, partition: 0, timestamp: String(c.timestamp) });
+    bytes += size;
+  }
+  if (cur.records.length > 0) chunks.push(cur);
+  return chunks;
+}
+
 /** setTimeout delays are limited to 2^31-1 ms; longer ones fire at once. */
 export function clampTimer(ms: number): number {
   return Math.min(Math.max(1, Math.floor(ms)), MAX_TIMER_MS);
@@ -129,6 +156,8 @@ export class CheckpointEmitter {
   private restore: RestoreReport | null = null;
   private selected: string[] | null = null;
   private cycles = 0;
+  /** Checkpoints recorded in the store whose write failed: sent again by the next cycle (see runCycle). */
+  private unsent = new Map<string, WrittenCheckpoint>();
   private stopped = false;
   private reader: TopicReader | null = null;
   private readonly runner: CoalescingRunner<CycleOptions, CycleResult>;
@@ -438,18 +467,31 @@ export class CheckpointEmitter {
       for (const c of r.checkpoints) written.push({ ...c, timestamp: g.ts });
     }
     failedGroups.sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
-    if (written.length > 0) {
+    // Like MM2, the store already holds this cycle's checkpoints (so a write that failed but
+    // landed can never be followed by a lower one). Unlike MM2, a failed write is not forgotten:
+    // the checkpoints still current in the store are sent again by the next cycle.
+    const key = (c: Checkpoint) => `${c.group}\u0000${c.topic}\u0000${c.partition}`;
+    for (const c of written) this.unsent.delete(key(c));
+    const retry: WrittenCheckpoint[] = [];
+    for (const [k, c] of this.unsent) {
+      const current = this.checkpointStore.getPartition(c.group, c.topic, c.partition);
+      if (current && current.downstreamOffset === c.downstreamOffset && current.upstreamOffset === c.upstreamOffset) retry.push(c);
+      else this.unsent.delete(k);
+    }
+    const toWrite = [...retry, ...written];
+    if (toWrite.length > 0) {
       const producer = await target.producer();
+      // One produce request holds at most ~1 MiB by default (broker message.max.bytes): send in
+      // chunks, in order, and stop at the first failure.
+      let sent = 0;
       try {
-        await producer.send({
-          topic: this.o.checkpointsTopic,
-          acks: -1,
-          messages: written.map((c) => {
-            const rec = encodeCheckpoint(c);
-            return { key: rec.key, value: rec.value, partition: 0, timestamp: String(c.timestamp) };
-          }),
-        });
+        for (const chunk of chunkCheckpoints(toWrite)) {
+          await producer.send({ topic: this.o.checkpointsTopic, acks: -1, messages: chunk.records });
+          for (const c of chunk.checkpoints) this.unsent.delete(key(c));
+          sent += chunk.checkpoints.length;
+        }
       } catch (e) {
+        for (const c of toWrite.slice(sent)) this.unsent.set(key(c), c);
         throw new Error(target.reportError(e));
       }
       target.reportOk();
@@ -463,7 +505,7 @@ export class CheckpointEmitter {
     return {
       ...base,
       groups,
-      written,
+      written: toWrite,
       coverage,
       failedGroups,
       discoveryError,

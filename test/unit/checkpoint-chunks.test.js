@@ -1,0 +1,44 @@
+'use strict';
+/** Checkpoint writes are split into produce-sized chunks (a cycle can write tens of thousands). */
+const assert = require('node:assert/strict');
+const { chunkCheckpoints, CHECKPOINT_CHUNK_RECORDS, CHECKPOINT_CHUNK_BYTES } = require('../../kafka/checkpoint-emitter');
+const { decodeCheckpoint } = require('../../core/checkpoint');
+
+function cps(n, metadata = '') {
+  return Array.from({ length: n }, (_, i) => ({
+    group: `group-${i % 997}`, topic: 'source.orders', partition: i % 10,
+    upstreamOffset: BigInt(i), downstreamOffset: BigInt(i + 1), metadata, timestamp: 1700000000000 + i,
+  }));
+}
+
+describe('chunkCheckpoints', function () {
+  it('keeps order and every record, with at most CHECKPOINT_CHUNK_RECORDS per chunk', function () {
+    const list = cps(25000);
+    const chunks = chunkCheckpoints(list);
+    assert.equal(chunks.length, Math.ceil(25000 / CHECKPOINT_CHUNK_RECORDS));
+    const flat = chunks.flatMap((c) => c.records);
+    assert.equal(flat.length, 25000);
+    for (const [i, r] of flat.entries()) {
+      assert.equal(r.partition, 0);
+      assert.equal(r.timestamp, String(1700000000000 + i));
+      assert.equal(decodeCheckpoint(r.key, r.value).upstreamOffset, BigInt(i));
+    }
+    assert.deepEqual(chunks.flatMap((c) => c.checkpoints), list);
+  });
+
+  it('also cuts by size: large metadata gives smaller chunks, each under CHECKPOINT_CHUNK_BYTES', function () {
+    const chunks = chunkCheckpoints(cps(3000, 'm'.repeat(1000)));
+    assert.ok(chunks.length > 2);
+    for (const c of chunks) {
+      const bytes = c.records.reduce((a, r) => a + r.key.length + r.value.length, 0);
+      assert.ok(bytes <= CHECKPOINT_CHUNK_BYTES, `${bytes} bytes`);
+    }
+    assert.equal(chunks.reduce((a, c) => a + c.records.length, 0), 3000);
+  });
+
+  it('near-maximal metadata (30,000 bytes; MM2 strings hold 32,767) packs 8 to a chunk; no checkpoints, no chunks', function () {
+    const chunks = chunkCheckpoints(cps(20, 'x'.repeat(30000)));
+    assert.deepEqual(chunks.map((c) => c.records.length), [8, 8, 4]);
+    assert.deepEqual(chunkCheckpoints([]), []);
+  });
+});
