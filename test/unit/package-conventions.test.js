@@ -119,4 +119,18 @@ describe('package conventions (Node-RED and Flow Library)', function () {
     }
     for (const set of sets.filter((s) => !CONFIG_TYPES.has(s))) assert.ok(used.has(set), `some example uses ${set}`);
   });
+
+  it('example flows set only fields the nodes define, and every field the editor would set', function () {
+    const defs = Object.fromEntries(sets.map((set) => [set, editorDefinitions(set).registered[0].def]));
+    const dir = path.join(root, 'examples');
+    for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.json'))) {
+      for (const n of JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'))) {
+        const def = defs[n.type];
+        if (!def) continue;
+        const structural = new Set(['id', 'type', 'z', 'x', 'y', 'wires', 'g', 'credentials', 'info']);
+        for (const k of Object.keys(n)) if (!structural.has(k)) assert.ok(k in def.defaults, `${f}: ${n.type} ${n.id} sets unknown field ${k}`);
+        for (const k of Object.keys(def.defaults)) assert.ok(k in n, `${f}: ${n.type} ${n.id} lacks field ${k}`);
+      }
+    }
+  });
 });
