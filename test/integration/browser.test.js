@@ -53,6 +53,16 @@ describe('editor in a real browser (playwright-core + Debian Chromium)', functio
     }
   });
 
+  it('lists both examples under Import > Examples (the editor's library API)', async function () {
+    const list = await nr.request('GET', '/library/examples/flows/');
+    assert.ok(list.json.includes('@kafka-mm2/node-red'));
+    for (const name of ['full-failover', 'checkpoints-beside-mm2']) {
+      const r = await nr.request('GET', `/library/examples/flows/@kafka-mm2/node-red/${name}`);
+      assert.equal(r.status, 200, name);
+      assert.deepEqual(r.json, JSON.parse(fs.readFileSync(path.join(root, 'examples', `${name}.json`), 'utf8')));
+    }
+  });
+
   it('imports the full failover example through the Import dialog, deploys it, and the nodes connect', async function () {
     const flow = JSON.parse(fs.readFileSync(path.join(root, 'examples', 'full-failover.json'), 'utf8'));
     for (const n of flow) {
