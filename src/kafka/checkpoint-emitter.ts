@@ -25,7 +25,7 @@ import { OffsetSyncStore } from '../core/offset-sync-store';
 import type { RenamePolicy } from '../core/rename-topic-partition';
 import type { Checkpoint, OffsetSync } from '../core/types';
 import type { ClusterConnection } from './connection';
-import { fetchCommittedOffsets, listConsumerGroups } from './groups';
+import { listConsumerGroups } from './groups';
 import { TopicReader } from './topic-reader';
 
 /** One offset-sync event, as the offset-syncs reader sends it (already parsed). */
@@ -389,7 +389,7 @@ export class CheckpointEmitter {
       const result = await findCheckpointGroups(
         {
           listGroups: () => listConsumerGroups(admin),
-          committedTopics: async (g) => (await fetchCommittedOffsets(admin, g)).map((o) => o.topic),
+          committedTopics: async (g) => (await source.offsetFetcher().fetch(g)).map((o) => o.topic),
         },
         groupFilter,
         topicFilter,
@@ -434,12 +434,13 @@ export class CheckpointEmitter {
     }
     const groups = [...(this.selected ?? [])];
     const { source, target } = this.o;
-    const admin = await source.admin();
+    await source.admin(); // connects (and reports a connection failure) before the per-group fetches
+    const fetcher = source.offsetFetcher();
     const failedGroups: Array<{ group: string; error: string }> = [];
     const perGroup = await mapLimit(groups, this.o.concurrency ?? 8, async (group) => {
       const ts = this.now();
       try {
-        const offsets = await fetchCommittedOffsets(admin, group);
+        const offsets = await fetcher.fetch(group);
         return { group, ts, offsets };
       } catch (e) {
         const err = e as { message?: string };

@@ -6,7 +6,7 @@
  */
 import type { Admin, Kafka, Producer } from 'kafkajs';
 import { createKafka, explainKafkaError, type ClusterSettings, type HostLogger } from './client';
-import { AdminOffsetCommitter } from './groups';
+import { AdminOffsetCommitter, GroupOffsetFetcher } from './groups';
 
 export type ConnectionStateName = 'idle' | 'connecting' | 'connected' | 'error' | 'closed';
 
@@ -27,6 +27,7 @@ export class ClusterConnection {
   private adminP: Promise<Admin> | null = null;
   private producerP: Promise<Producer> | null = null;
   private committerInst: AdminOffsetCommitter | null = null;
+  private fetcherInst: GroupOffsetFetcher | null = null;
   private st: ConnectionState = { state: 'idle' };
   private closing: Promise<void> | null = null;
 
@@ -125,6 +126,12 @@ export class ClusterConnection {
     return this.producerP;
   }
 
+  /** Reads committed group offsets with the coordinator of each group remembered. */
+  offsetFetcher(): GroupOffsetFetcher {
+    if (!this.fetcherInst) this.fetcherInst = new GroupOffsetFetcher(this.kafka);
+    return this.fetcherInst;
+  }
+
   committer(): AdminOffsetCommitter {
     if (!this.committerInst) this.committerInst = new AdminOffsetCommitter(this.kafka);
     return this.committerInst;
@@ -137,6 +144,8 @@ export class ClusterConnection {
     if (this.adminP) tasks.push(this.adminP.then((a) => a.disconnect(), () => undefined));
     if (this.producerP) tasks.push(this.producerP.then((p) => p.disconnect(), () => undefined));
     if (this.committerInst) tasks.push(this.committerInst.close());
+    if (this.fetcherInst) tasks.push(this.fetcherInst.close());
+    this.fetcherInst = null;
     this.adminP = null;
     this.producerP = null;
     this.committerInst = null;

@@ -82,10 +82,18 @@ export interface AdminCommitResult {
   message?: string;
 }
 
+interface InternalBroker {
+  nodeId: number;
+  offsetFetch(args: { groupId: string; topics: never[] }): Promise<{
+    responses: Array<{ topic: string; partitions: Array<{ partition: number; offset: string; metadata: string | null; errorCode: number }> }>;
+  }>;
+}
+
 interface InternalCluster {
   connect(): Promise<void>;
   disconnect(): Promise<void>;
-  findGroupCoordinator(args: { groupId: string }): Promise<{
+  findBroker(args: { nodeId: number }): Promise<InternalBroker>;
+  findGroupCoordinator(args: { groupId: string }): Promise<InternalBroker & {
     offsetCommit(args: {
       groupId: string;
       groupGenerationId: number;
@@ -161,6 +169,87 @@ export class AdminOffsetCommitter {
     const c = this.cluster;
     this.cluster = null;
     this.connecting = null;
+    if (c) await c.disconnect();
+  }
+}
+
+/** Coordinator errors after which the cached coordinator of a group is looked up again. */
+const COORDINATOR_MOVED = new Set(['NOT_COORDINATOR', 'NOT_COORDINATOR_FOR_GROUP', 'COORDINATOR_NOT_AVAILABLE', 'GROUP_COORDINATOR_NOT_AVAILABLE', 'COORDINATOR_LOAD_IN_PROGRESS', 'GROUP_LOAD_IN_PROGRESS']);
+
+/**
+ * Reads groups' committed offsets with one OffsetFetch per group, remembering each group's
+ * coordinator: kafkajs's admin.fetchOffsets asks for the coordinator before every fetch, which
+ * is half of a checkpoint cycle's round trips. A moved coordinator is looked up again.
+ */
+export class GroupOffsetFetcher {
+  private cluster: InternalCluster | null = null;
+  private connecting: Promise<InternalCluster> | null = null;
+  private coordinators = new Map<string, number>();
+  constructor(private readonly kafka: Kafka) {}
+
+  private async connected(): Promise<InternalCluster> {
+    if (this.cluster) return this.cluster;
+    if (!this.connecting) {
+      const c = internalCluster(this.kafka);
+      this.connecting = c.connect().then(
+        () => (this.cluster = c),
+        (e) => {
+          this.connecting = null;
+          throw e;
+        },
+      );
+    }
+    return this.connecting;
+  }
+
+  private async coordinator(cluster: InternalCluster, groupId: string): Promise<InternalBroker> {
+    const known = this.coordinators.get(groupId);
+    if (known !== undefined) {
+      try {
+        return await cluster.findBroker({ nodeId: known });
+      } catch {
+        this.coordinators.delete(groupId);
+      }
+    }
+    const broker = await cluster.findGroupCoordinator({ groupId });
+    this.coordinators.set(groupId, broker.nodeId);
+    if (this.coordinators.size > 100000) this.coordinators.clear();
+    return broker;
+  }
+
+  /** Every committed offset of the group, as fetchCommittedOffsets returns them. */
+  async fetch(groupId: string): Promise<CommittedOffset[]> {
+    const cluster = await this.connected();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const broker = await this.coordinator(cluster, groupId);
+        // an empty topic list goes out as a null array: all committed offsets of the group
+        const { responses } = await broker.offsetFetch({ groupId, topics: [] });
+        const out: CommittedOffset[] = [];
+        for (const t of responses) {
+          for (const p of t.partitions) {
+            const off = BigInt(p.offset);
+            out.push({ topic: t.topic, partition: p.partition, offset: off < 0n ? null : off, metadata: p.metadata ?? '' });
+          }
+        }
+        return out;
+      } catch (e) {
+        const type = (e as { type?: string }).type ?? '';
+        if (attempt < 2 && COORDINATOR_MOVED.has(type)) {
+          this.coordinators.delete(groupId);
+          await new Promise((r) => setTimeout(r, 100 * (attempt + 1)));
+          continue;
+        }
+        throw e;
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    const c = this.cluster;
+    this.cluster = null;
+    this.connecting = null;
+    this.coordinators.clear();
     if (c) await c.disconnect();
   }
 }

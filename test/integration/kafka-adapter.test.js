@@ -2,7 +2,7 @@
 /** The thin Kafka I/O layer against real brokers: admin-style offset commits, group state, topic reading. */
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
-const { AdminOffsetCommitter, describeGroupState, fetchCommittedOffsets, fetchEndOffsets, listConsumerGroups } = require('../../kafka/groups');
+const { AdminOffsetCommitter, GroupOffsetFetcher, describeGroupState, fetchCommittedOffsets, fetchEndOffsets, listConsumerGroups } = require('../../kafka/groups');
 const { TopicReader, TopicNotFoundError } = require('../../kafka/topic-reader');
 const { createKafka, explainKafkaError } = require('../../kafka/client');
 
@@ -34,6 +34,11 @@ describe('kafka adapter (real brokers)', function () {
       { topic, partition: 1, offset: 3n, metadata: '' },
     ]);
     assert.ok((await listConsumerGroups(target)).includes(idle));
+    // the coordinator-caching fetcher reads the same offsets (twice: the second from the cached coordinator)
+    const fetcher = new GroupOffsetFetcher(kafka);
+    for (let i = 0; i < 2; i++) assert.deepEqual((await fetcher.fetch(idle)).sort((a, b) => a.partition - b.partition), offs);
+    assert.deepEqual(await fetcher.fetch(env.unique('no-such-group')), []);
+    await fetcher.close();
     assert.equal((await describeGroupState(target, idle)).state, 'Empty');
 
     // an active consumer in the group: the broker refuses the admin commit, offsets unchanged
