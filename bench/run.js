@@ -172,12 +172,22 @@ class RequestRecorder {
       }),
     );
   }
+  /** Also count requests that an object tallies itself in `obj.requests` ({api: count}), e.g. the GroupOffsetFetcher. */
+  attachCounter(obj, label) {
+    (this.counters ??= []).push({ obj, label, base: {} });
+  }
   begin() {
     this.entries = [];
+    for (const c of this.counters ?? []) c.base = { ...c.obj.requests };
     this.active = true;
   }
   end() {
     this.active = false;
+    for (const c of this.counters ?? []) {
+      for (const [api, n] of Object.entries(c.obj.requests)) {
+        for (let i = 0; i < n - (c.base[api] ?? 0); i++) this.entries.push({ label: c.label, api });
+      }
+    }
     return this.entries;
   }
   detach() {
@@ -344,6 +354,7 @@ async function benchCheckpoints(clusters) {
       // normally connected already) and count what they send.
       const rec = new RequestRecorder();
       rec.attach(await source.admin(), 'source admin');
+      rec.attachCounter(source.offsetFetcher(), 'source offset fetcher');
       rec.attach(await target.producer(), 'target producer');
       rec.attach(await target.admin(), 'target admin');
       let discovered;

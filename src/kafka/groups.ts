@@ -185,6 +185,8 @@ export class GroupOffsetFetcher {
   private cluster: InternalCluster | null = null;
   private connecting: Promise<InternalCluster> | null = null;
   private coordinators = new Map<string, number>();
+  /** Requests sent, by Kafka API (for the benchmark and diagnostics). */
+  readonly requests = { FindCoordinator: 0, OffsetFetch: 0 };
   constructor(private readonly kafka: Kafka) {}
 
   private async connected(): Promise<InternalCluster> {
@@ -211,6 +213,7 @@ export class GroupOffsetFetcher {
         this.coordinators.delete(groupId);
       }
     }
+    this.requests.FindCoordinator++;
     const broker = await cluster.findGroupCoordinator({ groupId });
     this.coordinators.set(groupId, broker.nodeId);
     if (this.coordinators.size > 100000) this.coordinators.clear();
@@ -224,6 +227,7 @@ export class GroupOffsetFetcher {
       try {
         const broker = await this.coordinator(cluster, groupId);
         // an empty topic list goes out as a null array: all committed offsets of the group
+        this.requests.OffsetFetch++;
         const { responses } = await broker.offsetFetch({ groupId, topics: [] });
         const out: CommittedOffset[] = [];
         for (const t of responses) {
