@@ -1,0 +1,340 @@
+'use strict';
+/**
+ * Shared by the checkpoint conformance tests (conformance-mm2-checkpoints, -same-answers,
+ * -handover): the real MirrorMaker 2 checkpoint connector as a peer, our checkpoint side
+ * without Node-RED, and readers/assertions on the topics both write.
+ *
+ * Why MM2's checkpoint connector runs on a Connect worker and not in dedicated mode:
+ * these tests need MirrorCheckpointConnector ALONE (no MirrorSourceConnector writing offset
+ * syncs or replicating the topic). Dedicated mode (`connect-mirror-maker`) always starts the
+ * source connector of an enabled flow, and its only per-flow knob that would silence it is
+ * `topics`, which the checkpoint connector shares: its group discovery and its checkpoints
+ * both keep only offsets on topics that `topics`/`topics.exclude` accept (spec §7.2, §7.4,
+ * §8.2 step (a)); MirrorMakerConfig.connectorBaseConfig gives all three connectors the same
+ * `<a>-><b>.*` properties. A checkpoint connector pointed at a topic that does not exist
+ * checkpoints nothing. So the connector is deployed by itself on a distributed Connect worker
+ * bootstrapped to the target cluster with ByteArrayConverter, which is exactly the worker
+ * dedicated mode builds for the flow (MirrorMakerConfig.workerConfig: a worker on the target,
+ * ByteArrayConverter for keys, values and headers), with the same connector class and
+ * connector properties.
+ */
+const assert = require('node:assert/strict');
+const env = require('./env');
+const { startConnectWorker } = require('../../scripts/kafka/connect');
+const { encodeOffsetSync } = require('../../core/offset-sync');
+const { decodeCheckpoint } = require('../../core/checkpoint');
+const { AdminOffsetCommitter, fetchCommittedOffsets } = require('../../kafka/groups');
+const { TopicReader } = require('../../kafka/topic-reader');
+const { decodeOffsetSync } = require('../../core/offset-sync');
+const { CheckpointEmitter } = require('../../kafka/checkpoint-emitter');
+const { ClusterConnection } = require('../../kafka/connection');
+const { GroupOffsetSyncer } = require('../../kafka/group-offset-syncer');
+const { ensureInternalTopic } = require('../../kafka/internal-topics');
+const { createReplicationPolicy } = require('../../core/replication-policy');
+const { createGroupFilter, createTopicFilter } = require('../../core/filters');
+
+const CHECKPOINT_CONNECTOR = 'org.apache.kafka.connect.mirror.MirrorCheckpointConnector';
+
+/** The offset-syncs topic of flow a->b with offset-syncs.topic.location=source (on the source cluster). */
+const syncsTopicOf = (b) => `mm2-offset-syncs.${b}.internal`;
+/** MM2's checkpoints topic of flow a->b (on the target). */
+const checkpointsTopicOf = (a) => `${a}.checkpoints.internal`;
+
+// ---- MirrorMaker 2's checkpoint connector ------------------------------------------------------
+
+/**
+ * A Connect worker on the target cluster that runs MM2's MirrorCheckpointConnector for the flow
+ * a->b. `props` are connector properties (MM2 names), e.g. { topics, groups,
+ * 'sync.group.offsets.enabled': 'true' }. `start()` deploys the connector and waits until its
+ * task runs; `stop()` deletes it (the task stops; the worker stays); `close()` stops the worker.
+ */
+async function startCheckpointPeer({ a, b, props }) {
+  const worker = await startConnectWorker({ bootstrap: env.cluster('target').bootstrap, groupId: env.unique(`mm2-cp-${a}`) });
+  const name = `checkpoint-${a}-${b}`;
+  const config = {
+    'connector.class': CHECKPOINT_CONNECTOR,
+    'tasks.max': '1',
+    'source.cluster.alias': a,
+    'target.cluster.alias': b,
+    'source.cluster.bootstrap.servers': env.cluster('source').bootstrap,
+    'target.cluster.bootstrap.servers': env.cluster('target').bootstrap,
+    'checkpoints.topic.replication.factor': '1',
+    'emit.checkpoints.interval.seconds': '1',
+    'sync.group.offsets.interval.seconds': '1',
+    'refresh.groups.interval.seconds': '600',
+    'key.converter': 'org.apache.kafka.connect.converters.ByteArrayConverter',
+    'value.converter': 'org.apache.kafka.connect.converters.ByteArrayConverter',
+    ...Object.fromEntries(Object.entries(props).map(([k, v]) => [k, String(v)])),
+  };
+  let running = false;
+  const peer = {
+    worker,
+    name,
+    config,
+    log: () => worker.log(),
+    async start() {
+      const r = await worker.rest('PUT', `/connectors/${name}/config`, config);
+      assert.ok(r.status === 200 || r.status === 201, `deploying ${name}: ${r.status} ${r.text}`);
+      running = true;
+      await env.eventually(async () => {
+        const s = await worker.rest('GET', `/connectors/${name}/status`);
+        if (s.status !== 200) return false;
+        const failed = [s.json.connector, ...(s.json.tasks || [])].find((x) => x.state === 'FAILED');
+        if (failed) throw new Error(`${name} failed: ${(failed.trace || '').slice(0, 2000)}`);
+        return s.json.connector.state === 'RUNNING' && s.json.tasks.length === 1 && s.json.tasks[0].state === 'RUNNING';
+      }, { timeout: 60000, interval: 300, what: `MM2's checkpoint connector ${name} and its task to run` }).catch((e) => {
+        throw new Error(`${e.message}\n${worker.log().slice(-3000)}`);
+      });
+    },
+    async stop() {
+      if (!running) return;
+      running = false;
+      const r = await worker.rest('DELETE', `/connectors/${name}`);
+      assert.ok(r.status === 204 || r.status === 404, `deleting ${name}: ${r.status} ${r.text}`);
+      // the task is stopped once the connector is gone from the worker
+      await env.eventually(async () => (await worker.rest('GET', `/connectors/${name}/status`)).status === 404, { timeout: 30000, what: `${name} to stop` });
+    },
+    async close() {
+      try {
+        await peer.stop();
+      } catch {
+        /* the worker goes anyway */
+      }
+      await worker.stop();
+    },
+  };
+  return peer;
+}
+
+// ---- our checkpoint side without Node-RED ---------------------------------------------------------
+
+/**
+ * Our checkpoint side for the flow a->b: CheckpointEmitter (fed by a TopicReader tailing the
+ * offset-syncs topic, as mm2-offset-syncs feeds mm2-checkpoint) and, with `groupOffsets`, the
+ * GroupOffsetSyncer that writes the emitter's latest checkpoints to the target.
+ * Cycles run only when asked: `cycle()`.
+ */
+async function startOurSide({ a, b, topics, groups, checkpointsTopic = checkpointsTopicOf(a), groupOffsets = false }) {
+  const source = new ClusterConnection({ alias: a, bootstrapServers: [env.cluster('source').bootstrap] });
+  const target = new ClusterConnection({ alias: b, bootstrapServers: [env.cluster('target').bootstrap] });
+  const props = { 'source.cluster.alias': a, 'target.cluster.alias': b, topics, groups };
+  const groupFilter = createGroupFilter(props);
+  const emitter = new CheckpointEmitter({
+    source,
+    target,
+    sourceAlias: a,
+    targetAlias: b,
+    policy: createReplicationPolicy(props),
+    checkpointsTopic,
+    groupFilter,
+    topicFilter: createTopicFilter(props),
+    ensureTopic: async (c, t) => ensureInternalTopic(await c.admin(), t, 1),
+  });
+  const syncer = groupOffsets ? new GroupOffsetSyncer({ connection: target, groupFilter }) : null;
+  let syncsRead = 0;
+  const reader = new TopicReader(source.kafka, await source.admin(), {
+    topic: syncsTopicOf(b),
+    tail: true,
+    maxWaitTimeMs: 100,
+    onRecord: (r) => {
+      syncsRead++;
+      emitter.handleSyncEvent({ event: 'syncs', syncs: [decodeOffsetSync(r.key, r.value)] });
+    },
+    onLoaded: () => emitter.handleSyncEvent({ event: 'loaded' }),
+  });
+  await Promise.all([reader.start(), emitter.start()]);
+  let stopped = false;
+  const side = {
+    emitter,
+    syncer,
+    get syncsRead() {
+      return syncsRead;
+    },
+    /** Waits until the syncs topic has been read up to its current end. */
+    async caughtUp() {
+      const admin = await env.admin('source');
+      const [p0] = await admin.fetchTopicOffsets(syncsTopicOf(b));
+      const want = Number(p0.high) - Number(p0.low);
+      await env.eventually(() => syncsRead >= want, { what: `our reader to read ${want} offset syncs` });
+    },
+    /** One checkpoint cycle (after catching up with the syncs), then, with groupOffsets, one group-offset sync of the latest checkpoints. */
+    async cycle() {
+      await side.caughtUp();
+      const r = await emitter.cycle({ refreshGroups: true });
+      assert.deepEqual(r.failedGroups, []);
+      if (syncer) {
+        for (const list of r.latest.values()) for (const c of list) syncer.put(c);
+        const s = await syncer.sync();
+        assert.deepEqual(s.skipped.filter((x) => x.code === 'error'), [], 'group offset sync errors');
+      }
+      return r;
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await reader.stop();
+      await emitter.stop();
+      if (syncer) await syncer.close();
+      await source.close();
+      await target.close();
+    },
+  };
+  return side;
+}
+
+// ---- setting up state ------------------------------------------------------------------------------
+
+/** Creates topics on `cluster` (ignores "exists"). specs: [{topic, partitions, compact}] */
+async function createTopics(cluster, specs) {
+  const admin = await env.admin(cluster);
+  await admin.createTopics({
+    waitForLeaders: true,
+    topics: specs.map((s) => ({
+      topic: s.topic,
+      numPartitions: s.partitions ?? 1,
+      configEntries: s.compact ? [{ name: 'cleanup.policy', value: 'compact' }] : [],
+    })),
+  });
+}
+
+/** Writes offset syncs [topic, partition, upstream, downstream] to partition 0 of the offset-syncs topic, in order. */
+async function writeSyncs(b, syncs) {
+  const producer = env.kafka('source').producer({ allowAutoTopicCreation: false });
+  await producer.connect();
+  try {
+    await producer.send({
+      topic: syncsTopicOf(b),
+      acks: -1,
+      messages: syncs.map(([topic, partition, up, down]) => ({ ...encodeOffsetSync({ topic, partition, upstreamOffset: BigInt(up), downstreamOffset: BigInt(down) }), partition: 0 })),
+    });
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+/** Commits group offsets on the source the way a stopped consumer leaves them: [[topic, partition, offset, metadata?]]. */
+async function commitOnSource(committer, group, offsets) {
+  const list = offsets.map(([topic, partition, offset, metadata]) => ({ topic, partition, offset: BigInt(offset), metadata: metadata ?? '' }));
+  let last;
+  await env
+    .eventually(async () => {
+      last = await committer.commit(group, list);
+      return last.ok;
+    }, { what: `commit for ${group}`, timeout: 20000, interval: 300 })
+    .catch(() => assert.deepEqual(last, { ok: true }, `commit for ${group}`));
+}
+
+// ---- reading what was written ------------------------------------------------------------------------
+
+/**
+ * Every record of a checkpoints topic on the target, decoded, in log order:
+ * [{...checkpoint, offset, timestamp}]; records that are not checkpoints (tombstones) are left out.
+ */
+async function readCheckpoints(topic) {
+  const out = [];
+  const reader = new TopicReader(env.kafka('target'), await env.admin('target'), {
+    topic,
+    tail: false,
+    onRecord: (r) => {
+      let c;
+      try {
+        c = decodeCheckpoint(r.key, r.value);
+      } catch {
+        return;
+      }
+      out.push({ ...c, offset: r.offset, timestamp: r.timestamp });
+    },
+  });
+  await reader.start();
+  return out;
+}
+
+const keyOf = (c) => `${c.group} ${c.topic}-${c.partition}`;
+
+/** The last checkpoint per (group, remote partition), in log order: { key: [upstream, downstream, metadata] } with decimal strings. */
+function latestOf(records) {
+  const out = {};
+  for (const c of records) out[keyOf(c)] = [String(c.upstreamOffset), String(c.downstreamOffset), c.metadata];
+  return Object.fromEntries(Object.entries(out).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
+}
+
+/** Per (group, remote partition): the series of [upstream, downstream] in log order. */
+function seriesOf(records) {
+  const out = {};
+  for (const c of records) (out[keyOf(c)] ??= []).push(`${c.upstreamOffset}->${c.downstreamOffset}`);
+  return Object.fromEntries(Object.entries(out).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
+}
+
+/** Asserts the checkpoints, in log order, never move a (group, partition) backwards unless the group rewound upstream. */
+function assertMonotonic(records, what) {
+  const last = new Map();
+  const bad = [];
+  for (const c of records) {
+    const k = keyOf(c);
+    const prev = last.get(k);
+    if (prev && c.upstreamOffset >= prev.upstreamOffset && c.downstreamOffset <= prev.downstreamOffset) {
+      bad.push(`${k} at offset ${c.offset}: ${prev.upstreamOffset}->${prev.downstreamOffset} then ${c.upstreamOffset}->${c.downstreamOffset}`);
+    }
+    last.set(k, c);
+  }
+  assert.deepEqual(bad, [], `${what}: a checkpoint moved a group backwards (or repeated) without an upstream rewind`);
+}
+
+/**
+ * Polls the committed offsets of `groups` on the target every 250 ms until `stop()`;
+ * `stop()` returns { regressions, last: { 'group topic-partition': offset string } }.
+ */
+function watchTargetOffsets(groups) {
+  const seen = new Map();
+  const regressions = [];
+  let watching = true;
+  const loop = (async () => {
+    const admin = await env.admin('target');
+    while (watching) {
+      for (const g of groups) {
+        for (const o of await fetchCommittedOffsets(admin, g).catch(() => [])) {
+          if (o.offset === null) continue;
+          const k = `${g} ${o.topic}-${o.partition}`;
+          const prev = seen.get(k);
+          if (prev !== undefined && o.offset < prev) regressions.push(`${k}: ${prev} -> ${o.offset}`);
+          seen.set(k, o.offset);
+        }
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  })();
+  return {
+    current: () => new Map(seen),
+    async stop() {
+      watching = false;
+      await loop;
+      return { regressions, last: Object.fromEntries([...seen].map(([k, v]) => [k, String(v)]).sort()) };
+    },
+  };
+}
+
+/** Committed offsets of `group` on the target: { 'topic-partition': offset string }. */
+async function targetOffsets(group) {
+  const admin = await env.admin('target');
+  const out = {};
+  for (const o of await fetchCommittedOffsets(admin, group)) if (o.offset !== null) out[`${o.topic}-${o.partition}`] = String(o.offset);
+  return out;
+}
+
+module.exports = {
+  syncsTopicOf,
+  checkpointsTopicOf,
+  startCheckpointPeer,
+  startOurSide,
+  createTopics,
+  writeSyncs,
+  commitOnSource,
+  readCheckpoints,
+  latestOf,
+  seriesOf,
+  keyOf,
+  assertMonotonic,
+  watchTargetOffsets,
+  targetOffsets,
+  AdminOffsetCommitter,
+};
