@@ -52,3 +52,16 @@ export {
   type ConfigAnalysis,
 } from './core/connector-config';
 export { CONFIG_DEFAULTS, CONFIG_PROPERTIES, getPropertyDef, type ConnectorSettings } from './core/config-properties';
+
+// Kafka Connect: export a replication flow as MM2 connector configs, import them back, deploy them
+export {
+  exportConnectors,
+  exportText,
+  flowFromConnectorConfigs,
+  connectorConfigsFromMm2Properties,
+  type ConnectorExport,
+  type ExportOptions,
+  type FlowExportInput,
+  type FlowImport,
+} from './core/connector-export';
+export { ConnectRestClient, ConnectRestError, type ConnectorStatus } from './kafka/connect-rest';

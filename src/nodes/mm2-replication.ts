@@ -9,6 +9,7 @@ import { makeTranslate } from './lib/i18n';
 import type { ClusterConfigNode, ReplicationConfigNode } from './lib/config-nodes';
 import { createReplicationPolicy } from '../core/replication-policy';
 import { ensureInternalTopic } from '../kafka/internal-topics';
+import { registerExportEndpoint } from './lib/export-flow';
 
 
 interface ReplicationDef extends NodeDef {
@@ -23,6 +24,8 @@ interface ReplicationDef extends NodeDef {
 
 export = function register(RED: NodeAPI): void {
   const t = makeTranslate(RED, 'mm2-replication');
+  // The dialog's "Export for Kafka Connect" button (GET/POST /mm2/export/:id).
+  registerExportEndpoint(RED);
   function MM2ReplicationNode(this: ReplicationConfigNode, def: ReplicationDef): void {
     RED.nodes.createNode(this, def);
     const node = this;

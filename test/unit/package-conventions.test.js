@@ -127,7 +127,7 @@ describe('package conventions (Node-RED and Flow Library)', function () {
       for (const n of JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'))) {
         const def = defs[n.type];
         if (!def) continue;
-        const structural = new Set(['id', 'type', 'z', 'x', 'y', 'wires', 'g', 'credentials', 'info']);
+        const structural = new Set(['id', 'type', 'z', 'x', 'y', 'wires', 'g', 'd', 'credentials', 'info']); // d: Node-RED's disabled flag
         for (const k of Object.keys(n)) if (!structural.has(k)) assert.ok(k in def.defaults, `${f}: ${n.type} ${n.id} sets unknown field ${k}`);
         for (const k of Object.keys(def.defaults)) assert.ok(k in n, `${f}: ${n.type} ${n.id} lacks field ${k}`);
       }
