@@ -148,6 +148,10 @@ async function startMirrorMaker({ source, target, props: extra = {}, version, al
     [`${t}->${s}.emit.heartbeats.enabled`]: 'false',
     ...SINGLE_BROKER,
     'offset.flush.interval.ms': 1000,
+    // dedicated mode builds the flow's worker from the TARGET cluster's properties and takes
+    // only a few top-level keys (converters, *.storage.*): without this the flush (and with it
+    // MM2's delayed offset syncs, spec §5.3) stays at Connect's default of 60 s
+    [`${t}.offset.flush.interval.ms`]: 1000,
     ...extra,
   };
   const p = startJava({

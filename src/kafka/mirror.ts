@@ -22,6 +22,8 @@ import type { TopicFilterLike } from '../core/topic-selection';
 import { shouldReplicateTopic } from '../core/topic-selection';
 import { OffsetSyncWriter } from '../core/offset-sync-writer';
 import { encodeOffsetSync } from '../core/offset-sync';
+import type { OffsetSync } from '../core/types';
+import { OrderedBatchSender } from './ordered-sender';
 import { chunkBySize, planRemoteTopics, recordBytes, sameSubscription } from '../core/mirror-plan';
 
 /** Source topic configs copied to a remote topic at creation when set on the source topic. */
@@ -125,13 +127,20 @@ export class Mirror {
   constructor(options: MirrorOptions) {
     this.o = options;
     const syncs = options.offsetSyncs;
-    this.writer = syncs
+    // One write in flight, the rest batched behind it: kafkajs may reorder concurrent sends,
+    // and readers take a lower upstream offset as a rewind (see ordered-sender.ts).
+    const ordered = syncs
+      ? new OrderedBatchSender<OffsetSync>(async (list) => {
+          const producer = await syncs.connection.producer();
+          const messages = list.map((s) => ({ partition: 0, ...encodeOffsetSync(s) }));
+          await producer.send({ topic: syncs.topic, acks: -1, messages });
+        })
+      : null;
+    this.writer = syncs && ordered
       ? new OffsetSyncWriter({
           maxOffsetLag: options.offsetLagMax,
           send: async (sync) => {
-            const producer = await syncs.connection.producer();
-            const rec = encodeOffsetSync(sync);
-            await producer.send({ topic: syncs.topic, acks: -1, messages: [{ partition: 0, key: rec.key, value: rec.value }] });
+            await ordered.send(sync);
             this.syncsSent++;
             this.clearError('sync');
           },

@@ -1,0 +1,107 @@
+'use strict';
+/**
+ * OrderedBatchSender: the mirror's offset syncs reach the offset-syncs topic in the order the
+ * writer sends them (as MM2's Java producer keeps them), although kafkajs may reorder
+ * concurrent sends. Found by the conformance test against MM2's OffsetSyncFormatter: syncs
+ * 0, 42, 21 in the log made every reader reset its history at 21 (an "upstream rewind").
+ */
+const assert = require('node:assert/strict');
+const { OrderedBatchSender } = require('../../kafka/ordered-sender');
+const { OffsetSyncWriter } = require('../../core/offset-sync-writer');
+const { OffsetSyncStore } = require('../../core/offset-sync-store');
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+/** A write function whose batches are recorded and settled by the test. */
+function controlledWrite() {
+  const batches = [];
+  const write = (items) => new Promise((resolve, reject) => batches.push({ items, resolve, reject }));
+  return { write, batches };
+}
+
+describe('OrderedBatchSender (offset syncs in send order)', function () {
+  it('has one write in flight and sends everything queued behind it as the next batch, in order', async function () {
+    const { write, batches } = controlledWrite();
+    const sender = new OrderedBatchSender(write);
+    const settled = [];
+    const ps = [1, 2, 3, 4].map((n) => sender.send(n).then(() => settled.push(n)));
+    assert.deepEqual(batches.map((b) => b.items), [[1]]);
+    assert.equal(sender.queued, 3);
+    batches[0].resolve();
+    await tick();
+    assert.deepEqual(settled, [1]);
+    assert.deepEqual(batches.map((b) => b.items), [[1], [2, 3, 4]]);
+    const p5 = sender.send(5);
+    batches[1].resolve();
+    await Promise.all(ps);
+    assert.deepEqual(settled, [1, 2, 3, 4]);
+    await tick();
+    assert.deepEqual(batches.map((b) => b.items), [[1], [2, 3, 4], [5]]);
+    batches[2].resolve();
+    await p5;
+  });
+
+  it('rejects every item of a failed batch and goes on with the next one', async function () {
+    const { write, batches } = controlledWrite();
+    const sender = new OrderedBatchSender(write);
+    const a = sender.send('a');
+    const b = sender.send('b');
+    const c = sender.send('c');
+    batches[0].reject(new Error('boom'));
+    await assert.rejects(a, /boom/);
+    await tick();
+    assert.deepEqual(batches[1].items, ['b', 'c']);
+    batches[1].reject(new Error('again'));
+    await assert.rejects(b, /again/);
+    await assert.rejects(c, /again/);
+    const d = sender.send('d');
+    assert.deepEqual(batches[2].items, ['d']);
+    batches[2].resolve();
+    await d;
+  });
+
+  it('a write that throws synchronously rejects its batch only', async function () {
+    let calls = 0;
+    const sender = new OrderedBatchSender((items) => {
+      calls += 1;
+      if (items.includes('bad')) throw new Error('sync throw');
+      return Promise.resolve();
+    });
+    await assert.rejects(sender.send('bad'), /sync throw/);
+    await sender.send('good');
+    assert.equal(calls, 2);
+  });
+
+  it('splits long queues into batches of at most maxBatch', async function () {
+    const { write, batches } = controlledWrite();
+    const sender = new OrderedBatchSender(write, 2);
+    const all = [1, 2, 3, 4, 5, 6].map((n) => sender.send(n));
+    for (let i = 0; i < 4; i++) {
+      batches[i].resolve();
+      await tick();
+    }
+    await Promise.all(all);
+    assert.deepEqual(batches.map((b) => b.items), [[1], [2, 3], [4, 5], [6]]);
+  });
+
+  it('behind the OffsetSyncWriter, a log written in write order keeps the store history (no false rewind)', async function () {
+    const log = [];
+    // writes that complete in reverse order of their start would reorder the log without the sender
+    const sender = new OrderedBatchSender(async (items) => {
+      await new Promise((r) => setTimeout(r, items[0].upstreamOffset === 0n ? 20 : 1));
+      log.push(...items);
+    });
+    const writer = new OffsetSyncWriter({ maxOffsetLag: 20, send: (s) => sender.send(s) });
+    for (let u = 30; u < 120; u++) {
+      writer.maybeQueueOffsetSyncs('t', 0, BigInt(u), BigInt(u - 30));
+      writer.firePendingOffsetSyncs();
+    }
+    await writer.flush();
+    assert.deepEqual(log.map((s) => Number(s.downstreamOffset)), [0, 21, 42, 63, 84, 89]);
+    const store = new OffsetSyncStore({ keepHistoryOnLoad: true });
+    for (const s of log) store.apply(s);
+    store.markLoaded();
+    assert.equal(store.translate('t', 0, 30n), 0n, 'the first sync is still known');
+    assert.equal(store.translate('t', 0, 120n), 90n);
+  });
+});
