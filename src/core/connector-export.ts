@@ -53,8 +53,8 @@ export const BYTE_ARRAY_CONVERTER = 'org.apache.kafka.connect.converters.ByteArr
 export const CONNECTOR_KINDS: readonly ConnectorKind[] = Object.freeze(['source', 'checkpoint', 'heartbeat'] as ConnectorKind[]);
 
 /**
- * The MM2 properties each flow node type holds as fields (field = fieldName(property)). The
- * checkpoint list equals NODE_SETTINGS['mm2-checkpoint'] of nodes/lib/settings (a unit test checks).
+ * The MM2 properties each flow node type holds as fields (field = fieldName(property)), in
+ * dialog order; nodes/lib/settings exposes it as NODE_SETTINGS.
  */
 export const FLOW_NODE_PROPERTIES: Readonly<Record<string, readonly string[]>> = Object.freeze({
   'mm2-mirror': Object.freeze([

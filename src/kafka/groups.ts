@@ -120,12 +120,13 @@ function internalCluster(kafka: Kafka): InternalCluster {
  * accepts it only when the group has no members (classic and KIP-848 groups alike) and
  * answers UNKNOWN_MEMBER_ID otherwise, which we report as `{ ok: false, errorType: 'UNKNOWN_MEMBER_ID' }`.
  */
-export class AdminOffsetCommitter {
+/** A lazily connected kafkajs cluster object of our own (for the requests kafkajs's admin lacks). */
+abstract class InternalClusterClient {
   private cluster: InternalCluster | null = null;
   private connecting: Promise<InternalCluster> | null = null;
-  constructor(private readonly kafka: Kafka) {}
+  constructor(protected readonly kafka: Kafka) {}
 
-  private async connected(): Promise<InternalCluster> {
+  protected async connected(): Promise<InternalCluster> {
     if (this.cluster) return this.cluster;
     if (!this.connecting) {
       const c = internalCluster(this.kafka);
@@ -140,6 +141,19 @@ export class AdminOffsetCommitter {
     return this.connecting;
   }
 
+  async close(): Promise<void> {
+    const c = this.cluster;
+    this.cluster = null;
+    this.connecting = null;
+    this.closed();
+    if (c) await c.disconnect();
+  }
+
+  /** Subclasses drop their own state on close. */
+  protected closed(): void {}
+}
+
+export class AdminOffsetCommitter extends InternalClusterClient {
   async commit(groupId: string, offsets: Array<{ topic: string; partition: number; offset: bigint; metadata?: string }>): Promise<AdminCommitResult> {
     if (offsets.length === 0) return { ok: true };
     const byTopic = new Map<string, Array<{ partition: number; offset: string; metadata: string | null }>>();
@@ -165,12 +179,6 @@ export class AdminOffsetCommitter {
     }
   }
 
-  async close(): Promise<void> {
-    const c = this.cluster;
-    this.cluster = null;
-    this.connecting = null;
-    if (c) await c.disconnect();
-  }
 }
 
 /** Coordinator errors after which the cached coordinator of a group is looked up again. */
@@ -181,28 +189,10 @@ const COORDINATOR_MOVED = new Set(['NOT_COORDINATOR', 'NOT_COORDINATOR_FOR_GROUP
  * coordinator: kafkajs's admin.fetchOffsets asks for the coordinator before every fetch, which
  * is half of a checkpoint cycle's round trips. A moved coordinator is looked up again.
  */
-export class GroupOffsetFetcher {
-  private cluster: InternalCluster | null = null;
-  private connecting: Promise<InternalCluster> | null = null;
+export class GroupOffsetFetcher extends InternalClusterClient {
   private coordinators = new Map<string, number>();
   /** Requests sent, by Kafka API (for the benchmark and diagnostics). */
   readonly requests = { FindCoordinator: 0, OffsetFetch: 0 };
-  constructor(private readonly kafka: Kafka) {}
-
-  private async connected(): Promise<InternalCluster> {
-    if (this.cluster) return this.cluster;
-    if (!this.connecting) {
-      const c = internalCluster(this.kafka);
-      this.connecting = c.connect().then(
-        () => (this.cluster = c),
-        (e) => {
-          this.connecting = null;
-          throw e;
-        },
-      );
-    }
-    return this.connecting;
-  }
 
   private async coordinator(cluster: InternalCluster, groupId: string): Promise<InternalBroker> {
     const known = this.coordinators.get(groupId);
@@ -249,11 +239,7 @@ export class GroupOffsetFetcher {
     }
   }
 
-  async close(): Promise<void> {
-    const c = this.cluster;
-    this.cluster = null;
-    this.connecting = null;
+  protected closed(): void {
     this.coordinators.clear();
-    if (c) await c.disconnect();
   }
 }

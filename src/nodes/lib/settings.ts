@@ -27,18 +27,10 @@ import { analyzeConnectorConfig } from '../../core/connector-config';
 import type { ConfigProblem } from '../../core/errors';
 import type { EnvLookup } from '../../core/env-substitution';
 import { settingSpecs } from '../../core/setting-fields';
+import { FLOW_NODE_PROPERTIES } from '../../core/connector-export';
 
-/** The MM2 properties each node exposes as fields, in dialog order. */
-export const NODE_SETTINGS: Readonly<Record<string, readonly string[]>> = Object.freeze({
-  'mm2-checkpoint': Object.freeze([
-    'groups',
-    'groups.exclude',
-    'topics',
-    'topics.exclude',
-    'emit.checkpoints.interval.seconds',
-    'refresh.groups.interval.seconds',
-  ]),
-});
+/** The MM2 properties each node exposes as fields, in dialog order (one list, kept in core). */
+export const NODE_SETTINGS: Readonly<Record<string, readonly string[]>> = FLOW_NODE_PROPERTIES;
 
 /** The connector a node's settings come from (used to tell "belongs here" from "belongs elsewhere"). */
 export const NODE_CONNECTOR: Readonly<Record<string, ConnectorKind>> = Object.freeze({
