@@ -84,8 +84,13 @@ interface Acked {
 }
 
 /** The mirror's consumer group on the source. `__` keeps it out of MM2's default `groups.exclude`. */
-export function mirrorGroupId(sourceAlias: string, targetAlias: string): string {
-  return `__mm2-node-red-mirror.${sourceAlias}-${targetAlias}`;
+/**
+ * The mirror's own consumer group on the source. It carries the node id: two mirror nodes of the
+ * same flow (say, for two sets of topics) must not share a group, or they would take each
+ * other's partitions. The id is stable across redeploys, so a node resumes where it stopped.
+ */
+export function mirrorGroupId(sourceAlias: string, targetAlias: string, nodeId: string): string {
+  return `__mm2-node-red-mirror.${sourceAlias}-${targetAlias}.${nodeId}`;
 }
 
 function tpKey(topic: string, partition: number): string {

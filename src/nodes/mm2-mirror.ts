@@ -138,7 +138,7 @@ export = function register(RED: NodeAPI): void {
       offsetLagMax: settings.offsetLagMax,
       replicationFactor: settings.replicationFactor,
       offsetSyncs: syncs,
-      groupId: mirrorGroupId(rep.sourceAlias, rep.targetAlias),
+      groupId: mirrorGroupId(rep.sourceAlias, rep.targetAlias, node.id),
       onEvent,
     });
 

@@ -157,7 +157,7 @@ describe('failover end to end with the full failover example (real Node-RED, rea
       const stable = now === last;
       last = now;
       return stable;
-    }, { timeout: 90000, interval: 11000, what: 'target group offsets written and stable over one sync interval' });
+    }, { timeout: 180000, interval: 11000, what: 'target group offsets written and stable over one sync interval' });
     watching = false;
     await watch;
     await nr.stop();
@@ -250,7 +250,8 @@ describe('failover end to end with the full failover example (real Node-RED, rea
       const k = `${c.group} ${c.topic}-${c.partition}`;
       const prev = lastBy.get(k);
       if (prev && c.upstreamOffset >= prev.upstreamOffset) {
-        assert.ok(c.downstreamOffset > prev.downstreamOffset, `${k}: ${prev.downstreamOffset} -> ${c.downstreamOffset} without an upstream rewind`);
+        // equal is allowed: a checkpoint whose write failed (or timed out) is sent again
+        assert.ok(c.downstreamOffset >= prev.downstreamOffset, `${k}: ${prev.downstreamOffset} -> ${c.downstreamOffset} without an upstream rewind`);
       }
       lastBy.set(k, c);
     }

@@ -160,7 +160,7 @@ describe('mm2-mirror (real clusters)', function () {
 
     // progress is committed in the mirror's own group on the source, at the end of each partition
     const committed = await env.eventually(async () => {
-      const offs = await srcAdmin.fetchOffsets({ groupId: '__mm2-node-red-mirror.source-target', topics: [topic] });
+      const offs = await srcAdmin.fetchOffsets({ groupId: '__mm2-node-red-mirror.source-target.m', topics: [topic] });
       const ps = offs[0].partitions;
       return ps.length === 3 && ps.every((p) => p.offset === '30') ? ps : false;
     }, { timeout: 10000, what: 'source progress committed' });
