@@ -117,6 +117,7 @@ describe('editor in a real browser (playwright-core + Debian Chromium)', functio
     }, { timeout: 60000, interval: 1000, what: 'heartbeats to arrive on the target' }).catch(() => undefined);
     await page.evaluate(() => { document.querySelectorAll('.red-ui-notification').forEach((n) => n.remove()); });
     await page.evaluate(() => RED.actions.invoke('core:toggle-show-tips', false));
+    await page.evaluate(() => RED.actions.invoke('core:toggle-sidebar', false)); // the whole flow in view
     const out = path.join(root, 'docs', 'images', 'failover-flow.png');
     fs.mkdirSync(path.dirname(out), { recursive: true });
     await page.screenshot({ path: out });
