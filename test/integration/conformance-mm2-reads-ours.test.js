@@ -32,68 +32,21 @@
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const nodes = require('../harness/nodes');
-const { consoleConsume } = require('../../scripts/kafka/connect');
+const { parseOffsetSync, parseCheckpoint, parseHeartbeat, mm2Reads, ourReads: readOurs } = require('../harness/mm2-reads');
 const { decodeOffsetSync } = require('../../core/offset-sync');
 const { decodeCheckpoint } = require('../../core/checkpoint');
 const { decodeHeartbeat } = require('../../core/heartbeat');
 const { OffsetSyncStore } = require('../../core/offset-sync-store');
 const { AdminOffsetCommitter } = require('../../kafka/groups');
-const { TopicReader } = require('../../kafka/topic-reader');
 
 const OFFSET_LAG_MAX = 20;
 const DELETED = 30; // records deleted at the start of partition 0
 const P0 = 120; // records produced to partition 0 (source offsets 30..119 remain, target 0..89)
 const P1 = 45; // records produced to partition 1 (source = target offsets)
 
-// ---- MM2's formatters' output, parsed ------------------------------------------------------------
-
-/** `OffsetSync{topicPartition=t-0, upstreamOffset=1, downstreamOffset=2}` */
-function parseOffsetSync(line) {
-  const m = /^OffsetSync\{topicPartition=(.+)-(\d+), upstreamOffset=(-?\d+), downstreamOffset=(-?\d+)\}$/.exec(line);
-  assert.ok(m, `not an OffsetSync line: ${line}`);
-  return { topic: m[1], partition: Number(m[2]), upstreamOffset: BigInt(m[3]), downstreamOffset: BigInt(m[4]) };
-}
-
-/** `Checkpoint{consumerGroupId=g, topicPartition=t-0, upstreamOffset=1, downstreamOffset=2, metadata=m}` */
-function parseCheckpoint(line) {
-  const m = /^Checkpoint\{consumerGroupId=(.+?), topicPartition=(.+)-(\d+), upstreamOffset=(-?\d+), downstreamOffset=(-?\d+), metadata=(.*)\}$/.exec(line);
-  assert.ok(m, `not a Checkpoint line: ${line}`);
-  return { group: m[1], topic: m[2], partition: Number(m[3]), upstreamOffset: BigInt(m[4]), downstreamOffset: BigInt(m[5]), metadata: m[6] };
-}
-
-/** `Heartbeat{sourceClusterAlias=a, targetClusterAlias=b, timestamp=123}` */
-function parseHeartbeat(line) {
-  const m = /^Heartbeat\{sourceClusterAlias=(.*), targetClusterAlias=(.*), timestamp=(-?\d+)\}$/.exec(line);
-  assert.ok(m, `not a Heartbeat line: ${line}`);
-  return { sourceClusterAlias: m[1], targetClusterAlias: m[2], timestamp: BigInt(m[3]) };
-}
-
-/**
- * Runs the console consumer with `formatter` on partition 0 of `topic` (our internal topics
- * have one partition) and parses every line. It stops after the records the topic holds now,
- * or after 10 s without a record (a compacted topic may hold fewer than high - low).
- */
-async function mm2Reads(cluster, topic, formatter, parse) {
-  const admin = await env.admin(cluster);
-  const p0 = (await admin.fetchTopicOffsets(topic)).find((o) => o.partition === 0);
-  const maxMessages = Number(p0.high) - Number(p0.low);
-  assert.ok(maxMessages > 0, `${topic} on ${cluster} is empty`);
-  return consoleConsume({ bootstrap: env.cluster(cluster).bootstrap, topic, formatter, maxMessages, timeoutMs: 10000 }).map(parse);
-}
-
-// ---- our side -----------------------------------------------------------------------------------
-
-/** Every record of partition 0 of an internal topic, decoded with `decode`, in log order. */
-async function ourReads(cluster, topic, decode) {
-  const out = [];
-  const reader = new TopicReader(env.kafka(cluster), await env.admin(cluster), {
-    topic,
-    tail: false,
-    onRecord: (r) => out.push({ ...decode(r.key, r.value), recordTimestamp: r.timestamp }),
-  });
-  await reader.start();
-  return out;
-}
+// MM2's formatters' view and ours of the same topics (test/harness/mm2-reads.js); our entries
+// here also carry the record timestamp
+const ourReads = (cluster, topic, decode) => readOurs(cluster, topic, decode, { recordTimestamp: true });
 
 /** Values of a data topic by partition and offset: Map(partition -> Map(offset -> value)). */
 async function valuesOf(cluster, topic) {

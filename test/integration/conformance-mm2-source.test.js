@@ -29,45 +29,17 @@
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const nodes = require('../harness/nodes');
-const { startMirrorMaker, consoleConsume } = require('../../scripts/kafka/connect');
+const { startMirrorMaker } = require('../../scripts/kafka/connect');
+const { parseOffsetSync, parseCheckpoint, mm2Reads, ourReads } = require('../harness/mm2-reads');
 const { decodeOffsetSync } = require('../../core/offset-sync');
 const { decodeCheckpoint } = require('../../core/checkpoint');
 const { OffsetSyncStore } = require('../../core/offset-sync-store');
 const { AdminOffsetCommitter, fetchCommittedOffsets } = require('../../kafka/groups');
-const { TopicReader } = require('../../kafka/topic-reader');
 
 const OFFSET_LAG_MAX = 20;
 const PARTITIONS = 3;
 const DELETED = 50; // partition 0: records deleted before MM2 starts
 const TX_RECORDS = 12; // partition 1: records per transaction (+1 commit marker)
-
-function parseOffsetSync(line) {
-  const m = /^OffsetSync\{topicPartition=(.+)-(\d+), upstreamOffset=(-?\d+), downstreamOffset=(-?\d+)\}$/.exec(line);
-  assert.ok(m, `not an OffsetSync line: ${line}`);
-  return { topic: m[1], partition: Number(m[2]), upstreamOffset: BigInt(m[3]), downstreamOffset: BigInt(m[4]) };
-}
-function parseCheckpoint(line) {
-  const m = /^Checkpoint\{consumerGroupId=(.+?), topicPartition=(.+)-(\d+), upstreamOffset=(-?\d+), downstreamOffset=(-?\d+), metadata=(.*)\}$/.exec(line);
-  assert.ok(m, `not a Checkpoint line: ${line}`);
-  return { group: m[1], topic: m[2], partition: Number(m[3]), upstreamOffset: BigInt(m[4]), downstreamOffset: BigInt(m[5]), metadata: m[6] };
-}
-
-/** MM2's console consumer with `formatter` on partition 0 of `topic`, parsed; stops after the records it holds now. */
-async function mm2Reads(cluster, topic, formatter, parse) {
-  const admin = await env.admin(cluster);
-  const p0 = (await admin.fetchTopicOffsets(topic)).find((o) => o.partition === 0);
-  const maxMessages = Number(p0.high) - Number(p0.low);
-  assert.ok(maxMessages > 0, `${topic} on ${cluster} is empty`);
-  return consoleConsume({ bootstrap: env.cluster(cluster).bootstrap, topic, formatter, maxMessages, timeoutMs: 10000 }).map(parse);
-}
-
-/** Every record of partition 0 of an internal topic decoded with `decode`, in log order ([] if it does not exist). */
-async function ourReads(cluster, topic, decode) {
-  const out = [];
-  const reader = new TopicReader(env.kafka(cluster), await env.admin(cluster), { topic, tail: false, onRecord: (r) => out.push(decode(r.key, r.value)) });
-  await reader.start();
-  return out;
-}
 
 /** Source records by partition: Map(partition -> Map(offset -> value)), read_committed. */
 async function recordsOf(cluster, topic) {
