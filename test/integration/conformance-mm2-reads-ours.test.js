@@ -195,12 +195,15 @@ describe('conformance 1: MirrorMaker 2 reads the offset syncs, checkpoints and h
       assert.ok(up !== undefined, `sync ${key(s)} ${s.upstreamOffset}: no such source record`);
       assert.equal(values[s.topic].target.get(s.partition).get(s.downstreamOffset), up, `sync ${key(s)} ${s.upstreamOffset}->${s.downstreamOffset} points at the same record`);
     }
-    // MM2's urgent-sync rule with offset.lag.max=20: the first record, then every record 21
-    // offsets past the last urgent sync downstream; the flush adds the latest position
+    // The first record is synced (urgent) and the flush adds the latest position. The syncs in
+    // between follow offset.lag.max, but as in MM2 a queued sync may be replaced by a newer one
+    // of its partition before it is sent (spec 5.3), so which of them reach the topic is not
+    // fixed; the lag rule itself is checked in test/unit/offset-sync-writer.test.js.
     for (const p of [0, 1]) {
       const downs = mm2Syncs.filter((s) => s.topic === topic && s.partition === p).map((s) => s.downstreamOffset);
       const n = p === 0 ? P0 - DELETED : P1;
-      for (let d = 0; d < n; d += OFFSET_LAG_MAX + 1) assert.ok(downs.includes(BigInt(d)), `partition ${p}: urgent sync at downstream ${d} (have ${downs})`);
+      assert.ok(downs.includes(0n), `partition ${p}: the first record is synced (have ${downs})`);
+      for (let i = 1; i < downs.length; i++) assert.ok(downs[i] - downs[i - 1] > 0n, `partition ${p}: syncs move forward (have ${downs})`);
       assert.ok(downs.includes(BigInt(n - 1)), `partition ${p}: the flushed sync of the last record`);
       assert.deepEqual(downs, [...downs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)), `partition ${p}: syncs in replication order`);
     }
