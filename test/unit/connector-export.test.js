@@ -416,7 +416,8 @@ describe('connector import (Google Cloud sample -> flow)', function () {
     const r = parseConfigForNode(GOOGLE_SAMPLE, 'mm2-checkpoint');
     const f = flowFromConnectorConfigs([GOOGLE_SAMPLE]);
     const cp = f.nodes.find((n) => n.type === 'mm2-checkpoint');
-    for (const p of NODE_SETTINGS['mm2-checkpoint']) assert.equal(r.fields[fieldName(p)], cp[fieldName(p)], p);
+    const given = ['groups', 'groups.exclude', 'emit.checkpoints.interval.seconds'];
+    for (const p of NODE_SETTINGS['mm2-checkpoint']) assert.equal(r.fields[fieldName(p)], given.includes(p) ? cp[fieldName(p)] : undefined, p);
     assert.deepEqual(r.problems, []);
     assert.equal(r.replication.fields.sourceAlias, f.source.alias);
     assert.equal(r.replication.fields.targetAlias, f.target.alias);
