@@ -182,7 +182,14 @@ function readMm2Properties(entries: Array<[string, string]>, ignored: IgnoredKey
       const pair = `${m[1]}->${m[2]}`;
       if (m[3] === 'enabled') continue;
       if (!clusters.includes(m[1]) || !clusters.includes(m[2])) ignored.push({ key: k, reason: `${m[1]} or ${m[2]} is not one of clusters` });
-      else if (!enabled.has(pair)) ignored.push({ key: k, reason: `the flow ${pair} is not enabled (${pair}.enabled is not true)` });
+      else if (!enabled.has(pair)) {
+        ignored.push({
+          key: k,
+          reason: m[3].startsWith('emit.heartbeats.')
+            ? `for the heartbeat connector MM2 runs for the disabled flow ${pair} (it writes heartbeats into ${m[2]}), not for an enabled flow`
+            : `the flow ${pair} is not enabled (${pair}.enabled is not true)`,
+        });
+      }
       continue;
     }
     const alias = clusters.find((c) => k.startsWith(`${c}.`));
@@ -426,6 +433,8 @@ export function readPastedConfigs(input: string): PastedConfigs {
 /** An UPPER_SNAKE_CASE word with an underscore, as documentation samples use for "put yours here". */
 const UPPER_PLACEHOLDER = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/;
 const ANGLE_PLACEHOLDER = /^<[^<>]+>$/;
+/** Kafka's own UPPER_SNAKE values (security protocols), which are not placeholders. */
+const KAFKA_WORDS = new Set(['SASL_SSL', 'SASL_PLAINTEXT']);
 const PROVIDER_REFERENCE = /\$\{[^{}]*:[^{}]*\}/;
 
 /**
@@ -446,7 +455,8 @@ export function placeholderReason(value: unknown, lookup?: EnvLookup, property =
   }
   for (const item of s.split(',').map((x) => x.trim())) {
     const parts = property.endsWith('bootstrap.servers') ? [item, ...item.split(/[.:/]/)] : [item];
-    const p = parts.find((x) => UPPER_PLACEHOLDER.test(x) || ANGLE_PLACEHOLDER.test(x));
+    const choices = getPropertyDef(property)?.choices;
+    const p = parts.find((x) => (UPPER_PLACEHOLDER.test(x) && !KAFKA_WORDS.has(x) && !(choices && x in choices)) || ANGLE_PLACEHOLDER.test(x));
     if (p !== undefined) {
       return `'${p}' looks like a placeholder of a documentation sample: replace it with the real value (a name really spelled so can be written as the regex ^${p}$)`;
     }

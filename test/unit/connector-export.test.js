@@ -453,6 +453,40 @@ describe('connector import (Google Cloud sample -> flow)', function () {
   });
 });
 
+describe('the export pasted back (parseConfigForNode): every format round-trips', function () {
+  const r = exportConnectors(fullFlow());
+  const flow = fullFlow();
+  const nodeOf = (type) => flow.nodes.find((n) => n.type === type);
+  // what each node type reads back: its own fields (the group-offsets node's filters are the checkpoint node's, as exported)
+  const expected = {
+    'mm2-mirror': (() => { const m = nodeOf('mm2-mirror'); return Object.fromEntries(NODE_SETTINGS['mm2-mirror'].map((p) => [fieldName(p), String(m[fieldName(p)])])); })(),
+    'mm2-checkpoint': (() => { const c = nodeOf('mm2-checkpoint'); return Object.fromEntries(NODE_SETTINGS['mm2-checkpoint'].map((p) => [fieldName(p), String(c[fieldName(p)])])); })(),
+    'mm2-heartbeat': { emitHeartbeatsEnabled: 'true', emitHeartbeatsIntervalSeconds: '3' },
+    'mm2-group-offsets': { syncGroupOffsetsIntervalSeconds: '4', groups: 'orders-.*', groupsExclude: 'test-.*' },
+  };
+  for (const format of ['json', 'yaml', 'properties', 'mm2']) {
+    it(`${format}: every node's fields, the replication settings, no problems`, function () {
+      const text = exportText(r, format);
+      for (const [type, fields] of Object.entries(expected)) {
+        const p = parseConfigForNode(text, type);
+        assert.equal(p.format, format === 'mm2' ? 'mm2.properties' : format);
+        assert.equal(p.choose, false);
+        assert.equal(p.flow, 'east->west');
+        assert.deepEqual(p.fields, fields, `${format} ${type}`);
+        assert.deepEqual(p.problems, [], `${format} ${type}`);
+      }
+      const cp = parseConfigForNode(text, 'mm2-checkpoint');
+      assert.deepEqual(cp.replication.fields, {
+        sourceAlias: 'east', targetAlias: 'west', policy: 'IdentityReplicationPolicy', separator: '_', internalSeparator: false, offsetSyncsLocation: 'target', replicationFactor: 2,
+      });
+    });
+  }
+  it('a single connector\'s text (ExportedConnector.json / .yaml / .properties) too', function () {
+    const c = byKind(r, 'checkpoint');
+    for (const format of ['json', 'yaml', 'properties']) assert.deepEqual(parseConfigForNode(c[format], 'mm2-checkpoint').fields, expected['mm2-checkpoint'], format);
+  });
+});
+
 describe('connector export in the public API', function () {
   it('require("@kafka-mm2/node-red") exports the export, import and Connect REST client', function () {
     const api = require('../..');
