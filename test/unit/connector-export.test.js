@@ -487,6 +487,70 @@ describe('the export pasted back (parseConfigForNode): every format round-trips'
   });
 });
 
+describe('build an importable Node-RED flow from configs (nodes/lib/build-flow)', function () {
+  const { buildFlowFromText } = require('../../nodes/lib/build-flow');
+  const plainFlow = () => {
+    const f = fullFlow();
+    f.source = { alias: 'east', bootstrap: 'k1:9092, k2:9092' }; // no secrets: the export carries no references
+    return f;
+  };
+  /** The export input of built nodes, as export-flow reads a deployed flow. */
+  function exportInputOf(nodes) {
+    const byId = Object.fromEntries(nodes.map((n) => [n.id, n]));
+    const rep = nodes.find((n) => n.type === 'mm2-replication');
+    const cluster = (id) => ({ alias: byId[id].alias, bootstrap: byId[id].bootstrap, saslMechanism: byId[id].saslMechanism, ...(byId[id].usetls ? { tls: true } : {}) });
+    return { replication: rep, source: cluster(rep.source), target: cluster(rep.target), nodes: nodes.filter((n) => n.replication === rep.id) };
+  }
+
+  for (const format of ['json', 'yaml', 'properties', 'mm2']) {
+    it(`${format} export -> flow: config nodes, wired flow nodes, positions; exporting it gives the same connector configs`, function () {
+      const original = exportConnectors(plainFlow());
+      let n = 0;
+      const b = buildFlowFromText(exportText(original, format), { newId: () => `id${++n}` });
+      assert.deepEqual(b.problems, []);
+      assert.equal(b.flow, 'east->west');
+      const types = b.nodes.map((x) => x.type);
+      assert.deepEqual(types.filter((t) => t.startsWith('mm2-')), ['mm2-cluster', 'mm2-cluster', 'mm2-replication', 'mm2-mirror', 'mm2-offset-syncs', 'mm2-checkpoint', 'mm2-group-offsets', 'mm2-heartbeat']);
+      const ids = new Set(b.nodes.map((x) => x.id));
+      assert.equal(ids.size, b.nodes.length, 'unique ids');
+      for (const x of b.nodes) {
+        for (const out of x.wires ?? []) for (const to of out) assert.ok(ids.has(to), `${x.type} wires to ${to}`);
+        if (x.type !== 'mm2-cluster' && x.type !== 'mm2-replication' && x.type !== 'tls-config') {
+          assert.equal(typeof x.x, 'number');
+          assert.equal(typeof x.y, 'number');
+        }
+        if (x.replication !== undefined) assert.equal(b.nodes.find((r) => r.id === x.replication).type, 'mm2-replication');
+      }
+      const byType = (t) => b.nodes.find((x) => x.type === t);
+      assert.deepEqual(byType('mm2-offset-syncs').wires, [[byType('mm2-checkpoint').id]]);
+      assert.equal(byType('mm2-checkpoint').wires[0][0], byType('mm2-group-offsets').id);
+      const again = exportConnectors(exportInputOf(b.nodes), { connectors: CONNECTOR_KINDS });
+      for (const kind of format === 'mm2' ? ['checkpoint', 'heartbeat'] : CONNECTOR_KINDS) {
+        const want = { ...byKind(original, kind).config };
+        const got = { ...byKind(again, kind).config };
+        assert.deepEqual(got, want, `${format} ${kind}`);
+      }
+    });
+  }
+
+  it('several flows: nothing built until one is chosen; placeholders and missing aliases build nothing', function () {
+    const two = 'clusters = a, b\na.bootstrap.servers = a:9092\nb.bootstrap.servers = b:9092\na->b.enabled = true\nb->a.enabled = true\n';
+    const ask = buildFlowFromText(two);
+    assert.equal(ask.choose, true);
+    assert.deepEqual(ask.nodes, []);
+    const ba = buildFlowFromText(two, { flow: 'b->a' });
+    assert.equal(ba.flow, 'b->a');
+    const clusters = ba.nodes.filter((x) => x.type === 'mm2-cluster');
+    assert.deepEqual(clusters.map((c) => [c.alias, c.bootstrap]), [['b', 'b:9092'], ['a', 'a:9092']]);
+    const placeholder = buildFlowFromText(GOOGLE_SAMPLE.replace('"orders-.*,billing"', '"CONSUMER_GROUP_LIST"'));
+    assert.deepEqual(placeholder.nodes, []);
+    assert.deepEqual(placeholder.problems.map((p) => p.property), ['groups']);
+    const noAlias = buildFlowFromText('connector.class=MirrorCheckpointConnector\ngroups=g\n');
+    assert.deepEqual(noAlias.nodes, []);
+    assert.ok(noAlias.problems.some((p) => p.property === 'source.cluster.alias'));
+  });
+});
+
 describe('connector export in the public API', function () {
   it('require("@kafka-mm2/node-red") exports the export, import and Connect REST client', function () {
     const api = require('../..');
