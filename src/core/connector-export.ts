@@ -902,7 +902,9 @@ function fieldValue(property: string, v: SettingValue): unknown {
  * mm2-checkpoint for the checkpoint connector plus mm2-group-offsets when it syncs group
  * offsets, mm2-heartbeat for the heartbeat connector), the names and tasks.max, and every other
  * property in options.extraProperties, so that nothing is lost. Configs may be text (YAML, JSON,
- * .properties) or objects; disagreeing flow-wide values are problems.
+ * .properties) or objects; disagreeing flow-wide values are problems. This is a description of
+ * the flow; nodes/lib/build-flow's nodeRedFlowFromImport turns it into importable Node-RED nodes
+ * (and buildFlowFromText does both for any pasted text).
  */
 export function flowFromConnectorConfigs(inputs: ReadonlyArray<string | Readonly<Record<string, unknown>>>): FlowImport {
   const problems: ConfigProblem[] = [];
