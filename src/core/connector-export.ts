@@ -20,6 +20,7 @@ import {
   type ConfigFormat,
 } from './connector-config';
 import { missingEnvReason, substituteEnv, type EnvLookup } from './env-substitution';
+import { mm2PropertiesFlows } from './pasted-configs';
 import type { ConfigProblem } from './errors';
 import { fieldName, resolveNodeSettings } from './setting-fields';
 
@@ -794,62 +795,38 @@ function mm2PropertiesText(
 
 /**
  * The connector configs MM2's dedicated mode derives from an mm2.properties for the flow
- * `source -> target` (the way MirrorMakerConfig does: top-level properties, then the flow's
- * `S->T.` properties, the clusters' `S.`/`T.` client settings as `source.cluster.`/`target.cluster.`,
- * ByteArrayConverter forced), one per connector. Worker settings (clusters, config.providers,
- * *.storage.*, offset.flush.interval.ms) are left out.
+ * `source -> target` (default: the first enabled flow), read by core/pasted-configs the way
+ * MirrorMakerConfig.connectorBaseConfig does: top-level connector properties, the clusters'
+ * `S.`/`T.` settings as `source.cluster.`/`target.cluster.` (top-level security settings as their
+ * defaults), then the flow's `S->T.` properties, which win; ByteArrayConverter forced; one per
+ * connector. Worker settings (clusters, config.providers, *.storage.*, offset.flush.interval.ms)
+ * are left out.
  */
 export function connectorConfigsFromMm2Properties(
   text: string,
   flow?: { source: string; target: string },
 ): { source: string; target: string; configs: Record<ConnectorKind, Record<string, string>>; problems: ConfigProblem[] } {
-  const parsed = parseJavaProperties(text);
-  const props = new Map<string, string>();
-  for (const [k, v] of parsed.entries) props.set(k, v);
-  const problems = [...parsed.problems];
-  const clusters = (props.get('clusters') ?? '').split(',').map((s) => s.trim()).filter((s) => s);
-  let S = flow?.source;
-  let T = flow?.target;
-  if (!S || !T) {
-    outer: for (const a of clusters) {
-      for (const b of clusters) {
-        if (a !== b && (props.get(`${a}->${b}.enabled`) ?? '').trim().toLowerCase() === 'true') {
-          S = a;
-          T = b;
-          break outer;
-        }
-      }
-    }
+  const read = mm2PropertiesFlows(text);
+  const problems = [...read.problems];
+  const f = flow ? read.flows.find((x) => x.source === flow.source && x.target === flow.target) : read.flows[0];
+  if (!f) {
+    if (flow) problems.push({ property: `${flow.source}->${flow.target}.enabled`, reason: `the flow ${flow.source}->${flow.target} is not enabled in the mm2.properties` });
+    return { source: flow?.source ?? '', target: flow?.target ?? '', configs: { source: {}, checkpoint: {}, heartbeat: {} }, problems };
   }
-  if (!S || !T) {
-    problems.push({ property: 'clusters', reason: 'no enabled flow <source>-><target>.enabled=true between two of the clusters' });
-    return { source: S ?? '', target: T ?? '', configs: { source: {}, checkpoint: {}, heartbeat: {} }, problems };
-  }
-  const flowPrefix = `${S}->${T}.`;
-  const WORKER = /^(?:clusters|config\.providers.*|offset\.storage\..*|status\.storage\..*|config\.storage\..*|offset\.flush\.interval\.ms|dedicated\.mode\..*)$/;
-  const base: Record<string, string> = {};
-  for (const [k, v] of props) {
-    if (k.includes('->') || WORKER.test(k)) continue;
-    if (clusters.some((c) => k.startsWith(`${c}.`))) continue;
-    base[k] = v;
-  }
-  for (const [k, v] of props) if (k.startsWith(flowPrefix)) base[k.slice(flowPrefix.length)] = v;
-  for (const [alias, prefix] of [[S, 'source.cluster.'], [T, 'target.cluster.']] as const) {
-    for (const [k, v] of props) if (k.startsWith(`${alias}.`)) base[prefix + k.slice(alias.length + 1)] = v;
-  }
-  base['source.cluster.alias'] = S;
-  base['target.cluster.alias'] = T;
   const configs = {} as Record<ConnectorKind, Record<string, string>>;
   for (const kind of CONNECTOR_KINDS) {
+    const base = f.connectors.find((c) => c.kind === kind)?.config ?? {};
+    const config: Record<string, string> = {};
+    for (const [k, v] of Object.entries(base)) config[k] = String(v);
     configs[kind] = {
-      ...base,
+      ...config,
       'connector.class': CONNECTOR_CLASS_NAMES[kind],
       'key.converter': BYTE_ARRAY_CONVERTER,
       'value.converter': BYTE_ARRAY_CONVERTER,
       'header.converter': BYTE_ARRAY_CONVERTER,
     };
   }
-  return { source: S, target: T, configs, problems };
+  return { source: f.source, target: f.target, configs, problems };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -159,6 +159,18 @@ export function isMm2Properties(entries: ReadonlyArray<[string, string]>): boole
   return entries.some(([k]) => k === 'clusters' || FLOW_KEY.test(k));
 }
 
+/**
+ * The replication flows of an mm2.properties, each with its connectors' configs as
+ * MirrorMakerConfig.connectorBaseConfig derives them (see the file comment): one flow per
+ * enabled `A->B`, in `clusters` order.
+ */
+export function mm2PropertiesFlows(text: string): { flows: PastedFlow[]; ignored: IgnoredKey[]; problems: ConfigProblem[] } {
+  const parsed = parseJavaProperties(text);
+  const ignored: IgnoredKey[] = [];
+  const problems: ConfigProblem[] = [...parsed.problems];
+  return { flows: readMm2Properties(parsed.entries, ignored, problems), ignored, problems };
+}
+
 function readMm2Properties(entries: Array<[string, string]>, ignored: IgnoredKey[], problems: ConfigProblem[]): PastedFlow[] {
   const props = new Map<string, string>();
   for (const [k, v] of entries) props.set(k, v);
