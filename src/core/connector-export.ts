@@ -1,4 +1,3 @@
-import YAML from 'yaml';
 import {
   CONFIG_PROVIDER_REFERENCE,
   CONNECTOR_CLASS_NAMES,
@@ -14,8 +13,8 @@ import {
   analyzeConnectorConfig,
   escapePropertiesText,
   formatConnectorConfig,
-  detectConfigFormat,
-  parseJavaProperties,
+  givenConnectorConfig,
+  readConfigText,
   secretPlaceholder,
   type ConfigFormat,
 } from './connector-config';
@@ -1000,33 +999,11 @@ export function flowFromConnectorConfigs(inputs: ReadonlyArray<string | Readonly
   };
 }
 
-function flatGiven(obj: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const inner = ['config', 'configs'].map((k) => obj[k]).find((v) => v && typeof v === 'object' && !Array.isArray(v)) as Record<string, unknown> | undefined;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(obj)) if (k !== 'config' && k !== 'configs' && v !== null && v !== undefined) out[k] = v;
-  if (inner) for (const [k, v] of Object.entries(inner)) if (v !== null && v !== undefined) out[k] = v;
-  return out;
-}
-
 /** The property names a config (text in any of the three formats, or an object) sets, before defaults. */
 function givenKeys(input: string | Readonly<Record<string, unknown>>): string[] {
-  if (typeof input !== 'string') return Object.keys(flatGiven(input));
-  const text = input.replace(/^\uFEFF/, '');
-  try {
-    switch (detectConfigFormat(text)) {
-      case 'json':
-        return Object.keys(flatGiven(JSON.parse(text.trim()) as Record<string, unknown>));
-      case 'properties':
-        return parseJavaProperties(text).entries.map(([k]) => k);
-      case 'yaml': {
-        const v: unknown = YAML.parse(text, { schema: 'failsafe' });
-        return v && typeof v === 'object' && !Array.isArray(v) ? Object.keys(flatGiven(v as Record<string, unknown>)) : [];
-      }
-    }
-  } catch {
-    /* unreadable: analyzeConnectorConfig reports it */
-  }
-  return [];
+  const ignored: ConfigProblem[] = []; // analyzeConnectorConfig reports them
+  const obj = typeof input === 'string' ? readConfigText(input, ignored).obj : input;
+  return [...givenConnectorConfig(obj, ignored)].filter(([, v]) => v !== null && v !== undefined).map(([k]) => k);
 }
 
 /** The three formats an export is shown in, plus `mm2` (the dedicated-mode mm2.properties). */
