@@ -5,8 +5,9 @@
  * Node-RED process; the flow it answers is deployed there as it is (plus a tab), and it works:
  * the mirror replicates, the offset-syncs reader and the checkpoint node translate, and the
  * group-offsets node writes the group's offsets on the target. Then the editor side (Debian's
- * Chromium driven by playwright-core): the mm2-replication dialog's button imports the same
- * flow into a new tab.
+ * Chromium driven by playwright-core): the checkpoint dialog's Paste MM2 config leaves the fields
+ * a text does not set alone and asks which of several flows; the mm2-replication dialog's button
+ * imports the same flow into a new tab.
  */
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -98,24 +99,62 @@ describe('Build flow from configs (real Node-RED, real brokers)', function () {
     assert.doesNotMatch(nr.log, /\[error\]/, 'no node logged an error');
   });
 
-  it('the mm2-replication dialog builds the flow and imports it into a new tab', async function () {
-    if (!fs.existsSync(CHROMIUM)) {
-      console.log(`    skipped: no Chromium at ${CHROMIUM} (install Debian's 'chromium' package or set CHROMIUM_PATH)`);
-      this.skip();
-    }
-    const { chromium } = require('playwright-core');
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-    });
-    try {
-      const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+  describe('in the editor (playwright-core + Debian Chromium)', function () {
+    let browser;
+    let page;
+
+    before(async function () {
+      if (!fs.existsSync(CHROMIUM)) {
+        console.log(`    skipped: no Chromium at ${CHROMIUM} (install Debian's 'chromium' package or set CHROMIUM_PATH)`);
+        this.skip();
+      }
+      const { chromium } = require('playwright-core');
+      browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        headless: true,
+        args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+      });
+      page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
       await page.goto(nr.url);
       await page.waitForSelector('#red-ui-palette .red-ui-palette-node', { timeout: 60000 });
+    });
+
+    after(async function () {
+      if (browser) await browser.close();
+    });
+
+    it('Paste MM2 config sets only the fields the text sets, and asks which flow of several', async function () {
+      const id = await page.evaluate(() => RED.nodes.filterNodes({ type: 'mm2-checkpoint' })[0].id);
+      await page.evaluate((nodeId) => RED.editor.edit(RED.nodes.node(nodeId)), id);
+      await page.waitForSelector('#node-input-emitCheckpointsIntervalSeconds', { state: 'visible' });
+      await page.fill('#node-input-emitCheckpointsIntervalSeconds', '10');
+      await page.fill('#node-input-refreshGroupsIntervalSeconds', '60');
+      // a Strimzi resource whose checkpoint connector sets neither interval
+      const strimzi = [
+        'apiVersion: kafka.strimzi.io/v1beta2', 'kind: KafkaMirrorMaker2', 'metadata: {name: mm2}', 'spec:', '  connectCluster: b', '  clusters:',
+        '  - {alias: a, bootstrapServers: "a:9092"}', '  - {alias: b, bootstrapServers: "b:9092"}', '  mirrors:', '  - sourceCluster: a', '    targetCluster: b',
+        '    checkpointConnector: {config: {sync.group.offsets.enabled: "true"}}', '    groupsPattern: "team-a-.*"',
+      ].join('\n');
+      await page.fill('#mm2-checkpoint-paste-text', strimzi);
+      await page.click('#mm2-checkpoint-paste-apply');
+      await page.waitForFunction(() => /Set 1 field/.test(document.getElementById('mm2-checkpoint-paste-result').textContent));
+      assert.equal(await page.inputValue('#node-input-groups'), 'team-a-.*');
+      assert.equal(await page.inputValue('#node-input-emitCheckpointsIntervalSeconds'), '10', 'not MM2\'s 60');
+      assert.equal(await page.inputValue('#node-input-refreshGroupsIntervalSeconds'), '60', 'not MM2\'s 600');
+      // two enabled flows: a choice, nothing filled until one is chosen
+      await page.fill('#mm2-checkpoint-paste-text', 'clusters = a, b\na->b.enabled = true\nb->a.enabled = true\na->b.groups = east-.*\nb->a.groups = west-.*\n');
+      await page.click('#mm2-checkpoint-paste-apply');
+      await page.waitForSelector('#mm2-checkpoint-paste-flow', { state: 'visible' });
+      assert.equal(await page.inputValue('#node-input-groups'), 'team-a-.*');
+      await page.selectOption('#mm2-checkpoint-paste-flow', 'b->a');
+      await page.waitForFunction(() => document.getElementById('node-input-groups').value === 'west-.*');
+      await page.click('#node-dialog-cancel');
+    });
+
+    it('the mm2-replication dialog builds the flow and imports it into a new tab', async function () {
       const before = await page.evaluate(() => ({ checkpoints: RED.nodes.filterNodes({ type: 'mm2-checkpoint' }).length, tabs: RED.nodes.getWorkspaceOrder().length }));
       const repId = await page.evaluate(() => { let id; RED.nodes.eachConfig((n) => { if (n.type === 'mm2-replication') id = n.id; }); return id; });
-      await page.evaluate((id) => RED.editor.editConfig('', 'mm2-replication', id), repId);
+      await page.evaluate((rid) => RED.editor.editConfig('', 'mm2-replication', rid), repId);
       await page.waitForSelector('#mm2-replication-build-button', { state: 'visible' });
       await page.click('#mm2-replication-build-button');
       await page.fill('#mm2-replication-build-text', text);
@@ -129,8 +168,6 @@ describe('Build flow from configs (real Node-RED, real brokers)', function () {
         return RED.nodes.filterNodes({ z }).map((n) => n.type).filter((t) => t.startsWith('mm2-')).sort();
       });
       assert.deepEqual(imported, ['mm2-checkpoint', 'mm2-group-offsets', 'mm2-heartbeat', 'mm2-mirror', 'mm2-offset-syncs']);
-    } finally {
-      await browser.close();
-    }
+    });
   });
 });
