@@ -150,7 +150,7 @@ function splitProperties(entries: Array<[string, string]>): Array<Record<string,
 
 const FLOW_KEY = /^([^.]+?)->([^.]+?)\.(.+)$/;
 /** Keys MirrorMakerConfig uses for the Connect workers (or itself), not for the connectors. */
-const WORKER_KEY = /^(?:clusters|config\.providers(?:\..*)?|offset\.storage\..*|status\.storage\..*|config\.storage\..*|offset\.flush\..*|(?:key|value|header)\.converter(?:\..*)?|task\..*|worker\..*|dedicated\.mode\..*|emit\.heartbeats\.enabled|enabled|listeners|rest\..*)$/;
+const WORKER_KEY = /^(?:clusters|config\.providers(?:\..*)?|offset\.storage\..*|status\.storage\..*|config\.storage\..*|offset\.flush\..*|task\..*|worker\..*|dedicated\.mode\..*|listeners|rest\..*)$/;
 /** Top-level client settings MirrorMakerConfig.clusterProps applies to every cluster that does not set them. */
 const CLIENT_KEY = /^(?:security\.protocol|sasl\..*|ssl\..*|bootstrap\.servers)$/;
 
@@ -210,7 +210,8 @@ function readMm2Properties(entries: Array<[string, string]>, ignored: IgnoredKey
       continue;
     }
     if (WORKER_KEY.test(k)) {
-      if (k !== 'clusters') ignored.push({ key: k, reason: 'a setting of the MM2 process or its Connect workers, not of the connectors' });
+      if (k.startsWith('config.providers')) ignored.push({ key: k, reason: 'a config provider of MM2\'s workers: Node-RED resolves no ${provider:...} references' });
+      else if (k !== 'clusters') ignored.push({ key: k, reason: 'a setting of the MM2 process or its Connect workers, not of the connectors' });
       continue;
     }
     if (CLIENT_KEY.test(k) || k.startsWith('replication.policy.')) continue;
@@ -301,6 +302,9 @@ function readStrimzi(doc: Record<string, unknown>, ignored: IgnoredKey[], proble
   if (mirrors.length === 0) problems.push({ property: 'spec.mirrors', reason: 'the KafkaMirrorMaker2 resource has no mirrors' });
   for (const k of Object.keys(spec)) {
     if (!['clusters', 'connectCluster', 'target', 'mirrors'].includes(k)) ignored.push({ key: `spec.${k}`, reason: 'a Kubernetes deployment setting of the MM2 pods, not of the connectors' });
+  }
+  for (const k of Object.keys(doc)) {
+    if (!['apiVersion', 'kind', 'metadata', 'spec'].includes(k)) ignored.push({ key: k, reason: 'not part of the resource\'s spec' });
   }
   const flows: PastedFlow[] = [];
   mirrors.forEach((m, i) => {

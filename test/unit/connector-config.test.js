@@ -880,6 +880,8 @@ spec:
     topicsPattern: "orders.*"
     groupsPattern: "team-a-.*, billing"
     groupsExcludePattern: "team-a-test"
+status:
+  conditions: []
 `;
 
   it('Strimzi KafkaMirrorMaker2 (v1beta2): the checkpoint connector and the mirror patterns, nothing else; the emit interval keeps its value', () => {
@@ -902,6 +904,7 @@ spec:
       'spec.clusters[1].tls.trustedCertificates',
       'spec.replicas',
       'spec.version',
+      'status',
     ]);
     // the mirror node gets the source connector's
     const m = paste(STRIMZI_V1BETA2, {}, 'mm2-mirror');
@@ -993,6 +996,12 @@ no.such.setting = x
     assert.deepEqual(ask.flows.map((f) => f.id), ['primary->backup', 'backup->primary']);
     assert.deepEqual(ask.fields, {});
     assert.deepEqual(paste(text, { flow: 'backup->primary' }).fields, { groups: 'ignored-.*', emitCheckpointsIntervalSeconds: '30', refreshGroupsIntervalSeconds: '120' });
+    // a top-level connector property applies to every flow unless the flow sets its own
+    const hb = 'clusters = a, b\na->b.enabled = true\nemit.heartbeats.enabled = false\nemit.heartbeats.interval.seconds = 2\nb->a.emit.heartbeats.enabled = true\n';
+    const hbr = paste(hb, {}, 'mm2-heartbeat');
+    assert.deepEqual(hbr.fields, { emitHeartbeatsEnabled: 'false', emitHeartbeatsIntervalSeconds: '2' });
+    assert.deepEqual(ignoredKeys(hbr), ['b->a.emit.heartbeats.enabled']);
+    assert.match(hbr.ignored[0].reason, /heartbeat connector MM2 runs for the disabled flow b->a/);
     const none = paste('clusters = a, b\na.bootstrap.servers = a:9092\n');
     assert.deepEqual(none.fields, {});
     assert.match(none.problems[0].reason, /no replication flow is enabled/);

@@ -542,6 +542,9 @@ describe('build an importable Node-RED flow from configs (nodes/lib/build-flow)'
     assert.equal(ba.flow, 'b->a');
     const clusters = ba.nodes.filter((x) => x.type === 'mm2-cluster');
     assert.deepEqual(clusters.map((c) => [c.alias, c.bootstrap]), [['b', 'b:9092'], ['a', 'a:9092']]);
+    const noHeartbeats = buildFlowFromText(two.replace('b->a.enabled = true\n', 'emit.heartbeats.enabled = false\n'));
+    assert.deepEqual(noHeartbeats.problems, []);
+    assert.deepEqual(noHeartbeats.nodes.filter((x) => x.type.startsWith('mm2-')).map((x) => x.type), ['mm2-cluster', 'mm2-cluster', 'mm2-replication', 'mm2-mirror', 'mm2-offset-syncs', 'mm2-checkpoint'], 'dedicated mode with heartbeats off: no heartbeat node');
     const placeholder = buildFlowFromText(GOOGLE_SAMPLE.replace('"orders-.*,billing"', '"CONSUMER_GROUP_LIST"'));
     assert.deepEqual(placeholder.nodes, []);
     assert.deepEqual(placeholder.problems.map((p) => p.property), ['groups']);
