@@ -129,19 +129,25 @@ function readJson(value: unknown, problems: ConfigProblem[]): PastedConnector[] 
   return [connectorFromObject(value, 'config 1', problems)];
 }
 
-/** .properties files one after the other: a repeated `name` or `connector.class` starts the next. */
+/**
+ * .properties files one after the other: a second `connector.class` starts the next config
+ * (with the `name` line right before it, as connector files and this package's export write
+ * them); any other repeated key is one file's "last one wins", as java.util.Properties reads it.
+ */
 function splitProperties(entries: Array<[string, string]>): Array<Record<string, unknown>> {
-  const out: Array<Record<string, unknown>> = [];
-  let cur: Record<string, unknown> = {};
-  for (const [k, v] of entries) {
-    if ((k === 'name' || k === 'connector.class') && k in cur) {
-      out.push(cur);
-      cur = {};
+  const parts: Array<Array<[string, string]>> = [[]];
+  for (const e of entries) {
+    let cur = parts[parts.length - 1];
+    if (e[0] === 'connector.class' && cur.some(([k]) => k === 'connector.class')) {
+      const next: Array<[string, string]> = [];
+      const last = cur[cur.length - 1];
+      if (last && last[0] === 'name') next.push(cur.pop() as [string, string]);
+      parts.push(next);
+      cur = next;
     }
-    cur[k] = v;
+    cur.push(e);
   }
-  out.push(cur);
-  return out;
+  return parts.map((p) => Object.fromEntries(p));
 }
 
 // ---------------------------------------------------------------------------------------------

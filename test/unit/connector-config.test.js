@@ -1063,5 +1063,8 @@ no.such.setting = x
       ['source', { name: 'a', 'connector.class': 'MirrorSourceConnector', topics: 't' }],
       ['checkpoint', { name: 'b', 'connector.class': 'MirrorCheckpointConnector', groups: 'g' }],
     ]);
+    // one file with a key given twice: the last wins, as java.util.Properties reads it
+    const one = readPastedConfigs('name=a\nconnector.class=MirrorCheckpointConnector\ngroups=g1\nname=b\ngroups=g2\n');
+    assert.deepEqual(one.flows[0].connectors.map((c) => c.config), [{ name: 'b', 'connector.class': 'MirrorCheckpointConnector', groups: 'g2' }]);
   });
 });
