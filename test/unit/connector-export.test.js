@@ -533,6 +533,29 @@ describe('build an importable Node-RED flow from configs (nodes/lib/build-flow)'
     });
   }
 
+  it('POST /mm2/flow/build needs mm2-replication.write and answers 400 without text, 413 above 1 MB', function () {
+    const { registerBuildFlowEndpoint } = require('../../nodes/lib/build-flow');
+    const routes = [];
+    const RED = {
+      httpAdmin: { post: (path, perm, handler) => routes.push({ path, perm, handler }) },
+      auth: { needsPermission: (p) => `permission:${p}` },
+      util: { getSetting: () => undefined },
+    };
+    registerBuildFlowEndpoint(RED, (key) => key);
+    assert.deepEqual(routes.map((r) => [r.path, r.perm]), [['/mm2/flow/build', 'permission:mm2-replication.write']]);
+    const call = (body) => {
+      const res = { code: 200, body: undefined, status(c) { this.code = c; return this; }, json(b) { this.body = b; } };
+      routes[0].handler({ body }, res);
+      return res;
+    };
+    assert.deepEqual([call({}).code, call({}).body], [400, { error: 'mm2-replication.build.no-text' }]);
+    assert.equal(call({ text: 'x'.repeat(1024 * 1024 + 1) }).code, 413);
+    const ok = call({ text: exportText(exportConnectors(plainFlow()), 'json') });
+    assert.equal(ok.code, 200);
+    assert.equal(ok.body.flow, 'east->west');
+    assert.ok(ok.body.nodes.length > 0);
+  });
+
   it('several flows: nothing built until one is chosen; placeholders and missing aliases build nothing', function () {
     const two = 'clusters = a, b\na.bootstrap.servers = a:9092\nb.bootstrap.servers = b:9092\na->b.enabled = true\nb->a.enabled = true\n';
     const ask = buildFlowFromText(two);
