@@ -193,9 +193,17 @@ function readMm2Properties(entries: Array<[string, string]>, ignored: IgnoredKey
   }
   const enabled = new Set(flows.map(([a, b]) => `${a}->${b}`));
 
+  // a flow key as MirrorMakerConfig finds it: by the prefix `A->B.` of two of the clusters (aliases may hold dots)
+  const flowKey = (k: string): RegExpExecArray | [string, string, string, string] | null => {
+    for (const a of clusters) for (const b of clusters) {
+      if (a !== b && k.startsWith(`${a}->${b}.`)) return [k, a, b, k.slice(a.length + b.length + 3)];
+    }
+    return FLOW_KEY.exec(k);
+  };
+
   // what the reader uses, and why the rest is not used
   for (const [k] of props) {
-    const m = FLOW_KEY.exec(k);
+    const m = flowKey(k);
     if (m) {
       const pair = `${m[1]}->${m[2]}`;
       if (m[3] === 'enabled') continue;
@@ -227,7 +235,7 @@ function readMm2Properties(entries: Array<[string, string]>, ignored: IgnoredKey
   return flows.map(([S, T]) => {
     const config: Record<string, unknown> = { 'source.cluster.alias': S, 'target.cluster.alias': T };
     for (const [k, v] of props) {
-      if (FLOW_KEY.test(k) || WORKER_KEY.test(k) || CLIENT_KEY.test(k) || clusters.some((c) => k.startsWith(`${c}.`))) continue;
+      if (flowKey(k) || WORKER_KEY.test(k) || CLIENT_KEY.test(k) || clusters.some((c) => k.startsWith(`${c}.`))) continue;
       if (k.startsWith('replication.policy.') || getPropertyDef(k) !== undefined) config[k] = v;
     }
     for (const [alias, prefix] of [[S, 'source.cluster.'], [T, 'target.cluster.']] as const) {

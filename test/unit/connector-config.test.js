@@ -996,6 +996,11 @@ no.such.setting = x
     assert.deepEqual(ask.flows.map((f) => f.id), ['primary->backup', 'backup->primary']);
     assert.deepEqual(ask.fields, {});
     assert.deepEqual(paste(text, { flow: 'backup->primary' }).fields, { groups: 'ignored-.*', emitCheckpointsIntervalSeconds: '30', refreshGroupsIntervalSeconds: '120' });
+    // aliases with dots, as MirrorMakerConfig finds flow keys: by the `A->B.` prefix
+    const dotted = paste('clusters = us.east, us.west\nus.east->us.west.enabled = true\nus.east->us.west.groups = g-.*\nus.east.bootstrap.servers = e:9092\n');
+    assert.equal(dotted.flow, 'us.east->us.west');
+    assert.deepEqual(dotted.fields, { groups: 'g-.*' });
+    assert.equal(dotted.settings['source.cluster.bootstrap.servers'], 'e:9092');
     // a top-level connector property applies to every flow unless the flow sets its own
     const hb = 'clusters = a, b\na->b.enabled = true\nemit.heartbeats.enabled = false\nemit.heartbeats.interval.seconds = 2\nb->a.emit.heartbeats.enabled = true\n';
     const hbr = paste(hb, {}, 'mm2-heartbeat');
