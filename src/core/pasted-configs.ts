@@ -291,8 +291,10 @@ function strimziCluster(
       if (auth['passwordSecret'] !== undefined) {
         ignored.push({ key: `${path}.authentication.passwordSecret`, reason: 'a Kubernetes Secret: enter the password in the mm2-cluster node\'s credentials' });
       }
+    } else if (type === 'tls') {
+      ignored.push({ key: `${path}.authentication`, reason: 'a client certificate from a Kubernetes Secret: give its certificate and key files in the mm2-cluster node\'s TLS settings' });
     } else {
-      ignored.push({ key: `${path}.authentication`, reason: `authentication type '${type}' has no equivalent here (the mm2-cluster node supports PLAIN and SCRAM)` });
+      ignored.push({ key: `${path}.authentication`, reason: `authentication type '${type}' has no equivalent here (the mm2-cluster node supports PLAIN, SCRAM and TLS client certificates)` });
     }
   }
   if (protocol) config[`${prefix}security.protocol`] = protocol;
