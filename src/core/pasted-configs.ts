@@ -455,6 +455,11 @@ export function readPastedConfigs(input: string): PastedConfigs {
     if (parts.length > 1) return { format, flows: groupIntoFlows(parts.map((p, i) => connectorOf(p, `config ${i + 1}`))), ignored, problems };
   }
   if (problems.length > 0) return { format, flows: [], ignored, problems };
+  // an mm2.properties written with `key: value` separators reads as flat YAML
+  const flat = Object.entries(obj).filter(([, v]) => !isMap(v) && !Array.isArray(v)).map(([k, v]) => [k, text(v)] as [string, string]);
+  if (flat.length === Object.keys(obj).length && isMm2Properties(flat)) {
+    return { format: 'mm2.properties', flows: readMm2Properties(flat, ignored, problems), ignored, problems };
+  }
   return { format, flows: groupIntoFlows([connectorFromObject(obj, 'config 1', problems)]), ignored, problems };
 }
 

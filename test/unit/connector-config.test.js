@@ -996,6 +996,10 @@ no.such.setting = x
     assert.deepEqual(ask.flows.map((f) => f.id), ['primary->backup', 'backup->primary']);
     assert.deepEqual(ask.fields, {});
     assert.deepEqual(paste(text, { flow: 'backup->primary' }).fields, { groups: 'ignored-.*', emitCheckpointsIntervalSeconds: '30', refreshGroupsIntervalSeconds: '120' });
+    // `key: value` separators (java.util.Properties reads them too)
+    const colons = paste('clusters: a, b\na->b.enabled: true\na->b.groups: colon-.*\n');
+    assert.equal(colons.format, 'mm2.properties');
+    assert.deepEqual(colons.fields, { groups: 'colon-.*' });
     // aliases with dots, as MirrorMakerConfig finds flow keys: by the `A->B.` prefix
     const dotted = paste('clusters = us.east, us.west\nus.east->us.west.enabled = true\nus.east->us.west.groups = g-.*\nus.east.bootstrap.servers = e:9092\n');
     assert.equal(dotted.flow, 'us.east->us.west');
