@@ -64,4 +64,7 @@ export {
   type FlowExportInput,
   type FlowImport,
 } from './core/connector-export';
+// pasted configuration in any form (connector configs, mm2.properties, Strimzi KafkaMirrorMaker2) and the Node-RED flow it describes
+export { readPastedConfigs, placeholderReason, type PastedConfigs, type PastedFlow, type PastedConnector, type IgnoredKey } from './core/pasted-configs';
+export { buildFlowFromText, nodeRedFlowFromImport, type BuiltFlow, type FlowFileNode } from './nodes/lib/build-flow';
 export { ConnectRestClient, ConnectRestError, type ConnectorStatus } from './kafka/connect-rest';

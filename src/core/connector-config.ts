@@ -384,6 +384,14 @@ function yamlToObject(text: string, problems: ConfigProblem[]): Record<string, u
   return v;
 }
 
+/**
+ * Reads configuration text (JSON, YAML or .properties, detected as analyzeConnectorConfig does)
+ * into a map as written, before unwrapping and defaults; syntax errors go to `problems`.
+ */
+export function readConfigText(text: string, problems: ConfigProblem[]): { format: ConfigFormat; obj: Record<string, unknown> } {
+  return parseText(text, problems);
+}
+
 function parseText(text: string, problems: ConfigProblem[]): { format: ConfigFormat; obj: Record<string, unknown> } {
   const t = text.replace(/^\uFEFF/, '');
   const trimmed = t.trim();
@@ -424,6 +432,15 @@ const REST_METADATA_KEYS = new Set(['tasks', 'type']);
 
 function sameScalar(a: unknown, b: unknown): boolean {
   return String(a) === String(b);
+}
+
+/**
+ * The properties a config object sets, as given (no defaults): unwraps the Connect REST body
+ * `{name, config: {...}}` / `configs:` (dropping the read-only `tasks` and `type` of a GET
+ * response); a key given at both levels with different values is a problem.
+ */
+export function givenConnectorConfig(obj: Readonly<Record<string, unknown>>, problems: ConfigProblem[]): Map<string, unknown> {
+  return flatten(obj as Record<string, unknown>, problems);
 }
 
 /** Unwraps `{name, config: {...}}` / `configs:` and returns the flat key -> raw value map. */

@@ -1,4 +1,3 @@
-import YAML from 'yaml';
 import {
   CONFIG_PROVIDER_REFERENCE,
   CONNECTOR_CLASS_NAMES,
@@ -14,12 +13,13 @@ import {
   analyzeConnectorConfig,
   escapePropertiesText,
   formatConnectorConfig,
-  detectConfigFormat,
-  parseJavaProperties,
+  givenConnectorConfig,
+  readConfigText,
   secretPlaceholder,
   type ConfigFormat,
 } from './connector-config';
 import { missingEnvReason, substituteEnv, type EnvLookup } from './env-substitution';
+import { mm2PropertiesFlows } from './pasted-configs';
 import type { ConfigProblem } from './errors';
 import { fieldName, resolveNodeSettings } from './setting-fields';
 
@@ -794,62 +794,38 @@ function mm2PropertiesText(
 
 /**
  * The connector configs MM2's dedicated mode derives from an mm2.properties for the flow
- * `source -> target` (the way MirrorMakerConfig does: top-level properties, then the flow's
- * `S->T.` properties, the clusters' `S.`/`T.` client settings as `source.cluster.`/`target.cluster.`,
- * ByteArrayConverter forced), one per connector. Worker settings (clusters, config.providers,
- * *.storage.*, offset.flush.interval.ms) are left out.
+ * `source -> target` (default: the first enabled flow), read by core/pasted-configs the way
+ * MirrorMakerConfig.connectorBaseConfig does: top-level connector properties, the clusters'
+ * `S.`/`T.` settings as `source.cluster.`/`target.cluster.` (top-level security settings as their
+ * defaults), then the flow's `S->T.` properties, which win; ByteArrayConverter forced; one per
+ * connector. Worker settings (clusters, config.providers, *.storage.*, offset.flush.interval.ms)
+ * are left out.
  */
 export function connectorConfigsFromMm2Properties(
   text: string,
   flow?: { source: string; target: string },
 ): { source: string; target: string; configs: Record<ConnectorKind, Record<string, string>>; problems: ConfigProblem[] } {
-  const parsed = parseJavaProperties(text);
-  const props = new Map<string, string>();
-  for (const [k, v] of parsed.entries) props.set(k, v);
-  const problems = [...parsed.problems];
-  const clusters = (props.get('clusters') ?? '').split(',').map((s) => s.trim()).filter((s) => s);
-  let S = flow?.source;
-  let T = flow?.target;
-  if (!S || !T) {
-    outer: for (const a of clusters) {
-      for (const b of clusters) {
-        if (a !== b && (props.get(`${a}->${b}.enabled`) ?? '').trim().toLowerCase() === 'true') {
-          S = a;
-          T = b;
-          break outer;
-        }
-      }
-    }
+  const read = mm2PropertiesFlows(text);
+  const problems = [...read.problems];
+  const f = flow ? read.flows.find((x) => x.source === flow.source && x.target === flow.target) : read.flows[0];
+  if (!f) {
+    if (flow) problems.push({ property: `${flow.source}->${flow.target}.enabled`, reason: `the flow ${flow.source}->${flow.target} is not enabled in the mm2.properties` });
+    return { source: flow?.source ?? '', target: flow?.target ?? '', configs: { source: {}, checkpoint: {}, heartbeat: {} }, problems };
   }
-  if (!S || !T) {
-    problems.push({ property: 'clusters', reason: 'no enabled flow <source>-><target>.enabled=true between two of the clusters' });
-    return { source: S ?? '', target: T ?? '', configs: { source: {}, checkpoint: {}, heartbeat: {} }, problems };
-  }
-  const flowPrefix = `${S}->${T}.`;
-  const WORKER = /^(?:clusters|config\.providers.*|offset\.storage\..*|status\.storage\..*|config\.storage\..*|offset\.flush\.interval\.ms|dedicated\.mode\..*)$/;
-  const base: Record<string, string> = {};
-  for (const [k, v] of props) {
-    if (k.includes('->') || WORKER.test(k)) continue;
-    if (clusters.some((c) => k.startsWith(`${c}.`))) continue;
-    base[k] = v;
-  }
-  for (const [k, v] of props) if (k.startsWith(flowPrefix)) base[k.slice(flowPrefix.length)] = v;
-  for (const [alias, prefix] of [[S, 'source.cluster.'], [T, 'target.cluster.']] as const) {
-    for (const [k, v] of props) if (k.startsWith(`${alias}.`)) base[prefix + k.slice(alias.length + 1)] = v;
-  }
-  base['source.cluster.alias'] = S;
-  base['target.cluster.alias'] = T;
   const configs = {} as Record<ConnectorKind, Record<string, string>>;
   for (const kind of CONNECTOR_KINDS) {
+    const base = f.connectors.find((c) => c.kind === kind)?.config ?? {};
+    const config: Record<string, string> = {};
+    for (const [k, v] of Object.entries(base)) config[k] = String(v);
     configs[kind] = {
-      ...base,
+      ...config,
       'connector.class': CONNECTOR_CLASS_NAMES[kind],
       'key.converter': BYTE_ARRAY_CONVERTER,
       'value.converter': BYTE_ARRAY_CONVERTER,
       'header.converter': BYTE_ARRAY_CONVERTER,
     };
   }
-  return { source: S, target: T, configs, problems };
+  return { source: f.source, target: f.target, configs, problems };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -902,7 +878,9 @@ function fieldValue(property: string, v: SettingValue): unknown {
  * mm2-checkpoint for the checkpoint connector plus mm2-group-offsets when it syncs group
  * offsets, mm2-heartbeat for the heartbeat connector), the names and tasks.max, and every other
  * property in options.extraProperties, so that nothing is lost. Configs may be text (YAML, JSON,
- * .properties) or objects; disagreeing flow-wide values are problems.
+ * .properties) or objects; disagreeing flow-wide values are problems. This is a description of
+ * the flow; nodes/lib/build-flow's nodeRedFlowFromImport turns it into importable Node-RED nodes
+ * (and buildFlowFromText does both for any pasted text).
  */
 export function flowFromConnectorConfigs(inputs: ReadonlyArray<string | Readonly<Record<string, unknown>>>): FlowImport {
   const problems: ConfigProblem[] = [];
@@ -1021,33 +999,11 @@ export function flowFromConnectorConfigs(inputs: ReadonlyArray<string | Readonly
   };
 }
 
-function flatGiven(obj: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const inner = ['config', 'configs'].map((k) => obj[k]).find((v) => v && typeof v === 'object' && !Array.isArray(v)) as Record<string, unknown> | undefined;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(obj)) if (k !== 'config' && k !== 'configs' && v !== null && v !== undefined) out[k] = v;
-  if (inner) for (const [k, v] of Object.entries(inner)) if (v !== null && v !== undefined) out[k] = v;
-  return out;
-}
-
 /** The property names a config (text in any of the three formats, or an object) sets, before defaults. */
 function givenKeys(input: string | Readonly<Record<string, unknown>>): string[] {
-  if (typeof input !== 'string') return Object.keys(flatGiven(input));
-  const text = input.replace(/^\uFEFF/, '');
-  try {
-    switch (detectConfigFormat(text)) {
-      case 'json':
-        return Object.keys(flatGiven(JSON.parse(text.trim()) as Record<string, unknown>));
-      case 'properties':
-        return parseJavaProperties(text).entries.map(([k]) => k);
-      case 'yaml': {
-        const v: unknown = YAML.parse(text, { schema: 'failsafe' });
-        return v && typeof v === 'object' && !Array.isArray(v) ? Object.keys(flatGiven(v as Record<string, unknown>)) : [];
-      }
-    }
-  } catch {
-    /* unreadable: analyzeConnectorConfig reports it */
-  }
-  return [];
+  const ignored: ConfigProblem[] = []; // analyzeConnectorConfig reports them
+  const obj = typeof input === 'string' ? readConfigText(input, ignored).obj : input;
+  return [...givenConnectorConfig(obj, ignored)].filter(([, v]) => v !== null && v !== undefined).map(([k]) => k);
 }
 
 /** The three formats an export is shown in, plus `mm2` (the dedicated-mode mm2.properties). */

@@ -135,7 +135,7 @@ function pickCurrent(v: unknown): ReplicationFields | undefined {
 }
 
 interface HttpReq {
-  body?: { text?: unknown; type?: unknown; current?: unknown };
+  body?: { text?: unknown; type?: unknown; current?: unknown; flow?: unknown };
 }
 interface HttpRes {
   status(code: number): HttpRes;
@@ -158,7 +158,8 @@ export = function register(RED: NodeAPI): void {
         return;
       }
       const type = typeof body.type === 'string' && NODE_SETTINGS[body.type] ? body.type : TYPE;
-      res.json(parseConfigForNode(body.text, type, pickCurrent(body.current)));
+      const flow = typeof body.flow === 'string' && body.flow !== '' ? body.flow : undefined;
+      res.json(parseConfigForNode(body.text, type, pickCurrent(body.current), { flow, lookup: nodeEnvLookup(RED, undefined) }));
     } catch (e) {
       res.status(500).json({ error: (e as Error).message });
     }

@@ -10,6 +10,7 @@ import type { ClusterConfigNode, ReplicationConfigNode } from './lib/config-node
 import { createReplicationPolicy } from '../core/replication-policy';
 import { ensureInternalTopic } from '../kafka/internal-topics';
 import { registerExportEndpoint } from './lib/export-flow';
+import { registerBuildFlowEndpoint } from './lib/build-flow';
 
 
 interface ReplicationDef extends NodeDef {
@@ -26,6 +27,8 @@ export = function register(RED: NodeAPI): void {
   const t = makeTranslate(RED, 'mm2-replication');
   // The dialog's "Export for Kafka Connect" button (GET/POST /mm2/export/:id).
   registerExportEndpoint(RED);
+  // The dialog's "Build flow from configs" button (POST /mm2/flow/build).
+  registerBuildFlowEndpoint(RED, (key) => t(key));
   function MM2ReplicationNode(this: ReplicationConfigNode, def: ReplicationDef): void {
     RED.nodes.createNode(this, def);
     const node = this;

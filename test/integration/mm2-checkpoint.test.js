@@ -411,14 +411,12 @@ describe('mm2-checkpoint (real clusters)', function () {
     const current = { sourceAlias: 'source', targetAlias: 'target', policy: 'DefaultReplicationPolicy', separator: '.', internalSeparator: true, offsetSyncsLocation: 'source', replicationFactor: 1 };
     const ok = await nodes.helper.request().post('/mm2/config/parse').send({ text: yaml, current }).expect(200);
     assert.equal(ok.body.format, 'yaml');
-    assert.equal(ok.body.fields.groups, 'orders-.*, billing');
-    assert.equal(ok.body.fields.emitCheckpointsIntervalSeconds, '10');
-    assert.equal(ok.body.fields.groupsExclude, 'console-consumer-.*, connect-.*, __.*');
+    assert.deepEqual(ok.body.fields, { groups: 'orders-.*, billing', emitCheckpointsIntervalSeconds: '10' }, 'only what the config sets: no MM2 defaults for the rest');
+    assert.deepEqual(ok.body.set.map((x) => x.property), ['groups', 'emit.checkpoints.interval.seconds']);
     assert.deepEqual(ok.body.unknown, ['emit.checkpoint.interval.seconds']);
     assert.deepEqual(ok.body.problems, []);
     assert.deepEqual(ok.body.replication.differences, [
       { property: 'target.cluster.alias', field: 'targetAlias', config: 'dr', current: 'target' },
-      { property: 'checkpoints.topic.replication.factor', field: 'replicationFactor', config: 3, current: 1 },
     ]);
     assert.deepEqual(ok.body.notes.map((n) => [n.property, n.code]), [
       ['source.cluster.bootstrap.servers', 'cluster'],
@@ -427,9 +425,18 @@ describe('mm2-checkpoint (real clusters)', function () {
     ]);
 
     const bad = await nodes.helper.request().post('/mm2/config/parse').send({ text: 'groups=[\nemit.checkpoints.interval.seconds=0\n' }).expect(200);
-    assert.deepEqual(bad.body.problems.map((x) => x.property), ['groups', 'emit.checkpoints.interval.seconds', 'source.cluster.alias']);
+    assert.deepEqual(bad.body.problems.map((x) => x.property), ['groups', 'emit.checkpoints.interval.seconds']);
     assert.match(bad.body.problems[0].reason, /'\[' is not a valid regular expression/);
-    assert.equal(bad.body.fields.groups, '[');
+    assert.deepEqual(bad.body.fields, {}, 'a bad value never replaces the field');
+
+    // a text with two flows fills nothing until the request names one
+    const two = 'clusters = a, b\na->b.enabled = true\nb->a.enabled = true\na->b.groups = east-.*\nb->a.groups = west-.*\n';
+    const ask = await nodes.helper.request().post('/mm2/config/parse').send({ text: two }).expect(200);
+    assert.equal(ask.body.choose, true);
+    assert.deepEqual(ask.body.flows.map((f) => f.id), ['a->b', 'b->a']);
+    assert.deepEqual(ask.body.fields, {});
+    const chosen = await nodes.helper.request().post('/mm2/config/parse').send({ text: two, flow: 'b->a' }).expect(200);
+    assert.deepEqual(chosen.body.fields, { groups: 'west-.*' });
 
     const broken = await nodes.helper.request().post('/mm2/config/parse').send({ text: '{"groups": ' }).expect(200);
     assert.match(broken.body.problems[0].reason, /^JSON syntax error/);

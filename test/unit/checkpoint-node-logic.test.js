@@ -77,11 +77,8 @@ describe('paste an MM2 config (parseConfigForNode)', function () {
     assert.deepEqual(r.fields, {
       groups: 'orders-.*, billing',
       groupsExclude: 'console-consumer-.*, connect-.*, __.*',
-      topics: '.*',
-      topicsExclude: '.*[\\-\\.]internal, .*\\.replica, __.*',
       emitCheckpointsIntervalSeconds: '10',
-      refreshGroupsIntervalSeconds: '600',
-    });
+    }, 'exactly what the config sets: topics, topics.exclude and refresh.groups.interval.seconds keep their values');
     assert.deepEqual(r.replication.differences, [
       { property: 'target.cluster.alias', field: 'targetAlias', config: 'west', current: 'target' },
       { property: 'replication.policy.class', field: 'policy', config: 'IdentityReplicationPolicy', current: 'DefaultReplicationPolicy' },
@@ -107,7 +104,8 @@ describe('paste an MM2 config (parseConfigForNode)', function () {
     const invalid = settings.parseConfigForNode('groups=[\nemit.checkpoints.interval.seconds=-1\nsource.cluster.alias=a\n', 'mm2-checkpoint');
     assert.equal(invalid.format, 'properties');
     assert.deepEqual(invalid.problems.map((p) => p.property), ['groups', 'emit.checkpoints.interval.seconds']);
-    assert.equal(invalid.fields.groups, '[', 'an invalid value is still shown, not dropped');
+    assert.deepEqual(invalid.fields, {}, 'an invalid value never replaces a field; the problem names it');
+    assert.match(invalid.problems[0].reason, /'\[' is not a valid regular expression/);
     assert.equal(settings.parseConfigForNode(42, 'mm2-checkpoint').problems.length, 1);
   });
 });

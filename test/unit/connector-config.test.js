@@ -828,3 +828,252 @@ describe('formatConnectorConfig', () => {
     }
   });
 });
+
+describe('pasting an MM2 config: exactly what the text sets (core/pasted-configs, parseConfigForNode)', () => {
+  const { parseConfigForNode } = require('../../nodes/lib/settings');
+  const { readPastedConfigs, placeholderReason } = require('../../core/pasted-configs');
+  const paste = (text, options, type = 'mm2-checkpoint') => parseConfigForNode(text, type, undefined, options);
+  const ignoredKeys = (r) => r.ignored.map((i) => i.key);
+
+  // Strimzi's examples/mirror-maker/kafka-mirror-maker-2-tls.yaml (v1beta2), with a groups pattern of its own
+  const STRIMZI_V1BETA2 = `apiVersion: kafka.strimzi.io/v1beta2
+kind: KafkaMirrorMaker2
+metadata:
+  name: my-mirror-maker-2
+spec:
+  version: 4.0.0
+  replicas: 1
+  connectCluster: "cluster-b" # Must be the target custer
+  clusters:
+  - alias: "cluster-a" # Source cluster
+    bootstrapServers: cluster-a-kafka-bootstrap:9093
+    tls:
+      trustedCertificates:
+        - secretName: cluster-a-cluster-ca-cert
+          pattern: "*.crt"
+  - alias: "cluster-b" # Target cluster
+    bootstrapServers: cluster-b-kafka-bootstrap:9093
+    tls:
+      trustedCertificates:
+        - secretName: cluster-b-cluster-ca-cert
+          pattern: "*.crt"
+    config:
+      config.storage.replication.factor: -1
+      offset.storage.replication.factor: -1
+      status.storage.replication.factor: -1
+  mirrors:
+  - sourceCluster: "cluster-a"
+    targetCluster: "cluster-b"
+    sourceConnector:
+      tasksMax: 1
+      config:
+        replication.factor: -1
+        offset-syncs.topic.replication.factor: -1
+        sync.topic.acls.enabled: "false"
+        refresh.topics.interval.seconds: 600
+    checkpointConnector:
+      tasksMax: 1
+      config:
+        checkpoints.topic.replication.factor: -1
+        sync.group.offsets.enabled: "false"
+        refresh.groups.interval.seconds: 600
+    topicsPattern: "orders.*"
+    groupsPattern: "team-a-.*, billing"
+    groupsExcludePattern: "team-a-test"
+status:
+  conditions: []
+`;
+
+  it('Strimzi KafkaMirrorMaker2 (v1beta2): the checkpoint connector and the mirror patterns, nothing else; the emit interval keeps its value', () => {
+    const r = paste(STRIMZI_V1BETA2);
+    assert.equal(r.format, 'strimzi');
+    assert.equal(r.flow, 'cluster-a->cluster-b');
+    assert.equal(r.origin, 'spec.mirrors[0].checkpointConnector');
+    assert.deepEqual(r.fields, { groups: 'team-a-.*, billing', groupsExclude: 'team-a-test', topics: 'orders.*', refreshGroupsIntervalSeconds: '600' });
+    assert.deepEqual(r.set.map((s) => s.property), ['groups', 'groups.exclude', 'topics', 'refresh.groups.interval.seconds']);
+    assert.equal('emitCheckpointsIntervalSeconds' in r.fields, false, 'not in the resource: not MM2\'s 60 either');
+    assert.deepEqual(r.problems, []);
+    assert.deepEqual(r.replication.fields, { sourceAlias: 'cluster-a', targetAlias: 'cluster-b', replicationFactor: -1 });
+    assert.equal(r.settings['source.cluster.security.protocol'], 'SSL');
+    assert.equal(r.settings['target.cluster.bootstrap.servers'], 'cluster-b-kafka-bootstrap:9093');
+    assert.deepEqual(ignoredKeys(r).sort(), [
+      'spec.clusters[0].tls.trustedCertificates',
+      'spec.clusters[1].config.config.storage.replication.factor',
+      'spec.clusters[1].config.offset.storage.replication.factor',
+      'spec.clusters[1].config.status.storage.replication.factor',
+      'spec.clusters[1].tls.trustedCertificates',
+      'spec.replicas',
+      'spec.version',
+      'status',
+    ]);
+    // the mirror node gets the source connector's
+    const m = paste(STRIMZI_V1BETA2, {}, 'mm2-mirror');
+    assert.deepEqual(m.fields, { topics: 'orders.*', refreshTopicsIntervalSeconds: '600', replicationFactor: '-1' });
+  });
+
+  it('Strimzi v1 (spec.target, mirrors[].source) with SCRAM: two mirrors are two flows to choose from', () => {
+    const cr = `apiVersion: kafka.strimzi.io/v1
+kind: KafkaMirrorMaker2
+metadata: {name: mm2}
+spec:
+  target:
+    alias: dr
+    bootstrapServers: dr-kafka-bootstrap:9092
+    groupId: mm2-group
+  mirrors:
+  - source:
+      alias: east
+      bootstrapServers: east:9093
+      tls: {}
+      authentication:
+        type: scram-sha-512
+        username: mm2-user
+        passwordSecret: {secretName: east-user, password: password}
+    checkpointConnector:
+      config:
+        emit.checkpoints.interval.seconds: 10
+      state: running
+    groupsPattern: "east-.*"
+  - source: {alias: west, bootstrapServers: west:9092}
+    checkpointConnector: {}
+    groupsPattern: "west-.*"
+`;
+    const ask = paste(cr);
+    assert.equal(ask.choose, true);
+    assert.deepEqual(ask.flows.map((f) => [f.id, f.connectors]), [['east->dr', ['checkpoint']], ['west->dr', ['checkpoint']]]);
+    assert.deepEqual(ask.fields, {});
+    const east = paste(cr, { flow: 'east->dr' });
+    assert.deepEqual(east.fields, { groups: 'east-.*', emitCheckpointsIntervalSeconds: '10' });
+    assert.equal(east.settings['source.cluster.security.protocol'], 'SASL_SSL');
+    assert.equal(east.settings['source.cluster.sasl.mechanism'], 'SCRAM-SHA-512');
+    assert.ok(ignoredKeys(east).includes('spec.mirrors[0].source.authentication.passwordSecret'));
+    assert.ok(ignoredKeys(east).includes('spec.mirrors[0].checkpointConnector.state'));
+    assert.ok(ignoredKeys(east).includes('spec.target.groupId'));
+    assert.deepEqual(paste(cr, { flow: 'west->dr' }).fields, { groups: 'west-.*' });
+    const wrong = paste(cr, { flow: 'north->dr' });
+    assert.equal(wrong.choose, true);
+    assert.match(wrong.problems[0].reason, /no flow 'north->dr'/);
+  });
+
+  const MM2_PROPERTIES = `# dedicated mode
+clusters = primary, backup
+primary.bootstrap.servers = p1:9092
+backup.bootstrap.servers = b1:9092
+security.protocol = SSL
+primary->backup.enabled = true
+primary->backup.groups = orders-.*, billing
+backup->primary.enabled = false
+backup->primary.groups = ignored-.*
+emit.checkpoints.interval.seconds = 30
+primary->backup.emit.checkpoints.interval.seconds = 15
+refresh.groups.interval.seconds = 120
+replication.factor = 3
+tasks.max = 2
+offset.storage.replication.factor = 1
+no.such.setting = x
+`;
+
+  it('dedicated mm2.properties: the flow\'s A->B keys over the top-level ones (MirrorMakerConfig), cluster keys as source/target.cluster.', () => {
+    const r = paste(MM2_PROPERTIES);
+    assert.equal(r.format, 'mm2.properties');
+    assert.equal(r.flow, 'primary->backup');
+    assert.deepEqual(r.fields, { groups: 'orders-.*, billing', emitCheckpointsIntervalSeconds: '15', refreshGroupsIntervalSeconds: '120' });
+    assert.deepEqual(r.replication.fields, { sourceAlias: 'primary', targetAlias: 'backup' });
+    assert.equal(r.settings['source.cluster.bootstrap.servers'], 'p1:9092');
+    assert.equal(r.settings['target.cluster.security.protocol'], 'SSL', 'a top-level client setting is every cluster\'s default');
+    assert.deepEqual(r.problems, []);
+    assert.deepEqual(Object.fromEntries(r.ignored.map((i) => [i.key, i.reason.split(' ').slice(0, 4).join(' ')])), {
+      'backup->primary.groups': 'the flow backup->primary is',
+      'offset.storage.replication.factor': 'a setting of the',
+      'no.such.setting': 'not a connector property:',
+    });
+  });
+
+  it('dedicated mm2.properties with two enabled flows asks which; a flow keeps only its own keys', () => {
+    const text = MM2_PROPERTIES.replace('backup->primary.enabled = false', 'backup->primary.enabled = true');
+    const ask = paste(text);
+    assert.equal(ask.choose, true);
+    assert.deepEqual(ask.flows.map((f) => f.id), ['primary->backup', 'backup->primary']);
+    assert.deepEqual(ask.fields, {});
+    assert.deepEqual(paste(text, { flow: 'backup->primary' }).fields, { groups: 'ignored-.*', emitCheckpointsIntervalSeconds: '30', refreshGroupsIntervalSeconds: '120' });
+    // `key: value` separators (java.util.Properties reads them too)
+    const colons = paste('clusters: a, b\na->b.enabled: true\na->b.groups: colon-.*\n');
+    assert.equal(colons.format, 'mm2.properties');
+    assert.deepEqual(colons.fields, { groups: 'colon-.*' });
+    // aliases with dots, as MirrorMakerConfig finds flow keys: by the `A->B.` prefix
+    const dotted = paste('clusters = us.east, us.west\nus.east->us.west.enabled = true\nus.east->us.west.groups = g-.*\nus.east.bootstrap.servers = e:9092\n');
+    assert.equal(dotted.flow, 'us.east->us.west');
+    assert.deepEqual(dotted.fields, { groups: 'g-.*' });
+    assert.equal(dotted.settings['source.cluster.bootstrap.servers'], 'e:9092');
+    // a top-level connector property applies to every flow unless the flow sets its own
+    const hb = 'clusters = a, b\na->b.enabled = true\nemit.heartbeats.enabled = false\nemit.heartbeats.interval.seconds = 2\nb->a.emit.heartbeats.enabled = true\n';
+    const hbr = paste(hb, {}, 'mm2-heartbeat');
+    assert.deepEqual(hbr.fields, { emitHeartbeatsEnabled: 'false', emitHeartbeatsIntervalSeconds: '2' });
+    assert.deepEqual(ignoredKeys(hbr), ['b->a.emit.heartbeats.enabled']);
+    assert.match(hbr.ignored[0].reason, /heartbeat connector MM2 runs for the disabled flow b->a/);
+    const none = paste('clusters = a, b\na.bootstrap.servers = a:9092\n');
+    assert.deepEqual(none.fields, {});
+    assert.match(none.problems[0].reason, /no replication flow is enabled/);
+  });
+
+  it('Kafka Connect REST JSON: a {name, config} body, a bare config, an array and the expand=info map', () => {
+    const cp = { 'connector.class': 'MirrorCheckpointConnector', 'source.cluster.alias': 'a', 'target.cluster.alias': 'b', groups: 'g1', 'emit.checkpoints.interval.seconds': '7' };
+    const src = { 'connector.class': 'MirrorSourceConnector', 'source.cluster.alias': 'a', 'target.cluster.alias': 'b', topics: 't1' };
+    const expect = { groups: 'g1', emitCheckpointsIntervalSeconds: '7' };
+    assert.deepEqual(paste(JSON.stringify({ name: 'cp', config: cp })).fields, expect);
+    assert.deepEqual(paste(JSON.stringify(cp)).fields, expect);
+    const arr = paste(JSON.stringify([{ name: 'src', config: src }, { name: 'cp', config: cp }]));
+    assert.equal(arr.format, 'json');
+    assert.equal(arr.origin, 'config 2');
+    assert.deepEqual(arr.fields, expect, 'the checkpoint connector of the set, not the source connector\'s topics');
+    const info = paste(JSON.stringify({ src: { info: { name: 'src', config: src, tasks: [], type: 'source' }, status: {} }, cp: { info: { name: 'cp', config: cp, tasks: [], type: 'source' } } }));
+    assert.equal(info.origin, 'cp');
+    assert.deepEqual(info.fields, expect);
+    // two flows in one array: choose
+    const other = { ...cp, 'source.cluster.alias': 'b', 'target.cluster.alias': 'a', groups: 'g2' };
+    const two = paste(JSON.stringify([cp, other]));
+    assert.equal(two.choose, true);
+    assert.deepEqual(paste(JSON.stringify([cp, other]), { flow: 'b->a' }).fields, { groups: 'g2', emitCheckpointsIntervalSeconds: '7' });
+    assert.match(paste('[{"groups": ').problems[0].reason, /^JSON syntax error/);
+  });
+
+  it("Google Cloud's YAML sample sets its three checkpoint fields and nothing else", () => {
+    const r = paste(GOOGLE_YAML);
+    assert.equal(r.format, 'yaml');
+    assert.deepEqual(r.fields, { groups: 'orders-.*, billing', groupsExclude: 'console-consumer-.*, connect-.*, __.*', emitCheckpointsIntervalSeconds: '10' });
+    assert.deepEqual(r.problems, []);
+    assert.deepEqual(paste('{}').fields, {});
+    assert.deepEqual(paste('source.cluster.alias: a\n').fields, {}, 'a config without node fields changes none');
+  });
+
+  it('placeholders and unresolvable references are refused, naming the key; the field keeps its value', () => {
+    const google = GOOGLE_YAML.replace('"orders-.*,billing"', '"CONSUMER_GROUP_LIST"').replace('127.0.0.1:19092', 'bootstrap.SOURCE_CLUSTER_ID.REGION.managedkafka.PROJECT_ID.cloud.goog:9092');
+    const r = paste(google);
+    assert.equal('groups' in r.fields, false);
+    assert.equal(r.fields.emitCheckpointsIntervalSeconds, '10');
+    const byKey = Object.fromEntries(r.problems.map((p) => [p.property, p.reason]));
+    assert.match(byKey.groups, /'CONSUMER_GROUP_LIST' looks like a placeholder/);
+    assert.match(byKey['source.cluster.bootstrap.servers'], /'SOURCE_CLUSTER_ID' looks like a placeholder/);
+    const lookup = (n) => (n === 'TEAM' ? 'orders' : undefined);
+    const refs = paste('groups=${file:/etc/mm2.properties:groups}\ntopics=${UNSET_TOPICS}\ngroups.exclude=${TEAM}-test\n', { lookup });
+    assert.deepEqual(refs.fields, { groupsExclude: '${TEAM}-test' }, 'a set variable stays a reference, as in any field');
+    assert.deepEqual(refs.problems.map((p) => p.property), ['groups', 'topics']);
+    assert.match(refs.problems[0].reason, /config-provider reference/);
+    assert.match(refs.problems[1].reason, /environment variable UNSET_TOPICS is not set/);
+    assert.equal(placeholderReason('SASL_SSL', undefined, 'source.cluster.security.protocol'), undefined);
+    assert.equal(placeholderReason('<password>'), "'<password>' looks like a placeholder of a documentation sample: replace it with the real value (a name really spelled so can be written as the regex ^<password>$)");
+    assert.equal(placeholderReason('orders_v2, ORDERS'), undefined);
+  });
+
+  it('readPastedConfigs gives each connector exactly the keys the text sets', () => {
+    const r = readPastedConfigs('name=a\nconnector.class=MirrorSourceConnector\ntopics=t\nname=b\nconnector.class=MirrorCheckpointConnector\ngroups=g\n');
+    assert.equal(r.format, 'properties');
+    assert.deepEqual(r.flows[0].connectors.map((c) => [c.kind, c.config]), [
+      ['source', { name: 'a', 'connector.class': 'MirrorSourceConnector', topics: 't' }],
+      ['checkpoint', { name: 'b', 'connector.class': 'MirrorCheckpointConnector', groups: 'g' }],
+    ]);
+    // one file with a key given twice: the last wins, as java.util.Properties reads it
+    const one = readPastedConfigs('name=a\nconnector.class=MirrorCheckpointConnector\ngroups=g1\nname=b\ngroups=g2\n');
+    assert.deepEqual(one.flows[0].connectors.map((c) => c.config), [{ name: 'b', 'connector.class': 'MirrorCheckpointConnector', groups: 'g2' }]);
+  });
+});

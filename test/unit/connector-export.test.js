@@ -416,7 +416,8 @@ describe('connector import (Google Cloud sample -> flow)', function () {
     const r = parseConfigForNode(GOOGLE_SAMPLE, 'mm2-checkpoint');
     const f = flowFromConnectorConfigs([GOOGLE_SAMPLE]);
     const cp = f.nodes.find((n) => n.type === 'mm2-checkpoint');
-    for (const p of NODE_SETTINGS['mm2-checkpoint']) assert.equal(r.fields[fieldName(p)], cp[fieldName(p)], p);
+    const given = ['groups', 'groups.exclude', 'emit.checkpoints.interval.seconds'];
+    for (const p of NODE_SETTINGS['mm2-checkpoint']) assert.equal(r.fields[fieldName(p)], given.includes(p) ? cp[fieldName(p)] : undefined, p);
     assert.deepEqual(r.problems, []);
     assert.equal(r.replication.fields.sourceAlias, f.source.alias);
     assert.equal(r.replication.fields.targetAlias, f.target.alias);
@@ -449,6 +450,130 @@ describe('connector import (Google Cloud sample -> flow)', function () {
     ]);
     assert.ok(f.problems.some((p) => p.property === 'replication.policy.separator' && /disagree/.test(p.reason)));
     assert.ok(f.problems.some((p) => p.property === 'connector.class' && /config 3/.test(p.reason)));
+  });
+});
+
+describe('the export pasted back (parseConfigForNode): every format round-trips', function () {
+  const r = exportConnectors(fullFlow());
+  const flow = fullFlow();
+  const nodeOf = (type) => flow.nodes.find((n) => n.type === type);
+  // what each node type reads back: its own fields (the group-offsets node's filters are the checkpoint node's, as exported)
+  const expected = {
+    'mm2-mirror': (() => { const m = nodeOf('mm2-mirror'); return Object.fromEntries(NODE_SETTINGS['mm2-mirror'].map((p) => [fieldName(p), String(m[fieldName(p)])])); })(),
+    'mm2-checkpoint': (() => { const c = nodeOf('mm2-checkpoint'); return Object.fromEntries(NODE_SETTINGS['mm2-checkpoint'].map((p) => [fieldName(p), String(c[fieldName(p)])])); })(),
+    'mm2-heartbeat': { emitHeartbeatsEnabled: 'true', emitHeartbeatsIntervalSeconds: '3' },
+    'mm2-group-offsets': { syncGroupOffsetsIntervalSeconds: '4', groups: 'orders-.*', groupsExclude: 'test-.*' },
+  };
+  for (const format of ['json', 'yaml', 'properties', 'mm2']) {
+    it(`${format}: every node's fields, the replication settings, no problems`, function () {
+      const text = exportText(r, format);
+      for (const [type, fields] of Object.entries(expected)) {
+        const p = parseConfigForNode(text, type);
+        assert.equal(p.format, format === 'mm2' ? 'mm2.properties' : format);
+        assert.equal(p.choose, false);
+        assert.equal(p.flow, 'east->west');
+        assert.deepEqual(p.fields, fields, `${format} ${type}`);
+        assert.deepEqual(p.problems, [], `${format} ${type}`);
+      }
+      const cp = parseConfigForNode(text, 'mm2-checkpoint');
+      assert.deepEqual(cp.replication.fields, {
+        sourceAlias: 'east', targetAlias: 'west', policy: 'IdentityReplicationPolicy', separator: '_', internalSeparator: false, offsetSyncsLocation: 'target', replicationFactor: 2,
+      });
+    });
+  }
+  it('a single connector\'s text (ExportedConnector.json / .yaml / .properties) too', function () {
+    const c = byKind(r, 'checkpoint');
+    for (const format of ['json', 'yaml', 'properties']) assert.deepEqual(parseConfigForNode(c[format], 'mm2-checkpoint').fields, expected['mm2-checkpoint'], format);
+  });
+});
+
+describe('build an importable Node-RED flow from configs (nodes/lib/build-flow)', function () {
+  const { buildFlowFromText } = require('../../nodes/lib/build-flow');
+  const plainFlow = () => {
+    const f = fullFlow();
+    f.source = { alias: 'east', bootstrap: 'k1:9092, k2:9092' }; // no secrets: the export carries no references
+    return f;
+  };
+  /** The export input of built nodes, as export-flow reads a deployed flow. */
+  function exportInputOf(nodes) {
+    const byId = Object.fromEntries(nodes.map((n) => [n.id, n]));
+    const rep = nodes.find((n) => n.type === 'mm2-replication');
+    const cluster = (id) => ({ alias: byId[id].alias, bootstrap: byId[id].bootstrap, saslMechanism: byId[id].saslMechanism, ...(byId[id].usetls ? { tls: true } : {}) });
+    return { replication: rep, source: cluster(rep.source), target: cluster(rep.target), nodes: nodes.filter((n) => n.replication === rep.id) };
+  }
+
+  for (const format of ['json', 'yaml', 'properties', 'mm2']) {
+    it(`${format} export -> flow: config nodes, wired flow nodes, positions; exporting it gives the same connector configs`, function () {
+      const original = exportConnectors(plainFlow());
+      let n = 0;
+      const b = buildFlowFromText(exportText(original, format), { newId: () => `id${++n}` });
+      assert.deepEqual(b.problems, []);
+      assert.equal(b.flow, 'east->west');
+      const types = b.nodes.map((x) => x.type);
+      assert.deepEqual(types.filter((t) => t.startsWith('mm2-')), ['mm2-cluster', 'mm2-cluster', 'mm2-replication', 'mm2-mirror', 'mm2-offset-syncs', 'mm2-checkpoint', 'mm2-group-offsets', 'mm2-heartbeat']);
+      const ids = new Set(b.nodes.map((x) => x.id));
+      assert.equal(ids.size, b.nodes.length, 'unique ids');
+      for (const x of b.nodes) {
+        for (const out of x.wires ?? []) for (const to of out) assert.ok(ids.has(to), `${x.type} wires to ${to}`);
+        if (x.type !== 'mm2-cluster' && x.type !== 'mm2-replication' && x.type !== 'tls-config') {
+          assert.equal(typeof x.x, 'number');
+          assert.equal(typeof x.y, 'number');
+        }
+        if (x.replication !== undefined) assert.equal(b.nodes.find((r) => r.id === x.replication).type, 'mm2-replication');
+      }
+      const byType = (t) => b.nodes.find((x) => x.type === t);
+      assert.deepEqual(byType('mm2-offset-syncs').wires, [[byType('mm2-checkpoint').id]]);
+      assert.equal(byType('mm2-checkpoint').wires[0][0], byType('mm2-group-offsets').id);
+      const again = exportConnectors(exportInputOf(b.nodes), { connectors: CONNECTOR_KINDS });
+      for (const kind of format === 'mm2' ? ['checkpoint', 'heartbeat'] : CONNECTOR_KINDS) {
+        const want = { ...byKind(original, kind).config };
+        const got = { ...byKind(again, kind).config };
+        assert.deepEqual(got, want, `${format} ${kind}`);
+      }
+    });
+  }
+
+  it('POST /mm2/flow/build needs mm2-replication.write and answers 400 without text, 413 above 1 MB', function () {
+    const { registerBuildFlowEndpoint } = require('../../nodes/lib/build-flow');
+    const routes = [];
+    const RED = {
+      httpAdmin: { post: (path, perm, handler) => routes.push({ path, perm, handler }) },
+      auth: { needsPermission: (p) => `permission:${p}` },
+      util: { getSetting: () => undefined },
+    };
+    registerBuildFlowEndpoint(RED, (key) => key);
+    assert.deepEqual(routes.map((r) => [r.path, r.perm]), [['/mm2/flow/build', 'permission:mm2-replication.write']]);
+    const call = (body) => {
+      const res = { code: 200, body: undefined, status(c) { this.code = c; return this; }, json(b) { this.body = b; } };
+      routes[0].handler({ body }, res);
+      return res;
+    };
+    assert.deepEqual([call({}).code, call({}).body], [400, { error: 'mm2-replication.build.no-text' }]);
+    assert.equal(call({ text: 'x'.repeat(1024 * 1024 + 1) }).code, 413);
+    const ok = call({ text: exportText(exportConnectors(plainFlow()), 'json') });
+    assert.equal(ok.code, 200);
+    assert.equal(ok.body.flow, 'east->west');
+    assert.ok(ok.body.nodes.length > 0);
+  });
+
+  it('several flows: nothing built until one is chosen; placeholders and missing aliases build nothing', function () {
+    const two = 'clusters = a, b\na.bootstrap.servers = a:9092\nb.bootstrap.servers = b:9092\na->b.enabled = true\nb->a.enabled = true\n';
+    const ask = buildFlowFromText(two);
+    assert.equal(ask.choose, true);
+    assert.deepEqual(ask.nodes, []);
+    const ba = buildFlowFromText(two, { flow: 'b->a' });
+    assert.equal(ba.flow, 'b->a');
+    const clusters = ba.nodes.filter((x) => x.type === 'mm2-cluster');
+    assert.deepEqual(clusters.map((c) => [c.alias, c.bootstrap]), [['b', 'b:9092'], ['a', 'a:9092']]);
+    const noHeartbeats = buildFlowFromText(two.replace('b->a.enabled = true\n', 'emit.heartbeats.enabled = false\n'));
+    assert.deepEqual(noHeartbeats.problems, []);
+    assert.deepEqual(noHeartbeats.nodes.filter((x) => x.type.startsWith('mm2-')).map((x) => x.type), ['mm2-cluster', 'mm2-cluster', 'mm2-replication', 'mm2-mirror', 'mm2-offset-syncs', 'mm2-checkpoint'], 'dedicated mode with heartbeats off: no heartbeat node');
+    const placeholder = buildFlowFromText(GOOGLE_SAMPLE.replace('"orders-.*,billing"', '"CONSUMER_GROUP_LIST"'));
+    assert.deepEqual(placeholder.nodes, []);
+    assert.deepEqual(placeholder.problems.map((p) => p.property), ['groups']);
+    const noAlias = buildFlowFromText('connector.class=MirrorCheckpointConnector\ngroups=g\n');
+    assert.deepEqual(noAlias.nodes, []);
+    assert.ok(noAlias.problems.some((p) => p.property === 'source.cluster.alias'));
   });
 });
 

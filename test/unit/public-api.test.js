@@ -9,6 +9,7 @@ describe('public API (require("@kafka-mm2/node-red"))', function () {
       'encodeOffsetSync', 'decodeOffsetSync', 'encodeCheckpoint', 'decodeCheckpoint', 'encodeHeartbeat', 'decodeHeartbeat',
       'createReplicationPolicy', 'createGroupFilter', 'createTopicFilter', 'parseConnectorConfig', 'formatConnectorConfig',
       'renameTopicPartition', 'isMoreRecent', 'checkpointsForGroup', 'decideGroupOffsetSync', 'shouldReplicateTopic',
+      'readPastedConfigs', 'placeholderReason', 'buildFlowFromText', 'nodeRedFlowFromImport',
     ]) {
       assert.equal(typeof api[name], 'function', name);
     }

@@ -21,21 +21,19 @@ import {
   settingToString,
   type ConnectorKind,
   type PropertyDef,
-  type SettingValue,
 } from '../../core/config-properties';
 import { analyzeConnectorConfig } from '../../core/connector-config';
+import { placeholderReason, readPastedConfigs, type IgnoredKey, type PastedConnector, type PastedFlow } from '../../core/pasted-configs';
 import type { ConfigProblem } from '../../core/errors';
 import type { EnvLookup } from '../../core/env-substitution';
 import { settingSpecs } from '../../core/setting-fields';
-import { FLOW_NODE_PROPERTIES } from '../../core/connector-export';
+import { FLOW_NODE_CONNECTOR, FLOW_NODE_PROPERTIES } from '../../core/connector-export';
 
 /** The MM2 properties each node exposes as fields, in dialog order (one list, kept in core). */
 export const NODE_SETTINGS: Readonly<Record<string, readonly string[]>> = FLOW_NODE_PROPERTIES;
 
 /** The connector a node's settings come from (used to tell "belongs here" from "belongs elsewhere"). */
-export const NODE_CONNECTOR: Readonly<Record<string, ConnectorKind>> = Object.freeze({
-  'mm2-checkpoint': 'checkpoint',
-});
+export const NODE_CONNECTOR: Readonly<Record<string, ConnectorKind>> = FLOW_NODE_CONNECTOR;
 
 export {
   fieldName,
@@ -45,6 +43,7 @@ export {
   type SettingSpec,
 } from '../../core/setting-fields';
 export type { EnvLookup } from '../../core/env-substitution';
+export type { IgnoredKey } from '../../core/pasted-configs';
 
 /**
  * The env lookup of a Node-RED node (the one every node and config node of this package uses):
@@ -127,24 +126,60 @@ export interface PasteNote {
   code: NoteCode;
 }
 
+/** One field a paste sets: the node field, the MM2 property it comes from, the value for the dialog. */
+export interface PasteSet {
+  field: string;
+  property: string;
+  value: string;
+}
+
+/** One replication flow of a pasted text, offered when the text holds several. */
+export interface PasteFlowChoice {
+  id: string;
+  source: string;
+  target: string;
+  connectors: Array<ConnectorKind | null>;
+}
+
 export interface ConfigParseResponse {
+  /** What the text was read as: yaml, json, properties, mm2.properties or strimzi. */
   format: string;
-  /** The connector the config is for (from connector.class), when it names an MM2 connector. */
+  /** The connector the fields come from (from connector.class or the section of the text), when it is an MM2 connector. */
   connector: ConnectorKind | null;
-  /** Every setting (given or MM2's default), values as text; secret values replaced by `***`. */
+  /** Where in the text that connector's config is (`config 2`, `A->B`, `spec.mirrors[0].checkpointConnector`). */
+  origin: string | null;
+  /** The replication flows the text describes; more than one and none chosen: `choose` is true and nothing is filled. */
+  flows: PasteFlowChoice[];
+  /** The flow the fields come from (PasteFlowChoice.id), or null. */
+  flow: string | null;
+  /** True when the text holds several flows and the request named none of them (send `flow`). */
+  choose: boolean;
+  /** Every property the chosen connector config sets (never MM2's defaults), values as text; secret values replaced by `***`. */
   settings: Record<string, string>;
-  /** This node's fields filled from the config: field -> text for the dialog. */
+  /** This node's fields the config sets: field -> text for the dialog. Fields it does not set are absent and keep their value. */
   fields: Record<string, string>;
+  /** The same as `fields`, with the MM2 property of each, in dialog order. */
+  set: PasteSet[];
   /** Properties the catalogue does not know (kept, not dropped: see notes). */
   unknown: string[];
-  /** Every problem: syntax errors (property ''), invalid values, removed aliases. */
+  /** Every problem: syntax errors (property ''), invalid values and placeholders (their field is not set), removed aliases. */
   problems: ConfigProblem[];
   /** Properties whose values are secrets: they belong in the mm2-cluster credentials. */
   secrets: string[];
-  /** The replication-flow settings the config implies, and how they differ from the current flow. */
+  /** The replication-flow settings the config sets, and how they differ from the current flow. */
   replication: { fields: ReplicationFields; differences: ReplicationDifference[] };
-  /** Every other property that has a non-default value, and where it belongs. */
+  /** Every other property the config sets, and where it belongs. */
   notes: PasteNote[];
+  /** Keys of the text that are not connector settings (Kubernetes, worker, disabled flows), each with the reason. */
+  ignored: IgnoredKey[];
+}
+
+/** Options of parseConfigForNode. */
+export interface ParseForNodeOptions {
+  /** The flow to take the fields from when the text holds several (PasteFlowChoice.id). */
+  flow?: string;
+  /** Environment lookup: a `${VAR}` value is refused when VAR is not set. Default: references are not checked. */
+  lookup?: EnvLookup;
 }
 
 const SHORT_POLICY: Record<string, string> = {
@@ -168,46 +203,115 @@ function redact(property: string, value: unknown, secrets: ReadonlySet<string>):
   return typeof value === 'boolean' || typeof value === 'number' ? settingToString(value) : String(value);
 }
 
+function emptyResponse(format: string, problems: ConfigProblem[], ignored: IgnoredKey[] = []): ConfigParseResponse {
+  return {
+    format,
+    connector: null,
+    origin: null,
+    flows: [],
+    flow: null,
+    choose: false,
+    settings: {},
+    fields: {},
+    set: [],
+    unknown: [],
+    problems,
+    secrets: [],
+    replication: { fields: {}, differences: [] },
+    notes: [],
+    ignored,
+  };
+}
+
+/** The connector config of `flow` a node of connector `kind` takes its fields from. */
+function pickConnector(flow: PastedFlow, kind: ConnectorKind | undefined): PastedConnector | undefined {
+  if (flow.connectors.length === 1) return flow.connectors[0];
+  return flow.connectors.find((c) => c.kind === kind) ?? flow.connectors.find((c) => c.kind === undefined);
+}
+
 /**
- * What the "Paste MM2 config" button of a node's dialog shows: runs the MM2 config analysis on
- * `text`, fills `nodeType`'s fields, derives the replication-flow settings and compares them with
- * `current`, and lists every other property that is set (never drops one silently).
+ * What the "Paste MM2 config" button of a node's dialog shows: reads `text` in any form
+ * core/pasted-configs understands, and for the connector config that belongs to `nodeType`
+ * reports exactly the fields it sets (never MM2's defaults for what it does not set), the
+ * replication-flow settings it sets and how they differ from `current`, every other property it
+ * sets and where that belongs, and every key of the text that is not used, with the reason.
+ * A value that is a placeholder or an unresolvable reference is a problem, and its field is not
+ * set; so is an invalid value. A text with several flows fills nothing until `options.flow` names one.
  */
-export function parseConfigForNode(text: unknown, nodeType: string, current?: ReplicationFields): ConfigParseResponse {
+export function parseConfigForNode(text: unknown, nodeType: string, current?: ReplicationFields, options: ParseForNodeOptions = {}): ConfigParseResponse {
   const properties = NODE_SETTINGS[nodeType];
   if (!properties) throw new Error(`settings: no MM2 settings are declared for node type '${nodeType}'`);
   const nodeConnector = NODE_CONNECTOR[nodeType];
   if (typeof text !== 'string') {
-    return {
-      format: 'text',
-      connector: null,
-      settings: {},
-      fields: {},
-      unknown: [],
-      problems: [{ property: '', reason: 'expected the connector configuration as text (YAML, JSON or .properties)' }],
-      secrets: [],
-      replication: { fields: {}, differences: [] },
-      notes: [],
-    };
+    return emptyResponse('text', [{ property: '', reason: 'expected the connector configuration as text (YAML, JSON or .properties)' }]);
   }
-  const a = analyzeConnectorConfig(text);
+  const pasted = readPastedConfigs(text);
+  const flows: PasteFlowChoice[] = pasted.flows.map((f) => ({ id: f.id, source: f.source, target: f.target, connectors: f.connectors.map((c) => c.kind ?? null) }));
+  const base = emptyResponse(pasted.format, [...pasted.problems], pasted.ignored);
+  base.flows = flows;
+  let flow: PastedFlow | undefined;
+  if (pasted.flows.length === 1) flow = pasted.flows[0];
+  else if (pasted.flows.length > 1) {
+    flow = pasted.flows.find((f) => f.id === options.flow);
+    if (!flow) {
+      base.choose = true;
+      if (options.flow !== undefined) base.problems.push({ property: '', reason: `the text holds no flow '${options.flow}' (it holds ${flows.map((f) => f.id).join(', ')})` });
+      return base;
+    }
+  }
+  if (!flow) return base;
+  base.flow = flow.id;
+  const picked = pickConnector(flow, nodeConnector);
+  if (!picked) {
+    base.problems.push({
+      property: 'connector.class',
+      reason: `the flow ${flow.id} has no ${nodeConnector ?? ''} connector config (it has ${flow.connectors.map((c) => c.kind ?? 'an unnamed connector').join(', ')})`,
+    });
+    return base;
+  }
+  base.origin = picked.origin;
+
+  const given = new Set(Object.keys(picked.config).filter((k) => picked.config[k] !== null && picked.config[k] !== undefined));
+  const a = analyzeConnectorConfig(picked.config);
   const secretSet = new Set(a.secrets);
+  const problems = base.problems;
+  const refused = new Set<string>();
+  for (const p of a.problems) {
+    if (p.property === '' || given.has(p.property)) {
+      problems.push(p);
+      if (p.property) refused.add(p.property);
+    }
+  }
+  for (const k of given) {
+    if (secretSet.has(k)) continue; // secrets are never echoed nor used here (see notes)
+    const why = placeholderReason(picked.config[k], options.lookup, k);
+    if (why !== undefined) {
+      problems.push({ property: k, reason: why });
+      refused.add(k);
+    }
+  }
   const settings: Record<string, string> = {};
-  for (const [k, v] of Object.entries(a.settings)) {
+  for (const k of given) {
+    const v = a.settings[k];
     if (v !== undefined) settings[k] = redact(k, v, secretSet);
   }
 
   const fields: Record<string, string> = {};
+  const set: PasteSet[] = [];
   const own = new Set(properties);
   for (const spec of settingSpecs(properties)) {
+    if (!given.has(spec.property) || refused.has(spec.property)) continue;
     const v = a.settings[spec.property];
-    if (v !== undefined) fields[spec.field] = redact(spec.property, v, secretSet);
+    if (v === undefined) continue;
+    const value = redact(spec.property, v, secretSet);
+    fields[spec.field] = value;
+    set.push({ field: spec.field, property: spec.property, value });
   }
 
   const repFields: ReplicationFields = {};
   for (const [property, field] of Object.entries(REPLICATION_PROPERTIES)) {
     const v = a.settings[property];
-    if (v === undefined) continue;
+    if (v === undefined || !given.has(property) || refused.has(property)) continue;
     if (field === 'policy') repFields.policy = SHORT_POLICY[String(v)] ?? String(v);
     else if (field === 'internalSeparator') repFields.internalSeparator = v === true || v === 'true';
     else if (field === 'replicationFactor') repFields.replicationFactor = typeof v === 'number' ? v : Number(v);
@@ -225,11 +329,10 @@ export function parseConfigForNode(text: unknown, nodeType: string, current?: Re
 
   const notes: PasteNote[] = [];
   const unknownSet = new Set(a.unknown);
-  for (const [property, value] of Object.entries(a.settings)) {
+  for (const property of given) {
+    const value = a.settings[property];
     if (value === undefined || own.has(property) || property in REPLICATION_PROPERTIES) continue;
     const def = getPropertyDef(property);
-    const isDefault = def !== undefined && def.default !== undefined && settingToString(def.default as SettingValue) === settingToString(value);
-    if (isDefault) continue;
     if (property === 'connector.class' || property === 'name') {
       if (property === 'connector.class' && nodeConnector && a.connector !== nodeConnector) {
         notes.push({ property, value: String(value), code: 'other-connector' });
@@ -244,12 +347,13 @@ export function parseConfigForNode(text: unknown, nodeType: string, current?: Re
   }
 
   return {
-    format: a.format,
-    connector: a.connector ?? null,
+    ...base,
+    connector: picked.kind ?? a.connector ?? null,
     settings,
     fields,
-    unknown: a.unknown,
-    problems: a.problems,
+    set,
+    unknown: a.unknown.filter((k) => given.has(k)),
+    problems,
     secrets: a.secrets,
     replication: { fields: repFields, differences },
     notes,

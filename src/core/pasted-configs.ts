@@ -1,0 +1,502 @@
+import YAML from 'yaml';
+import { CONFIG_PROVIDER_REFERENCE, connectorKindOfClass, getPropertyDef, type ConnectorKind } from './config-properties';
+import { givenConnectorConfig, parseJavaProperties, readConfigText } from './connector-config';
+import { missingEnvReason, substituteEnv, type EnvLookup } from './env-substitution';
+import type { ConfigProblem } from './errors';
+
+/**
+ * Reading whatever MirrorMaker 2 configuration a user pastes, and saying exactly what it sets:
+ *
+ * - one connector config: Google Cloud's connector YAML, a Kafka Connect REST body
+ *   `{name, config}` or a bare config map (JSON), connect-standalone .properties;
+ * - several connector configs: a JSON array of REST bodies or bare maps, the
+ *   `GET /connectors?expand=info` map, YAML documents separated by `---`, or .properties files
+ *   one after the other (a repeated `name` or `connector.class` starts the next one): the forms
+ *   this package's own export writes;
+ * - MM2's dedicated mode `mm2.properties` (`clusters`, `A->B.enabled`, `A->B.` flow keys,
+ *   `A.` cluster keys, top-level defaults), read the way MirrorMakerConfig.connectorBaseConfig
+ *   builds each flow's connector configs: top-level connector properties, then the two clusters'
+ *   `A.` keys as `source.cluster.` / `target.cluster.` (top-level security settings as their
+ *   defaults), then the flow's `A->B.` keys, which win;
+ * - Strimzi's `KafkaMirrorMaker2` custom resource (v1beta2 `spec.clusters` + `connectCluster`
+ *   + `mirrors[].sourceCluster/targetCluster`, and v1 `spec.target` + `mirrors[].source`), read
+ *   the way Strimzi's operator builds the connectors: cluster connection settings, then
+ *   `<connector>.config`, then the mirror's topics/groups patterns, which win.
+ *
+ * Nothing is defaulted here: each connector's `config` holds exactly the keys the text sets, so a
+ * caller never mistakes MM2's default for a value the user gave. Keys the reader does not turn
+ * into connector settings are listed in `ignored` with the reason, never dropped silently.
+ * A text describing several replication flows gives one entry per flow, for the caller to choose.
+ */
+
+/** The forms readPastedConfigs understands. */
+export type PastedFormat = 'strimzi' | 'mm2.properties' | 'json' | 'yaml' | 'properties';
+
+export interface PastedConnector {
+  /** The connector, from connector.class (or the section of an mm2.properties / Strimzi resource). */
+  kind: ConnectorKind | undefined;
+  /** Exactly the properties the text sets for this connector, values as given. */
+  config: Record<string, unknown>;
+  /** Where in the text it came from, e.g. `config 2`, `spec.mirrors[0].checkpointConnector`, `A->B`. */
+  origin: string;
+}
+
+export interface PastedFlow {
+  /** `source->target` (an alias the text does not give is empty). */
+  id: string;
+  source: string;
+  target: string;
+  connectors: PastedConnector[];
+}
+
+export interface IgnoredKey {
+  /** The key as it appears in the text (a path such as `spec.replicas` for a custom resource). */
+  key: string;
+  reason: string;
+}
+
+export interface PastedConfigs {
+  format: PastedFormat;
+  flows: PastedFlow[];
+  ignored: IgnoredKey[];
+  /** Syntax errors (property '') and structural problems (property named). */
+  problems: ConfigProblem[];
+}
+
+function isMap(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function text(v: unknown): string {
+  if (Array.isArray(v)) return v.map((x) => String(x)).join(',');
+  return v === undefined || v === null ? '' : String(v);
+}
+
+function connectorOf(config: Record<string, unknown>, origin: string): PastedConnector {
+  return { kind: connectorKindOfClass(config['connector.class']), config, origin };
+}
+
+/** Groups connector configs into flows by their source.cluster.alias / target.cluster.alias. */
+function groupIntoFlows(connectors: PastedConnector[]): PastedFlow[] {
+  const flows = new Map<string, PastedFlow>();
+  for (const c of connectors) {
+    const source = text(c.config['source.cluster.alias']).trim();
+    const target = text(c.config['target.cluster.alias']).trim();
+    const id = `${source}->${target}`;
+    let f = flows.get(id);
+    if (!f) flows.set(id, (f = { id, source, target, connectors: [] }));
+    f.connectors.push(c);
+  }
+  // a config that names neither alias belongs to the one flow the others describe
+  const anonymous = flows.get('->');
+  const named = [...flows.values()].filter((f) => f.id !== '->');
+  if (anonymous && named.length === 1) {
+    named[0].connectors.push(...anonymous.connectors);
+    flows.delete('->');
+  }
+  return [...flows.values()];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Connector configs (one or several)
+// ---------------------------------------------------------------------------------------------
+
+/** A REST body, a GET /connectors/<name> response, an expand=info entry, or a bare config map. */
+function connectorFromObject(obj: Record<string, unknown>, origin: string, problems: ConfigProblem[]): PastedConnector {
+  const body = isMap(obj['info']) && !('connector.class' in obj) ? (obj['info'] as Record<string, unknown>) : obj;
+  const given = givenConnectorConfig(body, problems);
+  return connectorOf(Object.fromEntries(given), origin);
+}
+
+function readJson(value: unknown, problems: ConfigProblem[]): PastedConnector[] {
+  if (Array.isArray(value)) {
+    const out: PastedConnector[] = [];
+    value.forEach((v, i) => {
+      if (!isMap(v)) problems.push({ property: '', reason: `config ${i + 1}: expected a JSON object (a Connect REST body or a config map)` });
+      else out.push(connectorFromObject(v, `config ${i + 1}`, problems));
+    });
+    return out;
+  }
+  if (!isMap(value)) {
+    problems.push({ property: '', reason: 'expected a JSON object or an array of them' });
+    return [];
+  }
+  // GET /connectors?expand=info: {"<name>": {"info": {name, config, ...}, "status": ...}, ...}
+  const entries = Object.entries(value);
+  if (entries.length > 0 && entries.every(([, v]) => isMap(v) && isMap((v as Record<string, unknown>)['info']))) {
+    return entries.map(([name, v]) => connectorFromObject(v as Record<string, unknown>, name, problems));
+  }
+  return [connectorFromObject(value, 'config 1', problems)];
+}
+
+/**
+ * .properties files one after the other: a second `connector.class` starts the next config
+ * (with the `name` line right before it, as connector files and this package's export write
+ * them); any other repeated key is one file's "last one wins", as java.util.Properties reads it.
+ */
+function splitProperties(entries: Array<[string, string]>): Array<Record<string, unknown>> {
+  const parts: Array<Array<[string, string]>> = [[]];
+  for (const e of entries) {
+    let cur = parts[parts.length - 1];
+    if (e[0] === 'connector.class' && cur.some(([k]) => k === 'connector.class')) {
+      const next: Array<[string, string]> = [];
+      const last = cur[cur.length - 1];
+      if (last && last[0] === 'name') next.push(cur.pop() as [string, string]);
+      parts.push(next);
+      cur = next;
+    }
+    cur.push(e);
+  }
+  return parts.map((p) => Object.fromEntries(p));
+}
+
+// ---------------------------------------------------------------------------------------------
+// mm2.properties (MirrorMakerConfig)
+// ---------------------------------------------------------------------------------------------
+
+const FLOW_KEY = /^([^.]+?)->([^.]+?)\.(.+)$/;
+/** Keys MirrorMakerConfig uses for the Connect workers (or itself), not for the connectors. */
+const WORKER_KEY = /^(?:clusters|config\.providers(?:\..*)?|offset\.storage\..*|status\.storage\..*|config\.storage\..*|offset\.flush\..*|task\..*|worker\..*|dedicated\.mode\..*|listeners|rest\..*)$/;
+/** Top-level client settings MirrorMakerConfig.clusterProps applies to every cluster that does not set them. */
+const CLIENT_KEY = /^(?:security\.protocol|sasl\..*|ssl\..*|bootstrap\.servers)$/;
+
+/** True when properties text is an mm2.properties (dedicated mode) rather than one connector's config. */
+export function isMm2Properties(entries: ReadonlyArray<[string, string]>): boolean {
+  return entries.some(([k]) => k === 'clusters' || FLOW_KEY.test(k));
+}
+
+/**
+ * The replication flows of an mm2.properties, each with its connectors' configs as
+ * MirrorMakerConfig.connectorBaseConfig derives them (see the file comment): one flow per
+ * enabled `A->B`, in `clusters` order.
+ */
+export function mm2PropertiesFlows(text: string): { flows: PastedFlow[]; ignored: IgnoredKey[]; problems: ConfigProblem[] } {
+  const parsed = parseJavaProperties(text);
+  const ignored: IgnoredKey[] = [];
+  const problems: ConfigProblem[] = [...parsed.problems];
+  return { flows: readMm2Properties(parsed.entries, ignored, problems), ignored, problems };
+}
+
+function readMm2Properties(entries: Array<[string, string]>, ignored: IgnoredKey[], problems: ConfigProblem[]): PastedFlow[] {
+  const props = new Map<string, string>();
+  for (const [k, v] of entries) props.set(k, v);
+  const clusters = (props.get('clusters') ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (clusters.length === 0) {
+    problems.push({ property: 'clusters', reason: 'is required in an mm2.properties (the cluster aliases, e.g. clusters = A, B)' });
+  }
+  const flows: Array<[string, string]> = [];
+  for (const a of clusters) for (const b of clusters) {
+    if (a !== b && (props.get(`${a}->${b}.enabled`) ?? '').trim().toLowerCase() === 'true') flows.push([a, b]);
+  }
+  if (clusters.length > 0 && flows.length === 0) {
+    problems.push({ property: 'clusters', reason: 'no replication flow is enabled: set <source>-><target>.enabled = true for two of the clusters' });
+  }
+  const enabled = new Set(flows.map(([a, b]) => `${a}->${b}`));
+
+  // a flow key as MirrorMakerConfig finds it: by the prefix `A->B.` of two of the clusters (aliases may hold dots)
+  const flowKey = (k: string): RegExpExecArray | [string, string, string, string] | null => {
+    for (const a of clusters) for (const b of clusters) {
+      if (a !== b && k.startsWith(`${a}->${b}.`)) return [k, a, b, k.slice(a.length + b.length + 3)];
+    }
+    return FLOW_KEY.exec(k);
+  };
+
+  // what the reader uses, and why the rest is not used
+  for (const [k] of props) {
+    const m = flowKey(k);
+    if (m) {
+      const pair = `${m[1]}->${m[2]}`;
+      if (m[3] === 'enabled') continue;
+      if (!clusters.includes(m[1]) || !clusters.includes(m[2])) ignored.push({ key: k, reason: `${m[1]} or ${m[2]} is not one of clusters` });
+      else if (!enabled.has(pair)) {
+        ignored.push({
+          key: k,
+          reason: m[3].startsWith('emit.heartbeats.')
+            ? `for the heartbeat connector MM2 runs for the disabled flow ${pair} (it writes heartbeats into ${m[2]}), not for an enabled flow`
+            : `the flow ${pair} is not enabled (${pair}.enabled is not true)`,
+        });
+      }
+      continue;
+    }
+    const alias = clusters.find((c) => k.startsWith(`${c}.`));
+    if (alias !== undefined) {
+      if (!flows.some(([a, b]) => a === alias || b === alias)) ignored.push({ key: k, reason: `cluster ${alias} is in no enabled flow` });
+      continue;
+    }
+    if (WORKER_KEY.test(k)) {
+      if (k.startsWith('config.providers')) ignored.push({ key: k, reason: 'a config provider of MM2\'s workers: Node-RED resolves no ${provider:...} references' });
+      else if (k !== 'clusters') ignored.push({ key: k, reason: 'a setting of the MM2 process or its Connect workers, not of the connectors' });
+      continue;
+    }
+    if (CLIENT_KEY.test(k) || k.startsWith('replication.policy.')) continue;
+    if (getPropertyDef(k) === undefined) ignored.push({ key: k, reason: 'not a connector property: MM2 keeps only connector properties from the top level (give it per flow as A->B.' + k + ')' });
+  }
+
+  return flows.map(([S, T]) => {
+    const config: Record<string, unknown> = { 'source.cluster.alias': S, 'target.cluster.alias': T };
+    for (const [k, v] of props) {
+      if (flowKey(k) || WORKER_KEY.test(k) || CLIENT_KEY.test(k) || clusters.some((c) => k.startsWith(`${c}.`))) continue;
+      if (k.startsWith('replication.policy.') || getPropertyDef(k) !== undefined) config[k] = v;
+    }
+    for (const [alias, prefix] of [[S, 'source.cluster.'], [T, 'target.cluster.']] as const) {
+      for (const [k, v] of props) if (k.startsWith(`${alias}.`)) config[prefix + k.slice(alias.length + 1)] = v;
+      for (const [k, v] of props) if (CLIENT_KEY.test(k) && !(`${prefix}${k}` in config)) config[prefix + k] = v;
+    }
+    const flowPrefix = `${S}->${T}.`;
+    for (const [k, v] of props) if (k.startsWith(flowPrefix) && k !== `${flowPrefix}enabled`) config[k.slice(flowPrefix.length)] = v;
+    const origin = `${S}->${T}`;
+    const kinds: ConnectorKind[] = ['source', 'checkpoint', 'heartbeat'];
+    return { id: origin, source: S, target: T, connectors: kinds.map((kind) => ({ kind, config: { ...config }, origin })) };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Strimzi KafkaMirrorMaker2
+// ---------------------------------------------------------------------------------------------
+
+/** True for a parsed YAML/JSON document that is a Strimzi KafkaMirrorMaker2 custom resource. */
+export function isStrimziMirrorMaker2(doc: unknown): doc is Record<string, unknown> {
+  return isMap(doc) && text(doc['kind']).trim() === 'KafkaMirrorMaker2';
+}
+
+const STRIMZI_SASL: Record<string, string> = { 'scram-sha-512': 'SCRAM-SHA-512', 'scram-sha-256': 'SCRAM-SHA-256', plain: 'PLAIN' };
+const STRIMZI_CONNECTORS: Array<[string, ConnectorKind]> = [['sourceConnector', 'source'], ['checkpointConnector', 'checkpoint'], ['heartbeatConnector', 'heartbeat']];
+const STRIMZI_PATTERNS: Array<[string, string]> = [['topicsPattern', 'topics'], ['topicsExcludePattern', 'topics.exclude'], ['groupsPattern', 'groups'], ['groupsExcludePattern', 'groups.exclude']];
+const STRIMZI_RENAMED: Record<string, string> = { topicsBlacklistPattern: 'topicsExcludePattern', groupsBlacklistPattern: 'groupsExcludePattern' };
+const CONNECT_WORKER_KEY = /^(?:group\.id|(?:offset|config|status)\.storage\..*|(?:key|value|header)\.converter(?:\..*)?|config\.providers(?:\..*)?)$/;
+
+function strimziCluster(
+  cluster: Record<string, unknown>,
+  prefix: string,
+  path: string,
+  config: Record<string, unknown>,
+  ignored: IgnoredKey[],
+): void {
+  config[`${prefix}alias`] = text(cluster['alias']);
+  if (cluster['bootstrapServers'] !== undefined) config[`${prefix}bootstrap.servers`] = text(cluster['bootstrapServers']);
+  let protocol = cluster['tls'] !== undefined && cluster['tls'] !== null ? 'SSL' : undefined;
+  if (isMap(cluster['tls']) && cluster['tls']['trustedCertificates'] !== undefined) {
+    ignored.push({ key: `${path}.tls.trustedCertificates`, reason: 'Kubernetes Secrets: give the CA file in the mm2-cluster node\'s TLS settings' });
+  }
+  const auth = cluster['authentication'];
+  if (isMap(auth)) {
+    const type = text(auth['type']).trim();
+    const mechanism = STRIMZI_SASL[type];
+    if (mechanism) {
+      protocol = protocol === 'SSL' ? 'SASL_SSL' : 'SASL_PLAINTEXT';
+      config[`${prefix}sasl.mechanism`] = mechanism;
+      if (auth['username'] !== undefined) {
+        ignored.push({ key: `${path}.authentication.username`, reason: `'${text(auth['username'])}': enter the user name in the mm2-cluster node's credentials` });
+      }
+      if (auth['passwordSecret'] !== undefined) {
+        ignored.push({ key: `${path}.authentication.passwordSecret`, reason: 'a Kubernetes Secret: enter the password in the mm2-cluster node\'s credentials' });
+      }
+    } else if (type === 'tls') {
+      ignored.push({ key: `${path}.authentication`, reason: 'a client certificate from a Kubernetes Secret: give its certificate and key files in the mm2-cluster node\'s TLS settings' });
+    } else {
+      ignored.push({ key: `${path}.authentication`, reason: `authentication type '${type}' has no equivalent here (the mm2-cluster node supports PLAIN, SCRAM and TLS client certificates)` });
+    }
+  }
+  if (protocol) config[`${prefix}security.protocol`] = protocol;
+  if (isMap(cluster['config'])) {
+    for (const [k, v] of Object.entries(cluster['config'])) {
+      if (CONNECT_WORKER_KEY.test(k)) ignored.push({ key: `${path}.config.${k}`, reason: 'a Kafka Connect worker setting, not of the connectors' });
+      else config[prefix + k] = v;
+    }
+  }
+  for (const k of Object.keys(cluster)) {
+    if (!['alias', 'bootstrapServers', 'tls', 'authentication', 'config'].includes(k)) ignored.push({ key: `${path}.${k}`, reason: 'not a connector setting' });
+  }
+}
+
+function readStrimzi(doc: Record<string, unknown>, ignored: IgnoredKey[], problems: ConfigProblem[]): PastedFlow[] {
+  const spec = isMap(doc['spec']) ? doc['spec'] : {};
+  const clusters = Array.isArray(spec['clusters']) ? (spec['clusters'] as unknown[]).filter(isMap) : [];
+  const byAlias = (alias: string) => clusters.find((c) => text(c['alias']).trim() === alias);
+  const pathOf = (alias: string) => `spec.clusters[${clusters.findIndex((c) => text(c['alias']).trim() === alias)}]`;
+  const mirrors = Array.isArray(spec['mirrors']) ? (spec['mirrors'] as unknown[]) : [];
+  if (mirrors.length === 0) problems.push({ property: 'spec.mirrors', reason: 'the KafkaMirrorMaker2 resource has no mirrors' });
+  for (const k of Object.keys(spec)) {
+    if (!['clusters', 'connectCluster', 'target', 'mirrors'].includes(k)) ignored.push({ key: `spec.${k}`, reason: 'a Kubernetes deployment setting of the MM2 pods, not of the connectors' });
+  }
+  for (const k of Object.keys(doc)) {
+    if (!['apiVersion', 'kind', 'metadata', 'spec'].includes(k)) ignored.push({ key: k, reason: 'not part of the resource\'s spec' });
+  }
+  const flows: PastedFlow[] = [];
+  mirrors.forEach((m, i) => {
+    const path = `spec.mirrors[${i}]`;
+    if (!isMap(m)) {
+      problems.push({ property: path, reason: 'expected a map' });
+      return;
+    }
+    // v1: spec.target and mirrors[].source; v1beta2: aliases into spec.clusters
+    let source: Record<string, unknown> | undefined;
+    let sourcePath = `${path}.source`;
+    if (isMap(m['source'])) source = m['source'];
+    else {
+      const alias = text(m['sourceCluster']).trim();
+      source = byAlias(alias);
+      sourcePath = pathOf(alias);
+      if (!source) problems.push({ property: `${path}.sourceCluster`, reason: `'${alias}' is not the alias of one of spec.clusters` });
+    }
+    let target: Record<string, unknown> | undefined;
+    let targetPath = 'spec.target';
+    if (isMap(spec['target'])) target = spec['target'];
+    else {
+      const alias = text(m['targetCluster'] ?? spec['connectCluster']).trim();
+      target = byAlias(alias);
+      targetPath = pathOf(alias);
+      if (!target) problems.push({ property: `${path}.targetCluster`, reason: `'${alias}' is not the alias of one of spec.clusters` });
+    }
+    if (!source || !target) return;
+    const base: Record<string, unknown> = {};
+    const clusterIgnored: IgnoredKey[] = [];
+    strimziCluster(target, 'target.cluster.', targetPath, base, clusterIgnored);
+    strimziCluster(source, 'source.cluster.', sourcePath, base, clusterIgnored);
+    for (const x of clusterIgnored) if (!ignored.some((y) => y.key === x.key)) ignored.push(x);
+    const patterns: Record<string, unknown> = {};
+    for (const [field, property] of STRIMZI_PATTERNS) if (m[field] !== undefined && m[field] !== null) patterns[property] = text(m[field]);
+    for (const [old, now] of Object.entries(STRIMZI_RENAMED)) {
+      if (m[old] !== undefined) ignored.push({ key: `${path}.${old}`, reason: `deprecated, and not used by Strimzi's current operator: rename it to ${now}` });
+    }
+    const connectors: PastedConnector[] = [];
+    for (const [field, kind] of STRIMZI_CONNECTORS) {
+      const c = m[field];
+      if (c === undefined || c === null) continue;
+      const cpath = `${path}.${field}`;
+      const cs = isMap(c) ? c : {};
+      const config: Record<string, unknown> = { ...base };
+      if (isMap(cs['config'])) Object.assign(config, cs['config']);
+      if (cs['tasksMax'] !== undefined) config['tasks.max'] = text(cs['tasksMax']);
+      Object.assign(config, patterns);
+      for (const k of Object.keys(cs)) {
+        if (k !== 'config' && k !== 'tasksMax') ignored.push({ key: `${cpath}.${k}`, reason: 'a KafkaConnector lifecycle setting (Strimzi operator), not of the connector config' });
+      }
+      connectors.push({ kind, config, origin: cpath });
+    }
+    for (const k of Object.keys(m)) {
+      if (!['source', 'sourceCluster', 'targetCluster', ...STRIMZI_CONNECTORS.map(([f]) => f), ...STRIMZI_PATTERNS.map(([f]) => f), ...Object.keys(STRIMZI_RENAMED)].includes(k)) {
+        ignored.push({ key: `${path}.${k}`, reason: 'not a connector setting' });
+      }
+    }
+    const S = text(base['source.cluster.alias']);
+    const T = text(base['target.cluster.alias']);
+    flows.push({ id: `${S}->${T}`, source: S, target: T, connectors });
+  });
+  // two mirrors between the same clusters: keep them apart
+  const seen = new Map<string, number>();
+  for (const f of flows) {
+    const n = (seen.get(f.id) ?? 0) + 1;
+    seen.set(f.id, n);
+    if (n > 1) f.id = `${f.id} (${n})`;
+  }
+  return flows;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entry point
+// ---------------------------------------------------------------------------------------------
+
+/** Reads pasted MM2 configuration text in any of the forms above (see the file comment). */
+export function readPastedConfigs(input: string): PastedConfigs {
+  const problems: ConfigProblem[] = [];
+  const ignored: IgnoredKey[] = [];
+  const t = input.replace(/^\uFEFF/, '');
+  const trimmed = t.trim();
+  if (trimmed === '') {
+    return { format: 'yaml', flows: [], ignored, problems: [{ property: '', reason: 'the text is empty: paste a connector config, an mm2.properties or a KafkaMirrorMaker2 resource' }] };
+  }
+  if (trimmed.startsWith('[')) {
+    let v: unknown;
+    try {
+      v = JSON.parse(trimmed);
+    } catch (e) {
+      return { format: 'json', flows: [], ignored, problems: [{ property: '', reason: `JSON syntax error: ${(e as Error).message}` }] };
+    }
+    return { format: 'json', flows: groupIntoFlows(readJson(v, problems)), ignored, problems };
+  }
+  if (trimmed.startsWith('{')) {
+    let v: unknown;
+    try {
+      v = JSON.parse(trimmed);
+    } catch {
+      v = undefined;
+    }
+    if (v !== undefined) {
+      if (isStrimziMirrorMaker2(v)) return { format: 'strimzi', flows: readStrimzi(v, ignored, problems), ignored, problems };
+      return { format: 'json', flows: groupIntoFlows(readJson(v, problems)), ignored, problems };
+    }
+  }
+  // several YAML documents (`---`): connector configs and/or KafkaMirrorMaker2 resources
+  const docs = YAML.parseAllDocuments(t, { schema: 'failsafe', prettyErrors: false });
+  const docList = Array.isArray(docs) ? docs : [docs];
+  if (docList.length > 0 && docList.every((d) => d.errors.length === 0)) {
+    const values = docList.map((d) => d.toJS() as unknown).filter((v) => v !== null && v !== undefined && v !== '');
+    const strimzi = values.filter(isStrimziMirrorMaker2);
+    if (strimzi.length > 0) {
+      const flows: PastedFlow[] = [];
+      values.forEach((v, i) => {
+        if (isStrimziMirrorMaker2(v)) flows.push(...readStrimzi(v, ignored, problems));
+        else ignored.push({ key: `document ${i + 1}`, reason: `not a KafkaMirrorMaker2 resource (kind: ${isMap(v) ? text(v['kind']) || 'none' : 'none'})` });
+      });
+      return { format: 'strimzi', flows, ignored, problems };
+    }
+    if (values.length > 1 && values.every(isMap)) {
+      const connectors = values.map((v, i) => connectorFromObject(v as Record<string, unknown>, `document ${i + 1}`, problems));
+      return { format: 'yaml', flows: groupIntoFlows(connectors), ignored, problems };
+    }
+  }
+  // one text: JSON, YAML or .properties as a single connector config reads it
+  const { format, obj } = readConfigText(t, problems);
+  if (format === 'properties') {
+    const entries = parseJavaProperties(t).entries;
+    if (isMm2Properties(entries)) return { format: 'mm2.properties', flows: readMm2Properties(entries, ignored, problems), ignored, problems };
+    const parts = splitProperties(entries);
+    if (parts.length > 1) return { format, flows: groupIntoFlows(parts.map((p, i) => connectorOf(p, `config ${i + 1}`))), ignored, problems };
+  }
+  if (problems.length > 0) return { format, flows: [], ignored, problems };
+  // an mm2.properties written with `key: value` separators reads as flat YAML
+  const flat = Object.entries(obj).filter(([, v]) => !isMap(v) && !Array.isArray(v)).map(([k, v]) => [k, text(v)] as [string, string]);
+  if (flat.length === Object.keys(obj).length && isMm2Properties(flat)) {
+    return { format: 'mm2.properties', flows: readMm2Properties(flat, ignored, problems), ignored, problems };
+  }
+  return { format, flows: groupIntoFlows([connectorFromObject(obj, 'config 1', problems)]), ignored, problems };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Placeholders
+// ---------------------------------------------------------------------------------------------
+
+/** An UPPER_SNAKE_CASE word with an underscore, as documentation samples use for "put yours here". */
+const UPPER_PLACEHOLDER = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/;
+const ANGLE_PLACEHOLDER = /^<[^<>]+>$/;
+/** Kafka's own UPPER_SNAKE values (security protocols), which are not placeholders. */
+const KAFKA_WORDS = new Set(['SASL_SSL', 'SASL_PLAINTEXT']);
+const PROVIDER_REFERENCE = /\$\{[^{}]*:[^{}]*\}/;
+
+/**
+ * Why a pasted value cannot be used as it is, or undefined when it can: a documentation
+ * placeholder (`CONSUMER_GROUP_LIST`, `<password>`, also as one item of a list or one part of a
+ * host name), a Kafka config-provider reference `${provider:path:key}` (resolved by a Connect
+ * worker, never by Node-RED), or `${VAR}` naming an environment variable that is not set.
+ */
+export function placeholderReason(value: unknown, lookup?: EnvLookup, property = ''): string | undefined {
+  const s = text(value).trim();
+  if (s === '') return undefined;
+  if (PROVIDER_REFERENCE.test(s) || (CONFIG_PROVIDER_REFERENCE.test(s) && s.includes(':'))) {
+    return `'${s}' is a Kafka config-provider reference, which a Connect worker resolves and Node-RED cannot: give the value itself`;
+  }
+  if (lookup) {
+    const missing = substituteEnv(s, lookup).missing;
+    if (missing.length > 0) return `'${s}' cannot be resolved: ${missingEnvReason(missing)}`;
+  }
+  for (const item of s.split(',').map((x) => x.trim())) {
+    const parts = property.endsWith('bootstrap.servers') ? [item, ...item.split(/[.:/]/)] : [item];
+    const choices = getPropertyDef(property)?.choices;
+    const p = parts.find((x) => (UPPER_PLACEHOLDER.test(x) && !KAFKA_WORDS.has(x) && !(choices && x in choices)) || ANGLE_PLACEHOLDER.test(x));
+    if (p !== undefined) {
+      return `'${p}' looks like a placeholder of a documentation sample: replace it with the real value (a name really spelled so can be written as the regex ^${p}$)`;
+    }
+  }
+  return undefined;
+}
