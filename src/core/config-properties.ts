@@ -1,4 +1,5 @@
 import { ConfigError } from './errors';
+import { intervalProblem, MAX_INTERVAL_SECONDS } from './intervals';
 import { compileRegexList, splitList } from './java-regex';
 
 /**
@@ -84,11 +85,15 @@ const JAVA_CLASS_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)
 /** A whole-value Kafka config-provider reference such as `${file:/etc/secrets.properties:key}`. */
 export const CONFIG_PROVIDER_REFERENCE = /^\$\{[^{}]*\}$/;
 
+/**
+ * An interval in whole seconds: positive (MM2's rule) and within the bounds every node timer
+ * has (core/intervals: 1 s to 24 days), so no interval can become a busy loop.
+ */
 function positiveInterval(v: number): string | undefined {
   if (v <= 0) {
-    return `must be a positive number of seconds (got ${v}); to turn the job off set the matching .enabled property to false`;
+    return `must be a positive number of seconds (got ${v}), at most ${MAX_INTERVAL_SECONDS} (24 days); to turn the job off set the matching .enabled property to false`;
   }
-  return undefined;
+  return intervalProblem(v, { unit: 'seconds', offHint: 'set the matching .enabled property to false' });
 }
 
 function nonNegativeMillis(v: number): string | undefined {
@@ -304,7 +309,9 @@ const SOURCE_DEFS = [
   mm2('config.property.filter.class', 'class', MIRROR_PKG + 'DefaultConfigPropertyFilter', SOURCE, 'Filter that selects the topic config properties to copy to remote topics.', {
     check: javaClassName,
   }),
-  mm2('offset.lag.max', 'long', 100, SOURCE, 'How far (in records) the remote partition may move past the last offset sync before a new sync is written.'),
+  mm2('offset.lag.max', 'long', 100, SOURCE, 'How far (in records) the remote partition may move past the last offset sync before a new sync is written.', {
+    check: (v) => (v < 0 ? `must be 0 or more records (got ${v})` : undefined),
+  }),
   mm2('emit.offset-syncs.enabled', 'boolean', true, SOURCE_CHECKPOINT, 'Whether the source connector writes offset syncs; the checkpoint connector cannot run without them.'),
   mm2('offset-syncs.topic.location', 'string', 'source', SOURCE_CHECKPOINT, 'Cluster holding the offset-syncs topic: source or target; must be the same for the source and checkpoint connectors.', {
     choices: { source: 'source', target: 'target' },

@@ -12,6 +12,8 @@ import { TOPICS } from './lib/contracts';
 import { nodeEnvLookup, problemText, resolveNodeSettings } from './lib/settings';
 import { CONFIG_DEFAULTS } from '../core/config-properties';
 import { substituteEnv } from '../core/env-substitution';
+import { ConfigError } from '../core/errors';
+import { intervalMs as readIntervalMs } from '../core/intervals';
 import { createGroupFilter, type NameFilter } from '../core/filters';
 import { explainKafkaError } from '../kafka/client';
 import { TopicNotFoundError } from '../kafka/topic-reader';
@@ -69,14 +71,19 @@ export = function register(RED: NodeAPI): void {
       node.error(text);
       return;
     }
-    const intervalText = interval.value.trim();
-    const intervalS = intervalText === '' ? Number(CONFIG_DEFAULTS['sync.group.offsets.interval.seconds']) : Number(intervalText);
-    if (!Number.isFinite(intervalS) || intervalS <= 0) {
-      const text = t('mm2-group-offsets.errors.bad-interval', { value: intervalText });
+    let intervalMs: number;
+    try {
+      intervalMs = readIntervalMs('sync.group.offsets.interval.seconds', interval.value, Number(CONFIG_DEFAULTS['sync.group.offsets.interval.seconds']), {
+        offHint: 'remove the node or stop sending it checkpoints',
+      });
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      const text = t('mm2-group-offsets.errors.bad-interval', { reason: e.problems[0].reason });
       status.fail(text);
       node.error(text);
       return;
     }
+    const intervalS = intervalMs / 1000;
     let groupFilter: NameFilter | null = null;
     let filterError = resolved.problems.map(problemText).join('; ');
     if (filterError === '') {
@@ -100,7 +107,6 @@ export = function register(RED: NodeAPI): void {
       return;
     }
     const connection = ctx.use(maybeConnection);
-    const intervalMs = Math.round(intervalS * 1000);
     const checkpointsTopic = rep.checkpointsTopic();
     const syncer = new GroupOffsetSyncer({ connection, groupFilter });
 
