@@ -59,6 +59,12 @@ export = function register(RED: NodeAPI): void {
 
     // ---- settings (empty = MM2's default, `${VAR}` substituted, an unset variable is an error) ----
     const mode: 'input' | 'topic' = def.mode === 'topic' ? 'topic' : 'input';
+    if (def.mode !== undefined && def.mode !== null && def.mode !== '' && def.mode !== 'input' && def.mode !== 'topic') {
+      const text = t('mm2-group-offsets.errors.bad-mode', { value: String(def.mode) });
+      status.fail(text);
+      node.error(text);
+      return;
+    }
     const lookup = nodeEnvLookup(RED, node);
     const resolved = resolveNodeSettings(def, FILTER_SETTINGS, lookup);
     // The interval is read here rather than by the catalogue (a `long` there): this node takes
