@@ -79,9 +79,7 @@ export = function register(RED: NodeAPI): void {
     }
     let intervalMs: number;
     try {
-      intervalMs = readIntervalMs('sync.group.offsets.interval.seconds', interval.value, Number(CONFIG_DEFAULTS['sync.group.offsets.interval.seconds']), {
-        offHint: 'remove the node or stop sending it checkpoints',
-      });
+      intervalMs = readIntervalMs('sync.group.offsets.interval.seconds', interval.value, Number(CONFIG_DEFAULTS['sync.group.offsets.interval.seconds']));
     } catch (e) {
       if (!(e instanceof ConfigError)) throw e;
       const text = t('mm2-group-offsets.errors.bad-interval', { reason: e.problems[0].reason });
