@@ -321,11 +321,11 @@ const SOURCE_DEFS = [
   mm2('replication.factor', 'int', 2, SOURCE, 'Replication factor of newly created remote topics (-1 for the broker default).', { check: replicationFactor }),
   mm2('consumer.poll.timeout.ms', 'long', 1000, SOURCE_CHECKPOINT, 'Poll timeout in milliseconds; for the checkpoint task, the sleep granularity of its emit loop.', { check: nonNegativeMillis }),
   mm2('refresh.topics.enabled', 'boolean', true, SOURCE, 'Whether to look periodically for new topics and partitions.'),
-  mm2('refresh.topics.interval.seconds', 'long', 600, SOURCE, 'Seconds between looks for new topics and partitions.', { check: positiveInterval }),
+  mm2('refresh.topics.interval.seconds', 'long', 600, SOURCE, 'Seconds between looks for new topics and partitions; our nodes accept 1 s to 24 days.', { check: positiveInterval }),
   mm2('sync.topic.configs.enabled', 'boolean', true, SOURCE, 'Whether to copy topic configs to remote topics periodically.'),
-  mm2('sync.topic.configs.interval.seconds', 'long', 600, SOURCE, 'Seconds between topic config copies.', { check: positiveInterval }),
+  mm2('sync.topic.configs.interval.seconds', 'long', 600, SOURCE, 'Seconds between topic config copies; our nodes accept 1 s to 24 days.', { check: positiveInterval }),
   mm2('sync.topic.acls.enabled', 'boolean', true, SOURCE, 'Whether to copy topic ACLs to remote topics periodically.'),
-  mm2('sync.topic.acls.interval.seconds', 'long', 600, SOURCE, 'Seconds between topic ACL copies.', { check: positiveInterval }),
+  mm2('sync.topic.acls.interval.seconds', 'long', 600, SOURCE, 'Seconds between topic ACL copies; our nodes accept 1 s to 24 days.', { check: positiveInterval }),
 ] as const;
 
 const CHECKPOINT_DEFS = [
@@ -337,17 +337,17 @@ const CHECKPOINT_DEFS = [
     choices: classChoices(MIRROR_PKG, 'DefaultGroupFilter'),
   }),
   mm2('refresh.groups.enabled', 'boolean', true, CHECKPOINT, 'Whether to look periodically for new consumer groups.'),
-  mm2('refresh.groups.interval.seconds', 'long', 600, CHECKPOINT, 'Seconds between looks for new consumer groups.', { check: positiveInterval }),
+  mm2('refresh.groups.interval.seconds', 'long', 600, CHECKPOINT, 'Seconds between looks for new consumer groups; our nodes accept 1 s to 24 days.', { check: positiveInterval }),
   mm2('emit.checkpoints.enabled', 'boolean', true, CHECKPOINT, 'Whether to write checkpoints (translated group offsets) to the target; the checkpoint connector rejects false.'),
-  mm2('emit.checkpoints.interval.seconds', 'long', 60, CHECKPOINT, 'Seconds between checkpoint emissions.', { check: positiveInterval }),
+  mm2('emit.checkpoints.interval.seconds', 'long', 60, CHECKPOINT, 'Seconds between checkpoint emissions; our nodes accept 1 s to 24 days.', { check: positiveInterval }),
   mm2('sync.group.offsets.enabled', 'boolean', false, CHECKPOINT, "Whether to also commit the translated offsets to the target's __consumer_offsets for groups with no active member there."),
-  mm2('sync.group.offsets.interval.seconds', 'long', 60, CHECKPOINT, 'Seconds between group offset syncs to the target.', { check: positiveInterval }),
+  mm2('sync.group.offsets.interval.seconds', 'long', 60, CHECKPOINT, 'Seconds between group offset syncs to the target; our nodes accept 1 s to 24 days.', { check: positiveInterval }),
   mm2('checkpoints.topic.replication.factor', 'short', 3, CHECKPOINT, 'Replication factor of the <source>.checkpoints.internal topic (-1 for the broker default).', { check: replicationFactor }),
 ] as const;
 
 const HEARTBEAT_DEFS = [
   mm2('emit.heartbeats.enabled', 'boolean', true, HEARTBEAT, 'Whether to write heartbeats to the target.'),
-  mm2('emit.heartbeats.interval.seconds', 'long', 1, HEARTBEAT, 'Seconds between heartbeats.', { check: positiveInterval }),
+  mm2('emit.heartbeats.interval.seconds', 'long', 1, HEARTBEAT, 'Seconds between heartbeats; our nodes accept 1 s to 24 days.', { check: positiveInterval }),
   mm2('heartbeats.topic.replication.factor', 'short', 3, HEARTBEAT, 'Replication factor of the heartbeats topic (-1 for the broker default).', { check: replicationFactor }),
 ] as const;
 
