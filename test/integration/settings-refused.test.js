@@ -109,16 +109,21 @@ describe('refused settings (Node-RED runtime, real brokers)', function () {
     }
   });
 
-  it('a group-offsets interval of 3e9 s or 0.0001 s is refused naming sync.group.offsets.interval.seconds, with a red status', async function () {
+  it('a group-offsets interval of 3e9 s or 0.0001 s is refused naming sync.group.offsets.interval.seconds, an unknown mode naming mode, with a red status', async function () {
     await nodes.load([
       { id: 'big', type: 'mm2-group-offsets', replication: 'rep', mode: 'input', syncGroupOffsetsIntervalSeconds: HUGE, groups: '', groupsExclude: '', wires: [[]] },
       { id: 'tiny', type: 'mm2-group-offsets', replication: 'rep', mode: 'input', syncGroupOffsetsIntervalSeconds: '0.0001', groups: '', groupsExclude: '', wires: [[]] },
+      // an unknown mode used to run as 'input'
+      { id: 'mode', type: 'mm2-group-offsets', replication: 'rep', mode: 'topics', syncGroupOffsetsIntervalSeconds: '60', groups: '', groupsExclude: '', wires: [[]] },
     ]);
-    for (const [id, re] of [['big', /above the longest interval/], ['tiny', /below the shortest interval/]]) {
+    for (const [id, re] of [
+      ['big', /^sync\.group\.offsets\.interval\.seconds: .*above the longest interval/],
+      ['tiny', /^sync\.group\.offsets\.interval\.seconds: .*below the shortest interval/],
+      ['mode', /^mode: 'topics' is neither 'input' .* nor 'topic'/],
+    ]) {
       const n = nodes.helper.getNode(id);
       const errors = errorsOf(n);
       assert.equal(errors.length, 1, errors.join('\n'));
-      assert.match(errors[0], /^sync\.group\.offsets\.interval\.seconds: /);
       assert.match(errors[0], re);
       assert.equal(lastStatus(n).fill, 'red', id);
     }
