@@ -1,4 +1,5 @@
 import { ConfigError } from './errors';
+import { intervalProblem, MAX_INTERVAL_SECONDS } from './intervals';
 import { compileRegexList, splitList } from './java-regex';
 
 /**
@@ -84,11 +85,15 @@ const JAVA_CLASS_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)
 /** A whole-value Kafka config-provider reference such as `${file:/etc/secrets.properties:key}`. */
 export const CONFIG_PROVIDER_REFERENCE = /^\$\{[^{}]*\}$/;
 
+/**
+ * An interval in whole seconds: positive (MM2's rule) and within the bounds every node timer
+ * has (core/intervals: 1 s to 24 days), so no interval can become a busy loop.
+ */
 function positiveInterval(v: number): string | undefined {
   if (v <= 0) {
-    return `must be a positive number of seconds (got ${v}); to turn the job off set the matching .enabled property to false`;
+    return `must be a positive number of seconds (got ${v}), at most ${MAX_INTERVAL_SECONDS} (24 days); to turn the job off set the matching .enabled property to false`;
   }
-  return undefined;
+  return intervalProblem(v, { unit: 'seconds', offHint: 'set the matching .enabled property to false' });
 }
 
 function nonNegativeMillis(v: number): string | undefined {
@@ -304,7 +309,9 @@ const SOURCE_DEFS = [
   mm2('config.property.filter.class', 'class', MIRROR_PKG + 'DefaultConfigPropertyFilter', SOURCE, 'Filter that selects the topic config properties to copy to remote topics.', {
     check: javaClassName,
   }),
-  mm2('offset.lag.max', 'long', 100, SOURCE, 'How far (in records) the remote partition may move past the last offset sync before a new sync is written.'),
+  mm2('offset.lag.max', 'long', 100, SOURCE, 'How far (in records) the remote partition may move past the last offset sync before a new sync is written.', {
+    check: (v) => (v < 0 ? `must be 0 or more records (got ${v})` : undefined),
+  }),
   mm2('emit.offset-syncs.enabled', 'boolean', true, SOURCE_CHECKPOINT, 'Whether the source connector writes offset syncs; the checkpoint connector cannot run without them.'),
   mm2('offset-syncs.topic.location', 'string', 'source', SOURCE_CHECKPOINT, 'Cluster holding the offset-syncs topic: source or target; must be the same for the source and checkpoint connectors.', {
     choices: { source: 'source', target: 'target' },
@@ -314,11 +321,11 @@ const SOURCE_DEFS = [
   mm2('replication.factor', 'int', 2, SOURCE, 'Replication factor of newly created remote topics (-1 for the broker default).', { check: replicationFactor }),
   mm2('consumer.poll.timeout.ms', 'long', 1000, SOURCE_CHECKPOINT, 'Poll timeout in milliseconds; for the checkpoint task, the sleep granularity of its emit loop.', { check: nonNegativeMillis }),
   mm2('refresh.topics.enabled', 'boolean', true, SOURCE, 'Whether to look periodically for new topics and partitions.'),
-  mm2('refresh.topics.interval.seconds', 'long', 600, SOURCE, 'Seconds between looks for new topics and partitions.', { check: positiveInterval }),
+  mm2('refresh.topics.interval.seconds', 'long', 600, SOURCE, 'Seconds between looks for new topics and partitions; our nodes accept 1 s to 24 days.', { check: positiveInterval }),
   mm2('sync.topic.configs.enabled', 'boolean', true, SOURCE, 'Whether to copy topic configs to remote topics periodically.'),
-  mm2('sync.topic.configs.interval.seconds', 'long', 600, SOURCE, 'Seconds between topic config copies.', { check: positiveInterval }),
+  mm2('sync.topic.configs.interval.seconds', 'long', 600, SOURCE, 'Seconds between topic config copies; our nodes accept 1 s to 24 days.', { check: positiveInterval }),
   mm2('sync.topic.acls.enabled', 'boolean', true, SOURCE, 'Whether to copy topic ACLs to remote topics periodically.'),
-  mm2('sync.topic.acls.interval.seconds', 'long', 600, SOURCE, 'Seconds between topic ACL copies.', { check: positiveInterval }),
+  mm2('sync.topic.acls.interval.seconds', 'long', 600, SOURCE, 'Seconds between topic ACL copies; our nodes accept 1 s to 24 days.', { check: positiveInterval }),
 ] as const;
 
 const CHECKPOINT_DEFS = [
@@ -330,17 +337,17 @@ const CHECKPOINT_DEFS = [
     choices: classChoices(MIRROR_PKG, 'DefaultGroupFilter'),
   }),
   mm2('refresh.groups.enabled', 'boolean', true, CHECKPOINT, 'Whether to look periodically for new consumer groups.'),
-  mm2('refresh.groups.interval.seconds', 'long', 600, CHECKPOINT, 'Seconds between looks for new consumer groups.', { check: positiveInterval }),
+  mm2('refresh.groups.interval.seconds', 'long', 600, CHECKPOINT, 'Seconds between looks for new consumer groups; our nodes accept 1 s to 24 days.', { check: positiveInterval }),
   mm2('emit.checkpoints.enabled', 'boolean', true, CHECKPOINT, 'Whether to write checkpoints (translated group offsets) to the target; the checkpoint connector rejects false.'),
-  mm2('emit.checkpoints.interval.seconds', 'long', 60, CHECKPOINT, 'Seconds between checkpoint emissions.', { check: positiveInterval }),
+  mm2('emit.checkpoints.interval.seconds', 'long', 60, CHECKPOINT, 'Seconds between checkpoint emissions; our nodes accept 1 s to 24 days.', { check: positiveInterval }),
   mm2('sync.group.offsets.enabled', 'boolean', false, CHECKPOINT, "Whether to also commit the translated offsets to the target's __consumer_offsets for groups with no active member there."),
-  mm2('sync.group.offsets.interval.seconds', 'long', 60, CHECKPOINT, 'Seconds between group offset syncs to the target.', { check: positiveInterval }),
+  mm2('sync.group.offsets.interval.seconds', 'long', 60, CHECKPOINT, 'Seconds between group offset syncs to the target; our nodes accept 1 s to 24 days.', { check: positiveInterval }),
   mm2('checkpoints.topic.replication.factor', 'short', 3, CHECKPOINT, 'Replication factor of the <source>.checkpoints.internal topic (-1 for the broker default).', { check: replicationFactor }),
 ] as const;
 
 const HEARTBEAT_DEFS = [
   mm2('emit.heartbeats.enabled', 'boolean', true, HEARTBEAT, 'Whether to write heartbeats to the target.'),
-  mm2('emit.heartbeats.interval.seconds', 'long', 1, HEARTBEAT, 'Seconds between heartbeats.', { check: positiveInterval }),
+  mm2('emit.heartbeats.interval.seconds', 'long', 1, HEARTBEAT, 'Seconds between heartbeats; our nodes accept 1 s to 24 days.', { check: positiveInterval }),
   mm2('heartbeats.topic.replication.factor', 'short', 3, HEARTBEAT, 'Replication factor of the heartbeats topic (-1 for the broker default).', { check: replicationFactor }),
 ] as const;
 

@@ -411,8 +411,13 @@ function buildModel(input: FlowExportInput, options: ExportOptions, notes: Expor
   const separator = isBlank(rep.separator) ? '.' : textOf(rep.separator);
   const internalSeparator = boolOf(rep.internalSeparator, true);
   const location = textOf(rep.offsetSyncsLocation).trim() === 'target' ? 'target' : 'source';
-  const rfRaw = Number(isBlank(rep.replicationFactor) ? 3 : textOf(rep.replicationFactor).trim());
-  const rf = Number.isInteger(rfRaw) && rfRaw >= 1 ? rfRaw : 3;
+  // As the user wrote it: -1 (the broker's default.replication.factor) is carried, a bad value is a problem.
+  const rfText = isBlank(rep.replicationFactor) ? '3' : textOf(rep.replicationFactor).trim();
+  const rfRaw = /^[+-]?[0-9]+$/.test(rfText) ? Number(rfText) : NaN;
+  const rf = Number.isInteger(rfRaw) && (rfRaw >= 1 || rfRaw === -1) && rfRaw <= 32767 ? rfRaw : 3;
+  if (rf !== rfRaw) {
+    problems.push({ property: 'checkpoints.topic.replication.factor', reason: `'${rfText}' is not a replication factor (a whole number of at least 1, or -1 for the broker's default.replication.factor)` });
+  }
 
   const src = clusterSecurity(input.source ?? {}, 'source');
   const tgt = clusterSecurity(input.target ?? {}, 'target');

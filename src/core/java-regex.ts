@@ -4,7 +4,7 @@ import { ConfigError } from './errors';
  * MM2 list properties (`groups`, `topics`, ...) are comma-separated lists of Java regular
  * expressions. Kafka's list parser splits on commas with surrounding whitespace trimmed and
  * drops empty entries; the filter joins the entries with `|` and requires a full match
- * (Java `Matcher.matches()`). An empty list matches nothing.
+ * (Java `Pattern.compile(...).matcher(name).matches()`). An empty list matches nothing.
  */
 
 /** Splits an MM2 list value the way Kafka's ConfigDef LIST type does. */
@@ -14,44 +14,632 @@ export function splitList(value: string | readonly string[] | undefined | null):
   return items.map((s) => s.trim()).filter((s) => s.length > 0);
 }
 
-/**
- * Translates the Java-only constructs that have a safe JavaScript equivalent:
- * `\A` and `\z`/`\Z` anchors, possessive quantifiers (`a*+` -> `a*`), atomic groups
- * `(?>...)` -> `(?:...)`. Anything JavaScript still cannot compile is reported by the caller.
- */
-export function javaToJsPattern(pattern: string): string {
-  let out = '';
-  let inClass = false;
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i];
-    if (c === '\\' && i + 1 < pattern.length) {
-      const n = pattern[i + 1];
-      if (!inClass && n === 'A') { out += '^'; i++; continue; }
-      if (!inClass && (n === 'z' || n === 'Z')) { out += '$'; i++; continue; }
-      out += c + n;
-      i++;
-      continue;
-    }
-    if (inClass) {
-      if (c === ']') inClass = false;
-      out += c;
-      continue;
-    }
-    if (c === '[') { inClass = true; out += c; continue; }
-    if (c === '(' && pattern.startsWith('(?>', i)) { out += '(?:'; i += 2; continue; }
-    if (c === '+' && i > 0 && /[*+?}]/.test(pattern[i - 1]) && pattern[i - 2] !== '\\') {
-      // possessive quantifier: drop the '+' (JS has none; the match set is the same for filters)
-      continue;
-    }
-    out += c;
+// ---------------------------------------------------------------------------------------------
+// Java -> JavaScript translation
+//
+// A Java pattern is read construct by construct (java.util.regex.Pattern, JDK 9+ semantics) and
+// written as a JavaScript pattern for the `u` flag (code points, as Java matches) that matches
+// exactly the same names. A construct whose meaning differs and has an exact JavaScript form is
+// translated; one without is refused, naming it (JavaRegexError), never compiled with another
+// meaning. In particular:
+//
+//   Java                         meaning in Java                        JavaScript
+//   .                            any char but \n \r \u0085 \u2028 \u2029  [^\n\r\u0085\u2028\u2029]
+//   $  \Z                        end, or before a final line terminator  (?=(?:\r\n|[\n\r\u0085\u2028\u2029])?$)
+//   \A  \G  \z                   start / start (matches()) / end         ^  ^  $
+//   \s  \S                       [ \t\n\x0B\f\r] (ASCII only)            the same class written out
+//   \h  \H  \v  \V               horizontal / vertical whitespace        the classes written out
+//   \R                           \r\n or one vertical whitespace char     (?:\r\n|[\n\x0B\f\r\x85\u2028\u2029])
+//   \Q...\E                      the text between, literally             each character escaped
+//   \p{Lower} \p{Alpha} ...      POSIX classes, US-ASCII only            [a-z], [a-zA-Z], ...
+//   \p{L} \p{IsLu} \p{gc=Nd}     Unicode general categories              \p{L}, \p{Lu}, \p{Nd}
+//   \p{javaLowerCase} ...        java.lang.Character.isLowerCase ...     \p{Lowercase} ...
+//   [a-z&&[^aeiou]]              intersection                            (?:(?=[a-z])[^aeiou])
+//   [a-c[x-z]]                   union                                   [a-cx-z]
+//   X*+ X++ X?+ X{n,m}+          possessive quantifiers                  (?=(?<aN>X*))\k<aN>
+//   (?>X)                        atomic group                            (?=(?<aN>X))\k<aN>
+//   (?i) (?i:X)                  case-insensitive, US-ASCII only         [aA] for each letter
+//   (?s) (?x)                    dot matches all / comments mode         [\s\S] / spaces and #... dropped
+//   \0n \xhh \x{h..h} \uhhhh \cX \e \a   character escapes                  \u{...}
+//
+// Refused: backreferences (\1, \k<name>: Java fails a reference to a group that did not take
+// part, JavaScript matches the empty string), \b \B (Java's word boundary is not its \w),
+// \X \N{...} \b{g}, (?m) (?d) (?u) (?U), \p{...} blocks, scripts and other properties, \p{...}
+// under (?i), [^...&&...] (its meaning changed between Java versions), (?i) inside a group
+// (write (?i:...)), and everything Java itself rejects.
+// ---------------------------------------------------------------------------------------------
+
+/** A Java pattern that cannot be used: Java rejects it, or JavaScript has no exact equivalent. */
+export class JavaRegexError extends Error {
+  constructor(readonly construct: string, reason: string) {
+    super(reason);
+    this.name = 'JavaRegexError';
   }
-  return out;
+}
+
+/** One code point as JavaScript matches it: a set (class body, maybe negated) or an expression. */
+type CharSet = { body: string; neg: boolean } | { expr: string };
+
+interface Flags {
+  i: boolean;
+  s: boolean;
+  x: boolean;
+}
+
+/** Line terminators of Java's `.` and `$` (UNIX_LINES off). */
+const TERMINATORS = '\\n\\r\\u0085\\u2028\\u2029';
+/** Java's `$` without MULTILINE: at the end, or before a final line terminator (never inside a final \r\n). */
+const END_OR_FINAL_TERMINATOR = `(?=(?:\\r\\n|[${TERMINATORS}])?$)(?!(?<=\\r)\\n$)`;
+const JAVA_SPACE = ' \\t\\n\\x0B\\f\\r';
+const JAVA_H = ' \\t\\xA0\\u1680\\u180E\\u2000-\\u200A\\u202F\\u205F\\u3000';
+const JAVA_V = '\\n\\x0B\\f\\r\\x85\\u2028\\u2029';
+
+/** POSIX character classes (US-ASCII, as Java has them without UNICODE_CHARACTER_CLASS). */
+const POSIX: Readonly<Record<string, string>> = {
+  Lower: 'a-z',
+  Upper: 'A-Z',
+  ASCII: '\\x00-\\x7F',
+  Alpha: 'a-zA-Z',
+  Digit: '0-9',
+  Alnum: 'a-zA-Z0-9',
+  Punct: '!-\\/:-@\\[-`{-~',
+  Graph: '!-~',
+  Print: ' -~',
+  Blank: ' \\t',
+  Cntrl: '\\x00-\\x1F\\x7F',
+  XDigit: '0-9a-fA-F',
+  Space: JAVA_SPACE,
+};
+
+/** java.lang.Character classes with an exact Unicode property equivalent. */
+const JAVA_CHARACTER: Readonly<Record<string, string>> = {
+  javaLowerCase: '\\p{Lowercase}', // Character.isLowerCase(int): Ll or Other_Lowercase
+  javaUpperCase: '\\p{Uppercase}', // Lu or Other_Uppercase
+  javaTitleCase: '\\p{Lt}',
+  javaDigit: '\\p{Nd}',
+  javaLetter: '\\p{L}',
+  javaLetterOrDigit: '\\p{L}\\p{Nd}',
+  javaAlphabetic: '\\p{Alphabetic}',
+  javaIdeographic: '\\p{Ideographic}',
+};
+
+/** Unicode general categories Java and JavaScript both name this way. */
+const CATEGORIES = new Set([
+  'L', 'Lu', 'Ll', 'Lt', 'Lm', 'Lo',
+  'M', 'Mn', 'Mc', 'Me',
+  'N', 'Nd', 'Nl', 'No',
+  'P', 'Pc', 'Pd', 'Ps', 'Pe', 'Pi', 'Pf', 'Po',
+  'S', 'Sm', 'Sc', 'Sk', 'So',
+  'Z', 'Zs', 'Zl', 'Zp',
+  'Cc', 'Cf', 'Co',
+]);
+
+function hex(cp: number): string {
+  return cp.toString(16).toUpperCase();
+}
+
+/** A code point as a literal outside a class. */
+function litOut(cp: number): string {
+  const c = String.fromCodePoint(cp);
+  if ('^$\\.*+?()[]{}|/'.includes(c)) return '\\' + c;
+  if (cp < 0x20 || cp === 0x7f || (cp >= 0x80 && cp < 0xa0) || (cp >= 0xd800 && cp <= 0xdfff)) return `\\u{${hex(cp)}}`;
+  return c;
+}
+
+/** A code point as a literal inside a class. */
+function litIn(cp: number): string {
+  const c = String.fromCodePoint(cp);
+  if ('\\]-[^/'.includes(c)) return '\\' + c;
+  if (cp < 0x20 || cp === 0x7f || (cp >= 0x80 && cp < 0xa0) || (cp >= 0xd800 && cp <= 0xdfff)) return `\\u{${hex(cp)}}`;
+  return c;
+}
+
+const A = 0x41, Z = 0x5a, a = 0x61, z = 0x7a;
+
+/** A class body for [lo-hi], plus its US-ASCII case counterparts when case-insensitive. */
+function rangeBody(lo: number, hi: number, ci: boolean): string {
+  const span = (from: number, to: number) => (from === to ? litIn(from) : `${litIn(from)}-${litIn(to)}`);
+  let body = span(lo, hi);
+  if (ci) {
+    const up = [Math.max(lo, A), Math.min(hi, Z)];
+    if (up[0] <= up[1]) body += span(up[0] + 32, up[1] + 32);
+    const low = [Math.max(lo, a), Math.min(hi, z)];
+    if (low[0] <= low[1]) body += span(low[0] - 32, low[1] - 32);
+  }
+  return body;
+}
+
+function setExpr(s: CharSet): string {
+  if ('expr' in s) return s.expr;
+  return s.neg ? `[^${s.body}]` : `[${s.body}]`;
+}
+
+function union(parts: CharSet[]): CharSet {
+  if (parts.length === 1) return parts[0];
+  if (parts.every((p) => 'body' in p && !p.neg)) return { body: parts.map((p) => (p as { body: string }).body).join(''), neg: false };
+  return { expr: `(?:${parts.map(setExpr).join('|')})` };
+}
+
+function negate(s: CharSet): CharSet {
+  if ('body' in s) return { body: s.body, neg: !s.neg };
+  return { expr: `(?:(?!${s.expr})[\\s\\S])` };
+}
+
+class Translator {
+  private pos = 0;
+  private flags: Flags = { i: false, s: false, x: false };
+  private atomic = 0;
+
+  constructor(private readonly src: string, private readonly atomicPrefix: string) {}
+
+  translate(): string {
+    const out = this.alternation(0);
+    if (this.pos < this.src.length) throw this.refuse(')', "unmatched ')' (Java rejects it)");
+    return out;
+  }
+
+  private refuse(construct: string, reason: string): JavaRegexError {
+    return new JavaRegexError(construct, `${construct}: ${reason}`);
+  }
+
+  private peek(offset = 0): string {
+    return this.src[this.pos + offset] ?? '';
+  }
+
+  private eof(): boolean {
+    return this.pos >= this.src.length;
+  }
+
+  /** The next code point, consumed. */
+  private cp(): number {
+    const cp = this.src.codePointAt(this.pos) as number;
+    this.pos += cp > 0xffff ? 2 : 1;
+    return cp;
+  }
+
+  /** Comments mode (?x): whitespace and #-comments are not part of the pattern. */
+  private skipComments(): void {
+    if (!this.flags.x) return;
+    for (;;) {
+      const c = this.peek();
+      if (c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f' || c === '\x0B') this.pos++;
+      else if (c === '#') {
+        while (!this.eof() && this.peek() !== '\n') this.pos++;
+      } else return;
+    }
+  }
+
+  private wrapAtomic(inner: string): string {
+    const name = `${this.atomicPrefix}${++this.atomic}`;
+    return `(?:(?=(?<${name}>${inner}))\\k<${name}>)`;
+  }
+
+  private alternation(depth: number): string {
+    const alts: string[] = [this.sequence(depth)];
+    while (this.peek() === '|') {
+      this.pos++;
+      alts.push(this.sequence(depth));
+    }
+    return alts.join('|');
+  }
+
+  private sequence(depth: number): string {
+    let out = '';
+    for (;;) {
+      this.skipComments();
+      if (this.eof()) return out;
+      const c = this.peek();
+      if (c === '|') return out;
+      if (c === ')') {
+        if (depth === 0) throw this.refuse(')', "unmatched ')' (Java rejects it)");
+        return out;
+      }
+      const atom = this.atom(depth);
+      if (atom === null) continue; // a flag group such as (?i): no atom
+      out += this.quantified(atom);
+    }
+  }
+
+  /** An atom and its quantifier, if any. */
+  private quantified(atom: { src: string; quantifiable: boolean }): string {
+    this.skipComments();
+    const start = this.pos;
+    let q = '';
+    const c = this.peek();
+    if (c === '*' || c === '+' || c === '?') {
+      q = c;
+      this.pos++;
+    } else if (c === '{') {
+      const m = /^\{([0-9]+)(?:(,)([0-9]*))?\}/.exec(this.src.slice(this.pos));
+      if (!m) throw this.refuse('{', "is not a repetition {n}, {n,} or {n,m} (Java rejects it; write \\{ for a literal '{')");
+      if (m[3] !== undefined && m[3] !== '' && Number(m[3]) < Number(m[1])) throw this.refuse(m[0], 'has its maximum below its minimum (Java rejects it)');
+      q = m[0];
+      this.pos += m[0].length;
+    } else {
+      return atom.src;
+    }
+    if (!atom.quantifiable) throw this.refuse(this.src.slice(start, this.pos), 'quantifies nothing that can repeat (Java rejects it)');
+    let mode = '';
+    if (this.peek() === '?') {
+      mode = '?';
+      this.pos++;
+    } else if (this.peek() === '+') {
+      mode = '+';
+      this.pos++;
+    }
+    if (mode === '+') return this.wrapAtomic(atom.src + q); // possessive: X*+ is (?>X*)
+    return atom.src + q + mode;
+  }
+
+  private atom(depth: number): { src: string; quantifiable: boolean } | null {
+    const c = this.peek();
+    switch (c) {
+      case '(':
+        return this.group(depth);
+      case '[': {
+        this.pos++;
+        return { src: setExpr(this.clazz()), quantifiable: true };
+      }
+      case '.':
+        this.pos++;
+        return { src: this.flags.s ? '[\\s\\S]' : `[^${TERMINATORS}]`, quantifiable: true };
+      case '^':
+        this.pos++;
+        return { src: '(?:^)', quantifiable: true };
+      case '$':
+        this.pos++;
+        return { src: `(?:${END_OR_FINAL_TERMINATOR})`, quantifiable: true };
+      case '*':
+      case '+':
+      case '?':
+        throw this.refuse(c, 'quantifies nothing (Java rejects it)');
+      case '{':
+        throw this.refuse('{', "quantifies nothing (write \\{ for a literal '{')");
+      case '\\':
+        return this.escapeOutside();
+      default:
+        return { src: this.single(this.cp()), quantifiable: true };
+    }
+  }
+
+  /** One literal code point outside a class (both US-ASCII cases under (?i)). */
+  private single(cp: number): string {
+    if (this.flags.i && ((cp >= A && cp <= Z) || (cp >= a && cp <= z))) return `[${rangeBody(cp, cp, true)}]`;
+    return litOut(cp);
+  }
+
+  private parseFlags(): { on: Partial<Flags>; off: Partial<Flags>; text: string } {
+    const start = this.pos;
+    const on: Partial<Flags> = {};
+    const off: Partial<Flags> = {};
+    let neg = false;
+    while (!this.eof() && this.peek() !== ')' && this.peek() !== ':') {
+      const f = this.peek();
+      this.pos++;
+      if (f === '-' && !neg) {
+        neg = true;
+        continue;
+      }
+      if (f === 'i' || f === 's' || f === 'x') (neg ? off : on)[f] = true;
+      else if (f === 'm' || f === 'd' || f === 'u' || f === 'U') {
+        const what = { m: 'MULTILINE', d: 'UNIX_LINES', u: 'UNICODE_CASE', U: 'UNICODE_CHARACTER_CLASS' }[f];
+        throw this.refuse(`(?${f})`, `the inline flag ${what} has no exact JavaScript equivalent here; remove it`);
+      } else throw this.refuse(`(?${this.src.slice(start, this.pos)}`, 'is not a Java group construct');
+    }
+    if (this.eof()) throw this.refuse('(', "is not closed (Java rejects it)");
+    return { on, off, text: this.src.slice(start, this.pos) };
+  }
+
+  private group(depth: number): { src: string; quantifiable: boolean } | null {
+    const start = this.pos;
+    this.pos++; // (
+    let open = '(?:';
+    let close = ')';
+    let lookaround = false;
+    let atomic = false;
+    const saved = { ...this.flags };
+    if (this.peek() === '?') {
+      this.pos++;
+      const n = this.peek();
+      if (n === ':') this.pos++;
+      else if (n === '=' || n === '!') {
+        this.pos++;
+        open = `(?${n}`;
+        lookaround = true;
+      } else if (n === '<' && (this.peek(1) === '=' || this.peek(1) === '!')) {
+        open = `(?<${this.peek(1)}`;
+        this.pos += 2;
+        lookaround = true;
+      } else if (n === '<') {
+        const m = /^<([a-zA-Z][a-zA-Z0-9]*)>/.exec(this.src.slice(this.pos));
+        if (!m) throw this.refuse(this.src.slice(start, this.pos + 1), 'is not a Java named group (?<name>...) (Java rejects it)');
+        this.pos += m[0].length;
+      } else if (n === '>') {
+        this.pos++;
+        atomic = true;
+      } else {
+        const f = this.parseFlags();
+        const apply = (fl: Flags) => {
+          for (const k of Object.keys(f.on) as Array<keyof Flags>) fl[k] = true;
+          for (const k of Object.keys(f.off) as Array<keyof Flags>) fl[k] = false;
+        };
+        if (this.peek() === ')') {
+          this.pos++;
+          if (depth > 0) {
+            throw this.refuse(`(?${f.text})`, `inside a group: write (?${f.text}:...) around what it applies to`);
+          }
+          apply(this.flags); // to the end of the pattern, as in Java
+          return null;
+        }
+        this.pos++; // ':'
+        apply(this.flags);
+      }
+    }
+    const inner = this.alternation(depth + 1);
+    if (this.peek() !== ')') throw this.refuse(this.src.slice(start, Math.min(this.src.length, start + 3)), "group is not closed (Java rejects it)");
+    this.pos++;
+    this.flags = saved;
+    if (atomic) return { src: this.wrapAtomic(inner), quantifiable: true };
+    // a quantified lookaround is legal Java; JavaScript (u) only quantifies it inside a group
+    if (lookaround) return { src: `(?:${open}${inner}${close})`, quantifiable: true };
+    return { src: `${open}${inner}${close}`, quantifiable: true };
+  }
+
+  // ---- escapes ------------------------------------------------------------------------------
+
+  /** `\Q...\E` (or to the end): the quoted code points. */
+  private quoted(): number[] {
+    this.pos += 2; // \Q
+    const end = this.src.indexOf('\\E', this.pos);
+    const text = end < 0 ? this.src.slice(this.pos) : this.src.slice(this.pos, end);
+    this.pos = end < 0 ? this.src.length : end + 2;
+    return [...text].map((ch) => ch.codePointAt(0) as number);
+  }
+
+  private escapeOutside(): { src: string; quantifiable: boolean } | null {
+    const n = this.peek(1);
+    if (n === 'Q') {
+      const cps = this.quoted();
+      if (cps.length === 0) return null;
+      // a quantifier after \Q...\E applies to its last character, as in Java
+      const head = cps.slice(0, -1).map((cp) => this.single(cp)).join('');
+      const last = this.single(cps[cps.length - 1]);
+      if (head === '') return { src: last, quantifiable: true };
+      const rest = this.quantified({ src: last, quantifiable: true });
+      return { src: head + rest, quantifiable: false };
+    }
+    switch (n) {
+      case 'A':
+      case 'G':
+        this.pos += 2;
+        return { src: '(?:^)', quantifiable: true };
+      case 'z':
+        this.pos += 2;
+        return { src: '(?:$)', quantifiable: true };
+      case 'Z':
+        this.pos += 2;
+        return { src: `(?:${END_OR_FINAL_TERMINATOR})`, quantifiable: true };
+      case 'R':
+        this.pos += 2;
+        return { src: `(?:\\r\\n|[${JAVA_V}])`, quantifiable: true }; // not atomic (JDK 9+)
+      case 'b':
+      case 'B':
+        throw this.refuse(`\\${n}`, "Java's word boundary is not based on \\w as JavaScript's is; write the boundary out, e.g. (?<![a-zA-Z0-9_]) or (?![a-zA-Z0-9_])");
+      default: {
+        const e = this.escape(false);
+        if (typeof e === 'number') return { src: this.single(e), quantifiable: true };
+        return { src: setExpr(e), quantifiable: true };
+      }
+    }
+  }
+
+  /**
+   * A backslash escape that stands for one code point (a number) or a set of them. Shared by
+   * both contexts; `\Q`, anchors and `\R` are handled by the callers.
+   */
+  private escape(inClass: boolean): number | CharSet {
+    const start = this.pos;
+    this.pos++; // backslash
+    if (this.eof()) throw this.refuse('\\', 'ends the pattern (Java rejects it)');
+    const c = this.peek();
+    this.pos++;
+    switch (c) {
+      case 't': return 0x09;
+      case 'n': return 0x0a;
+      case 'r': return 0x0d;
+      case 'f': return 0x0c;
+      case 'a': return 0x07;
+      case 'e': return 0x1b;
+      case 'd': return { body: '0-9', neg: false };
+      case 'D': return { body: '0-9', neg: true };
+      case 'w': return { body: 'a-zA-Z0-9_', neg: false };
+      case 'W': return { body: 'a-zA-Z0-9_', neg: true };
+      case 's': return { body: JAVA_SPACE, neg: false };
+      case 'S': return { body: JAVA_SPACE, neg: true };
+      case 'h': return { body: JAVA_H, neg: false };
+      case 'H': return { body: JAVA_H, neg: true };
+      case 'v': return { body: JAVA_V, neg: false };
+      case 'V': return { body: JAVA_V, neg: true };
+      case '0': {
+        const m = /^(?:[0-3][0-7]{2}|[0-7]{1,2})/.exec(this.src.slice(this.pos));
+        if (!m) throw this.refuse('\\0', 'needs an octal value such as \\012 (Java rejects it)');
+        this.pos += m[0].length;
+        return parseInt(m[0], 8);
+      }
+      case 'x': {
+        const m = /^(?:\{([0-9a-fA-F]+)\}|([0-9a-fA-F]{2}))/.exec(this.src.slice(this.pos));
+        if (!m) throw this.refuse('\\x', 'needs two hex digits or {hex} (Java rejects it)');
+        this.pos += m[0].length;
+        const v = parseInt(m[1] ?? m[2], 16);
+        if (v > 0x10ffff) throw this.refuse(m[0], 'is not a code point (Java rejects it)');
+        return v;
+      }
+      case 'u': {
+        const m = /^[0-9a-fA-F]{4}/.exec(this.src.slice(this.pos));
+        if (!m) throw this.refuse('\\u', 'needs four hex digits (Java rejects it)');
+        this.pos += 4;
+        let v = parseInt(m[0], 16);
+        const low = /^\\u([dD][c-fC-F][0-9a-fA-F]{2})/.exec(this.src.slice(this.pos));
+        if (v >= 0xd800 && v <= 0xdbff && low) {
+          v = 0x10000 + ((v - 0xd800) << 10) + (parseInt(low[1], 16) - 0xdc00);
+          this.pos += 6;
+        }
+        return v;
+      }
+      case 'c': {
+        if (this.eof()) throw this.refuse('\\c', 'needs a control character letter (Java rejects it)');
+        return this.cp() ^ 64;
+      }
+      case 'p':
+      case 'P': {
+        const s = this.property(c === 'P', start);
+        return s;
+      }
+      case 'k':
+        throw this.refuse('\\k<...>', 'backreferences are not supported: Java fails a reference to a group that did not match, JavaScript matches the empty string');
+      case 'E':
+      case 'R':
+      case 'X':
+      case 'N':
+      case 'b':
+      case 'B':
+      case 'A':
+      case 'G':
+      case 'z':
+      case 'Z':
+        if (inClass) throw this.refuse(`\\${c}`, 'is not allowed inside a character class (Java rejects it)');
+        throw this.refuse(`\\${c}`, c === 'X' || c === 'N' ? 'has no exact JavaScript equivalent; write the characters out' : 'is not allowed here');
+      default:
+        break;
+    }
+    if (c >= '1' && c <= '9') {
+      if (inClass) throw this.refuse(`\\${c}`, 'is not allowed inside a character class (Java rejects it)');
+      throw this.refuse(`\\${c}`, 'backreferences are not supported: Java fails a reference to a group that did not match, JavaScript matches the empty string');
+    }
+    if (/[a-zA-Z0-9]/.test(c)) throw this.refuse(`\\${c}`, 'is not a Java escape (Java rejects it)');
+    // any other escaped character stands for itself (the code point, also a surrogate pair)
+    this.pos--;
+    return this.cp();
+  }
+
+  private property(negated: boolean, start: number): CharSet {
+    let name: string;
+    if (this.peek() === '{') {
+      const end = this.src.indexOf('}', this.pos);
+      if (end < 0) throw this.refuse(this.src.slice(start, this.pos + 1), 'is not closed (Java rejects it)');
+      name = this.src.slice(this.pos + 1, end);
+      this.pos = end + 1;
+    } else {
+      if (this.eof()) throw this.refuse(this.src.slice(start), 'needs a property name (Java rejects it)');
+      name = String.fromCodePoint(this.cp());
+    }
+    const construct = this.src.slice(start, this.pos);
+    if (this.flags.i) {
+      throw this.refuse(construct, 'under (?i) Java widens some properties to both cases; take it out of the case-insensitive part');
+    }
+    let set: CharSet | undefined;
+    const posix = POSIX[name];
+    if (posix !== undefined) set = { body: posix, neg: false };
+    else if (JAVA_CHARACTER[name] !== undefined) set = { body: JAVA_CHARACTER[name], neg: false };
+    else {
+      const m = /^(?:Is|gc=|general_category=)?(.+)$/.exec(name);
+      const cat = m ? m[1] : name;
+      if (CATEGORIES.has(cat)) set = { body: `\\p{${cat}}`, neg: false };
+    }
+    if (!set) {
+      throw this.refuse(
+        construct,
+        'is a Unicode block, script or property, or a java.lang.Character class, without an exact JavaScript equivalent here; ' +
+          'use a POSIX class (\\p{Lower}, \\p{Alpha}, ...), a general category (\\p{L}, \\p{Lu}, \\p{Nd}, ...) or write the characters out',
+      );
+    }
+    return negated ? negate(set) : set;
+  }
+
+  // ---- character classes --------------------------------------------------------------------
+
+  /** A class, after its '['. JDK 9+ semantics: nested classes are unions, && intersects. */
+  private clazz(): CharSet {
+    const start = this.pos - 1;
+    let neg = false;
+    if (this.peek() === '^') {
+      neg = true;
+      this.pos++;
+    }
+    const operands: CharSet[] = [];
+    let parts: CharSet[] = [];
+    let first = true;
+    for (;;) {
+      this.skipComments();
+      if (this.eof()) throw this.refuse(this.src.slice(start, Math.min(start + 10, this.src.length)), 'character class is not closed (Java rejects it)');
+      const c = this.peek();
+      if (c === ']' && !first) {
+        this.pos++;
+        break;
+      }
+      first = false;
+      if (c === '[') {
+        this.pos++;
+        parts.push(this.clazz());
+        continue;
+      }
+      if (c === '&' && this.peek(1) === '&') {
+        if (parts.length === 0) throw this.refuse('&&', 'has nothing on its left in the class');
+        this.pos += 2;
+        operands.push(union(parts));
+        parts = [];
+        continue;
+      }
+      if (c === '\\' && this.peek(1) === 'Q') {
+        for (const cp of this.quoted()) parts.push({ body: rangeBody(cp, cp, this.flags.i), neg: false });
+        continue;
+      }
+      const lo = c === '\\' ? this.escape(true) : this.cp();
+      if (typeof lo !== 'number') {
+        parts.push(lo);
+        continue;
+      }
+      this.skipComments();
+      if (this.peek() === '-' && this.peek(1) !== ']' && this.peek(1) !== '[' && this.peek(1) !== '') {
+        this.pos++;
+        this.skipComments();
+        const hi = this.peek() === '\\' ? this.escape(true) : this.cp();
+        if (typeof hi !== 'number') throw this.refuse(this.src.slice(start, this.pos), 'is an illegal character range (Java rejects it)');
+        if (hi < lo) throw this.refuse(`${String.fromCodePoint(lo)}-${String.fromCodePoint(hi)}`, 'is an illegal character range (Java rejects it)');
+        parts.push({ body: rangeBody(lo, hi, this.flags.i), neg: false });
+        continue;
+      }
+      parts.push({ body: rangeBody(lo, lo, this.flags.i), neg: false });
+    }
+    if (operands.length > 0) {
+      if (parts.length === 0) throw this.refuse('&&', 'has nothing on its right in the class');
+      operands.push(union(parts));
+      if (neg) {
+        throw this.refuse('[^...&&...]', 'a negated class with an intersection changed meaning between Java versions; negate inside it, e.g. [a-z&&[^aeiou]]');
+      }
+      const exprs = operands.map(setExpr);
+      return { expr: `(?:${exprs.slice(0, -1).map((e) => `(?=${e})`).join('')}${exprs[exprs.length - 1]})` };
+    }
+    if (parts.length === 0) throw this.refuse('[]', 'is an empty class (Java rejects it)');
+    const u = union(parts);
+    return neg ? negate(u) : u;
+  }
+}
+
+/**
+ * Translates one Java regular expression (as MM2's filters compile it) into the source of a
+ * JavaScript RegExp for the `u` flag that matches the same strings. Throws JavaRegexError naming
+ * the construct when Java rejects the pattern or JavaScript has no exact equivalent.
+ * `atomicPrefix` names the groups that emulate atomic groups (unique per combined pattern).
+ */
+export function javaToJsPattern(pattern: string, atomicPrefix = 'a'): string {
+  return new Translator(pattern, atomicPrefix).translate();
 }
 
 /**
  * Compiles an MM2 regex list into one RegExp that must match the whole name, or null when
  * the list is empty (matches nothing). Throws ConfigError naming `property` when an entry
- * cannot be compiled.
+ * cannot be used (each bad entry and its construct named).
  */
 export function compileRegexList(
   value: string | readonly string[] | undefined | null,
@@ -60,13 +648,16 @@ export function compileRegexList(
   const items = splitList(value);
   if (items.length === 0) return null;
   const bad: string[] = [];
-  for (const item of items) {
+  const sources: string[] = [];
+  items.forEach((item, k) => {
     try {
-      new RegExp(javaToJsPattern(item));
+      const src = javaToJsPattern(item, `a${k}x`);
+      new RegExp(src, 'u');
+      sources.push(src);
     } catch (e) {
       bad.push(`'${item}' is not a valid regular expression (${(e as Error).message})`);
     }
-  }
+  });
   if (bad.length > 0) throw new ConfigError(bad.join('; '), property);
-  return new RegExp('^(?:' + items.map((i) => '(?:' + javaToJsPattern(i) + ')').join('|') + ')$');
+  return new RegExp('^(?:' + sources.map((s) => '(?:' + s + ')').join('|') + ')$', 'u');
 }

@@ -2,6 +2,7 @@ import { settingToString, type SettingValue } from './config-properties';
 import { missingEnvReason, substituteEnvValue, type EnvLookup } from './env-substitution';
 import { ConfigError, type ConfigProblem } from './errors';
 import { createTopicFilter, type TopicFilter } from './filters';
+import { intervalMs } from './intervals';
 import { resolveNodeSettings } from './setting-fields';
 
 /**
@@ -46,10 +47,6 @@ export interface MirrorSettings {
   topicFilter: TopicFilter;
 }
 
-function isEmpty(raw: unknown): boolean {
-  return raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '');
-}
-
 /** The catalogued MM2 properties of the mirror (all but the Connect worker's offset.flush.interval.ms). */
 const MM2_PROPERTIES: readonly string[] = Object.values(MIRROR_SETTING_PROPERTIES).filter((p) => p !== 'offset.flush.interval.ms');
 
@@ -71,27 +68,22 @@ export function parseMirrorSettings(input: MirrorSettingsInput, lookup: EnvLooku
     props[property] = settingToString(value);
   }
 
-  // offset.flush.interval.ms: a Connect worker setting, not in the MM2 connector catalogue.
+  // offset.flush.interval.ms: a Connect worker setting, not in the MM2 connector catalogue;
+  // an interval like every other one (core/intervals bounds).
   const flush = substituteEnvValue(input.offsetFlushIntervalMs, lookup);
   if (flush.missing.length > 0) {
     problems.push({ property: 'offset.flush.interval.ms', reason: missingEnvReason(flush.missing) });
   } else {
-    let n = DEFAULT_OFFSET_FLUSH_INTERVAL_MS;
-    if (!isEmpty(flush.value)) n = Number(String(flush.value).trim());
-    if (!Number.isSafeInteger(n) || n <= 0) {
-      problems.push({ property: 'offset.flush.interval.ms', reason: `must be a positive whole number of milliseconds (got '${String(flush.value)}')` });
-    } else {
+    try {
+      const n = intervalMs('offset.flush.interval.ms', flush.value, DEFAULT_OFFSET_FLUSH_INTERVAL_MS, { unit: 'milliseconds', integer: true });
       values.offsetFlushIntervalMs = n;
       props['offset.flush.interval.ms'] = String(n);
+    } catch (e) {
+      if (e instanceof ConfigError) problems.push(...e.problems);
+      else throw e;
     }
   }
 
-  if (values.offsetLagMax !== undefined && Number(values.offsetLagMax) < 0) {
-    problems.push({ property: 'offset.lag.max', reason: `must be 0 or more records (got ${String(values.offsetLagMax)})` });
-  }
-  if (values.replicationFactor !== undefined && values.replicationFactor !== -1 && Number(values.replicationFactor) < 1) {
-    problems.push({ property: 'replication.factor', reason: `must be at least 1, or -1 for the broker default (got ${String(values.replicationFactor)})` });
-  }
   let topicFilter: TopicFilter | undefined;
   if (problems.length === 0) {
     try {

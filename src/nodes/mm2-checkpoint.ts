@@ -28,7 +28,6 @@ import { createGroupFilter, createTopicFilter } from '../core/filters';
 import type { Checkpoint, OffsetSync } from '../core/types';
 import {
   CheckpointEmitter,
-  clampTimer,
   type CycleResult,
   type EmitterPhase,
   type SyncEvent,
@@ -381,10 +380,11 @@ export = function register(RED: NodeAPI): void {
       }
     });
 
-    ctx.every(clampTimer(emitMs), () => {
+    // Both intervals are within the bounds of core/intervals (catalogue checks of resolveNodeSettings).
+    ctx.every(emitMs, () => {
       cycleNow(false).catch(() => undefined);
     });
-    ctx.every(clampTimer(refreshMs), () => {
+    ctx.every(refreshMs, () => {
       emitter.refreshGroups().catch(() => undefined);
     });
     // "12 groups, 3 checkpoints / 5 s ago" stays true

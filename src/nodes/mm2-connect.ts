@@ -17,6 +17,8 @@ import { deployedFlow } from './lib/export-flow';
 import { substituteEnv, missingEnvReason } from '../core/env-substitution';
 import { CONNECTOR_KINDS, exportConnectors, type ConnectorExport, type ExportOptions } from '../core/connector-export';
 import type { ConnectorKind } from '../core/config-properties';
+import { ConfigError } from '../core/errors';
+import { intervalMs } from '../core/intervals';
 import { ConnectRestClient, ConnectRestError, parseConnectUrl, traceSummary, type ConnectorStatus } from '../kafka/connect-rest';
 
 const TYPE = 'mm2-connect';
@@ -26,6 +28,8 @@ type Action = (typeof ACTIONS)[number];
 
 /** How long an action waits for the states it causes (PAUSED after pause...), polling every 500 ms. */
 const SETTLE_MS = 30000;
+/** The status poll interval of an empty field (0 turns polling off). */
+const DEFAULT_POLL_SECONDS = 10;
 const SETTLE_POLL_MS = 500;
 
 interface ConnectDef extends NodeDef {
@@ -154,12 +158,17 @@ export = function register(RED: NodeAPI): void {
       if (Number.isInteger(n) && n >= 1) tasksMax = n;
       else settingProblems.push(t('mm2-connect.errors.tasks-max', { value: tasksText.value }));
     }
-    let pollMs = 10000;
-    const pollText = substituteEnv(String(def.pollSeconds ?? ''), lookup).value.trim();
-    if (pollText !== '') {
-      const n = Number(pollText);
-      if (Number.isFinite(n) && n >= 0) pollMs = Math.round(n * 1000);
-      else settingProblems.push(t('mm2-connect.errors.poll', { value: pollText }));
+    // 0 turns the poll off; anything else is an interval within the bounds of every node (core/intervals).
+    let pollMs = 0;
+    const pollText = substituteEnv(String(def.pollSeconds ?? ''), lookup);
+    if (pollText.missing.length > 0) settingProblems.push(`pollSeconds: ${missingEnvReason(pollText.missing)}`);
+    else {
+      try {
+        pollMs = intervalMs('pollSeconds', pollText.value, DEFAULT_POLL_SECONDS, { off: 0, offHint: 'set 0' });
+      } catch (e) {
+        if (!(e instanceof ConfigError)) throw e;
+        settingProblems.push(t('mm2-connect.errors.poll', { reason: e.problems[0].reason }));
+      }
     }
     const namePrefix = substituteEnv(String(def.namePrefix ?? ''), lookup).value.trim();
     if (kinds.length === 0) settingProblems.push(t('mm2-connect.errors.no-connectors'));

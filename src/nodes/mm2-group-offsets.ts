@@ -12,6 +12,8 @@ import { TOPICS } from './lib/contracts';
 import { nodeEnvLookup, problemText, resolveNodeSettings } from './lib/settings';
 import { CONFIG_DEFAULTS } from '../core/config-properties';
 import { substituteEnv } from '../core/env-substitution';
+import { ConfigError } from '../core/errors';
+import { intervalMs as readIntervalMs } from '../core/intervals';
 import { createGroupFilter, type NameFilter } from '../core/filters';
 import { explainKafkaError } from '../kafka/client';
 import { TopicNotFoundError } from '../kafka/topic-reader';
@@ -57,6 +59,12 @@ export = function register(RED: NodeAPI): void {
 
     // ---- settings (empty = MM2's default, `${VAR}` substituted, an unset variable is an error) ----
     const mode: 'input' | 'topic' = def.mode === 'topic' ? 'topic' : 'input';
+    if (def.mode !== undefined && def.mode !== null && def.mode !== '' && def.mode !== 'input' && def.mode !== 'topic') {
+      const text = t('mm2-group-offsets.errors.bad-mode', { value: String(def.mode) });
+      status.fail(text);
+      node.error(text);
+      return;
+    }
     const lookup = nodeEnvLookup(RED, node);
     const resolved = resolveNodeSettings(def, FILTER_SETTINGS, lookup);
     // The interval is read here rather than by the catalogue (a `long` there): this node takes
@@ -69,14 +77,17 @@ export = function register(RED: NodeAPI): void {
       node.error(text);
       return;
     }
-    const intervalText = interval.value.trim();
-    const intervalS = intervalText === '' ? Number(CONFIG_DEFAULTS['sync.group.offsets.interval.seconds']) : Number(intervalText);
-    if (!Number.isFinite(intervalS) || intervalS <= 0) {
-      const text = t('mm2-group-offsets.errors.bad-interval', { value: intervalText });
+    let intervalMs: number;
+    try {
+      intervalMs = readIntervalMs('sync.group.offsets.interval.seconds', interval.value, Number(CONFIG_DEFAULTS['sync.group.offsets.interval.seconds']));
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      const text = t('mm2-group-offsets.errors.bad-interval', { reason: e.problems[0].reason });
       status.fail(text);
       node.error(text);
       return;
     }
+    const intervalS = intervalMs / 1000;
     let groupFilter: NameFilter | null = null;
     let filterError = resolved.problems.map(problemText).join('; ');
     if (filterError === '') {
@@ -100,7 +111,6 @@ export = function register(RED: NodeAPI): void {
       return;
     }
     const connection = ctx.use(maybeConnection);
-    const intervalMs = Math.round(intervalS * 1000);
     const checkpointsTopic = rep.checkpointsTopic();
     const syncer = new GroupOffsetSyncer({ connection, groupFilter });
 

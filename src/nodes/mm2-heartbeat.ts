@@ -17,6 +17,8 @@ import { TOPICS, type HeartbeatAlarmMessage, type HeartbeatMessage } from './lib
 import { nodeEnvLookup, resolveNodeSettings } from './lib/settings';
 import { CONFIG_DEFAULTS } from '../core/config-properties';
 import { missingEnvReason, substituteEnvValue, type EnvLookup } from '../core/env-substitution';
+import { ConfigError } from '../core/errors';
+import { intervalMs as readIntervalMs } from '../core/intervals';
 import { compactDuration, type HeartbeatAlarm } from '../core/heartbeat-monitor';
 import { HeartbeatEmitter, HeartbeatWatcher, type ObservedHeartbeat, type WatchPhase } from '../kafka/heartbeats';
 
@@ -65,10 +67,11 @@ function parseSettings(def: HeartbeatDef, lookup: EnvLookup, t: Translate): { se
 
   let staleAfterSeconds = DEFAULT_STALE_AFTER_SECONDS;
   const staleRaw = own('staleAfterSeconds', def.staleAfterSeconds);
-  if (!isBlank(staleRaw)) {
-    const n = Number(typeof staleRaw === 'string' ? staleRaw.trim() : staleRaw);
-    if (Number.isFinite(n) && n > 0) staleAfterSeconds = n;
-    else problems.push(t('mm2-heartbeat.errors.stale-after', { value: String(staleRaw) }));
+  try {
+    staleAfterSeconds = readIntervalMs('staleAfterSeconds', staleRaw, DEFAULT_STALE_AFTER_SECONDS, { offHint: 'untick "watch"' }) / 1000;
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    problems.push(t('mm2-heartbeat.errors.stale-after', { value: String(staleRaw), reason: e.problems[0].reason }));
   }
 
   let watch = true;

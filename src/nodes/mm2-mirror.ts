@@ -185,11 +185,11 @@ export = function register(RED: NodeAPI): void {
 
     status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-mirror.status.starting') });
     mirror.start().catch(() => undefined); // failures are events (status + warn) and retried
-    const timerMs = (ms: number): number => Math.min(ms, 2147483647); // setInterval's limit
-    ctx.every(timerMs(settings.offsetFlushIntervalMs), () => {
+    // Both intervals are within the bounds of core/intervals (checked by parseMirrorSettings).
+    ctx.every(settings.offsetFlushIntervalMs, () => {
       mirror.flush().catch(() => undefined);
     });
-    ctx.every(timerMs(settings.refreshTopicsIntervalSeconds * 1000), () => {
+    ctx.every(settings.refreshTopicsIntervalSeconds * 1000, () => {
       mirror.refresh().catch(() => undefined);
     });
     ctx.every(STATS_INTERVAL_MS, () => {

@@ -11,6 +11,7 @@ import { createReplicationPolicy } from '../core/replication-policy';
 import { ensureInternalTopic } from '../kafka/internal-topics';
 import { registerExportEndpoint } from './lib/export-flow';
 import { registerBuildFlowEndpoint } from './lib/build-flow';
+import { nodeEnvLookup, problemText, resolveReplicationSettings } from './lib/settings';
 
 
 interface ReplicationDef extends NodeDef {
@@ -42,15 +43,17 @@ export = function register(RED: NodeAPI): void {
     if (node.sourceNode && node.targetNode && node.sourceAlias === node.targetAlias) {
       node.problems.push(t('mm2-replication.errors.same-alias', { alias: node.sourceAlias }));
     }
-    node.offsetSyncsLocation = def.offsetSyncsLocation === 'target' ? 'target' : 'source';
-    const rf = Number(def.replicationFactor ?? 3);
-    node.replicationFactor = Number.isInteger(rf) && rf >= 1 ? rf : 3;
+    // A bad setting is refused naming the MM2 property, never replaced by a default.
+    const settings = resolveReplicationSettings(def as unknown as Record<string, unknown>, nodeEnvLookup(RED, node));
+    for (const p of settings.problems) node.problems.push(problemText(p));
+    node.offsetSyncsLocation = settings.offsetSyncsLocation;
+    node.replicationFactor = settings.replicationFactor;
     node.props = {
       'source.cluster.alias': node.sourceAlias,
       'target.cluster.alias': node.targetAlias,
-      'replication.policy.class': def.policy === 'IdentityReplicationPolicy' ? 'IdentityReplicationPolicy' : 'DefaultReplicationPolicy',
-      'replication.policy.separator': def.separator === undefined || def.separator === '' ? '.' : String(def.separator),
-      'replication.policy.internal.topic.separator.enabled': def.internalSeparator === false ? 'false' : 'true',
+      'replication.policy.class': settings.policy,
+      'replication.policy.separator': settings.separator,
+      'replication.policy.internal.topic.separator.enabled': settings.internalSeparator ? 'true' : 'false',
       'offset-syncs.topic.location': node.offsetSyncsLocation,
       'checkpoints.topic.replication.factor': String(node.replicationFactor),
       'heartbeats.topic.replication.factor': String(node.replicationFactor),
@@ -80,7 +83,8 @@ export = function register(RED: NodeAPI): void {
       const admin = await connection.admin();
       const brokers = (await admin.describeCluster()).brokers.length;
       let factor = node.replicationFactor;
-      if (brokers < factor) {
+      // -1: the broker's default.replication.factor, as MM2 creates it (KIP-464)
+      if (factor !== -1 && brokers < factor) {
         node.warn(t('mm2-replication.warn.rf-lowered', { topic, factor, brokers, alias: connection.alias }));
         factor = brokers;
       }

@@ -20,11 +20,12 @@ export interface ReplicationConfigNode extends Node {
   /** MM2 property map of the flow-wide settings (replication.policy.*, offset-syncs.topic.location, ...). */
   props: Record<string, string>;
   offsetSyncsLocation: 'source' | 'target';
+  /** Of the internal topics; -1: the target broker's default.replication.factor. */
   replicationFactor: number;
   problems: string[];
   /** The offset-syncs topic name and the connection of the cluster that holds it. */
   offsetSyncs(): { topic: string; connection: ClusterConnection | null; alias: string };
   checkpointsTopic(): string;
-  /** Creates an internal topic (1 partition, compacted) if missing; the replication factor is lowered to the broker count with a warning. */
+  /** Creates an internal topic (1 partition, compacted) if missing; a factor above the broker count is lowered to it with a warning (-1 is left to the broker). */
   ensureTopic(connection: ClusterConnection, topic: string): Promise<InternalTopicStatus>;
 }

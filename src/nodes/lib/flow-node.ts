@@ -8,6 +8,7 @@ import type { Node, NodeAPI, NodeStatus } from './red';
 import type { Translate } from './i18n';
 import type { ReplicationConfigNode } from './config-nodes';
 import type { ClusterConnection, ConnectionState, ConnectionUser } from '../../kafka/connection';
+import { assertTimerMs } from '../../core/intervals';
 
 export function truncate(text: string, max = 60): string {
   return text.length > max ? text.slice(0, max - 1) + '…' : text;
@@ -116,15 +117,18 @@ export function setupFlowNode(RED: NodeAPI, node: Node, replicationId: unknown, 
       return connection;
     },
     every(ms, fn) {
+      // A repeating timer below 1 ms or above the timer limit would be a busy loop: settings
+      // are bounded by core/intervals before they get here, this is the last guard.
+      if (ms < 1) throw new RangeError(`interval: ${ms} ms is not an interval`);
       const t = setInterval(() => {
         if (!closing) fn();
-      }, ms);
+      }, assertTimerMs(ms, 'interval'));
       timers.push({ clear: () => clearInterval(t) });
     },
     after(ms, fn) {
       const t = setTimeout(() => {
         if (!closing) fn();
-      }, ms);
+      }, assertTimerMs(ms, 'timeout'));
       timers.push({ clear: () => clearTimeout(t) });
     },
     onClose(fn) {

@@ -25,9 +25,19 @@ import {
 import { analyzeConnectorConfig } from '../../core/connector-config';
 import { placeholderReason, readPastedConfigs, type IgnoredKey, type PastedConnector, type PastedFlow } from '../../core/pasted-configs';
 import type { ConfigProblem } from '../../core/errors';
-import type { EnvLookup } from '../../core/env-substitution';
-import { settingSpecs } from '../../core/setting-fields';
+import { substituteEnvValue, type EnvLookup } from '../../core/env-substitution';
+import { fieldName, resolveNodeSettings, settingSpecs } from '../../core/setting-fields';
 import { FLOW_NODE_CONNECTOR, FLOW_NODE_PROPERTIES } from '../../core/connector-export';
+
+/** A config with every `${VAR}` the lookup knows substituted (unknown ones stay as written). */
+function substitutedConfig(config: Readonly<Record<string, unknown>>, lookup: EnvLookup): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(config)) {
+    const r = substituteEnvValue(v, lookup);
+    out[k] = r.missing.length > 0 ? v : r.value;
+  }
+  return out;
+}
 
 /** The MM2 properties each node exposes as fields, in dialog order (one list, kept in core). */
 export const NODE_SETTINGS: Readonly<Record<string, readonly string[]>> = FLOW_NODE_PROPERTIES;
@@ -96,6 +106,57 @@ export const REPLICATION_PROPERTIES: Readonly<Record<string, keyof ReplicationFi
   'offset-syncs.topic.location': 'offsetSyncsLocation',
   'checkpoints.topic.replication.factor': 'replicationFactor',
 });
+
+/** The flow-wide settings of an mm2-replication node, checked (see resolveReplicationSettings). */
+export interface ReplicationSettings {
+  /** Short name: `DefaultReplicationPolicy` or `IdentityReplicationPolicy`. */
+  policy: string;
+  separator: string;
+  internalSeparator: boolean;
+  offsetSyncsLocation: 'source' | 'target';
+  /** Of every internal topic; -1 means the target broker's default.replication.factor. */
+  replicationFactor: number;
+  /** Every bad field, by MM2 property name; the values above are then not to be used. */
+  problems: ConfigProblem[];
+}
+
+/**
+ * Reads the fields of an mm2-replication node with the catalogue's rules (a bad value is a
+ * problem naming the MM2 property, never replaced by a default): an unknown policy class or
+ * offset-syncs location, a replication factor that is not a whole number of at least 1 or -1,
+ * an empty or blank separator are refused. An absent field (undefined, null; '' for the
+ * choices and the factor) takes MM2's default. `${VAR}` is substituted.
+ */
+export function resolveReplicationSettings(def: Readonly<Record<string, unknown>>, lookup: EnvLookup = (n) => process.env[n]): ReplicationSettings {
+  const problems: ConfigProblem[] = [];
+  const fields: Record<string, unknown> = {};
+  const properties: string[] = [];
+  for (const [property, field] of Object.entries(REPLICATION_PROPERTIES)) {
+    if (property === 'source.cluster.alias' || property === 'target.cluster.alias') continue;
+    properties.push(property);
+    fields[fieldName(property)] = def[field];
+  }
+  const sep = def.separator;
+  if (typeof sep === 'string' && sep.trim() === '') {
+    problems.push({
+      property: 'replication.policy.separator',
+      reason: `must not be empty or blank (got '${sep}'); MM2's default is '.'`,
+    });
+    delete fields[fieldName('replication.policy.separator')];
+  }
+  const r = resolveNodeSettings(fields, properties, lookup);
+  problems.push(...r.problems);
+  const v = r.values;
+  const policy = String(v['replication.policy.class'] ?? '');
+  return {
+    policy: SHORT_POLICY[policy] ?? policy,
+    separator: String(v['replication.policy.separator'] ?? '.'),
+    internalSeparator: v['replication.policy.internal.topic.separator.enabled'] !== false,
+    offsetSyncsLocation: v['offset-syncs.topic.location'] === 'target' ? 'target' : 'source',
+    replicationFactor: Number(v['checkpoints.topic.replication.factor'] ?? 3),
+    problems,
+  };
+}
 
 export interface ReplicationDifference {
   property: string;
@@ -273,15 +334,14 @@ export function parseConfigForNode(text: unknown, nodeType: string, current?: Re
 
   const given = new Set(Object.keys(picked.config).filter((k) => picked.config[k] !== null && picked.config[k] !== undefined));
   const a = analyzeConnectorConfig(picked.config);
+  // A `${VAR}` that is set stays a reference in the field (as in any field), but its value is
+  // what must be valid: check the substituted config.
+  const checked = options.lookup ? analyzeConnectorConfig(substitutedConfig(picked.config, options.lookup)) : a;
   const secretSet = new Set(a.secrets);
   const problems = base.problems;
   const refused = new Set<string>();
-  for (const p of a.problems) {
-    if (p.property === '' || given.has(p.property)) {
-      problems.push(p);
-      if (p.property) refused.add(p.property);
-    }
-  }
+  // A placeholder or an unresolvable reference is refused for that (clearer than what its
+  // value would fail); the analyzer's problems speak for the other keys.
   for (const k of given) {
     if (secretSet.has(k)) continue; // secrets are never echoed nor used here (see notes)
     const why = placeholderReason(picked.config[k], options.lookup, k);
@@ -289,6 +349,11 @@ export function parseConfigForNode(text: unknown, nodeType: string, current?: Re
       problems.push({ property: k, reason: why });
       refused.add(k);
     }
+  }
+  for (const p of checked.problems) {
+    if (p.property !== '' && (refused.has(p.property) || !given.has(p.property))) continue;
+    problems.push(p);
+    if (p.property) refused.add(p.property);
   }
   const settings: Record<string, string> = {};
   for (const k of given) {

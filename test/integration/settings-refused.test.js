@@ -1,0 +1,175 @@
+'use strict';
+/**
+ * Bad settings are errors, never defaults or busy loops (real brokers, a real Node-RED runtime):
+ *
+ * - an interval above what a JavaScript timer can wait (3e9 s) used to become a 1 ms loop
+ *   (thousands of heartbeats, Connect REST requests, group-offset cycles in seconds): each node
+ *   now refuses it naming the property and does nothing;
+ * - a replication factor of -1 used to become 3 (then lowered to the broker count with a
+ *   warning): it now creates the internal topics with the broker's default.replication.factor.
+ */
+const assert = require('node:assert/strict');
+const http = require('node:http');
+const env = require('../harness/env');
+const nodes = require('../harness/nodes');
+const { decodeHeartbeat } = require('../../core/heartbeat');
+const { ourReads } = require('../harness/mm2-reads');
+
+const HUGE = '3000000000'; // seconds: 3e12 ms, far above setTimeout's 2^31-1 ms
+
+function aliases() {
+  const id = env.unique('sr').replace(/-/g, '');
+  return { src: `s${id}`, tgt: `t${id}` };
+}
+
+/** How many heartbeats keyed (source alias, target alias) the source's `heartbeats` topic holds. */
+async function heartbeatsFor(a) {
+  const decode = (k, v) => {
+    try {
+      return decodeHeartbeat(k, v);
+    } catch {
+      return null;
+    }
+  };
+  const all = await ourReads('source', 'heartbeats', decode);
+  return all.filter((hb) => hb && hb.sourceClusterAlias === a.src && hb.targetClusterAlias === a.tgt).length;
+}
+
+function errorsOf(node) {
+  return node.error.getCalls().filter((c) => c.thisValue === node).map((c) => String(c.args[0]));
+}
+
+function lastStatus(node) {
+  const calls = node.status.getCalls().filter((c) => c.thisValue === node);
+  return calls.length > 0 ? calls[calls.length - 1].args[0] : undefined;
+}
+
+describe('refused settings (Node-RED runtime, real brokers)', function () {
+  before(() => nodes.startServer());
+  after(() => nodes.stopServer());
+  afterEach(() => nodes.helper.unload());
+
+  it('a heartbeat interval of 3e9 s is refused naming emit.heartbeats.interval.seconds and the range; nothing is emitted while a good node beside it emits', async function () {
+    const bad = aliases();
+    const good = aliases();
+    await nodes.load(
+      [
+        { id: 'hb', type: 'mm2-heartbeat', replication: 'rep', emitHeartbeatsEnabled: true, emitHeartbeatsIntervalSeconds: HUGE, staleAfterSeconds: '30', watch: false, wires: [[], []] },
+        // an independent flow whose heartbeats show that time passed (a 1 ms loop would have written thousands)
+        { id: 'src2', type: 'mm2-cluster', alias: good.src, bootstrap: env.cluster('source').bootstrap, saslMechanism: 'none' },
+        { id: 'tgt2', type: 'mm2-cluster', alias: good.tgt, bootstrap: env.cluster('target').bootstrap, saslMechanism: 'none' },
+        { id: 'rep2', type: 'mm2-replication', source: 'src2', target: 'tgt2', policy: 'DefaultReplicationPolicy', separator: '.', internalSeparator: true, offsetSyncsLocation: 'source', replicationFactor: 1 },
+        { id: 'hb2', type: 'mm2-heartbeat', replication: 'rep2', emitHeartbeatsEnabled: true, emitHeartbeatsIntervalSeconds: '1', staleAfterSeconds: '30', watch: false, wires: [[], []] },
+      ],
+      { over: { src: { alias: bad.src }, tgt: { alias: bad.tgt } } },
+    );
+    const hb = nodes.helper.getNode('hb');
+    const errors = errorsOf(hb);
+    assert.equal(errors.length, 1, errors.join('\n'));
+    assert.match(errors[0], /emit\.heartbeats\.interval\.seconds: 3000000000 is above the longest interval/);
+    assert.match(errors[0], /1\.\.2073600 s \(1 s to 24 days\)/);
+    assert.equal(lastStatus(hb).fill, 'red');
+    const good2 = nodes.helper.getNode('hb2');
+    const emitted = () => {
+      const m = /^emitted (\d+) /.exec((lastStatus(good2) || {}).text || '');
+      return m ? Number(m[1]) : 0;
+    };
+    await env.eventually(() => emitted() >= 3, { what: 'three heartbeats of the good node', timeout: 30000 });
+    assert.ok((await heartbeatsFor(good)) >= 3, 'the good node wrote its heartbeats');
+    assert.equal(await heartbeatsFor(bad), 0, 'the refused node wrote no heartbeat');
+  });
+
+  it('a Connect poll interval of 3e9 s is refused naming pollSeconds; the node sends no request while a good node polls', async function () {
+    const requests = { bad: 0, good: 0 };
+    const servers = {};
+    for (const which of ['bad', 'good']) {
+      servers[which] = http.createServer((req, res) => {
+        requests[which]++;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('[]');
+      });
+      await new Promise((r) => servers[which].listen(0, '127.0.0.1', r));
+    }
+    const url = (which) => `http://127.0.0.1:${servers[which].address().port}`;
+    try {
+      await nodes.load([
+        { id: 'bad', type: 'mm2-connect', replication: 'rep', url: url('bad'), urlType: 'str', pollSeconds: HUGE, wires: [[]] },
+        // a good node polling its own worker shows that time passed (a 1 ms loop would have sent thousands)
+        { id: 'good', type: 'mm2-connect', replication: 'rep', url: url('good'), urlType: 'str', pollSeconds: '1', wires: [[]] },
+      ]);
+      const bad = nodes.helper.getNode('bad');
+      const errors = errorsOf(bad);
+      assert.equal(errors.length, 1, errors.join('\n'));
+      assert.match(errors[0], /^pollSeconds \(the status poll interval; 0 = off\): 3000000000 is above the longest interval/);
+      assert.equal(lastStatus(bad).fill, 'red');
+      await env.eventually(() => requests.good >= 3, { what: 'three polls of the good node', timeout: 30000 });
+      assert.equal(requests.bad, 0, 'the refused node sent no request');
+    } finally {
+      for (const s of Object.values(servers)) await new Promise((r) => s.close(r));
+    }
+  });
+
+  it('a group-offsets interval of 3e9 s or 0.0001 s is refused naming sync.group.offsets.interval.seconds, an unknown mode naming mode, with a red status', async function () {
+    await nodes.load([
+      { id: 'big', type: 'mm2-group-offsets', replication: 'rep', mode: 'input', syncGroupOffsetsIntervalSeconds: HUGE, groups: '', groupsExclude: '', wires: [[]] },
+      { id: 'tiny', type: 'mm2-group-offsets', replication: 'rep', mode: 'input', syncGroupOffsetsIntervalSeconds: '0.0001', groups: '', groupsExclude: '', wires: [[]] },
+      // an unknown mode used to run as 'input'
+      { id: 'mode', type: 'mm2-group-offsets', replication: 'rep', mode: 'topics', syncGroupOffsetsIntervalSeconds: '60', groups: '', groupsExclude: '', wires: [[]] },
+    ]);
+    for (const [id, re] of [
+      ['big', /^sync\.group\.offsets\.interval\.seconds: .*above the longest interval/],
+      ['tiny', /^sync\.group\.offsets\.interval\.seconds: .*below the shortest interval/],
+      ['mode', /^mode: 'topics' is neither 'input' .* nor 'topic'/],
+    ]) {
+      const n = nodes.helper.getNode(id);
+      const errors = errorsOf(n);
+      assert.equal(errors.length, 1, errors.join('\n'));
+      assert.match(errors[0], re);
+      assert.equal(lastStatus(n).fill, 'red', id);
+    }
+  });
+
+  it('replication factor -1 creates the internal topics with the broker default, without lowering, and the flow carries -1', async function () {
+    await nodes.load([], { over: { rep: { replicationFactor: '-1' } } });
+    const rep = nodes.helper.getNode('rep');
+    assert.deepEqual(rep.problems, []);
+    assert.equal(rep.replicationFactor, -1);
+    assert.equal(rep.props['checkpoints.topic.replication.factor'], '-1');
+    const warnings = [];
+    rep.on('call:warn', (call) => warnings.push(String(call.args[0])));
+    const tgt = nodes.helper.getNode('tgt');
+    const topic = env.unique('rf') + '.checkpoints.internal';
+    const st = await rep.ensureTopic(tgt.connection, topic);
+    assert.equal(st.created, true);
+    assert.equal(st.cleanupPolicy, 'compact');
+    assert.deepEqual(warnings, [], 'nothing lowered: the broker chose the factor');
+    const tadmin = await env.admin('target');
+    {
+      const brokerId = String((await tadmin.describeCluster()).brokers[0].nodeId);
+      const cfg = await tadmin.describeConfigs({ includeSynonyms: false, resources: [{ type: 4 /* BROKER */, name: brokerId, configNames: ['default.replication.factor'] }] });
+      const dflt = Number(cfg.resources[0].configEntries.find((c) => c.configName === 'default.replication.factor').configValue);
+      const md = await tadmin.fetchTopicMetadata({ topics: [topic] });
+      assert.equal(md.topics[0].partitions.length, 1);
+      assert.equal(md.topics[0].partitions[0].replicas.length, dflt);
+    }
+  });
+
+  it('replication factor abc or 0, an unknown policy or location, a blank separator: the flow is refused naming the property and its nodes do not run', async function () {
+    const cases = [
+      [{ replicationFactor: 'abc' }, /checkpoints\.topic\.replication\.factor: 'abc' is not a whole number/],
+      [{ replicationFactor: '0' }, /checkpoints\.topic\.replication\.factor: must be at least 1, or -1/],
+      [{ policy: 'MyPolicy' }, /replication\.policy\.class: 'MyPolicy' is not one of/],
+      [{ offsetSyncsLocation: 'middle' }, /offset-syncs\.topic\.location: 'middle' is not one of/],
+      [{ separator: ' ' }, /replication\.policy\.separator: must not be empty or blank/],
+    ];
+    for (const [over, re] of cases) {
+      await nodes.load([{ id: 'hb', type: 'mm2-heartbeat', replication: 'rep', emitHeartbeatsIntervalSeconds: '1', watch: false, wires: [[], []] }], { over: { rep: over } });
+      const rep = nodes.helper.getNode('rep');
+      assert.match(rep.problems.join('; '), re, JSON.stringify(over));
+      const hb = nodes.helper.getNode('hb');
+      assert.match(errorsOf(hb).join('\n'), re, 'the flow node names it too');
+      assert.equal(lastStatus(hb).fill, 'red');
+      await nodes.helper.unload();
+    }
+  });
+});

@@ -1,0 +1,90 @@
+'use strict';
+/**
+ * A bad setting is refused naming its MM2 property, never replaced by a default; -1 (the
+ * broker's default.replication.factor) is honoured. Before: an unknown offset-syncs location or
+ * policy class, a replication factor of `abc` or `0`, a blank separator were replaced silently
+ * and -1 became 3.
+ */
+const assert = require('node:assert/strict');
+const { resolveReplicationSettings } = require('../../nodes/lib/settings');
+const { exportConnectors } = require('../../core/connector-export');
+const { parseMirrorSettings } = require('../../core/mirror-settings');
+const { getPropertyDef, normaliseValue } = require('../../core/config-properties');
+
+const GOOD = { policy: 'DefaultReplicationPolicy', separator: '.', internalSeparator: true, offsetSyncsLocation: 'source', replicationFactor: 3 };
+
+function problemsOf(over) {
+  return resolveReplicationSettings({ ...GOOD, ...over }, () => undefined).problems;
+}
+
+describe('refused settings: the replication flow', function () {
+  it('reads a good flow, short or full policy names', function () {
+    const r = resolveReplicationSettings({ ...GOOD, policy: 'org.apache.kafka.connect.mirror.IdentityReplicationPolicy', separator: '_', offsetSyncsLocation: 'target', replicationFactor: '2' });
+    assert.deepEqual(r, { policy: 'IdentityReplicationPolicy', separator: '_', internalSeparator: true, offsetSyncsLocation: 'target', replicationFactor: 2, problems: [] });
+    const d = resolveReplicationSettings({}, () => undefined);
+    assert.deepEqual(d, { policy: 'DefaultReplicationPolicy', separator: '.', internalSeparator: true, offsetSyncsLocation: 'source', replicationFactor: 3, problems: [] }, 'absent fields take MM2 defaults');
+  });
+
+  it('honours -1: the broker default replication factor', function () {
+    const r = resolveReplicationSettings({ ...GOOD, replicationFactor: '-1' });
+    assert.deepEqual(r.problems, []);
+    assert.equal(r.replicationFactor, -1);
+    assert.equal(resolveReplicationSettings({ ...GOOD, replicationFactor: -1 }).replicationFactor, -1);
+  });
+
+  const cases = [
+    ['an unknown offset-syncs location', { offsetSyncsLocation: 'middle' }, 'offset-syncs.topic.location', /'middle' is not one of 'source', 'target'/],
+    ['an unknown policy class', { policy: 'com.example.MyPolicy' }, 'replication.policy.class', /'com\.example\.MyPolicy' is not one of/],
+    ['a replication factor of abc', { replicationFactor: 'abc' }, 'checkpoints.topic.replication.factor', /'abc' is not a whole number/],
+    ['a replication factor of 0', { replicationFactor: '0' }, 'checkpoints.topic.replication.factor', /must be at least 1, or -1/],
+    ['a replication factor of -2', { replicationFactor: -2 }, 'checkpoints.topic.replication.factor', /must be at least 1, or -1/],
+    ['a replication factor of 1.5', { replicationFactor: '1.5' }, 'checkpoints.topic.replication.factor', /not a whole number/],
+    ['a replication factor with junk', { replicationFactor: '3x' }, 'checkpoints.topic.replication.factor', /not a whole number/],
+    ['an empty separator', { separator: '' }, 'replication.policy.separator', /must not be empty or blank/],
+    ['a blank separator', { separator: '  ' }, 'replication.policy.separator', /must not be empty or blank/],
+    ['a separator with a character topic names cannot hold', { separator: '/' }, 'replication.policy.separator', /may contain only/],
+    ['an internal-separator flag that is not a boolean', { internalSeparator: 'maybe' }, 'replication.policy.internal.topic.separator.enabled', /not a boolean/],
+  ];
+  for (const [what, over, property, reason] of cases) {
+    it(`refuses ${what}, naming ${property}`, function () {
+      const p = problemsOf(over);
+      assert.equal(p.length, 1, JSON.stringify(p));
+      assert.equal(p[0].property, property);
+      assert.match(p[0].reason, reason);
+    });
+  }
+});
+
+describe('refused settings: export and the other nodes', function () {
+  const flow = (rf) => ({
+    replication: { ...GOOD, replicationFactor: rf },
+    source: { id: 'src', alias: 'east', bootstrap: 'k1:9092' },
+    target: { id: 'tgt', alias: 'west', bootstrap: 'k2:9092' },
+    nodes: [{ id: 'cp', type: 'mm2-checkpoint' }, { id: 'hb', type: 'mm2-heartbeat' }, { id: 'm', type: 'mm2-mirror' }],
+  });
+
+  it('the Kafka Connect export carries -1 as the user wrote it', function () {
+    const r = exportConnectors(flow('-1'));
+    assert.deepEqual(r.problems, []);
+    const cfg = (kind) => r.connectors.find((c) => c.kind === kind).config;
+    assert.equal(cfg('checkpoint')['checkpoints.topic.replication.factor'], '-1');
+    assert.equal(cfg('heartbeat')['heartbeats.topic.replication.factor'], '-1');
+    assert.equal(cfg('source')['offset-syncs.topic.replication.factor'], '-1');
+  });
+
+  it('the export reports a bad replication factor instead of writing 3', function () {
+    for (const rf of ['abc', '0']) {
+      const r = exportConnectors(flow(rf));
+      assert.ok(r.problems.some((p) => p.property === 'checkpoints.topic.replication.factor'), rf);
+    }
+  });
+
+  it('numbers with junk, a negative offset.lag.max and a bad mirror replication factor are refused', function () {
+    assert.throws(() => parseMirrorSettings({ offsetLagMax: '-1' }), /offset\.lag\.max: must be 0 or more records/);
+    assert.throws(() => parseMirrorSettings({ offsetLagMax: '10 records' }), /offset\.lag\.max: '10 records' is not a whole number/);
+    assert.throws(() => parseMirrorSettings({ replicationFactor: '0' }), /replication\.factor: must be at least 1, or -1/);
+    assert.throws(() => parseMirrorSettings({ offsetFlushIntervalMs: '1e3' }), /offset\.flush\.interval\.ms: '1e3' is not a number/);
+    assert.equal(parseMirrorSettings({ replicationFactor: '-1' }).replicationFactor, -1);
+    assert.equal(normaliseValue(getPropertyDef('offset.lag.max'), '-5').ok, false, 'the catalogue refuses it too (paste, export)');
+  });
+});
