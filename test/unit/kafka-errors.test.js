@@ -1,0 +1,51 @@
+'use strict';
+/**
+ * explainKafkaError on errors that do not come from a broker answer: kafkajs failing inside
+ * (a TypeError on an answer it did not expect) and an explanation handed on by the shared
+ * connection (explained once, never again). The broker-side refusals (SASL, listeners) are
+ * tested against the real brokers in test/integration/config-nodes.test.js.
+ */
+const assert = require('node:assert/strict');
+const { explainKafkaError, ExplainedKafkaError } = require('../../kafka/client');
+
+const S = { alias: 'src', bootstrapServers: ['h:9092'] };
+
+function kafkajsTypeError(message) {
+  const e = new TypeError(message);
+  e.stack = `TypeError: ${message}\n    at Object.fetchTopicOffsets (/app/node_modules/kafkajs/src/admin/index.js:656:15)`;
+  return e;
+}
+
+describe('explainKafkaError: kafkajs internals and explanations handed on', function () {
+  it("kafkajs' `Cannot destructure property 'partitions' of 'low.pop(...)'` becomes an explanation", function () {
+    const text = explainKafkaError(kafkajsTypeError("Cannot destructure property 'partitions' of 'low.pop(...)' as it is undefined."), S);
+    assert.equal(
+      text,
+      "the broker returned no offsets for a topic (src: h:9092): it was probably deleted, re-created or had no leader during the request; the next cycle tries again (kafkajs: Cannot destructure property 'partitions' of 'low.pop(...)' as it is undefined.)",
+    );
+  });
+
+  it('another TypeError from inside kafkajs is explained as the client failing on an unexpected answer', function () {
+    const text = explainKafkaError(kafkajsTypeError("Cannot read properties of undefined (reading 'leader')"), S);
+    assert.match(text, /^the Kafka client failed on an unexpected answer \(src: h:9092\): probably a topic deleted or re-created during the request; the next cycle tries again \(kafkajs: Cannot read properties of undefined \(reading 'leader'\)\)$/);
+  });
+
+  it('a TypeError of our own code is not blamed on kafkajs', function () {
+    const e = new TypeError('x is not a function');
+    e.stack = 'TypeError: x is not a function\n    at run (/app/kafka/mirror.js:1:1)';
+    assert.equal(explainKafkaError(e, S), 'x is not a function (src: h:9092)');
+  });
+
+  it('an explanation is handed on unchanged, not read again as a cause', function () {
+    const first = explainKafkaError(Object.assign(new Error('SASL PLAIN authentication failed: Authentication failed: Invalid username or password'), { name: 'KafkaJSSASLAuthenticationError' }), { ...S, sasl: { mechanism: 'plain', username: 'u', password: 'p' } });
+    assert.equal(first, "SASL login refused (src: h:9092): wrong username 'u' or password for PLAIN: check the username and password");
+    const handed = new ExplainedKafkaError(first);
+    assert.equal(explainKafkaError(handed, S), first);
+    assert.equal(explainKafkaError(handed), first);
+  });
+
+  it('a broker closing the connection without SASL set is not called a SASL problem for sure', function () {
+    const e = Object.assign(new Error('Closed connection'), { name: 'KafkaJSConnectionClosedError' });
+    assert.equal(explainKafkaError(e, S), 'the broker closed the connection (src: h:9092): a broker restarting, or a listener that wants SASL or TLS (then set them in the cluster node)');
+  });
+});
