@@ -48,9 +48,14 @@ export class ClusterConnection {
     user.onConnectionState?.(this.st);
   }
 
-  /** Removes a user; when none is left, the connections close. */
+  /**
+   * Removes a user (the one registered, not just one with its id: a node that replaced it after a
+   * redeploy has the same id and stays); when none is left, the connections close.
+   */
   async deregister(user: ConnectionUser): Promise<void> {
-    this.users.delete(user.id);
+    const current = this.users.get(user.id);
+    if (current === user) this.users.delete(user.id);
+    else if (current) return;
     if (this.users.size === 0) await this.close();
   }
 

@@ -204,7 +204,6 @@ export = function register(RED: NodeAPI): void {
 
     // ---- status ----
     let lastKey = '';
-    let lastPollError = '';
     function render(list: ConnectorStateJson[]): void {
       const failed = list.filter((c) => c.state === 'FAILED' || c.tasks.some((x) => x.state === 'FAILED'));
       if (failed.length > 0) {
@@ -334,14 +333,12 @@ export = function register(RED: NodeAPI): void {
       } catch (e) {
         if (!ctx.closing) {
           status.fail(brief(e));
-          const text = explain(e);
-          if (text !== lastPollError) node.warn(text);
-          lastPollError = text;
+          ctx.log.warn('poll', explain(e));
         }
         lastKey = '';
         return;
       }
-      lastPollError = '';
+      ctx.log.ok('poll');
     }
 
     function enqueue(action: Action, only: ConnectorKind[] | null, msg: NodeMessage, send: SendFn, done: DoneFn): void {
