@@ -246,8 +246,9 @@ export = function register(RED: NodeAPI): void {
       return { action, url, ok, settled, connectors: list, summary };
     }
 
+    /** What a poll compares: states and the worker of each connector and task (a task that moved to another worker is a change to report). */
     function stateKey(list: ConnectorStateJson[]): string {
-      return JSON.stringify(list.map((c) => [c.name, c.state, c.tasks.map((x) => [x.id, x.state])]));
+      return JSON.stringify(list.map((c) => [c.name, c.state, c.workerId ?? null, c.tasks.map((x) => [x.id, x.state, x.workerId ?? null])]));
     }
 
     // ---- actions (one at a time, in arrival order) ----
