@@ -104,6 +104,21 @@ describe('config nodes (Node-RED runtime, real brokers)', function () {
     assert.equal(st.cleanupPolicy, 'compact');
   });
 
+  it('an internal topic the separator makes invalid: the failure names replication.policy.separator', async function () {
+    await nodes.load([], { over: { rep: { separator: '/' } } });
+    const rep = nodes.helper.getNode('rep');
+    const tgt = nodes.helper.getNode('tgt');
+    const topic = rep.checkpointsTopic();
+    assert.ok(topic.includes('/'), topic);
+    await assert.rejects(
+      () => rep.ensureTopic(tgt.connection, topic),
+      (e) => {
+        assert.match(e.message, new RegExp(`^cannot create internal topic ${topic.replace(/[.]/g, '\\.')}: topic name '.*' has characters Kafka does not allow \\('/'; only letters, digits, '\\.', '_' and '-'\\): it is built with replication\\.policy\\.separator '/'; set replication\\.policy\\.separator to characters Kafka allows in topic names`));
+        return true;
+      },
+    );
+  });
+
   describe('diagnoses that name the cause, against the SASL and plaintext listeners', function () {
     const { explainKafkaError } = require('../../kafka/client');
     /** Connects the source cluster node with `src` settings and returns the explained failure. */

@@ -49,3 +49,17 @@ describe('explainKafkaError: kafkajs internals and explanations handed on', func
     assert.equal(explainKafkaError(e, S), 'the broker closed the connection (src: h:9092): a broker restarting, or a listener that wants SASL or TLS (then set them in the cluster node)');
   });
 });
+
+describe('invalidTopicNameReason: names replication.policy.separator when it made a topic name invalid', function () {
+  const { invalidTopicNameReason } = require('../../kafka/internal-topics');
+  it('valid names pass; invalid ones say why, and name the separator when it is the cause', function () {
+    assert.equal(invalidTopicNameReason('us-west.checkpoints.internal', '.'), null);
+    assert.equal(invalidTopicNameReason('a_b-c.D9', '_'), null);
+    assert.equal(
+      invalidTopicNameReason('us-west:orders', ':'),
+      "topic name 'us-west:orders' has characters Kafka does not allow (':'; only letters, digits, '.', '_' and '-'): it is built with replication.policy.separator ':'; set replication.policy.separator to characters Kafka allows in topic names (MM2's default is '.')",
+    );
+    assert.match(invalidTopicNameReason('x'.repeat(250), '.'), /longer than Kafka's 249 characters$/);
+    assert.equal(invalidTopicNameReason('..'), "'..' is not a topic name");
+  });
+});
