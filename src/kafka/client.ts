@@ -143,8 +143,12 @@ export function explainKafkaError(err: unknown, s?: Pick<ClusterSettings, 'alias
   }
   const text = chain.map((x) => `${x.name ?? ''} ${x.type ?? ''} ${x.code ?? ''} ${x.message ?? ''}`).join(' | ');
   const where = s ? ` (${s.alias}: ${s.bootstrapServers.join(',')})` : '';
+  // an explanation of ours passed on in a plain Error (it names the cluster already): as it is
+  if (where && typeof e?.message === 'string' && e.message.includes(where) && !e.type && !/^KafkaJS/.test(e.name ?? '')) return e.message;
   const sasl = s?.sasl && s.sasl.mechanism !== 'none' ? s.sasl : undefined;
-  const mech = mechanismName(sasl?.mechanism);
+  // the mechanism from the settings, else from kafkajs' words ("SASL SCRAM SHA512 authentication failed")
+  const said = /SASL (PLAIN|SCRAM SHA(256|512))\b/.exec(text);
+  const mech = mechanismName(sasl?.mechanism) || (said ? said[1].replace('SCRAM SHA', 'SCRAM-SHA-') : '');
   const user = sasl?.username ? ` '${sasl.username}'` : '';
   // a SASL client on a listener without SASL: the broker refuses the SASL handshake
   if (/ILLEGAL_SASL_STATE/.test(text)) {

@@ -42,6 +42,8 @@ describe('explainKafkaError: kafkajs internals and explanations handed on', func
     const handed = new ExplainedKafkaError(first);
     assert.equal(explainKafkaError(handed, S), first);
     assert.equal(explainKafkaError(handed), first);
+    // also when a caller passed it on in a plain Error (`new Error(connection.reportError(e))`)
+    assert.equal(explainKafkaError(new Error(first), S), first);
   });
 
   it('a broker closing the connection without SASL set is not called a SASL problem for sure', function () {
