@@ -222,7 +222,7 @@ export function setupFlowNode(RED: NodeAPI, node: Node, replicationId: unknown, 
     // from now on the node neither logs nor shows the failures of its (old) configuration
     log.close();
     status.close();
-    const work = closers.map((fn) => Promise.resolve().then(() => fn(removed)).catch((e) => node.debug(`close: ${(e as Error).message}`)));
+    const work = closers.map((fn) => Promise.resolve().then(() => fn(removed)).catch((e) => node.warn(`close: ${(e as Error).message}`)));
     Promise.allSettled(work)
       .then(() => Promise.allSettled(used.map((u) => u.connection.deregister(u.user))))
       .finally(() => {
