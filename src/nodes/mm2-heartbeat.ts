@@ -253,9 +253,9 @@ export = function register(RED: NodeAPI): void {
         onMalformed: (err, offset, count) => {
           if (ctx.closing) return;
           malformedUnwarned += 1;
-          if (ctx.log.limited('malformed', t('mm2-heartbeat.warn.malformed', { count: malformedUnwarned, total: count, topic: watchTopic, offset: String(offset), error: err.message }), WARN_EVERY_MS)) {
+          ctx.log.limited('malformed', t('mm2-heartbeat.warn.malformed', { count: malformedUnwarned, total: count, topic: watchTopic, offset: String(offset), error: err.message }), WARN_EVERY_MS, () => {
             malformedUnwarned = 0;
-          }
+          });
           render();
         },
         onPhase: (p, percent) => {

@@ -8,6 +8,7 @@ import type { Node, NodeAPI, NodeStatus } from './red';
 import type { Translate } from './i18n';
 import type { ReplicationConfigNode } from './config-nodes';
 import type { ClusterConnection, ConnectionState, ConnectionUser } from '../../kafka/connection';
+import { ReportThrottle } from '../../core/report-throttle';
 
 export function truncate(text: string, max = 60): string {
   return text.length > max ? text.slice(0, max - 1) + '…' : text;
@@ -21,11 +22,13 @@ export const FAILURE_REMIND_MS = 10 * 60_000;
  * created, an unreachable Connect worker): each kind of failure is logged when its text changes,
  * not every cycle; the same text again only after `remindMs` while it lasts, and at once after
  * `ok(kind)` said it was over. Numbers in the text (offsets, counts, ms) do not make it a new
- * failure. `limited` is for counters (malformed records skipped): at most once per `everyMs`.
+ * failure. `limited` is for counters (malformed records skipped): the core ReportThrottle, at
+ * most once per `everyMs`, the last text of a period reported when the period ends.
  * Once the node closes (a redeploy replaced it) it logs nothing: the new node reports.
  */
 export class FailureLog {
   private last = new Map<string, { key: string; at: number }>();
+  private throttles = new Map<string, { throttle: ReportThrottle<string>; logged?: () => void }>();
   private closed = false;
 
   constructor(
@@ -53,20 +56,42 @@ export class FailureLog {
     this.last.delete(kind);
   }
 
-  /** At most one warning of this kind per `everyMs` (for counts that keep growing). */
-  limited(kind: string, text: string, everyMs: number): boolean {
+  /**
+   * At most one warning of this kind per `everyMs` (for counts that keep growing); the last text
+   * held back is logged when the period ends. `logged` runs whenever a warning of this kind is
+   * logged (to restart a count "since the last warning"). Returns whether it logged now.
+   */
+  limited(kind: string, text: string, everyMs: number, logged?: () => void): boolean {
     if (this.closed) return false;
-    const now = this.now();
-    const prev = this.last.get(`limited:${kind}`);
-    if (prev && now - prev.at < everyMs) return false;
-    this.last.set(`limited:${kind}`, { key: '', at: now });
-    this.node.warn(text);
-    return true;
+    let entry = this.throttles.get(kind);
+    if (!entry) {
+      const e: { throttle: ReportThrottle<string>; logged?: () => void } = {
+        throttle: new ReportThrottle<string>({
+          everyMs,
+          now: this.now,
+          first: (t) => this.logLimited(e, t),
+          more: (_count, t) => this.logLimited(e, t),
+        }),
+      };
+      entry = e;
+      this.throttles.set(kind, entry);
+    }
+    entry.logged = logged;
+    const pending = entry.throttle.pending;
+    entry.throttle.report(text);
+    return entry.throttle.pending === pending && pending === 0;
   }
 
-  /** Nothing is logged any more (the node closed). */
+  /** Nothing is logged any more (the node closed); held-back counter warnings are dropped. */
   close(): void {
     this.closed = true;
+    for (const e of this.throttles.values()) e.throttle.clear();
+  }
+
+  private logLimited(entry: { logged?: () => void }, text: string): void {
+    if (this.closed) return;
+    this.node.warn(text);
+    entry.logged?.();
   }
 
   private changed(kind: string, text: string): boolean {
