@@ -166,12 +166,20 @@ export class ConnectRestClient {
     return this.baseUrl.origin + this.baseUrl.pathname.replace(/\/+$/, '');
   }
 
+  private stopped = false;
+
+  /** No more repeats: a request waiting to be repeated ends with the answer it has (the user closed). */
+  stopRetrying(): void {
+    this.stopped = true;
+  }
+
   /** One request, repeated on 409 and 5xx answers (bounded; see the file comment). Network errors fail at once. */
   private async request(method: string, path: string, body?: unknown): Promise<RawResponse> {
     for (let attempt = 0; ; attempt++) {
       const r = await this.send(method, path, body);
-      if (!isRetriableStatus(r.status) || attempt >= this.retries) return r;
+      if (!isRetriableStatus(r.status) || attempt >= this.retries || this.stopped) return r;
       await new Promise((resolve) => setTimeout(resolve, retryDelay(attempt, this.backoffMs, this.maxBackoffMs)));
+      if (this.stopped) return r;
     }
   }
 

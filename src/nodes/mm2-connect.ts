@@ -179,6 +179,7 @@ export = function register(RED: NodeAPI): void {
       return fail(t('mm2-connect.errors.url', { error: (e as Error).message }));
     }
     const url = client.displayUrl;
+    ctx.onClose(() => client.stopRetrying());
 
     /** The connector configs of the flow as deployed now (read at each action: the flow may have been redeployed). */
     function currentExport(): ConnectorExport {

@@ -91,6 +91,16 @@ describe('Kafka Connect REST client: repeats 409 and 5xx with back-off', functio
     assert.equal(srv.seen.length, 1);
   });
 
+  it('stopRetrying (the node closed): a request waiting to be repeated ends with the answer it has', async function () {
+    srv = await server([[409, REBALANCE]]);
+    const c = new ConnectRestClient({ url: srv.url, retries: 50, retryBackoffMs: 5 });
+    const pending = c.getConfig('x');
+    for (let i = 0; i < 500 && srv.seen.length < 2; i++) await new Promise((r) => setTimeout(r, 5));
+    c.stopRetrying();
+    await assert.rejects(pending, (e) => e.status === 409);
+    assert.ok(srv.seen.length < 50, `stopped after ${srv.seen.length} requests`);
+  });
+
   it('a bad retry option is refused, not replaced by a default', function () {
     assert.throws(() => new ConnectRestClient({ url: 'http://x:1', retries: -1 }), /retries must be a number >= 0/);
     assert.throws(() => new ConnectRestClient({ url: 'http://x:1', retryBackoffMs: Number.NaN }), /retryBackoffMs/);
