@@ -7,7 +7,12 @@
  * source next to the translated offsets the flow wrote on the target. Ctrl-C stops everything.
  *
  * Options: --port N (Node-RED port, default 1880), --example NAME (default full-failover),
- *          --duration S (stop by itself after S seconds; for smoke tests).
+ *          --duration S (stop by itself after S seconds; for smoke tests),
+ *          --kafka-ports S,T (broker ports of source and target, default 19092,29092; 0 = a free
+ *          port, and the flow's cluster nodes are pointed at the ports used).
+ *
+ * Ctrl-C (SIGINT) or SIGTERM at any moment, also while it starts: Node-RED is closed, the
+ * brokers are stopped and their data folders and Node-RED's user folder are removed.
  */
 const fs = require('node:fs');
 const path = require('node:path');
@@ -23,6 +28,16 @@ const opt = (n, d) => {
 const PORT = Number(opt('--port', 1880));
 const EXAMPLE = opt('--example', 'full-failover');
 const DURATION = Number(opt('--duration', 0));
+const DEFAULT_PORTS = { source: 19092, target: 29092 };
+const KAFKA_PORTS = (() => {
+  const text = opt('--kafka-ports', `${DEFAULT_PORTS.source},${DEFAULT_PORTS.target}`);
+  const p = text.split(',').map((x) => Number(x.trim()));
+  if (p.length !== 2 || !p.every((n) => Number.isInteger(n) && n >= 0 && n <= 65535)) {
+    console.error(`--kafka-ports '${text}': give two ports, source,target (0 = a free port)`);
+    process.exit(2);
+  }
+  return { source: p[0], target: p[1] };
+})();
 
 const TOPICS = [
   { topic: 'orders', numPartitions: 3 },
@@ -34,28 +49,41 @@ const GROUPS = [
   { groupId: 'billing-ledger', topics: ['billing'], delayMs: 20 },
 ];
 
-async function main() {
-  console.log('starting two Kafka clusters (source :19092, target :29092)...');
-  const clusters = await startClusters(['source', 'target'], {
-    ports: { source: { broker: 19092 }, target: { broker: 29092 } },
-  });
-  const stops = [() => clusters.stop()];
-  let stopping = false;
-  const stopAll = async (code = 0) => {
-    if (stopping) return;
-    stopping = true;
-    console.log('\nstopping...');
-    for (const s of stops.reverse()) {
-      try {
-        await s();
-      } catch {
-        /* keep stopping the rest */
-      }
+// What to undo, in reverse order, when the demo stops. Registered before anything starts, so a
+// Ctrl-C during start-up also stops what already runs and removes its folders.
+const stops = [];
+let stopping = false;
+const stopAll = async (code = 0) => {
+  if (stopping) return;
+  stopping = true;
+  console.log('\nstopping...');
+  while (stops.length > 0) {
+    try {
+      await stops.pop()();
+    } catch {
+      /* keep stopping the rest */
     }
-    process.exit(code);
-  };
-  process.on('SIGINT', () => stopAll(0));
-  process.on('SIGTERM', () => stopAll(0));
+  }
+  process.exit(code);
+};
+process.on('SIGINT', () => stopAll(130));
+process.on('SIGTERM', () => stopAll(143));
+/** Records how to undo a step that just finished; when a stop already began, undoes it now. */
+function started(stop) {
+  stops.push(stop);
+  if (stopping) throw new Error('stopping');
+}
+
+async function main() {
+  const ports = `source :${KAFKA_PORTS.source || '(free port)'}, target :${KAFKA_PORTS.target || '(free port)'}`;
+  console.log(`starting two Kafka clusters (${ports})...`);
+  const starting = startClusters(['source', 'target'], {
+    ports: { source: { broker: KAFKA_PORTS.source || undefined }, target: { broker: KAFKA_PORTS.target || undefined } },
+  });
+  // a cluster that is still starting when a stop comes is stopped once it is up
+  stops.push(() => starting.then((c) => c.stop(), () => undefined));
+  const clusters = await starting;
+  started(() => clusters.stop());
 
   const source = new Kafka({ clientId: 'mm2-demo', brokers: [clusters.source.bootstrap], logLevel: logLevel.NOTHING });
   const target = new Kafka({ clientId: 'mm2-demo', brokers: [clusters.target.bootstrap], logLevel: logLevel.NOTHING });
@@ -63,13 +91,13 @@ async function main() {
   const tAdmin = target.admin();
   await sAdmin.connect();
   await tAdmin.connect();
-  stops.push(() => sAdmin.disconnect(), () => tAdmin.disconnect());
+  started(() => Promise.all([sAdmin.disconnect(), tAdmin.disconnect()]));
   await sAdmin.createTopics({ topics: TOPICS, waitForLeaders: true });
 
   // sample traffic: ~40 records/s over both topics
   const producer = source.producer({ allowAutoTopicCreation: false });
   await producer.connect();
-  stops.push(() => producer.disconnect());
+  started(() => producer.disconnect());
   let n = 0;
   const produce = setInterval(() => {
     const batch = [];
@@ -78,11 +106,12 @@ async function main() {
       .sendBatch({ topicMessages: [{ topic: 'orders', messages: batch.slice(0, 3) }, { topic: 'billing', messages: batch.slice(3) }] })
       .catch(() => undefined);
   }, 100);
-  stops.push(() => clearInterval(produce));
+  started(() => clearInterval(produce));
 
   for (const g of GROUPS) {
     const c = source.consumer({ groupId: g.groupId, allowAutoTopicCreation: false });
     await c.connect();
+    started(() => c.disconnect());
     await c.subscribe({ topics: g.topics, fromBeginning: true });
     await c.run({
       autoCommitInterval: 1000,
@@ -90,17 +119,24 @@ async function main() {
         if (g.delayMs) await new Promise((r) => setTimeout(r, g.delayMs));
       },
     });
-    stops.push(() => c.disconnect());
   }
 
   const flowFile = path.join(__dirname, '..', 'examples', `${EXAMPLE}.json`);
   if (!fs.existsSync(flowFile)) throw new Error(`example ${flowFile} not found`);
   const flows = JSON.parse(fs.readFileSync(flowFile, 'utf8'));
+  for (const n of flows) {
+    // the examples name the default ports; point them at the brokers started
+    for (const name of ['source', 'target']) {
+      if (n.type === 'mm2-cluster' && n.bootstrap === `127.0.0.1:${DEFAULT_PORTS[name]}`) n.bootstrap = clusters[name].bootstrap;
+    }
+  }
   console.log(`starting Node-RED with @kafka-mm2/node-red and examples/${EXAMPLE}.json...`);
-  const nr = await startNodeRed({ port: PORT, flows, quiet: true, logLevel: 'warn' });
-  stops.push(() => nr.stop());
+  const nodeRed = startNodeRed({ port: PORT, flows, quiet: true, logLevel: 'warn' });
+  stops.push(() => nodeRed.then((nr) => nr.stop(), () => undefined));
+  const nr = await nodeRed;
+  started(() => undefined);
   console.log(`\nNode-RED editor: ${nr.url}   (the flow is deployed; open it to see the nodes' status)`);
-  console.log('source cluster : 127.0.0.1:19092    target cluster: 127.0.0.1:29092');
+  console.log(`source cluster : ${clusters.source.bootstrap}    target cluster: ${clusters.target.bootstrap}`);
   console.log('Every 10 s: committed offsets per group, source -> target (translated by the flow). Ctrl-C stops.\n');
 
   const report = async () => {
@@ -118,11 +154,12 @@ async function main() {
     }
   };
   const timer = setInterval(() => report().catch((e) => console.log(`report failed: ${e.message}`)), 10000);
-  stops.push(() => clearInterval(timer));
+  started(() => clearInterval(timer));
   if (DURATION > 0) setTimeout(() => stopAll(0), DURATION * 1000);
 }
 
 main().catch((e) => {
+  if (stopping) return; // a signal's stop runs and exits
   console.error(e.stack || e.message);
-  process.exit(1);
+  stopAll(1);
 });

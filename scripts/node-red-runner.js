@@ -94,8 +94,18 @@ async function startNodeRed(opts = {}) {
   process.on('exit', killOnExit);
 
   const deadline = Date.now() + 60000;
+  const failStart = async (text) => {
+    // a start that fails (or is interrupted by a Ctrl-C) leaves no process and no folder behind
+    process.off('exit', killOnExit);
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+    }
+    if (!opts.userDir) fs.rmSync(userDir, { recursive: true, force: true });
+    throw new Error(text);
+  };
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`Node-RED exited (${child.exitCode}):\n${log}`);
+    if (child.exitCode !== null || child.signalCode !== null) await failStart(`Node-RED exited (${child.exitCode ?? child.signalCode}):\n${log}`);
     try {
       const r = await request(port, 'GET', '/settings');
       const f = r.status === 200 ? await request(port, 'GET', '/flows', undefined, { 'Node-RED-API-Version': 'v2' }) : null;
@@ -103,7 +113,7 @@ async function startNodeRed(opts = {}) {
     } catch {
       /* not listening yet */
     }
-    if (Date.now() > deadline) throw new Error(`Node-RED did not start within 60 s:\n${log}`);
+    if (Date.now() > deadline) await failStart(`Node-RED did not start within 60 s:\n${log}`);
     await new Promise((r) => setTimeout(r, 250));
   }
 
@@ -124,12 +134,16 @@ async function startNodeRed(opts = {}) {
     stop() {
       return new Promise((resolve) => {
         process.off('exit', killOnExit);
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        // the user dir goes also when Node-RED already exited (a Ctrl-C reaches it too)
+        const done = () => {
+          if (!opts.userDir) fs.rmSync(userDir, { recursive: true, force: true });
+          resolve();
+        };
+        if (child.exitCode !== null || child.signalCode !== null) return done();
         const t = setTimeout(() => child.kill('SIGKILL'), 20000);
         child.once('exit', () => {
           clearTimeout(t);
-          if (!opts.userDir) fs.rmSync(userDir, { recursive: true, force: true });
-          resolve();
+          done();
         });
         child.kill('SIGINT');
       });

@@ -222,23 +222,30 @@ async function waitForBroker(bootstrap, timeoutMs) {
   throw new Error(`broker at ${bootstrap} did not become ready: ${lastErr && lastErr.message}`);
 }
 
-const running = new Set();
+/** Brokers running now -> their data folder. */
+const running = new Map();
 let exitHooked = false;
+function removeData(dataDir) {
+  if (process.env.KAFKA_KEEP_DATA !== '1') fs.rmSync(dataDir, { recursive: true, force: true });
+}
+function killAll() {
+  for (const [c, dataDir] of running) {
+    try { c.kill('SIGKILL'); } catch { /* ignore */ }
+    try { removeData(dataDir); } catch { /* ignore */ }
+  }
+}
 function hookExit() {
   if (exitHooked) return;
   exitHooked = true;
-  // Last line of defence: never leave a broker behind, whatever happens to the parent.
-  process.on('exit', () => {
-    for (const c of running) {
-      try { c.kill('SIGKILL'); } catch { /* ignore */ }
-    }
-  });
+  // Last line of defence: never leave a broker or its folder behind, whatever happens to the parent.
+  process.on('exit', killAll);
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     process.once(sig, () => {
-      for (const c of running) {
-        try { c.kill('SIGKILL'); } catch { /* ignore */ }
-      }
-      process.exit(sig === 'SIGINT' ? 130 : 143);
+      // A program that handles the signal itself (the demo) stops the brokers in order and removes
+      // their folders: leave it to that. Without another handler, exit as the signal would have.
+      if (process.listenerCount(sig) > 0) return;
+      killAll();
+      process.exit(sig === 'SIGINT' ? 130 : sig === 'SIGTERM' ? 143 : 129);
     });
   }
 }
@@ -279,7 +286,7 @@ async function startCluster(name, opts = {}) {
   });
   fs.closeSync(out);
   hookExit();
-  running.add(child);
+  running.set(child, dataDir);
   child.once('exit', () => running.delete(child));
 
   const bootstrap = `127.0.0.1:${brokerPort}`;
@@ -288,6 +295,8 @@ async function startCluster(name, opts = {}) {
     await waitForBroker(bootstrap, 60000);
   } catch (e) {
     child.kill('SIGKILL');
+    await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.once('exit', r)));
+    removeData(dataDir);
     throw new Error(`cluster '${name}' (Kafka ${version}) did not start: ${e.message}`);
   }
   log(`cluster '${name}' (Kafka ${version}) up at ${bootstrap} (SASL_PLAINTEXT ${saslPort}), data in ${dataDir}`);
@@ -297,7 +306,7 @@ async function startCluster(name, opts = {}) {
     if (!stopped) {
       stopped = new Promise((resolve) => {
         const done = () => {
-          if (process.env.KAFKA_KEEP_DATA !== '1') fs.rmSync(dataDir, { recursive: true, force: true });
+          removeData(dataDir);
           resolve();
         };
         if (child.exitCode !== null || child.signalCode !== null) return done();

@@ -3,6 +3,7 @@
  * into the host's logger, and explains Kafka errors in words an operator can act on.
  */
 import type * as tls from 'node:tls';
+import * as net from 'node:net';
 import { Kafka, logLevel as KafkaLogLevel } from 'kafkajs';
 import type { LogEntry, KafkaConfig, SASLOptions } from 'kafkajs';
 
@@ -104,11 +105,35 @@ export function createKafka(s: ClusterSettings, logger?: HostLogger, level: Kafk
 }
 
 /**
- * A short explanation of a Kafka error with what to fix, for node status and logs.
- * Works on kafkajs errors (type, name, cause chain) and on plain Errors.
+ * An Error whose message is already an explanation (what failed, where, what to fix), e.g. a
+ * failed connect of the shared connection. explainKafkaError passes it on unchanged: explaining
+ * an explanation again would read its own words as a new cause.
  */
-export function explainKafkaError(err: unknown, s?: Pick<ClusterSettings, 'alias' | 'bootstrapServers'>): string {
-  const e = err as { name?: string; type?: string; message?: string; code?: string; cause?: unknown; originalError?: unknown };
+export class ExplainedKafkaError extends Error {
+  readonly explained = true;
+  constructor(message: string, readonly cause?: unknown) {
+    super(message);
+    this.name = 'ExplainedKafkaError';
+  }
+}
+
+function isExplained(err: unknown): err is ExplainedKafkaError {
+  return !!err && typeof err === 'object' && (err as { explained?: unknown }).explained === true && typeof (err as Error).message === 'string';
+}
+
+/** The SASL mechanism as Kafka names it (SCRAM-SHA-512), for messages. */
+function mechanismName(m: SaslMechanism | undefined): string {
+  return m ? m.toUpperCase() : '';
+}
+
+/**
+ * A short explanation of a Kafka error with what to fix, for node status and logs.
+ * Works on kafkajs errors (type, name, cause chain) and on plain Errors. With the cluster's
+ * settings it can tell a SASL client on a plaintext listener from the opposite.
+ */
+export function explainKafkaError(err: unknown, s?: Pick<ClusterSettings, 'alias' | 'bootstrapServers'> & Partial<Pick<ClusterSettings, 'sasl' | 'tls'>>): string {
+  if (isExplained(err)) return err.message;
+  const e = err as { name?: string; type?: string; message?: string; code?: string; cause?: unknown; originalError?: unknown; stack?: string };
   const chain: Array<typeof e> = [];
   let cur: unknown = e;
   for (let i = 0; cur && i < 6; i++) {
@@ -118,11 +143,31 @@ export function explainKafkaError(err: unknown, s?: Pick<ClusterSettings, 'alias
   }
   const text = chain.map((x) => `${x.name ?? ''} ${x.type ?? ''} ${x.code ?? ''} ${x.message ?? ''}`).join(' | ');
   const where = s ? ` (${s.alias}: ${s.bootstrapServers.join(',')})` : '';
-  if (/SASL|Authentication|SaslAuthenticate|ILLEGAL_SASL_STATE|UNSUPPORTED_SASL_MECHANISM/i.test(text)) {
-    if (/UNSUPPORTED_SASL_MECHANISM|mechanism/i.test(text) && !/failed/i.test(text)) {
-      return `SASL mechanism refused by the broker${where}: choose one the listener enables`;
-    }
-    return `SASL login refused${where}: check the username, password and mechanism`;
+  // an explanation of ours passed on in a plain Error (it names the cluster already): as it is
+  if (where && typeof e?.message === 'string' && e.message.includes(where) && !e.type && !/^KafkaJS/.test(e.name ?? '')) return e.message;
+  const sasl = s?.sasl && s.sasl.mechanism !== 'none' ? s.sasl : undefined;
+  // the mechanism from the settings, else from kafkajs' words ("SASL SCRAM SHA512 authentication failed")
+  const said = /SASL (PLAIN|SCRAM SHA(256|512))\b/.exec(text);
+  const mech = mechanismName(sasl?.mechanism) || (said ? said[1].replace('SCRAM SHA', 'SCRAM-SHA-') : '');
+  const user = sasl?.username ? ` '${sasl.username}'` : '';
+  // a SASL client on a listener without SASL: the broker refuses the SASL handshake
+  if (/ILLEGAL_SASL_STATE/.test(text)) {
+    return `this listener does not use SASL${where}: set the SASL mechanism to none, or give the address of the broker's SASL listener`;
+  }
+  if (/UNSUPPORTED_SASL_MECHANISM|mechanism is not supported|does not support the requested SASL mechanism/i.test(text)) {
+    return `SASL mechanism ${mech || ''}${mech ? ' ' : ''}not enabled on this listener${where}: choose one the listener enables (sasl.enabled.mechanisms)`;
+  }
+  if (/KafkaJSSASLAuthenticationError|SASL_AUTHENTICATION_FAILED|authentication failed|invalid credentials|Invalid username or password/i.test(text)) {
+    const scram = /SCRAM/i.test(mech || text);
+    return scram
+      ? `SASL login refused${where}: the broker has no ${mech || 'SCRAM'} user${user} or the password is wrong: check the username and password (a SCRAM user must exist on the cluster for this mechanism)`
+      : `SASL login refused${where}: wrong username${user} or password for ${mech || 'SASL'}: check the username and password`;
+  }
+  // a client without SASL on a SASL listener: the broker answers ApiVersions, then closes the
+  // connection at the first other request (it expects the SASL handshake). A restarting broker
+  // closes connections too: ClusterConnection asks the listener (probeSaslListener) to be sure.
+  if (!sasl && s && /KafkaJSConnectionClosedError|Closed connection/i.test(text)) {
+    return `the broker closed the connection${where}: a broker restarting, or a listener that wants SASL or TLS (then set them in the cluster node)`;
   }
   if (/ECONNREFUSED|Connection refused/i.test(text)) return `connection refused${where}: check the bootstrap servers and that the brokers run`;
   if (/ENOTFOUND|EAI_AGAIN|getaddrinfo/i.test(text)) return `unknown host${where}: check the bootstrap servers`;
@@ -138,10 +183,99 @@ export function explainKafkaError(err: unknown, s?: Pick<ClusterSettings, 'alias
   if (/UNKNOWN_TOPIC_OR_PARTITION|This server does not host this topic-partition/i.test(text)) {
     return `topic does not exist${where}`;
   }
+  // kafkajs itself failing on an answer it did not expect (a topic deleted or without a leader in
+  // the middle of a request): a TypeError from inside the client, not a bug of the caller
+  if (e && e.name === 'TypeError' && (/kafkajs/.test(e.stack ?? '') || /low\.pop|high\.pop|'partitions'/.test(e.message ?? ''))) {
+    const offsets = /'partitions' of '(low|high)\.pop/.test(e.message ?? '');
+    return offsets
+      ? `the broker returned no offsets for a topic${where}: it was probably deleted, re-created or had no leader during the request; the next cycle tries again (kafkajs: ${e.message})`
+      : `the Kafka client failed on an unexpected answer${where}: probably a topic deleted or re-created during the request; the next cycle tries again (kafkajs: ${e.message})`;
+  }
   if (/KafkaJSNumberOfRetriesExceeded|KafkaJSNonRetriableError/.test(text) && e.message) {
     return `${e.message}${where}`;
   }
   return `${e?.message ?? String(err)}${where}`;
+}
+
+/**
+ * Asks a plaintext listener whether it wants SASL: sends Kafka's SaslHandshake request (api key
+ * 17, v1) as the first request, as legacy clients do. A SASL listener answers with the mechanisms
+ * it enables; a listener without SASL answers ILLEGAL_SASL_STATE. Anything else (no answer, a TLS
+ * listener, a closed socket) is `unknown`. Used only to explain a failed connection.
+ */
+export function probeSaslListener(hostPort: string, timeoutMs = 3000): Promise<{ sasl: true; mechanisms: string[] } | { sasl: false } | null> {
+  const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(hostPort);
+  if (!m) return Promise.resolve(null);
+  const str = (x: string) => {
+    const b = Buffer.from(x, 'utf8');
+    const len = Buffer.alloc(2);
+    len.writeInt16BE(b.length);
+    return Buffer.concat([len, b]);
+  };
+  const header = Buffer.alloc(8);
+  header.writeInt16BE(17, 0); // SaslHandshake
+  header.writeInt16BE(1, 2);
+  header.writeInt32BE(1, 4); // correlation id
+  const body = Buffer.concat([header, str('mm2-node-red-probe'), str('PLAIN')]);
+  const size = Buffer.alloc(4);
+  size.writeInt32BE(body.length);
+  return new Promise((resolve) => {
+    let buf = Buffer.alloc(0);
+    let settled = false;
+    const sock = net.connect({ host: m[1], port: Number(m[2]) });
+    const finish = (r: { sasl: true; mechanisms: string[] } | { sasl: false } | null) => {
+      if (settled) return;
+      settled = true;
+      sock.destroy();
+      resolve(r);
+    };
+    sock.setTimeout(timeoutMs, () => finish(null));
+    sock.on('error', () => finish(null));
+    sock.on('close', () => finish(null));
+    sock.on('connect', () => sock.write(Buffer.concat([size, body])));
+    sock.on('data', (d: Buffer) => {
+      buf = Buffer.concat([buf, d]);
+      if (buf.length < 4 || buf.length < 4 + buf.readInt32BE(0)) return;
+      try {
+        if (buf.readInt32BE(4) !== 1) return finish(null);
+        const code = buf.readInt16BE(8);
+        if (code === 34) return finish({ sasl: false }); // ILLEGAL_SASL_STATE
+        if (code !== 0 && code !== 33) return finish(null); // 33: UNSUPPORTED_SASL_MECHANISM, still a SASL listener
+        const n = buf.readInt32BE(10);
+        const mechanisms: string[] = [];
+        let off = 14;
+        for (let i = 0; i < n && i < 32; i++) {
+          const len = buf.readInt16BE(off);
+          mechanisms.push(buf.toString('utf8', off + 2, off + 2 + len));
+          off += 2 + len;
+        }
+        finish({ sasl: true, mechanisms });
+      } catch {
+        finish(null);
+      }
+    });
+  });
+}
+
+/** Whether an explanation is the uncertain "the broker closed the connection" one that asking the listener can make certain. */
+export function isClosedConnectionExplanation(text: string): boolean {
+  return text.startsWith('the broker closed the connection');
+}
+
+/**
+ * After the broker closed the connection of a client without SASL and TLS: asks each bootstrap
+ * listener whether it wants SASL. Returns the certain explanation, or null when no listener says so.
+ */
+export async function diagnoseClosedConnection(s: ClusterSettings): Promise<string | null> {
+  if ((s.sasl && s.sasl.mechanism !== 'none') || s.tls) return null;
+  for (const b of s.bootstrapServers) {
+    const r = await probeSaslListener(b);
+    if (r && r.sasl) {
+      const list = r.mechanisms.length > 0 ? ` (it enables ${[...r.mechanisms].sort().join(', ')})` : '';
+      return `the listener wants SASL${list} (${s.alias}: ${b}): set the SASL mechanism, username and password in the cluster node, or use the broker's plaintext port`;
+    }
+  }
+  return null;
 }
 
 export { KafkaLogLevel };

@@ -10,6 +10,11 @@
  *
  * Errors are ConnectRestError with the HTTP status and Connect's own `message`, or the network
  * error explained (connection refused, unknown host, timeout).
+ *
+ * A distributed Connect cluster answers 409 while its workers rebalance ("Cannot complete request
+ * momentarily due to stale configuration"), and 5xx while a request forwarded to the leader times
+ * out or the leader changes. Every request is repeated on those answers with a doubling back-off,
+ * a bounded number of times, before it fails with the last answer.
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
@@ -62,6 +67,28 @@ export interface ConnectRestOptions {
   timeoutMs?: number;
   /** Extra TLS options for https (CA, client certificate, rejectUnauthorized). */
   tls?: https.RequestOptions;
+  /** Repeats of a request answered 409 (rebalance in progress) or 5xx. Default 6; 0 = none. */
+  retries?: number;
+  /** Wait before the first repeat, doubled for each further one. Default 250 ms. */
+  retryBackoffMs?: number;
+  /** Upper bound of one wait. Default 4000 ms. */
+  maxRetryBackoffMs?: number;
+}
+
+/** Whether Connect's answer says "try again": a rebalance in progress (409) or a server-side failure (5xx). */
+export function isRetriableStatus(status: number): boolean {
+  return status === 409 || (status >= 500 && status <= 599);
+}
+
+/** The wait before repeat number `attempt` (0-based): `initial` doubled per attempt, at most `max`. */
+export function retryDelay(attempt: number, initial: number, max: number): number {
+  return Math.min(max, initial * 2 ** Math.min(attempt, 30));
+}
+
+function nonNegativeInt(v: number | undefined, dflt: number, what: string): number {
+  if (v === undefined) return dflt;
+  if (!Number.isFinite(v) || v < 0) throw new ConnectRestError(`${what} must be a number >= 0 (got ${v})`, 0, { code: 'EINVALIDOPTION' });
+  return Math.floor(v);
 }
 
 /** Checks a Connect REST URL; returns the parsed URL or the reason it cannot be used. */
@@ -114,6 +141,9 @@ export class ConnectRestClient {
   private readonly auth?: string;
   private readonly timeoutMs: number;
   private readonly tls?: https.RequestOptions;
+  private readonly retries: number;
+  private readonly backoffMs: number;
+  private readonly maxBackoffMs: number;
 
   constructor(opts: ConnectRestOptions) {
     const p = parseConnectUrl(opts.url);
@@ -126,6 +156,9 @@ export class ConnectRestClient {
     this.baseUrl.password = '';
     this.timeoutMs = opts.timeoutMs ?? 15000;
     this.tls = opts.tls;
+    this.retries = nonNegativeInt(opts.retries, 6, 'retries');
+    this.backoffMs = nonNegativeInt(opts.retryBackoffMs, 250, 'retryBackoffMs');
+    this.maxBackoffMs = Math.max(this.backoffMs, nonNegativeInt(opts.maxRetryBackoffMs, 4000, 'maxRetryBackoffMs'));
   }
 
   /** The URL without credentials, for messages. */
@@ -133,7 +166,24 @@ export class ConnectRestClient {
     return this.baseUrl.origin + this.baseUrl.pathname.replace(/\/+$/, '');
   }
 
-  private request(method: string, path: string, body?: unknown): Promise<RawResponse> {
+  private stopped = false;
+
+  /** No more repeats: a request waiting to be repeated ends with the answer it has (the user closed). */
+  stopRetrying(): void {
+    this.stopped = true;
+  }
+
+  /** One request, repeated on 409 and 5xx answers (bounded; see the file comment). Network errors fail at once. */
+  private async request(method: string, path: string, body?: unknown): Promise<RawResponse> {
+    for (let attempt = 0; ; attempt++) {
+      const r = await this.send(method, path, body);
+      if (!isRetriableStatus(r.status) || attempt >= this.retries || this.stopped) return r;
+      await new Promise((resolve) => setTimeout(resolve, retryDelay(attempt, this.backoffMs, this.maxBackoffMs)));
+      if (this.stopped) return r;
+    }
+  }
+
+  private send(method: string, path: string, body?: unknown): Promise<RawResponse> {
     const base = this.baseUrl.pathname.replace(/\/+$/, '');
     const target = new URL(this.baseUrl.origin + base + path);
     const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
@@ -179,7 +229,12 @@ export class ConnectRestClient {
   private fail(r: RawResponse, what: string): never {
     const b = r.body as { message?: unknown; error_code?: unknown } | undefined;
     const msg = typeof b?.message === 'string' ? b.message : r.text.trim().slice(0, 300) || `HTTP ${r.status}`;
-    const hint = r.status === 401 || r.status === 403 ? ' (check the Connect REST user and password)' : '';
+    const hint =
+      r.status === 401 || r.status === 403
+        ? ' (check the Connect REST user and password)'
+        : isRetriableStatus(r.status) && this.retries > 0
+          ? ` (still HTTP ${r.status} after ${this.retries} repeats: ${r.status === 409 ? 'the Connect workers keep rebalancing' : 'the Connect cluster keeps failing'})`
+          : '';
     throw new ConnectRestError(`${what}: ${msg}${hint}`, r.status, { short: `HTTP ${r.status}: ${msg}`, ...(typeof b?.error_code === 'number' ? { errorCode: b.error_code } : {}) });
   }
 

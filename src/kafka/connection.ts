@@ -5,7 +5,7 @@
  * every user so each can show it in its status.
  */
 import type { Admin, Kafka, Producer } from 'kafkajs';
-import { createKafka, explainKafkaError, type ClusterSettings, type HostLogger } from './client';
+import { createKafka, diagnoseClosedConnection, explainKafkaError, ExplainedKafkaError, isClosedConnectionExplanation, type ClusterSettings, type HostLogger } from './client';
 import { AdminOffsetCommitter, GroupOffsetFetcher } from './groups';
 
 export type ConnectionStateName = 'idle' | 'connecting' | 'connected' | 'error' | 'closed';
@@ -48,9 +48,14 @@ export class ClusterConnection {
     user.onConnectionState?.(this.st);
   }
 
-  /** Removes a user; when none is left, the connections close. */
+  /**
+   * Removes a user (the one registered, not just one with its id: a node that replaced it after a
+   * redeploy has the same id and stays); when none is left, the connections close.
+   */
   async deregister(user: ConnectionUser): Promise<void> {
-    this.users.delete(user.id);
+    const current = this.users.get(user.id);
+    if (current === user) this.users.delete(user.id);
+    else if (current) return;
     if (this.users.size === 0) await this.close();
   }
 
@@ -73,9 +78,41 @@ export class ClusterConnection {
 
   /** Marks the connection failed with an explanation (users show it); returns the explanation. */
   reportError(err: unknown): string {
-    const text = explainKafkaError(err, this.settings);
+    let text = explainKafkaError(err, this.settings);
+    if (isClosedConnectionExplanation(text)) {
+      // the broker closed the connection: a restart, or a listener that wants SASL. Asking the
+      // listener tells (the answer is kept a minute); the state shows the certain text once known.
+      const known = this.listenerDiagnosis;
+      if (known && Date.now() - known.at < 60000) text = known.text ?? text;
+      else void this.diagnoseListener();
+    }
     this.setState({ state: 'error', error: text });
     return text;
+  }
+
+  private listenerDiagnosis: { text: string | null; at: number } | null = null;
+  private diagnosing: Promise<string | null> | null = null;
+
+  /** Asks the listener what it wants (once at a time); upgrades a "closed the connection" state to the answer. */
+  private diagnoseListener(): Promise<string | null> {
+    if (!this.diagnosing) {
+      this.diagnosing = diagnoseClosedConnection(this.settings)
+        .catch(() => null)
+        .then((text) => {
+          this.diagnosing = null;
+          this.listenerDiagnosis = { text, at: Date.now() };
+          if (text && this.st.state === 'error' && isClosedConnectionExplanation(this.st.error ?? '')) this.setState({ state: 'error', error: text });
+          return text;
+        });
+    }
+    return this.diagnosing;
+  }
+
+  /** reportError for a failed connect: waits for the listener's answer when the broker closed the connection. */
+  private async reportConnectError(err: unknown): Promise<string> {
+    const text = this.reportError(err);
+    if (!isClosedConnectionExplanation(text)) return text;
+    return (await this.diagnoseListener()) ?? text;
   }
 
   /** Marks the connection healthy again after a successful call. */
@@ -94,11 +131,11 @@ export class ClusterConnection {
           this.reportOk();
           return admin;
         },
-        (e) => {
-          this.adminP = null;
-          const text = this.reportError(e);
+        async (e) => {
           admin.disconnect().catch(() => undefined);
-          throw new Error(text);
+          const text = await this.reportConnectError(e);
+          this.adminP = null;
+          throw new ExplainedKafkaError(text, e);
         },
       );
     }
@@ -115,11 +152,11 @@ export class ClusterConnection {
           this.reportOk();
           return producer;
         },
-        (e) => {
-          this.producerP = null;
-          const text = this.reportError(e);
+        async (e) => {
           producer.disconnect().catch(() => undefined);
-          throw new Error(text);
+          const text = await this.reportConnectError(e);
+          this.producerP = null;
+          throw new ExplainedKafkaError(text, e);
         },
       );
     }

@@ -18,6 +18,25 @@ export interface InternalTopicStatus {
   warnings: string[];
 }
 
+/**
+ * Why Kafka refuses `topic` as a topic name (at most 249 characters of letters, digits, '.', '_'
+ * and '-', not '.' or '..'), naming `replication.policy.separator` when the separator made it
+ * so; null when the name is valid.
+ */
+export function invalidTopicNameReason(topic: string, separator?: string): string | null {
+  const bad = [...new Set(topic.replace(/[A-Za-z0-9._-]/g, ''))];
+  let why: string | null = null;
+  if (topic === '.' || topic === '..') why = `'${topic}' is not a topic name`;
+  else if (topic.length === 0) why = 'the topic name is empty';
+  else if (bad.length > 0) why = `topic name '${topic}' has characters Kafka does not allow (${bad.map((c) => `'${c}'`).join(' ')}; only letters, digits, '.', '_' and '-')`;
+  else if (topic.length > 249) why = `topic name '${topic.slice(0, 40)}…' is longer than Kafka's 249 characters`;
+  if (!why) return null;
+  const sepBad = separator !== undefined && separator !== '' && /[^A-Za-z0-9._-]/.test(separator);
+  return sepBad || (separator !== undefined && bad.some((c) => separator.includes(c)))
+    ? `${why}: it is built with replication.policy.separator '${separator}'; set replication.policy.separator to characters Kafka allows in topic names (MM2's default is '.')`
+    : why;
+}
+
 /** Error codes MM2 treats as "exists, or will be created by someone allowed to". */
 const BENIGN = new Set(['TOPIC_ALREADY_EXISTS', 'UNSUPPORTED_VERSION', 'TOPIC_AUTHORIZATION_FAILED', 'CLUSTER_AUTHORIZATION_FAILED']);
 
@@ -25,6 +44,8 @@ export async function ensureInternalTopic(
   admin: Admin,
   topic: string,
   replicationFactor: number,
+  /** `replication.policy.separator`, to name it when it made the topic name invalid. */
+  separator?: string,
 ): Promise<InternalTopicStatus> {
   let created = false;
   // kafkajs refreshes the metadata of every topic its client has looked up before it creates a
@@ -44,7 +65,10 @@ export async function ensureInternalTopic(
       const types = [err.type, ...(err.errors ?? []).map((x) => x.type)].filter(Boolean) as string[];
       if (types.some((t) => BENIGN.has(t))) break;
       const transient = types.some((t) => t === 'UNKNOWN_TOPIC_OR_PARTITION' || t === 'LEADER_NOT_AVAILABLE' || t === 'NOT_CONTROLLER');
-      if (!transient || Date.now() > deadline) throw new Error(`cannot create internal topic ${topic}: ${err.message}`);
+      if (!transient || Date.now() > deadline) {
+        const invalid = invalidTopicNameReason(topic, separator);
+        throw new Error(`cannot create internal topic ${topic}: ${invalid ?? err.message}`);
+      }
       await new Promise((r) => setTimeout(r, 250));
     }
   }

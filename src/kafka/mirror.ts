@@ -24,6 +24,7 @@ import { OffsetSyncWriter } from '../core/offset-sync-writer';
 import { encodeOffsetSync } from '../core/offset-sync';
 import type { OffsetSync } from '../core/types';
 import { OrderedBatchSender } from './ordered-sender';
+import { invalidTopicNameReason } from './internal-topics';
 import { chunkBySize, planRemoteTopics, recordBytes, sameSubscription } from '../core/mirror-plan';
 
 /** Source topic configs copied to a remote topic at creation when set on the source topic. */
@@ -300,7 +301,10 @@ export class Mirror {
       } catch (e) {
         const err = e as { type?: string; errors?: Array<{ type?: string }> };
         const types = [err.type, ...(err.errors ?? []).map((x) => x.type)];
-        if (!types.includes('TOPIC_ALREADY_EXISTS')) throw new Error(`cannot create ${c.remote} on ${this.o.target.alias}: ${errText(e)}`);
+        if (!types.includes('TOPIC_ALREADY_EXISTS')) {
+          const invalid = invalidTopicNameReason(c.remote, this.o.policy.separator);
+          throw new Error(`cannot create ${c.remote} on ${this.o.target.alias}: ${invalid ?? errText(e)}`);
+        }
       }
     }
   }

@@ -169,7 +169,7 @@ export = function register(RED: NodeAPI): void {
     const node = this;
     const ctx = setupFlowNode(RED, node, def.replication, t);
     if (!ctx) return;
-    const { rep, status } = ctx;
+    const { rep, status, log } = ctx;
 
     // Settings: MM2 property names, MM2 defaults for empty fields, ${VAR} substituted.
     const resolved = resolveNodeSettings(def, NODE_SETTINGS[TYPE], nodeEnvLookup(RED, node));
@@ -244,14 +244,10 @@ export = function register(RED: NodeAPI): void {
       status.activity({ fill: failed > 0 ? 'yellow' : 'green', shape: 'dot', text: truncate(text) });
     }
 
-    // Rate-limited warnings: one per kind per minute.
-    const lastWarn = new Map<string, number>();
-    function warnLimited(kind: string, text: string): void {
-      const now = Date.now();
-      if ((lastWarn.get(kind) ?? 0) + WARN_EVERY_MS > now) return;
-      lastWarn.set(kind, now);
-      node.warn(text);
-    }
+    // A failure is logged once per change, not every cycle (the shared FailureLog).
+    const warnLimited = (kind: string, text: string): void => {
+      log.warn(kind, text);
+    };
 
     const emitter = new CheckpointEmitter({
       source,
@@ -328,7 +324,7 @@ export = function register(RED: NodeAPI): void {
         state.error = error;
         render();
         const text = t('mm2-checkpoint.errors.cycle', { error });
-        if (!requester) node.error(text);
+        if (!requester) log.error('cycle', text);
         throw new Error(text);
       }
       if (r.skipped) {
@@ -337,13 +333,15 @@ export = function register(RED: NodeAPI): void {
         return;
       }
       state.error = null;
+      log.ok('cycle');
       state.last = r;
       state.lastAt = Date.now();
       state.groups = r.groups.length;
       if (r.discoveryError) warnLimited('discovery', t('mm2-checkpoint.warn.discovery', { error: r.discoveryError }));
+      else log.ok('discovery');
       if (r.failedGroups.length > 0) {
         warnLimited('failed-groups', t('mm2-checkpoint.warn.group-offsets', { groups: r.failedGroups.map((f) => `${f.group} (${f.error})`).join(', ') }));
-      }
+      } else log.ok('failed-groups');
       render();
       if (sent.has(r)) return;
       sent.add(r);
@@ -363,7 +361,7 @@ export = function register(RED: NodeAPI): void {
           }
           if (syncs.malformed > 0) {
             malformedSyncs += syncs.malformed;
-            warnLimited('malformed-syncs', t('mm2-checkpoint.warn.malformed-syncs', { count: malformedSyncs }));
+            log.limited('malformed-syncs', t('mm2-checkpoint.warn.malformed-syncs', { count: malformedSyncs }), WARN_EVERY_MS);
           }
           const wasLoaded = emitter.syncsLoaded;
           emitter.handleSyncEvent(syncs.event);

@@ -67,12 +67,16 @@ export = function register(RED: NodeAPI): void {
     if (node.problems.length > 0) {
       node.error(t('mm2-cluster.errors.invalid', { alias: node.alias || node.id, problems: node.problems.join('; ') }));
     } else {
-      node.connection = new ClusterConnection(settings, {
-        error: (m) => node.error(m),
-        warn: (m) => node.warn(m),
+      // kafkajs may still log (retries, reconnects) after a redeploy closed this connection: the
+      // failures of a configuration that was replaced are not logged any more
+      const live = (): boolean => node.connection === conn;
+      const conn: ClusterConnection = new ClusterConnection(settings, {
+        error: (m) => (live() ? node.error(m) : node.debug(m)),
+        warn: (m) => (live() ? node.warn(m) : node.debug(m)),
         info: (m) => node.log(m),
         debug: (m) => node.debug(m),
       });
+      node.connection = conn;
     }
 
     node.on('close', (_removed: boolean, done: () => void) => {

@@ -188,6 +188,7 @@ export = function register(RED: NodeAPI): void {
       return fail(t('mm2-connect.errors.url', { error: (e as Error).message }));
     }
     const url = client.displayUrl;
+    ctx.onClose(() => client.stopRetrying());
 
     /** The connector configs of the flow as deployed now (read at each action: the flow may have been redeployed). */
     function currentExport(): ConnectorExport {
@@ -213,7 +214,6 @@ export = function register(RED: NodeAPI): void {
 
     // ---- status ----
     let lastKey = '';
-    let lastPollError = '';
     function render(list: ConnectorStateJson[]): void {
       const failed = list.filter((c) => c.state === 'FAILED' || c.tasks.some((x) => x.state === 'FAILED'));
       if (failed.length > 0) {
@@ -256,8 +256,9 @@ export = function register(RED: NodeAPI): void {
       return { action, url, ok, settled, connectors: list, summary };
     }
 
+    /** What a poll compares: states and the worker of each connector and task (a task that moved to another worker is a change to report). */
     function stateKey(list: ConnectorStateJson[]): string {
-      return JSON.stringify(list.map((c) => [c.name, c.state, c.tasks.map((x) => [x.id, x.state])]));
+      return JSON.stringify(list.map((c) => [c.name, c.state, c.workerId ?? null, c.tasks.map((x) => [x.id, x.state, x.workerId ?? null])]));
     }
 
     // ---- actions (one at a time, in arrival order) ----
@@ -343,14 +344,12 @@ export = function register(RED: NodeAPI): void {
       } catch (e) {
         if (!ctx.closing) {
           status.fail(brief(e));
-          const text = explain(e);
-          if (text !== lastPollError) node.warn(text);
-          lastPollError = text;
+          ctx.log.warn('poll', explain(e));
         }
         lastKey = '';
         return;
       }
-      lastPollError = '';
+      ctx.log.ok('poll');
     }
 
     function enqueue(action: Action, only: ConnectorKind[] | null, msg: NodeMessage, send: SendFn, done: DoneFn): void {

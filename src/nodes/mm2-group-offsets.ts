@@ -114,14 +114,13 @@ export = function register(RED: NodeAPI): void {
     const checkpointsTopic = rep.checkpointsTopic();
     const syncer = new GroupOffsetSyncer({ connection, groupFilter });
 
-    // ---- rate-limited logging ----
-    const lastLog = new Map<string, number>();
-    function warnLimited(kind: string, text: string, everyMs = 60000): void {
-      const now = Date.now();
-      if (now - (lastLog.get(kind) ?? 0) < everyMs) return;
-      lastLog.set(kind, now);
-      node.warn(text);
-    }
+    // ---- logging: a failure once per change, counters once a minute (the shared FailureLog) ----
+    const warnLimited = (kind: string, text: string): void => {
+      ctx.log.warn(kind, text);
+    };
+    const countLimited = (kind: string, text: string): void => {
+      ctx.log.limited(kind, text, 60000);
+    };
     let lastCycleError = '';
 
     // ---- status ----
@@ -157,6 +156,7 @@ export = function register(RED: NodeAPI): void {
       syncer.sync().then(
         (result) => {
           lastCycleError = '';
+          ctx.log.ok('cycle');
           last = { result, at: Date.now() };
           renderCycleStatus();
           const failed = result.skipped.filter((s) => s.code === 'error');
@@ -183,8 +183,8 @@ export = function register(RED: NodeAPI): void {
           status.fail(t('mm2-group-offsets.status.error', { error: text }));
           if (done) {
             done(new Error(t('mm2-group-offsets.errors.cycle-failed', { error: text })));
-          } else if (text !== lastCycleError) {
-            node.error(t('mm2-group-offsets.errors.cycle-failed', { error: text }));
+          } else {
+            ctx.log.error('cycle', t('mm2-group-offsets.errors.cycle-failed', { error: text }));
           }
           lastCycleError = text;
         },
@@ -230,7 +230,7 @@ export = function register(RED: NodeAPI): void {
           },
           onMalformed: (err, offset) => {
             if (ready) renderCycleStatus();
-            warnLimited(
+            countLimited(
               'malformed',
               t('mm2-group-offsets.warn.malformed', { topic: checkpointsTopic, offset: offset.toString(), error: err.message, total: syncer.stats.malformed }),
             );
@@ -268,7 +268,7 @@ export = function register(RED: NodeAPI): void {
           if (mode === 'input') {
             const r = syncer.applyCheckpointsJson(latest);
             if (r.malformed > 0) {
-              warnLimited('bad-entries', t('mm2-group-offsets.warn.bad-entries', { count: r.malformed, total: syncer.stats.malformed }));
+              countLimited('bad-entries', t('mm2-group-offsets.warn.bad-entries', { count: r.malformed, total: syncer.stats.malformed }));
             }
             if (!last && !lastCycleError) {
               const s = syncer.stats;

@@ -128,11 +128,9 @@ export = function register(RED: NodeAPI): void {
 
     // ---- status -------------------------------------------------------------------------
     let emitError: string | null = null;
-    let emitErrorWarnedAt = -Infinity;
     let watchError: string | null = null;
     let phase: WatchPhase = 'starting';
     let loadPercent = 0;
-    let malformedWarnedAt = -Infinity;
     let malformedUnwarned = 0;
 
     let emitter: HeartbeatEmitter | null = null;
@@ -179,18 +177,14 @@ export = function register(RED: NodeAPI): void {
     const emitFailed = (e: unknown): Error => {
       const err = e instanceof Error ? e : new Error(String(e));
       emitError = err.message;
-      const now = Date.now();
-      if (now - emitErrorWarnedAt >= WARN_EVERY_MS) {
-        emitErrorWarnedAt = now;
-        node.warn(t('mm2-heartbeat.warn.emit-failed', { topic: heartbeatsTopic, alias: source.alias, error: err.message }));
-      }
+      ctx.log.warn('emit', t('mm2-heartbeat.warn.emit-failed', { topic: heartbeatsTopic, alias: source.alias, error: err.message }));
       render();
       return err;
     };
     const emitted = (): void => {
       if (emitError) {
         emitError = null;
-        emitErrorWarnedAt = -Infinity;
+        ctx.log.ok('emit');
         node.log(t('mm2-heartbeat.log.emit-recovered', { topic: heartbeatsTopic, alias: source.alias }));
       }
       render();
@@ -262,23 +256,23 @@ export = function register(RED: NodeAPI): void {
         onMalformed: (err, offset, count) => {
           if (ctx.closing) return;
           malformedUnwarned += 1;
-          const now = Date.now();
-          if (now - malformedWarnedAt >= WARN_EVERY_MS) {
-            malformedWarnedAt = now;
-            node.warn(t('mm2-heartbeat.warn.malformed', { count: malformedUnwarned, total: count, topic: watchTopic, offset: String(offset), error: err.message }));
+          ctx.log.limited('malformed', t('mm2-heartbeat.warn.malformed', { count: malformedUnwarned, total: count, topic: watchTopic, offset: String(offset), error: err.message }), WARN_EVERY_MS, () => {
             malformedUnwarned = 0;
-          }
+          });
           render();
         },
         onPhase: (p, percent) => {
           phase = p;
           if (percent !== undefined) loadPercent = percent;
-          if (p === 'watching') watchError = null;
+          if (p === 'watching') {
+            watchError = null;
+            ctx.log.ok('watch');
+          }
           render();
         },
         onError: (err) => {
           if (ctx.closing) return;
-          if (watchError !== err.message) node.warn(t('mm2-heartbeat.warn.watch-failed', { topic: watchTopic, alias: target.alias, error: err.message }));
+          ctx.log.warn('watch', t('mm2-heartbeat.warn.watch-failed', { topic: watchTopic, alias: target.alias, error: err.message }));
           watchError = err.message;
           render();
         },

@@ -26,8 +26,6 @@ interface MirrorDef extends NodeDef {
 
 /** How often the stats message is sent and the status refreshed. */
 const STATS_INTERVAL_MS = 5000;
-/** The same warning is logged at most once per this many ms. */
-const WARN_EVERY_MS = 30000;
 
 export = function register(RED: NodeAPI): void {
   const t = makeTranslate(RED, 'mm2-mirror');
@@ -86,12 +84,9 @@ export = function register(RED: NodeAPI): void {
       syncs = { connection: conn, topic: os.topic, ensure: () => rep.ensureTopic(conn, os.topic) };
     }
 
-    const lastWarn = new Map<string, number>();
+    // a failure is logged once per change, not every cycle (the shared FailureLog)
     const warnLimited = (key: string, text: string): void => {
-      const now = Date.now();
-      if ((lastWarn.get(key) ?? 0) + WARN_EVERY_MS > now) return;
-      lastWarn.set(key, now);
-      node.warn(text);
+      ctx.log.warn(key, text);
     };
     const problems = new Map<MirrorErrorPlace, string>();
     let subscribed: string[] | null = null;
@@ -122,6 +117,7 @@ export = function register(RED: NodeAPI): void {
         }
         case 'recovered':
           problems.delete(e.where);
+          ctx.log.ok(e.where);
           if (problems.size === 0) showStatus(0);
           break;
       }

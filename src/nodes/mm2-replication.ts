@@ -88,7 +88,7 @@ export = function register(RED: NodeAPI): void {
         node.warn(t('mm2-replication.warn.rf-lowered', { topic, factor, brokers, alias: connection.alias }));
         factor = brokers;
       }
-      const st = await ensureInternalTopic(admin, topic, factor);
+      const st = await ensureInternalTopic(admin, topic, factor, node.props['replication.policy.separator']);
       for (const w of st.warnings) node.warn(w);
       return st;
     };

@@ -94,7 +94,7 @@ describe('config nodes (Node-RED runtime, real brokers)', function () {
     const src = nodes.helper.getNode('src');
     await assert.rejects(() => src.connection.admin(), /SASL login refused/);
     assert.equal(src.connection.state.state, 'error');
-    assert.match(src.connection.state.error, /check the username, password and mechanism/);
+    assert.match(src.connection.state.error, /wrong username 'alice' or password for PLAIN: check the username and password/);
 
     const rep = nodes.helper.getNode('rep');
     const tgt = nodes.helper.getNode('tgt');
@@ -102,5 +102,68 @@ describe('config nodes (Node-RED runtime, real brokers)', function () {
     const st = await rep.ensureTopic(tgt.connection, topic); // RF 1 on a one-broker cluster
     assert.equal(st.created, true);
     assert.equal(st.cleanupPolicy, 'compact');
+  });
+
+  it('an internal topic the separator makes invalid: the failure names replication.policy.separator', async function () {
+    await nodes.load([], { over: { rep: { separator: '/' } } });
+    const rep = nodes.helper.getNode('rep');
+    const tgt = nodes.helper.getNode('tgt');
+    const topic = rep.checkpointsTopic();
+    assert.ok(topic.includes('/'), topic);
+    await assert.rejects(
+      () => rep.ensureTopic(tgt.connection, topic),
+      (e) => {
+        assert.match(e.message, new RegExp(`^cannot create internal topic ${topic.replace(/[.]/g, '\\.')}: topic name '.*' has characters Kafka does not allow \\('/'; only letters, digits, '\\.', '_' and '-'\\): it is built with replication\\.policy\\.separator '/'; set replication\\.policy\\.separator to characters Kafka allows in topic names`));
+        return true;
+      },
+    );
+  });
+
+  describe('diagnoses that name the cause, against the SASL and plaintext listeners', function () {
+    const { explainKafkaError } = require('../../kafka/client');
+    /** Connects the source cluster node with `src` settings and returns the explained failure. */
+    async function refusal(src, credentials) {
+      await nodes.load([], { over: { src }, credentials: credentials ? { src: credentials } : {} });
+      const node = nodes.helper.getNode('src');
+      let err;
+      await node.connection.admin().then(() => assert.fail('connected'), (e) => (err = e));
+      assert.equal(node.connection.state.state, 'error');
+      assert.equal(node.connection.state.error, err.message, 'the status and the error say the same');
+      // an explanation explained again stays what it was (a node that explains what it caught)
+      assert.equal(explainKafkaError(err, node.connection.settings), err.message);
+      return err.message;
+    }
+
+    it('a wrong SCRAM password and an unknown SCRAM user: the login was refused, not the mechanism', async function () {
+      const sasl = env.cluster('source');
+      for (const [username, password] of [['alice', 'wrong'], ['nobody', 'whatever']]) {
+        const text = await refusal({ bootstrap: sasl.saslBootstrap, saslMechanism: 'scram-sha-512' }, { username, password });
+        assert.match(text, new RegExp(`^SASL login refused \\(source: ${sasl.saslBootstrap}\\): the broker has no SCRAM-SHA-512 user '${username}' or the password is wrong`), text);
+        assert.doesNotMatch(text, /mechanism refused|choose one the listener enables/);
+        await nodes.helper.unload();
+      }
+    });
+
+    it('a client without SASL on the SASL listener is told the listener wants SASL, with its mechanisms', async function () {
+      const sasl = env.cluster('source');
+      await nodes.load([], { over: { src: { bootstrap: sasl.saslBootstrap, saslMechanism: 'none' } } });
+      const connection = nodes.helper.getNode('src').connection;
+      // kafkajs connects (the broker answers ApiVersions before SASL), the first request finds the
+      // connection closed: what a node reports through reportError
+      const admin = await connection.admin();
+      const err = await admin.listTopics().then(() => assert.fail('listed topics without SASL'), (e) => e);
+      assert.match(err.message, /Closed connection/);
+      connection.reportError(err);
+      const expected = `the listener wants SASL (it enables PLAIN, SCRAM-SHA-256, SCRAM-SHA-512) (source: ${sasl.saslBootstrap}): set the SASL mechanism, username and password in the cluster node, or use the broker's plaintext port`;
+      await env.eventually(() => connection.state.error === expected, { what: "the connection state saying the listener wants SASL" });
+      assert.equal(connection.state.state, 'error');
+      assert.equal(connection.reportError(err), expected, 'the answer is kept: the next report says it at once');
+    });
+
+    it('a SASL client on the plaintext listener is told the listener does not use SASL', async function () {
+      const plain = env.cluster('source');
+      const text = await refusal({ bootstrap: plain.bootstrap, saslMechanism: 'plain' }, { username: 'alice', password: plain.saslUsers.alice });
+      assert.match(text, /^this listener does not use SASL \(source: .*\): set the SASL mechanism to none, or give the address of the broker's SASL listener$/);
+    });
   });
 });

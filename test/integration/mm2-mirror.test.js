@@ -398,6 +398,19 @@ describe('mm2-mirror (real clusters)', function () {
     assert.equal(await topicExists('target', `source.${topic}`), false);
   });
 
+  it('a remote topic name the separator makes invalid: the failure names replication.policy.separator', async function () {
+    const topic = env.unique('sep');
+    const srcAdmin = await env.admin('source');
+    await srcAdmin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+    await nodes.load([mirrorNode({ topics: topic, emitOffsetSyncsEnabled: false }), { id: 'out', type: 'helper' }], { over: { rep: { separator: '/' } } });
+    const m = nodes.helper.getNode('m');
+    const warned = await env.eventually(
+      () => m.warn.getCalls().map((c) => (c.thisValue === m ? String(c.args[0]) : '')).find((w) => w.includes(`cannot create source/${topic} on target`)),
+      { timeout: 30000, what: 'the failed creation warned' },
+    );
+    assert.match(warned, /has characters Kafka does not allow \('\/'; .*\): it is built with replication\.policy\.separator '\/'; set replication\.policy\.separator to characters Kafka allows in topic names/);
+  });
+
   it('reports invalid settings by their MM2 names without starting', async function () {
     await nodes.load([mirrorNode({ topics: 'orders(', offsetLagMax: 'many' }), { id: 'out', type: 'helper' }]);
     const m = nodes.helper.getNode('m');

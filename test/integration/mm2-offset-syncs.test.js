@@ -225,7 +225,7 @@ describe('mm2-offset-syncs (Node-RED runtime, real brokers)', function () {
     const sts = nodes.statuses(os);
     const red = await env.eventually(() => sts.find((s) => s.fill === 'red' && /SASL login refused/.test(s.text || '')), { timeout: 20000, what: 'red SASL status' });
     assert.match(red.text, new RegExp(`^${a.s}: SASL login refused`));
-    await env.eventually(() => callsOf(os, 'error').some((e) => /SASL login refused.*check the username, password and mechanism/.test(e)), { what: 'logged SASL explanation' });
+    await env.eventually(() => callsOf(os, 'error').some((e) => /SASL login refused.*wrong username 'alice' or password for PLAIN: check the username and password/.test(e)), { what: 'logged SASL explanation' });
   });
 
   it('redeploy closes the reader (its consumer leaves the group) and a new start re-reads from the beginning', async function () {

@@ -9,9 +9,101 @@ import type { Translate } from './i18n';
 import type { ReplicationConfigNode } from './config-nodes';
 import type { ClusterConnection, ConnectionState, ConnectionUser } from '../../kafka/connection';
 import { assertTimerMs } from '../../core/intervals';
+import { ReportThrottle } from '../../core/report-throttle';
 
 export function truncate(text: string, max = 60): string {
   return text.length > max ? text.slice(0, max - 1) + '…' : text;
+}
+
+/** How long a failure that stays the same goes unrepeated in the log. */
+export const FAILURE_REMIND_MS = 10 * 60_000;
+
+/**
+ * The one place where a node logs a failure that repeats (a cycle failing, a topic that cannot be
+ * created, an unreachable Connect worker): each kind of failure is logged when its text changes,
+ * not every cycle; the same text again only after `remindMs` while it lasts, and at once after
+ * `ok(kind)` said it was over. Numbers in the text (offsets, counts, ms) do not make it a new
+ * failure. `limited` is for counters (malformed records skipped): the core ReportThrottle, at
+ * most once per `everyMs`, the last text of a period reported when the period ends.
+ * Once the node closes (a redeploy replaced it) it logs nothing: the new node reports.
+ */
+export class FailureLog {
+  private last = new Map<string, { key: string; at: number }>();
+  private throttles = new Map<string, { throttle: ReportThrottle<string>; logged?: () => void }>();
+  private closed = false;
+
+  constructor(
+    private readonly node: Pick<Node, 'warn' | 'error'>,
+    private readonly remindMs = FAILURE_REMIND_MS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Logs `text` as a warning unless this kind's failure is unchanged. Returns whether it logged. */
+  warn(kind: string, text: string): boolean {
+    if (!this.changed(kind, text)) return false;
+    this.node.warn(text);
+    return true;
+  }
+
+  /** Logs `text` as an error unless this kind's failure is unchanged. Returns whether it logged. */
+  error(kind: string, text: string): boolean {
+    if (!this.changed(kind, text)) return false;
+    this.node.error(text);
+    return true;
+  }
+
+  /** This kind of failure is over: the next one is logged whatever its text. */
+  ok(kind: string): void {
+    this.last.delete(kind);
+  }
+
+  /**
+   * At most one warning of this kind per `everyMs` (for counts that keep growing); the last text
+   * held back is logged when the period ends. `logged` runs whenever a warning of this kind is
+   * logged (to restart a count "since the last warning"). Returns whether it logged now.
+   */
+  limited(kind: string, text: string, everyMs: number, logged?: () => void): boolean {
+    if (this.closed) return false;
+    let entry = this.throttles.get(kind);
+    if (!entry) {
+      const e: { throttle: ReportThrottle<string>; logged?: () => void } = {
+        throttle: new ReportThrottle<string>({
+          everyMs,
+          now: this.now,
+          first: (t) => this.logLimited(e, t),
+          more: (_count, t) => this.logLimited(e, t),
+        }),
+      };
+      entry = e;
+      this.throttles.set(kind, entry);
+    }
+    entry.logged = logged;
+    const pending = entry.throttle.pending;
+    entry.throttle.report(text);
+    return entry.throttle.pending === pending && pending === 0;
+  }
+
+  /** Nothing is logged any more (the node closed); held-back counter warnings are dropped. */
+  close(): void {
+    this.closed = true;
+    for (const e of this.throttles.values()) e.throttle.clear();
+  }
+
+  private logLimited(entry: { logged?: () => void }, text: string): void {
+    if (this.closed) return;
+    this.node.warn(text);
+    entry.logged?.();
+  }
+
+  private changed(kind: string, text: string): boolean {
+    if (this.closed) return false;
+    const key = text.replace(/\d+/g, '#');
+    const now = this.now();
+    const prev = this.last.get(kind);
+    if (prev && prev.key === key && now - prev.at < this.remindMs) return false;
+    this.last.set(kind, { key, at: now });
+    return true;
+  }
 }
 
 export class StatusReporter implements ConnectionUser {
@@ -47,7 +139,15 @@ export class StatusReporter implements ConnectionUser {
     /* replaced per connection by connectionStateFor */
   }
 
+  private closed = false;
+
+  /** The node closed: connection states and late results of its work no longer change its status. */
+  close(): void {
+    this.closed = true;
+  }
+
   private render(): void {
+    if (this.closed) return;
     let st: NodeStatus | null = null;
     for (const [alias, s] of this.conn) {
       if (s.state === 'error') {
@@ -72,6 +172,8 @@ export class StatusReporter implements ConnectionUser {
 export interface FlowNodeContext {
   rep: ReplicationConfigNode;
   status: StatusReporter;
+  /** Logging of repeated failures (once per change) and counters (rate-limited); silent after close. */
+  log: FailureLog;
   /** Registers with a connection (state shows in the status); deregistered on close. */
   use(connection: ClusterConnection): ClusterConnection;
   /** setInterval that is cleared on close. */
@@ -104,15 +206,20 @@ export function setupFlowNode(RED: NodeAPI, node: Node, replicationId: unknown, 
   }
   const timers: Array<{ clear(): void }> = [];
   const closers: Array<(removed: boolean) => Promise<void> | void> = [];
-  const used: ClusterConnection[] = [];
+  const used: Array<{ connection: ClusterConnection; user: ConnectionUser }> = [];
+  const log = new FailureLog(node);
   let closing = false;
   const ctx: FlowNodeContext = {
     rep,
     status,
+    log,
     use(connection) {
-      if (!used.includes(connection)) {
-        used.push(connection);
-        connection.register({ id: node.id, onConnectionState: status.connectionStateFor(connection.alias) });
+      if (!used.some((u) => u.connection === connection)) {
+        // the registration itself is what is removed on close: a node that replaced this one
+        // (same id, after a redeploy) keeps its own
+        const user: ConnectionUser = { id: node.id, onConnectionState: status.connectionStateFor(connection.alias) };
+        used.push({ connection, user });
+        connection.register(user);
       }
       return connection;
     },
@@ -141,9 +248,12 @@ export function setupFlowNode(RED: NodeAPI, node: Node, replicationId: unknown, 
   node.on('close', (removed: boolean, done: () => void) => {
     closing = true;
     for (const t of timers) t.clear();
+    // from now on the node neither logs nor shows the failures of its (old) configuration
+    log.close();
+    status.close();
     const work = closers.map((fn) => Promise.resolve().then(() => fn(removed)).catch((e) => node.warn(`close: ${(e as Error).message}`)));
     Promise.allSettled(work)
-      .then(() => Promise.allSettled(used.map((c) => c.deregister({ id: node.id }))))
+      .then(() => Promise.allSettled(used.map((u) => u.connection.deregister(u.user))))
       .finally(() => {
         node.status({});
         done();

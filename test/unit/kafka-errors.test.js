@@ -1,0 +1,67 @@
+'use strict';
+/**
+ * explainKafkaError on errors that do not come from a broker answer: kafkajs failing inside
+ * (a TypeError on an answer it did not expect) and an explanation handed on by the shared
+ * connection (explained once, never again). The broker-side refusals (SASL, listeners) are
+ * tested against the real brokers in test/integration/config-nodes.test.js.
+ */
+const assert = require('node:assert/strict');
+const { explainKafkaError, ExplainedKafkaError } = require('../../kafka/client');
+
+const S = { alias: 'src', bootstrapServers: ['h:9092'] };
+
+function kafkajsTypeError(message) {
+  const e = new TypeError(message);
+  e.stack = `TypeError: ${message}\n    at Object.fetchTopicOffsets (/app/node_modules/kafkajs/src/admin/index.js:656:15)`;
+  return e;
+}
+
+describe('explainKafkaError: kafkajs internals and explanations handed on', function () {
+  it("kafkajs' `Cannot destructure property 'partitions' of 'low.pop(...)'` becomes an explanation", function () {
+    const text = explainKafkaError(kafkajsTypeError("Cannot destructure property 'partitions' of 'low.pop(...)' as it is undefined."), S);
+    assert.equal(
+      text,
+      "the broker returned no offsets for a topic (src: h:9092): it was probably deleted, re-created or had no leader during the request; the next cycle tries again (kafkajs: Cannot destructure property 'partitions' of 'low.pop(...)' as it is undefined.)",
+    );
+  });
+
+  it('another TypeError from inside kafkajs is explained as the client failing on an unexpected answer', function () {
+    const text = explainKafkaError(kafkajsTypeError("Cannot read properties of undefined (reading 'leader')"), S);
+    assert.match(text, /^the Kafka client failed on an unexpected answer \(src: h:9092\): probably a topic deleted or re-created during the request; the next cycle tries again \(kafkajs: Cannot read properties of undefined \(reading 'leader'\)\)$/);
+  });
+
+  it('a TypeError of our own code is not blamed on kafkajs', function () {
+    const e = new TypeError('x is not a function');
+    e.stack = 'TypeError: x is not a function\n    at run (/app/kafka/mirror.js:1:1)';
+    assert.equal(explainKafkaError(e, S), 'x is not a function (src: h:9092)');
+  });
+
+  it('an explanation is handed on unchanged, not read again as a cause', function () {
+    const first = explainKafkaError(Object.assign(new Error('SASL PLAIN authentication failed: Authentication failed: Invalid username or password'), { name: 'KafkaJSSASLAuthenticationError' }), { ...S, sasl: { mechanism: 'plain', username: 'u', password: 'p' } });
+    assert.equal(first, "SASL login refused (src: h:9092): wrong username 'u' or password for PLAIN: check the username and password");
+    const handed = new ExplainedKafkaError(first);
+    assert.equal(explainKafkaError(handed, S), first);
+    assert.equal(explainKafkaError(handed), first);
+    // also when a caller passed it on in a plain Error (`new Error(connection.reportError(e))`)
+    assert.equal(explainKafkaError(new Error(first), S), first);
+  });
+
+  it('a broker closing the connection without SASL set is not called a SASL problem for sure', function () {
+    const e = Object.assign(new Error('Closed connection'), { name: 'KafkaJSConnectionClosedError' });
+    assert.equal(explainKafkaError(e, S), 'the broker closed the connection (src: h:9092): a broker restarting, or a listener that wants SASL or TLS (then set them in the cluster node)');
+  });
+});
+
+describe('invalidTopicNameReason: names replication.policy.separator when it made a topic name invalid', function () {
+  const { invalidTopicNameReason } = require('../../kafka/internal-topics');
+  it('valid names pass; invalid ones say why, and name the separator when it is the cause', function () {
+    assert.equal(invalidTopicNameReason('us-west.checkpoints.internal', '.'), null);
+    assert.equal(invalidTopicNameReason('a_b-c.D9', '_'), null);
+    assert.equal(
+      invalidTopicNameReason('us-west:orders', ':'),
+      "topic name 'us-west:orders' has characters Kafka does not allow (':'; only letters, digits, '.', '_' and '-'): it is built with replication.policy.separator ':'; set replication.policy.separator to characters Kafka allows in topic names (MM2's default is '.')",
+    );
+    assert.match(invalidTopicNameReason('x'.repeat(250), '.'), /longer than Kafka's 249 characters$/);
+    assert.equal(invalidTopicNameReason('..'), "'..' is not a topic name");
+  });
+});
