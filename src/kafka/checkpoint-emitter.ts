@@ -76,6 +76,8 @@ export interface CheckpointEmitterOptions {
   events?: EmitterEvents;
   /** Parallel OffsetFetch requests per discovery / cycle. Default 8. */
   concurrency?: number;
+  /** Longest wait between two attempts to prepare the checkpoints topic (it doubles from 2 s up to this). Default 60 s. */
+  retryMaxMs?: number;
   /** Give up the restore after this long (counts as a failed restore). Default 120 s. */
   restoreTimeoutMs?: number;
   /** Clock (ms); tests may replace it. */
@@ -142,6 +144,10 @@ export function chunkCheckpoints(
   }
   if (cur.records.length > 0) chunks.push(cur);
   return chunks;
+}
+
+function unsentKey(c: Checkpoint): string {
+  return `${c.group}\u0000${c.topic}\u0000${c.partition}`;
 }
 
 /** setTimeout delays are limited to 2^31-1 ms; longer ones fire at once. */
@@ -270,7 +276,8 @@ export class CheckpointEmitter {
 
   private async startup(): Promise<void> {
     const { target, checkpointsTopic } = this.o;
-    let delay = 2000;
+    const maxDelay = Math.max(1000, this.o.retryMaxMs ?? 60000);
+    let delay = Math.min(2000, maxDelay);
     for (;;) {
       if (this.stopped) return;
       this.o.events?.phase?.({ kind: 'preparing' });
@@ -281,7 +288,7 @@ export class CheckpointEmitter {
         const error = (e as Error)?.message ?? String(e);
         this.o.events?.phase?.({ kind: 'retrying', error, retryInMs: delay });
         await this.sleep(delay);
-        delay = Math.min(delay * 2, 60000);
+        delay = Math.min(delay * 2, maxDelay);
       }
     }
     if (this.stopped) return;
@@ -448,6 +455,9 @@ export class CheckpointEmitter {
         return null;
       }
     });
+    // Every selected group failed: the source is not answering, whatever the cached admin client
+    // thinks (its users show the error; the checkpoints already held stay valid and are reported).
+    if (groups.length > 0 && failedGroups.length === groups.length) source.reportError(new Error(failedGroups[0].error));
     // Translation and the store update run synchronously, in group order, after all fetches.
     const store = this.syncStore as OffsetSyncStore;
     const written: WrittenCheckpoint[] = [];
@@ -465,39 +475,50 @@ export class CheckpointEmitter {
         targetAlias: this.o.targetAlias,
       });
       for (const c of r.coverage) coverage.push({ group: g.group, ...c });
-      for (const c of r.checkpoints) written.push({ ...c, timestamp: g.ts });
+      // Into the store and onto the retry list together (see below).
+      for (const c of r.checkpoints) {
+        const w: WrittenCheckpoint = { ...c, timestamp: g.ts };
+        written.push(w);
+        this.unsent.set(unsentKey(w), w);
+      }
     }
     failedGroups.sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
     // Like MM2, the store already holds this cycle's checkpoints (so a write that failed but
     // landed can never be followed by a lower one). Unlike MM2, a failed write is not forgotten:
-    // the checkpoints still current in the store are sent again by the next cycle.
-    const key = (c: Checkpoint) => `${c.group}\u0000${c.topic}\u0000${c.partition}`;
-    for (const c of written) this.unsent.delete(key(c));
-    const retry: WrittenCheckpoint[] = [];
+    // a checkpoint counts as written only once the broker acknowledged it, so every checkpoint
+    // of this cycle goes on the retry list first and leaves it only with its acknowledgement;
+    // whatever fails (connecting the producer, a produce request, anything else) leaves it
+    // there, and the next cycle sends the ones still current in the store again.
+    const toWrite: WrittenCheckpoint[] = [];
     for (const [k, c] of this.unsent) {
       const current = this.checkpointStore.getPartition(c.group, c.topic, c.partition);
-      if (current && current.downstreamOffset === c.downstreamOffset && current.upstreamOffset === c.upstreamOffset) retry.push(c);
+      if (current && current.downstreamOffset === c.downstreamOffset && current.upstreamOffset === c.upstreamOffset) toWrite.push(c);
       else this.unsent.delete(k);
     }
-    const toWrite = [...retry, ...written];
     if (toWrite.length > 0) {
-      const producer = await target.producer();
-      // One produce request holds at most ~1 MiB by default (broker message.max.bytes): send in
-      // chunks, in order, and stop at the first failure.
-      let sent = 0;
       try {
+        const producer = await target.producer();
+        // One produce request holds at most ~1 MiB by default (broker message.max.bytes): send in
+        // chunks, in order, and stop at the first failure.
         for (const chunk of chunkCheckpoints(toWrite)) {
           await producer.send({ topic: this.o.checkpointsTopic, acks: -1, messages: chunk.records });
-          for (const c of chunk.checkpoints) this.unsent.delete(key(c));
-          sent += chunk.checkpoints.length;
+          for (const c of chunk.checkpoints) this.unsent.delete(unsentKey(c));
         }
       } catch (e) {
-        for (const c of toWrite.slice(sent)) this.unsent.set(key(c), c);
+        throw new Error(target.reportError(e));
+      }
+      target.reportOk();
+    } else {
+      // Nothing to write: still make sure the target answers (and still holds the checkpoints
+      // topic), so that an unreachable target is a failed cycle, never a quiet one.
+      try {
+        const admin = await target.admin();
+        await admin.fetchTopicOffsets(this.o.checkpointsTopic);
+      } catch (e) {
         throw new Error(target.reportError(e));
       }
       target.reportOk();
     }
-    if (failedGroups.length < groups.length || groups.length === 0) source.reportOk();
     const latest = new Map<string, Checkpoint[]>();
     for (const g of groups) {
       const list = this.checkpointStore.get(g);
