@@ -201,6 +201,8 @@ export = function register(RED: NodeAPI): void {
     const emitMs = Number(resolved.values['emit.checkpoints.interval.seconds']) * 1000;
     const refreshMs = Number(resolved.values['refresh.groups.interval.seconds']) * 1000;
     const checkpointsTopic = rep.checkpointsTopic();
+    /** No completed cycle for this long: the status stops being green. */
+    const staleMs = 2 * clampTimer(emitMs) + 30000;
     const expectedSyncsTopic = rep.offsetSyncs().topic;
 
     // ---- status -------------------------------------------------------------------------
@@ -240,6 +242,11 @@ export = function register(RED: NodeAPI): void {
         return;
       }
       const when = ago(t, Date.now() - state.lastAt);
+      if (Date.now() - state.lastAt > staleMs) {
+        // cycles stopped completing (a request that hangs): not green
+        status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-checkpoint.status.stale', { ago: when }) });
+        return;
+      }
       const failed = last.failedGroups.length;
       // groups of the selection that have a checkpoint (restored or written)
       const checkpointed = last.latest.size;

@@ -125,6 +125,11 @@ export = function register(RED: NodeAPI): void {
       if (!last || lastCycleError) return;
       const r = last.result;
       const when = age(Date.now() - last.at);
+      if (Date.now() - last.at > 2 * intervalMs + 30000) {
+        // syncs stopped completing (a request that hangs): not green
+        status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-group-offsets.status.stale', { age: when }) });
+        return;
+      }
       // Green only while the node does its job: some selected group has its target offset.
       const considered = r.written.length + r.skipped.length;
       if (considered === 0) {

@@ -106,6 +106,18 @@ async function seed(names, sourceBootstrap, targetBootstrap) {
   }
 }
 
+/** Runs `fn` again while the broker answers with a retriable error (a coordinator still loading...). */
+async function retrying(fn) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (attempt >= 40 || !(e && e.retriable)) throw e;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
+
 /** A target admin client for the drill's checks (reconnects by itself after a broker restart). */
 function targetChecker(names, targetBootstrap) {
   const kafka = kafkaFor(targetBootstrap);
@@ -126,7 +138,7 @@ function targetChecker(names, targetBootstrap) {
       const a = await admin();
       const out = [];
       for (const g of names.groups) {
-        const offs = (await fetchCommittedOffsets(a, g)).filter((o) => o.topic === names.remote && o.offset !== null);
+        const offs = (await retrying(() => fetchCommittedOffsets(a, g))).filter((o) => o.topic === names.remote && o.offset !== null);
         if (offs.length === PARTITIONS) out.push(g);
       }
       return out;
@@ -135,7 +147,7 @@ function targetChecker(names, targetBootstrap) {
     async anyGroupWithOffset() {
       const a = await admin();
       for (const g of names.groups) {
-        if ((await fetchCommittedOffsets(a, g)).some((o) => o.topic === names.remote && o.offset !== null)) return true;
+        if ((await retrying(() => fetchCommittedOffsets(a, g))).some((o) => o.topic === names.remote && o.offset !== null)) return true;
       }
       return false;
     },
@@ -143,12 +155,12 @@ function targetChecker(names, targetBootstrap) {
     async checkpointRecords() {
       const a = await admin();
       if (!(await a.listTopics()).includes(names.checkpointsTopic)) return 0;
-      const [p0] = await a.fetchTopicOffsets(names.checkpointsTopic);
+      const [p0] = await retrying(() => a.fetchTopicOffsets(names.checkpointsTopic));
       return Number(p0.high) - Number(p0.low);
     },
     async deleteGroups() {
       const a = await admin();
-      await a.deleteGroups(names.groups);
+      await retrying(() => a.deleteGroups(names.groups));
     },
     async close() {
       const p = adminP;
