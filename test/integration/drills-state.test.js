@@ -87,8 +87,17 @@ describe('failover drills: state over messages (real Node-RED, real brokers)', f
     await firstCheckpointWritten(names);
     await nr.stop();
     watcher.close();
-    // the same user directory: the deployed flow comes back from its flow file
-    nr = await startNodeRed({ userDir, quiet: true, logLevel: 'warn' });
+    // the same user directory: the deployed flow comes back from its flow file (a free port
+    // picked for it can be taken by another process before Node-RED listens: pick another)
+    for (let attempt = 1; ; attempt++) {
+      try {
+        nr = await startNodeRed({ userDir, quiet: true, logLevel: 'warn' });
+        break;
+      } catch (e) {
+        nr = null;
+        if (attempt >= 3 || !/port in use/.test(e.message)) throw e;
+      }
+    }
     await watcher.connect(nr.port);
     await everyGroupSynced(names, 'after the restart');
     await noLyingGreen();
