@@ -334,6 +334,7 @@ export class CheckpointEmitter {
     });
     this.abortRestore = () => failNow(new Error('stopped'));
     let timer: NodeJS.Timeout | undefined;
+    let probe: NodeJS.Timeout | undefined;
     try {
       this.o.events?.phase?.({ kind: 'restoring', percent: 0 });
       const admin: Admin = await target.admin();
@@ -369,6 +370,20 @@ export class CheckpointEmitter {
           resolve();
         }, clampTimer(timeoutMs));
       });
+      // While the read runs, ask the target every retry period whether it still answers: a
+      // target that stopped answering shows as an error (red), not as a long "loading".
+      const probeMs = clampTimer(Math.max(1000, this.o.retryMaxMs ?? 60000));
+      probe = setInterval(() => {
+        target
+          .admin()
+          .then((a) => a.fetchTopicOffsets(checkpointsTopic))
+          .then(
+            () => target.reportOk(),
+            (e) => {
+              if (!outcome.failure) target.reportError(e);
+            },
+          );
+      }, probeMs);
       const started = reader.start().catch((e: Error) => failNow(e));
       await Promise.race([started, failed, timedOut]);
       if (outcome.failure) {
@@ -383,6 +398,7 @@ export class CheckpointEmitter {
       report.error = err?.name === 'TopicNotFoundError' ? err.message : target.reportError(err);
     } finally {
       if (timer) clearTimeout(timer);
+      if (probe) clearInterval(probe);
       this.reader = null;
       this.abortRestore = null;
     }

@@ -50,6 +50,15 @@ describe('failover drills: state over messages (real Node-RED, real brokers)', f
     return { names, flow: drill.drillFlow(names, sourceBootstrap, targetBootstrap), userDir };
   }
 
+  /** Seeds the drill, starts Node-RED with the status watcher and deploys the flow. */
+  async function setUpAndDeploy(tag) {
+    const d = await setUp(tag);
+    nr = await startNodeRed({ userDir: d.userDir, quiet: true, logLevel: 'warn' });
+    await watcher.connect(nr.port);
+    await nr.deploy(d.flow);
+    return d;
+  }
+
   async function everyGroupSynced(names, what) {
     await env.eventually(async () => (await checker.groupsWithOffsets()).length === names.groups.length, {
       timeout: 120000,
@@ -68,10 +77,7 @@ describe('failover drills: state over messages (real Node-RED, real brokers)', f
   }
 
   it('(b) a full redeploy after the first checkpoint write, before the first group-offset sync', async function () {
-    const { names, flow, userDir } = await setUp('drb');
-    nr = await startNodeRed({ userDir, quiet: true, logLevel: 'warn' });
-    await watcher.connect(nr.port);
-    await nr.deploy(flow);
+    const { names, flow } = await setUpAndDeploy('drb');
     await firstCheckpointWritten(names);
     await nr.deploy(flow);
     await everyGroupSynced(names, 'after the redeploy');
@@ -80,10 +86,7 @@ describe('failover drills: state over messages (real Node-RED, real brokers)', f
   });
 
   it('(c) the Node-RED process restarted after the first checkpoint write, before the first group-offset sync', async function () {
-    const { names, flow, userDir } = await setUp('drc');
-    nr = await startNodeRed({ userDir, quiet: true, logLevel: 'warn' });
-    await watcher.connect(nr.port);
-    await nr.deploy(flow);
+    const { names, userDir } = await setUpAndDeploy('drc');
     await firstCheckpointWritten(names);
     await nr.stop();
     watcher.close();
@@ -104,10 +107,7 @@ describe('failover drills: state over messages (real Node-RED, real brokers)', f
   });
 
   it('(d) groups deleted on the target while the flow was undeployed get their offsets again', async function () {
-    const { names, flow, userDir } = await setUp('drd');
-    nr = await startNodeRed({ userDir, quiet: true, logLevel: 'warn' });
-    await watcher.connect(nr.port);
-    await nr.deploy(flow);
+    const { names, flow } = await setUpAndDeploy('drd');
     await everyGroupSynced(names, 'at first');
     // undeploy (only the config nodes stay), delete the groups on the target, deploy again
     await nr.deploy(flow.filter((n) => !n.z));

@@ -22,7 +22,7 @@ function memoryConnection(alias, { groups = {}, fail = {} } = {}) {
       if (fail.listGroups) throw new Error('Connection error: connect ECONNREFUSED');
       return { groups: Object.keys(groups).map((groupId) => ({ groupId, protocolType: 'consumer' })) };
     },
-    listTopics: async () => [CP_TOPIC],
+    listTopics: () => (fail.hangRestore ? new Promise(() => undefined) : Promise.resolve([CP_TOPIC])),
     fetchTopicOffsets: async () => {
       if (fail.probe) throw new Error('Connection error: connect ECONNREFUSED');
       return [{ partition: 0, offset: '0', high: '0', low: '0' }];
@@ -63,8 +63,8 @@ function memoryConnection(alias, { groups = {}, fail = {} } = {}) {
   };
 }
 
-async function readyEmitter(source, target) {
-  const e = new CheckpointEmitter({
+function newEmitter(source, target, extra = {}) {
+  return new CheckpointEmitter({
     source,
     target,
     sourceAlias: 'source',
@@ -74,7 +74,12 @@ async function readyEmitter(source, target) {
     groupFilter: createGroupFilter({}),
     topicFilter: createTopicFilter({}),
     ensureTopic: async () => undefined,
+    ...extra,
   });
+}
+
+async function readyEmitter(source, target) {
+  const e = newEmitter(source, target);
   await e.start();
   assert.equal(e.restoreReport.ok, true);
   e.handleSyncEvent({ event: 'syncs', syncs: [{ topic: 't', partition: 0, upstreamOffset: 5n, downstreamOffset: 3n }] });
@@ -145,6 +150,22 @@ describe('CheckpointEmitter (no broker)', function () {
     assert.deepEqual(r.failedGroups.map((f) => f.group), ['g']);
     assert.equal(source.state.errors.length, 1, 'the source connection shows the error');
     assert.deepEqual(r.latest.get('g').map(brief), [['g', 'source.t', 0, 10n, 4n]]);
+    await e.stop();
+  });
+});
+
+describe('CheckpointEmitter restore (no broker)', function () {
+  it('a target that stops answering during the restore is reported while the restore waits', async function () {
+    const source = memoryConnection('source');
+    const target = memoryConnection('target', { fail: { hangRestore: true, probe: true } });
+    const phases = [];
+    const e = newEmitter(source, target, { retryMaxMs: 1000, events: { phase: (p) => phases.push(p.kind) } });
+    e.start();
+    const deadline = Date.now() + 10000;
+    while (target.state.errors.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.match(target.state.errors[0] || '', /ECONNREFUSED/, 'the target connection shows the error');
+    assert.equal(e.ready, false, 'still restoring');
+    assert.equal(phases.at(-1), 'restoring');
     await e.stop();
   });
 });
