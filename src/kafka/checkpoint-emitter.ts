@@ -4,7 +4,7 @@
  *
  * - start: ensure `<source>.checkpoints.internal` on the target, restore the last checkpoints
  *   from it once (log order, last wins, malformed records skipped and counted; a failed read
- *   clears them), then create the offset-sync store in the mode MM2 chooses (restore OK ->
+ *   clears them, and is tried again while the target does not answer), then create the offset-sync store in the mode MM2 chooses (restore OK ->
  *   keep the sync history during its initial load; failed -> only the latest sync). Offset syncs
  *   that arrive before that are buffered and replayed into the new store, in order.
  * - group discovery (§7.2) at start and on `refreshGroups`;
@@ -172,6 +172,8 @@ export class CheckpointEmitter {
   private readonly now: () => number;
   private wake: (() => void) | null = null;
   private abortRestore: (() => void) | null = null;
+  /** The last restore failed because the checkpoints topic does not exist. */
+  private restoreTopicMissing = false;
 
   constructor(private readonly o: CheckpointEmitterOptions) {
     this.now = o.now ?? Date.now;
@@ -278,22 +280,31 @@ export class CheckpointEmitter {
     const { target, checkpointsTopic } = this.o;
     const maxDelay = Math.max(1000, this.o.retryMaxMs ?? 60000);
     let delay = Math.min(2000, maxDelay);
+    const retryLater = async (error: string): Promise<void> => {
+      this.o.events?.phase?.({ kind: 'retrying', error, retryInMs: delay });
+      await this.sleep(delay);
+      delay = Math.min(delay * 2, maxDelay);
+    };
+    let report: RestoreReport;
     for (;;) {
       if (this.stopped) return;
       this.o.events?.phase?.({ kind: 'preparing' });
       try {
         await this.o.ensureTopic(target, checkpointsTopic);
-        break;
       } catch (e) {
-        const error = (e as Error)?.message ?? String(e);
-        this.o.events?.phase?.({ kind: 'retrying', error, retryInMs: delay });
-        await this.sleep(delay);
-        delay = Math.min(delay * 2, maxDelay);
+        await retryLater((e as Error)?.message ?? String(e));
+        continue;
       }
+      if (this.stopped) return;
+      report = await this.restoreCheckpoints();
+      if (this.stopped) return;
+      // A failed read goes on without the checkpoints, as MM2 does, when the target answers
+      // (a missing topic, records it cannot read in time). When the target itself did not
+      // answer, what it holds is not lost: read it again once it answers.
+      if (report.ok || this.restoreTopicMissing || (await this.targetAnswers())) break;
+      this.checkpointStore = new CheckpointStore({ acceptGroup: (g) => this.o.groupFilter.accept(g) });
+      await retryLater(report.error ?? 'the target did not answer');
     }
-    if (this.stopped) return;
-    const report = await this.restoreCheckpoints();
-    if (this.stopped) return;
     this.restore = report;
     this.checkpointStore.markLoaded(report.ok);
     if (!report.ok) report.restored = 0;
@@ -304,6 +315,17 @@ export class CheckpointEmitter {
     for (const ev of events) this.applyEvent(ev);
     this.o.events?.restored?.(report);
     this.o.events?.phase?.({ kind: 'ready' });
+  }
+
+  /** Whether the target answers a request about the checkpoints topic now. */
+  private async targetAnswers(): Promise<boolean> {
+    try {
+      const admin = await this.o.target.admin();
+      await admin.fetchTopicOffsets(this.o.checkpointsTopic);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   private sleep(ms: number): Promise<void> {
@@ -323,6 +345,7 @@ export class CheckpointEmitter {
   private async restoreCheckpoints(): Promise<RestoreReport> {
     const { target, checkpointsTopic } = this.o;
     const report: RestoreReport = { ok: false, restored: 0, read: 0, malformed: 0 };
+    this.restoreTopicMissing = false;
     const kept = new Set<string>();
     const outcome: { failure: Error | null } = { failure: null };
     let failNow: (e: Error) => void = () => undefined;
@@ -395,7 +418,8 @@ export class CheckpointEmitter {
     } catch (e) {
       const err = e as Error;
       report.ok = false;
-      report.error = err?.name === 'TopicNotFoundError' ? err.message : target.reportError(err);
+      this.restoreTopicMissing = err?.name === 'TopicNotFoundError';
+      report.error = this.restoreTopicMissing ? err.message : target.reportError(err);
     } finally {
       if (timer) clearTimeout(timer);
       if (probe) clearInterval(probe);

@@ -22,7 +22,11 @@ function memoryConnection(alias, { groups = {}, fail = {} } = {}) {
       if (fail.listGroups) throw new Error('Connection error: connect ECONNREFUSED');
       return { groups: Object.keys(groups).map((groupId) => ({ groupId, protocolType: 'consumer' })) };
     },
-    listTopics: () => (fail.hangRestore ? new Promise(() => undefined) : Promise.resolve([CP_TOPIC])),
+    listTopics: () => {
+      if (fail.hangRestore) return new Promise(() => undefined);
+      if (fail.restore) return Promise.reject(new Error('Connection error: connect ECONNREFUSED'));
+      return Promise.resolve([CP_TOPIC]);
+    },
     fetchTopicOffsets: async () => {
       if (fail.probe) throw new Error('Connection error: connect ECONNREFUSED');
       return [{ partition: 0, offset: '0', high: '0', low: '0' }];
@@ -166,6 +170,27 @@ describe('CheckpointEmitter restore (no broker)', function () {
     assert.match(target.state.errors[0] || '', /ECONNREFUSED/, 'the target connection shows the error');
     assert.equal(e.ready, false, 'still restoring');
     assert.equal(phases.at(-1), 'restoring');
+    await e.stop();
+  });
+});
+
+describe('CheckpointEmitter restore when the target does not answer (no broker)', function () {
+  it('reads the checkpoints again once the target answers, instead of going on without them', async function () {
+    const source = memoryConnection('source');
+    const target = memoryConnection('target', { fail: { restore: true, probe: true } });
+    const phases = [];
+    const e = newEmitter(source, target, { retryMaxMs: 1000, events: { phase: (p) => phases.push(p.kind) } });
+    const started = e.start();
+    const deadline = Date.now() + 10000;
+    while (!phases.includes('retrying') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(phases.includes('retrying'), `retrying after the failed read (phases: ${phases})`);
+    assert.equal(e.ready, false);
+    target.fail.restore = false;
+    target.fail.probe = false;
+    await started;
+    assert.equal(e.ready, true);
+    assert.equal(e.restoreReport.ok, true, 'the second read worked: the checkpoints were kept (MM2 mode with history)');
+    assert.equal(e.keepHistoryOnLoad, true);
     await e.stop();
   });
 });
