@@ -4,8 +4,9 @@
  *
  * - start: ensure `<source>.checkpoints.internal` on the target, restore the last checkpoints
  *   from it once (log order, last wins, malformed records skipped and counted; a failed read
- *   clears them, and is tried again while the target does not answer), then create the offset-sync store in the mode MM2 chooses (restore OK ->
- *   keep the sync history during its initial load; failed -> only the latest sync). Offset syncs
+ *   clears them, and is tried again while the target does not answer), then create the
+ *   offset-sync store in the mode MM2 chooses (restore OK -> keep the sync history during its
+ *   initial load; failed -> only the latest sync). Offset syncs
  *   that arrive before that are buffered and replayed into the new store, in order.
  * - group discovery (§7.2) at start and on `refreshGroups`;
  * - `cycle()`: for each selected group list its source offsets, compute the checkpoints
@@ -498,6 +499,7 @@ export class CheckpointEmitter {
     // Every selected group failed: the source is not answering, whatever the cached admin client
     // thinks (its users show the error; the checkpoints already held stay valid and are reported).
     if (groups.length > 0 && failedGroups.length === groups.length) source.reportError(new Error(failedGroups[0].error));
+    else source.reportOk();
     // Translation and the store update run synchronously, in group order, after all fetches.
     const store = this.syncStore as OffsetSyncStore;
     const written: WrittenCheckpoint[] = [];

@@ -58,10 +58,12 @@ function memoryConnection(alias, { groups = {}, fail = {} } = {}) {
     }),
     reportOk: () => {
       state.oks++;
+      state.last = 'ok';
     },
     reportError: (e) => {
       const text = e && e.message ? e.message : String(e);
       state.errors.push(text);
+      state.last = 'error';
       return text;
     },
   };
@@ -153,7 +155,12 @@ describe('CheckpointEmitter (no broker)', function () {
     const r = await e.cycle();
     assert.deepEqual(r.failedGroups.map((f) => f.group), ['g']);
     assert.equal(source.state.errors.length, 1, 'the source connection shows the error');
+    assert.equal(source.state.last, 'error');
     assert.deepEqual(r.latest.get('g').map(brief), [['g', 'source.t', 0, 10n, 4n]]);
+    // the source answers again: the error clears with the next cycle
+    source.fail.fetch = false;
+    await e.cycle();
+    assert.equal(source.state.last, 'ok');
     await e.stop();
   });
 });
