@@ -245,7 +245,9 @@ function hookExit() {
 
 /**
  * Starts one single-node KRaft cluster.
- * @returns {Promise<{name, version, bootstrap, saslBootstrap, brokerPort, saslPort, dataDir, logFile, saslUsers, stop(): Promise<void>}>}
+ * kill() and restart() are for fault-injection tests: kill -9 the broker, start it again on the same
+ * data directory and ports.
+ * @returns {Promise<{name, version, bootstrap, saslBootstrap, brokerPort, saslPort, dataDir, logFile, saslUsers, stop(): Promise<void>, kill(): Promise<void>, restart(): Promise<void>}>}
  */
 async function startCluster(name, opts = {}) {
   const version = opts.version || process.env.KAFKA_VERSION || DEFAULT_KAFKA_VERSION;
