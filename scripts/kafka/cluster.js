@@ -252,7 +252,9 @@ function hookExit() {
 
 /**
  * Starts one single-node KRaft cluster.
- * @returns {Promise<{name, version, bootstrap, saslBootstrap, brokerPort, saslPort, dataDir, logFile, saslUsers, stop(): Promise<void>}>}
+ * kill() and restart() are for fault-injection tests: kill -9 the broker, start it again on the same
+ * data directory and ports.
+ * @returns {Promise<{name, version, bootstrap, saslBootstrap, brokerPort, saslPort, dataDir, logFile, saslUsers, stop(): Promise<void>, kill(): Promise<void>, restart(): Promise<void>}>}
  */
 async function startCluster(name, opts = {}) {
   const version = opts.version || process.env.KAFKA_VERSION || DEFAULT_KAFKA_VERSION;
@@ -280,14 +282,18 @@ async function startCluster(name, opts = {}) {
     `formatting the storage of cluster '${name}'`,
   );
 
-  const out = fs.openSync(path.join(dataDir, 'stdout.log'), 'a');
-  const child = spawn('java', [...javaArgs(libs, dataDir, heap), 'kafka.Kafka', props], {
-    stdio: ['ignore', out, out],
-  });
-  fs.closeSync(out);
-  hookExit();
-  running.set(child, dataDir);
-  child.once('exit', () => running.delete(child));
+  const launch = () => {
+    const out = fs.openSync(path.join(dataDir, 'stdout.log'), 'a');
+    const c = spawn('java', [...javaArgs(libs, dataDir, heap), 'kafka.Kafka', props], {
+      stdio: ['ignore', out, out],
+    });
+    fs.closeSync(out);
+    hookExit();
+    running.set(c, dataDir);
+    c.once('exit', () => running.delete(c));
+    return c;
+  };
+  let child = launch();
 
   const bootstrap = `127.0.0.1:${brokerPort}`;
   try {
@@ -317,10 +323,27 @@ async function startCluster(name, opts = {}) {
     }
     return stopped;
   };
-  return {
-    name, version, bootstrap, saslBootstrap: `127.0.0.1:${saslPort}`, brokerPort, saslPort,
-    dataDir, logFile, saslUsers: { ...SASL_USERS }, process: child, stop,
+  /** Fault injection for tests: SIGKILL the broker (kill -9), its data directory stays. */
+  const kill = () => new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+  /** Starts the broker again on the same data directory and ports (after kill()); resolves when it answers. */
+  const restart = async () => {
+    if (stopped) throw new Error(`cluster '${name}' was stopped`);
+    await kill();
+    child = launch();
+    cluster.process = child;
+    await waitForPort(brokerPort, child, 60000, logFile);
+    await waitForBroker(bootstrap, 60000);
+    log(`cluster '${name}' restarted at ${bootstrap} on ${dataDir}`);
   };
+  const cluster = {
+    name, version, bootstrap, saslBootstrap: `127.0.0.1:${saslPort}`, brokerPort, saslPort,
+    dataDir, logFile, saslUsers: { ...SASL_USERS }, process: child, stop, kill, restart,
+  };
+  return cluster;
 }
 
 /**

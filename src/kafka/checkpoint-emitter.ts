@@ -4,8 +4,9 @@
  *
  * - start: ensure `<source>.checkpoints.internal` on the target, restore the last checkpoints
  *   from it once (log order, last wins, malformed records skipped and counted; a failed read
- *   clears them), then create the offset-sync store in the mode MM2 chooses (restore OK ->
- *   keep the sync history during its initial load; failed -> only the latest sync). Offset syncs
+ *   clears them, and is tried again while the target does not answer), then create the
+ *   offset-sync store in the mode MM2 chooses (restore OK -> keep the sync history during its
+ *   initial load; failed -> only the latest sync). Offset syncs
  *   that arrive before that are buffered and replayed into the new store, in order.
  * - group discovery (§7.2) at start and on `refreshGroups`;
  * - `cycle()`: for each selected group list its source offsets, compute the checkpoints
@@ -76,6 +77,8 @@ export interface CheckpointEmitterOptions {
   events?: EmitterEvents;
   /** Parallel OffsetFetch requests per discovery / cycle. Default 8. */
   concurrency?: number;
+  /** Longest wait between two attempts to prepare the checkpoints topic (it doubles from 2 s up to this). Default 60 s. */
+  retryMaxMs?: number;
   /** Give up the restore after this long (counts as a failed restore). Default 120 s. */
   restoreTimeoutMs?: number;
   /** Clock (ms); tests may replace it. */
@@ -144,6 +147,10 @@ export function chunkCheckpoints(
   return chunks;
 }
 
+function unsentKey(c: Checkpoint): string {
+  return `${c.group}\u0000${c.topic}\u0000${c.partition}`;
+}
+
 /** setTimeout delays are limited to 2^31-1 ms; longer ones fire at once. */
 export function clampTimer(ms: number): number {
   return Math.min(Math.max(1, Math.floor(ms)), MAX_TIMER_MS);
@@ -166,6 +173,8 @@ export class CheckpointEmitter {
   private readonly now: () => number;
   private wake: (() => void) | null = null;
   private abortRestore: (() => void) | null = null;
+  /** The last restore failed because the checkpoints topic does not exist. */
+  private restoreTopicMissing = false;
 
   constructor(private readonly o: CheckpointEmitterOptions) {
     this.now = o.now ?? Date.now;
@@ -270,23 +279,33 @@ export class CheckpointEmitter {
 
   private async startup(): Promise<void> {
     const { target, checkpointsTopic } = this.o;
-    let delay = 2000;
+    const maxDelay = Math.max(1000, this.o.retryMaxMs ?? 60000);
+    let delay = Math.min(2000, maxDelay);
+    const retryLater = async (error: string): Promise<void> => {
+      this.o.events?.phase?.({ kind: 'retrying', error, retryInMs: delay });
+      await this.sleep(delay);
+      delay = Math.min(delay * 2, maxDelay);
+    };
+    let report: RestoreReport;
     for (;;) {
       if (this.stopped) return;
       this.o.events?.phase?.({ kind: 'preparing' });
       try {
         await this.o.ensureTopic(target, checkpointsTopic);
-        break;
       } catch (e) {
-        const error = (e as Error)?.message ?? String(e);
-        this.o.events?.phase?.({ kind: 'retrying', error, retryInMs: delay });
-        await this.sleep(delay);
-        delay = Math.min(delay * 2, 60000);
+        await retryLater((e as Error)?.message ?? String(e));
+        continue;
       }
+      if (this.stopped) return;
+      report = await this.restoreCheckpoints();
+      if (this.stopped) return;
+      // A failed read goes on without the checkpoints, as MM2 does, when the target answers
+      // (a missing topic, records it cannot read in time). When the target itself did not
+      // answer, what it holds is not lost: read it again once it answers.
+      if (report.ok || this.restoreTopicMissing || (await this.targetAnswers())) break;
+      this.checkpointStore = new CheckpointStore({ acceptGroup: (g) => this.o.groupFilter.accept(g) });
+      await retryLater(report.error ?? 'the target did not answer');
     }
-    if (this.stopped) return;
-    const report = await this.restoreCheckpoints();
-    if (this.stopped) return;
     this.restore = report;
     this.checkpointStore.markLoaded(report.ok);
     if (!report.ok) report.restored = 0;
@@ -297,6 +316,17 @@ export class CheckpointEmitter {
     for (const ev of events) this.applyEvent(ev);
     this.o.events?.restored?.(report);
     this.o.events?.phase?.({ kind: 'ready' });
+  }
+
+  /** Whether the target answers a request about the checkpoints topic now. */
+  private async targetAnswers(): Promise<boolean> {
+    try {
+      const admin = await this.o.target.admin();
+      await admin.fetchTopicOffsets(this.o.checkpointsTopic);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   private sleep(ms: number): Promise<void> {
@@ -316,6 +346,7 @@ export class CheckpointEmitter {
   private async restoreCheckpoints(): Promise<RestoreReport> {
     const { target, checkpointsTopic } = this.o;
     const report: RestoreReport = { ok: false, restored: 0, read: 0, malformed: 0 };
+    this.restoreTopicMissing = false;
     const kept = new Set<string>();
     const outcome: { failure: Error | null } = { failure: null };
     let failNow: (e: Error) => void = () => undefined;
@@ -327,6 +358,7 @@ export class CheckpointEmitter {
     });
     this.abortRestore = () => failNow(new Error('stopped'));
     let timer: NodeJS.Timeout | undefined;
+    let probe: NodeJS.Timeout | undefined;
     try {
       this.o.events?.phase?.({ kind: 'restoring', percent: 0 });
       const admin: Admin = await target.admin();
@@ -362,6 +394,20 @@ export class CheckpointEmitter {
           resolve();
         }, clampTimer(timeoutMs));
       });
+      // While the read runs, ask the target every retry period whether it still answers: a
+      // target that stopped answering shows as an error (red), not as a long "loading".
+      const probeMs = clampTimer(Math.max(1000, this.o.retryMaxMs ?? 60000));
+      probe = setInterval(() => {
+        target
+          .admin()
+          .then((a) => a.fetchTopicOffsets(checkpointsTopic))
+          .then(
+            () => target.reportOk(),
+            (e) => {
+              if (!outcome.failure) target.reportError(e);
+            },
+          );
+      }, probeMs);
       const started = reader.start().catch((e: Error) => failNow(e));
       await Promise.race([started, failed, timedOut]);
       if (outcome.failure) {
@@ -373,9 +419,11 @@ export class CheckpointEmitter {
     } catch (e) {
       const err = e as Error;
       report.ok = false;
-      report.error = err?.name === 'TopicNotFoundError' ? err.message : target.reportError(err);
+      this.restoreTopicMissing = err?.name === 'TopicNotFoundError';
+      report.error = this.restoreTopicMissing ? err.message : target.reportError(err);
     } finally {
       if (timer) clearTimeout(timer);
+      if (probe) clearInterval(probe);
       this.reader = null;
       this.abortRestore = null;
     }
@@ -448,6 +496,10 @@ export class CheckpointEmitter {
         return null;
       }
     });
+    // Every selected group failed: the source is not answering, whatever the cached admin client
+    // thinks (its users show the error; the checkpoints already held stay valid and are reported).
+    if (groups.length > 0 && failedGroups.length === groups.length) source.reportError(new Error(failedGroups[0].error));
+    else source.reportOk();
     // Translation and the store update run synchronously, in group order, after all fetches.
     const store = this.syncStore as OffsetSyncStore;
     const written: WrittenCheckpoint[] = [];
@@ -465,39 +517,50 @@ export class CheckpointEmitter {
         targetAlias: this.o.targetAlias,
       });
       for (const c of r.coverage) coverage.push({ group: g.group, ...c });
-      for (const c of r.checkpoints) written.push({ ...c, timestamp: g.ts });
+      // Into the store and onto the retry list together (see below).
+      for (const c of r.checkpoints) {
+        const w: WrittenCheckpoint = { ...c, timestamp: g.ts };
+        written.push(w);
+        this.unsent.set(unsentKey(w), w);
+      }
     }
     failedGroups.sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
     // Like MM2, the store already holds this cycle's checkpoints (so a write that failed but
     // landed can never be followed by a lower one). Unlike MM2, a failed write is not forgotten:
-    // the checkpoints still current in the store are sent again by the next cycle.
-    const key = (c: Checkpoint) => `${c.group}\u0000${c.topic}\u0000${c.partition}`;
-    for (const c of written) this.unsent.delete(key(c));
-    const retry: WrittenCheckpoint[] = [];
+    // a checkpoint counts as written only once the broker acknowledged it, so every checkpoint
+    // of this cycle goes on the retry list first and leaves it only with its acknowledgement;
+    // whatever fails (connecting the producer, a produce request, anything else) leaves it
+    // there, and the next cycle sends the ones still current in the store again.
+    const toWrite: WrittenCheckpoint[] = [];
     for (const [k, c] of this.unsent) {
       const current = this.checkpointStore.getPartition(c.group, c.topic, c.partition);
-      if (current && current.downstreamOffset === c.downstreamOffset && current.upstreamOffset === c.upstreamOffset) retry.push(c);
+      if (current && current.downstreamOffset === c.downstreamOffset && current.upstreamOffset === c.upstreamOffset) toWrite.push(c);
       else this.unsent.delete(k);
     }
-    const toWrite = [...retry, ...written];
     if (toWrite.length > 0) {
-      const producer = await target.producer();
-      // One produce request holds at most ~1 MiB by default (broker message.max.bytes): send in
-      // chunks, in order, and stop at the first failure.
-      let sent = 0;
       try {
+        const producer = await target.producer();
+        // One produce request holds at most ~1 MiB by default (broker message.max.bytes): send in
+        // chunks, in order, and stop at the first failure.
         for (const chunk of chunkCheckpoints(toWrite)) {
           await producer.send({ topic: this.o.checkpointsTopic, acks: -1, messages: chunk.records });
-          for (const c of chunk.checkpoints) this.unsent.delete(key(c));
-          sent += chunk.checkpoints.length;
+          for (const c of chunk.checkpoints) this.unsent.delete(unsentKey(c));
         }
       } catch (e) {
-        for (const c of toWrite.slice(sent)) this.unsent.set(key(c), c);
+        throw new Error(target.reportError(e));
+      }
+      target.reportOk();
+    } else {
+      // Nothing to write: still make sure the target answers (and still holds the checkpoints
+      // topic), so that an unreachable target is a failed cycle, never a quiet one.
+      try {
+        const admin = await target.admin();
+        await admin.fetchTopicOffsets(this.o.checkpointsTopic);
+      } catch (e) {
         throw new Error(target.reportError(e));
       }
       target.reportOk();
     }
-    if (failedGroups.length < groups.length || groups.length === 0) source.reportOk();
     const latest = new Map<string, Checkpoint[]>();
     for (const g of groups) {
       const list = this.checkpointStore.get(g);

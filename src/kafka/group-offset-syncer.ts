@@ -31,6 +31,8 @@ export interface SyncerConnection {
     commit(group: string, offsets: Array<{ topic: string; partition: number; offset: bigint; metadata?: string }>): Promise<AdminCommitResult>;
   };
   reportOk(): void;
+  /** Marks the connection failed (its users show it); optional. */
+  reportError?(err: unknown): string;
 }
 
 /** Group-level outcome codes of a cycle (besides being written). */
@@ -273,6 +275,11 @@ export class GroupOffsetSyncer {
       result.clamped.push(...o.clamped);
     }
     if (anyOk || groups.length === 0) this.opts.connection.reportOk();
+    else {
+      // no group got an answer from the target: it is unreachable, whatever the cached client thinks
+      const first = result.skipped.find((x) => x.code === 'error');
+      this.opts.connection.reportError?.(new Error(first?.reason ?? 'the target did not answer'));
+    }
     result.durationMs = this.now() - started;
     return result;
   }

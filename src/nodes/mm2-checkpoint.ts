@@ -4,7 +4,9 @@
  *
  * Input: OffsetSyncsMessage (from mm2-offset-syncs) feeds the offset-sync store; any other
  * message asks for a cycle now (`msg.refreshGroups === true` re-lists the groups first).
- * Output 1: CheckpointsMessage when a cycle wrote checkpoints. Output 2: CoverageMessage every cycle.
+ * Output 1: CheckpointsMessage every completed cycle: the whole latest checkpoint state (what a
+ * group-offset writer needs after a restart, a redeploy or a lost message), plus what the cycle
+ * wrote. Output 2: CoverageMessage every cycle.
  */
 import type { NodeAPI, Node, NodeDef, NodeMessage, SendFn } from './lib/red';
 import { makeTranslate, type Translate } from './lib/i18n';
@@ -199,6 +201,8 @@ export = function register(RED: NodeAPI): void {
     const emitMs = Number(resolved.values['emit.checkpoints.interval.seconds']) * 1000;
     const refreshMs = Number(resolved.values['refresh.groups.interval.seconds']) * 1000;
     const checkpointsTopic = rep.checkpointsTopic();
+    /** No completed cycle for this long: the status stops being green. */
+    const staleMs = 2 * emitMs + 30000;
     const expectedSyncsTopic = rep.offsetSyncs().topic;
 
     // ---- status -------------------------------------------------------------------------
@@ -233,14 +237,26 @@ export = function register(RED: NodeAPI): void {
       }
       const last = state.last;
       if (!last) {
-        status.activity({ fill: 'green', shape: 'ring', text: t('mm2-checkpoint.status.ready', { groups: state.groups ?? 0 }) });
+        // nothing delivered yet: not green
+        status.activity({ fill: 'grey', shape: 'ring', text: t('mm2-checkpoint.status.ready', { groups: state.groups ?? 0 }) });
         return;
       }
       const when = ago(t, Date.now() - state.lastAt);
+      if (Date.now() - state.lastAt > staleMs) {
+        // cycles stopped completing (a request that hangs): not green
+        status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-checkpoint.status.stale', { ago: when }) });
+        return;
+      }
       const failed = last.failedGroups.length;
+      // groups of the selection that have a checkpoint (restored or written)
+      const checkpointed = last.latest.size;
+      if (checkpointed === 0) {
+        status.activity({ fill: 'yellow', shape: 'ring', text: truncate(t('mm2-checkpoint.status.none-checkpointed', { groups: last.groups.length, ago: when })) });
+        return;
+      }
       const text = failed > 0
-        ? t('mm2-checkpoint.status.cycle-failed-groups', { groups: last.groups.length, checkpoints: last.written.length, failed, ago: when })
-        : t('mm2-checkpoint.status.cycle', { groups: last.groups.length, checkpoints: last.written.length, ago: when });
+        ? t('mm2-checkpoint.status.cycle-failed-groups', { groups: last.groups.length, checkpointed, checkpoints: last.written.length, failed, ago: when })
+        : t('mm2-checkpoint.status.cycle', { groups: last.groups.length, checkpointed, checkpoints: last.written.length, ago: when });
       status.activity({ fill: failed > 0 ? 'yellow' : 'green', shape: 'dot', text: truncate(text) });
     }
 
@@ -259,6 +275,8 @@ export = function register(RED: NodeAPI): void {
       groupFilter: filters.group,
       topicFilter: filters.topic,
       ensureTopic: (c, topic) => rep.ensureTopic(c, topic),
+      // an unreachable target is tried again at least every interval
+      retryMaxMs: emitMs,
       events: {
         phase(p) {
           state.phase = p;
@@ -303,7 +321,8 @@ export = function register(RED: NodeAPI): void {
       };
       const base = msg ? { ...msg } : {};
       const cov: NodeMessage = { ...base, topic: TOPICS.coverage, payload: covPayload };
-      if (r.written.length === 0) return [null, cov];
+      // Every completed cycle, also when it wrote nothing: the receiver reconciles the target
+      // against the whole state, so a restart, a redeploy or a lost message repairs itself.
       const cpPayload: CheckpointsMessage['payload'] = {
         checkpoints: r.written.map(cpJson),
         latest,

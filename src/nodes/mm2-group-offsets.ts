@@ -7,7 +7,7 @@
  */
 import type { NodeAPI, Node, NodeDef, NodeMessage, SendFn, DoneFn } from './lib/red';
 import { makeTranslate } from './lib/i18n';
-import { setupFlowNode } from './lib/flow-node';
+import { setupFlowNode, truncate } from './lib/flow-node';
 import { TOPICS } from './lib/contracts';
 import { nodeEnvLookup, problemText, resolveNodeSettings } from './lib/settings';
 import { CONFIG_DEFAULTS } from '../core/config-properties';
@@ -133,17 +133,37 @@ export = function register(RED: NodeAPI): void {
     function renderCycleStatus(): void {
       if (!last || lastCycleError) return;
       const r = last.result;
+      const when = age(Date.now() - last.at);
+      if (Date.now() - last.at > 2 * intervalMs + 30000) {
+        // syncs stopped completing (a request that hangs): not green
+        status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-group-offsets.status.stale', { age: when }) });
+        return;
+      }
+      // Green only while the node does its job: some selected group has its target offset.
+      const considered = r.written.length + r.skipped.length;
+      if (considered === 0) {
+        status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-group-offsets.status.waiting-checkpoints', { age: when }) });
+        return;
+      }
       const active = r.skipped.filter((s) => s.code === 'group-active').length;
-      const failed = r.skipped.filter((s) => s.code === 'error').length;
+      const errors = r.skipped.filter((s) => s.code === 'error');
+      const failed = errors.length;
+      if (failed === considered) {
+        status.fail(t('mm2-group-offsets.status.unreachable', { error: errors[0].reason }));
+        return;
+      }
+      // (a group with members on the target is its consumers' business, never ours)
+      const withOffset = r.written.length + active + r.skipped.filter((s) => s.code === 'up-to-date').length;
       const parts = [t('mm2-group-offsets.status.synced', { count: r.written.length })];
       if (active > 0) parts.push(t('mm2-group-offsets.status.active', { count: active }));
       if (failed > 0) parts.push(t('mm2-group-offsets.status.failed', { count: failed }));
       const malformed = syncer.stats.malformed;
       if (malformed > 0) parts.push(t('mm2-group-offsets.status.malformed', { count: malformed }));
+      if (withOffset === 0) parts.unshift(t('mm2-group-offsets.status.none-written'));
       status.activity({
-        fill: failed > 0 || malformed > 0 ? 'yellow' : 'green',
-        shape: failed > 0 ? 'ring' : 'dot',
-        text: `${parts.join(', ')} / ${age(Date.now() - last.at)}`,
+        fill: failed > 0 || malformed > 0 || withOffset === 0 ? 'yellow' : 'green',
+        shape: failed > 0 || withOffset === 0 ? 'ring' : 'dot',
+        text: truncate(`${parts.join(', ')} / ${when}`),
       });
     }
     if (mode === 'input') {

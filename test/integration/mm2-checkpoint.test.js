@@ -12,6 +12,7 @@ const { AdminOffsetCommitter } = require('../../kafka/groups');
 const { TopicReader } = require('../../kafka/topic-reader');
 const { CheckpointEmitter } = require('../../kafka/checkpoint-emitter');
 const { ClusterConnection } = require('../../kafka/connection');
+const { ensureInternalTopic } = require('../../kafka/internal-topics');
 const { createReplicationPolicy } = require('../../core/replication-policy');
 const { createGroupFilter, createTopicFilter } = require('../../core/filters');
 
@@ -160,7 +161,11 @@ describe('mm2-checkpoint (real clusters)', function () {
     assert.equal(e[`${g1}/${t}-1`].status, 'store-loading');
     assert.equal(e[`${g1}/${ti}-0`].status, 'topic-not-replicated');
     assert.equal(e[`${g3}/${t}-0`].status, 'no-committed-offset');
-    assert.equal(f.out1.length, 0);
+    // every completed cycle sends the whole state on output 1: here, nothing yet
+    assert.equal(f.out1.length, 1);
+    assert.deepEqual(f.out1[0].payload.checkpoints, []);
+    assert.deepEqual(f.out1[0].payload.latest, {});
+    assert.equal(statusCalls(f.cp).at(-1).fill, 'yellow', 'no group checkpointed: not green');
 
     // offset syncs of another replication flow are refused (Catch nodes see it), not applied
     f.cp.receive({ ...syncsMsg([[t, 2, 0, 0]]), payload: { ...syncsMsg([[t, 2, 0, 0]]).payload, source: { topic: 'mm2-offset-syncs.elsewhere.internal', cluster: 'x' } } });
@@ -184,8 +189,8 @@ describe('mm2-checkpoint (real clusters)', function () {
     );
     assert.deepEqual(cov.payload.summary, { emitted: 2, 'no-sync': 1, 'topic-not-replicated': 1, 'older-than-oldest-sync': 1, 'no-committed-offset': 1 });
     assert.deepEqual(cov.payload.failedGroups, []);
-    assert.equal(f.out1.length, 1);
-    const cpMsg = f.out1[0];
+    assert.equal(f.out1.length, 2);
+    const cpMsg = f.out1[1];
     assert.equal(cpMsg.topic, 'mm2/checkpoints');
     assert.equal(cpMsg.payload.checkpointsTopic, CHECKPOINTS_TOPIC);
     assert.deepEqual(cpMsg.payload.checkpoints.map((c) => [c.group, c.topic, c.partition, c.upstreamOffset, c.downstreamOffset, c.metadata]).sort(), [
@@ -203,14 +208,21 @@ describe('mm2-checkpoint (real clusters)', function () {
       assert.equal(r.metadata, '');
       assert.ok(r.timestamp >= before - 5 && r.timestamp <= after + 5, 'record timestamp = when the offsets were listed');
     }
-    assert.match(lastStatusText(f.cp), /^3 groups, 2 checkpoints \/ \d+ s ago$/);
+    assert.match(lastStatusText(f.cp), /^3 groups, 1 checkpointed, 2 new \/ \d+ s ago$/);
+    assert.equal(statusCalls(f.cp).at(-1).fill, 'green');
 
     // nothing changed: no new records, coverage says unchanged
     cov = await cycle(f);
     e = byGroupPartition(cov);
     assert.equal(e[`${g1}/${t}-0`].status, 'unchanged');
     assert.equal(e[`${g1}/${t}-1`].status, 'unchanged');
-    assert.equal(f.out1.length, 1);
+    // nothing new, still the whole state (a receiver that lost the previous message repairs itself)
+    assert.equal(f.out1.length, 3);
+    assert.deepEqual(f.out1[2].payload.checkpoints, []);
+    assert.deepEqual(
+      f.out1[2].payload.latest[g1].map((c) => [c.topic, c.partition, c.upstreamOffset, c.downstreamOffset]).sort(),
+      [[`source.${t}`, 0, '150', '201'], [`source.${t}`, 1, '150', '251']],
+    );
     assert.equal((await checkpointRecords(p)).length, 2);
   });
 
@@ -284,6 +296,10 @@ describe('mm2-checkpoint (real clusters)', function () {
     assert.equal(cov.payload.entries[0].status, 'unchanged');
     assert.equal(cov.payload.entries[0].downstreamOffset, '176');
     assert.match(cov.payload.entries[0].reason, /behind the last checkpoint 201/);
+    // after the restart, a cycle that wrote nothing still sends the restored state
+    assert.equal(f.out1.length, 1);
+    assert.deepEqual(f.out1[0].payload.checkpoints, []);
+    assert.deepEqual(f.out1[0].payload.latest[g].map((c) => [c.upstreamOffset, c.downstreamOffset]), [['250', '201']]);
     await commit(g, [[t, 0, 370]]);
     cov = await cycle(f);
     assert.equal(cov.payload.entries[0].status, 'unchanged');
@@ -292,8 +308,8 @@ describe('mm2-checkpoint (real clusters)', function () {
     cov = await cycle(f);
     assert.equal(cov.payload.entries[0].status, 'emitted');
     assert.equal(cov.payload.entries[0].downstreamOffset, '376');
-    assert.equal(f.out1.length, 1);
-    assert.deepEqual(f.out1[0].payload.latest[g].map((c) => [c.topic, c.upstreamOffset, c.downstreamOffset]), [[`source.${t}`, '400', '376']]);
+    assert.equal(f.out1.length, 3);
+    assert.deepEqual(f.out1[2].payload.latest[g].map((c) => [c.topic, c.upstreamOffset, c.downstreamOffset]), [[`source.${t}`, '400', '376']]);
     assert.deepEqual((await checkpointRecords(p)).map(brief), [
       [g, `source.${t}`, 0, 250, 201],
       [g, `source.${t}`, 0, 400, 376],
@@ -357,6 +373,10 @@ describe('mm2-checkpoint (real clusters)', function () {
       assert.equal(emitter.restoreReport.ok, false);
       assert.match(emitter.restoreReport.error, /does not exist/);
       assert.equal(emitter.keepHistoryOnLoad, false);
+      // a target without the checkpoints topic is a failed cycle, also with nothing to write
+      await assert.rejects(emitter.cycle({}), /does not exist/);
+      assert.equal(target.state.state, 'error');
+      await ensureInternalTopic(await env.admin('target'), `${p}.checkpoints.internal`, 1);
       const r = await emitter.cycle({});
       assert.deepEqual(r.groups, [g]);
       assert.equal(r.coverage.length, 1);

@@ -43,14 +43,15 @@ export interface OffsetSyncsMessage {
   };
 }
 
-/** mm2-checkpoint output 1, once per cycle that wrote at least one checkpoint. */
+/** mm2-checkpoint output 1, once per completed cycle (also one that wrote nothing): the whole state. */
 export interface CheckpointsMessage {
   topic: string; // 'mm2/checkpoints'
   payload: {
-    /** The checkpoints written in this cycle. */
+    /** The checkpoints written in this cycle (possibly none). */
     checkpoints: CheckpointJson[];
-    /** The latest checkpoint of every partition of every group this emitter knows
-     * (restored + emitted): what a group-offset writer should sync. */
+    /** The latest checkpoint of every partition of every selected group that has one
+     * (restored + emitted, acknowledged by the target): the state a group-offset writer
+     * reconciles the target against, sent whole every cycle. */
     latest: Record<string, CheckpointJson[]>;
     cycle: number;
     sourceCluster: string;

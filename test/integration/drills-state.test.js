@@ -1,0 +1,122 @@
+'use strict';
+/**
+ * Failover drills of issue 7 that lost every target offset (the example flow
+ * `checkpoints-beside-mm2` in a real Node-RED, real brokers; see test/harness/drill.js):
+ *
+ * - a full redeploy after the first checkpoint write, before the first group-offset sync;
+ * - the Node-RED process restarted at that moment;
+ * - the groups deleted on the target while the flow was undeployed, then deployed again.
+ *
+ * Each must end with every selected group having its target offsets (the drill's intervals are
+ * short; the waits are generous for a loaded machine), and the group-offsets and checkpoint
+ * nodes must never be green before there is something on the target to be green about.
+ */
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const env = require('../harness/env');
+const { startNodeRed } = require('../../scripts/node-red-runner');
+const drill = require('../harness/drill');
+
+const WATCH = ['checkpoint', 'groupoffsets'];
+
+describe('failover drills: state over messages (real Node-RED, real brokers)', function () {
+  this.timeout(300000);
+  let nr = null;
+  let watcher = null;
+  let checker = null;
+  const userDirs = [];
+
+  afterEach(async function () {
+    if (watcher) watcher.close();
+    watcher = null;
+    if (nr) await nr.stop();
+    nr = null;
+    if (checker) await checker.close();
+    checker = null;
+    while (userDirs.length) fs.rmSync(userDirs.pop(), { recursive: true, force: true });
+  });
+
+  async function setUp(tag) {
+    const names = drill.drillNames(tag);
+    const sourceBootstrap = env.cluster('source').bootstrap;
+    const targetBootstrap = env.cluster('target').bootstrap;
+    await drill.seed(names, sourceBootstrap, targetBootstrap);
+    checker = drill.targetChecker(names, targetBootstrap);
+    watcher = drill.statusWatcher(WATCH, drill.greenRules(checker));
+    const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mm2-drill-'));
+    userDirs.push(userDir);
+    return { names, flow: drill.drillFlow(names, sourceBootstrap, targetBootstrap), userDir };
+  }
+
+  /** Seeds the drill, starts Node-RED with the status watcher and deploys the flow. */
+  async function setUpAndDeploy(tag) {
+    const d = await setUp(tag);
+    nr = await startNodeRed({ userDir: d.userDir, quiet: true, logLevel: 'warn' });
+    await watcher.connect(nr.port);
+    await nr.deploy(d.flow);
+    return d;
+  }
+
+  async function everyGroupSynced(names, what) {
+    await env.eventually(async () => (await checker.groupsWithOffsets()).length === names.groups.length, {
+      timeout: 120000,
+      interval: 500,
+      what: `every selected group (${names.groups.length}) to have its target offsets ${what}`,
+    });
+  }
+
+  async function firstCheckpointWritten(names) {
+    await env.eventually(async () => (await checker.checkpointRecords()) > 0, { timeout: 90000, interval: 100, what: 'the first checkpoint write' });
+    assert.equal(await checker.anyGroupWithOffset(), false, 'the fault comes before the first group-offset sync');
+  }
+
+  async function noLyingGreen() {
+    assert.deepEqual(await watcher.settle(), [], 'no green status before there was something on the target to be green about');
+  }
+
+  it('(b) a full redeploy after the first checkpoint write, before the first group-offset sync', async function () {
+    const { names, flow } = await setUpAndDeploy('drb');
+    await firstCheckpointWritten(names);
+    await nr.deploy(flow);
+    await everyGroupSynced(names, 'after the redeploy');
+    await noLyingGreen();
+    assert.ok(watcher.history.some((s) => s.id === 'groupoffsets' && s.fill === 'green'), 'the group-offsets node turned green once it had written');
+  });
+
+  it('(c) the Node-RED process restarted after the first checkpoint write, before the first group-offset sync', async function () {
+    const { names, userDir } = await setUpAndDeploy('drc');
+    await firstCheckpointWritten(names);
+    await nr.stop();
+    watcher.close();
+    // the same user directory: the deployed flow comes back from its flow file (a free port
+    // picked for it can be taken by another process before Node-RED listens: pick another)
+    for (let attempt = 1; ; attempt++) {
+      try {
+        nr = await startNodeRed({ userDir, quiet: true, logLevel: 'warn' });
+        break;
+      } catch (e) {
+        nr = null;
+        if (attempt >= 3 || !/port in use/.test(e.message)) throw e;
+      }
+    }
+    await watcher.connect(nr.port);
+    await everyGroupSynced(names, 'after the restart');
+    await noLyingGreen();
+  });
+
+  it('(d) groups deleted on the target while the flow was undeployed get their offsets again', async function () {
+    const { names, flow } = await setUpAndDeploy('drd');
+    await everyGroupSynced(names, 'at first');
+    // undeploy (only the config nodes stay), delete the groups on the target, deploy again
+    await nr.deploy(flow.filter((n) => !n.z));
+    await env.eventually(async () => {
+      await checker.deleteGroups();
+      return (await checker.groupsWithOffsets()).length === 0;
+    }, { timeout: 30000, interval: 500, what: 'the groups to be deleted on the target' });
+    await nr.deploy(flow);
+    await everyGroupSynced(names, 'after the groups were deleted and the flow deployed again');
+    await noLyingGreen();
+  });
+});

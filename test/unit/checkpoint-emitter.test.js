@@ -1,0 +1,227 @@
+'use strict';
+/**
+ * CheckpointEmitter's own bookkeeping with in-memory connections (no broker): a checkpoint
+ * counts as written only when the write was acknowledged, whatever failed; an unreachable target
+ * or source is reported, never a quiet cycle. The real-broker behaviour is in
+ * test/integration/checkpoint-write-retry.test.js and the drills.
+ */
+const assert = require('node:assert/strict');
+const { CheckpointEmitter } = require('../../kafka/checkpoint-emitter');
+const { GroupOffsetSyncer } = require('../../kafka/group-offset-syncer');
+const { createReplicationPolicy } = require('../../core/replication-policy');
+const { createGroupFilter, createTopicFilter } = require('../../core/filters');
+const { decodeCheckpoint } = require('../../core/checkpoint');
+
+const CP_TOPIC = 'source.checkpoints.internal';
+
+/** A connection answering from memory; `fail` says which calls reject now. */
+function memoryConnection(alias, { groups = {}, fail = {} } = {}) {
+  const state = { errors: [], oks: 0, sent: [] };
+  const admin = {
+    listGroups: async () => {
+      if (fail.listGroups) throw new Error('Connection error: connect ECONNREFUSED');
+      return { groups: Object.keys(groups).map((groupId) => ({ groupId, protocolType: 'consumer' })) };
+    },
+    listTopics: () => {
+      if (fail.hangRestore) return new Promise(() => undefined);
+      if (fail.restore) return Promise.reject(new Error('Connection error: connect ECONNREFUSED'));
+      return Promise.resolve([CP_TOPIC]);
+    },
+    fetchTopicOffsets: async () => {
+      if (fail.probe) throw new Error('Connection error: connect ECONNREFUSED');
+      return [{ partition: 0, offset: '0', high: '0', low: '0' }];
+    },
+  };
+  return {
+    alias,
+    state,
+    fail,
+    kafka: null,
+    admin: async () => {
+      if (fail.admin) throw new Error('Connection error: connect ECONNREFUSED');
+      return admin;
+    },
+    producer: async () => {
+      if (fail.producer) throw new Error('Connection error: connect ECONNREFUSED');
+      return {
+        send: async ({ messages }) => {
+          if (fail.send) throw new Error('The request timed out');
+          for (const m of messages) state.sent.push(decodeCheckpoint(m.key, m.value));
+        },
+      };
+    },
+    offsetFetcher: () => ({
+      fetch: async (g) => {
+        if (fail.fetch) throw new Error('Connection error: connect ECONNREFUSED');
+        return groups[g];
+      },
+    }),
+    reportOk: () => {
+      state.oks++;
+      state.last = 'ok';
+    },
+    reportError: (e) => {
+      const text = e && e.message ? e.message : String(e);
+      state.errors.push(text);
+      state.last = 'error';
+      return text;
+    },
+  };
+}
+
+function newEmitter(source, target, extra = {}) {
+  return new CheckpointEmitter({
+    source,
+    target,
+    sourceAlias: 'source',
+    targetAlias: 'target',
+    policy: createReplicationPolicy({}),
+    checkpointsTopic: CP_TOPIC,
+    groupFilter: createGroupFilter({}),
+    topicFilter: createTopicFilter({}),
+    ensureTopic: async () => undefined,
+    ...extra,
+  });
+}
+
+async function readyEmitter(source, target) {
+  const e = newEmitter(source, target);
+  await e.start();
+  assert.equal(e.restoreReport.ok, true);
+  e.handleSyncEvent({ event: 'syncs', syncs: [{ topic: 't', partition: 0, upstreamOffset: 5n, downstreamOffset: 3n }] });
+  e.handleSyncEvent({ event: 'loaded' });
+  return e;
+}
+
+const brief = (c) => [c.group, c.topic, c.partition, c.upstreamOffset, c.downstreamOffset];
+
+describe('CheckpointEmitter (no broker)', function () {
+  it('a failed producer connect keeps the checkpoints for the next cycle (they are not written until acknowledged)', async function () {
+    const source = memoryConnection('source', { groups: { g: [{ topic: 't', partition: 0, offset: 10n, metadata: '' }] } });
+    const target = memoryConnection('target', { fail: { producer: true } });
+    const e = await readyEmitter(source, target);
+    await assert.rejects(e.cycle({ refreshGroups: true }), /ECONNREFUSED/);
+    assert.equal(target.state.errors.length, 1, 'the target connection shows the error');
+    // the group has not moved; the target is back: the same checkpoint is written now
+    target.fail.producer = false;
+    const r = await e.cycle();
+    assert.deepEqual(r.written.map(brief), [['g', 'source.t', 0, 10n, 4n]]);
+    assert.deepEqual(target.state.sent.map(brief), [['g', 'source.t', 0, 10n, 4n]]);
+    // and only once
+    assert.deepEqual((await e.cycle()).written, []);
+    assert.equal(target.state.sent.length, 1);
+    await e.stop();
+  });
+
+  it('a failed send keeps them too; a newer checkpoint of the same partition replaces the unsent one', async function () {
+    const groups = { g: [{ topic: 't', partition: 0, offset: 10n, metadata: '' }] };
+    const source = memoryConnection('source', { groups });
+    const target = memoryConnection('target', { fail: { send: true } });
+    const e = await readyEmitter(source, target);
+    await assert.rejects(e.cycle({ refreshGroups: true }), /timed out/);
+    e.handleSyncEvent({ event: 'syncs', syncs: [{ topic: 't', partition: 0, upstreamOffset: 20n, downstreamOffset: 15n }] });
+    groups.g = [{ topic: 't', partition: 0, offset: 20n, metadata: '' }];
+    await assert.rejects(e.cycle(), /timed out/);
+    target.fail.send = false;
+    const r = await e.cycle();
+    assert.deepEqual(r.written.map(brief), [['g', 'source.t', 0, 20n, 15n]]);
+    assert.deepEqual(target.state.sent.map(brief), [['g', 'source.t', 0, 20n, 15n]]);
+    await e.stop();
+  });
+
+  it('a cycle with nothing to write still fails when the target does not answer; every completed cycle reports the whole state', async function () {
+    const source = memoryConnection('source', { groups: { g: [{ topic: 't', partition: 0, offset: 10n, metadata: '' }] } });
+    const target = memoryConnection('target');
+    const e = await readyEmitter(source, target);
+    const first = await e.cycle({ refreshGroups: true });
+    assert.equal(first.written.length, 1);
+    target.fail.probe = true;
+    await assert.rejects(e.cycle(), /ECONNREFUSED/);
+    assert.equal(target.state.errors.length, 1);
+    target.fail.probe = false;
+    const r = await e.cycle();
+    assert.deepEqual(r.written, []);
+    assert.deepEqual([...r.latest.keys()], ['g'], 'the latest state, although nothing was written');
+    assert.deepEqual(r.latest.get('g').map(brief), [['g', 'source.t', 0, 10n, 4n]]);
+    await e.stop();
+  });
+
+  it('a source that answers for no group is reported as failing; the state held is still reported', async function () {
+    const source = memoryConnection('source', { groups: { g: [{ topic: 't', partition: 0, offset: 10n, metadata: '' }] } });
+    const target = memoryConnection('target');
+    const e = await readyEmitter(source, target);
+    await e.cycle({ refreshGroups: true });
+    source.fail.fetch = true;
+    const r = await e.cycle();
+    assert.deepEqual(r.failedGroups.map((f) => f.group), ['g']);
+    assert.equal(source.state.errors.length, 1, 'the source connection shows the error');
+    assert.equal(source.state.last, 'error');
+    assert.deepEqual(r.latest.get('g').map(brief), [['g', 'source.t', 0, 10n, 4n]]);
+    // the source answers again: the error clears with the next cycle
+    source.fail.fetch = false;
+    await e.cycle();
+    assert.equal(source.state.last, 'ok');
+    await e.stop();
+  });
+});
+
+describe('CheckpointEmitter restore (no broker)', function () {
+  it('a target that stops answering during the restore is reported while the restore waits', async function () {
+    const source = memoryConnection('source');
+    const target = memoryConnection('target', { fail: { hangRestore: true, probe: true } });
+    const phases = [];
+    const e = newEmitter(source, target, { retryMaxMs: 1000, events: { phase: (p) => phases.push(p.kind) } });
+    e.start();
+    const deadline = Date.now() + 10000;
+    while (target.state.errors.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.match(target.state.errors[0] || '', /ECONNREFUSED/, 'the target connection shows the error');
+    assert.equal(e.ready, false, 'still restoring');
+    assert.equal(phases.at(-1), 'restoring');
+    await e.stop();
+  });
+});
+
+describe('CheckpointEmitter restore when the target does not answer (no broker)', function () {
+  it('reads the checkpoints again once the target answers, instead of going on without them', async function () {
+    const source = memoryConnection('source');
+    const target = memoryConnection('target', { fail: { restore: true, probe: true } });
+    const phases = [];
+    const e = newEmitter(source, target, { retryMaxMs: 1000, events: { phase: (p) => phases.push(p.kind) } });
+    const started = e.start();
+    const deadline = Date.now() + 10000;
+    while (!phases.includes('retrying') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(phases.includes('retrying'), `retrying after the failed read (phases: ${phases})`);
+    assert.equal(e.ready, false);
+    target.fail.restore = false;
+    target.fail.probe = false;
+    await started;
+    assert.equal(e.ready, true);
+    assert.equal(e.restoreReport.ok, true, 'the second read worked: the checkpoints were kept (MM2 mode with history)');
+    assert.equal(e.keepHistoryOnLoad, true);
+    await e.stop();
+  });
+});
+
+describe('GroupOffsetSyncer: an unreachable target (no broker)', function () {
+  it('reports the connection failed when no group got an answer', async function () {
+    const errors = [];
+    const admin = { describeGroups: async () => { throw new Error('Connection error: connect ECONNREFUSED'); } };
+    const s = new GroupOffsetSyncer({
+      connection: {
+        admin: async () => admin,
+        committer: () => ({ commit: async () => ({ ok: true }) }),
+        reportOk: () => assert.fail('not ok'),
+        reportError: (e) => {
+          errors.push(e.message);
+          return e.message;
+        },
+      },
+      groupFilter: createGroupFilter({}),
+    });
+    s.applyCheckpointsJson({ g: [{ topic: 't', partition: 0, downstreamOffset: '5' }] });
+    const r = await s.sync();
+    assert.deepEqual(r.skipped.map((x) => x.code), ['error']);
+    assert.equal(errors.length, 1);
+    assert.match(errors[0], /ECONNREFUSED/);
+  });
+});
