@@ -13,8 +13,8 @@
  * timers live in one place and are cleared on close.
  */
 import { decodeHeartbeat, encodeHeartbeat } from '../core/heartbeat';
-import { MalformedRecordError } from '../core/errors';
-import { HeartbeatMonitor, type HeartbeatAlarm } from '../core/heartbeat-monitor';
+import { AbsurdRecordError, MalformedRecordError } from '../core/errors';
+import { HeartbeatMonitor, heartbeatTimestampProblem, type HeartbeatAlarm } from '../core/heartbeat-monitor';
 import type { ClusterConnection } from './connection';
 import { TopicNotFoundError, TopicReader, type RawRecord } from './topic-reader';
 
@@ -134,7 +134,7 @@ export interface HeartbeatWatcherOptions {
   onHeartbeat: (hb: ObservedHeartbeat) => void;
   /** Alarm edges: `stale` once, `ok` once after a `stale`. */
   onAlarm: (alarm: HeartbeatAlarm) => void;
-  /** A record that is not a heartbeat was skipped; `count` is the total since start. */
+  /** A record that is not a heartbeat, or one whose timestamp makes no sense (before the epoch, more than staleAfterMs ahead), was skipped; `count` is the total since start. */
   onMalformed?: (err: Error, offset: bigint, count: number) => void;
   /** Phase changes; `percent` during the initial load. */
   onPhase?: (phase: WatchPhase, percent?: number) => void;
@@ -145,7 +145,7 @@ export interface HeartbeatWatcherOptions {
 
 export class HeartbeatWatcher {
   readonly monitor: HeartbeatMonitor;
-  /** Records skipped because they could not be decoded. */
+  /** Records skipped because they could not be decoded or their timestamp makes no sense. */
   malformed = 0;
   private phaseName: WatchPhase = 'starting';
   private reader: TopicReader | null = null;
@@ -308,6 +308,13 @@ export class HeartbeatWatcher {
       this.malformed += 1;
       const err = e instanceof MalformedRecordError ? e : new MalformedRecordError(String((e as Error)?.message ?? e));
       this.opts.onMalformed?.(err, r.offset, this.malformed);
+      return;
+    }
+    const problem = heartbeatTimestampProblem(hb.timestamp, now, this.opts.staleAfterMs);
+    if (problem) {
+      // It would count as seen, with an absurd latency, and could keep a stale flow looking fresh.
+      this.malformed += 1;
+      this.opts.onMalformed?.(new AbsurdRecordError(`heartbeat ${hb.sourceClusterAlias}->${hb.targetClusterAlias}: ${problem}`), r.offset, this.malformed);
       return;
     }
     const timestamp = Number(hb.timestamp);

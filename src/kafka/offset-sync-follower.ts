@@ -4,8 +4,8 @@
  * `batchMs` after the first), signals `loaded` once after the last sync that existed when it
  * started (MM2's readToEnd), then keeps tailing.
  *
- * Read-only: it never creates or writes the topic. Malformed records are skipped, counted and
- * reported at a limited rate. A missing topic is waited for; connection and consumer failures
+ * Read-only: it never creates or writes the topic. Malformed records, and syncs that make no
+ * sense (negative offsets), are skipped, counted and reported at a limited rate. A missing topic is waited for; connection and consumer failures
  * are retried with back-off. A record is never handed out twice within one start, even when
  * kafkajs rejoins the reader's throwaway group and the log is delivered again from the
  * beginning; a topic that shrank below what was read (recreated, truncated) causes a `reset`
@@ -16,7 +16,7 @@
  */
 import type { Admin, Kafka } from 'kafkajs';
 import { Batcher } from '../core/batcher';
-import { decodeOffsetSync } from '../core/offset-sync';
+import { decodeValidOffsetSync } from '../core/offset-sync';
 import { ReportThrottle } from '../core/report-throttle';
 import type { OffsetSync } from '../core/types';
 import { explainKafkaError, type ClusterSettings } from './client';
@@ -252,9 +252,9 @@ export class OffsetSyncFollower {
     this.read += 1;
     let sync: OffsetSync;
     try {
-      sync = decodeOffsetSync(rec.key, rec.value);
+      sync = decodeValidOffsetSync(rec.key, rec.value);
     } catch (e) {
-      // decodeOffsetSync throws only MalformedRecordError; anything else is reported the same way
+      // only MalformedRecordError (AbsurdRecordError for a negative offset); anything else is reported the same way
       this.malformed += 1;
       this.throttle.report({ offset: rec.offset, reason: (e as Error)?.message ?? String(e) });
       this.batcher.arm(); // the counters show the malformed record soon

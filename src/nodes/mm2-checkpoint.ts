@@ -26,6 +26,7 @@ import {
 } from './lib/contracts';
 import { createGroupFilter, createTopicFilter } from '../core/filters';
 import type { Checkpoint, OffsetSync } from '../core/types';
+import { parseKafkaOffset as toOffset } from '../core/wire';
 import {
   CheckpointEmitter,
   clampTimer,
@@ -55,13 +56,6 @@ interface ParsedSyncs {
   malformed: number;
   /** The offset-syncs topic the sender read, when it says. */
   sourceTopic?: string;
-}
-
-function toOffset(v: unknown): bigint | null {
-  if (typeof v === 'bigint') return v;
-  if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v);
-  if (typeof v === 'string' && /^-?[0-9]{1,19}$/.test(v.trim())) return BigInt(v.trim());
-  return null;
 }
 
 /** Reads `msg` as an OffsetSyncsMessage; null when it is something else (a cycle request). */

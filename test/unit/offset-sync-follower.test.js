@@ -155,6 +155,19 @@ describe('OffsetSyncFollower (no broker)', function () {
     assert.equal(f.stats.malformed, 3);
   });
 
+  it('skips a sync that makes no sense (negative offset) and counts it as malformed', async function () {
+    const c = fakeCluster({ range: { low: 0n, high: 2n } });
+    const { f, of } = start(c);
+    await until(() => c.readers.length === 1, 'a reader');
+    const forged = { topic: 't0', partition: 0, upstreamOffset: -1n, downstreamOffset: -1n };
+    c.readers[0].deliver(rec(0, forged), rec(1));
+    c.readers[0].load();
+    assert.deepEqual(offsetsOf(of('batch')), [1n]);
+    assert.equal(f.stats.malformed, 1);
+    assert.equal(f.stats.syncs, 1);
+    assert.match(of('malformed')[0][1], /upstreamOffset -1 is negative/);
+  });
+
   it('a malformed record alone makes the counters show up within batchMs', async function () {
     const c = fakeCluster({ range: { low: 0n, high: 0n } });
     const { of } = start(c);
