@@ -230,6 +230,24 @@ export class OffsetSyncFollower {
     if (timer) clearTimeout(timer);
   }
 
+  /**
+   * Reads the topic again from the beginning, for a receiver that lost the history (redeployed
+   * on its own, or a message lost): `reset`, then every sync again and a new `loaded`. What was
+   * batched but not handed out yet is part of the new load. Ignored before start and after stop.
+   */
+  replay(): void {
+    if (!this.started || this.stopped) return;
+    this.gen += 1; // the current reader's callbacks are ignored from now on
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    const r = this.reader;
+    this.reader = null;
+    if (r) this.stopLater(r);
+    this.batcher.clear();
+    this.reset();
+    this.kick();
+  }
+
   private stale(g: number): boolean {
     return this.stopped || g !== this.gen;
   }
