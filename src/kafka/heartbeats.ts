@@ -17,6 +17,7 @@ import { AbsurdRecordError, MalformedRecordError } from '../core/errors';
 import { HeartbeatMonitor, heartbeatTimestampProblem, type HeartbeatAlarm } from '../core/heartbeat-monitor';
 import type { ClusterConnection } from './connection';
 import { TopicNotFoundError, TopicReader, type RawRecord } from './topic-reader';
+import { askCluster, ProbeSchedule, PROBE_EVERY_MS, PROBE_TIMEOUT_MS } from './cluster-probe';
 
 export interface HeartbeatEmitterOptions {
   /** The cluster whose `heartbeats` topic receives the records. */
@@ -129,6 +130,12 @@ export interface HeartbeatWatcherOptions {
   staleAfterMs: number;
   /** How long to wait before looking for a missing topic again, or restarting a failed reader. */
   retryMs?: number;
+  /**
+   * While watching, ask the target for the topic's end this often (a tailing consumer says
+   * nothing while its broker is gone); no answer within probeTimeoutMs marks the connection failed.
+   */
+  probeMs?: number;
+  probeTimeoutMs?: number;
   now?: () => number;
   /** Each heartbeat that arrives after the initial load (the backlog is not reported). */
   onHeartbeat: (hb: ObservedHeartbeat) => void;
@@ -156,10 +163,12 @@ export class HeartbeatWatcher {
   private stopped = false;
   private readonly now: () => number;
   private readonly retryMs: number;
+  private readonly probes: ProbeSchedule;
 
   constructor(private readonly opts: HeartbeatWatcherOptions) {
     this.now = opts.now ?? Date.now;
     this.retryMs = opts.retryMs ?? 5000;
+    this.probes = new ProbeSchedule(opts.probeMs ?? PROBE_EVERY_MS);
     this.monitor = new HeartbeatMonitor(opts.staleAfterMs, this.now());
   }
 
@@ -185,6 +194,7 @@ export class HeartbeatWatcher {
     if (this.stopped) return;
     const now = this.now();
     this.emitAlarm(this.monitor.check(now));
+    if (this.phaseName === 'watching' && this.reader && this.failedAt === null && this.probes.due(now)) this.probe();
     if (this.reader && this.failedAt !== null && now - this.failedAt >= this.retryMs) {
       // The reader failed and has delivered nothing since: start a fresh one.
       const old = this.reader;
@@ -284,6 +294,19 @@ export class HeartbeatWatcher {
       .finally(() => {
         if (gen === this.generation) this.attempting = false;
       });
+  }
+
+  /** Is the target still answering? A failure marks the connection failed (red) and goes to onError. */
+  private probe(): void {
+    const gen = this.generation;
+    askCluster(this.opts.connection, this.opts.probeTimeoutMs ?? PROBE_TIMEOUT_MS, (admin) => admin.fetchTopicOffsets(this.opts.topic))
+      .then(
+        () => undefined,
+        (e: Error) => {
+          if (gen === this.generation && !this.stopped) this.report(e);
+        },
+      )
+      .finally(() => this.probes.done());
   }
 
   private report(err: Error): void {

@@ -135,12 +135,24 @@ export = function register(RED: NodeAPI): void {
     let emitter: HeartbeatEmitter | null = null;
     let watcher: HeartbeatWatcher | null = null;
 
+    // A send that neither succeeds nor fails (a source that stopped answering) is not green either.
+    const startedAt = Date.now();
+    const emitStallMs = Math.max(2 * intervalMs, 5000);
+    const emitStalledFor = (now: number): number | null => {
+      if (!emitter) return null;
+      const age = now - (emitter.lastEmitted ?? startedAt);
+      return age > emitStallMs ? age : null;
+    };
+
     const render = (): void => {
       if (ctx.closing) return;
       const now = Date.now();
       let st: NodeStatus;
+      const stalled = emitStalledFor(now);
       if (emitError) {
         st = { fill: 'red', shape: 'ring', text: t('mm2-heartbeat.status.emit-failed', { error: emitError }) };
+      } else if (stalled !== null) {
+        st = { fill: 'red', shape: 'ring', text: t('mm2-heartbeat.status.emit-stalled', { age: dur(stalled) }) };
       } else if (watcher) {
         const snap = watcher.monitor.snapshot(now);
         const stale = snap.health === 'stale';
@@ -228,6 +240,7 @@ export = function register(RED: NodeAPI): void {
         retryMs: Math.min(5000, Math.max(1000, Math.floor(staleAfterMs / 2))),
         onHeartbeat: (hb: ObservedHeartbeat) => {
           if (ctx.closing) return;
+          watchError = null; // delivering again
           const msg: HeartbeatMessage = {
             topic: TOPICS.heartbeat,
             payload: {

@@ -214,6 +214,27 @@ describe('mm2-offset-syncs (Node-RED runtime, real brokers)', function () {
     assert.deepEqual(msgs, []);
   });
 
+  it('never green while the cluster stopped answering: red within the probe time, green again once it answers', async function () {
+    this.timeout(150000);
+    const a = aliases();
+    const topic = `mm2-offset-syncs.${a.t}.internal`;
+    await createTopic('source', topic);
+    await produce('source', topic, [syncAt(0)].map(record));
+    await nodes.load(FLOW, { over: overFor(a) });
+    const os = nodes.helper.getNode('os');
+    const sts = nodes.statuses(os);
+    await env.eventually(() => sts.length > 0 && sts[sts.length - 1].fill === 'green', { what: 'green while tailing' });
+    await env.whileUnresponsive('source', async () => {
+      const n = sts.length;
+      // the probe asks every 10 s and waits 10 s for an answer
+      await env.eventually(() => sts.slice(n).some((s) => s.fill === 'red'), { timeout: 40000, what: 'a red status while the source does not answer' });
+      const red = sts.slice(n).find((s) => s.fill === 'red');
+      assert.match(red.text, new RegExp(`^${a.s}: `));
+      assert.equal(sts[sts.length - 1].fill, 'red', 'and it stays red');
+    });
+    await env.eventually(() => sts[sts.length - 1].fill === 'green', { timeout: 60000, what: 'green again once the source answers' });
+  });
+
   it('a refused SASL login shows what to fix', async function () {
     const a = aliases();
     const sasl = env.cluster('source');
