@@ -131,6 +131,22 @@ function warnings(node) {
   return list;
 }
 
+/** A watching-only node on fresh aliases whose `<src>.heartbeats` exists, with its statuses, outputs and warnings. */
+async function watchOnly(staleAfterSeconds) {
+  const a = aliases();
+  const topic = `${a.src}.heartbeats`;
+  await createTopic('target', topic);
+  await nodes.load([hbNode({ emitHeartbeatsEnabled: false, staleAfterSeconds }), ...outputs], { over: over(a) });
+  const hb = nodes.helper.getNode('hb');
+  return {
+    a, topic, hb,
+    st: nodes.statuses(hb),
+    out1: nodes.collect(nodes.helper.getNode('out1')),
+    out2: nodes.collect(nodes.helper.getNode('out2')),
+    warns: warnings(hb),
+  };
+}
+
 describe('mm2-heartbeat (Node-RED runtime, real brokers)', function () {
   before(() => nodes.startServer());
   after(() => nodes.stopServer());
@@ -255,15 +271,7 @@ describe('mm2-heartbeat (Node-RED runtime, real brokers)', function () {
   });
 
   it('raises a stale alarm once when nothing arrives within staleAfterSeconds, clears it once when heartbeats come back, and re-arms', async function () {
-    const a = aliases();
-    const topic = `${a.src}.heartbeats`;
-    await createTopic('target', topic);
-    await nodes.load([hbNode({ emitHeartbeatsEnabled: false, staleAfterSeconds: '2' }), ...outputs], { over: over(a) });
-    const hb = nodes.helper.getNode('hb');
-    const st = nodes.statuses(hb);
-    const out1 = nodes.collect(nodes.helper.getNode('out1'));
-    const out2 = nodes.collect(nodes.helper.getNode('out2'));
-    const warns = warnings(hb);
+    const { a, topic, st, out1, out2, warns } = await watchOnly('2');
 
     await env.eventually(() => out2.length === 1, { what: 'stale alarm' });
     assert.deepEqual(out2[0], { _msgid: out2[0]._msgid, topic: 'mm2/heartbeat-alarm', payload: { state: 'stale', lastSeen: null, ageMs: null, staleAfterMs: 2000 } });
@@ -343,15 +351,7 @@ describe('mm2-heartbeat (Node-RED runtime, real brokers)', function () {
   });
 
   it('skips and counts heartbeats whose timestamp makes no sense (before the epoch, far in the future): they neither count as seen nor keep a stale flow fresh', async function () {
-    const a = aliases();
-    const topic = `${a.src}.heartbeats`;
-    await createTopic('target', topic);
-    await nodes.load([hbNode({ emitHeartbeatsEnabled: false, staleAfterSeconds: '2' }), ...outputs], { over: over(a) });
-    const hb = nodes.helper.getNode('hb');
-    const st = nodes.statuses(hb);
-    const out1 = nodes.collect(nodes.helper.getNode('out1'));
-    const out2 = nodes.collect(nodes.helper.getNode('out2'));
-    const warns = warnings(hb);
+    const { a, topic, hb, st, out1, out2, warns } = await watchOnly('2');
     await env.eventually(() => out2.some((m) => m.payload.state === 'stale'), { what: 'the stale alarm (nothing arrived)' });
 
     const now = Date.now();
