@@ -24,7 +24,7 @@ import { OffsetSyncWriter } from '../core/offset-sync-writer';
 import { encodeOffsetSync } from '../core/offset-sync';
 import type { OffsetSync } from '../core/types';
 import { OrderedBatchSender } from './ordered-sender';
-import { chunkBySize, planRemoteTopics, recordBytes, sameSubscription } from '../core/mirror-plan';
+import { checkDelivery, chunkBySize, planRemoteTopics, recordBytes, sameSubscription } from '../core/mirror-plan';
 import { askCluster, PROBE_EVERY_MS, PROBE_TIMEOUT_MS } from './cluster-probe';
 
 /** Source topic configs copied to a remote topic at creation when set on the source topic. */
@@ -556,21 +556,11 @@ export class Mirror {
   }
 
   private checkDelivery(ends: Map<string, bigint>): void {
-    let records = 0n;
-    let partitions = 0;
-    const waiting = new Map<string, bigint>();
-    for (const [k, a] of this.acked) {
-      const end = ends.get(k);
-      if (end === undefined || end - a.next <= 1n) continue;
-      if (this.waiting.get(k) === a.next) {
-        records += end - a.next;
-        partitions += 1;
-      }
-      waiting.set(k, a.next);
-    }
-    this.waiting = waiting;
-    if (partitions > 0) {
-      this.setError('delivery', `${records} record(s) on ${partitions} partition(s) wait on the source and none was copied for ${Math.round(PROBE_EVERY_MS / 1000)} s`);
+    const next = new Map([...this.acked].map(([k, a]) => [k, a.next]));
+    const d = checkDelivery(next, ends, this.waiting);
+    this.waiting = d.waiting;
+    if (d.stalled > 0) {
+      this.setError('delivery', `${d.records} record(s) on ${d.stalled} partition(s) wait on the source and none was copied for ${Math.round(PROBE_EVERY_MS / 1000)} s`);
     } else this.clearError('delivery');
   }
 
