@@ -231,16 +231,3 @@ export function decoding<T>(what: string, body: () => T): T {
     throw new MalformedRecordError(`cannot decode ${what}: ${(e as Error)?.message ?? String(e)}`);
   }
 }
-
-/**
- * A Kafka offset carried in a message (a bigint, a safe-integer number, or a decimal string):
- * an integer in 0..2^63-1, else null. Negative values and values above a Java `long` are
- * refused, not wrapped: callers skip such entries and count them as malformed.
- */
-export function parseKafkaOffset(v: unknown): bigint | null {
-  let n: bigint | null = null;
-  if (typeof v === 'bigint') n = v;
-  else if (typeof v === 'number' && Number.isSafeInteger(v)) n = BigInt(v);
-  else if (typeof v === 'string' && /^[0-9]{1,19}$/.test(v.trim())) n = BigInt(v.trim());
-  return n !== null && n >= 0n && n <= INT64_MAX ? n : null;
-}

@@ -26,7 +26,7 @@ import {
 } from './lib/contracts';
 import { createGroupFilter, createTopicFilter } from '../core/filters';
 import type { Checkpoint, OffsetSync } from '../core/types';
-import { parseKafkaOffset as toOffset } from '../core/wire';
+import { parseOffset as toOffset } from '../core/checkpoint-json';
 import { SYNC_REPLAY_EVENT, SyncStreamReceiver, readSyncStreamPosition, type SyncReplayRequest, type SyncStreamPosition } from '../core/sync-stream';
 import {
   CheckpointEmitter,

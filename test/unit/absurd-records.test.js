@@ -8,7 +8,7 @@ const assert = require('node:assert/strict');
 const { encodeOffsetSync, decodeValidOffsetSync, offsetSyncProblem } = require('../../core/offset-sync');
 const { encodeCheckpoint, decodeValidCheckpoint, checkpointProblem } = require('../../core/checkpoint');
 const { heartbeatTimestampProblem } = require('../../core/heartbeat-monitor');
-const { parseKafkaOffset } = require('../../core/wire');
+const { parseOffset } = require('../../core/checkpoint-json');
 const { AbsurdRecordError, MalformedRecordError } = require('../../core/errors');
 const { OffsetSyncStore } = require('../../core/offset-sync-store');
 
@@ -64,13 +64,13 @@ describe('absurd records are refused like malformed ones', function () {
   });
 
   it('offsets in messages: only integers in 0..2^63-1', function () {
-    assert.equal(parseKafkaOffset('0'), 0n);
-    assert.equal(parseKafkaOffset(' 42 '), 42n);
-    assert.equal(parseKafkaOffset(42), 42n);
-    assert.equal(parseKafkaOffset(9223372036854775807n), 9223372036854775807n);
-    assert.equal(parseKafkaOffset('9223372036854775807'), 9223372036854775807n);
+    assert.equal(parseOffset('0'), 0n);
+    assert.equal(parseOffset(' 42 '), 42n);
+    assert.equal(parseOffset(42), 42n);
+    assert.equal(parseOffset(9223372036854775807n), 9223372036854775807n);
+    assert.equal(parseOffset('9223372036854775807'), 9223372036854775807n);
     for (const bad of ['9223372036854775808', '9999999999999999999', '-1', -1, -1n, 9223372036854775808n, 1.5, '1e3', '', null, undefined, {}]) {
-      assert.equal(parseKafkaOffset(bad), null, `refuses ${String(bad)}`);
+      assert.equal(parseOffset(bad), null, `refuses ${String(bad)}`);
     }
   });
 });
