@@ -134,6 +134,7 @@ export = function register(RED: NodeAPI): void {
 
     let emitter: HeartbeatEmitter | null = null;
     let watcher: HeartbeatWatcher | null = null;
+    let lastAlarm: HeartbeatAlarm | null = null;
 
     // A send that neither succeeds nor fails (a source that stopped answering) is not green either.
     const startedAt = Date.now();
@@ -256,6 +257,7 @@ export = function register(RED: NodeAPI): void {
         },
         onAlarm: (a: HeartbeatAlarm) => {
           if (ctx.closing) return;
+          lastAlarm = a;
           const msg: HeartbeatAlarmMessage = { topic: TOPICS.heartbeatAlarm, payload: { ...a } };
           node.send([null, msg as unknown as NodeMessage]);
           if (a.state === 'stale') {
@@ -296,6 +298,24 @@ export = function register(RED: NodeAPI): void {
       watcher = w;
       ctx.onClose(() => w.stop());
       w.start();
+
+      // The alarm is sent on edges only: a receiver deployed after the last edge ("modified nodes"
+      // deploy of the receiver alone) would never learn the current state. Every later deploy gets
+      // the current state again, marked `resent` (a deploy that restarts this node starts afresh;
+      // before the first edge there is nothing to repeat).
+      const onFlowsStarted = (): void => {
+        if (ctx.closing || !lastAlarm) return;
+        const now = Date.now();
+        const snap = w.monitor.snapshot(now);
+        const state = snap.health === 'stale' ? 'stale' : 'ok';
+        const msg: HeartbeatAlarmMessage = {
+          topic: TOPICS.heartbeatAlarm,
+          payload: { state, lastSeen: snap.lastSeen, ageMs: snap.ageMs, staleAfterMs: snap.staleAfterMs, resent: true },
+        };
+        node.send([null, msg as unknown as NodeMessage]);
+      };
+      RED.events.on('flows:started', onFlowsStarted);
+      ctx.onClose(() => RED.events.removeListener('flows:started', onFlowsStarted));
       ctx.every(Math.min(1000, Math.max(100, Math.floor(staleAfterMs / 4))), () => {
         w.tick();
         render();

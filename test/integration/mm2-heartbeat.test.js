@@ -395,6 +395,24 @@ describe('mm2-heartbeat (Node-RED runtime, real brokers)', function () {
     });
   });
 
+  it('a receiver of the alarm deployed on its own after the last change gets the current state again (resent), the others are left alone', async function () {
+    const { a, out2 } = await watchOnly('2');
+    await env.eventually(() => out2.some((m) => m.payload.state === 'stale'), { what: 'the stale alarm' });
+    const hb = nodes.helper.getNode('hb');
+    // a "modified nodes" deploy that replaces only the receiver of the alarm output
+    const flow = [...nodes.configNodes(over(a)), hbNode({ emitHeartbeatsEnabled: false, staleAfterSeconds: '2' }), outputs[0], { ...outputs[1], name: 'replaced' }];
+    await nodes.helper.setFlows(flow, 'nodes');
+    assert.equal(nodes.helper.getNode('hb'), hb, 'the heartbeat node kept running');
+    // what the node sent on its alarm output (the new receiver may get it before a test listener is attached)
+    const alarmsSent = () => hb.send.getCalls().filter((c) => c.thisValue === hb && Array.isArray(c.args[0]) && c.args[0][1]).map((c) => c.args[0][1]);
+    await env.eventually(() => alarmsSent().some((m) => m.payload.resent === true), { what: 'the current state sent again' });
+    const resent = alarmsSent().filter((m) => m.payload.resent === true);
+    assert.equal(resent.length, 1);
+    assert.equal(resent[0].payload.state, 'stale');
+    assert.equal(alarmsSent().filter((m) => m.payload.resent !== true).length, 1, 'the edge itself was sent once');
+    assert.equal(out2.filter((m) => m.payload.resent !== true).length, 1);
+  });
+
   it('an unset ${VAR} in a setting is an error naming the setting and the variable, never a silent default', async function () {
     const a = aliases();
     await nodes.load([hbNode({ emitHeartbeatsIntervalSeconds: '${MM2_HB_TEST_NOPE}', staleAfterSeconds: '${MM2_HB_TEST_NOPE}0' }), ...outputs], { over: over(a) });

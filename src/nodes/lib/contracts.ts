@@ -136,6 +136,8 @@ export interface HeartbeatAlarmMessage {
     lastSeen: number | null;
     ageMs: number | null;
     staleAfterMs: number;
+    /** true: not a new edge but the current state again, after a deploy that may have replaced the receivers. */
+    resent?: boolean;
   };
 }
 
