@@ -16,7 +16,7 @@ import { decodeHeartbeat, encodeHeartbeat } from '../core/heartbeat';
 import { AbsurdRecordError, MalformedRecordError } from '../core/errors';
 import { HeartbeatMonitor, heartbeatTimestampProblem, type HeartbeatAlarm } from '../core/heartbeat-monitor';
 import type { ClusterConnection } from './connection';
-import { TopicNotFoundError, TopicReader, type RawRecord } from './topic-reader';
+import { TopicNotFoundError, TopicReader, topicEnds, type RawRecord } from './topic-reader';
 import { askCluster, ProbeSchedule, PROBE_EVERY_MS, PROBE_TIMEOUT_MS } from './cluster-probe';
 
 export interface HeartbeatEmitterOptions {
@@ -299,7 +299,7 @@ export class HeartbeatWatcher {
   /** Is the target still answering? A failure marks the connection failed (red) and goes to onError. */
   private probe(): void {
     const gen = this.generation;
-    askCluster(this.opts.connection, this.opts.probeTimeoutMs ?? PROBE_TIMEOUT_MS, (admin) => admin.fetchTopicOffsets(this.opts.topic))
+    askCluster(this.opts.connection, this.opts.probeTimeoutMs ?? PROBE_TIMEOUT_MS, (admin) => topicEnds(admin, [this.opts.topic]))
       .then(
         () => undefined,
         (e: Error) => {

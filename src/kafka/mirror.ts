@@ -26,6 +26,7 @@ import type { OffsetSync } from '../core/types';
 import { OrderedBatchSender } from './ordered-sender';
 import { checkDelivery, chunkBySize, planRemoteTopics, recordBytes, sameSubscription } from '../core/mirror-plan';
 import { askCluster, PROBE_EVERY_MS, PROBE_TIMEOUT_MS } from './cluster-probe';
+import { topicEnds } from './topic-reader';
 
 /** Source topic configs copied to a remote topic at creation when set on the source topic. */
 const COPIED_TOPIC_CONFIGS = ['cleanup.policy', 'retention.ms', 'retention.bytes', 'max.message.bytes', 'min.compaction.lag.ms', 'delete.retention.ms', 'compression.type'];
@@ -537,7 +538,7 @@ export class Mirror {
       const [src, tgt] = await Promise.allSettled([
         askCluster(this.o.source, timeoutMs, async (admin) => {
           const ends = new Map<string, bigint>();
-          for (const topic of topics) for (const p of await admin.fetchTopicOffsets(topic)) ends.set(tpKey(topic, p.partition), BigInt(p.high));
+          for (const [topic, byPartition] of await topicEnds(admin, topics)) for (const [p, high] of byPartition) ends.set(tpKey(topic, p), high);
           return ends;
         }),
         askCluster(this.o.target, timeoutMs, (admin) => admin.describeCluster()),

@@ -275,11 +275,14 @@ export class OffsetSyncFollower {
     if (this.stopped || this.probing || !this.loaded || !this.reader || this.waiting) return;
     const g = this.gen;
     this.probing = true;
-    askCluster(this.opts.connection, this.timing.probeTimeoutMs, (admin) => partitionZeroRange(admin, this.topic))
+    // a missing topic is an answer too (the reader notices a recreated topic itself)
+    const ask = (admin: Admin) => partitionZeroRange(admin, this.topic).catch((e: unknown) => (e instanceof TopicNotFoundError ? null : Promise.reject(e)));
+    askCluster(this.opts.connection, this.timing.probeTimeoutMs, ask)
       .then(
         (range) => {
           if (this.stale(g) || !this.reader) return;
           this.recovered();
+          if (range === null) return;
           const behind = range.high > this.lastOffset + 1n;
           if (!behind) {
             this.behindAt = null;
