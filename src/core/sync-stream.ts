@@ -16,7 +16,7 @@
 
 /** What a message of the stream carries (`payload.stream`). */
 export interface SyncStreamPosition {
-  /** Names one load of the topic from its beginning (unique per sender and load). */
+  /** Names one load of the topic from its beginning: `<sender>/<n>`, unique per sender and load. */
   load: string;
   /** 1 for the first message of the load, then +1 per message. */
   seq: number;
@@ -64,16 +64,30 @@ export type SyncStreamDecision =
   | { action: 'reset-then-apply' }
   | { action: 'ignore'; requestReplay: boolean; reason: 'joined-late' | 'gap' };
 
-export class SyncStreamReceiver {
-  private load: string | null = null;
-  private seq = 0;
-  private inSync = false;
-  /** The load a replay was last requested for: asked once, not for every message of it. */
-  private requestedFor: string | null = null;
+/** The sender part of a load name (`<sender>/<n>`). */
+function senderOf(load: string): string {
+  const i = load.lastIndexOf('/');
+  return i > 0 ? load.slice(0, i) : load;
+}
 
-  /** Whether the receiver holds a complete load (from seq 1, no gap). */
+interface FollowedStream {
+  load: string;
+  seq: number;
+  inSync: boolean;
+  /** The load a replay was last requested for: asked once, not for every message of it. */
+  requestedFor: string | null;
+}
+
+/**
+ * Follows the streams of the senders wired to a receiver, one state per sender (two senders
+ * must not take each other's loads for gaps, or each would keep asking for replays).
+ */
+export class SyncStreamReceiver {
+  private readonly streams = new Map<string, FollowedStream>();
+
+  /** Whether the receiver holds a complete load (from seq 1, no gap) of some sender. */
   get complete(): boolean {
-    return this.inSync;
+    return [...this.streams.values()].some((s) => s.inSync);
   }
 
   /**
@@ -82,39 +96,41 @@ export class SyncStreamReceiver {
    */
   accept(pos: SyncStreamPosition | undefined): SyncStreamDecision {
     if (pos === undefined) return { action: 'apply' };
-    if (pos.load !== this.load) {
-      this.load = pos.load;
-      this.seq = pos.seq;
+    const sender = senderOf(pos.load);
+    let st = this.streams.get(sender);
+    if (st === undefined) {
+      if (this.streams.size >= MAX_SENDERS) this.streams.delete(this.streams.keys().next().value as string);
+      st = { load: '', seq: 0, inSync: false, requestedFor: null };
+      this.streams.set(sender, st);
+    }
+    if (pos.load !== st.load) {
+      st.load = pos.load;
+      st.seq = pos.seq;
       if (pos.seq === 1) {
-        this.inSync = true;
+        st.inSync = true;
         return { action: 'reset-then-apply' };
       }
-      return this.lost('joined-late');
+      return lost(st, 'joined-late');
     }
-    if (!this.inSync) return this.lost('joined-late');
-    if (pos.seq === this.seq + 1) {
-      this.seq = pos.seq;
+    if (!st.inSync) return lost(st, 'joined-late');
+    if (pos.seq === st.seq + 1) {
+      st.seq = pos.seq;
       return { action: 'apply' };
     }
-    if (pos.seq <= this.seq) return { action: 'ignore', requestReplay: false, reason: 'gap' }; // a duplicate
-    this.seq = pos.seq;
-    return this.lost('gap');
+    if (pos.seq <= st.seq) return { action: 'ignore', requestReplay: false, reason: 'gap' }; // a duplicate
+    st.seq = pos.seq;
+    return lost(st, 'gap');
   }
+}
 
-  /** Forgets the stream (the receiver starts over): the next message must be a seq 1. */
-  restart(): void {
-    this.load = null;
-    this.seq = 0;
-    this.inSync = false;
-    this.requestedFor = null;
-  }
+/** Senders followed at most (old ones are forgotten first). */
+const MAX_SENDERS = 16;
 
-  private lost(reason: 'joined-late' | 'gap'): SyncStreamDecision {
-    this.inSync = false;
-    const requestReplay = this.requestedFor !== this.load;
-    this.requestedFor = this.load;
-    return { action: 'ignore', requestReplay, reason };
-  }
+function lost(st: FollowedStream, reason: 'joined-late' | 'gap'): SyncStreamDecision {
+  st.inSync = false;
+  const requestReplay = st.requestedFor !== st.load;
+  st.requestedFor = st.load;
+  return { action: 'ignore', requestReplay, reason };
 }
 
 /** Reads `payload.stream` of a message; undefined when absent or not a valid position. */

@@ -47,6 +47,16 @@ describe('offset-sync stream positions (repairing a lost history)', function () 
     assert.deepEqual(r.accept({ load: 'C', seq: 1 }), { action: 'reset-then-apply' });
   });
 
+  it('two senders wired to one receiver are followed apart: neither makes the other ask for replays', function () {
+    const r = new SyncStreamReceiver();
+    assert.deepEqual(r.accept({ load: 'a@1/0', seq: 1 }), { action: 'reset-then-apply' });
+    assert.deepEqual(r.accept({ load: 'b@1/0', seq: 1 }), { action: 'reset-then-apply' });
+    assert.deepEqual(r.accept({ load: 'a@1/0', seq: 2 }), { action: 'apply' });
+    assert.deepEqual(r.accept({ load: 'b@1/0', seq: 2 }), { action: 'apply' });
+    assert.deepEqual(r.accept({ load: 'a@1/1', seq: 1 }), { action: 'reset-then-apply' }, 'a new load of a');
+    assert.deepEqual(r.accept({ load: 'b@1/0', seq: 3 }), { action: 'apply' }, 'b goes on');
+  });
+
   it('messages without a position (hand-made, older senders) are applied as they are', function () {
     const r = new SyncStreamReceiver();
     assert.deepEqual(r.accept(undefined), { action: 'apply' });
