@@ -31,6 +31,15 @@ export function parseInt64(v: unknown): bigint | null {
 }
 
 /**
+ * A Kafka offset carried in a message: an int64 (see {@link parseInt64}) that is not negative,
+ * else null. Values above 2^63-1 are refused, not wrapped: callers skip such entries and count them.
+ */
+export function parseOffset(v: unknown): bigint | null {
+  const b = parseInt64(v);
+  return b !== null && b >= 0n ? b : null;
+}
+
+/**
  * One message entry as a Checkpoint, or null when it is unusable. `groupKey` (the key of the
  * `latest` map the entry came from) supplies a missing `group` and must match a present one.
  * A missing upstream offset reads as -1 (unknown); the group offset writer does not use it.
@@ -44,8 +53,8 @@ export function parseCheckpointJson(entry: unknown, groupKey?: string): Checkpoi
   if (typeof e.topic !== 'string' || e.topic === '') return null;
   const partition = typeof e.partition === 'string' && /^\d{1,10}$/.test(e.partition) ? Number(e.partition) : e.partition;
   if (typeof partition !== 'number' || !Number.isInteger(partition) || partition < 0 || partition > 2147483647) return null;
-  const downstreamOffset = parseInt64(e.downstreamOffset);
-  if (downstreamOffset === null || downstreamOffset < 0n) return null;
+  const downstreamOffset = parseOffset(e.downstreamOffset);
+  if (downstreamOffset === null) return null;
   const upstreamOffset = e.upstreamOffset === undefined || e.upstreamOffset === null ? -1n : parseInt64(e.upstreamOffset);
   if (upstreamOffset === null) return null;
   const metadata = typeof e.metadata === 'string' ? e.metadata : '';

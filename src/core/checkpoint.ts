@@ -1,4 +1,5 @@
 import type { Checkpoint, EncodedRecord } from './types';
+import { AbsurdRecordError } from './errors';
 import { StructReader, StructWriter, decoding } from './wire';
 
 /**
@@ -69,4 +70,25 @@ export function decodeCheckpoint(key: Buffer | Uint8Array | null | undefined, va
 /** Reads only the INT16 version header of a checkpoint value. Throws MalformedRecordError if unreadable. */
 export function checkpointValueVersion(value: Buffer | Uint8Array | null | undefined): number {
   return decoding('checkpoint value', () => new StructReader(value as Buffer, 'checkpoint value').readInt16('version'));
+}
+
+/**
+ * Why a decoded checkpoint makes no sense, or null when it does. MM2 never writes a checkpoint
+ * it could not translate (it drops those whose downstream offset is negative), so a negative
+ * partition or offset comes from a forged or broken record: readers skip it and count it like
+ * a malformed record.
+ */
+export function checkpointProblem(cp: Checkpoint): string | null {
+  if (cp.partition < 0) return `partition ${cp.partition} is negative`;
+  if (cp.upstreamOffset < 0n) return `upstreamOffset ${cp.upstreamOffset} is negative`;
+  if (cp.downstreamOffset < 0n) return `offset (downstream) ${cp.downstreamOffset} is negative`;
+  return null;
+}
+
+/** decodeCheckpoint, then {@link checkpointProblem}: throws AbsurdRecordError (a MalformedRecordError) for a checkpoint that makes no sense. */
+export function decodeValidCheckpoint(key: Buffer | Uint8Array | null | undefined, value: Buffer | Uint8Array | null | undefined): Checkpoint {
+  const cp = decodeCheckpoint(key, value);
+  const problem = checkpointProblem(cp);
+  if (problem) throw new AbsurdRecordError(`checkpoint ${cp.group} ${cp.topic}-${cp.partition}: ${problem}`);
+  return cp;
 }

@@ -11,6 +11,17 @@ export class MalformedRecordError extends Error {
   }
 }
 
+/**
+ * A record that decodes but makes no sense (a negative offset, a heartbeat from before the
+ * epoch or far in the future). Readers skip and count it exactly like a malformed record.
+ */
+export class AbsurdRecordError extends MalformedRecordError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AbsurdRecordError';
+  }
+}
+
 /** One problem with one configuration property. */
 export interface ConfigProblem {
   /** MM2 property name, e.g. `groups` or `emit.checkpoints.interval.seconds`. */

@@ -19,6 +19,27 @@
  * recovers after a `stale`; nothing is repeated and there is no `ok` without a prior `stale`.
  */
 
+/**
+ * Why a heartbeat timestamp (epoch ms, the emitter's clock) makes no sense at `now`, or null
+ * when it does: before the epoch, or more than `futureToleranceMs` ahead of this clock. Such a
+ * heartbeat would give a latency of about -9.2e18 ms and, taken as the newest one, keep a stale
+ * flow looking fresh; watchers skip it and count it like a malformed record. The watcher uses
+ * its stale-after time as the tolerance: a clock skew below it is accepted, and an accepted
+ * future heartbeat can hide a stopped mirror for at most twice that time.
+ */
+export function heartbeatTimestampProblem(timestampMs: bigint | number, now: number, futureToleranceMs: number): string | null {
+  const ts = typeof timestampMs === 'bigint' ? timestampMs : BigInt(Math.trunc(timestampMs));
+  if (ts < 0n) return `timestamp ${ts} is before the epoch`;
+  const limit = BigInt(Math.trunc(now + futureToleranceMs));
+  if (ts > limit) return `timestamp ${ts} is ${futureToleranceText(ts - BigInt(Math.trunc(now)))} ahead of this clock (more than ${Math.round(futureToleranceMs / 1000)} s)`;
+  return null;
+}
+
+function futureToleranceText(aheadMs: bigint): string {
+  const s = aheadMs / 1000n;
+  return s < 3600n ? `${s} s` : s < 86400n * 2n ? `${s / 3600n} h` : `${s / 86400n} d`;
+}
+
 export type HeartbeatHealth = 'unknown' | 'ok' | 'stale';
 
 /** An edge of the alarm: what the node sends on its alarm output. */

@@ -101,3 +101,36 @@ export function formatRate(perSecond: number): string {
   if (perSecond < 1e6) return Math.round(perSecond / 1000) + 'k';
   return (perSecond / 1e6).toFixed(1).replace(/\.0$/, '') + 'M';
 }
+
+/** What {@link checkDelivery} found. */
+export interface DeliveryCheck {
+  /** Partitions with records waiting now, with their restart point: the `previous` of the next check. */
+  waiting: Map<string, bigint>;
+  /** Partitions that were waiting at the same restart point at the previous check too: nothing copied in between. */
+  stalled: number;
+  /** Records waiting on the stalled partitions. */
+  records: bigint;
+}
+
+/**
+ * Is the mirror delivering? `next` holds, per partition of ours, the next source offset to copy
+ * (the restart point), `ends` the source's end offsets now, `previous` the `waiting` of the last
+ * check. A partition is stalled when records wait beyond its restart point now and it waited at
+ * the same restart point at the previous check. A single record beyond it is not counted: it can
+ * be a transaction marker that the consumer never hands out.
+ */
+export function checkDelivery(next: ReadonlyMap<string, bigint>, ends: ReadonlyMap<string, bigint>, previous: ReadonlyMap<string, bigint>): DeliveryCheck {
+  const waiting = new Map<string, bigint>();
+  let stalled = 0;
+  let records = 0n;
+  for (const [k, n] of next) {
+    const end = ends.get(k);
+    if (end === undefined || end - n <= 1n) continue;
+    waiting.set(k, n);
+    if (previous.get(k) === n) {
+      stalled += 1;
+      records += end - n;
+    }
+  }
+  return { waiting, stalled, records };
+}

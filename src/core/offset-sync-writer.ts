@@ -69,7 +69,7 @@ export interface OffsetSyncWriterOptions {
   maxInFlight?: number;
   /** Writes one sync; the returned promise settles when the write is acknowledged or failed. */
   send: (sync: OffsetSync) => Promise<void>;
-  /** Told about each failed send (for logging). Failed syncs are not retried. */
+  /** Told about each failed send (for logging). A failed sync is sent again by the next commit unless a newer one replaced it. */
   onSendError?: (error: unknown, sync: OffsetSync) => void;
 }
 
@@ -83,12 +83,14 @@ function key(topic: string, partition: number): string {
  * non-urgent sync, promoted to pending at every commit so idle partitions still publish their
  * latest position once per flush interval).
  *
- * Failure handling, as MM2: a failed send releases its permit, is counted in
- * {@link failedSends} and reported to `onSendError`, and is **not retried**. The position is
- * published again by the next urgent sync or, for a non-urgent position, by a later commit if
- * more records arrive. A released permit does not by itself fire pending syncs either (also as
- * MM2): the next {@link maybeQueueOffsetSyncs}+{@link firePendingOffsetSyncs} call or the next
- * {@link commit} does.
+ * Failure handling: a failed send releases its permit, is counted in {@link failedSends} and
+ * reported to `onSendError`. Unlike MM2, which drops it, the failed sync goes back to `delayed`
+ * (unless a newer sync of its partition was queued or started meanwhile), so the next
+ * {@link commit} sends it again: in MM2 a lost sync of a partition that then stays idle is never
+ * repaired, and that partition is translated from an older sync (or not at all when it was the
+ * first) until more records arrive. A released permit does not by itself fire pending syncs
+ * (as MM2): the next {@link maybeQueueOffsetSyncs}+{@link firePendingOffsetSyncs} call or the
+ * next {@link commit} does.
  */
 export class OffsetSyncWriter {
   readonly maxOffsetLag: bigint;
@@ -99,6 +101,8 @@ export class OffsetSyncWriter {
   private readonly pendingSyncs = new Map<string, OffsetSync>();
   private readonly delayedSyncs = new Map<string, OffsetSync>();
   private readonly outstanding = new Set<Promise<void>>();
+  /** The newest sync started per partition: a failed one is queued again only if it still is. */
+  private readonly lastStarted = new Map<string, OffsetSync>();
   private failures = 0;
   private sent = 0;
 
@@ -177,8 +181,9 @@ export class OffsetSyncWriter {
 
   /**
    * Not in MM2 (whose syncs in the queues are simply lost at task stop): for a clean stop,
-   * commits and keeps firing until nothing is pending or in flight. Failed sends are dropped,
-   * so this terminates once no new syncs are queued.
+   * commits and keeps firing until nothing is pending or in flight. A sync that fails now goes
+   * back to `delayed` (for a later commit), not to `pending`, so this terminates once no new
+   * syncs are queued.
    */
   async flush(): Promise<void> {
     this.promoteDelayedOffsetSyncs();
@@ -206,6 +211,8 @@ export class OffsetSyncWriter {
 
   private start(sync: OffsetSync): void {
     this.sent++;
+    const k = key(sync.topic, sync.partition);
+    this.lastStarted.set(k, sync);
     let promise: Promise<void>;
     try {
       promise = Promise.resolve(this.send(sync));
@@ -219,6 +226,8 @@ export class OffsetSyncWriter {
       (error: unknown) => {
         this.outstanding.delete(tracked);
         this.failures++;
+        // Sent again by the next commit, unless something newer for the partition is on its way.
+        if (this.lastStarted.get(k) === sync && !this.pendingSyncs.has(k) && !this.delayedSyncs.has(k)) this.delayedSyncs.set(k, sync);
         if (this.onSendError) {
           try {
             this.onSendError(error, sync);

@@ -1,4 +1,5 @@
 import type { EncodedRecord, OffsetSync } from './types';
+import { AbsurdRecordError } from './errors';
 import { StructReader, StructWriter, decoding } from './wire';
 
 /**
@@ -48,4 +49,25 @@ export function decodeOffsetSync(key: Buffer | Uint8Array | null | undefined, va
     const downstreamOffset = v.readInt64('offset');
     return { topic, partition, upstreamOffset, downstreamOffset };
   });
+}
+
+/**
+ * Why a decoded offset sync makes no sense, or null when it does. MM2 writes syncs only for
+ * real records: partition, upstream and downstream offsets are never negative. A sync with a
+ * negative offset would sit in the offset-sync store as the newest sync of its partition and
+ * block translation there, so readers skip it (and count it like a malformed record).
+ */
+export function offsetSyncProblem(sync: OffsetSync): string | null {
+  if (sync.partition < 0) return `partition ${sync.partition} is negative`;
+  if (sync.upstreamOffset < 0n) return `upstreamOffset ${sync.upstreamOffset} is negative`;
+  if (sync.downstreamOffset < 0n) return `offset (downstream) ${sync.downstreamOffset} is negative`;
+  return null;
+}
+
+/** decodeOffsetSync, then {@link offsetSyncProblem}: throws AbsurdRecordError (a MalformedRecordError) for a sync that makes no sense. */
+export function decodeValidOffsetSync(key: Buffer | Uint8Array | null | undefined, value: Buffer | Uint8Array | null | undefined): OffsetSync {
+  const sync = decodeOffsetSync(key, value);
+  const problem = offsetSyncProblem(sync);
+  if (problem) throw new AbsurdRecordError(`offset sync ${sync.topic}-${sync.partition}: ${problem}`);
+  return sync;
 }

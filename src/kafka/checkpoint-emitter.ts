@@ -17,7 +17,7 @@
 import type { Admin } from 'kafkajs';
 import { CheckpointStore } from '../core/checkpoint-store';
 import { checkpointsForGroup, type CoverageEntry } from '../core/checkpoints-for-group';
-import { encodeCheckpoint, decodeCheckpoint } from '../core/checkpoint';
+import { encodeCheckpoint, decodeValidCheckpoint } from '../core/checkpoint';
 import { CoalescingRunner } from '../core/coalescing-runner';
 import { MalformedRecordError } from '../core/errors';
 import type { NameFilter } from '../core/filters';
@@ -370,7 +370,7 @@ export class CheckpointEmitter {
           report.read++;
           let cp: Checkpoint;
           try {
-            cp = decodeCheckpoint(r.key, r.value);
+            cp = decodeValidCheckpoint(r.key, r.value); // a negative offset is skipped and counted as malformed
           } catch (e) {
             if (e instanceof MalformedRecordError) {
               report.malformed++;

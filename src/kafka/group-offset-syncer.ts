@@ -14,7 +14,7 @@
  * also works beside a real MM2 checkpoint connector.
  */
 import type { Admin, Kafka } from 'kafkajs';
-import { decodeCheckpoint } from '../core/checkpoint';
+import { decodeValidCheckpoint } from '../core/checkpoint';
 import { parseCheckpointJson } from '../core/checkpoint-json';
 import { MalformedRecordError } from '../core/errors';
 import type { NameFilter } from '../core/filters';
@@ -179,7 +179,7 @@ export class GroupOffsetSyncer {
    */
   applyRecord(r: Pick<RawRecord, 'key' | 'value'>): MalformedRecordError | null {
     try {
-      this.put(decodeCheckpoint(r.key, r.value));
+      this.put(decodeValidCheckpoint(r.key, r.value));
       return null;
     } catch (e) {
       this.malformedCount++;

@@ -13,10 +13,11 @@
  * timers live in one place and are cleared on close.
  */
 import { decodeHeartbeat, encodeHeartbeat } from '../core/heartbeat';
-import { MalformedRecordError } from '../core/errors';
-import { HeartbeatMonitor, type HeartbeatAlarm } from '../core/heartbeat-monitor';
+import { AbsurdRecordError, MalformedRecordError } from '../core/errors';
+import { HeartbeatMonitor, heartbeatTimestampProblem, type HeartbeatAlarm } from '../core/heartbeat-monitor';
 import type { ClusterConnection } from './connection';
-import { TopicNotFoundError, TopicReader, type RawRecord } from './topic-reader';
+import { TopicNotFoundError, TopicReader, topicEnds, type RawRecord } from './topic-reader';
+import { askCluster, ProbeSchedule, PROBE_EVERY_MS, PROBE_TIMEOUT_MS } from './cluster-probe';
 
 export interface HeartbeatEmitterOptions {
   /** The cluster whose `heartbeats` topic receives the records. */
@@ -129,12 +130,18 @@ export interface HeartbeatWatcherOptions {
   staleAfterMs: number;
   /** How long to wait before looking for a missing topic again, or restarting a failed reader. */
   retryMs?: number;
+  /**
+   * While watching, ask the target for the topic's end this often (a tailing consumer says
+   * nothing while its broker is gone); no answer within probeTimeoutMs marks the connection failed.
+   */
+  probeMs?: number;
+  probeTimeoutMs?: number;
   now?: () => number;
   /** Each heartbeat that arrives after the initial load (the backlog is not reported). */
   onHeartbeat: (hb: ObservedHeartbeat) => void;
   /** Alarm edges: `stale` once, `ok` once after a `stale`. */
   onAlarm: (alarm: HeartbeatAlarm) => void;
-  /** A record that is not a heartbeat was skipped; `count` is the total since start. */
+  /** A record that is not a heartbeat, or one whose timestamp makes no sense (before the epoch, more than staleAfterMs ahead), was skipped; `count` is the total since start. */
   onMalformed?: (err: Error, offset: bigint, count: number) => void;
   /** Phase changes; `percent` during the initial load. */
   onPhase?: (phase: WatchPhase, percent?: number) => void;
@@ -145,7 +152,7 @@ export interface HeartbeatWatcherOptions {
 
 export class HeartbeatWatcher {
   readonly monitor: HeartbeatMonitor;
-  /** Records skipped because they could not be decoded. */
+  /** Records skipped because they could not be decoded or their timestamp makes no sense. */
   malformed = 0;
   private phaseName: WatchPhase = 'starting';
   private reader: TopicReader | null = null;
@@ -156,10 +163,12 @@ export class HeartbeatWatcher {
   private stopped = false;
   private readonly now: () => number;
   private readonly retryMs: number;
+  private readonly probes: ProbeSchedule;
 
   constructor(private readonly opts: HeartbeatWatcherOptions) {
     this.now = opts.now ?? Date.now;
     this.retryMs = opts.retryMs ?? 5000;
+    this.probes = new ProbeSchedule(opts.probeMs ?? PROBE_EVERY_MS);
     this.monitor = new HeartbeatMonitor(opts.staleAfterMs, this.now());
   }
 
@@ -185,6 +194,7 @@ export class HeartbeatWatcher {
     if (this.stopped) return;
     const now = this.now();
     this.emitAlarm(this.monitor.check(now));
+    if (this.phaseName === 'watching' && this.reader && this.failedAt === null && this.probes.due(now)) this.probe();
     if (this.reader && this.failedAt !== null && now - this.failedAt >= this.retryMs) {
       // The reader failed and has delivered nothing since: start a fresh one.
       const old = this.reader;
@@ -286,6 +296,19 @@ export class HeartbeatWatcher {
       });
   }
 
+  /** Is the target still answering? A failure marks the connection failed (red) and goes to onError. */
+  private probe(): void {
+    const gen = this.generation;
+    askCluster(this.opts.connection, this.opts.probeTimeoutMs ?? PROBE_TIMEOUT_MS, (admin) => topicEnds(admin, [this.opts.topic]))
+      .then(
+        () => undefined,
+        (e: Error) => {
+          if (gen === this.generation && !this.stopped) this.report(e);
+        },
+      )
+      .finally(() => this.probes.done());
+  }
+
   private report(err: Error): void {
     try {
       this.opts.onError?.(err);
@@ -308,6 +331,13 @@ export class HeartbeatWatcher {
       this.malformed += 1;
       const err = e instanceof MalformedRecordError ? e : new MalformedRecordError(String((e as Error)?.message ?? e));
       this.opts.onMalformed?.(err, r.offset, this.malformed);
+      return;
+    }
+    const problem = heartbeatTimestampProblem(hb.timestamp, now, this.opts.staleAfterMs);
+    if (problem) {
+      // It would count as seen, with an absurd latency, and could keep a stale flow looking fresh.
+      this.malformed += 1;
+      this.opts.onMalformed?.(new AbsurdRecordError(`heartbeat ${hb.sourceClusterAlias}->${hb.targetClusterAlias}: ${problem}`), r.offset, this.malformed);
       return;
     }
     const timestamp = Number(hb.timestamp);

@@ -25,7 +25,9 @@ import { encodeOffsetSync } from '../core/offset-sync';
 import type { OffsetSync } from '../core/types';
 import { OrderedBatchSender } from './ordered-sender';
 import { invalidTopicNameReason } from './internal-topics';
-import { chunkBySize, planRemoteTopics, recordBytes, sameSubscription } from '../core/mirror-plan';
+import { checkDelivery, chunkBySize, planRemoteTopics, recordBytes, sameSubscription } from '../core/mirror-plan';
+import { askCluster, PROBE_EVERY_MS, PROBE_TIMEOUT_MS } from './cluster-probe';
+import { topicEnds } from './topic-reader';
 
 /** Source topic configs copied to a remote topic at creation when set on the source topic. */
 const COPIED_TOPIC_CONFIGS = ['cleanup.policy', 'retention.ms', 'retention.bytes', 'max.message.bytes', 'min.compaction.lag.ms', 'delete.retention.ms', 'compression.type'];
@@ -41,7 +43,8 @@ export type MirrorEvent =
   | { type: 'error'; where: MirrorErrorPlace; error: string; topic?: string }
   | { type: 'recovered'; where: MirrorErrorPlace };
 
-export type MirrorErrorPlace = 'refresh' | 'produce' | 'sync' | 'commit' | 'consumer' | 'syncs-topic';
+/** `source`/`target`: the cluster did not answer a probe; `delivery`: records wait on the source and none are copied. */
+export type MirrorErrorPlace = 'refresh' | 'produce' | 'sync' | 'commit' | 'consumer' | 'syncs-topic' | 'source' | 'target' | 'delivery';
 
 export interface MirrorOptions {
   source: ClusterConnection;
@@ -62,6 +65,8 @@ export interface MirrorOptions {
   /** kafkajs consumer fetch wait; small values make stop and refresh faster. */
   maxWaitTimeInMs?: number;
   partitionsConsumedConcurrently?: number;
+  /** probe(): a cluster that does not answer within this is reported (default 10 s). */
+  probeTimeoutMs?: number;
 }
 
 export interface MirrorStats {
@@ -129,6 +134,9 @@ export class Mirror {
   private wake: Array<() => void> = [];
   private retryTimer: NodeJS.Timeout | null = null;
   private retryDelay = 1000;
+  private probing = false;
+  /** Partitions that had records waiting on the source at the last probe: their restart point then. */
+  private waiting = new Map<string, bigint>();
 
   constructor(options: MirrorOptions) {
     this.o = options;
@@ -418,6 +426,7 @@ export class Mirror {
       this.acked.set(k, { topic, partition, next });
       this.lag.set(k, { topic, lag: Math.max(0, Number(BigInt(batch.highWatermark) - next)) });
       resolveOffset(last);
+      this.clearError('delivery');
       this.records += chunk.length;
       for (let i = start; i < end; i++) this.bytes += sizes[i];
       await heartbeat().catch(() => undefined);
@@ -515,6 +524,49 @@ export class Mirror {
       // A rebalance in progress or similar: the next flush commits it (duplicates only, never loss).
       if (!this.stopping) this.setError('commit', errText(e));
     }
+  }
+
+  /**
+   * Call every probe interval (PROBE_EVERY_MS): asks both clusters something small, within the
+   * probe timeout, so that a cluster that stopped answering shows (its connection is marked failed
+   * and a `source`/`target` error is told), and checks delivery: a partition of ours with records
+   * waiting on the source whose restart point did not move since the previous probe is a
+   * `delivery` error (a single record beyond it is left alone: a transaction marker). Never rejects.
+   */
+  async probe(): Promise<void> {
+    if (!this.started || this.stopping || this.probing) return;
+    this.probing = true;
+    const timeoutMs = this.o.probeTimeoutMs ?? PROBE_TIMEOUT_MS;
+    const topics = [...this.subscription.keys()];
+    try {
+      const [src, tgt] = await Promise.allSettled([
+        askCluster(this.o.source, timeoutMs, async (admin) => {
+          const ends = new Map<string, bigint>();
+          for (const [topic, byPartition] of await topicEnds(admin, topics)) for (const [p, high] of byPartition) ends.set(tpKey(topic, p), high);
+          return ends;
+        }),
+        askCluster(this.o.target, timeoutMs, (admin) => admin.describeCluster()),
+      ]);
+      if (this.stopping) return;
+      if (src.status === 'rejected') this.setError('source', errText(src.reason));
+      else {
+        this.clearError('source');
+        this.checkDelivery(src.value);
+      }
+      if (tgt.status === 'rejected') this.setError('target', errText(tgt.reason));
+      else this.clearError('target');
+    } finally {
+      this.probing = false;
+    }
+  }
+
+  private checkDelivery(ends: Map<string, bigint>): void {
+    const next = new Map([...this.acked].map(([k, a]) => [k, a.next]));
+    const d = checkDelivery(next, ends, this.waiting);
+    this.waiting = d.waiting;
+    if (d.stalled > 0) {
+      this.setError('delivery', `${d.records} record(s) on ${d.stalled} partition(s) wait on the source and none was copied for ${Math.round(PROBE_EVERY_MS / 1000)} s`);
+    } else this.clearError('delivery');
   }
 
   private dirty(): Acked[] {

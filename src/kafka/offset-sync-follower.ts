@@ -4,8 +4,8 @@
  * `batchMs` after the first), signals `loaded` once after the last sync that existed when it
  * started (MM2's readToEnd), then keeps tailing.
  *
- * Read-only: it never creates or writes the topic. Malformed records are skipped, counted and
- * reported at a limited rate. A missing topic is waited for; connection and consumer failures
+ * Read-only: it never creates or writes the topic. Malformed records, and syncs that make no
+ * sense (negative offsets), are skipped, counted and reported at a limited rate. A missing topic is waited for; connection and consumer failures
  * are retried with back-off. A record is never handed out twice within one start, even when
  * kafkajs rejoins the reader's throwaway group and the log is delivered again from the
  * beginning; a topic that shrank below what was read (recreated, truncated) causes a `reset`
@@ -16,11 +16,12 @@
  */
 import type { Admin, Kafka } from 'kafkajs';
 import { Batcher } from '../core/batcher';
-import { decodeOffsetSync } from '../core/offset-sync';
+import { decodeValidOffsetSync } from '../core/offset-sync';
 import { ReportThrottle } from '../core/report-throttle';
 import type { OffsetSync } from '../core/types';
 import { explainKafkaError, type ClusterSettings } from './client';
 import { TopicReader, TopicNotFoundError, partitionZeroRange, type RawRecord, type TopicReaderOptions } from './topic-reader';
+import { askCluster, PROBE_EVERY_MS, PROBE_TIMEOUT_MS } from './cluster-probe';
 
 /** What the follower needs from a cluster connection (ClusterConnection fits). */
 export interface FollowerConnection {
@@ -111,6 +112,13 @@ export interface FollowerTiming {
   warnEveryMs: number;
   /** stop(): how long to wait for the consumers to leave their groups. */
   stopTimeoutMs: number;
+  /**
+   * While tailing, ask the cluster for the topic's end this often (a tailing consumer says
+   * nothing while its broker is gone): no answer within probeTimeoutMs marks the connection
+   * failed; records at the end that the reader has not delivered at two probes in a row restart it.
+   */
+  probeMs: number;
+  probeTimeoutMs: number;
 }
 
 export const FOLLOWER_TIMING: Readonly<FollowerTiming> = {
@@ -121,6 +129,8 @@ export const FOLLOWER_TIMING: Readonly<FollowerTiming> = {
   backoffMaxMs: 30000,
   warnEveryMs: 10000,
   stopTimeoutMs: 8000,
+  probeMs: PROBE_EVERY_MS,
+  probeTimeoutMs: PROBE_TIMEOUT_MS,
 };
 
 export interface OffsetSyncFollowerOptions {
@@ -152,6 +162,10 @@ export class OffsetSyncFollower {
   private reader: SyncReader | null = null;
   private readonly pendingStops = new Set<Promise<void>>();
   private retryTimer: NodeJS.Timeout | null = null;
+  private probeTimer: NodeJS.Timeout | null = null;
+  private probing = false;
+  /** lastOffset at the previous probe when records were waiting at the end then; null: none were. */
+  private behindAt: bigint | null = null;
   private lastOffset = -1n; // highest offset handled: the re-delivery guard
   private read = 0;
   private malformed = 0;
@@ -206,6 +220,7 @@ export class OffsetSyncFollower {
     if (this.started || this.stopped) return;
     this.started = true;
     this.kick();
+    this.probeTimer = setInterval(() => this.probe(), this.timing.probeMs);
   }
 
   /** Stops for good: nothing is emitted any more; waits (bounded) for the consumers to leave their groups. */
@@ -214,6 +229,8 @@ export class OffsetSyncFollower {
     this.gen += 1;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
+    if (this.probeTimer) clearInterval(this.probeTimer);
+    this.probeTimer = null;
     this.batcher.clear();
     this.throttle.clear();
     const r = this.reader;
@@ -228,6 +245,69 @@ export class OffsetSyncFollower {
       }),
     ]);
     if (timer) clearTimeout(timer);
+  }
+
+  /**
+   * Reads the topic again from the beginning, for a receiver that lost the history (redeployed
+   * on its own, or a message lost): `reset`, then every sync again and a new `loaded`. What was
+   * batched but not handed out yet is part of the new load. Ignored before start and after stop.
+   */
+  replay(): void {
+    if (!this.started || this.stopped) return;
+    this.gen += 1; // the current reader's callbacks are ignored from now on
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    const r = this.reader;
+    this.reader = null;
+    if (r) this.stopLater(r);
+    this.batcher.clear();
+    this.reset();
+    this.kick();
+  }
+
+  /**
+   * While tailing: is the cluster still answering, and is the reader still delivering? A failed
+   * probe marks the connection failed (the status shows it in red) and is told as a
+   * `connection` error; the reader keeps its own retries. Records waiting at the end that the
+   * reader did not deliver between two probes restart it (it resumes after what it handed out).
+   */
+  private probe(): void {
+    if (this.stopped || this.probing || !this.loaded || !this.reader || this.waiting) return;
+    const g = this.gen;
+    this.probing = true;
+    // a missing topic is an answer too (the reader notices a recreated topic itself)
+    const ask = (admin: Admin) => partitionZeroRange(admin, this.topic).catch((e: unknown) => (e instanceof TopicNotFoundError ? null : Promise.reject(e)));
+    askCluster(this.opts.connection, this.timing.probeTimeoutMs, ask)
+      .then(
+        (range) => {
+          if (this.stale(g) || !this.reader) return;
+          this.recovered();
+          if (range === null) return;
+          const behind = range.high > this.lastOffset + 1n;
+          if (!behind) {
+            this.behindAt = null;
+            return;
+          }
+          if (this.behindAt === null || this.behindAt !== this.lastOffset) {
+            this.behindAt = this.lastOffset;
+            return;
+          }
+          // nothing delivered since the last probe although records are waiting: a stuck reader
+          this.behindAt = null;
+          const r = this.reader;
+          this.gen += 1;
+          this.reader = null;
+          this.stopLater(r);
+          this.batcher.flush();
+          this.fail('reader', `the reader stopped delivering: ${range.high - this.lastOffset - 1n} record(s) at the end of ${this.topic} not read; restarting it`);
+        },
+        (e: Error) => {
+          if (!this.stale(g)) this.tell('connection', e.message, this.timing.probeMs);
+        },
+      )
+      .finally(() => {
+        this.probing = false;
+      });
   }
 
   private stale(g: number): boolean {
@@ -252,9 +332,9 @@ export class OffsetSyncFollower {
     this.read += 1;
     let sync: OffsetSync;
     try {
-      sync = decodeOffsetSync(rec.key, rec.value);
+      sync = decodeValidOffsetSync(rec.key, rec.value);
     } catch (e) {
-      // decodeOffsetSync throws only MalformedRecordError; anything else is reported the same way
+      // only MalformedRecordError (AbsurdRecordError for a negative offset); anything else is reported the same way
       this.malformed += 1;
       this.throttle.report({ offset: rec.offset, reason: (e as Error)?.message ?? String(e) });
       this.batcher.arm(); // the counters show the malformed record soon
@@ -315,11 +395,15 @@ export class OffsetSyncFollower {
   private fail(kind: FollowerFailure['kind'], error: string): void {
     const retryInMs = this.backoff;
     this.backoff = Math.min(this.backoff * 2, this.timing.backoffMaxMs);
+    this.tell(kind, error, retryInMs);
+    this.schedule(retryInMs);
+  }
+
+  private tell(kind: FollowerFailure['kind'], error: string, retryInMs: number): void {
     const key = `${kind}\n${error}`;
     const repeated = key === this.lastError;
     this.lastError = key;
     this.events.error?.({ kind, error, retryInMs, repeated });
-    this.schedule(retryInMs);
   }
 
   private waitForTopic(): void {

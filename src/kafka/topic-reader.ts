@@ -39,6 +39,31 @@ export class TopicNotFoundError extends Error {
   }
 }
 
+function isUnknownTopic(e: unknown): boolean {
+  const err = e as { type?: string; message?: string };
+  return err?.type === 'UNKNOWN_TOPIC_OR_PARTITION' || /does not host this topic/i.test(err?.message ?? '');
+}
+
+/**
+ * The end offsets (high watermarks) by partition of each of `topics` that exists; a missing
+ * topic is left out, and never asked for (see partitionZeroRange).
+ */
+export async function topicEnds(admin: Admin, topics: readonly string[]): Promise<Map<string, Map<number, bigint>>> {
+  const out = new Map<string, Map<number, bigint>>();
+  if (topics.length === 0) return out;
+  const existing = new Set(await admin.listTopics());
+  for (const topic of topics) {
+    if (!existing.has(topic)) continue;
+    try {
+      const offs = await admin.fetchTopicOffsets(topic);
+      out.set(topic, new Map(offs.map((o) => [o.partition, BigInt(o.high)])));
+    } catch (e) {
+      if (!isUnknownTopic(e)) throw e; // deleted meanwhile: left out
+    }
+  }
+  return out;
+}
+
 /** Offsets [low, high) of partition 0, or throws TopicNotFoundError. */
 export async function partitionZeroRange(admin: Admin, topic: string): Promise<{ low: bigint; high: bigint }> {
   // Look the topic up in the full topic list first: asking kafkajs for the offsets of a missing
@@ -48,8 +73,7 @@ export async function partitionZeroRange(admin: Admin, topic: string): Promise<{
   try {
     offs = await admin.fetchTopicOffsets(topic);
   } catch (e) {
-    const err = e as { type?: string; message?: string };
-    if (err.type === 'UNKNOWN_TOPIC_OR_PARTITION' || /does not host this topic/i.test(err.message ?? '')) throw new TopicNotFoundError(topic);
+    if (isUnknownTopic(e)) throw new TopicNotFoundError(topic);
     throw e;
   }
   const p0 = offs.find((o) => o.partition === 0);

@@ -28,6 +28,8 @@ import {
 } from './lib/contracts';
 import { createGroupFilter, createTopicFilter } from '../core/filters';
 import type { Checkpoint, OffsetSync } from '../core/types';
+import { parseOffset as toOffset } from '../core/checkpoint-json';
+import { SYNC_REPLAY_EVENT, SyncStreamReceiver, readSyncStreamPosition, type SyncReplayRequest, type SyncStreamPosition } from '../core/sync-stream';
 import {
   CheckpointEmitter,
   type CycleResult,
@@ -56,23 +58,19 @@ interface ParsedSyncs {
   malformed: number;
   /** The offset-syncs topic the sender read, when it says. */
   sourceTopic?: string;
-}
-
-function toOffset(v: unknown): bigint | null {
-  if (typeof v === 'bigint') return v;
-  if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v);
-  if (typeof v === 'string' && /^-?[0-9]{1,19}$/.test(v.trim())) return BigInt(v.trim());
-  return null;
+  /** The message's place in the sender's stream (core/sync-stream), when it says. */
+  stream?: SyncStreamPosition;
 }
 
 /** Reads `msg` as an OffsetSyncsMessage; null when it is something else (a cycle request). */
 function parseSyncsMessage(msg: NodeMessage): ParsedSyncs | null {
-  const p = msg.payload as { event?: unknown; syncs?: unknown; source?: { topic?: unknown } } | undefined;
+  const p = msg.payload as { event?: unknown; syncs?: unknown; source?: { topic?: unknown }; stream?: unknown } | undefined;
   if (!p || typeof p !== 'object') return null;
   if (p.event !== 'syncs' && p.event !== 'loaded' && p.event !== 'reset') return null;
   if (msg.topic !== TOPICS.offsetSyncs && p.source === undefined && !Array.isArray(p.syncs)) return null;
   const sourceTopic = typeof p.source?.topic === 'string' ? p.source.topic : undefined;
-  if (p.event !== 'syncs') return { event: { event: p.event }, malformed: 0, sourceTopic };
+  const stream = readSyncStreamPosition(p.stream);
+  if (p.event !== 'syncs') return { event: { event: p.event }, malformed: 0, sourceTopic, stream };
   const syncs: OffsetSync[] = [];
   let malformed = 0;
   for (const s of Array.isArray(p.syncs) ? p.syncs : []) {
@@ -85,7 +83,7 @@ function parseSyncsMessage(msg: NodeMessage): ParsedSyncs | null {
     }
     syncs.push({ topic: e.topic, partition: e.partition as number, upstreamOffset: up, downstreamOffset: down });
   }
-  return { event: { event: 'syncs', syncs }, malformed, sourceTopic };
+  return { event: { event: 'syncs', syncs }, malformed, sourceTopic, stream };
 }
 
 function cpJson(c: Checkpoint): CheckpointJson {
@@ -369,6 +367,22 @@ export = function register(RED: NodeAPI): void {
       else node.send(out);
     }
 
+    // The offset-sync history arrives as messages: one missed (this node redeployed on its own, a
+    // message lost) would leave it without history for good. The stream positions tell; the
+    // mm2-offset-syncs node then sends the whole history again (core/sync-stream).
+    const syncStream = new SyncStreamReceiver();
+    const syncsCluster = rep.offsetSyncs().alias;
+    function requestSyncs(): void {
+      if (!expectedSyncsTopic || closed) return;
+      const req: SyncReplayRequest = { topic: expectedSyncsTopic, cluster: syncsCluster, requester: `${TYPE} ${node.name || node.id}` };
+      RED.events.emit(SYNC_REPLAY_EVENT, req);
+    }
+    let closed = false;
+    ctx.onClose(() => {
+      closed = true;
+    });
+    ctx.after(0, requestSyncs); // a node started on its own missed the history: ask for it
+
     let malformedSyncs = 0;
     node.on('input', (msg, send, done) => {
       try {
@@ -378,6 +392,17 @@ export = function register(RED: NodeAPI): void {
             done(new Error(t('mm2-checkpoint.errors.wrong-syncs-topic', { got: syncs.sourceTopic, expected: expectedSyncsTopic })));
             return;
           }
+          const decision = syncStream.accept(syncs.stream);
+          if (decision.action === 'ignore') {
+            if (decision.requestReplay) {
+              if (decision.reason === 'gap') warnLimited('syncs-gap', t('mm2-checkpoint.warn.syncs-gap', { topic: expectedSyncsTopic ?? '' }));
+              requestSyncs();
+            }
+            done();
+            return;
+          }
+          // the first message of a new load (a start, a reset, a replay): it brings the whole history
+          if (decision.action === 'reset-then-apply') emitter.handleSyncEvent({ event: 'reset' });
           if (syncs.malformed > 0) {
             malformedSyncs += syncs.malformed;
             log.limited('malformed-syncs', t('mm2-checkpoint.warn.malformed-syncs', { count: malformedSyncs }), WARN_EVERY_MS);

@@ -135,13 +135,26 @@ export = function register(RED: NodeAPI): void {
 
     let emitter: HeartbeatEmitter | null = null;
     let watcher: HeartbeatWatcher | null = null;
+    let lastAlarm: HeartbeatAlarm | null = null;
+
+    // A send that neither succeeds nor fails (a source that stopped answering) is not green either.
+    const startedAt = Date.now();
+    const emitStallMs = Math.max(2 * intervalMs, 5000);
+    const emitStalledFor = (now: number): number | null => {
+      if (!emitter) return null;
+      const age = now - (emitter.lastEmitted ?? startedAt);
+      return age > emitStallMs ? age : null;
+    };
 
     const render = (): void => {
       if (ctx.closing) return;
       const now = Date.now();
       let st: NodeStatus;
+      const stalled = emitStalledFor(now);
       if (emitError) {
         st = { fill: 'red', shape: 'ring', text: t('mm2-heartbeat.status.emit-failed', { error: emitError }) };
+      } else if (stalled !== null) {
+        st = { fill: 'red', shape: 'ring', text: t('mm2-heartbeat.status.emit-stalled', { age: dur(stalled) }) };
       } else if (watcher) {
         const snap = watcher.monitor.snapshot(now);
         const stale = snap.health === 'stale';
@@ -225,6 +238,7 @@ export = function register(RED: NodeAPI): void {
         retryMs: Math.min(5000, Math.max(1000, Math.floor(staleAfterMs / 2))),
         onHeartbeat: (hb: ObservedHeartbeat) => {
           if (ctx.closing) return;
+          watchError = null; // delivering again
           const msg: HeartbeatMessage = {
             topic: TOPICS.heartbeat,
             payload: {
@@ -240,6 +254,7 @@ export = function register(RED: NodeAPI): void {
         },
         onAlarm: (a: HeartbeatAlarm) => {
           if (ctx.closing) return;
+          lastAlarm = a;
           const msg: HeartbeatAlarmMessage = { topic: TOPICS.heartbeatAlarm, payload: { ...a } };
           node.send([null, msg as unknown as NodeMessage]);
           if (a.state === 'stale') {
@@ -280,6 +295,24 @@ export = function register(RED: NodeAPI): void {
       watcher = w;
       ctx.onClose(() => w.stop());
       w.start();
+
+      // The alarm is sent on edges only: a receiver deployed after the last edge ("modified nodes"
+      // deploy of the receiver alone) would never learn the current state. Every later deploy gets
+      // the current state again, marked `resent` (a deploy that restarts this node starts afresh;
+      // before the first edge there is nothing to repeat).
+      const onFlowsStarted = (): void => {
+        if (ctx.closing || !lastAlarm) return;
+        const now = Date.now();
+        const snap = w.monitor.snapshot(now);
+        const state = snap.health === 'stale' ? 'stale' : 'ok';
+        const msg: HeartbeatAlarmMessage = {
+          topic: TOPICS.heartbeatAlarm,
+          payload: { state, lastSeen: snap.lastSeen, ageMs: snap.ageMs, staleAfterMs: snap.staleAfterMs, resent: true },
+        };
+        node.send([null, msg as unknown as NodeMessage]);
+      };
+      RED.events.on('flows:started', onFlowsStarted);
+      ctx.onClose(() => RED.events.removeListener('flows:started', onFlowsStarted));
       ctx.every(Math.min(1000, Math.max(100, Math.floor(staleAfterMs / 4))), () => {
         w.tick();
         render();

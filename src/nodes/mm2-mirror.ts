@@ -11,6 +11,7 @@ import { nodeEnvLookup } from './lib/settings';
 import { parseMirrorSettings, type MirrorSettings } from '../core/mirror-settings';
 import { formatRate } from '../core/mirror-plan';
 import { Mirror, mirrorGroupId, type MirrorEvent, type MirrorErrorPlace } from '../kafka/mirror';
+import { PROBE_EVERY_MS } from '../kafka/cluster-probe';
 
 interface MirrorDef extends NodeDef {
   replication?: string;
@@ -187,6 +188,9 @@ export = function register(RED: NodeAPI): void {
     });
     ctx.every(settings.refreshTopicsIntervalSeconds * 1000, () => {
       mirror.refresh().catch(() => undefined);
+    });
+    ctx.every(PROBE_EVERY_MS, () => {
+      mirror.probe().catch(() => undefined);
     });
     ctx.every(STATS_INTERVAL_MS, () => {
       node.send(statsMessage() as unknown as NodeMessage);

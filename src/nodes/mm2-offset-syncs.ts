@@ -15,6 +15,7 @@ import { TOPICS, type OffsetSyncJson, type OffsetSyncsMessage } from './lib/cont
 import { OffsetSyncFollower, type OffsetSyncFollowerEvents } from '../kafka/offset-sync-follower';
 import { loadPercent, shortTime } from '../core/status-text';
 import type { OffsetSync } from '../core/types';
+import { SYNC_REPLAY_EVENT, SyncStreamSender, type SyncReplayRequest } from '../core/sync-stream';
 
 interface OffsetSyncsDef extends NodeDef {
   replication?: string;
@@ -59,10 +60,11 @@ export = function register(RED: NodeAPI): void {
       return;
     }
     const connection = ctx.use(where.connection);
+    const stream = new SyncStreamSender(`${node.id}@${Date.now().toString(36)}`);
 
     function message(event: OffsetSyncsMessage['payload']['event'], syncs?: OffsetSync[]): NodeMessage {
       const { read, malformed, loaded } = follower.stats;
-      const payload: OffsetSyncsMessage['payload'] = { event, source: { topic, cluster }, stats: { read, malformed, loaded } };
+      const payload: OffsetSyncsMessage['payload'] = { event, source: { topic, cluster }, stats: { read, malformed, loaded }, stream: stream.next() };
       if (syncs) payload.syncs = syncs.map(syncJson);
       const msg: OffsetSyncsMessage = { topic: TOPICS.offsetSyncs, payload };
       return msg as unknown as NodeMessage;
@@ -75,7 +77,10 @@ export = function register(RED: NodeAPI): void {
         node.log(t('mm2-offset-syncs.log.loaded', { syncs: s.syncs, partitions: s.partitions, topic, cluster, malformed: s.malformed }));
       },
       reset: () => {
-        node.warn(t('mm2-offset-syncs.warn.recreated', { topic, cluster }));
+        stream.newLoad();
+        if (replaying) node.log(t('mm2-offset-syncs.log.replay', { topic, cluster, requester: replaying }));
+        else node.warn(t('mm2-offset-syncs.warn.recreated', { topic, cluster }));
+        replaying = '';
         node.send(message('reset'));
       },
       progress: (done, total) => {
@@ -109,7 +114,28 @@ export = function register(RED: NodeAPI): void {
     };
     const follower = new OffsetSyncFollower({ connection, topic, events: untilClosing(events, () => ctx.closing) });
     node.readerGroupIds = follower.readerGroupIds; // the same array, kept up to date by the follower
-    ctx.onClose(() => follower.stop());
+
+    // A receiver (mm2-checkpoint) that lost the history asks for it again: read the topic from the
+    // beginning once more (requests of the same moment share one replay). Nothing sent yet in
+    // this load: the receiver gets it from its start anyway.
+    let replaying = '';
+    let replayQueued = false;
+    const onReplay = (...args: unknown[]): void => {
+      const req = args[0] as SyncReplayRequest | undefined;
+      if (!req || req.topic !== topic || req.cluster !== cluster || ctx.closing || stream.sent === 0) return;
+      replaying = replaying ? replaying : String(req.requester);
+      if (replayQueued) return;
+      replayQueued = true;
+      ctx.after(0, () => {
+        replayQueued = false;
+        if (!ctx.closing) follower.replay();
+      });
+    };
+    RED.events.on(SYNC_REPLAY_EVENT, onReplay);
+    ctx.onClose(() => {
+      RED.events.removeListener(SYNC_REPLAY_EVENT, onReplay);
+      return follower.stop();
+    });
     follower.start();
   }
 

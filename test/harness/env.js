@@ -78,6 +78,31 @@ function deleteRecordsBefore(name, topic, partition, offset) {
   }
 }
 
+/**
+ * Runs `fn` while the broker of cluster `name` does not answer (its process is stopped with
+ * SIGSTOP: connections stay open, nothing is answered, as with a hung machine), then lets it
+ * go on (SIGCONT) and waits until it answers again, also when `fn` fails.
+ */
+async function whileUnresponsive(name, fn) {
+  const child = cluster(name).process;
+  child.kill('SIGSTOP');
+  try {
+    return await fn();
+  } finally {
+    child.kill('SIGCONT');
+    await eventually(async () => {
+      const a = kafka(name).admin();
+      await a.connect();
+      try {
+        await a.describeCluster();
+        return true;
+      } finally {
+        await a.disconnect();
+      }
+    }, { timeout: 60000, what: `cluster '${name}' answering again` });
+  }
+}
+
 async function stopAll() {
   while (toClose.length) {
     try { await toClose.pop()(); } catch { /* ignore */ }
@@ -86,4 +111,4 @@ async function stopAll() {
   clusters = null;
 }
 
-module.exports = { setClusters, cluster, kafka, admin, unique, eventually, deleteRecordsBefore, stopAll };
+module.exports = { setClusters, cluster, kafka, admin, unique, eventually, deleteRecordsBefore, whileUnresponsive, stopAll };

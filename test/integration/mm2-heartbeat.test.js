@@ -131,6 +131,22 @@ function warnings(node) {
   return list;
 }
 
+/** A watching-only node on fresh aliases whose `<src>.heartbeats` exists, with its statuses, outputs and warnings. */
+async function watchOnly(staleAfterSeconds) {
+  const a = aliases();
+  const topic = `${a.src}.heartbeats`;
+  await createTopic('target', topic);
+  await nodes.load([hbNode({ emitHeartbeatsEnabled: false, staleAfterSeconds }), ...outputs], { over: over(a) });
+  const hb = nodes.helper.getNode('hb');
+  return {
+    a, topic, hb,
+    st: nodes.statuses(hb),
+    out1: nodes.collect(nodes.helper.getNode('out1')),
+    out2: nodes.collect(nodes.helper.getNode('out2')),
+    warns: warnings(hb),
+  };
+}
+
 describe('mm2-heartbeat (Node-RED runtime, real brokers)', function () {
   before(() => nodes.startServer());
   after(() => nodes.stopServer());
@@ -255,15 +271,7 @@ describe('mm2-heartbeat (Node-RED runtime, real brokers)', function () {
   });
 
   it('raises a stale alarm once when nothing arrives within staleAfterSeconds, clears it once when heartbeats come back, and re-arms', async function () {
-    const a = aliases();
-    const topic = `${a.src}.heartbeats`;
-    await createTopic('target', topic);
-    await nodes.load([hbNode({ emitHeartbeatsEnabled: false, staleAfterSeconds: '2' }), ...outputs], { over: over(a) });
-    const hb = nodes.helper.getNode('hb');
-    const st = nodes.statuses(hb);
-    const out1 = nodes.collect(nodes.helper.getNode('out1'));
-    const out2 = nodes.collect(nodes.helper.getNode('out2'));
-    const warns = warnings(hb);
+    const { a, topic, st, out1, out2, warns } = await watchOnly('2');
 
     await env.eventually(() => out2.length === 1, { what: 'stale alarm' });
     assert.deepEqual(out2[0], { _msgid: out2[0]._msgid, topic: 'mm2/heartbeat-alarm', payload: { state: 'stale', lastSeen: null, ageMs: null, staleAfterMs: 2000 } });
@@ -340,6 +348,69 @@ describe('mm2-heartbeat (Node-RED runtime, real brokers)', function () {
     const w = warns.filter((x) => x.includes('malformed'));
     assert.equal(w.length, 1, w.join('\n'));
     assert.match(w[0], new RegExp(`skipped 1 malformed record\\(s\\) in ${topic.replace(/\./g, '\\.')} \\(1 since start; last at offset 0: `));
+  });
+
+  it('skips and counts heartbeats whose timestamp makes no sense (before the epoch, far in the future): they neither count as seen nor keep a stale flow fresh', async function () {
+    const { a, topic, st, out1, out2, warns } = await watchOnly('2');
+    await env.eventually(() => out2.some((m) => m.payload.state === 'stale'), { what: 'the stale alarm (nothing arrived)' });
+
+    const now = Date.now();
+    // the record timestamp stays sensible (brokers refuse negative or far-future ones); the heartbeat's own does not
+    const absurd = (ts) => ({ ...heartbeatRecord(a, ts), timestamp: String(now) });
+    await produce(topic, [absurd(-5n), absurd(-9223372036854775808n), absurd(BigInt(now + 3600 * 1000)), absurd(9223372036854775807n)]);
+    await env.eventually(() => / \(4 malformed\)$/.test(lastText(st)), { what: `4 skipped in the status, got '${lastText(st)}'` });
+    assert.match(lastText(st), /^stale: /, 'still stale: none of them counts as a fresh heartbeat');
+    assert.equal(out1.length, 0, 'no heartbeat message, no absurd latency');
+    assert.equal(out2.filter((m) => m.payload.state === 'ok').length, 0, 'no ok alarm');
+    const w = warns.filter((x) => x.includes('malformed'));
+    assert.match(w.join('\n'), /before the epoch/);
+
+    // a sensible one still clears the alarm
+    await produce(topic, [heartbeatRecord(a, Date.now())]);
+    await env.eventually(() => out1.length === 1 && out2.some((m) => m.payload.state === 'ok'), { what: 'the good heartbeat clears the alarm' });
+  });
+
+  it('never green while the target stopped answering (watching) or while no heartbeat gets written (emitting): red, then green again', async function () {
+    this.timeout(150000);
+    const a = aliases();
+    const topic = `${a.src}.heartbeats`;
+    await createTopic('target', topic);
+    // stale-after long enough that only the unreachable cluster can make it red
+    await nodes.load([hbNode({ staleAfterSeconds: '600' }), ...outputs], { over: over(a) });
+    const hb = nodes.helper.getNode('hb');
+    const st = nodes.statuses(hb);
+    await env.eventually(() => /^emitted|^waiting for heartbeats/.test(lastText(st)) || (st.length > 0 && st[st.length - 1].fill === 'blue'), { what: `watching, got '${lastText(st)}'` });
+    await produce(topic, [heartbeatRecord(a, Date.now())]);
+    await env.eventually(() => st.length > 0 && st[st.length - 1].fill === 'green', { what: `green with a latency, got '${lastText(st)}'` });
+
+    await env.whileUnresponsive('target', async () => {
+      const n = st.length;
+      await env.eventually(() => st.slice(n).some((s) => s.fill === 'red'), { timeout: 40000, what: 'red while the target does not answer' });
+    });
+    await env.eventually(() => st[st.length - 1].fill === 'green', { timeout: 60000, what: 'green again' });
+
+    await env.whileUnresponsive('source', async () => {
+      const n = st.length;
+      await env.eventually(() => st.slice(n).some((s) => s.fill === 'red' && /no heartbeat written for|emit failed/.test(s.text || '')), { timeout: 40000, what: 'red while no heartbeat can be written' });
+    });
+  });
+
+  it('a receiver of the alarm deployed on its own after the last change gets the current state again (resent), the others are left alone', async function () {
+    const { a, out2 } = await watchOnly('2');
+    await env.eventually(() => out2.some((m) => m.payload.state === 'stale'), { what: 'the stale alarm' });
+    const hb = nodes.helper.getNode('hb');
+    // a "modified nodes" deploy that replaces only the receiver of the alarm output
+    const flow = [...nodes.configNodes(over(a)), hbNode({ emitHeartbeatsEnabled: false, staleAfterSeconds: '2' }), outputs[0], { ...outputs[1], name: 'replaced' }];
+    await nodes.helper.setFlows(flow, 'nodes');
+    assert.equal(nodes.helper.getNode('hb'), hb, 'the heartbeat node kept running');
+    // what the node sent on its alarm output (the new receiver may get it before a test listener is attached)
+    const alarmsSent = () => hb.send.getCalls().filter((c) => c.thisValue === hb && Array.isArray(c.args[0]) && c.args[0][1]).map((c) => c.args[0][1]);
+    await env.eventually(() => alarmsSent().some((m) => m.payload.resent === true), { what: 'the current state sent again' });
+    const resent = alarmsSent().filter((m) => m.payload.resent === true);
+    assert.equal(resent.length, 1);
+    assert.equal(resent[0].payload.state, 'stale');
+    assert.equal(alarmsSent().filter((m) => m.payload.resent !== true).length, 1, 'the edge itself was sent once');
+    assert.equal(out2.filter((m) => m.payload.resent !== true).length, 1);
   });
 
   it('an unset ${VAR} in a setting is an error naming the setting and the variable, never a silent default', async function () {

@@ -411,6 +411,35 @@ describe('mm2-mirror (real clusters)', function () {
     assert.match(warned, /has characters Kafka does not allow \('\/'; .*\): it is built with replication\.policy\.separator '\/'; set replication\.policy\.separator to characters Kafka allows in topic names/);
   });
 
+  it('never green while the target stopped answering: red within the probe time, then green again and nothing skipped', async function () {
+    this.timeout(180000);
+    const topic = env.unique('hang');
+    const srcAdmin = await env.admin('source');
+    await srcAdmin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+    await nodes.load([mirrorNode({ topics: topic }), { id: 'out', type: 'helper' }]);
+    const m = nodes.helper.getNode('m');
+    const tgtAdmin = await env.admin('target');
+    const copied = async () => Number((await tgtAdmin.fetchTopicOffsets(`source.${topic}`))[0].high);
+    const seen = () => m.status.getCalls().filter((c) => c.thisValue === m).map((c) => c.args[0]);
+    const last = () => seen()[seen().length - 1] || {};
+    await env.eventually(() => last().fill === 'green', { timeout: 30000, what: 'green while mirroring' });
+    const producer = env.kafka('source').producer();
+    await producer.connect();
+    try {
+      await producer.send({ topic, messages: [{ value: 'a' }] });
+      await env.eventually(async () => (await copied()) === 1, { what: 'first record copied' });
+      await env.whileUnresponsive('target', async () => {
+        const n = seen().length;
+        await producer.send({ topic, messages: [{ value: 'b' }, { value: 'c' }] });
+        await env.eventually(() => seen().slice(n).some((s) => s.fill === 'red'), { timeout: 45000, what: 'red while the target does not answer' });
+      });
+      await env.eventually(() => last().fill === 'green', { timeout: 60000, what: 'green again' });
+      await env.eventually(async () => (await copied()) === 3, { timeout: 60000, what: 'every record copied' });
+    } finally {
+      await producer.disconnect();
+    }
+  });
+
   it('reports invalid settings by their MM2 names without starting', async function () {
     await nodes.load([mirrorNode({ topics: 'orders(', offsetLagMax: 'many' }), { id: 'out', type: 'helper' }]);
     const m = nodes.helper.getNode('m');

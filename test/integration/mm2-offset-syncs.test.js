@@ -214,6 +214,27 @@ describe('mm2-offset-syncs (Node-RED runtime, real brokers)', function () {
     assert.deepEqual(msgs, []);
   });
 
+  it('never green while the cluster stopped answering: red within the probe time, green again once it answers', async function () {
+    this.timeout(150000);
+    const a = aliases();
+    const topic = `mm2-offset-syncs.${a.t}.internal`;
+    await createTopic('source', topic);
+    await produce('source', topic, [syncAt(0)].map(record));
+    await nodes.load(FLOW, { over: overFor(a) });
+    const os = nodes.helper.getNode('os');
+    const sts = nodes.statuses(os);
+    await env.eventually(() => sts.length > 0 && sts[sts.length - 1].fill === 'green', { what: 'green while tailing' });
+    await env.whileUnresponsive('source', async () => {
+      const n = sts.length;
+      // the probe asks every 10 s and waits 10 s for an answer
+      await env.eventually(() => sts.slice(n).some((s) => s.fill === 'red'), { timeout: 40000, what: 'a red status while the source does not answer' });
+      const red = sts.slice(n).find((s) => s.fill === 'red');
+      assert.match(red.text, new RegExp(`^${a.s}: `));
+      assert.equal(sts[sts.length - 1].fill, 'red', 'and it stays red');
+    });
+    await env.eventually(() => sts[sts.length - 1].fill === 'green', { timeout: 60000, what: 'green again once the source answers' });
+  });
+
   it('a refused SASL login shows what to fix', async function () {
     const a = aliases();
     const sasl = env.cluster('source');
@@ -259,5 +280,60 @@ describe('mm2-offset-syncs (Node-RED runtime, real brokers)', function () {
     await nodes.helper.setFlows(nodes.configNodes(over), 'full');
     assert.deepEqual(await membersOf('source', secondGroups), [0], 'removed node left its group');
     assert.equal(nodes.helper.getNode('os'), null);
+  });
+  describe('a checkpoint node that lost the history gets it again (state over messages)', function () {
+    const flow = (cpName) => [
+      { id: 'os', type: 'mm2-offset-syncs', name: '', replication: 'rep', wires: [['out', 'cp']] },
+      { id: 'cp', type: 'mm2-checkpoint', name: cpName, replication: 'rep', emitCheckpointsIntervalSeconds: '60', wires: [[], []] },
+      { id: 'out', type: 'helper' },
+    ];
+
+    async function loaded(a, pre) {
+      const topic = `mm2-offset-syncs.${a.t}.internal`;
+      await createTopic('source', topic);
+      await produce('source', topic, pre.map(record));
+      const over = overFor(a);
+      await nodes.load(flow('first'), { over });
+      const os = nodes.helper.getNode('os');
+      const msgs = nodes.collect(nodes.helper.getNode('out'));
+      const cp = nodes.helper.getNode('cp');
+      await env.eventually(() => cp.emitter.syncsLoaded, { what: 'the first checkpoint node has the history' });
+      return { over, os, msgs, cp, topic };
+    }
+
+    it('redeployed on its own ("modified nodes"): the offset-syncs node sends the whole history and loaded again', async function () {
+      const a = aliases();
+      const pre = [syncAt(0), syncAt(1), syncAt(2), syncAt(3)];
+      const { over, os, msgs, cp } = await loaded(a, pre);
+      const before = msgs.length;
+
+      await nodes.helper.setFlows([...nodes.configNodes(over), ...flow('second')], 'nodes');
+      const cp2 = nodes.helper.getNode('cp');
+      assert.notEqual(cp2, cp, 'the checkpoint node was replaced');
+      assert.equal(nodes.helper.getNode('os'), os, 'the offset-syncs node kept running');
+      await env.eventually(() => cp2.emitter.syncsLoaded, { what: 'the redeployed checkpoint node has the history again' });
+      const again = msgs.slice(before);
+      assert.equal(again[0].payload.event, 'reset');
+      assert.deepEqual(syncsOf(again.slice(0, loadedIndex(again))), pre.map(json), 'every sync again, in log order, before loaded');
+      assert.deepEqual(again.map((m) => m.payload.stream.seq), again.map((_m, i) => i + 1), 'a new load numbered from 1');
+      assert.match(callsOf(os, 'log').join('\n'), /sending the offset syncs of .* again from the beginning: mm2-checkpoint second/);
+    });
+
+    it('a lost message (a gap in the stream) makes the checkpoint node ask for the history again', async function () {
+      const a = aliases();
+      const pre = [syncAt(0), syncAt(1)];
+      const { os, msgs, cp } = await loaded(a, pre);
+      const last = msgs[msgs.length - 1].payload;
+      const before = msgs.length;
+      // as if the next two messages of the stream had been lost
+      cp.receive({ topic: 'mm2/offset-syncs', payload: { ...last, event: 'syncs', syncs: [json(syncAt(9))], stream: { load: last.stream.load, seq: last.stream.seq + 3 } } });
+      await env.eventually(() => loadedIndex(msgs.slice(before)) >= 0, { what: 'a replay after the gap' });
+      const again = msgs.slice(before);
+      assert.equal(again[0].payload.event, 'reset');
+      assert.deepEqual(syncsOf(again.slice(0, loadedIndex(again))), pre.map(json));
+      assert.match(callsOf(cp, 'warn').join('\n'), /missed offset syncs from .*asked mm2-offset-syncs to send them all again/);
+      assert.equal(nodes.helper.getNode('os'), os);
+      await env.eventually(() => cp.emitter.syncsLoaded, { what: 'the checkpoint node loaded again' });
+    });
   });
 });

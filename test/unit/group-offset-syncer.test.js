@@ -67,6 +67,19 @@ describe('GroupOffsetSyncer (no broker)', function () {
     assert.deepEqual(s.stats, { groups: 1, partitions: 2, received: 3, malformed: 4 });
   });
 
+  it('a checkpoint record with a negative offset is skipped and counted, never stored (it would be written to the target)', function () {
+    const { connection } = fakeConnection();
+    const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}) });
+    const good = encodeCheckpoint({ group: 'g', topic: 't', partition: 0, upstreamOffset: 10, downstreamOffset: 9 });
+    const forged = encodeCheckpoint({ group: 'g', topic: 't', partition: 0, upstreamOffset: 20, downstreamOffset: -5 });
+    assert.equal(s.applyRecord(good), null);
+    const err = s.applyRecord(forged);
+    assert.equal(err.name, 'AbsurdRecordError');
+    assert.match(err.message, /negative/);
+    assert.deepEqual(s.checkpointsOf('g').map((c) => c.downstreamOffset), [9n], 'the forged record does not replace the good one');
+    assert.deepEqual(s.stats, { groups: 1, partitions: 1, received: 1, malformed: 1 });
+  });
+
   it('writes only groups the filter accepts, and rejects after close', async function () {
     const { calls, connection } = fakeConnection();
     const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({ groups: 'keep-.*' }) });

@@ -2,7 +2,7 @@
 /** Pure parts of the mirror node: settings (MM2 names and defaults) and the remote-topic / batching decisions. */
 const assert = require('node:assert/strict');
 const { parseMirrorSettings, DEFAULT_OFFSET_FLUSH_INTERVAL_MS, MIRROR_SETTING_PROPERTIES } = require('../../core/mirror-settings');
-const { planRemoteTopics, sameSubscription, chunkBySize, recordBytes, downstreamOffsets, formatRate } = require('../../core/mirror-plan');
+const { planRemoteTopics, sameSubscription, chunkBySize, recordBytes, downstreamOffsets, formatRate, checkDelivery } = require('../../core/mirror-plan');
 const { CONFIG_DEFAULTS } = require('../../core/config-properties');
 const { ConfigError } = require('../../core/errors');
 
@@ -169,5 +169,19 @@ describe('mirror plan', function () {
     assert.equal(formatRate(1234), '1.2k');
     assert.equal(formatRate(34567), '35k');
     assert.equal(formatRate(1500000), '1.5M');
+  });
+});
+
+describe('mirror delivery check (never green while nothing is copied)', function () {
+  it('a partition with records waiting at the same restart point at two checks is stalled; progress or a caught-up partition is not', function () {
+    const ends = new Map([['a-0', 10n], ['b-0', 5n], ['c-0', 8n]]);
+    const first = checkDelivery(new Map([['a-0', 4n], ['b-0', 5n], ['c-0', 7n]]), ends, new Map());
+    assert.equal(first.stalled, 0, 'nothing to compare with yet');
+    assert.deepEqual([...first.waiting], [['a-0', 4n]], 'b-0 caught up; c-0 only a possible transaction marker behind');
+    const second = checkDelivery(new Map([['a-0', 4n], ['b-0', 5n], ['c-0', 7n]]), new Map([...ends, ['a-0', 12n]]), first.waiting);
+    assert.deepEqual({ stalled: second.stalled, records: second.records }, { stalled: 1, records: 8n });
+    const moved = checkDelivery(new Map([['a-0', 6n]]), ends, second.waiting);
+    assert.equal(moved.stalled, 0, 'copied something since');
+    assert.equal(checkDelivery(new Map([['x-0', 1n]]), ends, new Map([['x-0', 1n]])).stalled, 0, 'no end known');
   });
 });

@@ -155,6 +155,53 @@ describe('OffsetSyncFollower (no broker)', function () {
     assert.equal(f.stats.malformed, 3);
   });
 
+  it('skips a sync that makes no sense (negative offset) and counts it as malformed', async function () {
+    const c = fakeCluster({ range: { low: 0n, high: 2n } });
+    const { f, of } = start(c);
+    await until(() => c.readers.length === 1, 'a reader');
+    const forged = { topic: 't0', partition: 0, upstreamOffset: -1n, downstreamOffset: -1n };
+    c.readers[0].deliver(rec(0, forged), rec(1));
+    c.readers[0].load();
+    assert.deepEqual(offsetsOf(of('batch')), [1n]);
+    assert.equal(f.stats.malformed, 1);
+    assert.equal(f.stats.syncs, 1);
+    assert.match(of('malformed')[0][1], /upstreamOffset -1 is negative/);
+  });
+
+  it('while tailing, a cluster that stops answering is told as a connection error within the probe timeout, and recovers', async function () {
+    const c = fakeCluster({ range: { low: 0n, high: 1n } });
+    const { of } = start(c, { probeMs: 20, probeTimeoutMs: 30 });
+    await until(() => c.readers.length === 1, 'a reader');
+    c.readers[0].deliver(rec(0));
+    c.readers[0].load();
+    let answer;
+    c.connection.admin = () => new Promise((resolve) => (answer = resolve)); // stops answering
+    await until(() => of('error').some(([f]) => f.kind === 'connection'), 'a connection error from the probe');
+    const [failure] = of('error').find(([f]) => f.kind === 'connection');
+    assert.match(failure.error, /explained: the cluster did not answer within 0 s/);
+    assert.equal(c.readers.length, 1, 'the reader is left to its own retries');
+    const admin = { fetchTopicOffsets: async () => [{ partition: 0, low: '0', high: '1' }], listTopics: async () => [TOPIC] };
+    c.connection.admin = async () => admin;
+    answer?.(admin);
+    await until(() => of('recovered').length === 1, 'recovered after the cluster answers again');
+  });
+
+  it('while tailing, records at the end that the reader does not deliver at two probes in a row restart the reader', async function () {
+    const c = fakeCluster({ range: { low: 0n, high: 2n } });
+    const { of } = start(c, { probeMs: 20, backoffMinMs: 10 });
+    await until(() => c.readers.length === 1, 'a reader');
+    c.readers[0].deliver(rec(0), rec(1));
+    c.readers[0].load();
+    c.range = { low: 0n, high: 5n }; // three more records that the reader never delivers
+    await until(() => c.readers.length === 2, 'a new reader');
+    assert.equal(c.readers[0].stopped, true);
+    assert.match(of('error').find(([f]) => f.kind === 'reader')[0].error, /stopped delivering: 3 record\(s\)/);
+    c.readers[1].deliver(rec(0), rec(1), rec(2), rec(3), rec(4));
+    c.readers[1].load();
+    await until(() => offsetsOf(of('batch')).length === 5, 'the rest, once');
+    assert.deepEqual(offsetsOf(of('batch')), [0n, 1n, 2n, 3n, 4n]);
+  });
+
   it('a malformed record alone makes the counters show up within batchMs', async function () {
     const c = fakeCluster({ range: { low: 0n, high: 0n } });
     const { of } = start(c);

@@ -171,7 +171,7 @@ describe('OffsetSyncWriter (spec §5.3)', function () {
     assert.equal(writer.commit(), 0, 'nothing new: nothing sent');
   });
 
-  it('counts a failed send, releases its permit, reports it and does not retry it', async function () {
+  it('counts a failed send, releases its permit, reports it, and the next commit sends it again (a lost sync of an idle partition is repaired)', async function () {
     const { send, calls } = controlledSend();
     const errors = [];
     const writer = new OffsetSyncWriter({
@@ -187,8 +187,40 @@ describe('OffsetSyncWriter (spec §5.3)', function () {
     assert.equal(writer.failedSends, 1);
     assert.equal(writer.inFlight, 0);
     assert.deepEqual(errors, [['broker down', 0n]]);
-    assert.equal(writer.commit(), 0, 'the failed sync is not queued again');
-    assert.equal(calls.length, 1);
+    assert.deepEqual(writer.delayed(), [sync('t', 0, 0, 0)], 'the failed sync waits for the next commit');
+    assert.equal(writer.commit(), 1, 'sent again');
+    assert.equal(calls.length, 2);
+    assert.deepEqual(calls[1].sync, sync('t', 0, 0, 0));
+    calls[1].resolve();
+    await tick();
+    assert.equal(writer.commit(), 0, 'acknowledged: nothing more');
+    assert.equal(calls.length, 2);
+  });
+
+  it('a failed sync is not sent again when a newer one of its partition was queued or started meanwhile (never a rewind)', async function () {
+    const { send, calls } = controlledSend();
+    const writer = new OffsetSyncWriter({ maxOffsetLag: 100, maxInFlight: 5, send });
+    writer.maybeQueueOffsetSyncs('t', 0, 0n, 0n);
+    writer.firePendingOffsetSyncs();
+    writer.maybeQueueOffsetSyncs('t', 0, 5n, 1n); // an upstream gap: urgent
+    writer.firePendingOffsetSyncs();
+    assert.equal(calls.length, 2);
+    calls[0].reject(new Error('broker down'));
+    await tick();
+    assert.deepEqual(writer.delayed(), []);
+    assert.deepEqual(writer.pending(), []);
+    calls[1].resolve();
+    await tick();
+    assert.equal(writer.commit(), 0, 'the older failed sync stays dropped: a newer one was started');
+
+    // a newer non-urgent sync of the partition is delayed: the commit sends that one, not the failed one
+    writer.maybeQueueOffsetSyncs('t', 1, 0n, 0n);
+    writer.firePendingOffsetSyncs();
+    writer.maybeQueueOffsetSyncs('t', 1, 1n, 1n);
+    calls[2].reject(new Error('broker down'));
+    await tick();
+    assert.equal(writer.commit(), 1);
+    assert.deepEqual(calls[3].sync, sync('t', 1, 1, 1));
   });
 
   it('treats a send that throws synchronously as a failed send', async function () {

@@ -40,6 +40,12 @@ export interface OffsetSyncsMessage {
     source: { topic: string; cluster: string };
     /** Counters since the reader started. */
     stats: { read: number; malformed: number; loaded: boolean };
+    /**
+     * Where the message sits in the stream (core/sync-stream): `load` names one complete read of
+     * the topic from its beginning, `seq` counts its messages from 1. A receiver that missed the
+     * start of a load, or one of its messages, asks for a replay.
+     */
+    stream: { load: string; seq: number };
   };
 }
 
@@ -131,6 +137,8 @@ export interface HeartbeatAlarmMessage {
     lastSeen: number | null;
     ageMs: number | null;
     staleAfterMs: number;
+    /** true: not a new edge but the current state again, after a deploy that may have replaced the receivers. */
+    resent?: boolean;
   };
 }
 

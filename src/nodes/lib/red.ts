@@ -55,6 +55,12 @@ export interface NodeAPI {
     getNode(id: string): unknown;
   };
   httpAdmin: ExpressLike;
+  /** The runtime's in-process event bus (also carries our own replay requests, see core/sync-stream). */
+  events: {
+    on(event: string, listener: (...args: unknown[]) => void): void;
+    removeListener(event: string, listener: (...args: unknown[]) => void): void;
+    emit(event: string, ...args: unknown[]): boolean;
+  };
   auth: { needsPermission(permission: string): unknown };
   settings: Record<string, unknown>;
   util: { evaluateNodeProperty(value: unknown, type: string, node: Node, msg: NodeMessage | undefined): unknown };
