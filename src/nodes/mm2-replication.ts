@@ -60,10 +60,13 @@ export = function register(RED: NodeAPI): void {
       'offset-syncs.topic.replication.factor': String(node.replicationFactor),
     };
     node.policy = null;
-    try {
-      node.policy = createReplicationPolicy(node.props);
-    } catch (e) {
-      node.problems.push((e as Error).message);
+    // No policy from refused settings: the values above are then placeholders, never used.
+    if (settings.problems.length === 0) {
+      try {
+        node.policy = createReplicationPolicy(node.props);
+      } catch (e) {
+        node.problems.push((e as Error).message);
+      }
     }
     if (node.problems.length > 0) node.error(t('mm2-replication.errors.invalid', { problems: node.problems.join('; ') }));
 

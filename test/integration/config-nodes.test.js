@@ -104,19 +104,31 @@ describe('config nodes (Node-RED runtime, real brokers)', function () {
     assert.equal(st.cleanupPolicy, 'compact');
   });
 
-  it('an internal topic the separator makes invalid: the failure names replication.policy.separator', async function () {
+  it('a separator Kafka does not allow in topic names is refused naming replication.policy.separator; no topic is named with another one', async function () {
     await nodes.load([], { over: { rep: { separator: '/' } } });
     const rep = nodes.helper.getNode('rep');
+    assert.equal(rep.policy, null, 'no policy is built from a refused separator');
+    assert.equal(rep.checkpointsTopic(), '');
+    assert.equal(rep.problems.length, 1, rep.problems.join('; '));
+    assert.match(rep.problems[0], /replication\.policy\.separator.*'\/' is used in topic names, so it may contain only ASCII letters, digits, '\.', '_' and '-'/);
+    assert.ok(rep.error.getCalls().some((c) => /replication\.policy\.separator/.test(String(c.args[0]))), 'the refusal is logged');
+  });
+
+  it('an internal topic name Kafka refuses: the creation failure names replication.policy.separator', async function () {
+    await nodes.load([]);
+    const rep = nodes.helper.getNode('rep');
     const tgt = nodes.helper.getNode('tgt');
-    const topic = rep.checkpointsTopic();
-    assert.ok(topic.includes('/'), topic);
+    const { ensureInternalTopic } = require('../../kafka/internal-topics');
+    const admin = await tgt.connection.admin();
+    const topic = 'source/checkpoints/internal';
     await assert.rejects(
-      () => rep.ensureTopic(tgt.connection, topic),
+      () => ensureInternalTopic(admin, topic, 1, '/'),
       (e) => {
-        assert.match(e.message, new RegExp(`^cannot create internal topic ${topic.replace(/[.]/g, '\\.')}: topic name '.*' has characters Kafka does not allow \\('/'; only letters, digits, '\\.', '_' and '-'\\): it is built with replication\\.policy\\.separator '/'; set replication\\.policy\\.separator to characters Kafka allows in topic names`));
+        assert.match(e.message, /^cannot create internal topic source\/checkpoints\/internal: topic name '.*' has characters Kafka does not allow \('\/'; only letters, digits, '\.', '_' and '-'\): it is built with replication\.policy\.separator '\/'; set replication\.policy\.separator to characters Kafka allows in topic names/);
         return true;
       },
     );
+    assert.ok(rep.policy, 'the flow itself is fine');
   });
 
   describe('diagnoses that name the cause, against the SASL and plaintext listeners', function () {
