@@ -112,7 +112,7 @@ describe('config nodes (Node-RED runtime, real brokers)', function () {
     assert.ok(topic.includes('/'), topic);
     await assert.rejects(
       () => rep.ensureTopic(tgt.connection, topic),
-      (e) => {
+      (/** @type {Error} */ e) => {
         assert.match(e.message, new RegExp(`^cannot create internal topic ${topic.replace(/[.]/g, '\\.')}: topic name '.*' has characters Kafka does not allow \\('/'; only letters, digits, '\\.', '_' and '-'\\): it is built with replication\\.policy\\.separator '/'; set replication\\.policy\\.separator to characters Kafka allows in topic names`));
         return true;
       },
@@ -125,6 +125,7 @@ describe('config nodes (Node-RED runtime, real brokers)', function () {
     async function refusal(src, credentials) {
       await nodes.load([], { over: { src }, credentials: credentials ? { src: credentials } : {} });
       const node = nodes.helper.getNode('src');
+      /** @type {Error} */
       let err;
       await node.connection.admin().then(() => assert.fail('connected'), (e) => (err = e));
       assert.equal(node.connection.state.state, 'error');
