@@ -162,6 +162,8 @@ class RequestRecorder {
     this.active = false;
     this.entries = [];
     this.removers = [];
+    /** @type {Array<{ obj: { requests: Record<string, number> }, label: string, base: Record<string, number> }> | undefined} set by attachCounter */
+    this.counters = undefined;
   }
   attach(client, label) {
     this.removers.push(

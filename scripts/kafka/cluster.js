@@ -77,7 +77,7 @@ function freePort() {
     srv.unref();
     srv.on('error', reject);
     srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
+      const { port } = /** @type {import('node:net').AddressInfo} */ (srv.address());
       srv.close(() => resolve(port));
     });
   });
@@ -351,6 +351,7 @@ async function startCluster(name, opts = {}) {
  * @returns {Promise<Record<string, Awaited<ReturnType<typeof startCluster>>> & { stop(): Promise<void> }>}
  */
 async function startClusters(names, opts = {}) {
+  /** @type {any} filled below into the declared return type (clusters by name, plus a hidden stop) */
   const result = {};
   try {
     for (const n of names) result[n] = await startCluster(n, { ...opts, ports: opts.ports && opts.ports[n] });

@@ -135,6 +135,7 @@ const SINGLE_BROKER = {
  * MirrorMaker 2 in dedicated mode (`connect-mirror-maker`) for the flow source -> target.
  * `props` are added to (and override) the generated mm2.properties, e.g.
  * { 'source->target.emit.checkpoints.interval.seconds': 1 }.
+ * @param {{ source: string, target: string, props?: Record<string, string | number | boolean>, version?: string, aliases?: string[] }} options
  */
 async function startMirrorMaker({ source, target, props: extra = {}, version, aliases = ['source', 'target'] }) {
   const [s, t] = aliases;
@@ -199,7 +200,10 @@ function rest(port, method, p, body) {
   });
 }
 
-/** A distributed Kafka Connect worker (its internal topics on `bootstrap`) with MM2's connectors, REST on loopback. */
+/**
+ * A distributed Kafka Connect worker (its internal topics on `bootstrap`) with MM2's connectors, REST on loopback.
+ * @param {{ bootstrap: string, version?: string, groupId?: string }} options
+ */
 async function startConnectWorker({ bootstrap, version, groupId = `mm2-connect-${process.pid}-${Date.now()}` }) {
   const port = await freePort();
   const cfg = {
@@ -255,6 +259,7 @@ async function startConnectWorker({ bootstrap, version, groupId = `mm2-connect-$
 /**
  * Kafka's console consumer with one of MM2's formatters (OffsetSyncFormatter, CheckpointFormatter,
  * HeartbeatFormatter): reads `topic` from the beginning and returns the printed lines.
+ * @param {{ bootstrap: string, topic: string, formatter: string, maxMessages?: number, timeoutMs?: number, version?: string }} options
  */
 function consoleConsume({ bootstrap, topic, formatter, maxMessages, timeoutMs = 15000, version }) {
   const libs = resolveConnect(version);

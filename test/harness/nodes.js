@@ -23,7 +23,10 @@ const pkg = require(path.join(root, 'package.json'));
 /** Every node module of the package, as Node-RED would load them. */
 const modules = Object.values(pkg['node-red'].nodes).map((p) => require(path.join(root, p)));
 
-/** Config nodes for the two test clusters and one replication flow (id 'rep'). `over` overrides fields. */
+/**
+ * Config nodes for the two test clusters and one replication flow (id 'rep'). `over` overrides fields.
+ * @param {{ src?: object, tgt?: object, rep?: object }} [over]
+ */
 function configNodes(over = {}) {
   return [
     { id: 'src', type: 'mm2-cluster', alias: 'source', bootstrap: env.cluster('source').bootstrap, saslMechanism: 'none', ...(over.src || {}) },
@@ -32,7 +35,11 @@ function configNodes(over = {}) {
   ];
 }
 
-/** Loads a flow made of `flowNodes` plus the config nodes. */
+/**
+ * Loads a flow made of `flowNodes` plus the config nodes.
+ * @param {object[]} flowNodes
+ * @param {{ over?: { src?: object, tgt?: object, rep?: object }, credentials?: Record<string, object> }} [options]
+ */
 async function load(flowNodes, { over, credentials } = {}) {
   await helper.load(modules, [...configNodes(over), ...flowNodes], credentials || {});
 }

@@ -147,7 +147,7 @@ describe('Build flow from configs (real Node-RED, real brokers)', function () {
       await page.waitForSelector('#mm2-checkpoint-paste-flow', { state: 'visible' });
       assert.equal(await page.inputValue('#node-input-groups'), 'team-a-.*');
       await page.selectOption('#mm2-checkpoint-paste-flow', 'b->a');
-      await page.waitForFunction(() => document.getElementById('node-input-groups').value === 'west-.*');
+      await page.waitForFunction(() => /** @type {HTMLInputElement} */ (document.getElementById('node-input-groups')).value === 'west-.*');
       await page.click('#node-dialog-cancel');
     });
 

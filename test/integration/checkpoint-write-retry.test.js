@@ -61,6 +61,7 @@ describe('checkpoint writes that fail are sent again (real brokers)', function (
       assert.equal((await committer.commit(group, [{ topic, partition: 0, offset: 12n }])).ok, true);
       await targetAdmin.deleteTopics({ topics: [checkpointsTopic] });
       await env.eventually(async () => !(await targetAdmin.listTopics()).includes(checkpointsTopic), { what: 'topic deleted' });
+      /** @type {{ ok?: object, err?: unknown }} */
       const failed = await emitter.cycle().then((r) => ({ ok: r }), (e) => ({ err: e }));
       assert.ok(failed.err, 'the write failed');
       assert.equal(target.state.state, 'error');

@@ -123,7 +123,7 @@ describe('config nodes (Node-RED runtime, real brokers)', function () {
     const topic = 'source/checkpoints/internal';
     await assert.rejects(
       () => ensureInternalTopic(admin, topic, 1, '/'),
-      (e) => {
+      (/** @type {Error} */ e) => {
         assert.match(e.message, /^cannot create internal topic source\/checkpoints\/internal: topic name '.*' has characters Kafka does not allow \('\/'; only letters, digits, '\.', '_' and '-'\): it is built with replication\.policy\.separator '\/'; set replication\.policy\.separator to characters Kafka allows in topic names/);
         return true;
       },
@@ -137,6 +137,7 @@ describe('config nodes (Node-RED runtime, real brokers)', function () {
     async function refusal(src, credentials) {
       await nodes.load([], { over: { src }, credentials: credentials ? { src: credentials } : {} });
       const node = nodes.helper.getNode('src');
+      /** @type {Error} */
       let err;
       await node.connection.admin().then(() => assert.fail('connected'), (e) => (err = e));
       assert.equal(node.connection.state.state, 'error');

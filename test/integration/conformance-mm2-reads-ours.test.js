@@ -73,7 +73,8 @@ async function valuesOf(cluster, topic) {
   return out;
 }
 
-const plain = (o) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== 'recordTimestamp'));
+/** @type {<T extends object>(o: T) => T} the same record without its recordTimestamp */
+const plain = (o) => /** @type {any} */ (Object.fromEntries(Object.entries(o).filter(([k]) => k !== 'recordTimestamp')));
 const key = (s) => `${s.topic}-${s.partition}`;
 
 describe('conformance 1: MirrorMaker 2 reads the offset syncs, checkpoints and heartbeats our nodes write', function () {
@@ -112,6 +113,7 @@ describe('conformance 1: MirrorMaker 2 reads the offset syncs, checkpoints and h
     env.deleteRecordsBefore('source', topic, 0, DELETED);
 
     // groups committed on the source (metadata is copied into the checkpoints verbatim)
+    /** @type {Record<string, Array<[number, number, string]>>} */
     const groups = {
       [`${id}-g1`]: [[0, 100, 'm1 é/ü'], [1, P1, '']],
       [`${id}-g2`]: [[0, DELETED, 'start'], [1, 10, 'x=1']],

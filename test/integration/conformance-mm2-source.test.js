@@ -70,8 +70,12 @@ async function recordsOf(cluster, topic) {
   return out;
 }
 
-/** Committed offsets of a group: {partition: offset} for `topic`. */
+/**
+ * Committed offsets of a group: {partition: offset} for `topic`.
+ * @returns {Promise<Record<number, bigint>>}
+ */
 async function committedOn(admin, group, topic) {
+  /** @type {Record<number, bigint>} */
   const out = {};
   for (const o of await fetchCommittedOffsets(admin, group)) if (o.topic === topic && o.offset !== null) out[o.partition] = o.offset;
   return out;
@@ -171,6 +175,7 @@ describe('conformance 3: our checkpoints and group offsets on the offset syncs o
       end: `${id}-g-end`, // at the end
       live: `${id}-g-live`, // a real consumer, later, while MM2 and our nodes run: at the end
     };
+    /** @type {Record<string, Record<number, bigint>>} */
     const positions = {
       [G.start]: { 0: 50n, 1: 0n, 2: 0n },
       [G.mid]: { 0: 100n, 1: 53n, 2: 41n },

@@ -69,7 +69,7 @@ describe('Export for Kafka Connect in the editor (playwright-core + Debian Chrom
     await page.evaluate(() => RED.editor.editConfig('', 'mm2-replication', 'k-rep'));
     await page.waitForSelector('#mm2-replication-export-button', { state: 'visible' });
     await page.click('#mm2-replication-export-button');
-    await page.waitForFunction(() => /^\[/.test(document.getElementById('mm2-replication-export-text').value));
+    await page.waitForFunction(() => /^\[/.test(/** @type {HTMLTextAreaElement} */ (document.getElementById('mm2-replication-export-text')).value));
     const bodies = JSON.parse(await page.inputValue('#mm2-replication-export-text'));
     assert.deepEqual(bodies.map((b) => b.name), [`mm2-${S}-${T}-source`, `mm2-${S}-${T}-checkpoint`, `mm2-${S}-${T}-heartbeat`]);
     const [source, checkpoint] = bodies.map((b) => b.config);
@@ -83,7 +83,7 @@ describe('Export for Kafka Connect in the editor (playwright-core + Debian Chrom
     // an edit that is not deployed yet, then the dedicated-mode file
     await page.fill('#node-config-input-separator', '_');
     await page.selectOption('#mm2-replication-export-format', 'mm2');
-    await page.waitForFunction(() => /^clusters=/m.test(document.getElementById('mm2-replication-export-text').value));
+    await page.waitForFunction(() => /^clusters=/m.test(/** @type {HTMLTextAreaElement} */ (document.getElementById('mm2-replication-export-text')).value));
     const mm2 = await page.inputValue('#mm2-replication-export-text');
     assert.match(mm2, new RegExp(`^clusters=${S}, ${T}$`, 'm'));
     assert.match(mm2, new RegExp(`^${S}->${T}\\.enabled=true$`, 'm'));
@@ -96,7 +96,7 @@ describe('Export for Kafka Connect in the editor (playwright-core + Debian Chrom
     assert.match(await page.textContent('#mm2-replication-export-warning'), /passwords in clear/);
     await page.uncheck('#mm2-replication-export-secrets');
     await page.selectOption('#mm2-replication-export-format', 'yaml');
-    await page.waitForFunction(() => /^connector\.class: /m.test(document.getElementById('mm2-replication-export-text').value));
+    await page.waitForFunction(() => /^connector\.class: /m.test(/** @type {HTMLTextAreaElement} */ (document.getElementById('mm2-replication-export-text')).value));
     await page.evaluate(() => document.getElementById('mm2-replication-export-format').scrollIntoView());
     const out = path.join(root, 'docs', 'images', 'connect-export.png');
     fs.mkdirSync(path.dirname(out), { recursive: true });

@@ -67,7 +67,7 @@ describe('the demo stops cleanly', function () {
     }
   });
 
-  for (const [how, signal, toGroup] of [['Ctrl-C (SIGINT to the process group)', 'SIGINT', true], ['SIGTERM to the demo alone', 'SIGTERM', false]]) {
+  for (const [how, signal, toGroup] of /** @type {Array<[string, NodeJS.Signals, boolean]>} */ ([['Ctrl-C (SIGINT to the process group)', 'SIGINT', true], ['SIGTERM to the demo alone', 'SIGTERM', false]])) {
     it(`${how}: Node-RED closed, brokers stopped, their folders and Node-RED's user folder removed`, async function () {
       const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mm2-demo-stop-'));
       tmps.push(tmp);

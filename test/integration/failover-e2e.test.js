@@ -39,6 +39,7 @@ function exampleFlow() {
 async function readAll(kafkaName, topic, expectAtLeast) {
   const kafka = env.kafka(kafkaName);
   const consumer = kafka.consumer({ groupId: env.unique('__e2e-read') });
+  /** @type {Array<{ partition: number, offset: bigint, value: string }>} */
   const out = [];
   await consumer.connect();
   await consumer.subscribe({ topics: [topic], fromBeginning: true });

@@ -116,7 +116,7 @@ describe('kafka adapter (real brokers)', function () {
     assert.match(explainKafkaError(err, { alias: 'nowhere', bootstrapServers: ['127.0.0.1:1'] }), /connection refused \(nowhere: 127\.0\.0\.1:1\): check the bootstrap servers/);
 
     const src = env.cluster('source');
-    for (const mechanism of ['plain', 'scram-sha-256']) {
+    for (const mechanism of /** @type {const} */ (['plain', 'scram-sha-256'])) {
       const wrong = createKafka({ alias: 'source', bootstrapServers: [src.saslBootstrap], sasl: { mechanism, username: 'alice', password: 'wrong' } });
       const wa = wrong.admin({ retry: { retries: 0 } });
       const e2 = await wa.connect().then(() => null, (e) => e);

@@ -116,11 +116,11 @@ describe('refused settings (Node-RED runtime, real brokers)', function () {
       // an unknown mode used to run as 'input'
       { id: 'mode', type: 'mm2-group-offsets', replication: 'rep', mode: 'topics', syncGroupOffsetsIntervalSeconds: '60', groups: '', groupsExclude: '', wires: [[]] },
     ]);
-    for (const [id, re] of [
+    for (const [id, re] of /** @type {Array<[string, RegExp]>} */ ([
       ['big', /^sync\.group\.offsets\.interval\.seconds: .*above the longest interval/],
       ['tiny', /^sync\.group\.offsets\.interval\.seconds: .*below the shortest interval/],
       ['mode', /^mode: 'topics' is neither 'input' .* nor 'topic'/],
-    ]) {
+    ])) {
       const n = nodes.helper.getNode(id);
       const errors = errorsOf(n);
       assert.equal(errors.length, 1, errors.join('\n'));
@@ -155,6 +155,7 @@ describe('refused settings (Node-RED runtime, real brokers)', function () {
   });
 
   it('replication factor abc or 0, an unknown policy or location, a blank separator: the flow is refused naming the property and its nodes do not run', async function () {
+    /** @type {Array<[object, RegExp]>} */
     const cases = [
       [{ replicationFactor: 'abc' }, /checkpoints\.topic\.replication\.factor: 'abc' is not a whole number/],
       [{ replicationFactor: '0' }, /checkpoints\.topic\.replication\.factor: must be at least 1, or -1/],

@@ -14,7 +14,15 @@ const { decodeCheckpoint } = require('../../core/checkpoint');
 
 const CP_TOPIC = 'source.checkpoints.internal';
 
-/** A connection answering from memory; `fail` says which calls reject now. */
+/**
+ * A connection answering from memory; `fail` says which calls reject now.
+ * @param {string} alias
+ * @param {{
+ *   groups?: Record<string, Array<{ topic: string, partition: number, offset: bigint, metadata: string }>>,
+ *   fail?: { listGroups?: boolean, hangRestore?: boolean, restore?: boolean, probe?: boolean,
+ *            admin?: boolean, producer?: boolean, send?: boolean, fetch?: boolean }
+ * }} [options]
+ */
 function memoryConnection(alias, { groups = {}, fail = {} } = {}) {
   const state = { errors: [], oks: 0, sent: [] };
   const admin = {
@@ -205,15 +213,16 @@ describe('CheckpointEmitter restore when the target does not answer (no broker)'
 describe('GroupOffsetSyncer: an unreachable target (no broker)', function () {
   it('reports the connection failed when no group got an answer', async function () {
     const errors = [];
+    /** @type {Partial<import('kafkajs').Admin>} */
     const admin = { describeGroups: async () => { throw new Error('Connection error: connect ECONNREFUSED'); } };
     const s = new GroupOffsetSyncer({
       connection: {
-        admin: async () => admin,
+        admin: async () => /** @type {import('kafkajs').Admin} */ (admin),
         committer: () => ({ commit: async () => ({ ok: true }) }),
         reportOk: () => assert.fail('not ok'),
         reportError: (e) => {
-          errors.push(e.message);
-          return e.message;
+          errors.push(/** @type {Error} */ (e).message);
+          return /** @type {Error} */ (e).message;
         },
       },
       groupFilter: createGroupFilter({}),

@@ -19,7 +19,7 @@ describe('checkpoint-json', function () {
   it('rejects what would write a wrong offset', function () {
     const ok = { group: 'g', topic: 't', partition: 0, upstreamOffset: '1', downstreamOffset: '1', metadata: '' };
     assert.ok(parseCheckpointJson(ok, 'g'));
-    for (const [what, bad] of [
+    for (const [what, bad] of /** @type {Array<[string, object]>} */ ([
       ['negative downstream', { ...ok, downstreamOffset: '-1' }],
       ['downstream beyond int64', { ...ok, downstreamOffset: '9223372036854775808' }],
       ['fractional downstream', { ...ok, downstreamOffset: '1.5' }],
@@ -29,7 +29,7 @@ describe('checkpoint-json', function () {
       ['empty topic', { ...ok, topic: '' }],
       ['group differs from its key', { ...ok, group: 'other' }],
       ['bad upstream', { ...ok, upstreamOffset: 'x' }],
-    ]) {
+    ])) {
       assert.equal(parseCheckpointJson(bad, 'g'), null, what);
     }
     assert.equal(parseCheckpointJson(null), null);

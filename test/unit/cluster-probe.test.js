@@ -4,10 +4,14 @@ const assert = require('node:assert/strict');
 const { askCluster, ProbeSchedule } = require('../../kafka/cluster-probe');
 const { topicEnds } = require('../../kafka/topic-reader');
 
+/**
+ * @param {any} admin in memory, with only the calls the test makes
+ * @returns {import('../../kafka/cluster-probe').ProbeConnection & { ok: number, errors: string[] }}
+ */
 function connection(admin) {
-  const c = { ok: 0, errors: [], admin: async () => admin };
+  const c = /** @type {ReturnType<typeof connection>} */ ({ ok: 0, errors: [], admin: async () => admin });
   c.reportOk = () => c.ok++;
-  c.reportError = (e) => {
+  c.reportError = (/** @type {Error} */ e) => {
     c.errors.push(e.message);
     return `explained: ${e.message}`;
   };
@@ -52,7 +56,7 @@ describe('cluster probe', function () {
         return [{ partition: 0, low: '0', high: '7' }, { partition: 1, low: '2', high: '3' }];
       },
     };
-    const ends = await topicEnds(admin, ['a', 'missing', 'gone']);
+    const ends = await topicEnds(/** @type {any} in memory, only the calls topicEnds makes */ (admin), ['a', 'missing', 'gone']);
     assert.deepEqual([...ends], [['a', new Map([[0, 7n], [1, 3n]])]]);
     assert.deepEqual(asked, ['a', 'gone']);
   });

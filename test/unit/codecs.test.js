@@ -42,7 +42,7 @@ function randomI32(rnd) {
 }
 
 function assertMalformed(fn, re) {
-  assert.throws(fn, (e) => {
+  assert.throws(fn, (/** @type {Error} */ e) => {
     assert.ok(e instanceof MalformedRecordError, `expected MalformedRecordError, got ${e && e.constructor && e.constructor.name}: ${e && e.message}`);
     if (re) assert.match(e.message, re);
     return true;
@@ -261,7 +261,7 @@ describe('checkpoint codec (§2.3)', () => {
 
   it('rejects bad input to the encoder with TypeError/RangeError', () => {
     assert.throws(() => encodeCheckpoint({ ...cp, group: undefined }), TypeError);
-    assert.throws(() => encodeCheckpoint({ ...cp, metadata: 5 }), TypeError);
+    assert.throws(() => encodeCheckpoint({ ...cp, metadata: /** @type {any} */ (5) }), TypeError);
     assert.throws(() => encodeCheckpoint({ ...cp, metadata: 'm'.repeat(40000) }), RangeError);
     assert.throws(() => encodeCheckpoint({ ...cp, partition: -(2 ** 31) - 1 }), RangeError);
     assert.throws(() => encodeCheckpoint({ ...cp, downstreamOffset: -(2n ** 63n) - 1n }), RangeError);
@@ -303,7 +303,7 @@ describe('heartbeat codec (§2.4)', () => {
     assert.throws(() => encodeHeartbeat({ ...hb, timestamp: 1.5 }), TypeError);
     assert.throws(() => encodeHeartbeat({ ...hb, timestamp: 2 ** 60 }), RangeError);
     assert.throws(() => encodeHeartbeat({ ...hb, timestamp: 2n ** 63n }), RangeError);
-    assert.throws(() => encodeHeartbeat({ ...hb, timestamp: '1' }), TypeError);
+    assert.throws(() => encodeHeartbeat({ ...hb, timestamp: /** @type {any} */ ('1') }), TypeError);
     assert.throws(() => encodeHeartbeat({ ...hb, sourceClusterAlias: null }), TypeError);
   });
 

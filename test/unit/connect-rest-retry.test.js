@@ -25,8 +25,8 @@ async function server(answers) {
       res.end(text);
     });
   });
-  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${srv.address().port}`, seen, close: () => new Promise((r) => srv.close(r)) };
+  await /** @type {Promise<void>} */ (new Promise((r) => srv.listen(0, '127.0.0.1', r)));
+  return { url: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (srv.address()).port}`, seen, close: () => new Promise((r) => srv.close(r)) };
 }
 
 describe('Kafka Connect REST client: repeats 409 and 5xx with back-off', function () {
@@ -87,7 +87,7 @@ describe('Kafka Connect REST client: repeats 409 and 5xx with back-off', functio
 
     srv = await server([[503, { message: 'down' }]]);
     c = new ConnectRestClient({ url: srv.url, retries: 0 });
-    await assert.rejects(c.pause('x'), (e) => e.status === 503);
+    await assert.rejects(c.pause('x'), (/** @type {ConnectRestError} */ e) => e.status === 503);
     assert.equal(srv.seen.length, 1);
   });
 
@@ -97,7 +97,7 @@ describe('Kafka Connect REST client: repeats 409 and 5xx with back-off', functio
     const pending = c.getConfig('x');
     for (let i = 0; i < 500 && srv.seen.length < 2; i++) await new Promise((r) => setTimeout(r, 5));
     c.stopRetrying();
-    await assert.rejects(pending, (e) => e.status === 409);
+    await assert.rejects(pending, (/** @type {ConnectRestError} */ e) => e.status === 409);
     assert.ok(srv.seen.length < 50, `stopped after ${srv.seen.length} requests`);
   });
 

@@ -126,7 +126,7 @@ describe('config-properties catalogue', () => {
     assert.ok(Object.isFrozen(CONFIG_PROPERTIES));
     assert.throws(() => {
       'use strict';
-      CONFIG_DEFAULTS['tasks.max'] = 7;
+      /** @type {any} the write the freeze refuses */ (CONFIG_DEFAULTS)['tasks.max'] = 7;
     }, TypeError);
   });
 
@@ -691,7 +691,7 @@ describe('formatConnectorConfig', () => {
     assert.equal(TRICKY['source.cluster.bootstrap.servers'], 'b1:9092, b2:9092');
   });
 
-  for (const format of ['yaml', 'json', 'properties']) {
+  for (const format of /** @type {const} */ (['yaml', 'json', 'properties'])) {
     describe(format, () => {
       it('round trips the Google sample exactly', () => {
         const s = parseConnectorConfig(GOOGLE_YAML);

@@ -35,7 +35,10 @@ tasks.max: "3"
 
 const PASSWORD = 's3cr"et\\pw';
 
-/** A flow where every field is set to a non-default value. */
+/**
+ * A flow where every field is set to a non-default value.
+ * @returns {Parameters<typeof exportConnectors>[0]}
+ */
 function fullFlow(over = {}) {
   return {
     replication: { policy: 'IdentityReplicationPolicy', separator: '_', internalSeparator: false, offsetSyncsLocation: 'target', replicationFactor: '2' },
@@ -160,7 +163,7 @@ describe('connector export (flow -> MM2 connector configs)', function () {
       const r = exportConnectors(fullFlow(), { includeSecrets, tasksMax: 2 });
       for (const c of r.connectors) {
         const expected = analyzeConnectorConfig(c.settings).settings;
-        for (const format of ['json', 'yaml', 'properties']) {
+        for (const format of /** @type {const} */ (['json', 'yaml', 'properties'])) {
           const back = parseConnectorConfig(c[format]);
           assert.deepEqual(back, expected, `${c.kind} ${format} includeSecrets=${includeSecrets}`);
         }
@@ -371,7 +374,7 @@ describe('connector export (flow -> MM2 connector configs)', function () {
     for (const [i, doc] of yaml.split('\n---\n').entries()) assert.equal(parseConnectorConfig(doc).name, r.connectors[i].name);
     assert.match(exportText(r, 'properties'), /# ---- mm2-east-west-heartbeat\.properties/);
     assert.equal(exportText(r, 'mm2'), r.mm2Properties);
-    assert.throws(() => exportText(r, 'xml'), /unknown export format/);
+    assert.throws(() => exportText(r, /** @type {any} */ ('xml')), /unknown export format/);
   });
 });
 
@@ -401,7 +404,7 @@ describe('connector import (Google Cloud sample -> flow)', function () {
     const f = flowFromConnectorConfigs([GOOGLE_SAMPLE]);
     const r = exportConnectors(f, { ...f.options, connectors: f.connectors });
     const sample = parseConnectorConfig(GOOGLE_SAMPLE);
-    for (const format of ['json', 'yaml', 'properties']) {
+    for (const format of /** @type {const} */ (['json', 'yaml', 'properties'])) {
       const back = parseConnectorConfig(r.connectors[0][format]);
       for (const k of Object.keys(sample)) assert.deepEqual(back[k], sample[k], `${format}: ${k}`);
       // the only additions: the connector name and the converters MM2 needs on Connect
@@ -464,7 +467,7 @@ describe('the export pasted back (parseConfigForNode): every format round-trips'
     'mm2-heartbeat': { emitHeartbeatsEnabled: 'true', emitHeartbeatsIntervalSeconds: '3' },
     'mm2-group-offsets': { syncGroupOffsetsIntervalSeconds: '4', groups: 'orders-.*', groupsExclude: 'test-.*' },
   };
-  for (const format of ['json', 'yaml', 'properties', 'mm2']) {
+  for (const format of /** @type {const} */ (['json', 'yaml', 'properties', 'mm2'])) {
     it(`${format}: every node's fields, the replication settings, no problems`, function () {
       const text = exportText(r, format);
       for (const [type, fields] of Object.entries(expected)) {
@@ -483,7 +486,7 @@ describe('the export pasted back (parseConfigForNode): every format round-trips'
   }
   it('a single connector\'s text (ExportedConnector.json / .yaml / .properties) too', function () {
     const c = byKind(r, 'checkpoint');
-    for (const format of ['json', 'yaml', 'properties']) assert.deepEqual(parseConfigForNode(c[format], 'mm2-checkpoint').fields, expected['mm2-checkpoint'], format);
+    for (const format of /** @type {const} */ (['json', 'yaml', 'properties'])) assert.deepEqual(parseConfigForNode(c[format], 'mm2-checkpoint').fields, expected['mm2-checkpoint'], format);
   });
 });
 
@@ -502,7 +505,7 @@ describe('build an importable Node-RED flow from configs (nodes/lib/build-flow)'
     return { replication: rep, source: cluster(rep.source), target: cluster(rep.target), nodes: nodes.filter((n) => n.replication === rep.id) };
   }
 
-  for (const format of ['json', 'yaml', 'properties', 'mm2']) {
+  for (const format of /** @type {const} */ (['json', 'yaml', 'properties', 'mm2'])) {
     it(`${format} export -> flow: config nodes, wired flow nodes, positions; exporting it gives the same connector configs`, function () {
       const original = exportConnectors(plainFlow());
       let n = 0;
@@ -514,7 +517,7 @@ describe('build an importable Node-RED flow from configs (nodes/lib/build-flow)'
       const ids = new Set(b.nodes.map((x) => x.id));
       assert.equal(ids.size, b.nodes.length, 'unique ids');
       for (const x of b.nodes) {
-        for (const out of x.wires ?? []) for (const to of out) assert.ok(ids.has(to), `${x.type} wires to ${to}`);
+        for (const out of /** @type {string[][]} */ (x.wires ?? [])) for (const to of out) assert.ok(ids.has(to), `${x.type} wires to ${to}`);
         if (x.type !== 'mm2-cluster' && x.type !== 'mm2-replication' && x.type !== 'tls-config') {
           assert.equal(typeof x.x, 'number');
           assert.equal(typeof x.y, 'number');
@@ -536,11 +539,12 @@ describe('build an importable Node-RED flow from configs (nodes/lib/build-flow)'
   it('POST /mm2/flow/build needs mm2-replication.write and answers 400 without text, 413 above 1 MB', function () {
     const { registerBuildFlowEndpoint } = require('../../nodes/lib/build-flow');
     const routes = [];
-    const RED = {
+    // only the slice of the runtime API the endpoint registration uses
+    const RED = /** @type {Parameters<typeof registerBuildFlowEndpoint>[0]} */ (/** @type {unknown} */ ({
       httpAdmin: { post: (path, perm, handler) => routes.push({ path, perm, handler }) },
       auth: { needsPermission: (p) => `permission:${p}` },
       util: { getSetting: () => undefined },
-    };
+    }));
     registerBuildFlowEndpoint(RED, (key) => key);
     assert.deepEqual(routes.map((r) => [r.path, r.perm]), [['/mm2/flow/build', 'permission:mm2-replication.write']]);
     const call = (body) => {
@@ -598,9 +602,9 @@ describe('Kafka Connect REST helpers', function () {
   });
 
   it('parseConnectUrl and the client: http(s) only, credentials out of the display URL', function () {
-    assert.match(parseConnectUrl('').error, /empty/);
-    assert.match(parseConnectUrl('connect:8083').error, /must start with http/);
-    assert.match(parseConnectUrl('not a url').error, /is not a URL/);
+    assert.match(/** @type {{ error: string }} */ (parseConnectUrl('')).error, /empty/);
+    assert.match(/** @type {{ error: string }} */ (parseConnectUrl('connect:8083')).error, /must start with http/);
+    assert.match(/** @type {{ error: string }} */ (parseConnectUrl('not a url')).error, /is not a URL/);
     const c = new ConnectRestClient({ url: 'https://admin:pw@connect.example:8443/kafka-connect/' });
     assert.equal(c.displayUrl, 'https://connect.example:8443/kafka-connect');
     assert.throws(() => new ConnectRestClient({ url: 'ftp://x' }), /must start with http/);

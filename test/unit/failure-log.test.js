@@ -10,8 +10,15 @@ const { EventEmitter } = require('node:events');
 const { FailureLog, setupFlowNode } = require('../../nodes/lib/flow-node');
 const { ClusterConnection } = require('../../kafka/connection');
 
+/**
+ * @typedef {import('../../nodes/lib/red').Node & EventEmitter & {
+ *   logged: Array<[string, unknown]>, statuses: Array<import('../../nodes/lib/red').NodeStatus>
+ * }} FakeNode
+ */
+
+/** @returns {FakeNode} */
 function fakeNode(id = 'n1') {
-  const node = new EventEmitter();
+  const node = /** @type {FakeNode} */ (/** @type {unknown} */ (new EventEmitter()));
   node.id = id;
   node.logged = [];
   node.statuses = [];
@@ -88,7 +95,8 @@ describe('FailureLog: a failure is logged once per change', function () {
 });
 
 describe('a node replaced by a redeploy', function () {
-  const RED = { nodes: { getNode: () => ({ problems: [], policy: {}, sourceNode: { problems: [] }, targetNode: { problems: [] } }) } };
+  // only the slice of the runtime API that setupFlowNode reads
+  const RED = /** @type {import('../../nodes/lib/red').NodeAPI} */ (/** @type {unknown} */ ({ nodes: { getNode: () => ({ problems: [], policy: {}, sourceNode: { problems: [] }, targetNode: { problems: [] } }) } }));
   const t = (k) => k;
 
   it('logs and shows nothing of its old configuration once it closes, while its close work still runs', async function () {
@@ -96,6 +104,7 @@ describe('a node replaced by a redeploy', function () {
     const node = fakeNode();
     const ctx = setupFlowNode(RED, node, 'rep', t);
     ctx.use(conn);
+    /** @type {() => void} */
     let finishClose;
     ctx.onClose(() => new Promise((r) => (finishClose = r))); // e.g. a consumer that takes its time to stop
     conn.reportError(new Error('connect ECONNREFUSED 127.0.0.1:1'));
@@ -118,6 +127,7 @@ describe('a node replaced by a redeploy', function () {
     const oldNode = fakeNode('same');
     const oldCtx = setupFlowNode(RED, oldNode, 'rep', t);
     oldCtx.use(conn);
+    /** @type {() => void} */
     let finishClose;
     oldCtx.onClose(() => new Promise((r) => (finishClose = r)));
     const closed = close(oldNode);

@@ -9,6 +9,7 @@ const { encodeCheckpoint } = require('../../core/checkpoint');
 function fakeConnection({ delayMs = 0, state = 'Empty' } = {}) {
   const calls = { describe: 0, commits: [], inFlight: 0, maxInFlight: 0 };
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  /** @type {Partial<import('kafkajs').Admin>} */
   const admin = {
     describeGroups: async (ids) => {
       calls.describe++;
@@ -16,7 +17,7 @@ function fakeConnection({ delayMs = 0, state = 'Empty' } = {}) {
       calls.maxInFlight = Math.max(calls.maxInFlight, calls.inFlight);
       await sleep(delayMs);
       calls.inFlight--;
-      return { groups: ids.map((groupId) => ({ groupId, state, members: [] })) };
+      return { groups: ids.map((groupId) => /** @type {import('kafkajs').GroupDescription} */ ({ groupId, state, members: [] })) };
     },
     fetchOffsets: async () => [],
     fetchTopicOffsets: async () => [{ partition: 0, offset: '100', high: '100', low: '0' }],
@@ -25,7 +26,7 @@ function fakeConnection({ delayMs = 0, state = 'Empty' } = {}) {
   return {
     calls,
     connection: {
-      admin: async () => admin,
+      admin: async () => /** @type {import('kafkajs').Admin} */ (admin),
       committer: () => ({ commit: async (group, offsets) => { calls.commits.push({ group, offsets }); return { ok: true }; } }),
       reportOk: () => undefined,
     },

@@ -72,7 +72,7 @@ describe('intervals: one bound for every node timer', function () {
       const r = normaliseValue(d, '3000000000');
       assert.equal(r.ok, false, p);
       assert.match(r.reason, /above the longest interval.*set the matching \.enabled property to false/, p);
-      assert.match(normaliseValue(d, '0').reason, /must be a positive number of seconds \(got 0\), at most 2073600/, p);
+      assert.match(/** @type {{ reason: string }} */ (normaliseValue(d, '0')).reason, /must be a positive number of seconds \(got 0\), at most 2073600/, p);
     }
   });
 

@@ -11,6 +11,7 @@ const { createGroupFilter } = require('../../core/filters');
 const { ConfigError } = require('../../core/errors');
 
 /** [pattern, Java meaning, names Java matches, names Java does not match] */
+/** @type {Array<[string, string, string[], string[]]>} */
 const TRANSLATED = [
   ['\\p{Lower}+', 'POSIX lower: US-ASCII a-z only', ['orders', 'abc'], ['Orders', 'é', 'ß']],
   ['\\p{Upper}+', 'POSIX upper: A-Z only', ['ABC'], ['abc', 'É']],

@@ -19,6 +19,7 @@ describe('mirror-client helpers (§9.2, §12.7)', () => {
   });
 
   it('countHopsForTopic', () => {
+    /** @type {Array<[string, string, number]>} */
     const cases = [
       ['topic', 'source', -1], ['source', 'source', -1], ['sourcetopic', 'source', -1],
       ['source1.topic', 'source2', -1], ['source1.topic', 'source1', 1],

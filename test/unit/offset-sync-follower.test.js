@@ -174,6 +174,7 @@ describe('OffsetSyncFollower (no broker)', function () {
     await until(() => c.readers.length === 1, 'a reader');
     c.readers[0].deliver(rec(0));
     c.readers[0].load();
+    /** @type {(admin: unknown) => void} */
     let answer;
     c.connection.admin = () => new Promise((resolve) => (answer = resolve)); // stops answering
     await until(() => of('error').some(([f]) => f.kind === 'connection'), 'a connection error from the probe');

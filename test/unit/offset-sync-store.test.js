@@ -272,6 +272,7 @@ describe('OffsetSyncStore', function () {
   });
 
   describe('spec §14.3: live syncs (u, 2u)', function () {
+    /** @type {Array<[number, string]>} */
     const vector = [
       [0, '[0-63=0:0]'],
       [1, '[0=1:2, 1-63=0:0]'],
@@ -411,7 +412,7 @@ describe('OffsetSyncStore', function () {
 
     it('rejects non-bigint offsets', function () {
       const store = liveStore();
-      assert.throws(() => store.apply({ topic: TOPIC, partition: 0, upstreamOffset: 1, downstreamOffset: 1n }), TypeError);
+      assert.throws(() => store.apply({ topic: TOPIC, partition: 0, upstreamOffset: /** @type {any} */ (1), downstreamOffset: 1n }), TypeError);
     });
   });
 
@@ -444,6 +445,7 @@ describe('OffsetSyncStore', function () {
       assert.equal(exact.downstreamOffset, 251n);
       assert.deepEqual(exact.sync, sync(150, 251));
       const past = store.explain(TOPIC, PART, 120n);
+      assert.equal(past.kind, 'translated');
       assert.equal(past.exact, false);
       assert.equal(past.downstreamOffset, 201n);
       assert.deepEqual(past.sync, sync(100, 200));

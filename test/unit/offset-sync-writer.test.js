@@ -178,7 +178,7 @@ describe('OffsetSyncWriter (spec §5.3)', function () {
       maxOffsetLag: 100,
       maxInFlight: 1,
       send,
-      onSendError: (e, s) => errors.push([e.message, s.upstreamOffset]),
+      onSendError: (e, s) => errors.push([/** @type {Error} */ (e).message, s.upstreamOffset]),
     });
     writer.maybeQueueOffsetSyncs('t', 0, 0n, 0n);
     writer.firePendingOffsetSyncs();
@@ -270,7 +270,7 @@ describe('OffsetSyncWriter (spec §5.3)', function () {
 
   it('validates its options', function () {
     const send = async () => {};
-    assert.throws(() => new OffsetSyncWriter({ maxOffsetLag: 'x', send }), ConfigError);
+    assert.throws(() => new OffsetSyncWriter({ maxOffsetLag: /** @type {any} */ ('x'), send }), ConfigError);
     assert.throws(() => new OffsetSyncWriter({ maxOffsetLag: 1, maxInFlight: 0, send }), RangeError);
     assert.equal(new OffsetSyncWriter({ send }).maxOffsetLag, 100n);
   });

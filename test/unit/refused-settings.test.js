@@ -32,6 +32,7 @@ describe('refused settings: the replication flow', function () {
     assert.equal(resolveReplicationSettings({ ...GOOD, replicationFactor: -1 }).replicationFactor, -1);
   });
 
+  /** @type {Array<[string, object, string, RegExp]>} */
   const cases = [
     ['an unknown offset-syncs location', { offsetSyncsLocation: 'middle' }, 'offset-syncs.topic.location', /'middle' is not one of 'source', 'target'/],
     ['an unknown policy class', { policy: 'com.example.MyPolicy' }, 'replication.policy.class', /'com\.example\.MyPolicy' is not one of/],

@@ -57,6 +57,7 @@ describe('DefaultReplicationPolicy', () => {
   });
 
   // §3.2 edge-case table, verified upstream
+  /** @type {Array<[string, string | null, string | null, string, boolean, boolean]>} */
   const table = [
     // topic, topicSource, upstreamTopic, originalTopic, isHeartbeats, isInternal
     ['a.b.c', 'a', 'b.c', 'c', false, false],

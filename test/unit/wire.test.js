@@ -70,17 +70,17 @@ describe('wire: StructWriter', () => {
     assert.throws(() => new StructWriter().writeInt64(INT64_MIN - 1n), RangeError);
     assert.throws(() => new StructWriter().writeInt64(2 ** 53), RangeError);
     assert.throws(() => new StructWriter().writeInt64(1.5), TypeError);
-    assert.throws(() => new StructWriter().writeInt64('5'), TypeError);
+    assert.throws(() => new StructWriter().writeInt64(/** @type {any} */ ('5')), TypeError);
     assert.throws(() => new StructWriter().writeInt64(null), TypeError);
     assert.throws(() => new StructWriter().writeInt32(INT32_MAX + 1, 'partition'), (e) => e instanceof RangeError && /partition/.test(e.message));
     assert.throws(() => new StructWriter().writeInt32(INT32_MIN - 1), RangeError);
     assert.throws(() => new StructWriter().writeInt32(1.5), TypeError);
-    assert.throws(() => new StructWriter().writeInt32(1n), TypeError);
+    assert.throws(() => new StructWriter().writeInt32(/** @type {any} */ (1n)), TypeError);
     assert.throws(() => new StructWriter().writeInt32(NaN), TypeError);
     assert.throws(() => new StructWriter().writeInt16(0x8000), RangeError);
     assert.throws(() => new StructWriter().writeString(null, 'group'), (e) => e instanceof TypeError && /group/.test(e.message) && /not nullable/.test(e.message));
     assert.throws(() => new StructWriter().writeString(undefined), TypeError);
-    assert.throws(() => new StructWriter().writeString(42), TypeError);
+    assert.throws(() => new StructWriter().writeString(/** @type {any} */ (42)), TypeError);
   });
 
   it('toInt64 converts safe numbers and passes bigints through', () => {
@@ -129,7 +129,7 @@ describe('wire: StructReader', () => {
 
   it('throws MalformedRecordError on null/undefined/non-buffer input', () => {
     for (const bad of [null, undefined, 'abc', 42, {}, [1, 2], new Uint16Array(2)]) {
-      assert.throws(() => new StructReader(bad, 'thing'), (e) => e instanceof MalformedRecordError && /thing/.test(e.message));
+      assert.throws(() => new StructReader(/** @type {any} */ (bad), 'thing'), (e) => e instanceof MalformedRecordError && /thing/.test(e.message));
     }
   });
 
