@@ -163,19 +163,27 @@ export class AdminOffsetCommitter extends InternalClusterClient {
       byTopic.set(o.topic, list);
     }
     const cluster = await this.connected();
-    try {
-      const coordinator = await cluster.findGroupCoordinator({ groupId });
-      await coordinator.offsetCommit({
-        groupId,
-        groupGenerationId: -1,
-        memberId: '',
-        retentionTime: -1,
-        topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })),
-      });
-      return { ok: true };
-    } catch (e) {
-      const err = e as { type?: string; message?: string };
-      return { ok: false, errorType: err.type ?? 'UNKNOWN', message: err.message ?? String(e) };
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const coordinator = await cluster.findGroupCoordinator({ groupId });
+        await coordinator.offsetCommit({
+          groupId,
+          groupGenerationId: -1,
+          memberId: '',
+          retentionTime: -1,
+          topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })),
+        });
+        return { ok: true };
+      } catch (e) {
+        const err = e as { type?: string; message?: string };
+        // a coordinator that moved or is still loading (a new __consumer_offsets, a restarted
+        // broker) answers again shortly: a few bounded tries, as for the offset fetch below
+        if (attempt < 4 && COORDINATOR_MOVED.has(err.type ?? '')) {
+          await new Promise((r) => setTimeout(r, 200 * (attempt + 1)));
+          continue;
+        }
+        return { ok: false, errorType: err.type ?? 'UNKNOWN', message: err.message ?? String(e) };
+      }
     }
   }
 
