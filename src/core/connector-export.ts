@@ -11,13 +11,13 @@ import {
 import {
   DEFAULT_SECRETS_FILE,
   analyzeConnectorConfig,
-  escapePropertiesText,
   formatConnectorConfig,
   givenConnectorConfig,
   readConfigText,
   secretPlaceholder,
   type ConfigFormat,
 } from './connector-config';
+import { escapePropertiesText, propertiesValue as propsValue } from './java-properties';
 import { missingEnvReason, substituteEnv, type EnvLookup } from './env-substitution';
 import { mm2PropertiesFlows } from './pasted-configs';
 import type { ConfigProblem } from './errors';
@@ -597,11 +597,6 @@ function withSecretsReplaced(
     } else out[k] = v;
   }
   return out;
-}
-
-/** A .properties value as Java reads it back, escaped only where needed (`:`, `=`, `#`, `!` are fine after the separator). */
-function propsValue(v: string): string {
-  return escapePropertiesText(v, false).replace(/\\(.)/g, (m, c: string) => (':=#!'.includes(c) ? c : m));
 }
 
 function warningComment(): string {

@@ -15,7 +15,8 @@ const {
   BYTE_ARRAY_CONVERTER,
   CONNECTOR_KINDS,
 } = require('../../core/connector-export');
-const { parseConnectorConfig, analyzeConnectorConfig, parseJavaProperties } = require('../../core/connector-config');
+const { parseConnectorConfig, analyzeConnectorConfig } = require('../../core/connector-config');
+const { parseJavaProperties } = require('../../core/java-properties');
 const { CONFIG_DEFAULTS, propertiesFor, getPropertyDef } = require('../../core/config-properties');
 const { fieldName } = require('../../core/setting-fields');
 const { NODE_SETTINGS, parseConfigForNode } = require('../../nodes/lib/settings');
