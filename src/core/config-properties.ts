@@ -1,6 +1,7 @@
 import { ConfigError } from './errors';
 import { intervalProblem, MAX_INTERVAL_SECONDS } from './intervals';
 import { compileRegexList, splitList } from './java-regex';
+import { REPLICATION_POLICY_SHORT_NAMES } from './replication-policy';
 
 /**
  * The catalogue of every property a MirrorMaker 2 connector config may carry that this
@@ -169,7 +170,7 @@ function classChoices(pkg: string, ...simpleNames: string[]): Record<string, str
 
 /** Accepted `replication.policy.class` values (short or full Java class name) -> full name. */
 export const REPLICATION_POLICY_CLASSES: Readonly<Record<string, string>> = Object.freeze(
-  classChoices(MIRROR_PKG, 'DefaultReplicationPolicy', 'IdentityReplicationPolicy'),
+  Object.fromEntries(Object.entries(REPLICATION_POLICY_SHORT_NAMES).flatMap(([short, full]) => [[short, full], [full, full]])),
 );
 
 /** Full class name of each MM2 connector. */

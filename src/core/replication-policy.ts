@@ -16,6 +16,23 @@ export const HEARTBEATS_TOPIC = 'heartbeats';
 export const DEFAULT_REPLICATION_POLICY_CLASS = 'org.apache.kafka.connect.mirror.DefaultReplicationPolicy';
 export const IDENTITY_REPLICATION_POLICY_CLASS = 'org.apache.kafka.connect.mirror.IdentityReplicationPolicy';
 
+/** The replication policies MM2 ships: short name (as a node shows it) -> full Java class name. */
+export const REPLICATION_POLICY_SHORT_NAMES: Readonly<Record<string, string>> = Object.freeze({
+  DefaultReplicationPolicy: DEFAULT_REPLICATION_POLICY_CLASS,
+  IdentityReplicationPolicy: IDENTITY_REPLICATION_POLICY_CLASS,
+});
+
+/** The full class name of a short policy name; any other text unchanged. */
+export function policyClassName(name: string): string {
+  return REPLICATION_POLICY_SHORT_NAMES[name] ?? name;
+}
+
+/** The short name of a policy MM2 ships, from its full class name; any other text unchanged. */
+export function policyShortName(className: string): string {
+  for (const [short, full] of Object.entries(REPLICATION_POLICY_SHORT_NAMES)) if (full === className) return short;
+  return className;
+}
+
 const OFFSET_SYNCS_TOPIC_PREFIX = 'mm2-offset-syncs';
 const CHECKPOINTS_TOPIC_SUFFIX = 'checkpoints';
 const INTERNAL_SUFFIX = 'internal';
