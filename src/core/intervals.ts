@@ -30,7 +30,7 @@ export type IntervalUnit = 'seconds' | 'milliseconds';
 export interface IntervalOptions {
   /** The unit the value is written in (default seconds). */
   unit?: IntervalUnit;
-  /** The value that turns the job off (e.g. 0 for mm2-connect's poll), accepted as is. */
+  /** The value that turns the job off (e.g. 0 for the Connect status poll), accepted as is. */
   off?: number;
   /** How to turn the job off, for the error text (e.g. "set emit.heartbeats.enabled to false"). */
   offHint?: string;

@@ -8,7 +8,7 @@ import { CONNECTOR_SETTINGS, OFFSET_FLUSH_SETTING, resolveNodeSettings, settingP
 /**
  * The settings of the mirror node (MM2's MirrorSourceConnector/Task, spec §3.4, §5, §10.2):
  * each one named after its MM2 property, an empty value meaning MM2's default, `${VAR}`
- * references substituted inside the text (Node-RED itself only substitutes whole values) and
+ * references substituted inside the text (the flow runtime itself only substitutes whole values) and
  * an unset variable reported. The MM2 properties are read by core/setting-fields (the resolver
  * every node shares); offset.flush.interval.ms, a Connect worker setting, is read here.
  */

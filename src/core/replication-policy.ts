@@ -231,7 +231,7 @@ function parseBoolean(value: unknown, property: string): boolean {
  * Builds a replication policy from MM2 properties. Mirrors DefaultReplicationPolicy.configure:
  * the separator defaults to `.`; the internal-topic separator flag (default true) is consulted
  * only when `replication.policy.separator` is explicitly present. A property whose value is
- * undefined or null counts as absent (Node-RED configs often carry unset fields as null).
+ * undefined or null counts as absent (node definitions often carry unset fields as null).
  * Throws ConfigError for an unknown policy class, a non-string or empty separator, a flag that
  * is not true/false, or a non-string source alias.
  */

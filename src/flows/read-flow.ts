@@ -215,6 +215,7 @@ export function readFlow(input: FlowExportInput, options: ExportOptions, notes: 
     perConnector,
     from,
     topicsBy: {},
+    exportedFrom: 'Node-RED (@kafka-mm2/node-red)',
     connectorNotes: { source: [], checkpoint: [], heartbeat: [] },
   };
 

@@ -61,7 +61,7 @@ export function mm2PropertiesText(
   if (!kinds.includes('source')) put(`${flow}.emit.offset-syncs.enabled`, true);
   if (!kinds.includes('checkpoint')) put(`${flow}.emit.checkpoints.enabled`, false);
   // Heartbeats: the flow's herder writes into the target; the reverse herder's (which runs even
-  // though T->S is disabled) writes into the source, as the mm2-heartbeat node does.
+  // though T->S is disabled) writes into the source, as a heartbeat emitter beside the source does.
   const hb = model.perConnector.heartbeat;
   const hbOn = kinds.includes('heartbeat');
   for (const dir of [flow, back]) {
@@ -90,7 +90,7 @@ export function mm2PropertiesText(
     return [k, v];
   });
   lines.push('# MirrorMaker 2 dedicated mode: bin/connect-mirror-maker.sh mm2.properties');
-  lines.push(`# The replication flow ${S} -> ${T}, exported from Node-RED (@kafka-mm2/node-red).`);
+  lines.push(`# The replication flow ${S} -> ${T}, exported from ${model.exportedFrom}.`);
   if (includeSecrets && out.some(([k]) => isSecretProperty(k))) lines.push(`# ${SECRETS_WARNING}`);
   if (refs > 0) {
     lines.push(`# Secrets are \${file:${secretsFile}:<property>} references, resolved by FileConfigProvider.`);
