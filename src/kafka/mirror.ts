@@ -24,7 +24,7 @@ import { OffsetSyncWriter } from '../core/offset-sync-writer';
 import { encodeOffsetSync } from '../core/offset-sync';
 import type { OffsetSync } from '../core/types';
 import { OrderedBatchSender } from './ordered-sender';
-import { invalidTopicNameReason } from './internal-topics';
+import { fittedReplicationFactor, invalidTopicNameReason } from './internal-topics';
 import { checkDelivery, chunkBySize, planRemoteTopics, recordBytes, sameSubscription } from '../core/mirror-plan';
 import { askCluster, PROBE_EVERY_MS, PROBE_TIMEOUT_MS } from './cluster-probe';
 import { topicEnds } from './topic-reader';
@@ -270,14 +270,10 @@ export class Mirror {
 
   private async createRemoteTopics(list: Array<{ topic: string; remote: string; partitions: number }>): Promise<void> {
     const targetAdmin = await this.o.target.admin();
-    let factor = this.o.replicationFactor;
-    if (factor !== -1) {
-      const brokers = (await targetAdmin.describeCluster()).brokers.length;
-      if (brokers > 0 && brokers < factor) {
-        for (const c of list) this.o.onEvent({ type: 'rf-lowered', topic: c.remote, factor, brokers, alias: this.o.target.alias });
-        factor = brokers;
-      }
-    }
+    const fit = await fittedReplicationFactor(targetAdmin, this.o.replicationFactor);
+    const lowered = fit.lowered;
+    if (lowered) for (const c of list) this.o.onEvent({ type: 'rf-lowered', topic: c.remote, factor: lowered.from, brokers: lowered.brokers, alias: this.o.target.alias });
+    const factor = fit.factor;
     // Copy the settings a remote topic must share with its source (compaction, retention, size limit).
     const configs = new Map<string, Array<{ name: string; value: string }>>();
     try {

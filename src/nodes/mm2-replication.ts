@@ -8,7 +8,7 @@ import type { NodeAPI, Node, NodeDef } from './lib/red';
 import { makeTranslate } from './lib/i18n';
 import type { ClusterConfigNode, ReplicationConfigNode } from './lib/config-nodes';
 import { createReplicationPolicy } from '../core/replication-policy';
-import { ensureInternalTopic } from '../kafka/internal-topics';
+import { ensureInternalTopicOn } from '../kafka/internal-topics';
 import { registerExportEndpoint } from './lib/export-flow';
 import { registerBuildFlowEndpoint } from './lib/build-flow';
 import { nodeEnvLookup, problemText, resolveReplicationSettings } from './lib/settings';
@@ -80,15 +80,9 @@ export = function register(RED: NodeAPI): void {
     };
     node.checkpointsTopic = () => (node.policy ? node.policy.checkpointsTopic(node.sourceAlias) : '');
     node.ensureTopic = async (connection, topic) => {
-      const admin = await connection.admin();
-      const brokers = (await admin.describeCluster()).brokers.length;
-      let factor = node.replicationFactor;
-      // -1: the broker's default.replication.factor, as MM2 creates it (KIP-464)
-      if (factor !== -1 && brokers < factor) {
-        node.warn(t('mm2-replication.warn.rf-lowered', { topic, factor, brokers, alias: connection.alias }));
-        factor = brokers;
-      }
-      const st = await ensureInternalTopic(admin, topic, factor, node.props['replication.policy.separator']);
+      const st = await ensureInternalTopicOn(connection, topic, node.replicationFactor, node.props['replication.policy.separator'], (lowered) =>
+        node.warn(t('mm2-replication.warn.rf-lowered', lowered)),
+      );
       for (const w of st.warnings) node.warn(w);
       return st;
     };
