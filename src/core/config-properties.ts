@@ -6,7 +6,7 @@ import { REPLICATION_POLICY_SHORT_NAMES } from './replication-policy';
 /**
  * The catalogue of every property a MirrorMaker 2 connector config may carry that this
  * package understands: the MM2 properties of the source, checkpoint and heartbeat connectors
- * (spec §10.1-10.4), the Kafka Connect connector-level keys users paste with them, and the
+ * (MirrorConnectorConfig, MirrorSourceConfig, MirrorCheckpointConfig, MirrorHeartbeatConfig), the Kafka Connect connector-level keys users paste with them, and the
  * per-cluster client keys (bootstrap and security) under `source.cluster.` / `target.cluster.`.
  *
  * Each entry knows its MM2 type, MM2's default, which connectors read it, a one-line

@@ -395,7 +395,7 @@ export function analyzeConnectorConfig(input: string | Readonly<Record<string, u
 
   const connector = connectorKindOfClass(settings['connector.class']);
 
-  // MirrorCheckpointConnector.validate (spec §10.3, §12.6): only while the connector is enabled.
+  // MirrorCheckpointConnector.validate (MirrorCheckpointConfig): only while the connector is enabled.
   if (connector === 'checkpoint' && settings['enabled'] !== false) {
     if (settings['emit.checkpoints.enabled'] === false) {
       problems.push({

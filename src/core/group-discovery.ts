@@ -1,5 +1,5 @@
 /**
- * MM2 `MirrorCheckpointConnector.findConsumerGroups` (spec §7.2), with the I/O injected:
+ * MM2 `MirrorCheckpointConnector.findConsumerGroups`, with the I/O injected:
  * 1. list the groups on the source;
  * 2. keep those the group filter (`groups` / `groups.exclude`) accepts;
  * 3. fetch each kept group's committed partitions;

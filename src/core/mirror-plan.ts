@@ -1,5 +1,6 @@
 /**
- * Pure decisions of the mirror (MirrorSourceConnector/Task equivalents, spec §3.4, §5): which
+ * Pure decisions of the mirror (MirrorSourceConnector/Task equivalents: shouldReplicateTopic,
+ * the offset syncs of MirrorSourceTask.commitRecord): which
  * remote topics to create or grow, how to cut a fetched batch into produce requests, which
  * downstream offset each record got from a produce ack, and how to show a rate.
  */

@@ -6,14 +6,14 @@ import { intervalMs } from './intervals';
 import { CONNECTOR_SETTINGS, OFFSET_FLUSH_SETTING, resolveNodeSettings, settingProperties } from './setting-fields';
 
 /**
- * The settings of the mirror node (MM2's MirrorSourceConnector/Task, spec §3.4, §5, §10.2):
+ * The settings of the mirror node (MM2's MirrorSourceConnector/Task, MirrorSourceConfig):
  * each one named after its MM2 property, an empty value meaning MM2's default, `${VAR}`
  * references substituted inside the text (the flow runtime itself only substitutes whole values) and
  * an unset variable reported. The MM2 properties are read by core/setting-fields (the resolver
  * every node shares); offset.flush.interval.ms, a Connect worker setting, is read here.
  */
 
-/** Kafka Connect worker `offset.flush.interval.ms` default: the cadence of MM2's delayed offset-sync flush (§5.3). */
+/** Kafka Connect worker `offset.flush.interval.ms` default: the cadence of MM2's delayed offset-sync flush (MirrorSourceTask.commit -> OffsetSyncWriter.promoteDelayedOffsetSyncs). */
 export const DEFAULT_OFFSET_FLUSH_INTERVAL_MS = 60000;
 
 type FieldMap<T extends ReadonlyArray<{ readonly field: string; readonly property: string }>> = { readonly [E in T[number] as E['field']]: E['property'] };

@@ -1,7 +1,7 @@
 import { ConfigError } from './errors';
 
 /**
- * MM2's replication policies (spec §3.1–§3.3): DefaultReplicationPolicy (remote topics are
+ * MM2's replication policies (ReplicationPolicy and its two implementations): DefaultReplicationPolicy (remote topics are
  * named `<sourceAlias><sep><topic>`) and IdentityReplicationPolicy (remote topics keep their
  * names; only heartbeats are renamed).
  */

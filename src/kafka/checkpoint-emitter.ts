@@ -1,6 +1,7 @@
 /**
- * MM2's MirrorCheckpointConnector + MirrorCheckpointTask as one object, on kafkajs (spec §7,
- * §8.1-8.3, §8.5), with no Node-RED in it:
+ * MM2's MirrorCheckpointConnector + MirrorCheckpointTask as one object, on kafkajs
+ * (findConsumerGroups; MirrorCheckpointTask.start, poll, checkpointsForGroup, renameTopicPartition;
+ * CheckpointStore), with no Node-RED in it:
  *
  * - start: ensure `<source>.checkpoints.internal` on the target, restore the last checkpoints
  *   from it once (log order, last wins, malformed records skipped and counted; a failed read
@@ -8,7 +9,7 @@
  *   offset-sync store in the mode MM2 chooses (restore OK -> keep the sync history during its
  *   initial load; failed -> only the latest sync). Offset syncs
  *   that arrive before that are buffered and replayed into the new store, in order.
- * - group discovery (§7.2) at start and on `refreshGroups`;
+ * - group discovery (MirrorCheckpointConnector.findConsumerGroups) at start and on `refreshGroups`;
  * - `cycle()`: for each selected group list its source offsets, compute the checkpoints
  *   (core checkpointsForGroup: +1 rule, rename, monotonic filter) and write the new ones to
  *   partition 0 of the checkpoints topic with the shared target producer, the record timestamp
@@ -238,7 +239,7 @@ export class CheckpointEmitter {
     this.applyEvent(ev);
   }
 
-  /** Re-lists the groups (§7.2). Concurrent calls share one discovery. Rejects on failure (the previous selection stays). */
+  /** Re-lists the groups (MirrorCheckpointConnector.findConsumerGroups). Concurrent calls share one discovery. Rejects on failure (the previous selection stays). */
   refreshGroups(): Promise<DiscoveryResult> {
     if (!this.discoveryP) {
       this.discoveryP = this.discover().finally(() => {

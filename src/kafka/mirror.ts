@@ -2,11 +2,11 @@
  * The replication engine of the mm2-mirror node: MM2's MirrorSourceConnector + MirrorSourceTask
  * (+ OffsetSyncWriter) on kafkajs, with no Node-RED import.
  *
- * - Topic selection (spec §3.4): shouldReplicateTopic over the source's topics; remote topics are
+ * - Topic selection (MirrorSourceConnector.shouldReplicateTopic): shouldReplicateTopic over the source's topics; remote topics are
  *   created on the target with the source's partition count (and grown when the source grows).
  * - Records are copied to `policy.formatRemoteTopic(sourceAlias, topic)`, same partition, with key,
  *   value, headers and timestamp preserved, in order per partition.
- * - Offset syncs (§5): after each produce ack, per record, maybeQueueOffsetSyncs(topic, partition,
+ * - Offset syncs (MirrorSourceTask.commitRecord + OffsetSyncWriter): after each produce ack, per record, maybeQueueOffsetSyncs(topic, partition,
  *   upstream, downstream) + firePendingOffsetSyncs; every flush interval commit() (promote delayed + fire).
  *   The downstream offset of record i of a produce request is the ack's base offset + i.
  * - At-least-once: the source position is committed to a consumer group on the source only
