@@ -47,26 +47,6 @@ export function sameSubscription(a: ReadonlyMap<string, number>, b: ReadonlyMap<
   return true;
 }
 
-/**
- * Cuts records (given by their sizes in bytes) into consecutive chunks of at most `maxRecords`
- * records and, unless a single record is larger, at most `maxBytes` bytes. Returns [start, end) pairs.
- */
-export function chunkBySize(sizes: readonly number[], maxRecords: number, maxBytes: number): Array<[number, number]> {
-  const out: Array<[number, number]> = [];
-  let start = 0;
-  while (start < sizes.length) {
-    let end = start;
-    let bytes = 0;
-    while (end < sizes.length && end - start < maxRecords && (end === start || bytes + sizes[end] <= maxBytes)) {
-      bytes += sizes[end];
-      end++;
-    }
-    out.push([start, end]);
-    start = end;
-  }
-  return out;
-}
-
 /** Approximate wire size of a record: key + value + header names and values. */
 export function recordBytes(key: Uint8Array | string | null | undefined, value: Uint8Array | string | null | undefined, headers?: Record<string, unknown> | null): number {
   const len = (x: unknown): number => (x === null || x === undefined ? 0 : typeof x === 'string' ? Buffer.byteLength(x) : (x as Uint8Array).length ?? 0);

@@ -15,6 +15,7 @@
  *   partition 0 of the checkpoints topic with the shared target producer, the record timestamp
  *   being the time the offsets were listed. Cycles never overlap (CoalescingRunner).
  */
+import { chunkBySize } from '../core/chunks';
 import type { Admin } from 'kafkajs';
 import { CheckpointStore } from '../core/checkpoint-store';
 import { checkpointsForGroup, type CoverageEntry } from '../core/checkpoints-for-group';
@@ -129,23 +130,15 @@ export const CHECKPOINT_CHUNK_BYTES = 256 * 1024;
 export function chunkCheckpoints(
   list: readonly WrittenCheckpoint[],
 ): Array<{ checkpoints: WrittenCheckpoint[]; records: Array<{ key: Buffer; value: Buffer; partition: number; timestamp: string }> }> {
-  const chunks: ReturnType<typeof chunkCheckpoints> = [];
-  let cur: ReturnType<typeof chunkCheckpoints>[number] = { checkpoints: [], records: [] };
-  let bytes = 0;
-  for (const c of list) {
+  const records = list.map((c) => {
     const rec = encodeCheckpoint(c);
-    const size = rec.key.length + rec.value.length;
-    if (cur.records.length > 0 && (cur.records.length >= CHECKPOINT_CHUNK_RECORDS || bytes + size > CHECKPOINT_CHUNK_BYTES)) {
-      chunks.push(cur);
-      cur = { checkpoints: [], records: [] };
-      bytes = 0;
-    }
-    cur.checkpoints.push(c);
-    cur.records.push({ key: rec.key, value: rec.value, partition: 0, timestamp: String(c.timestamp) });
-    bytes += size;
-  }
-  if (cur.records.length > 0) chunks.push(cur);
-  return chunks;
+    return { key: rec.key, value: rec.value, partition: 0, timestamp: String(c.timestamp) };
+  });
+  const sizes = records.map((r) => r.key.length + r.value.length);
+  return chunkBySize(sizes, CHECKPOINT_CHUNK_RECORDS, CHECKPOINT_CHUNK_BYTES).map(([start, end]) => ({
+    checkpoints: list.slice(start, end),
+    records: records.slice(start, end),
+  }));
 }
 
 function unsentKey(c: Checkpoint): string {

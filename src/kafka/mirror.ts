@@ -25,7 +25,8 @@ import { encodeOffsetSync } from '../core/offset-sync';
 import type { OffsetSync } from '../core/types';
 import { OrderedBatchSender } from './ordered-sender';
 import { fittedReplicationFactor, invalidTopicNameReason } from './internal-topics';
-import { checkDelivery, chunkBySize, planRemoteTopics, recordBytes, sameSubscription } from '../core/mirror-plan';
+import { checkDelivery, planRemoteTopics, recordBytes, sameSubscription } from '../core/mirror-plan';
+import { chunkBySize } from '../core/chunks';
 import { askCluster, PROBE_EVERY_MS, PROBE_TIMEOUT_MS } from './cluster-probe';
 import { topicEnds } from './topic-reader';
 
