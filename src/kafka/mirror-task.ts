@@ -1,9 +1,8 @@
 /**
- * The replication engine of the mm2-mirror node: MM2's MirrorSourceConnector + MirrorSourceTask
- * (+ OffsetSyncWriter) on kafkajs, with no Node-RED import.
+ * The replication engine of the mm2-mirror node: MM2's MirrorSourceTask (+ OffsetSyncWriter) on
+ * kafkajs, with no Node-RED import; the topics it copies come from ./mirror-topics (what
+ * MirrorSourceConnector decides).
  *
- * - Topic selection (MirrorSourceConnector.shouldReplicateTopic): shouldReplicateTopic over the source's topics; remote topics are
- *   created on the target with the source's partition count (and grown when the source grows).
  * - Records are copied to `policy.formatRemoteTopic(sourceAlias, topic)`, same partition, with key,
  *   value, headers and timestamp preserved, in order per partition.
  * - Offset syncs (MirrorSourceTask.commitRecord + OffsetSyncWriter): after each produce ack, per record, maybeQueueOffsetSyncs(topic, partition,
@@ -19,28 +18,22 @@ import type { Consumer, EachBatchPayload, IHeaders, KafkaMessage, Producer } fro
 import type { ClusterConnection } from './connection';
 import type { ReplicationPolicy } from '../core/replication-policy';
 import type { TopicFilterLike } from '../core/topic-selection';
-import { shouldReplicateTopic } from '../core/topic-selection';
 import { OffsetSyncWriter } from '../core/offset-sync-writer';
 import { encodeOffsetSync } from '../core/offset-sync';
 import type { OffsetSync } from '../core/types';
 import { OrderedBatchSender } from './ordered-sender';
-import { fittedReplicationFactor, invalidTopicNameReason } from './internal-topics';
-import { checkDelivery, planRemoteTopics, recordBytes, sameSubscription } from '../core/mirror-plan';
+import { checkDelivery, recordBytes, sameSubscription } from '../core/mirror-plan';
+import { MirrorTopics, errText, type MirrorTopicEvent } from './mirror-topics';
 import { chunkBySize } from '../core/chunks';
 import { askCluster, PROBE_EVERY_MS, PROBE_TIMEOUT_MS } from './cluster-probe';
 import { topicEnds } from './topic-reader';
-
-/** Source topic configs copied to a remote topic at creation when set on the source topic. */
-const COPIED_TOPIC_CONFIGS = ['cleanup.policy', 'retention.ms', 'retention.bytes', 'max.message.bytes', 'min.compaction.lag.ms', 'delete.retention.ms', 'compression.type'];
 
 const MAX_CHUNK_RECORDS = 500;
 const MAX_CHUNK_BYTES = 512 * 1024;
 
 export type MirrorEvent =
   | { type: 'subscribed'; topics: string[]; partitions: number }
-  | { type: 'topic-created'; topic: string; partitions: number; alias: string }
-  | { type: 'partitions-added'; topic: string; from: number; to: number; alias: string }
-  | { type: 'rf-lowered'; topic: string; factor: number; brokers: number; alias: string }
+  | MirrorTopicEvent
   | { type: 'error'; where: MirrorErrorPlace; error: string; topic?: string }
   | { type: 'recovered'; where: MirrorErrorPlace };
 
@@ -104,12 +97,10 @@ function tpKey(topic: string, partition: number): string {
   return `${topic}-${partition}`;
 }
 
-function errText(e: unknown): string {
-  return (e as Error)?.message ?? String(e);
-}
 
 export class Mirror {
   private readonly o: MirrorOptions;
+  private readonly topics: MirrorTopics;
   private readonly writer: OffsetSyncWriter | null;
   private consumer: Consumer | null = null;
   /** The mirror's own producer to the target; replaced on every consumer restart so it sees new partitions. */
@@ -141,6 +132,7 @@ export class Mirror {
 
   constructor(options: MirrorOptions) {
     this.o = options;
+    this.topics = new MirrorTopics({ ...options, stopped: () => this.stopping, sleep: (ms) => this.sleep(ms) });
     const syncs = options.offsetSyncs;
     // One write in flight, the rest batched behind it: kafkajs may reorder concurrent sends,
     // and readers take a lower upstream offset as a rewind (see ordered-sender.ts).
@@ -218,41 +210,8 @@ export class Mirror {
           throw e;
         }
       }
-      const sourceAdmin = await this.o.source.admin();
-      const names = await sourceAdmin.listTopics();
-      const selectedNames = names
-        .filter((t) =>
-          shouldReplicateTopic(
-            { policy: this.o.policy, topicFilter: this.o.topicFilter, targetAlias: this.o.targetAlias, heartbeatsReplicationEnabled: this.o.heartbeatsReplicationEnabled },
-            t,
-          ),
-        )
-        .sort();
-      const selected: Array<{ topic: string; partitions: number }> = [];
-      if (selectedNames.length > 0) {
-        const md = await sourceAdmin.fetchTopicMetadata({ topics: selectedNames });
-        for (const t of md.topics) if (t.partitions.length > 0) selected.push({ topic: t.name, partitions: t.partitions.length });
-        selected.sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0));
-      }
-      this.o.source.reportOk();
-
-      const targetAdmin = await this.o.target.admin();
-      const remoteName = (t: string) => this.o.policy.formatRemoteTopic(this.o.sourceAlias, t);
-      const targetNames = new Set(await targetAdmin.listTopics());
-      const existingRemote = selected.map((s) => remoteName(s.topic)).filter((r) => targetNames.has(r));
-      const existing = new Map<string, number>();
-      if (existingRemote.length > 0) {
-        const md = await targetAdmin.fetchTopicMetadata({ topics: existingRemote });
-        for (const t of md.topics) existing.set(t.name, t.partitions.length);
-      }
-      const plan = planRemoteTopics(selected, existing, remoteName);
-      if (plan.create.length > 0) await this.createRemoteTopics(plan.create);
-      if (plan.grow.length > 0) {
-        await targetAdmin.createPartitions({ topicPartitions: plan.grow.map((g) => ({ topic: g.remote, count: g.to })) });
-        await this.waitForLeaders(plan.grow.map((g) => ({ topic: g.remote, partitions: g.to })));
-        for (const g of plan.grow) this.o.onEvent({ type: 'partitions-added', topic: g.remote, from: g.from, to: g.to, alias: this.o.target.alias });
-      }
-      this.o.target.reportOk();
+      const selected = await this.topics.refresh();
+      const remoteName = (t: string) => this.topics.remoteName(t);
 
       const next = new Map(selected.map((s) => [s.topic, s.partitions] as [string, number]));
       this.remote = new Map(selected.map((s) => [s.topic, remoteName(s.topic)] as [string, string]));
@@ -266,66 +225,6 @@ export class Mirror {
       this.setError('refresh', errText(e));
       this.scheduleRetry();
       throw e;
-    }
-  }
-
-  private async createRemoteTopics(list: Array<{ topic: string; remote: string; partitions: number }>): Promise<void> {
-    const targetAdmin = await this.o.target.admin();
-    const fit = await fittedReplicationFactor(targetAdmin, this.o.replicationFactor);
-    const lowered = fit.lowered;
-    if (lowered) for (const c of list) this.o.onEvent({ type: 'rf-lowered', topic: c.remote, factor: lowered.from, brokers: lowered.brokers, alias: this.o.target.alias });
-    const factor = fit.factor;
-    // Copy the settings a remote topic must share with its source (compaction, retention, size limit).
-    const configs = new Map<string, Array<{ name: string; value: string }>>();
-    try {
-      const sourceAdmin = await this.o.source.admin();
-      const res = await sourceAdmin.describeConfigs({
-        includeSynonyms: false,
-        resources: list.map((c) => ({ type: 2 /* TOPIC */, name: c.topic, configNames: COPIED_TOPIC_CONFIGS })),
-      });
-      for (const r of res.resources) {
-        const entries = r.configEntries
-          .filter((c) => {
-            const src = (c as unknown as { configSource?: number }).configSource;
-            return src !== undefined ? src === 1 /* DYNAMIC_TOPIC_CONFIG */ : !c.isDefault;
-          })
-          .filter((c) => c.configValue !== null && c.configValue !== undefined)
-          .map((c) => ({ name: c.configName, value: String(c.configValue) }));
-        configs.set(r.resourceName, entries);
-      }
-    } catch {
-      /* configs are a nicety: create with the target's defaults */
-    }
-    for (const c of list) {
-      try {
-        await targetAdmin.createTopics({
-          waitForLeaders: true,
-          topics: [{ topic: c.remote, numPartitions: c.partitions, replicationFactor: factor, configEntries: configs.get(c.topic) ?? [] }],
-        });
-        this.o.onEvent({ type: 'topic-created', topic: c.remote, partitions: c.partitions, alias: this.o.target.alias });
-      } catch (e) {
-        const err = e as { type?: string; errors?: Array<{ type?: string }> };
-        const types = [err.type, ...(err.errors ?? []).map((x) => x.type)];
-        if (!types.includes('TOPIC_ALREADY_EXISTS')) {
-          const invalid = invalidTopicNameReason(c.remote, this.o.policy.separator);
-          throw new Error(`cannot create ${c.remote} on ${this.o.target.alias}: ${invalid ?? errText(e)}`);
-        }
-      }
-    }
-  }
-
-  /** Waits (up to 10 s) until the target knows a leader for every partition of the given topics. */
-  private async waitForLeaders(list: Array<{ topic: string; partitions: number }>): Promise<void> {
-    const targetAdmin = await this.o.target.admin();
-    const deadline = Date.now() + 10000;
-    while (!this.stopping && Date.now() < deadline) {
-      const md = await targetAdmin.fetchTopicMetadata({ topics: list.map((l) => l.topic) });
-      const ready = list.every((l) => {
-        const t = md.topics.find((x) => x.name === l.topic);
-        return !!t && t.partitions.length >= l.partitions && t.partitions.every((p) => p.leader >= 0);
-      });
-      if (ready) return;
-      await this.sleep(200);
     }
   }
 
