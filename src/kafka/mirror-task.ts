@@ -25,6 +25,7 @@ import { OrderedBatchSender } from './ordered-sender';
 import { checkDelivery, recordBytes, sameSubscription } from '../core/mirror-plan';
 import { MirrorTopics, errText, type MirrorTopicEvent } from './mirror-topics';
 import { chunkBySize } from '../core/chunks';
+import { CoalescingRunner } from '../core/coalescing-runner';
 import { askCluster, PROBE_EVERY_MS, PROBE_TIMEOUT_MS } from './cluster-probe';
 import { topicEnds } from './topic-reader';
 
@@ -120,9 +121,8 @@ export class Mirror {
   private stopping = false;
   private started = false;
   private syncsTopicReady = false;
-  private refreshChain: Promise<void> = Promise.resolve();
-  /** A refresh waiting for the running one to finish; later callers share it. */
-  private queuedRefresh: Promise<void> | null = null;
+  /** Refreshes never overlap; one asked while one runs runs once after it, shared by later callers. */
+  private readonly refresher = new CoalescingRunner<void, void>(() => this.doRefresh(), () => undefined);
   private wake: Array<() => void> = [];
   private retryTimer: NodeJS.Timeout | null = null;
   private retryDelay = 1000;
@@ -172,14 +172,7 @@ export class Mirror {
    * as an event, and retried with back-off).
    */
   refresh(): Promise<void> {
-    if (this.queuedRefresh) return this.queuedRefresh;
-    const run = this.refreshChain.then(() => {
-      this.queuedRefresh = null;
-      return this.doRefresh();
-    });
-    this.queuedRefresh = run;
-    this.refreshChain = run.catch(() => undefined);
-    return run;
+    return this.refresher.run();
   }
 
   /** Asks for a refresh soon without waiting for it (e.g. after "unknown partition" on the target). */
@@ -518,7 +511,7 @@ export class Mirror {
     for (const w of [...this.wake]) w();
     let timer: NodeJS.Timeout | undefined;
     const work = (async () => {
-      await this.refreshChain;
+      await this.refresher.idle();
       await this.stopConsumer();
       await this.closeProducer();
       if (this.writer) await this.writer.flush();
