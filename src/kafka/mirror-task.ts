@@ -16,14 +16,12 @@
  */
 import type { Consumer, EachBatchPayload, IHeaders, KafkaMessage, Producer } from 'kafkajs';
 import type { ClusterConnection } from './connection';
-import type { ReplicationPolicy } from '../core/replication-policy';
-import type { TopicFilterLike } from '../core/topic-selection';
 import { OffsetSyncWriter } from '../core/offset-sync-writer';
 import { encodeOffsetSync } from '../core/offset-sync';
 import type { OffsetSync } from '../core/types';
 import { OrderedBatchSender } from './ordered-sender';
 import { checkDelivery, recordBytes, sameSubscription } from '../core/mirror-plan';
-import { MirrorTopics, errText, type MirrorTopicEvent } from './mirror-topics';
+import { MirrorTopics, errText, type MirrorTopicEvent, type MirrorTopicsOptions } from './mirror-topics';
 import { chunkBySize } from '../core/chunks';
 import { CoalescingRunner } from '../core/coalescing-runner';
 import { askCluster, PROBE_EVERY_MS, PROBE_TIMEOUT_MS } from './cluster-probe';
@@ -41,17 +39,9 @@ export type MirrorEvent =
 /** `source`/`target`: the cluster did not answer a probe; `delivery`: records wait on the source and none are copied. */
 export type MirrorErrorPlace = 'refresh' | 'produce' | 'sync' | 'commit' | 'consumer' | 'syncs-topic' | 'source' | 'target' | 'delivery';
 
-export interface MirrorOptions {
-  source: ClusterConnection;
-  target: ClusterConnection;
-  sourceAlias: string;
-  targetAlias: string;
-  policy: ReplicationPolicy;
-  topicFilter: TopicFilterLike;
-  heartbeatsReplicationEnabled: boolean;
+/** The topic management's settings (./mirror-topics), plus the record copy's. */
+export interface MirrorOptions extends Omit<MirrorTopicsOptions, 'onEvent' | 'stopped' | 'sleep'> {
   offsetLagMax: bigint;
-  /** Replication factor for new remote topics; -1 = broker default. Lowered to the broker count. */
-  replicationFactor: number;
   /** Where offset syncs go; null when emit.offset-syncs.enabled=false. */
   offsetSyncs: { connection: ClusterConnection; topic: string; ensure: () => Promise<unknown> } | null;
   /** The mirror's own consumer group on the source (holds the at-least-once restart point). */
