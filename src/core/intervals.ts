@@ -100,3 +100,8 @@ export function assertTimerMs(ms: number, what = 'timer'): number {
   }
   return ms;
 }
+
+/** setTimeout delays are limited to 2^31-1 ms (longer ones fire at once): a computed delay brought into 1 ms..MAX_TIMER_MS. */
+export function clampTimer(ms: number): number {
+  return Math.min(Math.max(1, Math.floor(ms)), MAX_TIMER_MS);
+}

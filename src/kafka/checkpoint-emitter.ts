@@ -16,6 +16,7 @@
  *   being the time the offsets were listed. Cycles never overlap (CoalescingRunner).
  */
 import { chunkBySize } from '../core/chunks';
+import { clampTimer } from '../core/intervals';
 import type { Admin } from 'kafkajs';
 import { CheckpointStore } from '../core/checkpoint-store';
 import { checkpointsForGroup, type CoverageEntry } from '../core/checkpoints-for-group';
@@ -121,8 +122,6 @@ export interface CycleResult {
   syncsLoaded: boolean;
 }
 
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
 /** Produce requests of at most this many checkpoint records or bytes (keys + values). */
 export const CHECKPOINT_CHUNK_RECORDS = 2000;
 export const CHECKPOINT_CHUNK_BYTES = 256 * 1024;
@@ -146,10 +145,6 @@ function unsentKey(c: Checkpoint): string {
   return `${c.group}\u0000${c.topic}\u0000${c.partition}`;
 }
 
-/** setTimeout delays are limited to 2^31-1 ms; longer ones fire at once. */
-export function clampTimer(ms: number): number {
-  return Math.min(Math.max(1, Math.floor(ms)), MAX_TIMER_MS);
-}
 
 export class CheckpointEmitter {
   private checkpointStore: CheckpointStore;
