@@ -216,6 +216,7 @@ export function readFlow(input: FlowExportInput, options: ExportOptions, notes: 
     from,
     topicsBy: {},
     exportedFrom: 'Node-RED (@kafka-mm2/node-red)',
+    settingsFrom: { source: 'the mirror node', checkpoint: 'the checkpoint node', heartbeat: 'the heartbeat node' },
     connectorNotes: { source: [], checkpoint: [], heartbeat: [] },
   };
 

@@ -52,7 +52,7 @@ export function mm2PropertiesText(
   if (kinds.includes('source') && kinds.includes('checkpoint') && ts.source && ts.checkpoint && (ts.source[0] !== ts.checkpoint[0] || ts.source[1] !== ts.checkpoint[1])) {
     notes.push({
       code: 'dedicated-topics',
-      text: `mm2.properties: dedicated mode has one topics / topics.exclude per flow; the mirror node's ('${ts.source[0]}' excluding '${ts.source[1]}') is used, the checkpoint node's ('${ts.checkpoint[0]}' excluding '${ts.checkpoint[1]}') is not.`,
+      text: `mm2.properties: dedicated mode has one topics / topics.exclude per flow; ${model.settingsFrom.source}'s ('${ts.source[0]}' excluding '${ts.source[1]}') is used, ${model.settingsFrom.checkpoint}'s ('${ts.checkpoint[0]}' excluding '${ts.checkpoint[1]}') is not.`,
       property: 'topics',
     });
   }

@@ -116,6 +116,8 @@ export interface ReplicationModel {
   offsetFlushMs?: number;
   /** The `topics`/`topics.exclude` given to the source and checkpoint connectors (for the dedicated-mode check). */
   topicsBy: { source?: [string, string]; checkpoint?: [string, string] };
+  /** Per connector: what its settings are read from, as notes name it (e.g. `the mirror node`). */
+  settingsFrom: Record<ConnectorKind, string>;
   /** What the flow is exported from, named in mm2.properties' header. */
   exportedFrom: string;
   /** Per connector: notes about where its settings came from, added after it is exported. */
