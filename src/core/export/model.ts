@@ -28,7 +28,7 @@ export interface ExportOptions {
   namePrefix?: string;
   /** `tasks.max` for every connector, or per connector. Unset: Connect's default (1). */
   tasksMax?: number | Partial<Record<ConnectorKind, number>>;
-  /** More properties per connector (e.g. what an import found that no node holds). */
+  /** More properties per connector (e.g. what an import found that no flow setting holds). */
   extraProperties?: Partial<Record<ConnectorKind, Record<string, string>>>;
   /** Environment lookup for `${VAR}` in fields. Default: none set. */
   lookup?: EnvLookup;
@@ -59,7 +59,7 @@ export interface ExportNote {
 export interface ExportedConnector {
   kind: ConnectorKind;
   name: string;
-  /** Node ids whose settings went in (empty: MM2's defaults and the flow-wide settings only). */
+  /** Ids of what its settings were read from (empty: MM2's defaults and the flow-wide settings only). */
   from: string[];
   /** The settings, typed (secrets as written: references unless includeSecrets). */
   settings: ConnectorSettings;
@@ -116,7 +116,7 @@ export interface ReplicationModel {
   offsetFlushMs?: number;
   /** The `topics`/`topics.exclude` given to the source and checkpoint connectors (for the dedicated-mode check). */
   topicsBy: { source?: [string, string]; checkpoint?: [string, string] };
-  /** Per connector: what its settings are read from, as notes name it (e.g. `the mirror node`). */
+  /** Per connector: what its settings are read from, as notes name it. */
   settingsFrom: Record<ConnectorKind, string>;
   /** What the flow is exported from, named in mm2.properties' header. */
   exportedFrom: string;
