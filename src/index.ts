@@ -54,17 +54,13 @@ export {
 export { CONFIG_DEFAULTS, CONFIG_PROPERTIES, getPropertyDef, type ConnectorSettings } from './core/config-properties';
 
 // Kafka Connect: export a replication flow as MM2 connector configs, import them back, deploy them
-export {
-  exportConnectors,
-  exportText,
-  flowFromConnectorConfigs,
-  connectorConfigsFromMm2Properties,
-  type ConnectorExport,
-  type ExportOptions,
-  type FlowExportInput,
-  type FlowImport,
-} from './core/connector-export';
+export { exportConnectors } from './flows/export-connectors';
+export { flowFromConnectorConfigs, type FlowImport } from './flows/import-connectors';
+export type { FlowExportInput } from './flows/read-flow';
+export { exportText } from './core/export/connectors';
+export { connectorConfigsFromMm2Properties } from './core/export/mm2-properties';
+export type { ConnectorExport, ExportOptions } from './core/export/model';
 // pasted configuration in any form (connector configs, mm2.properties, Strimzi KafkaMirrorMaker2) and the Node-RED flow it describes
 export { readPastedConfigs, placeholderReason, type PastedConfigs, type PastedFlow, type PastedConnector, type IgnoredKey } from './core/pasted-configs';
-export { buildFlowFromText, nodeRedFlowFromImport, type BuiltFlow, type FlowFileNode } from './nodes/lib/build-flow';
+export { buildFlowFromText, nodeRedFlowFromImport, type BuiltFlow, type FlowFileNode } from './flows/build-flow';
 export { ConnectRestClient, ConnectRestError, type ConnectorStatus } from './kafka/connect-rest';

@@ -1,13 +1,13 @@
 import type { Checkpoint } from './types';
 
 /**
- * MM2's CheckpointStore (spec §8.5) plus the monotonicity rule of §8.2 (`isMoreRecent`):
+ * MM2's CheckpointStore plus the monotonicity rule of MirrorCheckpointTask.checkpointsForGroup (`isMoreRecent`):
  * the last checkpoint per (group, remote topic, partition), restored once from the
  * checkpoints topic at start and then kept in memory.
  */
 
 /**
- * The §8.2 monotonicity rule, checked in this order:
+ * The monotonicity rule of MirrorCheckpointTask.checkpointsForGroup, checked in this order:
  * 1. no stored checkpoints at all for the group: emit;
  * 2. no stored checkpoint for this remote partition: emit;
  * 3. the group rewound upstream (`cp.upstream < last.upstream`): emit, even if downstream goes back;
@@ -81,7 +81,7 @@ export class CheckpointStore {
     this.state = ok ? 'loaded' : 'failed';
   }
 
-  /** The §8.2 rule against this store's last checkpoint for the checkpoint's group and remote partition. */
+  /** The monotonicity rule against this store's last checkpoint for the checkpoint's group and remote partition. */
   isMoreRecent(checkpoint: Checkpoint): boolean {
     const group = this.byGroup.get(checkpoint.group);
     return isMoreRecent(group?.get(key(checkpoint.topic, checkpoint.partition)), group !== undefined, checkpoint);

@@ -3,12 +3,12 @@ import { AbsurdRecordError } from './errors';
 import { StructReader, StructWriter, decoding } from './wire';
 
 /**
- * Checkpoint records (the `<source>.checkpoints.internal` topic), spec §2.3.
+ * Checkpoint records (the `<source>.checkpoints.internal` topic): MM2's Checkpoint (recordKey, recordValue, deserializeRecord).
  *
  * key   = group STRING, topic STRING (remote/renamed name), partition INT32
  * value = version INT16 (written as 0), then v0: upstreamOffset INT64, offset INT64, metadata STRING
  *
- * Version policy (spec §2.3, §13.8): we always write version 0. On read we do what
+ * Version policy (Checkpoint checks the version only with a JVM assert, off in production): we always write version 0. On read we do what
  * production MM2 does (JVM assertions off): read the INT16 version and parse the rest with
  * the v0 layout whatever the version is. A reader that wants to treat non-zero versions
  * specially can inspect the header with `checkpointValueVersion(value)`; decodeCheckpoint

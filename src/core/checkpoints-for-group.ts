@@ -4,7 +4,7 @@ import { renameTopicPartition, type RenamePolicy } from './rename-topic-partitio
 import type { Checkpoint, OffsetSync } from './types';
 
 /**
- * MM2 `MirrorCheckpointTask.checkpointsForGroup` (spec §8.2 step 3): which checkpoints one
+ * MM2 `MirrorCheckpointTask.checkpointsForGroup`: which checkpoints one
  * consumer group produces in one emit cycle, plus a per-partition coverage report that says,
  * for every partition the group has, whether a checkpoint was produced and if not, why.
  */
@@ -87,7 +87,7 @@ export interface CheckpointsForGroupResult {
 }
 
 /**
- * Computes the new checkpoints of one group (§8.2 step 3):
+ * Computes the new checkpoints of one group (MirrorCheckpointTask.checkpointsForGroup):
  * (a) only topics accepted by the topic filter (no internal-topic or cycle check, as MM2);
  * (b) only partitions with a committed offset;
  * (c) translate with the offset-sync store, keyed by the **source** topic; nothing while a store is loading or without syncs;
@@ -96,7 +96,7 @@ export interface CheckpointsForGroupResult {
  * (f) keep it only if {@link CheckpointStore.isMoreRecent}.
  * If two source partitions rename to the same remote partition, the later one in `offsets` wins (MM2 collects them in a map).
  *
- * Store update (§8.2 step 4, §13 note 12): unless `dryRun`, the result is merged into
+ * Store update (as MirrorCheckpointTask updates its last checkpoints before the records are acknowledged): unless `dryRun`, the result is merged into
  * `checkpoints` before returning, i.e. before the caller writes the records, exactly as MM2.
  * A write that later fails therefore still suppresses re-emission until the translation changes;
  * we accept that because the alternative (update on acknowledgement) can publish a decreasing

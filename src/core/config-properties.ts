@@ -1,11 +1,12 @@
 import { ConfigError } from './errors';
 import { intervalProblem, MAX_INTERVAL_SECONDS } from './intervals';
 import { compileRegexList, splitList } from './java-regex';
+import { REPLICATION_POLICY_SHORT_NAMES } from './replication-policy';
 
 /**
  * The catalogue of every property a MirrorMaker 2 connector config may carry that this
  * package understands: the MM2 properties of the source, checkpoint and heartbeat connectors
- * (spec §10.1-10.4), the Kafka Connect connector-level keys users paste with them, and the
+ * (MirrorConnectorConfig, MirrorSourceConfig, MirrorCheckpointConfig, MirrorHeartbeatConfig), the Kafka Connect connector-level keys users paste with them, and the
  * per-cluster client keys (bootstrap and security) under `source.cluster.` / `target.cluster.`.
  *
  * Each entry knows its MM2 type, MM2's default, which connectors read it, a one-line
@@ -169,7 +170,7 @@ function classChoices(pkg: string, ...simpleNames: string[]): Record<string, str
 
 /** Accepted `replication.policy.class` values (short or full Java class name) -> full name. */
 export const REPLICATION_POLICY_CLASSES: Readonly<Record<string, string>> = Object.freeze(
-  classChoices(MIRROR_PKG, 'DefaultReplicationPolicy', 'IdentityReplicationPolicy'),
+  Object.fromEntries(Object.entries(REPLICATION_POLICY_SHORT_NAMES).flatMap(([short, full]) => [[short, full], [full, full]])),
 );
 
 /** Full class name of each MM2 connector. */

@@ -1,5 +1,5 @@
 /**
- * `${NAME}` references inside text, replaced from an environment lookup. Node-RED itself only
+ * `${NAME}` references inside text, replaced from an environment lookup. The flow runtime itself only
  * replaces a field whose whole value is `${NAME}` (at deploy); every node of this package runs
  * its text settings through here, so `${KAFKA_HOST}:9092` or `${TEAM}-.*` work too.
  *
@@ -8,7 +8,7 @@
  * - A variable that is not set is never replaced by an empty value: the reference stays as
  *   written and its name is reported in `missing`, and callers report it as a problem.
  *
- * Pure: the lookup is passed in (Node-RED's is `nodeEnvLookup` in nodes/lib/settings).
+ * Pure: the lookup is passed in (the nodes' is `nodeEnvLookup` in nodes/lib/settings).
  */
 
 /** Looks up an environment variable; undefined when it is not set. */

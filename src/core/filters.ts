@@ -2,7 +2,7 @@ import { ConfigError } from './errors';
 import { compileRegexList } from './java-regex';
 
 /**
- * MM2's DefaultGroupFilter and DefaultTopicFilter (spec §7.4).
+ * MM2's DefaultGroupFilter and DefaultTopicFilter.
  *
  * accept(name) = include list fully matches name AND exclude list does not.
  * Each property is a comma-separated list (or an array) of Java regexes. An absent property

@@ -1,5 +1,5 @@
 /**
- * MM2 `MirrorCheckpointConnector.findConsumerGroups` (spec §7.2), with the I/O injected:
+ * MM2 `MirrorCheckpointConnector.findConsumerGroups`, with the I/O injected:
  * 1. list the groups on the source;
  * 2. keep those the group filter (`groups` / `groups.exclude`) accepts;
  * 3. fetch each kept group's committed partitions;
@@ -13,6 +13,7 @@
  * silently: the emit cycle then reports it as a failed group.
  */
 import type { NameFilter } from './filters';
+import { mapLimit } from './worker-pool';
 
 export interface DiscoveryIo {
   /** Group ids on the source cluster. */
@@ -30,21 +31,6 @@ export interface DiscoveryResult {
   noReplicatedTopics: string[];
   /** Groups whose offsets could not be fetched (kept in `groups`). */
   errors: Array<{ group: string; error: string }>;
-}
-
-/** Runs `fn` over `items` with at most `limit` calls in flight; results in input order. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]);
-    }
-  };
-  const n = Math.max(1, Math.min(limit, items.length));
-  await Promise.all(Array.from({ length: n }, worker));
-  return out;
 }
 
 export async function findCheckpointGroups(

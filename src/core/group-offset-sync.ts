@@ -1,7 +1,7 @@
 import type { Checkpoint } from './types';
 
 /**
- * Consumer-group offset sync to the target cluster (spec §8.4, `sync.group.offsets.enabled`):
+ * Consumer-group offset sync to the target cluster (MirrorCheckpointTask.syncGroupOffset, `sync.group.offsets.enabled`):
  * the pure decision, for ONE group, of which translated offsets to commit on the target.
  * The caller describes the target group, lists its committed offsets (and, preferably, the log
  * end offsets of the target partitions), calls {@link decideGroupOffsetSync}, and when the
@@ -22,7 +22,7 @@ import type { Checkpoint } from './types';
  * - An equal target offset means nothing to write for that partition.
  * - Never commit past the target partition's log end offset: see {@link decideGroupOffsetSync}.
  * - With `targetEndOffsets` given, a partition absent from it does not exist on the target and
- *   is skipped (MM2 sends it anyway and leaves the outcome to the broker, §13 note 4).
+ *   is skipped (MM2 sends it anyway and leaves the outcome to the broker).
  */
 
 /** A committed offset of the group on the target; `offset` null or negative = nothing committed. */

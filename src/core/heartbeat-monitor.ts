@@ -1,8 +1,8 @@
 /**
  * End-to-end liveness of one replication flow, judged from replicated heartbeats.
  *
- * MM2 writes heartbeats and replicates them, but nothing upstream evaluates them (spec §9.2:
- * "No upstream code does liveness evaluation"). This is that evaluation, as pure logic with
+ * MM2 writes heartbeats and replicates them, but nothing upstream evaluates them (MirrorClient and
+ * RemoteClusterUtils only read topic names; no MM2 code judges liveness). This is that evaluation, as pure logic with
  * the clock passed in:
  *
  * - latency of one heartbeat = arrival time - heartbeat timestamp (the emitter's clock);

@@ -2,7 +2,7 @@ import type { EncodedRecord, Heartbeat } from './types';
 import { StructReader, StructWriter, decoding } from './wire';
 
 /**
- * Heartbeat records (the `heartbeats` topic), spec §2.4.
+ * Heartbeat records (the `heartbeats` topic): MM2's Heartbeat (recordKey, recordValue, deserializeRecord).
  *
  * key   = sourceClusterAlias STRING, targetClusterAlias STRING
  * value = version INT16 (written as 0), then v0: timestamp INT64 (epoch ms)

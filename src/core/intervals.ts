@@ -30,7 +30,7 @@ export type IntervalUnit = 'seconds' | 'milliseconds';
 export interface IntervalOptions {
   /** The unit the value is written in (default seconds). */
   unit?: IntervalUnit;
-  /** The value that turns the job off (e.g. 0 for mm2-connect's poll), accepted as is. */
+  /** The value that turns the job off (e.g. 0 for the Connect status poll), accepted as is. */
   off?: number;
   /** How to turn the job off, for the error text (e.g. "set emit.heartbeats.enabled to false"). */
   offHint?: string;
@@ -99,4 +99,9 @@ export function assertTimerMs(ms: number, what = 'timer'): number {
     throw new RangeError(`${what}: ${ms} ms is not a delay a JavaScript timer can wait (0..${MAX_TIMER_MS} ms)`);
   }
   return ms;
+}
+
+/** setTimeout delays are limited to 2^31-1 ms (longer ones fire at once): a computed delay brought into 1 ms..MAX_TIMER_MS. */
+export function clampTimer(ms: number): number {
+  return Math.min(Math.max(1, Math.floor(ms)), MAX_TIMER_MS);
 }

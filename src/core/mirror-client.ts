@@ -1,7 +1,7 @@
 import type { ReplicationPolicy } from './replication-policy';
 
 /**
- * The topic-name based helpers of MM2's MirrorClient / RemoteClusterUtils (spec §9.2).
+ * The topic-name based helpers of MM2's MirrorClient / RemoteClusterUtils.
  * Each takes the list of topic names of one cluster. Where MirrorClient returns a Set we
  * return an array without duplicates, in the order of first appearance in `topics`.
  */

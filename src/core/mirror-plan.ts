@@ -1,5 +1,6 @@
 /**
- * Pure decisions of the mirror (MirrorSourceConnector/Task equivalents, spec §3.4, §5): which
+ * Pure decisions of the mirror (MirrorSourceConnector/Task equivalents: shouldReplicateTopic,
+ * the offset syncs of MirrorSourceTask.commitRecord): which
  * remote topics to create or grow, how to cut a fetched batch into produce requests, which
  * downstream offset each record got from a produce ack, and how to show a rate.
  */
@@ -44,26 +45,6 @@ export function sameSubscription(a: ReadonlyMap<string, number>, b: ReadonlyMap<
   if (a.size !== b.size) return false;
   for (const [t, n] of a) if (b.get(t) !== n) return false;
   return true;
-}
-
-/**
- * Cuts records (given by their sizes in bytes) into consecutive chunks of at most `maxRecords`
- * records and, unless a single record is larger, at most `maxBytes` bytes. Returns [start, end) pairs.
- */
-export function chunkBySize(sizes: readonly number[], maxRecords: number, maxBytes: number): Array<[number, number]> {
-  const out: Array<[number, number]> = [];
-  let start = 0;
-  while (start < sizes.length) {
-    let end = start;
-    let bytes = 0;
-    while (end < sizes.length && end - start < maxRecords && (end === start || bytes + sizes[end] <= maxBytes)) {
-      bytes += sizes[end];
-      end++;
-    }
-    out.push([start, end]);
-    start = end;
-  }
-  return out;
 }
 
 /** Approximate wire size of a record: key + value + header names and values. */

@@ -3,30 +3,26 @@ import { missingEnvReason, substituteEnvValue, type EnvLookup } from './env-subs
 import { ConfigError, type ConfigProblem } from './errors';
 import { createTopicFilter, type TopicFilter } from './filters';
 import { intervalMs } from './intervals';
-import { resolveNodeSettings } from './setting-fields';
+import { CONNECTOR_SETTINGS, OFFSET_FLUSH_SETTING, resolveNodeSettings, settingProperties } from './setting-fields';
 
 /**
- * The settings of the mirror node (MM2's MirrorSourceConnector/Task, spec §3.4, §5, §10.2):
+ * The settings of the mirror node (MM2's MirrorSourceConnector/Task, MirrorSourceConfig):
  * each one named after its MM2 property, an empty value meaning MM2's default, `${VAR}`
- * references substituted inside the text (Node-RED itself only substitutes whole values) and
+ * references substituted inside the text (the flow runtime itself only substitutes whole values) and
  * an unset variable reported. The MM2 properties are read by core/setting-fields (the resolver
  * every node shares); offset.flush.interval.ms, a Connect worker setting, is read here.
  */
 
-/** Kafka Connect worker `offset.flush.interval.ms` default: the cadence of MM2's delayed offset-sync flush (§5.3). */
+/** Kafka Connect worker `offset.flush.interval.ms` default: the cadence of MM2's delayed offset-sync flush (MirrorSourceTask.commit -> OffsetSyncWriter.promoteDelayedOffsetSyncs). */
 export const DEFAULT_OFFSET_FLUSH_INTERVAL_MS = 60000;
 
-/** Node field -> MM2 property name. */
-export const MIRROR_SETTING_PROPERTIES = Object.freeze({
-  topics: 'topics',
-  topicsExclude: 'topics.exclude',
-  offsetLagMax: 'offset.lag.max',
-  refreshTopicsIntervalSeconds: 'refresh.topics.interval.seconds',
-  heartbeatsReplicationEnabled: 'heartbeats.replication.enabled',
-  replicationFactor: 'replication.factor',
-  emitOffsetSyncsEnabled: 'emit.offset-syncs.enabled',
-  offsetFlushIntervalMs: 'offset.flush.interval.ms',
-} as const);
+type FieldMap<T extends ReadonlyArray<{ readonly field: string; readonly property: string }>> = { readonly [E in T[number] as E['field']]: E['property'] };
+type MirrorFieldRows = [...(typeof CONNECTOR_SETTINGS)['source'], typeof OFFSET_FLUSH_SETTING];
+
+/** Node field -> MM2 property name (the source connector's settings, plus the worker's offset flush). */
+export const MIRROR_SETTING_PROPERTIES = Object.freeze(
+  Object.fromEntries([...CONNECTOR_SETTINGS.source, OFFSET_FLUSH_SETTING].map((s) => [s.field, s.property])),
+) as FieldMap<MirrorFieldRows>;
 
 export type MirrorSettingField = keyof typeof MIRROR_SETTING_PROPERTIES;
 
@@ -48,7 +44,7 @@ export interface MirrorSettings {
 }
 
 /** The catalogued MM2 properties of the mirror (all but the Connect worker's offset.flush.interval.ms). */
-const MM2_PROPERTIES: readonly string[] = Object.values(MIRROR_SETTING_PROPERTIES).filter((p) => p !== 'offset.flush.interval.ms');
+const MM2_PROPERTIES: readonly string[] = settingProperties('source');
 
 /**
  * Parses and checks the node's settings. Throws one ConfigError naming every bad property

@@ -1,15 +1,16 @@
 import type { OffsetSync, TopicPartition } from './types';
 
 /**
- * MM2's OffsetSyncStore (spec §6): the in-memory index of offset syncs that the checkpoint
+ * MM2's OffsetSyncStore: the in-memory index of offset syncs that the checkpoint
  * side uses to translate a consumer group's upstream offset into a safe downstream offset.
  *
  * Per source partition it keeps an array of exactly 64 slots. Each slot references one sync;
  * the same sync object may fill several consecutive slots. Slot 0 is always the newest sync
  * and the distinct syncs are spaced roughly exponentially back in time, so translation is exact
- * near the live end and coarser further back (invariants A–D of §6.2).
+ * near the live end and coarser further back (the invariants OffsetSyncStore.updateSyncArray keeps).
  *
- * Identity matters (§6.2, §13 note 9): the update algorithm compares slots with `===`. Every
+ * Identity matters: the update algorithm compares slots with `===` (MM2 compares the sync objects
+ * by reference; deduplicating syncs by value would change what is evicted). Every
  * call to {@link OffsetSyncStore.apply} therefore stores a fresh frozen copy of the sync, so two
  * records with equal values are still two objects, exactly as two deserialized records are in
  * MM2, even when a caller passes the same object twice.
@@ -108,7 +109,7 @@ export class OffsetSyncStore {
     this.readToEnd = true;
   }
 
-  /** Applies one offset sync (one record of the offset-syncs topic, in log order): spec §6.3. */
+  /** Applies one offset sync (one record of the offset-syncs topic, in log order): MM2's OffsetSyncStore.updateSyncArray. */
   apply(sync: OffsetSync): void {
     const n = freezeSync(sync);
     let byPartition = this.syncs.get(n.topic);
@@ -160,7 +161,7 @@ export class OffsetSyncStore {
   }
 
   /**
-   * MM2 `translateDownstream` (§6.4). `upstreamOffset` is the group's committed offset (the next
+   * MM2 `OffsetSyncStore.translateDownstream`. `upstreamOffset` is the group's committed offset (the next
    * offset to consume). Returns undefined ("empty": not loaded yet, or no sync for the partition),
    * -1n when the offset is older than the oldest retained sync, or the downstream offset.
    */
@@ -228,7 +229,7 @@ export class OffsetSyncStore {
   }
 
   /**
-   * The slots in the spec §14 notation: runs of consecutive slots holding the same object,
+   * The slots in a short notation: runs of consecutive slots holding the same object,
    * `[0-4=10000:10000, 5=9990:9990, 6-63=1000:1000]` (`slots=up:down`). `[]` for an unknown partition.
    */
   describeSlots(topic: string, partition: number): string {
@@ -236,7 +237,7 @@ export class OffsetSyncStore {
   }
 }
 
-/** Renders any slot array in the §14 notation (exported for tests and diagnostics). */
+/** Renders any slot array in the notation of describeSlots (exported for tests and diagnostics). */
 export function describeSlotArray(s: readonly OffsetSync[]): string {
   const runs: string[] = [];
   let start = 0;

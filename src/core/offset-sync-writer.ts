@@ -2,7 +2,7 @@ import { ConfigError } from './errors';
 import type { OffsetSync } from './types';
 
 /**
- * The source side of offset syncs (spec §5): when to write an offset sync for a replicated
+ * The source side of offset syncs (MirrorSourceTask + OffsetSyncWriter): when to write an offset sync for a replicated
  * record, and how syncs are queued, throttled and flushed. Pure: no Kafka I/O; the caller
  * supplies `send`, which writes one sync record to partition 0 of the offset-syncs topic.
  */
@@ -20,7 +20,7 @@ function toLag(value: bigint | number): bigint {
 }
 
 /**
- * Per source partition state of the "urgent sync" rule (§5.2). Lives for one task lifetime:
+ * Per source partition state of the "urgent sync" rule (MM2's OffsetSyncWriter.PartitionState.update). Lives for one task lifetime:
  * it is never persisted, so a restart makes the first record of each partition urgent again.
  */
 export class PartitionState {
@@ -78,7 +78,7 @@ function key(topic: string, partition: number): string {
 }
 
 /**
- * MM2's OffsetSyncWriter (§5.3). Two maps keyed by source partition hold at most one sync each:
+ * MM2's OffsetSyncWriter (maybeQueueOffsetSyncs, firePendingOffsetSyncs, promoteDelayedOffsetSyncs). Two maps keyed by source partition hold at most one sync each:
  * `pending` (insertion-ordered, sent as soon as a permit is free) and `delayed` (the latest
  * non-urgent sync, promoted to pending at every commit so idle partitions still publish their
  * latest position once per flush interval).

@@ -3,7 +3,7 @@ import { AbsurdRecordError } from './errors';
 import { StructReader, StructWriter, decoding } from './wire';
 
 /**
- * Offset-sync records (the `mm2-offset-syncs.<alias>.internal` topic), spec §2.2.
+ * Offset-sync records (the `mm2-offset-syncs.<alias>.internal` topic): MM2's OffsetSync (recordKey, recordValue, deserializeRecord).
  *
  * key   = topic STRING, partition INT32
  * value = upstreamOffset INT64, offset (downstream) INT64

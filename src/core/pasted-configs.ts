@@ -1,6 +1,7 @@
 import YAML from 'yaml';
 import { CONFIG_PROVIDER_REFERENCE, connectorKindOfClass, getPropertyDef, type ConnectorKind } from './config-properties';
-import { givenConnectorConfig, parseJavaProperties, readConfigText } from './connector-config';
+import { givenConnectorConfig, readConfigText } from './connector-config';
+import { parseJavaProperties } from './java-properties';
 import { missingEnvReason, substituteEnv, type EnvLookup } from './env-substitution';
 import type { ConfigProblem } from './errors';
 

@@ -11,7 +11,7 @@ export interface RenamePolicy {
 }
 
 /**
- * MM2 `renameTopicPartition` (spec §8.3): the name on the target cluster of the source
+ * MM2 `MirrorCheckpointTask.renameTopicPartition`: the name on the target cluster of the source
  * partition `topic`-`partition` that a checkpoint refers to.
  *
  * - A topic that itself came from the target cluster (`topicSource(topic) === targetAlias`)

@@ -1,7 +1,7 @@
 import { ConfigError } from './errors';
 
 /**
- * MM2's replication policies (spec §3.1–§3.3): DefaultReplicationPolicy (remote topics are
+ * MM2's replication policies (ReplicationPolicy and its two implementations): DefaultReplicationPolicy (remote topics are
  * named `<sourceAlias><sep><topic>`) and IdentityReplicationPolicy (remote topics keep their
  * names; only heartbeats are renamed).
  */
@@ -15,6 +15,23 @@ export const DEFAULT_SEPARATOR = '.';
 export const HEARTBEATS_TOPIC = 'heartbeats';
 export const DEFAULT_REPLICATION_POLICY_CLASS = 'org.apache.kafka.connect.mirror.DefaultReplicationPolicy';
 export const IDENTITY_REPLICATION_POLICY_CLASS = 'org.apache.kafka.connect.mirror.IdentityReplicationPolicy';
+
+/** The replication policies MM2 ships: short name (as a node shows it) -> full Java class name. */
+export const REPLICATION_POLICY_SHORT_NAMES: Readonly<Record<string, string>> = Object.freeze({
+  DefaultReplicationPolicy: DEFAULT_REPLICATION_POLICY_CLASS,
+  IdentityReplicationPolicy: IDENTITY_REPLICATION_POLICY_CLASS,
+});
+
+/** The full class name of a short policy name; any other text unchanged. */
+export function policyClassName(name: string): string {
+  return REPLICATION_POLICY_SHORT_NAMES[name] ?? name;
+}
+
+/** The short name of a policy MM2 ships, from its full class name; any other text unchanged. */
+export function policyShortName(className: string): string {
+  for (const [short, full] of Object.entries(REPLICATION_POLICY_SHORT_NAMES)) if (full === className) return short;
+  return className;
+}
 
 const OFFSET_SYNCS_TOPIC_PREFIX = 'mm2-offset-syncs';
 const CHECKPOINTS_TOPIC_SUFFIX = 'checkpoints';
@@ -214,7 +231,7 @@ function parseBoolean(value: unknown, property: string): boolean {
  * Builds a replication policy from MM2 properties. Mirrors DefaultReplicationPolicy.configure:
  * the separator defaults to `.`; the internal-topic separator flag (default true) is consulted
  * only when `replication.policy.separator` is explicitly present. A property whose value is
- * undefined or null counts as absent (Node-RED configs often carry unset fields as null).
+ * undefined or null counts as absent (node definitions often carry unset fields as null).
  * Throws ConfigError for an unknown policy class, a non-string or empty separator, a flag that
  * is not true/false, or a non-string source alias.
  */

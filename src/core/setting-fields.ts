@@ -9,7 +9,7 @@
  * - values are normalised and checked by the MM2 property catalogue, so a node reports the same
  *   problem, in the same words, that the paste-a-config endpoint and MM2 itself would.
  */
-import { CONFIG_DEFAULTS, getPropertyDef, normaliseValue, type PropertyDef, type SettingValue } from './config-properties';
+import { CONFIG_DEFAULTS, getPropertyDef, normaliseValue, type ConnectorKind, type PropertyDef, type SettingValue } from './config-properties';
 import type { ConfigProblem } from './errors';
 import { missingEnvReason, substituteEnv, type EnvLookup } from './env-substitution';
 
@@ -17,6 +17,51 @@ import { missingEnvReason, substituteEnv, type EnvLookup } from './env-substitut
 export function fieldName(property: string): string {
   const parts = property.split(/[.-]/).filter((p) => p.length > 0);
   return parts.map((p, i) => (i === 0 ? p : p[0].toUpperCase() + p.slice(1))).join('');
+}
+
+/** Which settings a table row is for: one of MM2's three connectors, or the group-offset sync of the checkpoint connector. */
+export type SettingGroup = ConnectorKind | 'group-offsets';
+
+/**
+ * The one table of the MM2 properties each connector's settings are read from, with their
+ * fields (field = fieldName(property)), in dialog order. As Kafka has one Mirror*Config per
+ * connector; `group-offsets` is MirrorCheckpointConfig's sync.group.offsets part.
+ */
+export const CONNECTOR_SETTINGS = Object.freeze({
+  source: Object.freeze([
+    { field: 'topics', property: 'topics' },
+    { field: 'topicsExclude', property: 'topics.exclude' },
+    { field: 'offsetLagMax', property: 'offset.lag.max' },
+    { field: 'refreshTopicsIntervalSeconds', property: 'refresh.topics.interval.seconds' },
+    { field: 'heartbeatsReplicationEnabled', property: 'heartbeats.replication.enabled' },
+    { field: 'replicationFactor', property: 'replication.factor' },
+    { field: 'emitOffsetSyncsEnabled', property: 'emit.offset-syncs.enabled' },
+  ] as const),
+  checkpoint: Object.freeze([
+    { field: 'groups', property: 'groups' },
+    { field: 'groupsExclude', property: 'groups.exclude' },
+    { field: 'topics', property: 'topics' },
+    { field: 'topicsExclude', property: 'topics.exclude' },
+    { field: 'emitCheckpointsIntervalSeconds', property: 'emit.checkpoints.interval.seconds' },
+    { field: 'refreshGroupsIntervalSeconds', property: 'refresh.groups.interval.seconds' },
+  ] as const),
+  'group-offsets': Object.freeze([
+    { field: 'syncGroupOffsetsIntervalSeconds', property: 'sync.group.offsets.interval.seconds' },
+    { field: 'groups', property: 'groups' },
+    { field: 'groupsExclude', property: 'groups.exclude' },
+  ] as const),
+  heartbeat: Object.freeze([
+    { field: 'emitHeartbeatsEnabled', property: 'emit.heartbeats.enabled' },
+    { field: 'emitHeartbeatsIntervalSeconds', property: 'emit.heartbeats.interval.seconds' },
+  ] as const),
+});
+
+/** The Kafka Connect worker setting the source side holds (the cadence of MM2's delayed offset syncs); not a connector property. */
+export const OFFSET_FLUSH_SETTING = Object.freeze({ field: 'offsetFlushIntervalMs', property: 'offset.flush.interval.ms' } as const);
+
+/** The MM2 properties of one row of CONNECTOR_SETTINGS, in order. */
+export function settingProperties(group: SettingGroup): readonly string[] {
+  return Object.freeze(CONNECTOR_SETTINGS[group].map((s) => s.property));
 }
 
 export interface SettingSpec {

@@ -1,6 +1,6 @@
 /**
- * The offset-sync stream between an `mm2-offset-syncs` node and the `mm2-checkpoint` nodes it
- * feeds, made repairable. A Node-RED message is an event: a checkpoint node redeployed on its
+ * The offset-sync stream between the reader of an offset-syncs topic and the checkpoint emitters
+ * it feeds, made repairable. A message between them is an event: a receiver restarted on its
  * own ("modified nodes"), or a message lost during a deploy, would otherwise never see the
  * sync history (or the one `loaded`) again, and would never translate an offset.
  *
@@ -10,7 +10,7 @@
  * without a gap holds the whole history; any other receiver asks the sender for a replay (a new
  * load from the beginning) and ignores what it cannot use until that replay starts.
  *
- * Pure logic, no Node-RED: {@link SyncStreamSender} numbers the messages, {@link SyncStreamReceiver}
+ * Pure logic, no framework: {@link SyncStreamSender} numbers the messages, {@link SyncStreamReceiver}
  * decides what to do with each one.
  */
 

@@ -1,7 +1,7 @@
 import type { ReplicationPolicy } from './replication-policy';
 
 /**
- * Which source topics MirrorSourceConnector replicates (spec §3.4).
+ * Which source topics MirrorSourceConnector replicates (MirrorSourceConnector.shouldReplicateTopic).
  */
 
 /** Anything with MM2's TopicFilter shape (see ./filters). */

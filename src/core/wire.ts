@@ -2,7 +2,7 @@ import { MalformedRecordError } from './errors';
 
 /**
  * A minimal reader/writer for the Kafka "protocol types" Struct encoding that MirrorMaker 2
- * uses for its internal records (spec §2.1):
+ * uses for its internal records (org.apache.kafka.common.protocol.types Struct/Schema):
  *
  * - fields are written back to back, in schema order, with no tags, names, padding or
  *   overall length prefix;
@@ -100,7 +100,7 @@ export class StructWriter {
 
   /**
    * Writes a non-nullable STRING. Lone UTF-16 surrogates are encoded as U+FFFD (Node's
-   * UTF-8 encoder); Java would write '?'. Kafka names never contain them (spec §2.1).
+   * UTF-8 encoder); Java would write '?'. Kafka names never contain them.
    */
   writeString(value: string, field = 'STRING'): this {
     if (typeof value !== 'string') {

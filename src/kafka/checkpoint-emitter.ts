@@ -1,6 +1,7 @@
 /**
- * MM2's MirrorCheckpointConnector + MirrorCheckpointTask as one object, on kafkajs (spec §7,
- * §8.1-8.3, §8.5), with no Node-RED in it:
+ * MM2's MirrorCheckpointConnector + MirrorCheckpointTask as one object, on kafkajs
+ * (findConsumerGroups; MirrorCheckpointTask.start, poll, checkpointsForGroup, renameTopicPartition;
+ * CheckpointStore), with no Node-RED in it:
  *
  * - start: ensure `<source>.checkpoints.internal` on the target, restore the last checkpoints
  *   from it once (log order, last wins, malformed records skipped and counted; a failed read
@@ -8,12 +9,14 @@
  *   offset-sync store in the mode MM2 chooses (restore OK -> keep the sync history during its
  *   initial load; failed -> only the latest sync). Offset syncs
  *   that arrive before that are buffered and replayed into the new store, in order.
- * - group discovery (§7.2) at start and on `refreshGroups`;
+ * - group discovery (MirrorCheckpointConnector.findConsumerGroups) at start and on `refreshGroups`;
  * - `cycle()`: for each selected group list its source offsets, compute the checkpoints
  *   (core checkpointsForGroup: +1 rule, rename, monotonic filter) and write the new ones to
  *   partition 0 of the checkpoints topic with the shared target producer, the record timestamp
  *   being the time the offsets were listed. Cycles never overlap (CoalescingRunner).
  */
+import { chunkBySize } from '../core/chunks';
+import { clampTimer } from '../core/intervals';
 import type { Admin } from 'kafkajs';
 import { CheckpointStore } from '../core/checkpoint-store';
 import { checkpointsForGroup, type CoverageEntry } from '../core/checkpoints-for-group';
@@ -21,7 +24,8 @@ import { encodeCheckpoint, decodeValidCheckpoint } from '../core/checkpoint';
 import { CoalescingRunner } from '../core/coalescing-runner';
 import { MalformedRecordError } from '../core/errors';
 import type { NameFilter } from '../core/filters';
-import { findCheckpointGroups, mapLimit, type DiscoveryResult } from '../core/group-discovery';
+import { findCheckpointGroups, type DiscoveryResult } from '../core/group-discovery';
+import { mapLimit } from '../core/worker-pool';
 import { OffsetSyncStore } from '../core/offset-sync-store';
 import type { RenamePolicy } from '../core/rename-topic-partition';
 import type { Checkpoint, OffsetSync } from '../core/types';
@@ -118,8 +122,6 @@ export interface CycleResult {
   syncsLoaded: boolean;
 }
 
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
 /** Produce requests of at most this many checkpoint records or bytes (keys + values). */
 export const CHECKPOINT_CHUNK_RECORDS = 2000;
 export const CHECKPOINT_CHUNK_BYTES = 256 * 1024;
@@ -128,33 +130,21 @@ export const CHECKPOINT_CHUNK_BYTES = 256 * 1024;
 export function chunkCheckpoints(
   list: readonly WrittenCheckpoint[],
 ): Array<{ checkpoints: WrittenCheckpoint[]; records: Array<{ key: Buffer; value: Buffer; partition: number; timestamp: string }> }> {
-  const chunks: ReturnType<typeof chunkCheckpoints> = [];
-  let cur: ReturnType<typeof chunkCheckpoints>[number] = { checkpoints: [], records: [] };
-  let bytes = 0;
-  for (const c of list) {
+  const records = list.map((c) => {
     const rec = encodeCheckpoint(c);
-    const size = rec.key.length + rec.value.length;
-    if (cur.records.length > 0 && (cur.records.length >= CHECKPOINT_CHUNK_RECORDS || bytes + size > CHECKPOINT_CHUNK_BYTES)) {
-      chunks.push(cur);
-      cur = { checkpoints: [], records: [] };
-      bytes = 0;
-    }
-    cur.checkpoints.push(c);
-    cur.records.push({ key: rec.key, value: rec.value, partition: 0, timestamp: String(c.timestamp) });
-    bytes += size;
-  }
-  if (cur.records.length > 0) chunks.push(cur);
-  return chunks;
+    return { key: rec.key, value: rec.value, partition: 0, timestamp: String(c.timestamp) };
+  });
+  const sizes = records.map((r) => r.key.length + r.value.length);
+  return chunkBySize(sizes, CHECKPOINT_CHUNK_RECORDS, CHECKPOINT_CHUNK_BYTES).map(([start, end]) => ({
+    checkpoints: list.slice(start, end),
+    records: records.slice(start, end),
+  }));
 }
 
 function unsentKey(c: Checkpoint): string {
   return `${c.group}\u0000${c.topic}\u0000${c.partition}`;
 }
 
-/** setTimeout delays are limited to 2^31-1 ms; longer ones fire at once. */
-export function clampTimer(ms: number): number {
-  return Math.min(Math.max(1, Math.floor(ms)), MAX_TIMER_MS);
-}
 
 export class CheckpointEmitter {
   private checkpointStore: CheckpointStore;
@@ -238,7 +228,7 @@ export class CheckpointEmitter {
     this.applyEvent(ev);
   }
 
-  /** Re-lists the groups (§7.2). Concurrent calls share one discovery. Rejects on failure (the previous selection stays). */
+  /** Re-lists the groups (MirrorCheckpointConnector.findConsumerGroups). Concurrent calls share one discovery. Rejects on failure (the previous selection stays). */
   refreshGroups(): Promise<DiscoveryResult> {
     if (!this.discoveryP) {
       this.discoveryP = this.discover().finally(() => {

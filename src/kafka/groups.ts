@@ -87,21 +87,20 @@ interface InternalBroker {
   offsetFetch(args: { groupId: string; topics: never[] }): Promise<{
     responses: Array<{ topic: string; partitions: Array<{ partition: number; offset: string; metadata: string | null; errorCode: number }> }>;
   }>;
+  offsetCommit(args: {
+    groupId: string;
+    groupGenerationId: number;
+    memberId: string;
+    retentionTime?: number;
+    topics: Array<{ topic: string; partitions: Array<{ partition: number; offset: string; metadata: string | null }> }>;
+  }): Promise<unknown>;
 }
 
 interface InternalCluster {
   connect(): Promise<void>;
   disconnect(): Promise<void>;
   findBroker(args: { nodeId: number }): Promise<InternalBroker>;
-  findGroupCoordinator(args: { groupId: string }): Promise<InternalBroker & {
-    offsetCommit(args: {
-      groupId: string;
-      groupGenerationId: number;
-      memberId: string;
-      retentionTime?: number;
-      topics: Array<{ topic: string; partitions: Array<{ partition: number; offset: string; metadata: string | null }> }>;
-    }): Promise<unknown>;
-  }>;
+  findGroupCoordinator(args: { groupId: string }): Promise<InternalBroker>;
 }
 
 /**
@@ -115,15 +114,16 @@ function internalCluster(kafka: Kafka): InternalCluster {
   return factory({ allowAutoTopicCreation: false });
 }
 
-/**
- * Commits offsets for a group as an administrator: generation -1, empty member id. The broker
- * accepts it only when the group has no members (classic and KIP-848 groups alike) and
- * answers UNKNOWN_MEMBER_ID otherwise, which we report as `{ ok: false, errorType: 'UNKNOWN_MEMBER_ID' }`.
- */
+/** Coordinator errors after which the cached coordinator of a group is looked up again. */
+const COORDINATOR_MOVED = new Set(['NOT_COORDINATOR', 'NOT_COORDINATOR_FOR_GROUP', 'COORDINATOR_NOT_AVAILABLE', 'GROUP_COORDINATOR_NOT_AVAILABLE', 'COORDINATOR_LOAD_IN_PROGRESS', 'GROUP_LOAD_IN_PROGRESS']);
+
 /** A lazily connected kafkajs cluster object of our own (for the requests kafkajs's admin lacks). */
 abstract class InternalClusterClient {
   private cluster: InternalCluster | null = null;
   private connecting: Promise<InternalCluster> | null = null;
+  private coordinators = new Map<string, number>();
+  /** Requests sent, by Kafka API (for the benchmark and diagnostics). */
+  readonly requests: Record<string, number> = { FindCoordinator: 0 };
   constructor(protected readonly kafka: Kafka) {}
 
   protected async connected(): Promise<InternalCluster> {
@@ -141,66 +141,28 @@ abstract class InternalClusterClient {
     return this.connecting;
   }
 
-  async close(): Promise<void> {
-    const c = this.cluster;
-    this.cluster = null;
-    this.connecting = null;
-    this.closed();
-    if (c) await c.disconnect();
-  }
-
-  /** Subclasses drop their own state on close. */
-  protected closed(): void {}
-}
-
-export class AdminOffsetCommitter extends InternalClusterClient {
-  async commit(groupId: string, offsets: Array<{ topic: string; partition: number; offset: bigint; metadata?: string }>): Promise<AdminCommitResult> {
-    if (offsets.length === 0) return { ok: true };
-    const byTopic = new Map<string, Array<{ partition: number; offset: string; metadata: string | null }>>();
-    for (const o of offsets) {
-      const list = byTopic.get(o.topic) ?? [];
-      list.push({ partition: o.partition, offset: o.offset.toString(), metadata: o.metadata ?? '' });
-      byTopic.set(o.topic, list);
-    }
+  /**
+   * Runs `fn` with the coordinator of a group, remembered per group (kafkajs's admin asks for it
+   * before every request); a moved or loading coordinator is looked up again, and `fn` tried up to five times.
+   */
+  protected async withCoordinator<T>(groupId: string, fn: (broker: InternalBroker) => Promise<T>): Promise<T> {
     const cluster = await this.connected();
     for (let attempt = 0; ; attempt++) {
       try {
-        const coordinator = await cluster.findGroupCoordinator({ groupId });
-        await coordinator.offsetCommit({
-          groupId,
-          groupGenerationId: -1,
-          memberId: '',
-          retentionTime: -1,
-          topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })),
-        });
-        return { ok: true };
+        return await fn(await this.coordinator(cluster, groupId));
       } catch (e) {
-        const err = e as { type?: string; message?: string };
+        const type = (e as { type?: string }).type ?? '';
         // a coordinator that moved or is still loading (a new __consumer_offsets, a restarted
-        // broker) answers again shortly: a few bounded tries, as for the offset fetch below
-        if (attempt < 4 && COORDINATOR_MOVED.has(err.type ?? '')) {
+        // broker) answers again shortly: a few bounded tries
+        if (attempt < 4 && COORDINATOR_MOVED.has(type)) {
+          this.coordinators.delete(groupId);
           await new Promise((r) => setTimeout(r, 200 * (attempt + 1)));
           continue;
         }
-        return { ok: false, errorType: err.type ?? 'UNKNOWN', message: err.message ?? String(e) };
+        throw e;
       }
     }
   }
-
-}
-
-/** Coordinator errors after which the cached coordinator of a group is looked up again. */
-const COORDINATOR_MOVED = new Set(['NOT_COORDINATOR', 'NOT_COORDINATOR_FOR_GROUP', 'COORDINATOR_NOT_AVAILABLE', 'GROUP_COORDINATOR_NOT_AVAILABLE', 'COORDINATOR_LOAD_IN_PROGRESS', 'GROUP_LOAD_IN_PROGRESS']);
-
-/**
- * Reads groups' committed offsets with one OffsetFetch per group, remembering each group's
- * coordinator: kafkajs's admin.fetchOffsets asks for the coordinator before every fetch, which
- * is half of a checkpoint cycle's round trips. A moved coordinator is looked up again.
- */
-export class GroupOffsetFetcher extends InternalClusterClient {
-  private coordinators = new Map<string, number>();
-  /** Requests sent, by Kafka API (for the benchmark and diagnostics). */
-  readonly requests = { FindCoordinator: 0, OffsetFetch: 0 };
 
   private async coordinator(cluster: InternalCluster, groupId: string): Promise<InternalBroker> {
     const known = this.coordinators.get(groupId);
@@ -218,36 +180,70 @@ export class GroupOffsetFetcher extends InternalClusterClient {
     return broker;
   }
 
-  /** Every committed offset of the group, as fetchCommittedOffsets returns them. */
-  async fetch(groupId: string): Promise<CommittedOffset[]> {
-    const cluster = await this.connected();
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const broker = await this.coordinator(cluster, groupId);
-        // an empty topic list goes out as a null array: all committed offsets of the group
-        this.requests.OffsetFetch++;
-        const { responses } = await broker.offsetFetch({ groupId, topics: [] });
-        const out: CommittedOffset[] = [];
-        for (const t of responses) {
-          for (const p of t.partitions) {
-            const off = BigInt(p.offset);
-            out.push({ topic: t.topic, partition: p.partition, offset: off < 0n ? null : off, metadata: p.metadata ?? '' });
-          }
-        }
-        return out;
-      } catch (e) {
-        const type = (e as { type?: string }).type ?? '';
-        if (attempt < 2 && COORDINATOR_MOVED.has(type)) {
-          this.coordinators.delete(groupId);
-          await new Promise((r) => setTimeout(r, 100 * (attempt + 1)));
-          continue;
-        }
-        throw e;
-      }
+  async close(): Promise<void> {
+    const c = this.cluster;
+    this.cluster = null;
+    this.connecting = null;
+    this.coordinators.clear();
+    if (c) await c.disconnect();
+  }
+}
+
+/**
+ * Commits offsets for a group as an administrator: generation -1, empty member id. The broker
+ * accepts it only when the group has no members (classic and KIP-848 groups alike) and
+ * answers UNKNOWN_MEMBER_ID otherwise, which we report as `{ ok: false, errorType: 'UNKNOWN_MEMBER_ID' }`.
+ */
+export class AdminOffsetCommitter extends InternalClusterClient {
+  async commit(groupId: string, offsets: Array<{ topic: string; partition: number; offset: bigint; metadata?: string }>): Promise<AdminCommitResult> {
+    if (offsets.length === 0) return { ok: true };
+    const byTopic = new Map<string, Array<{ partition: number; offset: string; metadata: string | null }>>();
+    for (const o of offsets) {
+      const list = byTopic.get(o.topic) ?? [];
+      list.push({ partition: o.partition, offset: o.offset.toString(), metadata: o.metadata ?? '' });
+      byTopic.set(o.topic, list);
+    }
+    try {
+      await this.withCoordinator(groupId, (coordinator) =>
+        coordinator.offsetCommit({
+          groupId,
+          groupGenerationId: -1,
+          memberId: '',
+          retentionTime: -1,
+          topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })),
+        }),
+      );
+      return { ok: true };
+    } catch (e) {
+      const err = e as { type?: string; message?: string };
+      return { ok: false, errorType: err.type ?? 'UNKNOWN', message: err.message ?? String(e) };
     }
   }
 
-  protected closed(): void {
-    this.coordinators.clear();
-  }
 }
+
+
+/**
+ * Reads groups' committed offsets with one OffsetFetch per group, with each group's coordinator
+ * remembered: kafkajs's admin.fetchOffsets asks for the coordinator before every fetch, which
+ * is half of a checkpoint cycle's round trips.
+ */
+export class GroupOffsetFetcher extends InternalClusterClient {
+  override readonly requests = { FindCoordinator: 0, OffsetFetch: 0 };
+
+  /** Every committed offset of the group, as fetchCommittedOffsets returns them. */
+  async fetch(groupId: string): Promise<CommittedOffset[]> {
+    return this.withCoordinator(groupId, async (broker) => {
+      // an empty topic list goes out as a null array: all committed offsets of the group
+      this.requests.OffsetFetch++;
+      const { responses } = await broker.offsetFetch({ groupId, topics: [] });
+      const out: CommittedOffset[] = [];
+      for (const t of responses) {
+        for (const p of t.partitions) {
+          const off = BigInt(p.offset);
+          out.push({ topic: t.topic, partition: p.partition, offset: off < 0n ? null : off, metadata: p.metadata ?? '' });
+        }
+      }
+      return out;
+    });
+  }}

@@ -37,6 +37,41 @@ export function invalidTopicNameReason(topic: string, separator?: string): strin
     : why;
 }
 
+/**
+ * The replication factor to create a topic with on a cluster: the one asked, lowered to the
+ * cluster's broker count when the cluster has fewer brokers (`lowered` says so); -1, the
+ * brokers' default.replication.factor (as MM2 creates topics, KIP-464), as it is.
+ */
+export async function fittedReplicationFactor(admin: Admin, factor: number): Promise<{ factor: number; lowered?: { from: number; brokers: number } }> {
+  if (factor === -1) return { factor };
+  const brokers = (await admin.describeCluster()).brokers.length;
+  if (brokers > 0 && brokers < factor) return { factor: brokers, lowered: { from: factor, brokers } };
+  return { factor };
+}
+
+/** What creates an internal topic needs of a cluster connection. */
+export interface InternalTopicCluster {
+  readonly alias: string;
+  admin(): Promise<Admin>;
+}
+
+/**
+ * Creates an internal topic on a cluster (ensureInternalTopic) with the replication factor fitted
+ * to the cluster (fittedReplicationFactor); `onLowered` hears when it was lowered.
+ */
+export async function ensureInternalTopicOn(
+  cluster: InternalTopicCluster,
+  topic: string,
+  replicationFactor: number,
+  separator: string | undefined,
+  onLowered: (lowered: { topic: string; factor: number; brokers: number; alias: string }) => void,
+): Promise<InternalTopicStatus> {
+  const admin = await cluster.admin();
+  const fit = await fittedReplicationFactor(admin, replicationFactor);
+  if (fit.lowered) onLowered({ topic, factor: fit.lowered.from, brokers: fit.lowered.brokers, alias: cluster.alias });
+  return ensureInternalTopic(admin, topic, fit.factor, separator);
+}
+
 /** Error codes MM2 treats as "exists, or will be created by someone allowed to". */
 const BENIGN = new Set(['TOPIC_ALREADY_EXISTS', 'UNSUPPORTED_VERSION', 'TOPIC_AUTHORIZATION_FAILED', 'CLUSTER_AUTHORIZATION_FAILED']);
 

@@ -20,7 +20,8 @@ import { missingEnvReason, substituteEnvValue, type EnvLookup } from '../core/en
 import { ConfigError } from '../core/errors';
 import { intervalMs as readIntervalMs } from '../core/intervals';
 import { compactDuration, type HeartbeatAlarm } from '../core/heartbeat-monitor';
-import { HeartbeatEmitter, HeartbeatWatcher, type ObservedHeartbeat, type WatchPhase } from '../kafka/heartbeats';
+import { HeartbeatEmitter } from '../kafka/heartbeat-emitter';
+import { HeartbeatWatcher, type ObservedHeartbeat, type WatchPhase } from '../kafka/heartbeat-watcher';
 
 interface HeartbeatDef extends NodeDef {
   replication?: string;

@@ -10,7 +10,7 @@ import { TOPICS, type MirrorStatsMessage } from './lib/contracts';
 import { nodeEnvLookup } from './lib/settings';
 import { parseMirrorSettings, type MirrorSettings } from '../core/mirror-settings';
 import { formatRate } from '../core/mirror-plan';
-import { Mirror, mirrorGroupId, type MirrorEvent, type MirrorErrorPlace } from '../kafka/mirror';
+import { Mirror, mirrorGroupId, type MirrorEvent, type MirrorErrorPlace } from '../kafka/mirror-task';
 import { PROBE_EVERY_MS } from '../kafka/cluster-probe';
 
 interface MirrorDef extends NodeDef {

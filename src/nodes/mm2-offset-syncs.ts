@@ -13,7 +13,7 @@ import { makeTranslate } from './lib/i18n';
 import { setupFlowNode } from './lib/flow-node';
 import { TOPICS, type OffsetSyncJson, type OffsetSyncsMessage } from './lib/contracts';
 import { OffsetSyncFollower, type OffsetSyncFollowerEvents } from '../kafka/offset-sync-follower';
-import { loadPercent, shortTime } from '../core/status-text';
+import { loadPercent, shortTime } from './lib/status-text';
 import type { OffsetSync } from '../core/types';
 import { SYNC_REPLAY_EVENT, SyncStreamSender, type SyncReplayRequest } from '../core/sync-stream';
 

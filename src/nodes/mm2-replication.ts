@@ -8,7 +8,7 @@ import type { NodeAPI, Node, NodeDef } from './lib/red';
 import { makeTranslate } from './lib/i18n';
 import type { ClusterConfigNode, ReplicationConfigNode } from './lib/config-nodes';
 import { createReplicationPolicy } from '../core/replication-policy';
-import { ensureInternalTopic } from '../kafka/internal-topics';
+import { ensureInternalTopicOn } from '../kafka/internal-topics';
 import { registerExportEndpoint } from './lib/export-flow';
 import { registerBuildFlowEndpoint } from './lib/build-flow';
 import { nodeEnvLookup, problemText, resolveReplicationSettings } from './lib/settings';
@@ -71,7 +71,7 @@ export = function register(RED: NodeAPI): void {
     if (node.problems.length > 0) node.error(t('mm2-replication.errors.invalid', { problems: node.problems.join('; ') }));
 
     node.offsetSyncs = () => {
-      // The topic is named after the *other* cluster's alias (spec §3.1).
+      // The topic is named after the *other* cluster's alias (ReplicationPolicy.offsetSyncsTopic).
       const onSource = node.offsetSyncsLocation === 'source';
       const alias = onSource ? node.targetAlias : node.sourceAlias;
       const holder = onSource ? node.sourceNode : node.targetNode;
@@ -83,15 +83,9 @@ export = function register(RED: NodeAPI): void {
     };
     node.checkpointsTopic = () => (node.policy ? node.policy.checkpointsTopic(node.sourceAlias) : '');
     node.ensureTopic = async (connection, topic) => {
-      const admin = await connection.admin();
-      const brokers = (await admin.describeCluster()).brokers.length;
-      let factor = node.replicationFactor;
-      // -1: the broker's default.replication.factor, as MM2 creates it (KIP-464)
-      if (factor !== -1 && brokers < factor) {
-        node.warn(t('mm2-replication.warn.rf-lowered', { topic, factor, brokers, alias: connection.alias }));
-        factor = brokers;
-      }
-      const st = await ensureInternalTopic(admin, topic, factor, node.props['replication.policy.separator']);
+      const st = await ensureInternalTopicOn(connection, topic, node.replicationFactor, node.props['replication.policy.separator'], (lowered) =>
+        node.warn(t('mm2-replication.warn.rf-lowered', lowered)),
+      );
       for (const w of st.warnings) node.warn(w);
       return st;
     };

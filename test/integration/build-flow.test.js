@@ -14,7 +14,8 @@ const fs = require('node:fs');
 const env = require('../harness/env');
 const { startNodeRed } = require('../../scripts/node-red-runner');
 const { AdminOffsetCommitter, fetchCommittedOffsets } = require('../../kafka/groups');
-const { exportConnectors, exportText } = require('../../core/connector-export');
+const { exportConnectors } = require('../../flows/export-connectors');
+const { exportText } = require('../../core/export/connectors');
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const PARTITIONS = 2;

@@ -14,7 +14,7 @@ const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const nodes = require('../harness/nodes');
 const { startConnectWorker, startMirrorMaker } = require('../../scripts/kafka/connect');
-const { parseJavaProperties } = require('../../core/connector-config');
+const { parseJavaProperties } = require('../../core/java-properties');
 const { decodeCheckpoint, decodeHeartbeat, OffsetSyncStore, ConnectRestClient } = require('../..');
 
 const RECORDS = 60;

@@ -3,7 +3,8 @@
 const assert = require('node:assert/strict');
 const settings = require('../../nodes/lib/settings');
 const { CoalescingRunner } = require('../../core/coalescing-runner');
-const { findCheckpointGroups, mapLimit } = require('../../core/group-discovery');
+const { findCheckpointGroups } = require('../../core/group-discovery');
+const { mapLimit } = require('../../core/worker-pool');
 const { createGroupFilter, createTopicFilter } = require('../../core/filters');
 
 const CP = settings.NODE_SETTINGS['mm2-checkpoint'];

@@ -4,11 +4,11 @@ const {
   parseConnectorConfig,
   analyzeConnectorConfig,
   formatConnectorConfig,
-  parseJavaProperties,
   detectConfigFormat,
   secretPlaceholder,
   DEFAULT_SECRETS_FILE,
 } = require('../../core/connector-config');
+const { parseJavaProperties } = require('../../core/java-properties');
 const {
   CONFIG_PROPERTIES,
   CONFIG_DEFAULTS,

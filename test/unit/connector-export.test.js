@@ -4,18 +4,15 @@
  * .properties, dedicated-mode mm2.properties) and the way back (import).
  */
 const assert = require('node:assert/strict');
-const {
-  exportConnectors,
-  exportText,
-  flowFromConnectorConfigs,
-  connectorConfigsFromMm2Properties,
-  jaasConfig,
-  parseJaasConfig,
-  FLOW_NODE_PROPERTIES,
-  BYTE_ARRAY_CONVERTER,
-  CONNECTOR_KINDS,
-} = require('../../core/connector-export');
-const { parseConnectorConfig, analyzeConnectorConfig, parseJavaProperties } = require('../../core/connector-config');
+const { exportConnectors } = require('../../flows/export-connectors');
+const { exportText } = require('../../core/export/connectors');
+const { flowFromConnectorConfigs } = require('../../flows/import-connectors');
+const { connectorConfigsFromMm2Properties } = require('../../core/export/mm2-properties');
+const { jaasConfig, parseJaasConfig } = require('../../core/export/jaas');
+const { FLOW_NODE_PROPERTIES } = require('../../flows/node-types');
+const { BYTE_ARRAY_CONVERTER, CONNECTOR_KINDS } = require('../../core/export/model');
+const { parseConnectorConfig, analyzeConnectorConfig } = require('../../core/connector-config');
+const { parseJavaProperties } = require('../../core/java-properties');
 const { CONFIG_DEFAULTS, propertiesFor, getPropertyDef } = require('../../core/config-properties');
 const { fieldName } = require('../../core/setting-fields');
 const { NODE_SETTINGS, parseConfigForNode } = require('../../nodes/lib/settings');
@@ -491,7 +488,7 @@ describe('the export pasted back (parseConfigForNode): every format round-trips'
 });
 
 describe('build an importable Node-RED flow from configs (nodes/lib/build-flow)', function () {
-  const { buildFlowFromText } = require('../../nodes/lib/build-flow');
+  const { buildFlowFromText } = require('../../flows/build-flow');
   const plainFlow = () => {
     const f = fullFlow();
     f.source = { alias: 'east', bootstrap: 'k1:9092, k2:9092' }; // no secrets: the export carries no references

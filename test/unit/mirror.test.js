@@ -2,7 +2,8 @@
 /** Pure parts of the mirror node: settings (MM2 names and defaults) and the remote-topic / batching decisions. */
 const assert = require('node:assert/strict');
 const { parseMirrorSettings, DEFAULT_OFFSET_FLUSH_INTERVAL_MS, MIRROR_SETTING_PROPERTIES } = require('../../core/mirror-settings');
-const { planRemoteTopics, sameSubscription, chunkBySize, recordBytes, downstreamOffsets, formatRate, checkDelivery } = require('../../core/mirror-plan');
+const { planRemoteTopics, sameSubscription, recordBytes, downstreamOffsets, formatRate, checkDelivery } = require('../../core/mirror-plan');
+const { chunkBySize } = require('../../core/chunks');
 const { CONFIG_DEFAULTS } = require('../../core/config-properties');
 const { ConfigError } = require('../../core/errors');
 

@@ -7,7 +7,7 @@
  */
 const assert = require('node:assert/strict');
 const { resolveReplicationSettings } = require('../../nodes/lib/settings');
-const { exportConnectors } = require('../../core/connector-export');
+const { exportConnectors } = require('../../flows/export-connectors');
 const { parseMirrorSettings } = require('../../core/mirror-settings');
 const { getPropertyDef, normaliseValue } = require('../../core/config-properties');
 

@@ -3,7 +3,7 @@
 const assert = require('node:assert/strict');
 const { Batcher } = require('../../core/batcher');
 const { ReportThrottle } = require('../../core/report-throttle');
-const { shortTime, loadPercent } = require('../../core/status-text');
+const { shortTime, loadPercent } = require('../../nodes/lib/status-text');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,7 +1,7 @@
 /**
- * Turns a replication flow as Node-RED holds it (deployed flow configuration, or the editor's
- * current, possibly undeployed, node definitions) into the input of core/connector-export, and
- * registers the admin endpoint behind the "Export for Kafka Connect" button of the
+ * Takes a replication flow as the Node-RED runtime holds it (deployed flow configuration, or the
+ * editor's current, possibly undeployed, node definitions; read by flows/definitions) to the
+ * export of flows/export-connectors, and registers the admin endpoint behind the "Export for Kafka Connect" button of the
  * mm2-replication dialog:
  *
  *   GET  /mm2/export/:replicationId?format=json|yaml|properties|mm2&connectors=source,checkpoint&includeSecrets=true
@@ -15,7 +15,11 @@
  */
 import type { NodeAPI, NodeDef } from './red';
 import { nodeEnvLookup } from './settings';
-import { CONNECTOR_KINDS, FLOW_NODE_PROPERTIES, exportConnectors, exportText, type ClusterExportSettings, type ConnectorExport, type ExportFormat, type ExportOptions, type FlowExportInput, type FlowNodeSettings, type TlsExportSettings } from '../../core/connector-export';
+import { exportText, type ExportFormat } from '../../core/export/connectors';
+import { CONNECTOR_KINDS, type ConnectorExport, type ExportOptions } from '../../core/export/model';
+import { flowFromDefinitions, flowFromEditor, type CredentialsOf } from '../../flows/definitions';
+import { exportConnectors } from '../../flows/export-connectors';
+import type { FlowExportInput } from '../../flows/read-flow';
 import type { ConnectorKind } from '../../core/config-properties';
 import type { EnvLookup } from '../../core/env-substitution';
 
@@ -37,85 +41,23 @@ export function deployedDefinitions(RED: NodeAPI): NodeDef[] {
   return out;
 }
 
-/** A tls-config node definition as TlsExportSettings (file paths; uploaded certificates flagged). */
-export function tlsFromDefinition(def: Record<string, unknown> | undefined | null): TlsExportSettings | true {
-  if (!def) return true;
-  const s = (k: string) => (typeof def[k] === 'string' ? (def[k] as string).trim() : '');
-  const out: TlsExportSettings = {};
-  if (s('ca')) out.ca = s('ca');
-  if (s('cert')) out.cert = s('cert');
-  if (s('key')) out.key = s('key');
-  if (def.verifyservercert === false || def.verifyservercert === 'false') out.verifyServerCert = false;
-  if (s('caname') || s('certname') || s('keyname')) out.uploaded = true;
-  return out;
-}
-
-function clusterFromDefinition(
-  def: Record<string, unknown> | undefined,
-  tls: Record<string, unknown> | undefined | null,
-  creds: Record<string, string | undefined> | undefined,
-  withPassword: boolean,
-): ClusterExportSettings {
-  if (!def) return {};
-  const c: ClusterExportSettings = {
-    id: typeof def.id === 'string' ? def.id : undefined,
-    alias: typeof def.alias === 'string' ? def.alias : '',
-    bootstrap: typeof def.bootstrap === 'string' ? def.bootstrap : '',
-    saslMechanism: typeof def.saslMechanism === 'string' ? def.saslMechanism : 'none',
-  };
-  if (def.usetls === true || def.usetls === 'true') c.tls = tlsFromDefinition(tls);
-  const username = (def.credentials as { username?: string } | undefined)?.username ?? creds?.username;
-  if (username) c.username = username;
-  if (withPassword) {
-    const password = (def.credentials as { password?: string } | undefined)?.password ?? creds?.password;
-    if (password) c.password = password;
-  }
-  return c;
-}
-
 /**
  * The export input of the deployed replication flow `replicationId`, or null when no such
  * mm2-replication node is deployed. Flow nodes of disabled tabs count as disabled.
  */
 export function deployedFlow(RED: NodeAPI, replicationId: string, withPassword: boolean): FlowExportInput | null {
-  const defs = deployedDefinitions(RED);
-  const byId = new Map(defs.map((d) => [d.id, d as Record<string, unknown> & NodeDef]));
-  const rep = byId.get(replicationId);
-  if (!rep || rep.type !== 'mm2-replication') return null;
-  const api = nodesApi(RED);
-  const creds = (id: unknown) => (typeof id === 'string' && typeof api.getCredentials === 'function' ? api.getCredentials(id) : undefined);
-  const cluster = (id: unknown) => {
-    const d = typeof id === 'string' ? byId.get(id) : undefined;
-    const tls = d && typeof d.tls === 'string' ? byId.get(d.tls) : undefined;
-    return clusterFromDefinition(d, tls, creds(id), withPassword);
-  };
-  const disabledTabs = new Set(defs.filter((d) => d.type === 'tab' && (d as { disabled?: unknown }).disabled === true).map((d) => d.id));
-  const nodes: FlowNodeSettings[] = defs
-    .filter((d) => d.replication === replicationId && FLOW_NODE_PROPERTIES[d.type] !== undefined)
-    .map((d) => ({ ...(d as FlowNodeSettings), d: (d as { d?: unknown }).d === true || (typeof d.z === 'string' && disabledTabs.has(d.z)) }));
-  return {
-    replication: { ...(rep as Record<string, unknown>), id: rep.id } as FlowExportInput['replication'],
-    source: cluster(rep.source),
-    target: cluster(rep.target),
-    nodes,
-  };
+  return flowFromDefinitions(deployedDefinitions(RED), replicationId, credentialsOf(RED), withPassword);
 }
 
 /** The flow the editor sent (its current node definitions), with credentials from the deployed cluster nodes. */
 export function editorFlow(RED: NodeAPI, body: Record<string, unknown>, withPassword: boolean): FlowExportInput {
+  return flowFromEditor(body, credentialsOf(RED), withPassword);
+}
+
+/** The stored credentials of a deployed node, by id. */
+function credentialsOf(RED: NodeAPI): CredentialsOf {
   const api = nodesApi(RED);
-  const obj = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
-  const creds = (c: Record<string, unknown> | undefined) =>
-    c && typeof c.id === 'string' && typeof api.getCredentials === 'function' ? api.getCredentials(c.id) : undefined;
-  const src = obj(body.source);
-  const tgt = obj(body.target);
-  const nodes = Array.isArray(body.nodes) ? (body.nodes.filter((n) => obj(n) && typeof (n as { type?: unknown }).type === 'string') as FlowNodeSettings[]) : [];
-  return {
-    replication: (obj(body.replication) ?? {}) as FlowExportInput['replication'],
-    source: clusterFromDefinition(src, obj(body.sourceTls), creds(src), withPassword),
-    target: clusterFromDefinition(tgt, obj(body.targetTls), creds(tgt), withPassword),
-    nodes,
-  };
+  return (id) => (typeof api.getCredentials === 'function' ? api.getCredentials(id) : undefined);
 }
 
 /** The env lookup for exports: the deployed replication node's (group/flow/global env), else process.env. */

@@ -27,7 +27,7 @@ import { placeholderReason, readPastedConfigs, type IgnoredKey, type PastedConne
 import type { ConfigProblem } from '../../core/errors';
 import { substituteEnvValue, type EnvLookup } from '../../core/env-substitution';
 import { fieldName, resolveNodeSettings, settingSpecs } from '../../core/setting-fields';
-import { FLOW_NODE_CONNECTOR, FLOW_NODE_PROPERTIES } from '../../core/connector-export';
+import { FLOW_NODE_CONNECTOR, FLOW_NODE_PROPERTIES } from '../../flows/node-types';
 
 /** A config with every `${VAR}` the lookup knows substituted (unknown ones stay as written). */
 function substitutedConfig(config: Readonly<Record<string, unknown>>, lookup: EnvLookup): Record<string, unknown> {

@@ -1,12 +1,11 @@
 /**
- * The replication engine of the mm2-mirror node: MM2's MirrorSourceConnector + MirrorSourceTask
- * (+ OffsetSyncWriter) on kafkajs, with no Node-RED import.
+ * The replication engine of the mm2-mirror node: MM2's MirrorSourceTask (+ OffsetSyncWriter) on
+ * kafkajs, with no Node-RED import; the topics it copies come from ./mirror-topics (what
+ * MirrorSourceConnector decides).
  *
- * - Topic selection (spec §3.4): shouldReplicateTopic over the source's topics; remote topics are
- *   created on the target with the source's partition count (and grown when the source grows).
  * - Records are copied to `policy.formatRemoteTopic(sourceAlias, topic)`, same partition, with key,
  *   value, headers and timestamp preserved, in order per partition.
- * - Offset syncs (§5): after each produce ack, per record, maybeQueueOffsetSyncs(topic, partition,
+ * - Offset syncs (MirrorSourceTask.commitRecord + OffsetSyncWriter): after each produce ack, per record, maybeQueueOffsetSyncs(topic, partition,
  *   upstream, downstream) + firePendingOffsetSyncs; every flush interval commit() (promote delayed + fire).
  *   The downstream offset of record i of a produce request is the ack's base offset + i.
  * - At-least-once: the source position is committed to a consumer group on the source only
@@ -17,46 +16,32 @@
  */
 import type { Consumer, EachBatchPayload, IHeaders, KafkaMessage, Producer } from 'kafkajs';
 import type { ClusterConnection } from './connection';
-import type { ReplicationPolicy } from '../core/replication-policy';
-import type { TopicFilterLike } from '../core/topic-selection';
-import { shouldReplicateTopic } from '../core/topic-selection';
 import { OffsetSyncWriter } from '../core/offset-sync-writer';
 import { encodeOffsetSync } from '../core/offset-sync';
 import type { OffsetSync } from '../core/types';
 import { OrderedBatchSender } from './ordered-sender';
-import { invalidTopicNameReason } from './internal-topics';
-import { checkDelivery, chunkBySize, planRemoteTopics, recordBytes, sameSubscription } from '../core/mirror-plan';
+import { checkDelivery, recordBytes, sameSubscription } from '../core/mirror-plan';
+import { MirrorTopics, errText, type MirrorTopicEvent, type MirrorTopicsOptions } from './mirror-topics';
+import { chunkBySize } from '../core/chunks';
+import { CoalescingRunner } from '../core/coalescing-runner';
 import { askCluster, PROBE_EVERY_MS, PROBE_TIMEOUT_MS } from './cluster-probe';
 import { topicEnds } from './topic-reader';
-
-/** Source topic configs copied to a remote topic at creation when set on the source topic. */
-const COPIED_TOPIC_CONFIGS = ['cleanup.policy', 'retention.ms', 'retention.bytes', 'max.message.bytes', 'min.compaction.lag.ms', 'delete.retention.ms', 'compression.type'];
 
 const MAX_CHUNK_RECORDS = 500;
 const MAX_CHUNK_BYTES = 512 * 1024;
 
 export type MirrorEvent =
   | { type: 'subscribed'; topics: string[]; partitions: number }
-  | { type: 'topic-created'; topic: string; partitions: number; alias: string }
-  | { type: 'partitions-added'; topic: string; from: number; to: number; alias: string }
-  | { type: 'rf-lowered'; topic: string; factor: number; brokers: number; alias: string }
+  | MirrorTopicEvent
   | { type: 'error'; where: MirrorErrorPlace; error: string; topic?: string }
   | { type: 'recovered'; where: MirrorErrorPlace };
 
 /** `source`/`target`: the cluster did not answer a probe; `delivery`: records wait on the source and none are copied. */
 export type MirrorErrorPlace = 'refresh' | 'produce' | 'sync' | 'commit' | 'consumer' | 'syncs-topic' | 'source' | 'target' | 'delivery';
 
-export interface MirrorOptions {
-  source: ClusterConnection;
-  target: ClusterConnection;
-  sourceAlias: string;
-  targetAlias: string;
-  policy: ReplicationPolicy;
-  topicFilter: TopicFilterLike;
-  heartbeatsReplicationEnabled: boolean;
+/** The topic management's settings (./mirror-topics), plus the record copy's. */
+export interface MirrorOptions extends Omit<MirrorTopicsOptions, 'onEvent' | 'stopped' | 'sleep'> {
   offsetLagMax: bigint;
-  /** Replication factor for new remote topics; -1 = broker default. Lowered to the broker count. */
-  replicationFactor: number;
   /** Where offset syncs go; null when emit.offset-syncs.enabled=false. */
   offsetSyncs: { connection: ClusterConnection; topic: string; ensure: () => Promise<unknown> } | null;
   /** The mirror's own consumer group on the source (holds the at-least-once restart point). */
@@ -103,12 +88,10 @@ function tpKey(topic: string, partition: number): string {
   return `${topic}-${partition}`;
 }
 
-function errText(e: unknown): string {
-  return (e as Error)?.message ?? String(e);
-}
 
 export class Mirror {
   private readonly o: MirrorOptions;
+  private readonly topics: MirrorTopics;
   private readonly writer: OffsetSyncWriter | null;
   private consumer: Consumer | null = null;
   /** The mirror's own producer to the target; replaced on every consumer restart so it sees new partitions. */
@@ -128,9 +111,8 @@ export class Mirror {
   private stopping = false;
   private started = false;
   private syncsTopicReady = false;
-  private refreshChain: Promise<void> = Promise.resolve();
-  /** A refresh waiting for the running one to finish; later callers share it. */
-  private queuedRefresh: Promise<void> | null = null;
+  /** Refreshes never overlap; one asked while one runs runs once after it, shared by later callers. */
+  private readonly refresher = new CoalescingRunner<void, void>(() => this.doRefresh(), () => undefined);
   private wake: Array<() => void> = [];
   private retryTimer: NodeJS.Timeout | null = null;
   private retryDelay = 1000;
@@ -140,6 +122,7 @@ export class Mirror {
 
   constructor(options: MirrorOptions) {
     this.o = options;
+    this.topics = new MirrorTopics({ ...options, stopped: () => this.stopping, sleep: (ms) => this.sleep(ms) });
     const syncs = options.offsetSyncs;
     // One write in flight, the rest batched behind it: kafkajs may reorder concurrent sends,
     // and readers take a lower upstream offset as a rewind (see ordered-sender.ts).
@@ -179,14 +162,7 @@ export class Mirror {
    * as an event, and retried with back-off).
    */
   refresh(): Promise<void> {
-    if (this.queuedRefresh) return this.queuedRefresh;
-    const run = this.refreshChain.then(() => {
-      this.queuedRefresh = null;
-      return this.doRefresh();
-    });
-    this.queuedRefresh = run;
-    this.refreshChain = run.catch(() => undefined);
-    return run;
+    return this.refresher.run();
   }
 
   /** Asks for a refresh soon without waiting for it (e.g. after "unknown partition" on the target). */
@@ -217,41 +193,8 @@ export class Mirror {
           throw e;
         }
       }
-      const sourceAdmin = await this.o.source.admin();
-      const names = await sourceAdmin.listTopics();
-      const selectedNames = names
-        .filter((t) =>
-          shouldReplicateTopic(
-            { policy: this.o.policy, topicFilter: this.o.topicFilter, targetAlias: this.o.targetAlias, heartbeatsReplicationEnabled: this.o.heartbeatsReplicationEnabled },
-            t,
-          ),
-        )
-        .sort();
-      const selected: Array<{ topic: string; partitions: number }> = [];
-      if (selectedNames.length > 0) {
-        const md = await sourceAdmin.fetchTopicMetadata({ topics: selectedNames });
-        for (const t of md.topics) if (t.partitions.length > 0) selected.push({ topic: t.name, partitions: t.partitions.length });
-        selected.sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0));
-      }
-      this.o.source.reportOk();
-
-      const targetAdmin = await this.o.target.admin();
-      const remoteName = (t: string) => this.o.policy.formatRemoteTopic(this.o.sourceAlias, t);
-      const targetNames = new Set(await targetAdmin.listTopics());
-      const existingRemote = selected.map((s) => remoteName(s.topic)).filter((r) => targetNames.has(r));
-      const existing = new Map<string, number>();
-      if (existingRemote.length > 0) {
-        const md = await targetAdmin.fetchTopicMetadata({ topics: existingRemote });
-        for (const t of md.topics) existing.set(t.name, t.partitions.length);
-      }
-      const plan = planRemoteTopics(selected, existing, remoteName);
-      if (plan.create.length > 0) await this.createRemoteTopics(plan.create);
-      if (plan.grow.length > 0) {
-        await targetAdmin.createPartitions({ topicPartitions: plan.grow.map((g) => ({ topic: g.remote, count: g.to })) });
-        await this.waitForLeaders(plan.grow.map((g) => ({ topic: g.remote, partitions: g.to })));
-        for (const g of plan.grow) this.o.onEvent({ type: 'partitions-added', topic: g.remote, from: g.from, to: g.to, alias: this.o.target.alias });
-      }
-      this.o.target.reportOk();
+      const selected = await this.topics.refresh();
+      const remoteName = (t: string) => this.topics.remoteName(t);
 
       const next = new Map(selected.map((s) => [s.topic, s.partitions] as [string, number]));
       this.remote = new Map(selected.map((s) => [s.topic, remoteName(s.topic)] as [string, string]));
@@ -265,70 +208,6 @@ export class Mirror {
       this.setError('refresh', errText(e));
       this.scheduleRetry();
       throw e;
-    }
-  }
-
-  private async createRemoteTopics(list: Array<{ topic: string; remote: string; partitions: number }>): Promise<void> {
-    const targetAdmin = await this.o.target.admin();
-    let factor = this.o.replicationFactor;
-    if (factor !== -1) {
-      const brokers = (await targetAdmin.describeCluster()).brokers.length;
-      if (brokers > 0 && brokers < factor) {
-        for (const c of list) this.o.onEvent({ type: 'rf-lowered', topic: c.remote, factor, brokers, alias: this.o.target.alias });
-        factor = brokers;
-      }
-    }
-    // Copy the settings a remote topic must share with its source (compaction, retention, size limit).
-    const configs = new Map<string, Array<{ name: string; value: string }>>();
-    try {
-      const sourceAdmin = await this.o.source.admin();
-      const res = await sourceAdmin.describeConfigs({
-        includeSynonyms: false,
-        resources: list.map((c) => ({ type: 2 /* TOPIC */, name: c.topic, configNames: COPIED_TOPIC_CONFIGS })),
-      });
-      for (const r of res.resources) {
-        const entries = r.configEntries
-          .filter((c) => {
-            const src = (c as unknown as { configSource?: number }).configSource;
-            return src !== undefined ? src === 1 /* DYNAMIC_TOPIC_CONFIG */ : !c.isDefault;
-          })
-          .filter((c) => c.configValue !== null && c.configValue !== undefined)
-          .map((c) => ({ name: c.configName, value: String(c.configValue) }));
-        configs.set(r.resourceName, entries);
-      }
-    } catch {
-      /* configs are a nicety: create with the target's defaults */
-    }
-    for (const c of list) {
-      try {
-        await targetAdmin.createTopics({
-          waitForLeaders: true,
-          topics: [{ topic: c.remote, numPartitions: c.partitions, replicationFactor: factor, configEntries: configs.get(c.topic) ?? [] }],
-        });
-        this.o.onEvent({ type: 'topic-created', topic: c.remote, partitions: c.partitions, alias: this.o.target.alias });
-      } catch (e) {
-        const err = e as { type?: string; errors?: Array<{ type?: string }> };
-        const types = [err.type, ...(err.errors ?? []).map((x) => x.type)];
-        if (!types.includes('TOPIC_ALREADY_EXISTS')) {
-          const invalid = invalidTopicNameReason(c.remote, this.o.policy.separator);
-          throw new Error(`cannot create ${c.remote} on ${this.o.target.alias}: ${invalid ?? errText(e)}`);
-        }
-      }
-    }
-  }
-
-  /** Waits (up to 10 s) until the target knows a leader for every partition of the given topics. */
-  private async waitForLeaders(list: Array<{ topic: string; partitions: number }>): Promise<void> {
-    const targetAdmin = await this.o.target.admin();
-    const deadline = Date.now() + 10000;
-    while (!this.stopping && Date.now() < deadline) {
-      const md = await targetAdmin.fetchTopicMetadata({ topics: list.map((l) => l.topic) });
-      const ready = list.every((l) => {
-        const t = md.topics.find((x) => x.name === l.topic);
-        return !!t && t.partitions.length >= l.partitions && t.partitions.every((p) => p.leader >= 0);
-      });
-      if (ready) return;
-      await this.sleep(200);
     }
   }
 
@@ -622,7 +501,7 @@ export class Mirror {
     for (const w of [...this.wake]) w();
     let timer: NodeJS.Timeout | undefined;
     const work = (async () => {
-      await this.refreshChain;
+      await this.refresher.idle();
       await this.stopConsumer();
       await this.closeProducer();
       if (this.writer) await this.writer.flush();

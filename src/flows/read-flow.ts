@@ -1,0 +1,339 @@
+import { CONNECTOR_CLASS_NAMES, getPropertyDef, type ConnectorKind, type SettingValue } from '../core/config-properties';
+import { missingEnvReason, substituteEnv, type EnvLookup } from '../core/env-substitution';
+import type { ConfigProblem } from '../core/errors';
+import { jaasConfig } from '../core/export/jaas';
+import { CONNECTOR_KINDS, type ExportNote, type ExportOptions, type ReplicationModel } from '../core/export/model';
+import { DEFAULT_REPLICATION_POLICY_CLASS, policyClassName } from '../core/replication-policy';
+import { fieldName, resolveNodeSettings } from '../core/setting-fields';
+import { FLOW_NODE_CONNECTOR, FLOW_NODE_PROPERTIES, NODE_TYPE_OF, NODE_TYPE_OF_SETTINGS, OFFSET_FLUSH_FIELD } from './node-types';
+
+/**
+ * A replication flow as Node-RED holds it (node definitions: an mm2-replication node, its two
+ * mm2-cluster nodes with their tls-config, the flow nodes that use it, `d: true` when disabled)
+ * read into the replication model of core/export. Node fields are the camelCase of MM2 property
+ * names (core/setting-fields), read with the resolver every node uses (empty = MM2's default,
+ * `${VAR}` substituted, checked by the catalogue), so an export says exactly what the nodes do.
+ */
+
+export type SaslMechanismName = 'none' | 'plain' | 'scram-sha-256' | 'scram-sha-512';
+
+/** TLS of a cluster as Node-RED's tls-config node holds it (file paths; uploaded data cannot be exported). */
+export interface TlsExportSettings {
+  /** CA certificate file (PEM). */
+  ca?: string;
+  /** Client certificate file (PEM). */
+  cert?: string;
+  /** Client private key file (PEM). */
+  key?: string;
+  /** false turns host name verification off. Default true. */
+  verifyServerCert?: boolean;
+  /** The certificates were uploaded into Node-RED rather than given as paths. */
+  uploaded?: boolean;
+}
+
+/** An mm2-cluster node: its fields, plus its credentials when secrets are to be exported. */
+export interface ClusterExportSettings {
+  id?: string;
+  alias?: string;
+  /** `host:port, host:port` (or a list). */
+  bootstrap?: string | string[];
+  /** true: TLS with the JVM's default trust store; an object: the tls-config node's files. */
+  tls?: boolean | TlsExportSettings;
+  saslMechanism?: SaslMechanismName | string;
+  username?: string;
+  password?: string;
+}
+
+/** An mm2-replication node's fields. */
+export interface ReplicationExportSettings {
+  id?: string;
+  name?: string;
+  policy?: string;
+  separator?: string;
+  internalSeparator?: boolean | string;
+  offsetSyncsLocation?: string;
+  replicationFactor?: number | string;
+}
+
+/** A flow node definition (as in a flow file): type, id, its fields; `d: true` when disabled. */
+export interface FlowNodeSettings {
+  type: string;
+  id?: string;
+  name?: string;
+  d?: boolean;
+  [field: string]: unknown;
+}
+
+export interface FlowExportInput {
+  replication: ReplicationExportSettings;
+  source: ClusterExportSettings;
+  target: ClusterExportSettings;
+  /** The flow nodes that use the replication node (other types are ignored). */
+  nodes?: FlowNodeSettings[];
+}
+
+function textOf(v: unknown): string {
+  return v === undefined || v === null ? '' : String(v);
+}
+
+function isBlank(v: unknown): boolean {
+  return v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
+}
+
+function boolOf(v: unknown, dflt: boolean): boolean {
+  if (typeof v === 'boolean') return v;
+  const s = textOf(v).trim().toLowerCase();
+  if (s === 'true') return true;
+  if (s === 'false') return false;
+  return dflt;
+}
+
+/** The client properties (security part) of one cluster, without prefix, and notes about what cannot be exported. */
+function clusterSecurity(
+  c: ClusterExportSettings,
+  role: 'source' | 'target',
+): { props: Array<[string, string]>; notes: ExportNote[] } {
+  const props: Array<[string, string]> = [];
+  const notes: ExportNote[] = [];
+  const mech = textOf(c.saslMechanism).trim().toLowerCase();
+  const sasl = mech !== '' && mech !== 'none';
+  const tls = c.tls !== undefined && c.tls !== false && c.tls !== null;
+  if (!sasl && !tls) return { props, notes };
+  props.push(['security.protocol', sasl ? (tls ? 'SASL_SSL' : 'SASL_PLAINTEXT') : 'SSL']);
+  if (sasl) {
+    props.push(['sasl.mechanism', mech.toUpperCase()]);
+    props.push(['sasl.jaas.config', jaasConfig(mech, textOf(c.username), textOf(c.password))]);
+  }
+  if (tls && typeof c.tls === 'object') {
+    const t = c.tls;
+    if (t.ca) {
+      props.push(['ssl.truststore.type', 'PEM']);
+      props.push(['ssl.truststore.location', t.ca]);
+    }
+    if (t.verifyServerCert === false) {
+      props.push(['ssl.endpoint.identification.algorithm', '']);
+      notes.push({
+        code: 'tls-no-verify',
+        text: `${role} cluster: host name verification is off (ssl.endpoint.identification.algorithm empty); Java clients still check the certificate chain against the trust store.`,
+      });
+    }
+    if (t.cert || t.key) {
+      notes.push({
+        code: 'tls-client-cert',
+        text: `${role} cluster: Kafka's Java clients take the client certificate and key from one key store; set ${role}.cluster.ssl.keystore.type=PEM and ${role}.cluster.ssl.keystore.location to one PEM file holding the key and the certificate chain (or a PKCS12 key store) by hand.`,
+      });
+    }
+    if (t.uploaded) {
+      notes.push({
+        code: 'tls-uploaded',
+        text: `${role} cluster: certificates uploaded into Node-RED cannot be exported; put them in files on the Connect workers and set the ssl.truststore / ssl.keystore properties.`,
+      });
+    }
+  }
+  return { props, notes };
+}
+
+function bootstrapText(v: unknown): string {
+  const items = Array.isArray(v) ? v.map((x) => String(x)) : textOf(v).split(/[\s,]+/);
+  return items.map((s) => s.trim()).filter((s) => s.length > 0).join(', ');
+}
+
+
+/** Picks the node of a type whose settings are exported: enabled before disabled; a heartbeat node that emits first. */
+function pickNode(nodes: FlowNodeSettings[], type: string, notes: ExportNote[]): FlowNodeSettings | undefined {
+  const of = nodes.filter((n) => n && n.type === type);
+  if (of.length === 0) return undefined;
+  const rank = (n: FlowNodeSettings): number =>
+    (n.d === true ? 2 : 0) + (type === NODE_TYPE_OF.heartbeat && !boolOf(n[fieldName('emit.heartbeats.enabled')], true) ? 1 : 0);
+  const sorted = [...of].sort((a, b) => rank(a) - rank(b));
+  if (of.length > 1) {
+    const label = (n: FlowNodeSettings) => (n.name ? `'${n.name}'` : n.id ? n.id : type);
+    notes.push({
+      code: 'several-nodes',
+      text: `${of.length} ${type} nodes use this replication flow; the settings of ${label(sorted[0])} are exported (an enabled node before a disabled one${type === NODE_TYPE_OF.heartbeat ? ', one that emits first' : ''}).`,
+      connector: FLOW_NODE_CONNECTOR[type],
+    });
+  }
+  return sorted[0];
+}
+
+/**
+ * Reads a replication flow (an mm2-replication node, its two mm2-cluster nodes and the flow nodes
+ * that use it) into the replication model an export takes; what it meets goes to `notes` and
+ * `problems` (by MM2 property).
+ */
+export function readFlow(input: FlowExportInput, options: ExportOptions, notes: ExportNote[], problems: ConfigProblem[]): ReplicationModel {
+  const lookup: EnvLookup = options.lookup ?? (() => undefined);
+  const sub = (property: string, raw: unknown): string => {
+    const s = substituteEnv(textOf(raw), lookup);
+    if (s.missing.length > 0) problems.push({ property, reason: missingEnvReason(s.missing) });
+    return s.value.trim();
+  };
+  const sourceAlias = sub('source.cluster.alias', input.source?.alias);
+  const targetAlias = sub('target.cluster.alias', input.target?.alias);
+  const sourceBootstrap = bootstrapText(sub('source.cluster.bootstrap.servers', bootstrapText(input.source?.bootstrap)));
+  const targetBootstrap = bootstrapText(sub('target.cluster.bootstrap.servers', bootstrapText(input.target?.bootstrap)));
+  if (sourceAlias !== '' && sourceAlias === targetAlias) {
+    problems.push({ property: 'target.cluster.alias', reason: `equals source.cluster.alias '${sourceAlias}'; MM2 needs distinct aliases` });
+  }
+
+  const rep = input.replication ?? {};
+  const policyName = textOf(rep.policy).trim();
+  const policyClass = policyName === '' ? DEFAULT_REPLICATION_POLICY_CLASS : policyClassName(policyName);
+  const separator = isBlank(rep.separator) ? '.' : textOf(rep.separator);
+  const internalSeparator = boolOf(rep.internalSeparator, true);
+  const location = textOf(rep.offsetSyncsLocation).trim() === 'target' ? 'target' : 'source';
+  // As the user wrote it: -1 (the broker's default.replication.factor) is carried, a bad value is a problem.
+  const rfText = isBlank(rep.replicationFactor) ? '3' : textOf(rep.replicationFactor).trim();
+  const rfRaw = /^[+-]?[0-9]+$/.test(rfText) ? Number(rfText) : NaN;
+  const rf = Number.isInteger(rfRaw) && (rfRaw >= 1 || rfRaw === -1) && rfRaw <= 32767 ? rfRaw : 3;
+  if (rf !== rfRaw) {
+    problems.push({ property: 'checkpoints.topic.replication.factor', reason: `'${rfText}' is not a replication factor (a whole number of at least 1, or -1 for the broker's default.replication.factor)` });
+  }
+
+  const src = clusterSecurity(input.source ?? {}, 'source');
+  const tgt = clusterSecurity(input.target ?? {}, 'target');
+  notes.push(...src.notes, ...tgt.notes);
+
+  const perConnector: Record<ConnectorKind, Array<[string, SettingValue]>> = { source: [], checkpoint: [], heartbeat: [] };
+  const from: Record<ConnectorKind, string[]> = { source: [], checkpoint: [], heartbeat: [] };
+  const nodes = Array.isArray(input.nodes) ? input.nodes : [];
+  const model: ReplicationModel = {
+    sourceAlias,
+    targetAlias,
+    sourceBootstrap,
+    targetBootstrap,
+    policy: [
+      ['replication.policy.class', policyClass],
+      ['replication.policy.separator', separator],
+      ['replication.policy.internal.topic.separator.enabled', internalSeparator ? 'true' : 'false'],
+    ],
+    location,
+    rf,
+    sourceSecurity: src.props,
+    targetSecurity: tgt.props,
+    perConnector,
+    from,
+    topicsBy: {},
+    exportedFrom: 'Node-RED (@kafka-mm2/node-red)',
+    settingsFrom: { source: 'the mirror node', checkpoint: 'the checkpoint node', heartbeat: 'the heartbeat node' },
+    connectorNotes: { source: [], checkpoint: [], heartbeat: [] },
+  };
+
+  const read = (n: FlowNodeSettings, properties: readonly string[]): Record<string, SettingValue> => {
+    const r = resolveNodeSettings(n, properties, lookup);
+    for (const p of r.problems) problems.push({ property: p.property, reason: `${n.type}${n.name ? ` '${n.name}'` : ''}: ${p.reason}` });
+    return r.values;
+  };
+
+  // mirror -> MirrorSourceConnector
+  const mirror = pickNode(nodes, NODE_TYPE_OF.source, notes);
+  if (mirror) {
+    const v = read(mirror, FLOW_NODE_PROPERTIES[NODE_TYPE_OF.source]);
+    for (const p of FLOW_NODE_PROPERTIES[NODE_TYPE_OF.source]) if (v[p] !== undefined) perConnector.source.push([p, v[p]]);
+    if (mirror.id) from.source.push(mirror.id);
+    if (v['topics'] !== undefined) model.topicsBy.source = [String(v['topics']), String(v['topics.exclude'])];
+    if (v['emit.offset-syncs.enabled'] === false) {
+      // MM2 reads it in the checkpoint connector too (and rejects the config): say so before Connect does.
+      perConnector.checkpoint.push(['emit.offset-syncs.enabled', false]);
+      notes.push({
+        code: 'no-offset-syncs',
+        text: "the mirror node writes no offset syncs (emit.offset-syncs.enabled=false): MirrorCheckpointConnector can't run without them.",
+        connector: 'checkpoint',
+        property: 'emit.offset-syncs.enabled',
+      });
+    }
+    const flush = substituteEnv(textOf(mirror[OFFSET_FLUSH_FIELD]), lookup);
+    if (flush.missing.length > 0) problems.push({ property: 'offset.flush.interval.ms', reason: missingEnvReason(flush.missing) });
+    else if (flush.value.trim() !== '') {
+      const n = Number(flush.value.trim());
+      if (Number.isSafeInteger(n) && n > 0) {
+        model.offsetFlushMs = n;
+        notes.push({
+          code: 'worker-setting',
+          text: `offset.flush.interval.ms=${n} (the mirror node's delayed offset-sync cadence) is a Kafka Connect worker setting, not a connector property: set it in the workers' configuration (mm2.properties carries it).`,
+          connector: 'source',
+          property: 'offset.flush.interval.ms',
+        });
+      } else problems.push({ property: 'offset.flush.interval.ms', reason: `must be a positive whole number of milliseconds (got '${flush.value}')` });
+    }
+  }
+
+  // checkpoint (+ group offsets) -> MirrorCheckpointConnector
+  const checkpoint = pickNode(nodes, NODE_TYPE_OF.checkpoint, notes);
+  const groupOffsets = pickNode(nodes, NODE_TYPE_OF_SETTINGS['group-offsets'], notes);
+  let cpGroups: [string, string] | undefined;
+  if (checkpoint) {
+    const v = read(checkpoint, FLOW_NODE_PROPERTIES[NODE_TYPE_OF.checkpoint]);
+    for (const p of FLOW_NODE_PROPERTIES[NODE_TYPE_OF.checkpoint]) if (v[p] !== undefined) perConnector.checkpoint.push([p, v[p]]);
+    if (checkpoint.id) from.checkpoint.push(checkpoint.id);
+    if (v['groups'] !== undefined) cpGroups = [String(v['groups']), String(v['groups.exclude'])];
+    if (v['topics'] !== undefined) model.topicsBy.checkpoint = [String(v['topics']), String(v['topics.exclude'])];
+  }
+  if (groupOffsets) {
+    // The node takes fractional seconds; MM2's property is a long.
+    const raw = groupOffsets[fieldName('sync.group.offsets.interval.seconds')];
+    const s = substituteEnv(textOf(raw), lookup);
+    const copy: FlowNodeSettings = { ...groupOffsets };
+    if (s.missing.length === 0 && s.value.trim() !== '') {
+      const n = Number(s.value.trim());
+      if (Number.isFinite(n) && n > 0 && !Number.isInteger(n)) {
+        copy[fieldName('sync.group.offsets.interval.seconds')] = String(Math.ceil(n));
+        notes.push({
+          code: 'interval-rounded',
+          text: `sync.group.offsets.interval.seconds ${n} rounded up to ${Math.ceil(n)}: MM2 takes whole seconds.`,
+          connector: 'checkpoint',
+          property: 'sync.group.offsets.interval.seconds',
+        });
+      }
+    }
+    const v = read(copy, FLOW_NODE_PROPERTIES[NODE_TYPE_OF_SETTINGS['group-offsets']]);
+    perConnector.checkpoint.push(['sync.group.offsets.enabled', true]);
+    if (v['sync.group.offsets.interval.seconds'] !== undefined) {
+      perConnector.checkpoint.push(['sync.group.offsets.interval.seconds', v['sync.group.offsets.interval.seconds']]);
+    }
+    if (groupOffsets.id) from.checkpoint.push(groupOffsets.id);
+    const goGroups: [string, string] = [String(v['groups']), String(v['groups.exclude'])];
+    const dflt = (p: string) => String(normaliseDefault(p));
+    const goIsDefault = goGroups[0] === dflt('groups') && goGroups[1] === dflt('groups.exclude');
+    if (!checkpoint) {
+      perConnector.checkpoint.push(['groups', goGroups[0]], ['groups.exclude', goGroups[1]]);
+    } else if (!goIsDefault && cpGroups && (goGroups[0] !== cpGroups[0] || goGroups[1] !== cpGroups[1])) {
+      notes.push({
+        code: 'group-filter',
+        text: `the group-offsets node syncs only groups '${goGroups[0]}' (excluding '${goGroups[1]}'); MM2 syncs the offsets of every group it checkpoints ('${cpGroups[0]}', excluding '${cpGroups[1]}'): narrow the checkpoint node's groups if that matters.`,
+        connector: 'checkpoint',
+        property: 'groups',
+      });
+    }
+  }
+
+  // heartbeat -> MirrorHeartbeatConnector
+  const heartbeat = pickNode(nodes, NODE_TYPE_OF.heartbeat, notes);
+  if (heartbeat) {
+    const v = read(heartbeat, FLOW_NODE_PROPERTIES[NODE_TYPE_OF.heartbeat]);
+    for (const p of FLOW_NODE_PROPERTIES[NODE_TYPE_OF.heartbeat]) if (v[p] !== undefined) perConnector.heartbeat.push([p, v[p]]);
+    if (heartbeat.id) from.heartbeat.push(heartbeat.id);
+  }
+  for (const kind of CONNECTOR_KINDS) {
+    if (from[kind].length === 0 && nodes.length > 0) {
+      model.connectorNotes[kind].push({
+        code: 'no-node',
+        text: `no ${NODE_TYPE_OF[kind]} node uses this replication flow: ${CONNECTOR_CLASS_NAMES[kind].split('.').pop()} gets MM2's defaults and the flow-wide settings.`,
+        connector: kind,
+      });
+    }
+  }
+  if (heartbeat) {
+    model.connectorNotes.heartbeat.push({
+      code: 'heartbeats-direction',
+      text: `MirrorHeartbeatConnector writes Heartbeat(${model.sourceAlias}, ${model.targetAlias}) into the target's 'heartbeats' topic; the mm2-heartbeat node writes into the source's, so that the mirror carries them to '${model.sourceAlias}${model.policy[1][1]}heartbeats' on the target where it measures latency. Keep an mm2-heartbeat node emitting (or use dedicated mode, whose ${model.targetAlias}->${model.sourceAlias} herder writes into the source) to keep that round trip.`,
+      connector: 'heartbeat',
+    });
+  }
+  return model;
+}
+
+function normaliseDefault(property: string): SettingValue | undefined {
+  return getPropertyDef(property)?.default as SettingValue | undefined;
+}
