@@ -23,7 +23,7 @@ const { Kafka, logLevel } = require('kafkajs');
 const mm2 = require(root);
 const { ClusterConnection } = require(path.join(root, 'kafka', 'connection'));
 const { CheckpointEmitter } = require(path.join(root, 'kafka', 'checkpoint-emitter'));
-const { Mirror } = require(path.join(root, 'kafka', 'mirror'));
+const { Mirror } = require(path.join(root, 'kafka', 'mirror-task'));
 const { ensureInternalTopic } = require(path.join(root, 'kafka', 'internal-topics'));
 
 // ---- settings ---------------------------------------------------------------------------------
