@@ -16,8 +16,8 @@ import { ConfigError } from '../core/errors';
 import { intervalMs as readIntervalMs } from '../core/intervals';
 import { createGroupFilter, type NameFilter } from '../core/filters';
 import { explainKafkaError } from '../kafka/client';
-import { TopicNotFoundError } from '../kafka/topic-reader';
-import { CheckpointsTopicFollower, GroupOffsetSyncer, type GroupOffsetsCycle } from '../kafka/group-offset-syncer';
+import { GroupOffsetSyncer, type GroupOffsetsCycle } from '../kafka/group-offset-syncer';
+import { CheckpointsTopicRunner } from '../kafka/checkpoints-topic-runner';
 
 interface GroupOffsetsDef extends NodeDef {
   replication?: string;
@@ -224,60 +224,49 @@ export = function register(RED: NodeAPI): void {
       cycle(null, null, null);
     });
 
-    // ---- mode topic: follow the checkpoints topic on the target ----
-    let follower: CheckpointsTopicFollower | null = null;
+    // ---- mode topic: follow the checkpoints topic on the target (kafka/checkpoints-topic-runner) ----
+    let runner: CheckpointsTopicRunner | null = null;
     if (mode === 'topic') {
-      const retryMs = Math.min(intervalMs, 10000);
-      const start = async (): Promise<void> => {
-        const admin = await connection.admin();
-        if (ctx.closing) return;
-        const f = new CheckpointsTopicFollower({
-          kafka: connection.kafka,
-          admin,
-          topic: checkpointsTopic,
-          syncer,
-          groupPrefix: `__mm2-node-red-group-offsets-${node.id}`,
-          onProgress: (read, total) => {
+      runner = new CheckpointsTopicRunner({
+        connection,
+        topic: checkpointsTopic,
+        syncer,
+        groupPrefix: `__mm2-node-red-group-offsets-${node.id}`,
+        retryMs: Math.min(intervalMs, 10000),
+        events: {
+          progress: (read, total) => {
             if (ready || ctx.closing) return;
             const percent = total > 0n ? Number((read * 100n) / total) : 100;
             status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-common.status.loading', { percent }) });
           },
-          onLoaded: () => {
+          loaded: () => {
             if (ctx.closing) return;
             ready = true;
             const s = syncer.stats;
             status.activity({ fill: 'grey', shape: 'dot', text: t('mm2-group-offsets.status.loaded', { groups: s.groups, partitions: s.partitions }) });
           },
-          onMalformed: (err, offset) => {
+          malformed: (err, offset) => {
             if (ready) renderCycleStatus();
             countLimited(
               'malformed',
               t('mm2-group-offsets.warn.malformed', { topic: checkpointsTopic, offset: offset.toString(), error: err.message, total: syncer.stats.malformed }),
             );
           },
-          onError: (err) => {
+          readerError: (err) => {
             if (!ctx.closing) warnLimited('reader', t('mm2-group-offsets.warn.reader', { topic: checkpointsTopic, error: explainKafkaError(err) }));
           },
-        });
-        follower = f;
-        await f.start();
-      };
-      const attempt = (): void => {
-        start().catch((err: unknown) => {
-          follower = null;
-          if (ctx.closing) return;
-          if (err instanceof TopicNotFoundError) {
-            status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-common.status.waiting-topic', { topic: checkpointsTopic }) });
-          } else {
-            const text = err instanceof Error ? err.message : String(err);
+          waitingTopic: () => {
+            if (!ctx.closing) status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-common.status.waiting-topic', { topic: checkpointsTopic }) });
+          },
+          startFailed: (text) => {
+            if (ctx.closing) return;
             status.fail(t('mm2-group-offsets.status.error', { error: text }));
             warnLimited('start', t('mm2-group-offsets.warn.reader', { topic: checkpointsTopic, error: text }));
-          }
-          ctx.after(retryMs, attempt);
-        });
-      };
+          },
+        },
+      });
       status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-common.status.connecting') });
-      attempt();
+      runner.start();
     }
 
     // ---- input ----
@@ -311,9 +300,7 @@ export = function register(RED: NodeAPI): void {
     });
 
     ctx.onClose(async () => {
-      const f = follower;
-      follower = null;
-      if (f) await f.stop();
+      if (runner) await runner.stop();
       await syncer.close();
     });
   }
