@@ -133,6 +133,12 @@ function pickCurrent(v: unknown): ReplicationFields | undefined {
   return out;
 }
 
+/** The node as the runtime holds it: its emitter is readable (by tests, and to inspect a running flow). */
+interface CheckpointNode extends Node {
+  /** Set once the settings are valid and the node runs; absent on a node that refused its settings. */
+  emitter?: CheckpointEmitter;
+}
+
 interface HttpReq {
   body?: { text?: unknown; type?: unknown; current?: unknown; flow?: unknown };
 }
@@ -164,7 +170,7 @@ export = function register(RED: NodeAPI): void {
     }
   });
 
-  function MM2CheckpointNode(this: Node, def: CheckpointDef): void {
+  function MM2CheckpointNode(this: CheckpointNode, def: CheckpointDef): void {
     RED.nodes.createNode(this, def);
     const node = this;
     const ctx = setupFlowNode(RED, node, def.replication, t);
@@ -298,7 +304,7 @@ export = function register(RED: NodeAPI): void {
         },
       },
     });
-    (node as unknown as { emitter: CheckpointEmitter }).emitter = emitter;
+    node.emitter = emitter;
 
     // ---- cycles ---------------------------------------------------------------------------
     const sent = new WeakSet<CycleResult>();

@@ -14,23 +14,17 @@ import { makeTranslate } from './lib/i18n';
 import { setupFlowNode, truncate } from './lib/flow-node';
 import { nodeEnvLookup } from './lib/settings';
 import { deployedFlow } from './lib/export-flow';
+import { TOPICS, connectPayload, connectorStateJson, type ConnectMessage, type ConnectorStateJson } from './lib/contracts';
 import { substituteEnv, missingEnvReason } from '../core/env-substitution';
 import { CONNECTOR_KINDS, exportConnectors, type ConnectorExport, type ExportOptions } from '../core/connector-export';
 import type { ConnectorKind } from '../core/config-properties';
 import { ConfigError } from '../core/errors';
 import { intervalMs } from '../core/intervals';
-import { ConnectRestClient, ConnectRestError, parseConnectUrl, traceSummary, type ConnectorStatus } from '../kafka/connect-rest';
+import { CONNECT_ACTIONS as ACTIONS, ConnectDeployer, connectErrorBrief, parseConnectUrl, type ActionOutcome, type ConnectAction as Action } from '../kafka/connect-deployer';
 
 const TYPE = 'mm2-connect';
-const CONNECT_TOPIC = 'mm2/connect';
-const ACTIONS = ['deploy', 'status', 'pause', 'resume', 'restart', 'delete'] as const;
-type Action = (typeof ACTIONS)[number];
-
-/** How long an action waits for the states it causes (PAUSED after pause...), polling every 500 ms. */
-const SETTLE_MS = 30000;
 /** The status poll interval of an empty field (0 turns polling off). */
 const DEFAULT_POLL_SECONDS = 10;
-const SETTLE_POLL_MS = 500;
 
 interface ConnectDef extends NodeDef {
   replication?: string;
@@ -47,72 +41,11 @@ interface ConnectDef extends NodeDef {
   deployOnStart?: boolean | string;
 }
 
-/** One connector in an output message. */
-interface ConnectorStateJson {
-  kind: ConnectorKind;
-  name: string;
-  /** Connect's state, or null when the connector is not on the Connect cluster. */
-  state: string | null;
-  workerId?: string;
-  /** First line and root cause of the Java stack trace of a FAILED connector. */
-  trace?: string;
-  tasks: Array<{ id: number; state: string; workerId?: string; trace?: string }>;
-  /** What the action did to this connector: created, updated, paused, resumed, restarted, deleted, absent. */
-  result?: string;
-}
-
-interface ConnectPayload {
-  action: Action | 'poll';
-  url: string;
-  /** True when every connector is in the state the action asks for (RUNNING after deploy...). */
-  ok: boolean;
-  /** False when the states were still changing after the wait. */
-  settled: boolean;
-  connectors: ConnectorStateJson[];
-  /** state -> number of connectors. */
-  summary: Record<string, number>;
-}
+type ConnectPayload = ConnectMessage['payload'];
 
 function flag(v: unknown, dflt: boolean): boolean {
   if (v === undefined || v === null || v === '') return dflt;
   return v === true || String(v).trim().toLowerCase() === 'true';
-}
-
-function stateJson(kind: ConnectorKind, s: ConnectorStatus, result?: string): ConnectorStateJson {
-  const out: ConnectorStateJson = {
-    kind,
-    name: s.name,
-    state: s.state,
-    tasks: s.tasks.map((t) => ({
-      id: t.id,
-      state: t.state,
-      ...(t.workerId ? { workerId: t.workerId } : {}),
-      ...(t.trace ? { trace: traceSummary(t.trace) } : {}),
-    })),
-  };
-  if (s.workerId) out.workerId = s.workerId;
-  if (s.trace) out.trace = traceSummary(s.trace);
-  if (result) out.result = result;
-  return out;
-}
-
-const TRANSIENT = new Set(['UNASSIGNED', 'RESTARTING']);
-
-/** Whether a connector's states are what `action` asks for (or a failure that waiting will not fix). */
-function reached(action: Action, s: ConnectorStatus): { done: boolean; ok: boolean } {
-  if (action === 'delete') return { done: s.state === null, ok: s.state === null };
-  if (s.state === null) return { done: action === 'status', ok: false };
-  const states = [s.state, ...s.tasks.map((t) => t.state)];
-  if (states.includes('FAILED')) return { done: !states.some((x) => TRANSIENT.has(x)), ok: false };
-  if (action === 'pause') return { done: states.every((x) => x === 'PAUSED'), ok: states.every((x) => x === 'PAUSED') };
-  if (action === 'status') return { done: true, ok: states.every((x) => x === 'RUNNING') };
-  const running = states.every((x) => x === 'RUNNING');
-  if (action === 'deploy') {
-    // a connector that was paused stays paused after a config update
-    const paused = states.every((x) => x === 'PAUSED');
-    return { done: running || paused, ok: running || paused };
-  }
-  return { done: running, ok: running };
 }
 
 export = function register(RED: NodeAPI): void {
@@ -181,14 +114,14 @@ export = function register(RED: NodeAPI): void {
     if (urlProblem) return fail(t('mm2-connect.errors.url', { error: urlProblem }));
     if (settingProblems.length > 0) return fail(settingProblems.join('; '));
 
-    let client: ConnectRestClient;
+    let deployer: ConnectDeployer;
     try {
-      client = new ConnectRestClient({ url: urlText, username: node.credentials?.username, password: node.credentials?.password });
+      deployer = new ConnectDeployer({ url: urlText, username: node.credentials?.username, password: node.credentials?.password });
     } catch (e) {
       return fail(t('mm2-connect.errors.url', { error: (e as Error).message }));
     }
-    const url = client.displayUrl;
-    ctx.onClose(() => client.stopRetrying());
+    const url = deployer.displayUrl;
+    ctx.onClose(() => deployer.stop());
 
     /** The connector configs of the flow as deployed now (read at each action: the flow may have been redeployed). */
     function currentExport(): ConnectorExport {
@@ -242,18 +175,11 @@ export = function register(RED: NodeAPI): void {
     }
 
     async function statuses(selected: Array<{ kind: ConnectorKind; name: string }>): Promise<ConnectorStateJson[]> {
-      const out: ConnectorStateJson[] = [];
-      for (const c of selected) out.push(stateJson(c.kind, await client.status(c.name)));
-      return out;
+      return (await deployer.statuses(selected)).map(connectorStateJson);
     }
 
     function payloadOf(action: ConnectPayload['action'], list: ConnectorStateJson[], ok: boolean, settled: boolean): ConnectPayload {
-      const summary: Record<string, number> = {};
-      for (const c of list) {
-        const k = c.state ?? 'ABSENT';
-        summary[k] = (summary[k] ?? 0) + 1;
-      }
-      return { action, url, ok, settled, connectors: list, summary };
+      return connectPayload(action, url, list, ok, settled);
     }
 
     /** What a poll compares: states and the worker of each connector and task (a task that moved to another worker is a change to report). */
@@ -265,58 +191,25 @@ export = function register(RED: NodeAPI): void {
     let queue: Promise<unknown> = Promise.resolve();
 
     async function perform(action: Action, only: ConnectorKind[] | null): Promise<ConnectPayload> {
-      let selected = names;
-      const results = new Map<string, string>();
+      let outcome: ActionOutcome;
       if (action === 'deploy') {
         const ex = currentExport();
         if (ex.problems.length > 0) {
           throw new Error(t('mm2-connect.errors.export', { problems: ex.problems.map((p) => (p.property ? `${p.property}: ${p.reason}` : p.reason)).join('; ') }));
         }
-        const chosen = ex.connectors.filter((c) => !only || only.includes(c.kind));
         names = ex.connectors.map((c) => ({ kind: c.kind, name: c.name }));
-        selected = chosen.map((c) => ({ kind: c.kind, name: c.name }));
-        for (const c of chosen) {
-          const r = await client.putConfig(c.name, c.config);
-          results.set(c.name, r.created ? 'created' : 'updated');
-        }
+        outcome = await deployer.deploy(ex.connectors.filter((c) => !only || only.includes(c.kind)));
       } else {
-        selected = names.filter((c) => !only || only.includes(c.kind));
-        for (const c of selected) {
-          if (action === 'pause') await client.pause(c.name).then(() => results.set(c.name, 'paused'), absentOr(c.name, results));
-          else if (action === 'resume') await client.resume(c.name).then(() => results.set(c.name, 'resumed'), absentOr(c.name, results));
-          else if (action === 'restart') await client.restart(c.name).then(() => results.set(c.name, 'restarted'), absentOr(c.name, results));
-          else if (action === 'delete') results.set(c.name, (await client.delete(c.name)) ? 'deleted' : 'absent');
-        }
+        outcome = await deployer.act(action, names.filter((c) => !only || only.includes(c.kind)));
       }
-      // wait for the states the action causes
-      const deadline = Date.now() + (action === 'status' ? 0 : SETTLE_MS);
-      let list: ConnectorStateJson[] = [];
-      let settled = false;
-      let ok = false;
-      for (;;) {
-        const raw: Array<{ kind: ConnectorKind; s: ConnectorStatus }> = [];
-        for (const c of selected) raw.push({ kind: c.kind, s: await client.status(c.name) });
-        const checks = raw.map((r) => (results.get(r.s.name) === 'absent' && action !== 'delete' ? { done: true, ok: false } : reached(action, r.s)));
-        list = raw.map((r) => stateJson(r.kind, r.s, results.get(r.s.name)));
-        settled = checks.every((c) => c.done);
-        ok = checks.every((c) => c.ok);
-        if (settled || Date.now() >= deadline || ctx.closing) break;
-        await new Promise((r) => setTimeout(r, SETTLE_POLL_MS));
-      }
+      const list = outcome.connectors.map(connectorStateJson);
       if (!only || only.length === kinds.length) {
         render(list);
         lastKey = stateKey(list);
       } else {
         void pollOnce(false);
       }
-      return payloadOf(action, list, ok, settled);
-    }
-
-    function absentOr(name: string, results: Map<string, string>): (e: unknown) => void {
-      return (e) => {
-        if (e instanceof ConnectRestError && e.status === 404) results.set(name, 'absent');
-        else throw e;
-      };
+      return payloadOf(action, list, outcome.ok, outcome.settled);
     }
 
     function explain(e: unknown): string {
@@ -325,8 +218,8 @@ export = function register(RED: NodeAPI): void {
 
     /** Few words for the status (the full text goes to the log and Catch nodes). */
     function brief(e: unknown): string {
-      if (e instanceof ConnectRestError) return e.status === 0 ? t('mm2-connect.status.unreachable', { reason: e.short }) : e.short;
-      return explain(e);
+      const b = connectErrorBrief(e);
+      return b.unreachable ? t('mm2-connect.status.unreachable', { reason: b.text }) : b.text;
     }
 
     async function pollOnce(sendOnChange: boolean): Promise<void> {
@@ -338,7 +231,7 @@ export = function register(RED: NodeAPI): void {
         const key = stateKey(list);
         if (sendOnChange && lastKey !== '' && key !== lastKey) {
           const ok = list.every((c) => c.state === 'RUNNING' && c.tasks.every((x) => x.state === 'RUNNING'));
-          node.send({ topic: CONNECT_TOPIC, action: 'poll', payload: payloadOf('poll', list, ok, true) });
+          node.send({ topic: TOPICS.connect, action: 'poll', payload: payloadOf('poll', list, ok, true) });
         }
         lastKey = key;
       } catch (e) {
@@ -359,7 +252,7 @@ export = function register(RED: NodeAPI): void {
         .then(
           (payload) => {
             if (ctx.closing) return done();
-            msg.topic = CONNECT_TOPIC;
+            msg.topic = TOPICS.connect;
             msg.action = action;
             msg.payload = payload;
             send(msg);

@@ -8,8 +8,12 @@
  *                                                 └──CoverageMessage (2nd output)
  *   mm2-heartbeat ──HeartbeatMessage / HeartbeatAlarmMessage
  *   mm2-mirror ──MirrorStatsMessage (periodic stats)
+ *   mm2-connect ──ConnectMessage (after each action, and a poll whose states changed)
  */
 import type { CheckpointJsonLike } from '../../core/checkpoint-json';
+import type { ConnectorKind } from '../../core/config-properties';
+import { traceSummary } from '../../kafka/connect-rest';
+import type { ConnectAction, ConnectorOutcome } from '../../kafka/connect-deployer';
 
 /** Offset sync as carried in messages. */
 export interface OffsetSyncJson {
@@ -175,6 +179,67 @@ export interface MirrorStatsMessage {
   };
 }
 
+/** One connector in a ConnectMessage. */
+export interface ConnectorStateJson {
+  kind: ConnectorKind;
+  name: string;
+  /** Connect's state, or null when the connector is not on the Connect cluster. */
+  state: string | null;
+  workerId?: string;
+  /** First line and root cause of the Java stack trace of a FAILED connector. */
+  trace?: string;
+  tasks: Array<{ id: number; state: string; workerId?: string; trace?: string }>;
+  /** What the action did to this connector: created, updated, paused, resumed, restarted, deleted, absent. */
+  result?: string;
+}
+
+/** mm2-connect output: after each action, and after a periodic status poll whose states changed. */
+export interface ConnectMessage {
+  topic: string; // 'mm2/connect'
+  action: ConnectAction | 'poll';
+  payload: {
+    action: ConnectAction | 'poll';
+    url: string;
+    /** True when every connector is in the state the action asks for (RUNNING after deploy...). */
+    ok: boolean;
+    /** False when the states were still changing after the wait. */
+    settled: boolean;
+    connectors: ConnectorStateJson[];
+    /** state -> number of connectors. */
+    summary: Record<string, number>;
+  };
+}
+
+/** The ConnectMessage entry of one connector. */
+export function connectorStateJson(o: ConnectorOutcome): ConnectorStateJson {
+  const s = o.status;
+  const out: ConnectorStateJson = {
+    kind: o.kind,
+    name: s.name,
+    state: s.state,
+    tasks: s.tasks.map((t) => ({
+      id: t.id,
+      state: t.state,
+      ...(t.workerId ? { workerId: t.workerId } : {}),
+      ...(t.trace ? { trace: traceSummary(t.trace) } : {}),
+    })),
+  };
+  if (s.workerId) out.workerId = s.workerId;
+  if (s.trace) out.trace = traceSummary(s.trace);
+  if (o.result) out.result = o.result;
+  return out;
+}
+
+/** The ConnectMessage payload (with its per-state summary). */
+export function connectPayload(action: ConnectMessage['payload']['action'], url: string, list: ConnectorStateJson[], ok: boolean, settled: boolean): ConnectMessage['payload'] {
+  const summary: Record<string, number> = {};
+  for (const c of list) {
+    const k = c.state ?? 'ABSENT';
+    summary[k] = (summary[k] ?? 0) + 1;
+  }
+  return { action, url, ok, settled, connectors: list, summary };
+}
+
 export const TOPICS = {
   offsetSyncs: 'mm2/offset-syncs',
   checkpoints: 'mm2/checkpoints',
@@ -183,4 +248,5 @@ export const TOPICS = {
   heartbeat: 'mm2/heartbeat',
   heartbeatAlarm: 'mm2/heartbeat-alarm',
   mirror: 'mm2/mirror',
+  connect: 'mm2/connect',
 } as const;
