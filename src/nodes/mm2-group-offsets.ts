@@ -66,9 +66,7 @@ export = function register(RED: NodeAPI): void {
     let last: { result: GroupOffsetsCycle; at: number } | null = null;
     function renderCycleStatus(): void {
       if (!last || lastCycleError) return;
-      const st = cycleStatus(t, last.result, last.at, intervalMs, syncer.stats.malformed);
-      if ('fail' in st) status.fail(st.fail);
-      else status.activity(st.activity);
+      status.show(cycleStatus(t, last.result, last.at, intervalMs, syncer.stats.malformed));
     }
     if (mode === 'input') {
       status.activity({ fill: 'grey', shape: 'ring', text: t('mm2-group-offsets.status.first-sync', { seconds: intervalS }) });

@@ -11,78 +11,20 @@
  * status, messages and close handling.
  */
 import type { NodeAPI, Node, NodeDef, NodeMessage, NodeStatus } from './lib/red';
-import { makeTranslate, type Translate } from './lib/i18n';
+import { makeTranslate } from './lib/i18n';
 import { setupFlowNode, truncate } from './lib/flow-node';
 import { TOPICS, type HeartbeatAlarmMessage, type HeartbeatMessage } from './lib/contracts';
-import { nodeEnvLookup, resolveNodeSettings } from './lib/settings';
-import { CONFIG_DEFAULTS } from '../core/config-properties';
-import { missingEnvReason, substituteEnvValue, type EnvLookup } from '../core/env-substitution';
-import { ConfigError } from '../core/errors';
-import { intervalMs as readIntervalMs } from '../core/intervals';
+import { nodeEnvLookup } from './lib/settings';
+import { readHeartbeatSettings, type HeartbeatDefFields } from './lib/settings/heartbeat';
 import { compactDuration, type HeartbeatAlarm } from '../core/heartbeat-monitor';
 import { HeartbeatEmitter, HeartbeatWatcher, type ObservedHeartbeat, type WatchPhase } from '../kafka/heartbeats';
 
-interface HeartbeatDef extends NodeDef {
+interface HeartbeatDef extends NodeDef, HeartbeatDefFields {
   replication?: string;
-  emitHeartbeatsEnabled?: boolean | string;
-  emitHeartbeatsIntervalSeconds?: number | string;
-  staleAfterSeconds?: number | string;
-  watch?: boolean | string;
 }
 
-/** Our own setting (not an MM2 property): alarm when no fresh heartbeat arrives within it. */
-const DEFAULT_STALE_AFTER_SECONDS = 30;
 /** At most one warning per this many ms for repeated problems (malformed records, failed sends). */
 const WARN_EVERY_MS = 60_000;
-
-interface HeartbeatSettings {
-  emitEnabled: boolean;
-  intervalSeconds: number;
-  staleAfterSeconds: number;
-  watch: boolean;
-}
-
-/** The MM2 properties of the node, read by the shared resolver (defaults, `${VAR}`, catalogue checks). */
-const MM2_SETTINGS = ['emit.heartbeats.enabled', 'emit.heartbeats.interval.seconds'] as const;
-
-function isBlank(v: unknown): boolean {
-  return v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
-}
-
-/** Parses the node's settings; MM2 properties are checked with MM2's rules, empty fields take MM2's defaults. */
-function parseSettings(def: HeartbeatDef, lookup: EnvLookup, t: Translate): { settings: HeartbeatSettings; problems: string[] } {
-  const resolved = resolveNodeSettings(def, MM2_SETTINGS, lookup);
-  const problems = resolved.problems.map((p) => t('mm2-heartbeat.errors.setting', { property: p.property, reason: p.reason }));
-  const mm2 = <T>(prop: (typeof MM2_SETTINGS)[number]): T => (resolved.values[prop] ?? CONFIG_DEFAULTS[prop]) as unknown as T;
-  const emitEnabled = mm2<boolean>('emit.heartbeats.enabled');
-  const intervalSeconds = mm2<number>('emit.heartbeats.interval.seconds');
-
-  // Our own settings (not MM2 properties), with the same `${VAR}` substitution.
-  const own = (field: string, raw: unknown): unknown => {
-    const s = substituteEnvValue(raw, lookup);
-    if (s.missing.length === 0) return s.value;
-    problems.push(t('mm2-heartbeat.errors.setting', { property: field, reason: missingEnvReason(s.missing) }));
-    return undefined;
-  };
-
-  let staleAfterSeconds = DEFAULT_STALE_AFTER_SECONDS;
-  const staleRaw = own('staleAfterSeconds', def.staleAfterSeconds);
-  try {
-    staleAfterSeconds = readIntervalMs('staleAfterSeconds', staleRaw, DEFAULT_STALE_AFTER_SECONDS, { offHint: 'untick "watch"' }) / 1000;
-  } catch (e) {
-    if (!(e instanceof ConfigError)) throw e;
-    problems.push(t('mm2-heartbeat.errors.stale-after', { value: String(staleRaw), reason: e.problems[0].reason }));
-  }
-
-  let watch = true;
-  const watchRaw = own('watch', def.watch);
-  if (!isBlank(watchRaw)) {
-    const s = String(watchRaw).trim().toLowerCase();
-    if (s === 'true' || s === 'false') watch = s === 'true';
-    else problems.push(t('mm2-heartbeat.errors.watch', { value: String(watchRaw) }));
-  }
-  return { settings: { emitEnabled, intervalSeconds, staleAfterSeconds, watch }, problems };
-}
 
 export = function register(RED: NodeAPI): void {
   const t = makeTranslate(RED, 'mm2-heartbeat');
@@ -106,16 +48,17 @@ export = function register(RED: NodeAPI): void {
       return;
     }
     const { rep, status } = ctx;
-    const { settings, problems } = parseSettings(def, nodeEnvLookup(RED, node), t);
+    const read = readHeartbeatSettings(def, nodeEnvLookup(RED, node), t);
     const source = rep.sourceNode?.connection ?? null;
     const target = rep.targetNode?.connection ?? null;
-    if (problems.length > 0 || !rep.policy || !source || !target) {
-      const text = problems.length > 0 ? problems.join('; ') : t('mm2-common.errors.bad-replication', { problems: 'no connection' });
+    if (!read.values || !rep.policy || !source || !target) {
+      const text = read.problems.length > 0 ? read.problems.join('; ') : t('mm2-common.errors.bad-replication', { problems: 'no connection' });
       status.fail(t('mm2-heartbeat.status.invalid', { problems: text }));
       node.error(t('mm2-heartbeat.errors.invalid', { problems: text }));
       refuse(text);
       return;
     }
+    const settings = read.values;
 
     const heartbeatsTopic = rep.policy.heartbeatsTopic();
     const watchTopic = rep.policy.formatRemoteTopic(rep.sourceAlias, heartbeatsTopic);

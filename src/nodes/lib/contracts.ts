@@ -10,7 +10,10 @@
  *   mm2-mirror ──MirrorStatsMessage (periodic stats)
  *   mm2-connect ──ConnectMessage (after each action, and a poll whose states changed)
  */
-import type { CheckpointJsonLike } from '../../core/checkpoint-json';
+import { checkpointToJson, parseOffset, type CheckpointJsonLike } from '../../core/checkpoint-json';
+import type { OffsetSync } from '../../core/types';
+import { readSyncStreamPosition, type SyncStreamPosition } from '../../core/sync-stream';
+import type { CycleResult, SyncEvent } from '../../kafka/checkpoint-emitter';
 import type { ConnectorKind } from '../../core/config-properties';
 import { traceSummary } from '../../kafka/connect-rest';
 import type { ConnectAction, ConnectorOutcome } from '../../kafka/connect-deployer';
@@ -26,6 +29,41 @@ export interface OffsetSyncJson {
 
 /** Checkpoint as carried in messages. `topic` is the remote (target) topic name. */
 export type CheckpointJson = CheckpointJsonLike;
+
+/** The result of reading one incoming message as an OffsetSyncsMessage. */
+export interface ReceivedSyncs {
+  event: SyncEvent;
+  /** Sync entries that could not be read (skipped). */
+  malformed: number;
+  /** The offset-syncs topic the sender read, when it says. */
+  sourceTopic?: string;
+  /** The message's place in the sender's stream (core/sync-stream), when it says. */
+  stream?: SyncStreamPosition;
+}
+
+/** Reads `msg` as an OffsetSyncsMessage; null when it is something else. */
+export function readOffsetSyncsMessage(msg: { topic?: unknown; payload?: unknown }): ReceivedSyncs | null {
+  const p = msg.payload as { event?: unknown; syncs?: unknown; source?: { topic?: unknown }; stream?: unknown } | undefined;
+  if (!p || typeof p !== 'object') return null;
+  if (p.event !== 'syncs' && p.event !== 'loaded' && p.event !== 'reset') return null;
+  if (msg.topic !== TOPICS.offsetSyncs && p.source === undefined && !Array.isArray(p.syncs)) return null;
+  const sourceTopic = typeof p.source?.topic === 'string' ? p.source.topic : undefined;
+  const stream = readSyncStreamPosition(p.stream);
+  if (p.event !== 'syncs') return { event: { event: p.event }, malformed: 0, sourceTopic, stream };
+  const syncs: OffsetSync[] = [];
+  let malformed = 0;
+  for (const s of Array.isArray(p.syncs) ? p.syncs : []) {
+    const e = s as { topic?: unknown; partition?: unknown; upstreamOffset?: unknown; downstreamOffset?: unknown } | null;
+    const up = parseOffset(e?.upstreamOffset);
+    const down = parseOffset(e?.downstreamOffset);
+    if (!e || typeof e.topic !== 'string' || e.topic === '' || !Number.isInteger(e.partition) || (e.partition as number) < 0 || up === null || down === null) {
+      malformed++;
+      continue;
+    }
+    syncs.push({ topic: e.topic, partition: e.partition as number, upstreamOffset: up, downstreamOffset: down });
+  }
+  return { event: { event: 'syncs', syncs }, malformed, sourceTopic, stream };
+}
 
 /**
  * mm2-offset-syncs output. `event: 'syncs'` carries a batch of syncs in log order (during the
@@ -96,6 +134,33 @@ export interface CoverageMessage {
     failedGroups: Array<{ group: string; error: string }>;
     durationMs: number;
   };
+}
+
+/** The CheckpointsMessage payload of a completed cycle: what it wrote and the whole latest state. */
+export function checkpointsPayload(r: CycleResult, where: { sourceCluster: string; targetCluster: string; checkpointsTopic: string }): CheckpointsMessage['payload'] {
+  const latest: Record<string, CheckpointJson[]> = {};
+  for (const [g, list] of r.latest) latest[g] = list.map(checkpointToJson);
+  return { checkpoints: r.written.map(checkpointToJson), latest, cycle: r.cycle, ...where };
+}
+
+/** The CoverageMessage payload of a cycle. */
+export function coveragePayload(r: CycleResult): CoverageMessage['payload'] {
+  const summary: Record<string, number> = {};
+  for (const c of r.coverage) summary[c.status] = (summary[c.status] ?? 0) + 1;
+  const entries = r.coverage.map((c) => {
+    const e: CoverageJson = {
+      group: c.group,
+      topic: c.topic,
+      partition: c.partition,
+      remoteTopic: c.remoteTopic,
+      upstreamOffset: c.upstreamOffset === null ? null : c.upstreamOffset.toString(),
+      status: c.status,
+      reason: c.reason,
+    };
+    if (c.downstreamOffset !== undefined) e.downstreamOffset = c.downstreamOffset.toString();
+    return e;
+  });
+  return { cycle: r.cycle, groups: r.groups.length, partitions: r.coverage.length, summary, entries, failedGroups: r.failedGroups, durationMs: r.durationMs };
 }
 
 /** mm2-group-offsets output, once per sync cycle. */

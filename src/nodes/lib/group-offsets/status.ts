@@ -1,20 +1,16 @@
 /** The status an `mm2-group-offsets` node shows after its sync cycles. */
-import type { NodeStatus } from '../red';
 import type { Translate } from '../i18n';
-import { truncate } from '../flow-node';
+import { truncate, type StatusView } from '../flow-node';
 import { ago, type AgoScale } from '../ago';
 import type { GroupOffsetsCycle } from '../../../kafka/group-offset-syncer';
 
 const AGE: AgoScale = { seconds: 'mm2-group-offsets.status.age-s', minutes: 'mm2-group-offsets.status.age-min', secondsBelow: 120, rounding: 'round' };
 
-/** What to show: the node's activity, or a failure (red). */
-export type CycleStatus = { activity: NodeStatus } | { fail: string };
-
 /**
  * The status after the last completed cycle `at` (epoch ms). Green only while the node does its
  * job: some selected group has its target offset, and cycles keep completing.
  */
-export function cycleStatus(t: Translate, r: GroupOffsetsCycle, at: number, intervalMs: number, malformed: number, now = Date.now()): CycleStatus {
+export function cycleStatus(t: Translate, r: GroupOffsetsCycle, at: number, intervalMs: number, malformed: number, now = Date.now()): StatusView {
   const when = ago(t, now - at, AGE);
   if (now - at > 2 * intervalMs + 30000) {
     // syncs stopped completing (a request that hangs): not green
