@@ -40,16 +40,22 @@ export function onInput(node: Node, handler: InputHandler, options: InputOptions
 
 /**
  * The node refused its settings: red status (`statusText`, or `text`), `logText` (or `text`)
- * logged as an error, and, with `refuseInput`, every message ends with done(error).
+ * logged as an error, and, with `refuseInput`, every message ends with done(error) (the text
+ * logged, or the one given).
  */
 export function refuseSettings(
   node: Node,
-  status: StatusReporter,
+  status: StatusReporter | null,
   text: string,
-  options: { statusText?: string; logText?: string; refuseInput?: boolean } = {},
+  options: { statusText?: string; logText?: string; refuseInput?: boolean | string } = {},
 ): void {
-  status.fail(options.statusText ?? text);
-  node.error(options.logText ?? text);
   const logText = options.logText ?? text;
-  if (options.refuseInput) node.on('input', (_msg: NodeMessage, _send: SendFn, done: DoneFn) => done(new Error(logText)));
+  status?.fail(options.statusText ?? text);
+  node.error(logText);
+  if (options.refuseInput) refuseInput(node, typeof options.refuseInput === 'string' ? options.refuseInput : logText);
+}
+
+/** Every message ends with done(error `text`): the node cannot do what it is asked. */
+export function refuseInput(node: Node, text: string): void {
+  node.on('input', (_msg: NodeMessage, _send: SendFn, done: DoneFn) => done(new Error(text)));
 }
