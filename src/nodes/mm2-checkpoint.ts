@@ -15,6 +15,7 @@ import { onInput, refuseSettings } from './lib/input';
 import { NODE_SETTINGS, nodeEnvLookup, parseConfigForNode, type ReplicationFields } from './lib/settings';
 import { readCheckpointSettings } from './lib/settings/checkpoint';
 import { checkpointStatus, type CheckpointNodeState } from './lib/checkpoint/status';
+import { checkpointEmitterEvents } from './lib/checkpoint/events';
 import { TOPICS, checkpointsPayload, coveragePayload, readOffsetSyncsMessage, type ReceivedSyncs } from './lib/contracts';
 import { SYNC_REPLAY_EVENT, SyncStreamReceiver, type SyncReplayRequest } from '../core/sync-stream';
 import { CheckpointEmitter, type CycleResult } from '../kafka/checkpoint-emitter';
@@ -110,8 +111,6 @@ export = function register(RED: NodeAPI): void {
     // ---- status (lib/checkpoint/status) --------------------------------------------------
     const state: CheckpointNodeState = { phase: { kind: 'preparing' }, last: null, lastAt: 0, error: null, groups: null };
     const render = (): void => status.show(checkpointStatus(t, state, emitter.syncsLoaded, staleMs));
-    // A failure is logged once per change, not every cycle (the shared FailureLog).
-    const warnLimited = (kind: string, text: string): boolean => log.warn(kind, text);
 
     const emitter = new CheckpointEmitter({
       source,
@@ -125,28 +124,7 @@ export = function register(RED: NodeAPI): void {
       ensureTopic: (c, topic) => rep.ensureTopic(c, topic),
       // an unreachable target is tried again at least every interval
       retryMaxMs: emitMs,
-      events: {
-        phase(p) {
-          state.phase = p;
-          if (p.kind === 'retrying') warnLimited('topic', t('mm2-checkpoint.warn.topic', { topic: checkpointsTopic, error: p.error }));
-          render();
-        },
-        restored(r) {
-          if (r.malformed > 0) node.warn(t('mm2-checkpoint.warn.malformed-checkpoints', { count: r.malformed, topic: checkpointsTopic }));
-          if (!r.ok) node.warn(t('mm2-checkpoint.warn.restore-failed', { topic: checkpointsTopic, error: r.error ?? '' }));
-          else node.debug(t('mm2-checkpoint.log.restored', { count: r.restored, read: r.read, topic: checkpointsTopic }));
-        },
-        discovered(d) {
-          state.groups = d.groups.length;
-          if (d.errors.length > 0) {
-            warnLimited('discovery-groups', t('mm2-checkpoint.warn.group-offsets', { groups: d.errors.map((e) => `${e.group} (${e.error})`).join(', ') }));
-          }
-          render();
-        },
-        discoveryFailed(error) {
-          warnLimited('discovery', t('mm2-checkpoint.warn.discovery', { error }));
-        },
-      },
+      events: checkpointEmitterEvents({ node, t, log, state, checkpointsTopic, render: () => render() }),
     });
     node.emitter = emitter;
 
@@ -177,7 +155,7 @@ export = function register(RED: NodeAPI): void {
         throw new Error(text);
       }
       if (r.skipped) {
-        if (requester) warnLimited('skipped', t('mm2-checkpoint.warn.skipped-loading'));
+        if (requester) log.warn('skipped', t('mm2-checkpoint.warn.skipped-loading'));
         render();
         return;
       }
@@ -186,10 +164,10 @@ export = function register(RED: NodeAPI): void {
       state.last = r;
       state.lastAt = Date.now();
       state.groups = r.groups.length;
-      if (r.discoveryError) warnLimited('discovery', t('mm2-checkpoint.warn.discovery', { error: r.discoveryError }));
+      if (r.discoveryError) log.warn('discovery', t('mm2-checkpoint.warn.discovery', { error: r.discoveryError }));
       else log.ok('discovery');
       if (r.failedGroups.length > 0) {
-        warnLimited('failed-groups', t('mm2-checkpoint.warn.group-offsets', { groups: r.failedGroups.map((f) => `${f.group} (${f.error})`).join(', ') }));
+        log.warn('failed-groups', t('mm2-checkpoint.warn.group-offsets', { groups: r.failedGroups.map((f) => `${f.group} (${f.error})`).join(', ') }));
       } else log.ok('failed-groups');
       render();
       if (sent.has(r)) return;
@@ -224,7 +202,7 @@ export = function register(RED: NodeAPI): void {
       const decision = syncStream.accept(syncs.stream);
       if (decision.action === 'ignore') {
         if (decision.requestReplay) {
-          if (decision.reason === 'gap') warnLimited('syncs-gap', t('mm2-checkpoint.warn.syncs-gap', { topic: expectedSyncsTopic ?? '' }));
+          if (decision.reason === 'gap') log.warn('syncs-gap', t('mm2-checkpoint.warn.syncs-gap', { topic: expectedSyncsTopic ?? '' }));
           requestSyncs();
         }
         return undefined;

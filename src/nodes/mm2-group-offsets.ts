@@ -9,21 +9,19 @@ import type { NodeAPI, Node, NodeDef, NodeMessage, SendFn, DoneFn } from './lib/
 import { makeTranslate } from './lib/i18n';
 import { setupFlowNode } from './lib/flow-node';
 import { onInput, refuseSettings } from './lib/input';
-import { TOPICS } from './lib/contracts';
+import { TOPICS, groupOffsetsPayload } from './lib/contracts';
 import { nodeEnvLookup } from './lib/settings';
 import { readGroupOffsetsSettings, type GroupOffsetsDefFields } from './lib/settings/group-offsets';
 import { cycleStatus } from './lib/group-offsets/status';
 import { explainKafkaError } from '../kafka/client';
 import { GroupOffsetSyncer, type GroupOffsetsCycle } from '../kafka/group-offset-syncer';
-import { CheckpointsTopicRunner } from '../kafka/checkpoints-topic-runner';
+import { COUNT_EVERY_MS, followCheckpointsTopic } from './lib/group-offsets/topic-mode';
 
 interface GroupOffsetsDef extends NodeDef, GroupOffsetsDefFields {
   replication?: string;
 }
 
 const SET = 'mm2-group-offsets';
-/** Counters (malformed checkpoints) are logged at most once a minute. */
-const COUNT_EVERY_MS = 60000;
 
 /** A CheckpointsMessage is recognised by its payload shape (`latest` map of group -> checkpoints). */
 function checkpointsLatest(msg: NodeMessage): Record<string, unknown> | null {
@@ -91,7 +89,7 @@ export = function register(RED: NodeAPI): void {
           }
           const out: NodeMessage = msg ?? {};
           out.topic = TOPICS.groupOffsets;
-          out.payload = result;
+          out.payload = groupOffsetsPayload(result);
           if (send) send(out);
           else node.send(out);
           done?.();
@@ -126,50 +124,17 @@ export = function register(RED: NodeAPI): void {
       cycle(null, null, null);
     });
 
-    // ---- mode topic: follow the checkpoints topic on the target (kafka/checkpoints-topic-runner) ----
-    let runner: CheckpointsTopicRunner | null = null;
-    if (mode === 'topic') {
-      runner = new CheckpointsTopicRunner({
-        connection,
-        topic: checkpointsTopic,
-        syncer,
-        groupPrefix: `__mm2-node-red-group-offsets-${node.id}`,
-        retryMs: Math.min(intervalMs, 10000),
-        events: {
-          progress: (read, total) => {
-            if (ready || ctx.closing) return;
-            const percent = total > 0n ? Number((read * 100n) / total) : 100;
-            status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-common.status.loading', { percent }) });
-          },
-          loaded: () => {
-            if (ctx.closing) return;
-            ready = true;
-            const s = syncer.stats;
-            status.activity({ fill: 'grey', shape: 'dot', text: t('mm2-group-offsets.status.loaded', { groups: s.groups, partitions: s.partitions }) });
-          },
-          malformed: (err, offset) => {
-            if (ready) renderCycleStatus();
-            countLimited(
-              'malformed',
-              t('mm2-group-offsets.warn.malformed', { topic: checkpointsTopic, offset: offset.toString(), error: err.message, total: syncer.stats.malformed }),
-            );
-          },
-          readerError: (err) => {
-            if (!ctx.closing) ctx.log.warn('reader', t('mm2-group-offsets.warn.reader', { topic: checkpointsTopic, error: explainKafkaError(err) }));
-          },
-          waitingTopic: () => {
-            if (!ctx.closing) status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-common.status.waiting-topic', { topic: checkpointsTopic }) });
-          },
-          startFailed: (text) => {
-            if (ctx.closing) return;
-            status.fail(t('mm2-group-offsets.status.error', { error: text }));
-            ctx.log.warn('start', t('mm2-group-offsets.warn.reader', { topic: checkpointsTopic, error: text }));
-          },
-        },
-      });
-      status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-common.status.connecting') });
-      runner.start();
-    }
+    // ---- mode topic: follow the checkpoints topic on the target (lib/group-offsets/topic-mode) ----
+    const runner = mode !== 'topic' ? null : followCheckpointsTopic({
+      ctx, t, connection, topic: checkpointsTopic, syncer, nodeId: node.id, intervalMs,
+      ready: () => ready,
+      loaded: () => {
+        ready = true;
+      },
+      malformed: () => {
+        if (ready) renderCycleStatus();
+      },
+    });
 
     // ---- input ----
     onInput(node, (msg, send, done) => {

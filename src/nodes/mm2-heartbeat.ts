@@ -10,13 +10,15 @@
  * The logic lives in kafka/heartbeats.ts and core/heartbeat-monitor.ts; this file maps settings,
  * status, messages and close handling.
  */
-import type { NodeAPI, Node, NodeDef, NodeMessage, NodeStatus } from './lib/red';
+import type { NodeAPI, Node, NodeDef, NodeMessage } from './lib/red';
 import { makeTranslate } from './lib/i18n';
-import { setupFlowNode, truncate } from './lib/flow-node';
-import { TOPICS, type HeartbeatAlarmMessage, type HeartbeatMessage } from './lib/contracts';
+import { setupFlowNode } from './lib/flow-node';
+import { onInput, refuseInput, refuseSettings } from './lib/input';
+import { heartbeatAlarmMessage, heartbeatMessage } from './lib/contracts';
 import { nodeEnvLookup } from './lib/settings';
 import { readHeartbeatSettings, type HeartbeatDefFields } from './lib/settings/heartbeat';
-import { compactDuration, type HeartbeatAlarm } from '../core/heartbeat-monitor';
+import type { HeartbeatAlarm } from '../core/heartbeat-monitor';
+import { heartbeatDuration, heartbeatStatus, type HeartbeatNodeView } from './lib/heartbeat/status';
 import { HeartbeatEmitter, HeartbeatWatcher, type ObservedHeartbeat, type WatchPhase } from '../kafka/heartbeats';
 
 interface HeartbeatDef extends NodeDef, HeartbeatDefFields {
@@ -29,34 +31,22 @@ const WARN_EVERY_MS = 60_000;
 export = function register(RED: NodeAPI): void {
   const t = makeTranslate(RED, 'mm2-heartbeat');
 
-  const dur = (ms: number): string => {
-    const d = compactDuration(ms);
-    return t(`mm2-heartbeat.units.${d.unit}`, { n: d.n });
-  };
+  const dur = (ms: number): string => heartbeatDuration(t, ms);
 
   function MM2HeartbeatNode(this: Node, def: HeartbeatDef): void {
     RED.nodes.createNode(this, def);
     const node = this;
 
-    const refuse = (text: string) => {
-      node.on('input', (_msg: NodeMessage, _send, done) => done(new Error(text)));
-    };
-
     const ctx = setupFlowNode(RED, node, def.replication, t);
-    if (!ctx) {
-      refuse(t('mm2-common.errors.no-replication'));
-      return;
-    }
+    if (!ctx) return refuseInput(node, t('mm2-common.errors.no-replication'));
     const { rep, status } = ctx;
     const read = readHeartbeatSettings(def, nodeEnvLookup(RED, node), t);
     const source = rep.sourceNode?.connection ?? null;
     const target = rep.targetNode?.connection ?? null;
     if (!read.values || !rep.policy || !source || !target) {
       const text = read.problems.length > 0 ? read.problems.join('; ') : t('mm2-common.errors.bad-replication', { problems: 'no connection' });
-      status.fail(t('mm2-heartbeat.status.invalid', { problems: text }));
-      node.error(t('mm2-heartbeat.errors.invalid', { problems: text }));
-      refuse(text);
-      return;
+      const logText = t('mm2-heartbeat.errors.invalid', { problems: text });
+      return refuseSettings(node, status, text, { statusText: t('mm2-heartbeat.status.invalid', { problems: text }), logText, refuseInput: text });
     }
     const settings = read.values;
 
@@ -92,41 +82,10 @@ export = function register(RED: NodeAPI): void {
     const render = (): void => {
       if (ctx.closing) return;
       const now = Date.now();
-      let st: NodeStatus;
-      const stalled = emitStalledFor(now);
-      if (emitError) {
-        st = { fill: 'red', shape: 'ring', text: t('mm2-heartbeat.status.emit-failed', { error: emitError }) };
-      } else if (stalled !== null) {
-        st = { fill: 'red', shape: 'ring', text: t('mm2-heartbeat.status.emit-stalled', { age: dur(stalled) }) };
-      } else if (watcher) {
-        const snap = watcher.monitor.snapshot(now);
-        const stale = snap.health === 'stale';
-        if (phase === 'waiting-topic') {
-          st = { fill: stale ? 'red' : 'yellow', shape: 'ring', text: t(stale ? 'mm2-heartbeat.status.stale-waiting-topic' : 'mm2-common.status.waiting-topic', { topic: watchTopic }) };
-        } else if (phase === 'starting') {
-          st = watchError
-            ? { fill: 'red', shape: 'ring', text: t('mm2-heartbeat.status.watch-failed', { error: watchError }) }
-            : { fill: 'yellow', shape: 'ring', text: t('mm2-common.status.connecting') };
-        } else if (phase === 'loading') {
-          st = { fill: 'yellow', shape: 'ring', text: t('mm2-common.status.loading', { percent: loadPercent }) };
-        } else if (stale) {
-          st = snap.ageMs === null
-            ? { fill: 'red', shape: 'dot', text: t('mm2-heartbeat.status.stale-never', { age: dur(snap.runningMs) }) }
-            : { fill: 'red', shape: 'dot', text: t('mm2-heartbeat.status.stale', { age: dur(snap.ageMs) }) };
-        } else if (snap.lastArrival !== null && snap.lastLatencyMs !== null) {
-          st = { fill: 'green', shape: 'dot', text: t('mm2-heartbeat.status.latency', { latency: dur(snap.lastLatencyMs), ago: dur(now - snap.lastArrival) }) };
-        } else {
-          st = { fill: 'blue', shape: 'ring', text: t('mm2-heartbeat.status.waiting-heartbeats', { topic: watchTopic }) };
-        }
-        if (watcher.malformed > 0) st = { ...st, text: t('mm2-heartbeat.status.with-malformed', { text: st.text, count: watcher.malformed }) };
-      } else if (emitter) {
-        st = emitter.lastEmitted === null
-          ? { fill: 'yellow', shape: 'ring', text: t('mm2-common.status.connecting') }
-          : { fill: 'green', shape: 'dot', text: t('mm2-heartbeat.status.emitted', { count: emitter.emitted, ago: dur(now - emitter.lastEmitted) }) };
-      } else {
-        st = { fill: 'grey', shape: 'ring', text: t('mm2-heartbeat.status.idle') };
-      }
-      status.activity({ ...st, text: truncate(st.text ?? '') });
+      const view: HeartbeatNodeView = { emitError, emitStalledMs: emitStalledFor(now) };
+      if (emitter) view.emit = { emitted: emitter.emitted, lastEmitted: emitter.lastEmitted };
+      if (watcher) view.watch = { phase, error: watchError, loadPercent, snapshot: watcher.monitor.snapshot(now), malformed: watcher.malformed, topic: watchTopic };
+      status.activity(heartbeatStatus(t, view, now));
     };
 
     // ---- emission -----------------------------------------------------------------------
@@ -182,23 +141,14 @@ export = function register(RED: NodeAPI): void {
         onHeartbeat: (hb: ObservedHeartbeat) => {
           if (ctx.closing) return;
           watchError = null; // delivering again
-          const msg: HeartbeatMessage = {
-            topic: TOPICS.heartbeat,
-            payload: {
-              sourceClusterAlias: hb.sourceClusterAlias,
-              targetClusterAlias: hb.targetClusterAlias,
-              timestamp: hb.timestamp,
-              latencyMs: hb.latencyMs,
-              heartbeatsTopic: watchTopic,
-            },
-          };
+          const msg = heartbeatMessage(hb, watchTopic);
           node.send([msg as unknown as NodeMessage, null]);
           render();
         },
         onAlarm: (a: HeartbeatAlarm) => {
           if (ctx.closing) return;
           lastAlarm = a;
-          const msg: HeartbeatAlarmMessage = { topic: TOPICS.heartbeatAlarm, payload: { ...a } };
+          const msg = heartbeatAlarmMessage(a);
           node.send([null, msg as unknown as NodeMessage]);
           if (a.state === 'stale') {
             node.warn(
@@ -248,10 +198,7 @@ export = function register(RED: NodeAPI): void {
         const now = Date.now();
         const snap = w.monitor.snapshot(now);
         const state = snap.health === 'stale' ? 'stale' : 'ok';
-        const msg: HeartbeatAlarmMessage = {
-          topic: TOPICS.heartbeatAlarm,
-          payload: { state, lastSeen: snap.lastSeen, ageMs: snap.ageMs, staleAfterMs: snap.staleAfterMs, resent: true },
-        };
+        const msg = heartbeatAlarmMessage({ state, lastSeen: snap.lastSeen, ageMs: snap.ageMs, staleAfterMs: snap.staleAfterMs, resent: true });
         node.send([null, msg as unknown as NodeMessage]);
       };
       RED.events.on('flows:started', onFlowsStarted);
@@ -266,12 +213,9 @@ export = function register(RED: NodeAPI): void {
     render();
 
     // ---- input: one heartbeat now -------------------------------------------------------
-    node.on('input', (_msg, _send, done) => {
+    onInput(node, (_msg, _send, done) => {
       const em = emitter;
-      if (!em) {
-        done(new Error(t('mm2-heartbeat.errors.emit-off')));
-        return;
-      }
+      if (!em) return done(new Error(t('mm2-heartbeat.errors.emit-off')));
       em.emit().then(
         () => {
           if (!ctx.closing) emitted();

@@ -14,6 +14,9 @@ import { checkpointToJson, parseOffset, type CheckpointJsonLike } from '../../co
 import type { OffsetSync } from '../../core/types';
 import { readSyncStreamPosition, type SyncStreamPosition } from '../../core/sync-stream';
 import type { CycleResult, SyncEvent } from '../../kafka/checkpoint-emitter';
+import type { MirrorStats } from '../../kafka/mirror';
+import type { GroupOffsetsCycle } from '../../kafka/group-offset-syncer';
+import type { ObservedHeartbeat } from '../../kafka/heartbeats';
 import type { ConnectorKind } from '../../core/config-properties';
 import { traceSummary } from '../../kafka/connect-rest';
 import type { ConnectAction, ConnectorOutcome } from '../../kafka/connect-deployer';
@@ -89,6 +92,21 @@ export interface OffsetSyncsMessage {
      */
     stream: { load: string; seq: number };
   };
+}
+
+/** The OffsetSyncsMessage of one event of a reader of `source`. */
+export function offsetSyncsMessage(
+  event: OffsetSyncsMessage['payload']['event'],
+  source: { topic: string; cluster: string },
+  stats: OffsetSyncsMessage['payload']['stats'],
+  stream: OffsetSyncsMessage['payload']['stream'],
+  syncs?: OffsetSync[],
+): OffsetSyncsMessage {
+  const payload: OffsetSyncsMessage['payload'] = { event, source, stats, stream };
+  if (syncs) {
+    payload.syncs = syncs.map((s) => ({ topic: s.topic, partition: s.partition, upstreamOffset: s.upstreamOffset.toString(), downstreamOffset: s.downstreamOffset.toString() }));
+  }
+  return { topic: TOPICS.offsetSyncs, payload };
 }
 
 /** mm2-checkpoint output 1, once per completed cycle (also one that wrote nothing): the whole state. */
@@ -183,6 +201,15 @@ export interface GroupOffsetsMessage {
   };
 }
 
+/**
+ * The GroupOffsetsMessage payload of a sync cycle. The syncer's cycle result already carries
+ * offsets as decimal strings; this is the type link that makes the build fail when the two shapes
+ * part.
+ */
+export function groupOffsetsPayload(cycle: GroupOffsetsCycle): GroupOffsetsMessage['payload'] {
+  return cycle;
+}
+
 /** mm2-heartbeat output 1: one per replicated heartbeat seen on the target. */
 export interface HeartbeatMessage {
   topic: string; // 'mm2/heartbeat'
@@ -209,6 +236,25 @@ export interface HeartbeatAlarmMessage {
     /** true: not a new edge but the current state again, after a deploy that may have replaced the receivers. */
     resent?: boolean;
   };
+}
+
+/** The HeartbeatMessage of one heartbeat read back from `heartbeatsTopic` on the target. */
+export function heartbeatMessage(hb: ObservedHeartbeat, heartbeatsTopic: string): HeartbeatMessage {
+  return {
+    topic: TOPICS.heartbeat,
+    payload: {
+      sourceClusterAlias: hb.sourceClusterAlias,
+      targetClusterAlias: hb.targetClusterAlias,
+      timestamp: hb.timestamp,
+      latencyMs: hb.latencyMs,
+      heartbeatsTopic,
+    },
+  };
+}
+
+/** The HeartbeatAlarmMessage of an alarm edge, or (`resent`) of the current state again. */
+export function heartbeatAlarmMessage(a: HeartbeatAlarmMessage['payload']): HeartbeatAlarmMessage {
+  return { topic: TOPICS.heartbeatAlarm, payload: { ...a } };
 }
 
 /**
@@ -241,6 +287,31 @@ export interface MirrorStatsMessage {
     committedPartitions: number;
     /** The last error still unresolved, if any. */
     error: string | null;
+  };
+}
+
+/** The MirrorStatsMessage payload of the mirror's stats, `recordsPerSecond` over the last interval. */
+export function mirrorStatsPayload(
+  s: MirrorStats,
+  recordsPerSecond: number,
+  where: { sourceCluster: string; targetCluster: string; offsetSyncsTopic: string | null },
+): MirrorStatsMessage['payload'] {
+  const errors = Object.values(s.errors);
+  return {
+    sourceCluster: where.sourceCluster,
+    targetCluster: where.targetCluster,
+    topics: s.topics,
+    remoteTopics: s.remoteTopics,
+    partitions: s.partitions,
+    records: s.records,
+    bytes: s.bytes,
+    recordsPerSecond: Math.round(recordsPerSecond * 10) / 10,
+    syncsSent: s.syncsSent,
+    syncsFailed: s.syncsFailed,
+    offsetSyncsTopic: where.offsetSyncsTopic,
+    lagBySourcePartition: s.lagBySourcePartition,
+    committedPartitions: s.committedPartitions,
+    error: errors.length > 0 ? errors[errors.length - 1] ?? null : null,
   };
 }
 
