@@ -14,24 +14,19 @@ import type { NodeAPI, Node, NodeDef, NodeMessage } from './lib/red';
 import { makeTranslate } from './lib/i18n';
 import { setupFlowNode } from './lib/flow-node';
 import { onInput, refuseInput, refuseSettings } from './lib/input';
-import { heartbeatAlarmMessage, heartbeatMessage } from './lib/contracts';
+import { heartbeatAlarmMessage } from './lib/contracts';
 import { nodeEnvLookup } from './lib/settings';
 import { readHeartbeatSettings, type HeartbeatDefFields } from './lib/settings/heartbeat';
-import type { HeartbeatAlarm } from '../core/heartbeat-monitor';
-import { heartbeatDuration, heartbeatStatus, type HeartbeatNodeView } from './lib/heartbeat/status';
-import { HeartbeatEmitter, HeartbeatWatcher, type ObservedHeartbeat, type WatchPhase } from '../kafka/heartbeats';
+import { heartbeatStatus, type HeartbeatNodeView } from './lib/heartbeat/status';
+import { heartbeatWatchEvents, type WatchState } from './lib/heartbeat/watch-events';
+import { HeartbeatEmitter, HeartbeatWatcher } from '../kafka/heartbeats';
 
 interface HeartbeatDef extends NodeDef, HeartbeatDefFields {
   replication?: string;
 }
 
-/** At most one warning per this many ms for repeated problems (malformed records, failed sends). */
-const WARN_EVERY_MS = 60_000;
-
 export = function register(RED: NodeAPI): void {
   const t = makeTranslate(RED, 'mm2-heartbeat');
-
-  const dur = (ms: number): string => heartbeatDuration(t, ms);
 
   function MM2HeartbeatNode(this: Node, def: HeartbeatDef): void {
     RED.nodes.createNode(this, def);
@@ -61,14 +56,10 @@ export = function register(RED: NodeAPI): void {
 
     // ---- status -------------------------------------------------------------------------
     let emitError: string | null = null;
-    let watchError: string | null = null;
-    let phase: WatchPhase = 'starting';
-    let loadPercent = 0;
-    let malformedUnwarned = 0;
+    const watch: WatchState = { phase: 'starting', error: null, loadPercent: 0, lastAlarm: null };
 
     let emitter: HeartbeatEmitter | null = null;
     let watcher: HeartbeatWatcher | null = null;
-    let lastAlarm: HeartbeatAlarm | null = null;
 
     // A send that neither succeeds nor fails (a source that stopped answering) is not green either.
     const startedAt = Date.now();
@@ -84,7 +75,7 @@ export = function register(RED: NodeAPI): void {
       const now = Date.now();
       const view: HeartbeatNodeView = { emitError, emitStalledMs: emitStalledFor(now) };
       if (emitter) view.emit = { emitted: emitter.emitted, lastEmitted: emitter.lastEmitted };
-      if (watcher) view.watch = { phase, error: watchError, loadPercent, snapshot: watcher.monitor.snapshot(now), malformed: watcher.malformed, topic: watchTopic };
+      if (watcher) view.watch = { phase: watch.phase, error: watch.error, loadPercent: watch.loadPercent, snapshot: watcher.monitor.snapshot(now), malformed: watcher.malformed, topic: watchTopic };
       status.activity(heartbeatStatus(t, view, now));
     };
 
@@ -138,52 +129,7 @@ export = function register(RED: NodeAPI): void {
         topic: watchTopic,
         staleAfterMs,
         retryMs: Math.min(5000, Math.max(1000, Math.floor(staleAfterMs / 2))),
-        onHeartbeat: (hb: ObservedHeartbeat) => {
-          if (ctx.closing) return;
-          watchError = null; // delivering again
-          const msg = heartbeatMessage(hb, watchTopic);
-          node.send([msg as unknown as NodeMessage, null]);
-          render();
-        },
-        onAlarm: (a: HeartbeatAlarm) => {
-          if (ctx.closing) return;
-          lastAlarm = a;
-          const msg = heartbeatAlarmMessage(a);
-          node.send([null, msg as unknown as NodeMessage]);
-          if (a.state === 'stale') {
-            node.warn(
-              a.ageMs === null
-                ? t('mm2-heartbeat.warn.stale-never', { topic: watchTopic, alias: target.alias, stale: dur(a.staleAfterMs) })
-                : t('mm2-heartbeat.warn.stale', { topic: watchTopic, alias: target.alias, age: dur(a.ageMs) }),
-            );
-          } else {
-            node.log(t('mm2-heartbeat.log.ok', { topic: watchTopic, age: dur(a.ageMs ?? 0) }));
-          }
-          render();
-        },
-        onMalformed: (err, offset, count) => {
-          if (ctx.closing) return;
-          malformedUnwarned += 1;
-          ctx.log.limited('malformed', t('mm2-heartbeat.warn.malformed', { count: malformedUnwarned, total: count, topic: watchTopic, offset: String(offset), error: err.message }), WARN_EVERY_MS, () => {
-            malformedUnwarned = 0;
-          });
-          render();
-        },
-        onPhase: (p, percent) => {
-          phase = p;
-          if (percent !== undefined) loadPercent = percent;
-          if (p === 'watching') {
-            watchError = null;
-            ctx.log.ok('watch');
-          }
-          render();
-        },
-        onError: (err) => {
-          if (ctx.closing) return;
-          ctx.log.warn('watch', t('mm2-heartbeat.warn.watch-failed', { topic: watchTopic, alias: target.alias, error: err.message }));
-          watchError = err.message;
-          render();
-        },
+        ...heartbeatWatchEvents({ node, ctx, t, state: watch, topic: watchTopic, alias: target.alias, render }),
       });
       watcher = w;
       ctx.onClose(() => w.stop());
@@ -194,7 +140,7 @@ export = function register(RED: NodeAPI): void {
       // the current state again, marked `resent` (a deploy that restarts this node starts afresh;
       // before the first edge there is nothing to repeat).
       const onFlowsStarted = (): void => {
-        if (ctx.closing || !lastAlarm) return;
+        if (ctx.closing || !watch.lastAlarm) return;
         const now = Date.now();
         const snap = w.monitor.snapshot(now);
         const state = snap.health === 'stale' ? 'stale' : 'ok';
