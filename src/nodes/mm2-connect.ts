@@ -15,13 +15,12 @@ import { setupFlowNode } from './lib/flow-node';
 import { onInput, refuseSettings } from './lib/input';
 import { nodeEnvLookup } from './lib/settings';
 import { readConnectSettings, type ConnectDefFields } from './lib/settings/connect';
-import { connectStatus, stateKey } from './lib/connect/status';
+import { connectFailureBrief, connectStatus, errorText, stateKey } from './lib/connect/status';
+import { currentExport } from './lib/connect/export';
 import { readConnectRequest } from './lib/connect/request';
-import { deployedFlow } from './lib/export-flow';
 import { TOPICS, connectPayload, connectorStateJson, type ConnectMessage, type ConnectorStateJson } from './lib/contracts';
-import { exportConnectors, type ConnectorExport, type ExportOptions } from '../core/connector-export';
 import type { ConnectorKind } from '../core/config-properties';
-import { ConnectDeployer, connectErrorBrief, type ActionOutcome, type ConnectAction as Action } from '../kafka/connect-deployer';
+import { ConnectDeployer, type ActionOutcome, type ConnectAction as Action } from '../kafka/connect-deployer';
 
 const TYPE = 'mm2-connect';
 
@@ -60,24 +59,11 @@ export = function register(RED: NodeAPI): void {
     const url = deployer.displayUrl;
     ctx.onClose(() => deployer.stop());
 
-    /** The connector configs of the flow as deployed now (read at each action: the flow may have been redeployed). */
-    function currentExport(): ConnectorExport {
-      const input = deployedFlow(RED, String(def.replication), settings.includeSecrets);
-      if (!input) throw new Error(t('mm2-common.errors.no-replication'));
-      const options: ExportOptions = {
-        connectors: kinds,
-        includeSecrets: settings.includeSecrets,
-        lookup,
-        ...(settings.namePrefix ? { namePrefix: settings.namePrefix } : {}),
-        ...(settings.tasksMax !== undefined ? { tasksMax: settings.tasksMax } : {}),
-        ...(settings.secretsFile ? { secretsFile: settings.secretsFile } : {}),
-      };
-      return exportConnectors(input, options);
-    }
+    const flowExport = () => currentExport(RED, String(def.replication), settings, lookup, t);
 
     let names: Array<{ kind: ConnectorKind; name: string }>;
     try {
-      names = currentExport().connectors.map((c) => ({ kind: c.kind, name: c.name }));
+      names = flowExport().connectors.map((c) => ({ kind: c.kind, name: c.name }));
     } catch (e) {
       return fail((e as Error).message);
     }
@@ -100,7 +86,7 @@ export = function register(RED: NodeAPI): void {
     async function perform(action: Action, only: ConnectorKind[] | null): Promise<ConnectPayload> {
       let outcome: ActionOutcome;
       if (action === 'deploy') {
-        const ex = currentExport();
+        const ex = flowExport();
         if (ex.problems.length > 0) {
           throw new Error(t('mm2-connect.errors.export', { problems: ex.problems.map((p) => (p.property ? `${p.property}: ${p.reason}` : p.reason)).join('; ') }));
         }
@@ -119,15 +105,7 @@ export = function register(RED: NodeAPI): void {
       return payloadOf(action, list, outcome.ok, outcome.settled);
     }
 
-    function explain(e: unknown): string {
-      return e instanceof Error ? e.message : String(e);
-    }
-
-    /** Few words for the status (the full text goes to the log and Catch nodes). */
-    function brief(e: unknown): string {
-      const b = connectErrorBrief(e);
-      return b.unreachable ? t('mm2-connect.status.unreachable', { reason: b.text }) : b.text;
-    }
+    const brief = (e: unknown): string => connectFailureBrief(t, e);
 
     async function pollOnce(sendOnChange: boolean): Promise<void> {
       if (ctx.closing) return;
@@ -144,7 +122,7 @@ export = function register(RED: NodeAPI): void {
       } catch (e) {
         if (!ctx.closing) {
           status.fail(brief(e));
-          ctx.log.warn('poll', explain(e));
+          ctx.log.warn('poll', errorText(e));
         }
         lastKey = '';
         return;
@@ -167,7 +145,7 @@ export = function register(RED: NodeAPI): void {
           },
           (e) => {
             status.fail(t('mm2-connect.errors.action', { action, error: brief(e) }));
-            done(new Error(t('mm2-connect.errors.action', { action, error: explain(e) })));
+            done(new Error(t('mm2-connect.errors.action', { action, error: errorText(e) })));
           },
         );
     }

@@ -2,6 +2,7 @@
 import type { Translate } from '../i18n';
 import { truncate, type StatusView } from '../flow-node';
 import type { ConnectorStateJson } from '../contracts';
+import { connectErrorBrief } from '../../../kafka/connect-deployer';
 
 /** Red with the first failure; green only when every connector runs. */
 export function connectStatus(t: Translate, list: ConnectorStateJson[]): StatusView {
@@ -30,4 +31,15 @@ export function connectStatus(t: Translate, list: ConnectorStateJson[]): StatusV
 /** What a poll compares: states and the worker of each connector and task (a task that moved to another worker is a change to report). */
 export function stateKey(list: ConnectorStateJson[]): string {
   return JSON.stringify(list.map((c) => [c.name, c.state, c.workerId ?? null, c.tasks.map((x) => [x.id, x.state, x.workerId ?? null])]));
+}
+
+/** Few words on a failure for the status (the full text, `errorText`, goes to the log and Catch nodes). */
+export function connectFailureBrief(t: Translate, e: unknown): string {
+  const b = connectErrorBrief(e);
+  return b.unreachable ? t('mm2-connect.status.unreachable', { reason: b.text }) : b.text;
+}
+
+/** The whole text of a failure. */
+export function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
 }
