@@ -1,5 +1,5 @@
 /**
- * MM2's `sync.group.offsets` (spec §8.4), done safely, without Node-RED: keeps the latest
+ * MM2's `sync.group.offsets` (MirrorCheckpointTask.syncGroupOffset), done safely, without Node-RED: keeps the latest
  * checkpoint per (group, remote partition) and, per cycle, writes the translated offsets of
  * every selected group to the TARGET cluster with one admin-style OffsetCommit per group.
  *

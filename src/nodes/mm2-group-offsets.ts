@@ -1,5 +1,5 @@
 /**
- * `mm2-group-offsets` flow node: MM2's `sync.group.offsets` (spec §8.4) done safely. Writes the
+ * `mm2-group-offsets` flow node: MM2's `sync.group.offsets` (MirrorCheckpointTask.syncGroupOffset) done safely. Writes the
  * checkpointed (translated) offsets of consumer groups to the TARGET cluster, one admin-style
  * commit per group, every `sync.group.offsets.interval.seconds` and on demand. The cycle logic
  * lives in ../kafka/group-offset-syncer (no Node-RED there); this file is the shell: settings,
@@ -7,35 +7,21 @@
  */
 import type { NodeAPI, Node, NodeDef, NodeMessage, SendFn, DoneFn } from './lib/red';
 import { makeTranslate } from './lib/i18n';
-import { setupFlowNode, truncate } from './lib/flow-node';
-import { TOPICS } from './lib/contracts';
-import { nodeEnvLookup, problemText, resolveNodeSettings } from './lib/settings';
-import { CONFIG_DEFAULTS } from '../core/config-properties';
-import { substituteEnv } from '../core/env-substitution';
-import { ConfigError } from '../core/errors';
-import { intervalMs as readIntervalMs } from '../core/intervals';
-import { createGroupFilter, type NameFilter } from '../core/filters';
+import { setupFlowNode } from './lib/flow-node';
+import { onInput, refuseSettings } from './lib/input';
+import { TOPICS, groupOffsetsPayload } from './lib/contracts';
+import { nodeEnvLookup } from './lib/settings';
+import { readGroupOffsetsSettings, type GroupOffsetsDefFields } from './lib/settings/group-offsets';
+import { cycleStatus } from './lib/group-offsets/status';
 import { explainKafkaError } from '../kafka/client';
-import { TopicNotFoundError } from '../kafka/topic-reader';
-import { CheckpointsTopicFollower, GroupOffsetSyncer, type GroupOffsetsCycle } from '../kafka/group-offset-syncer';
+import { GroupOffsetSyncer, type GroupOffsetsCycle } from '../kafka/group-offset-syncer';
+import { COUNT_EVERY_MS, followCheckpointsTopic } from './lib/group-offsets/topic-mode';
 
-interface GroupOffsetsDef extends NodeDef {
+interface GroupOffsetsDef extends NodeDef, GroupOffsetsDefFields {
   replication?: string;
-  mode?: string;
-  syncGroupOffsetsIntervalSeconds?: string | number;
-  groups?: string;
-  groupsExclude?: string;
 }
 
 const SET = 'mm2-group-offsets';
-
-/** The MM2 properties read by the shared resolver (defaults, `${VAR}`, catalogue checks). */
-const FILTER_SETTINGS = ['groups', 'groups.exclude'] as const;
-
-/** A field's value as text ('' when absent). */
-function fieldText(value: unknown): string {
-  return value === undefined || value === null ? '' : String(value);
-}
 
 /** A CheckpointsMessage is recognised by its payload shape (`latest` map of group -> checkpoints). */
 function checkpointsLatest(msg: NodeMessage): Record<string, unknown> | null {
@@ -58,113 +44,27 @@ export = function register(RED: NodeAPI): void {
     const { rep, status } = ctx;
 
     // ---- settings (empty = MM2's default, `${VAR}` substituted, an unset variable is an error) ----
-    const mode: 'input' | 'topic' = def.mode === 'topic' ? 'topic' : 'input';
-    if (def.mode !== undefined && def.mode !== null && def.mode !== '' && def.mode !== 'input' && def.mode !== 'topic') {
-      const text = t('mm2-group-offsets.errors.bad-mode', { value: String(def.mode) });
-      status.fail(text);
-      node.error(text);
-      return;
-    }
-    const lookup = nodeEnvLookup(RED, node);
-    const resolved = resolveNodeSettings(def, FILTER_SETTINGS, lookup);
-    // The interval is read here rather than by the catalogue (a `long` there): this node takes
-    // fractional seconds, as its editor does.
-    const interval = substituteEnv(fieldText(def.syncGroupOffsetsIntervalSeconds), lookup);
-    const missing = [...interval.missing, ...resolved.missingEnv.filter((n) => !interval.missing.includes(n))];
-    if (missing.length > 0) {
-      const text = t('mm2-group-offsets.errors.env-missing', { names: missing.join(', ') });
-      status.fail(text);
-      node.error(text);
-      return;
-    }
-    let intervalMs: number;
-    try {
-      intervalMs = readIntervalMs('sync.group.offsets.interval.seconds', interval.value, Number(CONFIG_DEFAULTS['sync.group.offsets.interval.seconds']));
-    } catch (e) {
-      if (!(e instanceof ConfigError)) throw e;
-      const text = t('mm2-group-offsets.errors.bad-interval', { reason: e.problems[0].reason });
-      status.fail(text);
-      node.error(text);
-      return;
-    }
+    const read = readGroupOffsetsSettings(def, nodeEnvLookup(RED, node), t);
+    if (!read.values) return refuseSettings(node, status, read.problems[0]);
+    const { mode, intervalMs, groupFilter } = read.values;
     const intervalS = intervalMs / 1000;
-    let groupFilter: NameFilter | null = null;
-    let filterError = resolved.problems.map(problemText).join('; ');
-    if (filterError === '') {
-      try {
-        groupFilter = createGroupFilter({ groups: resolved.values['groups'] as string, 'groups.exclude': resolved.values['groups.exclude'] as string });
-      } catch (e) {
-        filterError = (e as Error).message;
-      }
-    }
-    if (!groupFilter) {
-      const text = t('mm2-common.errors.bad-regex', { error: filterError });
-      status.fail(text);
-      node.error(text);
-      return;
-    }
     const maybeConnection = rep.targetNode?.connection ?? null;
-    if (!maybeConnection) {
-      const text = t('mm2-group-offsets.errors.no-target');
-      status.fail(text);
-      node.error(text);
-      return;
-    }
+    if (!maybeConnection) return refuseSettings(node, status, t('mm2-group-offsets.errors.no-target'));
     const connection = ctx.use(maybeConnection);
     const checkpointsTopic = rep.checkpointsTopic();
     const syncer = new GroupOffsetSyncer({ connection, groupFilter });
-
-    // ---- logging: a failure once per change, counters once a minute (the shared FailureLog) ----
-    const warnLimited = (kind: string, text: string): void => {
-      ctx.log.warn(kind, text);
-    };
+    // a failure is logged once per change, counters once a minute (the shared FailureLog)
     const countLimited = (kind: string, text: string): void => {
-      ctx.log.limited(kind, text, 60000);
+      ctx.log.limited(kind, text, COUNT_EVERY_MS);
     };
     let lastCycleError = '';
 
-    // ---- status ----
+    // ---- status (lib/group-offsets/status) ----
     let ready = mode === 'input';
     let last: { result: GroupOffsetsCycle; at: number } | null = null;
-    function age(ms: number): string {
-      const s = Math.max(0, Math.round(ms / 1000));
-      return s < 120 ? t('mm2-group-offsets.status.age-s', { n: s }) : t('mm2-group-offsets.status.age-min', { n: Math.round(s / 60) });
-    }
     function renderCycleStatus(): void {
       if (!last || lastCycleError) return;
-      const r = last.result;
-      const when = age(Date.now() - last.at);
-      if (Date.now() - last.at > 2 * intervalMs + 30000) {
-        // syncs stopped completing (a request that hangs): not green
-        status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-group-offsets.status.stale', { age: when }) });
-        return;
-      }
-      // Green only while the node does its job: some selected group has its target offset.
-      const considered = r.written.length + r.skipped.length;
-      if (considered === 0) {
-        status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-group-offsets.status.waiting-checkpoints', { age: when }) });
-        return;
-      }
-      const active = r.skipped.filter((s) => s.code === 'group-active').length;
-      const errors = r.skipped.filter((s) => s.code === 'error');
-      const failed = errors.length;
-      if (failed === considered) {
-        status.fail(t('mm2-group-offsets.status.unreachable', { error: errors[0].reason }));
-        return;
-      }
-      // (a group with members on the target is its consumers' business, never ours)
-      const withOffset = r.written.length + active + r.skipped.filter((s) => s.code === 'up-to-date').length;
-      const parts = [t('mm2-group-offsets.status.synced', { count: r.written.length })];
-      if (active > 0) parts.push(t('mm2-group-offsets.status.active', { count: active }));
-      if (failed > 0) parts.push(t('mm2-group-offsets.status.failed', { count: failed }));
-      const malformed = syncer.stats.malformed;
-      if (malformed > 0) parts.push(t('mm2-group-offsets.status.malformed', { count: malformed }));
-      if (withOffset === 0) parts.unshift(t('mm2-group-offsets.status.none-written'));
-      status.activity({
-        fill: failed > 0 || malformed > 0 || withOffset === 0 ? 'yellow' : 'green',
-        shape: failed > 0 || withOffset === 0 ? 'ring' : 'dot',
-        text: truncate(`${parts.join(', ')} / ${when}`),
-      });
+      status.show(cycleStatus(t, last.result, last.at, intervalMs, syncer.stats.malformed));
     }
     if (mode === 'input') {
       status.activity({ fill: 'grey', shape: 'ring', text: t('mm2-group-offsets.status.first-sync', { seconds: intervalS }) });
@@ -181,7 +81,7 @@ export = function register(RED: NodeAPI): void {
           renderCycleStatus();
           const failed = result.skipped.filter((s) => s.code === 'error');
           if (failed.length > 0) {
-            warnLimited('failed', t('mm2-group-offsets.warn.groups-failed', { count: failed.length, group: failed[0].group, error: failed[0].reason }));
+            ctx.log.warn('failed', t('mm2-group-offsets.warn.groups-failed', { count: failed.length, group: failed[0].group, error: failed[0].reason }));
           }
           if (ctx.closing) {
             done?.();
@@ -189,7 +89,7 @@ export = function register(RED: NodeAPI): void {
           }
           const out: NodeMessage = msg ?? {};
           out.topic = TOPICS.groupOffsets;
-          out.payload = result;
+          out.payload = groupOffsetsPayload(result);
           if (send) send(out);
           else node.send(out);
           done?.();
@@ -218,102 +118,46 @@ export = function register(RED: NodeAPI): void {
     ctx.every(intervalMs, () => {
       if (!ready) return;
       if (syncer.busy) {
-        warnLimited('overrun', t('mm2-group-offsets.warn.overrun', { seconds: intervalS }));
+        ctx.log.warn('overrun', t('mm2-group-offsets.warn.overrun', { seconds: intervalS }));
         return;
       }
       cycle(null, null, null);
     });
 
-    // ---- mode topic: follow the checkpoints topic on the target ----
-    let follower: CheckpointsTopicFollower | null = null;
-    if (mode === 'topic') {
-      const retryMs = Math.min(intervalMs, 10000);
-      const start = async (): Promise<void> => {
-        const admin = await connection.admin();
-        if (ctx.closing) return;
-        const f = new CheckpointsTopicFollower({
-          kafka: connection.kafka,
-          admin,
-          topic: checkpointsTopic,
-          syncer,
-          groupPrefix: `__mm2-node-red-group-offsets-${node.id}`,
-          onProgress: (read, total) => {
-            if (ready || ctx.closing) return;
-            const percent = total > 0n ? Number((read * 100n) / total) : 100;
-            status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-common.status.loading', { percent }) });
-          },
-          onLoaded: () => {
-            if (ctx.closing) return;
-            ready = true;
-            const s = syncer.stats;
-            status.activity({ fill: 'grey', shape: 'dot', text: t('mm2-group-offsets.status.loaded', { groups: s.groups, partitions: s.partitions }) });
-          },
-          onMalformed: (err, offset) => {
-            if (ready) renderCycleStatus();
-            countLimited(
-              'malformed',
-              t('mm2-group-offsets.warn.malformed', { topic: checkpointsTopic, offset: offset.toString(), error: err.message, total: syncer.stats.malformed }),
-            );
-          },
-          onError: (err) => {
-            if (!ctx.closing) warnLimited('reader', t('mm2-group-offsets.warn.reader', { topic: checkpointsTopic, error: explainKafkaError(err) }));
-          },
-        });
-        follower = f;
-        await f.start();
-      };
-      const attempt = (): void => {
-        start().catch((err: unknown) => {
-          follower = null;
-          if (ctx.closing) return;
-          if (err instanceof TopicNotFoundError) {
-            status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-common.status.waiting-topic', { topic: checkpointsTopic }) });
-          } else {
-            const text = err instanceof Error ? err.message : String(err);
-            status.fail(t('mm2-group-offsets.status.error', { error: text }));
-            warnLimited('start', t('mm2-group-offsets.warn.reader', { topic: checkpointsTopic, error: text }));
-          }
-          ctx.after(retryMs, attempt);
-        });
-      };
-      status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-common.status.connecting') });
-      attempt();
-    }
+    // ---- mode topic: follow the checkpoints topic on the target (lib/group-offsets/topic-mode) ----
+    const runner = mode !== 'topic' ? null : followCheckpointsTopic({
+      ctx, t, connection, topic: checkpointsTopic, syncer, nodeId: node.id, intervalMs,
+      ready: () => ready,
+      loaded: () => {
+        ready = true;
+      },
+      malformed: () => {
+        if (ready) renderCycleStatus();
+      },
+    });
 
     // ---- input ----
-    node.on('input', (msg: NodeMessage, send: SendFn, done: DoneFn) => {
-      try {
-        const latest = checkpointsLatest(msg);
-        if (latest !== null) {
-          if (mode === 'input') {
-            const r = syncer.applyCheckpointsJson(latest);
-            if (r.malformed > 0) {
-              countLimited('bad-entries', t('mm2-group-offsets.warn.bad-entries', { count: r.malformed, total: syncer.stats.malformed }));
-            }
-            if (!last && !lastCycleError) {
-              const s = syncer.stats;
-              status.activity({ fill: 'grey', shape: 'dot', text: t('mm2-group-offsets.status.received', { groups: s.groups, partitions: s.partitions }) });
-            }
+    onInput(node, (msg, send, done) => {
+      const latest = checkpointsLatest(msg);
+      if (latest !== null) {
+        if (mode === 'input') {
+          const r = syncer.applyCheckpointsJson(latest);
+          if (r.malformed > 0) {
+            countLimited('bad-entries', t('mm2-group-offsets.warn.bad-entries', { count: r.malformed, total: syncer.stats.malformed }));
           }
-          if (msg.sync !== true) {
-            done();
-            return;
+          if (!last && !lastCycleError) {
+            const s = syncer.stats;
+            status.activity({ fill: 'grey', shape: 'dot', text: t('mm2-group-offsets.status.received', { groups: s.groups, partitions: s.partitions }) });
           }
         }
-        if (!ready) {
-          done(new Error(t('mm2-group-offsets.errors.not-ready', { topic: checkpointsTopic })));
-          return;
-        }
-        cycle(msg, send, done);
-      } catch (e) {
-        done(e as Error);
+        if (msg.sync !== true) return done();
       }
+      if (!ready) return done(new Error(t('mm2-group-offsets.errors.not-ready', { topic: checkpointsTopic })));
+      cycle(msg, send, done);
     });
 
     ctx.onClose(async () => {
-      const f = follower;
-      follower = null;
-      if (f) await f.stop();
+      if (runner) await runner.stop();
       await syncer.close();
     });
   }

@@ -10,113 +10,41 @@
  * The logic lives in kafka/heartbeats.ts and core/heartbeat-monitor.ts; this file maps settings,
  * status, messages and close handling.
  */
-import type { NodeAPI, Node, NodeDef, NodeMessage, NodeStatus } from './lib/red';
-import { makeTranslate, type Translate } from './lib/i18n';
-import { setupFlowNode, truncate } from './lib/flow-node';
-import { TOPICS, type HeartbeatAlarmMessage, type HeartbeatMessage } from './lib/contracts';
-import { nodeEnvLookup, resolveNodeSettings } from './lib/settings';
-import { CONFIG_DEFAULTS } from '../core/config-properties';
-import { missingEnvReason, substituteEnvValue, type EnvLookup } from '../core/env-substitution';
-import { ConfigError } from '../core/errors';
-import { intervalMs as readIntervalMs } from '../core/intervals';
-import { compactDuration, type HeartbeatAlarm } from '../core/heartbeat-monitor';
+import type { NodeAPI, Node, NodeDef, NodeMessage } from './lib/red';
+import { makeTranslate } from './lib/i18n';
+import { setupFlowNode } from './lib/flow-node';
+import { onInput, refuseInput, refuseSettings } from './lib/input';
+import { heartbeatAlarmMessage } from './lib/contracts';
+import { nodeEnvLookup } from './lib/settings';
+import { readHeartbeatSettings, type HeartbeatDefFields } from './lib/settings/heartbeat';
+import { heartbeatStatus, type HeartbeatNodeView } from './lib/heartbeat/status';
+import { heartbeatWatchEvents, type WatchState } from './lib/heartbeat/watch-events';
 import { HeartbeatEmitter } from '../kafka/heartbeat-emitter';
-import { HeartbeatWatcher, type ObservedHeartbeat, type WatchPhase } from '../kafka/heartbeat-watcher';
+import { HeartbeatWatcher } from '../kafka/heartbeat-watcher';
 
-interface HeartbeatDef extends NodeDef {
+interface HeartbeatDef extends NodeDef, HeartbeatDefFields {
   replication?: string;
-  emitHeartbeatsEnabled?: boolean | string;
-  emitHeartbeatsIntervalSeconds?: number | string;
-  staleAfterSeconds?: number | string;
-  watch?: boolean | string;
-}
-
-/** Our own setting (not an MM2 property): alarm when no fresh heartbeat arrives within it. */
-const DEFAULT_STALE_AFTER_SECONDS = 30;
-/** At most one warning per this many ms for repeated problems (malformed records, failed sends). */
-const WARN_EVERY_MS = 60_000;
-
-interface HeartbeatSettings {
-  emitEnabled: boolean;
-  intervalSeconds: number;
-  staleAfterSeconds: number;
-  watch: boolean;
-}
-
-/** The MM2 properties of the node, read by the shared resolver (defaults, `${VAR}`, catalogue checks). */
-const MM2_SETTINGS = ['emit.heartbeats.enabled', 'emit.heartbeats.interval.seconds'] as const;
-
-function isBlank(v: unknown): boolean {
-  return v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
-}
-
-/** Parses the node's settings; MM2 properties are checked with MM2's rules, empty fields take MM2's defaults. */
-function parseSettings(def: HeartbeatDef, lookup: EnvLookup, t: Translate): { settings: HeartbeatSettings; problems: string[] } {
-  const resolved = resolveNodeSettings(def, MM2_SETTINGS, lookup);
-  const problems = resolved.problems.map((p) => t('mm2-heartbeat.errors.setting', { property: p.property, reason: p.reason }));
-  const mm2 = <T>(prop: (typeof MM2_SETTINGS)[number]): T => (resolved.values[prop] ?? CONFIG_DEFAULTS[prop]) as unknown as T;
-  const emitEnabled = mm2<boolean>('emit.heartbeats.enabled');
-  const intervalSeconds = mm2<number>('emit.heartbeats.interval.seconds');
-
-  // Our own settings (not MM2 properties), with the same `${VAR}` substitution.
-  const own = (field: string, raw: unknown): unknown => {
-    const s = substituteEnvValue(raw, lookup);
-    if (s.missing.length === 0) return s.value;
-    problems.push(t('mm2-heartbeat.errors.setting', { property: field, reason: missingEnvReason(s.missing) }));
-    return undefined;
-  };
-
-  let staleAfterSeconds = DEFAULT_STALE_AFTER_SECONDS;
-  const staleRaw = own('staleAfterSeconds', def.staleAfterSeconds);
-  try {
-    staleAfterSeconds = readIntervalMs('staleAfterSeconds', staleRaw, DEFAULT_STALE_AFTER_SECONDS, { offHint: 'untick "watch"' }) / 1000;
-  } catch (e) {
-    if (!(e instanceof ConfigError)) throw e;
-    problems.push(t('mm2-heartbeat.errors.stale-after', { value: String(staleRaw), reason: e.problems[0].reason }));
-  }
-
-  let watch = true;
-  const watchRaw = own('watch', def.watch);
-  if (!isBlank(watchRaw)) {
-    const s = String(watchRaw).trim().toLowerCase();
-    if (s === 'true' || s === 'false') watch = s === 'true';
-    else problems.push(t('mm2-heartbeat.errors.watch', { value: String(watchRaw) }));
-  }
-  return { settings: { emitEnabled, intervalSeconds, staleAfterSeconds, watch }, problems };
 }
 
 export = function register(RED: NodeAPI): void {
   const t = makeTranslate(RED, 'mm2-heartbeat');
 
-  const dur = (ms: number): string => {
-    const d = compactDuration(ms);
-    return t(`mm2-heartbeat.units.${d.unit}`, { n: d.n });
-  };
-
   function MM2HeartbeatNode(this: Node, def: HeartbeatDef): void {
     RED.nodes.createNode(this, def);
     const node = this;
 
-    const refuse = (text: string) => {
-      node.on('input', (_msg: NodeMessage, _send, done) => done(new Error(text)));
-    };
-
     const ctx = setupFlowNode(RED, node, def.replication, t);
-    if (!ctx) {
-      refuse(t('mm2-common.errors.no-replication'));
-      return;
-    }
+    if (!ctx) return refuseInput(node, t('mm2-common.errors.no-replication'));
     const { rep, status } = ctx;
-    const { settings, problems } = parseSettings(def, nodeEnvLookup(RED, node), t);
+    const read = readHeartbeatSettings(def, nodeEnvLookup(RED, node), t);
     const source = rep.sourceNode?.connection ?? null;
     const target = rep.targetNode?.connection ?? null;
-    if (problems.length > 0 || !rep.policy || !source || !target) {
-      const text = problems.length > 0 ? problems.join('; ') : t('mm2-common.errors.bad-replication', { problems: 'no connection' });
-      status.fail(t('mm2-heartbeat.status.invalid', { problems: text }));
-      node.error(t('mm2-heartbeat.errors.invalid', { problems: text }));
-      refuse(text);
-      return;
+    if (!read.values || !rep.policy || !source || !target) {
+      const text = read.problems.length > 0 ? read.problems.join('; ') : t('mm2-common.errors.bad-replication', { problems: 'no connection' });
+      const logText = t('mm2-heartbeat.errors.invalid', { problems: text });
+      return refuseSettings(node, status, text, { statusText: t('mm2-heartbeat.status.invalid', { problems: text }), logText, refuseInput: text });
     }
+    const settings = read.values;
 
     const heartbeatsTopic = rep.policy.heartbeatsTopic();
     const watchTopic = rep.policy.formatRemoteTopic(rep.sourceAlias, heartbeatsTopic);
@@ -129,14 +57,10 @@ export = function register(RED: NodeAPI): void {
 
     // ---- status -------------------------------------------------------------------------
     let emitError: string | null = null;
-    let watchError: string | null = null;
-    let phase: WatchPhase = 'starting';
-    let loadPercent = 0;
-    let malformedUnwarned = 0;
+    const watch: WatchState = { phase: 'starting', error: null, loadPercent: 0, lastAlarm: null };
 
     let emitter: HeartbeatEmitter | null = null;
     let watcher: HeartbeatWatcher | null = null;
-    let lastAlarm: HeartbeatAlarm | null = null;
 
     // A send that neither succeeds nor fails (a source that stopped answering) is not green either.
     const startedAt = Date.now();
@@ -150,41 +74,10 @@ export = function register(RED: NodeAPI): void {
     const render = (): void => {
       if (ctx.closing) return;
       const now = Date.now();
-      let st: NodeStatus;
-      const stalled = emitStalledFor(now);
-      if (emitError) {
-        st = { fill: 'red', shape: 'ring', text: t('mm2-heartbeat.status.emit-failed', { error: emitError }) };
-      } else if (stalled !== null) {
-        st = { fill: 'red', shape: 'ring', text: t('mm2-heartbeat.status.emit-stalled', { age: dur(stalled) }) };
-      } else if (watcher) {
-        const snap = watcher.monitor.snapshot(now);
-        const stale = snap.health === 'stale';
-        if (phase === 'waiting-topic') {
-          st = { fill: stale ? 'red' : 'yellow', shape: 'ring', text: t(stale ? 'mm2-heartbeat.status.stale-waiting-topic' : 'mm2-common.status.waiting-topic', { topic: watchTopic }) };
-        } else if (phase === 'starting') {
-          st = watchError
-            ? { fill: 'red', shape: 'ring', text: t('mm2-heartbeat.status.watch-failed', { error: watchError }) }
-            : { fill: 'yellow', shape: 'ring', text: t('mm2-common.status.connecting') };
-        } else if (phase === 'loading') {
-          st = { fill: 'yellow', shape: 'ring', text: t('mm2-common.status.loading', { percent: loadPercent }) };
-        } else if (stale) {
-          st = snap.ageMs === null
-            ? { fill: 'red', shape: 'dot', text: t('mm2-heartbeat.status.stale-never', { age: dur(snap.runningMs) }) }
-            : { fill: 'red', shape: 'dot', text: t('mm2-heartbeat.status.stale', { age: dur(snap.ageMs) }) };
-        } else if (snap.lastArrival !== null && snap.lastLatencyMs !== null) {
-          st = { fill: 'green', shape: 'dot', text: t('mm2-heartbeat.status.latency', { latency: dur(snap.lastLatencyMs), ago: dur(now - snap.lastArrival) }) };
-        } else {
-          st = { fill: 'blue', shape: 'ring', text: t('mm2-heartbeat.status.waiting-heartbeats', { topic: watchTopic }) };
-        }
-        if (watcher.malformed > 0) st = { ...st, text: t('mm2-heartbeat.status.with-malformed', { text: st.text, count: watcher.malformed }) };
-      } else if (emitter) {
-        st = emitter.lastEmitted === null
-          ? { fill: 'yellow', shape: 'ring', text: t('mm2-common.status.connecting') }
-          : { fill: 'green', shape: 'dot', text: t('mm2-heartbeat.status.emitted', { count: emitter.emitted, ago: dur(now - emitter.lastEmitted) }) };
-      } else {
-        st = { fill: 'grey', shape: 'ring', text: t('mm2-heartbeat.status.idle') };
-      }
-      status.activity({ ...st, text: truncate(st.text ?? '') });
+      const view: HeartbeatNodeView = { emitError, emitStalledMs: emitStalledFor(now) };
+      if (emitter) view.emit = { emitted: emitter.emitted, lastEmitted: emitter.lastEmitted };
+      if (watcher) view.watch = { phase: watch.phase, error: watch.error, loadPercent: watch.loadPercent, snapshot: watcher.monitor.snapshot(now), malformed: watcher.malformed, topic: watchTopic };
+      status.activity(heartbeatStatus(t, view, now));
     };
 
     // ---- emission -----------------------------------------------------------------------
@@ -237,61 +130,7 @@ export = function register(RED: NodeAPI): void {
         topic: watchTopic,
         staleAfterMs,
         retryMs: Math.min(5000, Math.max(1000, Math.floor(staleAfterMs / 2))),
-        onHeartbeat: (hb: ObservedHeartbeat) => {
-          if (ctx.closing) return;
-          watchError = null; // delivering again
-          const msg: HeartbeatMessage = {
-            topic: TOPICS.heartbeat,
-            payload: {
-              sourceClusterAlias: hb.sourceClusterAlias,
-              targetClusterAlias: hb.targetClusterAlias,
-              timestamp: hb.timestamp,
-              latencyMs: hb.latencyMs,
-              heartbeatsTopic: watchTopic,
-            },
-          };
-          node.send([msg as unknown as NodeMessage, null]);
-          render();
-        },
-        onAlarm: (a: HeartbeatAlarm) => {
-          if (ctx.closing) return;
-          lastAlarm = a;
-          const msg: HeartbeatAlarmMessage = { topic: TOPICS.heartbeatAlarm, payload: { ...a } };
-          node.send([null, msg as unknown as NodeMessage]);
-          if (a.state === 'stale') {
-            node.warn(
-              a.ageMs === null
-                ? t('mm2-heartbeat.warn.stale-never', { topic: watchTopic, alias: target.alias, stale: dur(a.staleAfterMs) })
-                : t('mm2-heartbeat.warn.stale', { topic: watchTopic, alias: target.alias, age: dur(a.ageMs) }),
-            );
-          } else {
-            node.log(t('mm2-heartbeat.log.ok', { topic: watchTopic, age: dur(a.ageMs ?? 0) }));
-          }
-          render();
-        },
-        onMalformed: (err, offset, count) => {
-          if (ctx.closing) return;
-          malformedUnwarned += 1;
-          ctx.log.limited('malformed', t('mm2-heartbeat.warn.malformed', { count: malformedUnwarned, total: count, topic: watchTopic, offset: String(offset), error: err.message }), WARN_EVERY_MS, () => {
-            malformedUnwarned = 0;
-          });
-          render();
-        },
-        onPhase: (p, percent) => {
-          phase = p;
-          if (percent !== undefined) loadPercent = percent;
-          if (p === 'watching') {
-            watchError = null;
-            ctx.log.ok('watch');
-          }
-          render();
-        },
-        onError: (err) => {
-          if (ctx.closing) return;
-          ctx.log.warn('watch', t('mm2-heartbeat.warn.watch-failed', { topic: watchTopic, alias: target.alias, error: err.message }));
-          watchError = err.message;
-          render();
-        },
+        ...heartbeatWatchEvents({ node, ctx, t, state: watch, topic: watchTopic, alias: target.alias, render }),
       });
       watcher = w;
       ctx.onClose(() => w.stop());
@@ -302,14 +141,11 @@ export = function register(RED: NodeAPI): void {
       // the current state again, marked `resent` (a deploy that restarts this node starts afresh;
       // before the first edge there is nothing to repeat).
       const onFlowsStarted = (): void => {
-        if (ctx.closing || !lastAlarm) return;
+        if (ctx.closing || !watch.lastAlarm) return;
         const now = Date.now();
         const snap = w.monitor.snapshot(now);
         const state = snap.health === 'stale' ? 'stale' : 'ok';
-        const msg: HeartbeatAlarmMessage = {
-          topic: TOPICS.heartbeatAlarm,
-          payload: { state, lastSeen: snap.lastSeen, ageMs: snap.ageMs, staleAfterMs: snap.staleAfterMs, resent: true },
-        };
+        const msg = heartbeatAlarmMessage({ state, lastSeen: snap.lastSeen, ageMs: snap.ageMs, staleAfterMs: snap.staleAfterMs, resent: true });
         node.send([null, msg as unknown as NodeMessage]);
       };
       RED.events.on('flows:started', onFlowsStarted);
@@ -324,12 +160,9 @@ export = function register(RED: NodeAPI): void {
     render();
 
     // ---- input: one heartbeat now -------------------------------------------------------
-    node.on('input', (_msg, _send, done) => {
+    onInput(node, (_msg, _send, done) => {
       const em = emitter;
-      if (!em) {
-        done(new Error(t('mm2-heartbeat.errors.emit-off')));
-        return;
-      }
+      if (!em) return done(new Error(t('mm2-heartbeat.errors.emit-off')));
       em.emit().then(
         () => {
           if (!ctx.closing) emitted();

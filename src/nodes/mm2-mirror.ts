@@ -6,23 +6,16 @@
 import type { NodeAPI, Node, NodeDef, NodeMessage } from './lib/red';
 import { makeTranslate } from './lib/i18n';
 import { setupFlowNode } from './lib/flow-node';
-import { TOPICS, type MirrorStatsMessage } from './lib/contracts';
+import { refuseSettings } from './lib/input';
+import { TOPICS, mirrorStatsPayload, type MirrorStatsMessage } from './lib/contracts';
 import { nodeEnvLookup } from './lib/settings';
-import { parseMirrorSettings, type MirrorSettings } from '../core/mirror-settings';
-import { formatRate } from '../core/mirror-plan';
+import { readMirrorSettings, type MirrorDefFields } from './lib/settings/mirror';
+import { mirrorStatus } from './lib/mirror/status';
 import { Mirror, mirrorGroupId, type MirrorEvent, type MirrorErrorPlace } from '../kafka/mirror-task';
 import { PROBE_EVERY_MS } from '../kafka/cluster-probe';
 
-interface MirrorDef extends NodeDef {
+interface MirrorDef extends NodeDef, MirrorDefFields {
   replication?: string;
-  topics?: string;
-  topicsExclude?: string;
-  offsetLagMax?: string | number;
-  refreshTopicsIntervalSeconds?: string | number;
-  heartbeatsReplicationEnabled?: boolean | string;
-  replicationFactor?: string | number;
-  emitOffsetSyncsEnabled?: boolean | string;
-  offsetFlushIntervalMs?: string | number;
 }
 
 /** How often the stats message is sent and the status refreshed. */
@@ -38,36 +31,15 @@ export = function register(RED: NodeAPI): void {
     if (!ctx) return;
     const { rep, status } = ctx;
 
-    let settings: MirrorSettings;
-    try {
-      settings = parseMirrorSettings(
-        {
-          topics: def.topics,
-          topicsExclude: def.topicsExclude,
-          offsetLagMax: def.offsetLagMax,
-          refreshTopicsIntervalSeconds: def.refreshTopicsIntervalSeconds,
-          heartbeatsReplicationEnabled: def.heartbeatsReplicationEnabled,
-          replicationFactor: def.replicationFactor,
-          emitOffsetSyncsEnabled: def.emitOffsetSyncsEnabled,
-          offsetFlushIntervalMs: def.offsetFlushIntervalMs,
-        },
-        nodeEnvLookup(RED, node),
-      );
-    } catch (e) {
-      const text = t('mm2-mirror.errors.bad-settings', { problems: (e as Error).message });
-      status.fail(text);
-      node.error(text);
-      return;
-    }
+    const read = readMirrorSettings(def, nodeEnvLookup(RED, node), t);
+    if (!read.values) return refuseSettings(node, status, read.problems[0]);
+    const settings = read.values;
 
     const source = rep.sourceNode?.connection;
     const target = rep.targetNode?.connection;
     const policy = rep.policy;
     if (!source || !target || !policy) {
-      const text = t('mm2-common.errors.bad-replication', { problems: 'no cluster connection' });
-      status.fail(text);
-      node.error(text);
-      return;
+      return refuseSettings(node, status, t('mm2-common.errors.bad-replication', { problems: 'no cluster connection' }));
     }
     ctx.use(source);
     ctx.use(target);
@@ -76,19 +48,12 @@ export = function register(RED: NodeAPI): void {
     if (settings.emitOffsetSyncsEnabled) {
       const os = rep.offsetSyncs();
       if (!os.connection || !os.topic) {
-        const text = t('mm2-common.errors.bad-replication', { problems: 'offset-syncs topic unknown' });
-        status.fail(text);
-        node.error(text);
-        return;
+        return refuseSettings(node, status, t('mm2-common.errors.bad-replication', { problems: 'offset-syncs topic unknown' }));
       }
       const conn = ctx.use(os.connection);
       syncs = { connection: conn, topic: os.topic, ensure: () => rep.ensureTopic(conn, os.topic) };
     }
 
-    // a failure is logged once per change, not every cycle (the shared FailureLog)
-    const warnLimited = (key: string, text: string): void => {
-      ctx.log.warn(key, text);
-    };
     const problems = new Map<MirrorErrorPlace, string>();
     let subscribed: string[] | null = null;
 
@@ -113,7 +78,7 @@ export = function register(RED: NodeAPI): void {
           const text = t(`mm2-mirror.errors.${e.where}`, { error: e.error, topic: e.topic ?? '' });
           problems.set(e.where, text);
           status.fail(text);
-          warnLimited(e.where, text);
+          ctx.log.warn(e.where, text);
           break;
         }
         case 'recovered':
@@ -140,13 +105,7 @@ export = function register(RED: NodeAPI): void {
     });
 
     function showStatus(rate: number): void {
-      if (problems.size > 0) {
-        status.fail([...problems.values()][problems.size - 1]);
-        return;
-      }
-      if (subscribed === null) status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-mirror.status.starting') });
-      else if (subscribed.length === 0) status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-mirror.status.no-topics') });
-      else status.activity({ fill: 'green', shape: 'dot', text: t('mm2-mirror.status.mirroring', { count: subscribed.length, rate: formatRate(rate) }) });
+      status.show(mirrorStatus(t, [...problems.values()], subscribed, rate));
     }
 
     let lastRecords = 0;
@@ -158,26 +117,8 @@ export = function register(RED: NodeAPI): void {
       lastRecords = s.records;
       lastAt = now;
       showStatus(rate);
-      const errors = Object.values(s.errors);
-      return {
-        topic: TOPICS.mirror,
-        payload: {
-          sourceCluster: rep.sourceAlias,
-          targetCluster: rep.targetAlias,
-          topics: s.topics,
-          remoteTopics: s.remoteTopics,
-          partitions: s.partitions,
-          records: s.records,
-          bytes: s.bytes,
-          recordsPerSecond: Math.round(rate * 10) / 10,
-          syncsSent: s.syncsSent,
-          syncsFailed: s.syncsFailed,
-          offsetSyncsTopic: syncs ? syncs.topic : null,
-          lagBySourcePartition: s.lagBySourcePartition,
-          committedPartitions: s.committedPartitions,
-          error: errors.length > 0 ? errors[errors.length - 1] ?? null : null,
-        },
-      };
+      const where = { sourceCluster: rep.sourceAlias, targetCluster: rep.targetAlias, offsetSyncsTopic: syncs ? syncs.topic : null };
+      return { topic: TOPICS.mirror, payload: mirrorStatsPayload(s, rate, where) };
     }
 
     status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-mirror.status.starting') });

@@ -11,7 +11,8 @@
 import type { NodeAPI, Node, NodeDef, NodeMessage } from './lib/red';
 import { makeTranslate } from './lib/i18n';
 import { setupFlowNode } from './lib/flow-node';
-import { TOPICS, type OffsetSyncJson, type OffsetSyncsMessage } from './lib/contracts';
+import { refuseSettings } from './lib/input';
+import { offsetSyncsMessage, type OffsetSyncsMessage } from './lib/contracts';
 import { OffsetSyncFollower, type OffsetSyncFollowerEvents } from '../kafka/offset-sync-follower';
 import { loadPercent, shortTime } from './lib/status-text';
 import type { OffsetSync } from '../core/types';
@@ -24,10 +25,6 @@ interface OffsetSyncsDef extends NodeDef {
 /** What the node exposes for diagnostics (and tests): the throwaway consumer groups it used (the last 20). */
 interface OffsetSyncsNode extends Node {
   readerGroupIds: string[];
-}
-
-function syncJson(s: OffsetSync): OffsetSyncJson {
-  return { topic: s.topic, partition: s.partition, upstreamOffset: s.upstreamOffset.toString(), downstreamOffset: s.downstreamOffset.toString() };
 }
 
 /** The same handlers, silent once `closing()`: Node-RED's close starts a moment before the follower is stopped. */
@@ -55,19 +52,14 @@ export = function register(RED: NodeAPI): void {
     const topic = where.topic;
     const cluster = where.alias;
     if (!where.connection || !topic) {
-      status.fail(t('mm2-offset-syncs.errors.no-cluster'));
-      node.error(t('mm2-offset-syncs.errors.no-cluster'));
-      return;
+      return refuseSettings(node, status, t('mm2-offset-syncs.errors.no-cluster'));
     }
     const connection = ctx.use(where.connection);
     const stream = new SyncStreamSender(`${node.id}@${Date.now().toString(36)}`);
 
     function message(event: OffsetSyncsMessage['payload']['event'], syncs?: OffsetSync[]): NodeMessage {
       const { read, malformed, loaded } = follower.stats;
-      const payload: OffsetSyncsMessage['payload'] = { event, source: { topic, cluster }, stats: { read, malformed, loaded }, stream: stream.next() };
-      if (syncs) payload.syncs = syncs.map(syncJson);
-      const msg: OffsetSyncsMessage = { topic: TOPICS.offsetSyncs, payload };
-      return msg as unknown as NodeMessage;
+      return offsetSyncsMessage(event, { topic, cluster }, { read, malformed, loaded }, stream.next(), syncs) as unknown as NodeMessage;
     }
 
     const events: OffsetSyncFollowerEvents = {

@@ -7,11 +7,11 @@
 import type { NodeAPI, Node, NodeDef } from './lib/red';
 import { makeTranslate } from './lib/i18n';
 import type { ClusterConfigNode, ReplicationConfigNode } from './lib/config-nodes';
-import { createReplicationPolicy } from '../core/replication-policy';
 import { ensureInternalTopicOn } from '../kafka/internal-topics';
 import { registerExportEndpoint } from './lib/export-flow';
 import { registerBuildFlowEndpoint } from './lib/build-flow';
-import { nodeEnvLookup, problemText, resolveReplicationSettings } from './lib/settings';
+import { nodeEnvLookup } from './lib/settings';
+import { readReplicationSettings } from './lib/settings/replication';
 
 
 interface ReplicationDef extends NodeDef {
@@ -43,31 +43,13 @@ export = function register(RED: NodeAPI): void {
     if (node.sourceNode && node.targetNode && node.sourceAlias === node.targetAlias) {
       node.problems.push(t('mm2-replication.errors.same-alias', { alias: node.sourceAlias }));
     }
-    // A bad setting is refused naming the MM2 property, never replaced by a default.
-    const settings = resolveReplicationSettings(def as unknown as Record<string, unknown>, nodeEnvLookup(RED, node));
-    for (const p of settings.problems) node.problems.push(problemText(p));
-    node.offsetSyncsLocation = settings.offsetSyncsLocation;
-    node.replicationFactor = settings.replicationFactor;
-    node.props = {
-      'source.cluster.alias': node.sourceAlias,
-      'target.cluster.alias': node.targetAlias,
-      'replication.policy.class': settings.policy,
-      'replication.policy.separator': settings.separator,
-      'replication.policy.internal.topic.separator.enabled': settings.internalSeparator ? 'true' : 'false',
-      'offset-syncs.topic.location': node.offsetSyncsLocation,
-      'checkpoints.topic.replication.factor': String(node.replicationFactor),
-      'heartbeats.topic.replication.factor': String(node.replicationFactor),
-      'offset-syncs.topic.replication.factor': String(node.replicationFactor),
-    };
-    node.policy = null;
-    // No policy from refused settings: the values above are then placeholders, never used.
-    if (settings.problems.length === 0) {
-      try {
-        node.policy = createReplicationPolicy(node.props);
-      } catch (e) {
-        node.problems.push((e as Error).message);
-      }
-    }
+    // A bad setting is refused naming the MM2 property, never replaced by a default (lib/settings/replication).
+    const read = readReplicationSettings(def as unknown as Record<string, unknown>, { source: node.sourceAlias, target: node.targetAlias }, nodeEnvLookup(RED, node));
+    node.problems.push(...read.problems);
+    node.offsetSyncsLocation = read.values.offsetSyncsLocation;
+    node.replicationFactor = read.values.replicationFactor;
+    node.props = read.values.props;
+    node.policy = read.values.policy;
     if (node.problems.length > 0) node.error(t('mm2-replication.errors.invalid', { problems: node.problems.join('; ') }));
 
     node.offsetSyncs = () => {

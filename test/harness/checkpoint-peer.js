@@ -9,8 +9,8 @@
  * syncs or replicating the topic). Dedicated mode (`connect-mirror-maker`) always starts the
  * source connector of an enabled flow, and its only per-flow knob that would silence it is
  * `topics`, which the checkpoint connector shares: its group discovery and its checkpoints
- * both keep only offsets on topics that `topics`/`topics.exclude` accept (spec §7.2, §7.4,
- * §8.2 step (a)); MirrorMakerConfig.connectorBaseConfig gives all three connectors the same
+ * both keep only offsets on topics that `topics`/`topics.exclude` accept (MirrorCheckpointConnector.findConsumerGroups, DefaultGroupFilter / DefaultTopicFilter,
+ * MirrorCheckpointTask.poll step (a)); MirrorMakerConfig.connectorBaseConfig gives all three connectors the same
  * `<a>-><b>.*` properties. A checkpoint connector pointed at a topic that does not exist
  * checkpoints nothing. So the connector is deployed by itself on a distributed Connect worker
  * bootstrapped to the target cluster with ByteArrayConverter, which is exactly the worker

@@ -14,7 +14,7 @@
  *
  * The offset syncs are written by hand between the two halves so that a fresh translation of
  * the groups that did not move falls behind the checkpoints already written: an upstream rewind
- * of the syncs (spec §8.5: 250 -> 201 before, 176 after) and an eviction from the 64-slot history
+ * of the syncs (CheckpointStore, KAFKA-15905: 250 -> 201 before, 176 after) and an eviction from the 64-slot history
  * (300 -> 240 before, 1 after). The remote topic <a>.<t> on the target holds 600 records per
  * partition, so no translated offset lies past its end.
  *

@@ -135,7 +135,7 @@ describe('conformance 3: our checkpoints and group offsets on the offset syncs o
     // partition 0 starts at offset 50 before MM2 starts; the rest is produced while MM2 runs,
     // in rounds, as live traffic (a burst of more than 10 urgent syncs at once would make MM2
     // drop some: it keeps at most 10 in flight and a newer sync of a partition replaces a
-    // queued one, spec §5.3)
+    // queued one, OffsetSyncWriter queues)
     await produce({ 0: DELETED }, 0);
     env.deleteRecordsBefore('source', topic, 0, DELETED);
 
@@ -150,7 +150,7 @@ describe('conformance 3: our checkpoints and group offsets on the offset syncs o
         [`${flow}.groups`]: `${id}-g-.*`,
         [`${flow}.offset.lag.max`]: OFFSET_LAG_MAX,
         // MM2 then refuses to configure its checkpoint connector ("Failed to configure
-        // MirrorCheckpointConnector" in its log, spec §10: it cannot run with this off), so it
+        // MirrorCheckpointConnector" in its log, MirrorConnectorConfig defaults: it cannot run with this off), so it
         // writes nothing; the checkpoints topic is checked to hold only our records below
         [`${flow}.emit.checkpoints.enabled`]: 'false',
         [`${flow}.emit.heartbeats.enabled`]: 'false',
@@ -338,7 +338,7 @@ describe('conformance 3: our checkpoints and group offsets on the offset syncs o
         // the newest one on partition 2. g-mid is exempt on purpose: it is far behind the newest
         // syncs when our nodes first see it, and the store (MM2's OffsetSyncStore, which ours
         // follows) keeps only 64 syncs per partition, spaced exponentially back from the newest
-        // (spec §6.2), so the retained sync before it can be older than the nearest one MM2
+        // (OffsetSyncStore slots), so the retained sync before it can be older than the nearest one MM2
         // wrote (here typically 40 records on partition 2). That is MM2's behaviour too; its
         // target offset is still MM2's translation (asserted above) and nothing is skipped.
         if (g !== G.mid) assert.ok(again <= OFFSET_LAG_MAX, `${g}/${p}: ${again} records re-delivered, more than offset.lag.max`);

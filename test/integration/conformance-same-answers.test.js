@@ -22,7 +22,7 @@
  * Phase 1: both sides start on that state; the latest checkpoint per (group, partition) must be
  * equal. Then both are stopped, syncs are added and groups moved (forward, an upstream rewind, a
  * new group, and groups whose translation now falls behind their restored checkpoint: the
- * KAFKA-15905 example of spec §8.5), and both start again: the whole series of checkpoints per
+ * KAFKA-15905 example of CheckpointStore, KAFKA-15905), and both start again: the whole series of checkpoints per
  * (group, partition), in log order, must be equal.
  */
 const assert = require('node:assert/strict');
@@ -73,7 +73,7 @@ describe('conformance 4: our checkpoints equal MM2 checkpoint connector\'s (same
       // p3: no syncs at all
       // p4: a long history (exponential slots, evictions)
       ...long1,
-      // p5: the spec §8.5 example, first half
+      // p5: the CheckpointStore, KAFKA-15905 example, first half
       [T, 5, 100, 100], [T, 5, 200, 200], [T, 5, 300, 300],
       [BACK, 0, 10, 10], [BACK, 0, 20, 30],
       [U, 0, 0, 0],
@@ -125,7 +125,7 @@ describe('conformance 4: our checkpoints equal MM2 checkpoint connector\'s (same
       [T, 0, 50, 30], [T, 0, 60, 45],
       [T, 1, 70, 420],
       ...long2,
-      // p5: the spec §8.5 example, second half: 175 < 300 is an upstream rewind (history reset)
+      // p5: the CheckpointStore, KAFKA-15905 example, second half: 175 < 300 is an upstream rewind (history reset)
       [T, 5, 175, 175], [T, 5, 275, 275], [T, 5, 375, 375], [T, 5, 475, 475],
     ]);
     await peer.commitOnSource(committer, G(1), [[T, 0, 55], [T, 1, 55], [T, 2, 1050], [T, 3, 7], [T, 4, 4000], [U, 0, 5]]);

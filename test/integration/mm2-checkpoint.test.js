@@ -257,7 +257,7 @@ describe('mm2-checkpoint (real clusters)', function () {
     ]);
   });
 
-  it('restores the last checkpoints at restart and does not move them backwards (spec §8.5), skipping malformed records', async function () {
+  it('restores the last checkpoints at restart and does not move them backwards (CheckpointStore, KAFKA-15905), skipping malformed records', async function () {
     const p = env.unique('cpr');
     const t = await topic(`${p}-t`);
     const g = `${p}-g`;

@@ -154,7 +154,7 @@ describe('CoalescingRunner', function () {
   });
 });
 
-describe('group discovery (spec §7.2, MirrorCheckpointConnectorTest.findConsumerGroups)', function () {
+describe('group discovery (MirrorCheckpointConnector.findConsumerGroups, MirrorCheckpointConnectorTest.findConsumerGroups)', function () {
   it('keeps groups the group filter accepts that have offsets on accepted topics', async function () {
     const offsets = { g1: ['t1', 't2'], g2: ['t2', 't3'], g3: ['t3'], g4: ['t2'] };
     const r = await findCheckpointGroups(

@@ -7,7 +7,7 @@ function cp(group, topic, partition, up, down, metadata = '') {
   return { group, topic, partition, upstreamOffset: BigInt(up), downstreamOffset: BigInt(down), metadata };
 }
 
-describe('CheckpointStore (spec §8.5, §12.5)', function () {
+describe('CheckpointStore (CheckpointStore, KAFKA-15905, CheckpointStoreTest)', function () {
   it('restores in log order for the assigned groups only, skipping malformed records (upstream CheckpointStoreTest)', function () {
     const store = new CheckpointStore({ acceptGroup: (g) => g === 'group1' });
     assert.equal(store.loaded, false);
@@ -81,7 +81,7 @@ describe('CheckpointStore (spec §8.5, §12.5)', function () {
     assert.equal(store.getPartition('g', 'a', 0).downstreamOffset, 1n);
   });
 
-  describe('isMoreRecent (spec §8.2 table)', function () {
+  describe('isMoreRecent (MirrorCheckpointTask.poll table)', function () {
     const last = cp('g', 't', 0, 100, 50);
 
     it('pure function: every row of the table, in order', function () {

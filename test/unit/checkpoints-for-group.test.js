@@ -62,7 +62,7 @@ function cp(group, topic, partition, up, down, metadata = '') {
   return { group, topic, partition, upstreamOffset: BigInt(up), downstreamOffset: BigInt(down), metadata };
 }
 
-describe('checkpointsForGroup (spec §8.2 step 3, §12.4)', function () {
+describe('checkpointsForGroup (MirrorCheckpointTask.poll step 3, MirrorCheckpointTaskTest)', function () {
   describe('upstream MirrorCheckpointTaskTest', function () {
     let store;
     beforeEach(function () {
@@ -116,7 +116,7 @@ describe('checkpointsForGroup (spec §8.2 step 3, §12.4)', function () {
       assert.deepEqual(cps.get('g'), [cp('g', 'source1.t', 0, 12, 5)]);
     });
 
-    it('uses restored checkpoints after a restart (spec §8.5 example)', function () {
+    it('uses restored checkpoints after a restart (CheckpointStore, KAFKA-15905 example)', function () {
       // before the restart: syncs 100, 200, 300; the group at 250 gives 250 -> 201
       const before = liveStore([100, 200, 300].map((u) => sync('t', 0, u, u)));
       const first = run('g', [offset('t', 0, 250)], before, loadedCheckpoints());

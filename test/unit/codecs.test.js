@@ -101,7 +101,7 @@ function malformedSuite(name, decode, sample) {
   });
 }
 
-describe('offset sync codec (§2.2)', () => {
+describe('offset sync codec (OffsetSync record)', () => {
   const sync = { topic: 'topic-1', partition: 2, upstreamOffset: 3n, downstreamOffset: 4n };
 
   it('encodes the worked example byte for byte', () => {
@@ -159,7 +159,7 @@ describe('offset sync codec (§2.2)', () => {
   malformedSuite('offset sync', decodeOffsetSync, encodeOffsetSync({ topic: 'tôpic-😀', partition: 7, upstreamOffset: 10n, downstreamOffset: 20n }));
 });
 
-describe('checkpoint codec (§2.3)', () => {
+describe('checkpoint codec (Checkpoint record)', () => {
   const cp = { group: 'group-1', topic: 'topic-2', partition: 3, upstreamOffset: 4n, downstreamOffset: 5n, metadata: 'metadata-6' };
 
   it('encodes worked example 1 byte for byte', () => {
@@ -270,7 +270,7 @@ describe('checkpoint codec (§2.3)', () => {
   malformedSuite('checkpoint', decodeCheckpoint, encodeCheckpoint({ group: 'grp-é', topic: 'src.t😀', partition: 1, upstreamOffset: 9n, downstreamOffset: 8n, metadata: 'md' }));
 });
 
-describe('heartbeat codec (§2.4)', () => {
+describe('heartbeat codec (Heartbeat record)', () => {
   const hb = { sourceClusterAlias: 'source-1', targetClusterAlias: 'target-2', timestamp: 1234567890n };
 
   it('encodes the worked example byte for byte', () => {
@@ -335,7 +335,7 @@ describe('heartbeat codec (§2.4)', () => {
   malformedSuite('heartbeat', decodeHeartbeat, encodeHeartbeat({ sourceClusterAlias: 'us-west', targetClusterAlias: 'üs-east', timestamp: 1700000000000n }));
 });
 
-describe('codecs: a store-style reader skips malformed records and keeps going (§12.1)', () => {
+describe('codecs: a store-style reader skips malformed records and keeps going (CheckpointTest, OffsetSyncTest, HeartbeatTest)', () => {
   it('keeps the good checkpoints and counts the bad ones', () => {
     const good1 = encodeCheckpoint({ group: 'g', topic: 'a.t', partition: 0, upstreamOffset: 1n, downstreamOffset: 1n, metadata: '' });
     const good2 = encodeCheckpoint({ group: 'g', topic: 'a.t', partition: 1, upstreamOffset: 2n, downstreamOffset: 2n, metadata: 'x' });

@@ -63,7 +63,7 @@ const SAMPLE_VALUES = {
   'tasks.max': 3,
 };
 
-// MM2's defaults as listed in spec §10 (normalised forms).
+// MM2's defaults as listed in MirrorConnectorConfig defaults (normalised forms).
 const SPEC_DEFAULTS = {
   'tasks.max': 1,
   enabled: true,
@@ -120,7 +120,7 @@ function problemProperties(a) {
 }
 
 describe('config-properties catalogue', () => {
-  it('has MM2 defaults for exactly the spec §10 properties, frozen', () => {
+  it('has MM2 defaults for exactly the MirrorConnectorConfig defaults properties, frozen', () => {
     assert.deepEqual({ ...CONFIG_DEFAULTS }, SPEC_DEFAULTS);
     assert.ok(Object.isFrozen(CONFIG_DEFAULTS));
     assert.ok(Object.isFrozen(CONFIG_PROPERTIES));
@@ -146,7 +146,7 @@ describe('config-properties catalogue', () => {
     assert.equal(CONFIG_PROPERTIES.filter((d) => d.required).length, 1);
   });
 
-  it('uses the MM2 types of spec §10', () => {
+  it('uses the MM2 types of MirrorConnectorConfig defaults', () => {
     const expected = {
       'emit.checkpoints.interval.seconds': 'long',
       'checkpoints.topic.replication.factor': 'short',
@@ -586,7 +586,7 @@ describe('parseConnectorConfig / analyzeConnectorConfig', () => {
     });
   });
 
-  describe('checkpoint connector validation (spec §10.3, §12.6)', () => {
+  describe('checkpoint connector validation (MirrorCheckpointConfig, MirrorCheckpointConnectorTest)', () => {
     const base = { 'connector.class': 'MirrorCheckpointConnector', 'source.cluster.alias': 'src' };
 
     it('rejects emit.checkpoints.enabled=false and emit.offset-syncs.enabled=false while enabled', () => {

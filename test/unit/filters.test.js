@@ -13,7 +13,7 @@ const configError = (property) => (e) => {
   return true;
 };
 
-describe('filters: defaults (§7.4)', () => {
+describe('filters: defaults (DefaultGroupFilter / DefaultTopicFilter)', () => {
   it('exports MM2\'s default values', () => {
     assert.equal(DEFAULT_GROUPS, '.*');
     assert.equal(DEFAULT_GROUPS_EXCLUDE, 'console-consumer-.*, connect-.*, __.*');

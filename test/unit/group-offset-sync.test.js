@@ -13,7 +13,7 @@ function write(topic, partition, o, metadata = '') {
   return { topic, partition, offset: BigInt(o), metadata };
 }
 
-describe('decideGroupOffsetSync (spec §8.4, with our safety rules)', function () {
+describe('decideGroupOffsetSync (MirrorCheckpointTask.syncGroupOffset, with our safety rules)', function () {
   describe('upstream syncGroupOffset cases', function () {
     it('writes a checkpoint ahead of the target offset (consumer1 100 -> 101, consumer2 50 -> 51)', function () {
       const d1 = decideGroupOffsetSync({

@@ -7,7 +7,7 @@ const def = createReplicationPolicy({});
 const identity = (alias) => createReplicationPolicy({ 'replication.policy.class': 'Identity', 'source.cluster.alias': alias });
 const sorted = (a) => [...a].sort();
 
-describe('mirror-client helpers (§9.2, §12.7)', () => {
+describe('mirror-client helpers (MirrorClient, ReplicationPolicyTest, MirrorClientTest)', () => {
   it('heartbeatTopics', () => {
     const topics = ['topic1', 'topic2', 'heartbeats', 'source1.heartbeats', 'source2.source1.heartbeats', 'source3.heartbeats'];
     assert.deepEqual(mc.heartbeatTopics(def, topics), ['heartbeats', 'source1.heartbeats', 'source2.source1.heartbeats', 'source3.heartbeats']);

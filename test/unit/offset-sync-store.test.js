@@ -129,7 +129,7 @@ function assertBoundedExpirations(first, steps, maxExpired, checkInvariants) {
 }
 
 describe('OffsetSyncStore', function () {
-  describe('translation (upstream testOffsetTranslation, spec §6.5 example 1)', function () {
+  describe('translation (upstream testOffsetTranslation, OffsetSyncStoreTest example 1)', function () {
     it('translates with the +1 rule, exact matches, -1 for too old, downstream reset and upstream rewind', function () {
       const store = liveStore();
       store.apply(sync(100, 200));
@@ -184,7 +184,7 @@ describe('OffsetSyncStore', function () {
     });
   });
 
-  describe('testPastOffsetTranslation (must-read-to-end, spec §14.1)', function () {
+  describe('testPastOffsetTranslation (must-read-to-end, upstream OffsetSyncStore vectors, must-read-to-end start)', function () {
     let store;
     beforeEach(function () {
       store = loadedStore(false, range(0, 1000, 10).map((u) => sync(u, u)));
@@ -195,7 +195,7 @@ describe('OffsetSyncStore', function () {
       assertTranslations(store, [[999, -1], [1000, 1000], [1001, 1001], [1002, 1001]]);
     });
 
-    it('matches the §14.1 state and translation table after live syncs 1010..10000', function () {
+    it('matches the upstream OffsetSyncStore vectors, must-read-to-end start state and translation table after live syncs 1010..10000', function () {
       for (const u of range(1010, 10000, 10)) store.apply(sync(u, u));
       assert.equal(
         store.describeSlots(TOPIC, PART),
@@ -207,7 +207,7 @@ describe('OffsetSyncStore', function () {
         [4840, 4840], [4841, 4841], [9989, 9971], [9990, 9990], [9999, 9991], [10000, 10000], [10001, 10001],
         [20000, 10001],
       ]);
-      // §12.2: around every anchor a (previous anchor p): tr(a-1)=p+1 (-1 for the first), tr(a)=a, tr(a+1)=tr(a+2)=a+1.
+      // OffsetSyncStoreTest: around every anchor a (previous anchor p): tr(a-1)=p+1 (-1 for the first), tr(a)=a, tr(a+1)=tr(a+2)=a+1.
       const anchors = [1000, 4840, 6760, 8680, 9160, 9640, 9880, 9940, 9970, 9990, 10000];
       assert.deepEqual(store.distinctSyncs(TOPIC, PART).map((s) => Number(s.upstreamOffset)).reverse(), anchors);
       anchors.forEach((a, i) => {
@@ -225,7 +225,7 @@ describe('OffsetSyncStore', function () {
     });
   });
 
-  describe('testPastOffsetTranslationWithoutInitializationReadToEnd (keep-history, spec §14.2)', function () {
+  describe('testPastOffsetTranslationWithoutInitializationReadToEnd (keep-history, upstream OffsetSyncStore vectors, keep-history start)', function () {
     let store;
     beforeEach(function () {
       store = loadedStore(true, range(0, 1000, 10).map((u) => sync(u, u)));
@@ -247,7 +247,7 @@ describe('OffsetSyncStore', function () {
       });
     });
 
-    it('matches the §14.2 state and translation table after live syncs 1000..10000', function () {
+    it('matches the upstream OffsetSyncStore vectors, keep-history start state and translation table after live syncs 1000..10000', function () {
       for (const u of range(1000, 10000, 10)) store.apply(sync(u, u));
       assert.equal(
         store.describeSlots(TOPIC, PART),
@@ -271,7 +271,7 @@ describe('OffsetSyncStore', function () {
     });
   });
 
-  describe('spec §14.3: live syncs (u, 2u)', function () {
+  describe('upstream OffsetSyncStore vectors: live syncs (u, 2u)', function () {
     /** @type {Array<[number, string]>} */
     const vector = [
       [0, '[0-63=0:0]'],
@@ -313,7 +313,7 @@ describe('OffsetSyncStore', function () {
     });
   });
 
-  describe('spec §14.4 / §6.5 example 2: live syncs (3i, 3i+100)', function () {
+  describe('upstream OffsetSyncStore vectors / OffsetSyncStoreTest example 2: live syncs (3i, 3i+100)', function () {
     const states = [
       '[0-63=0:100]',
       '[0-2=3:103, 3-63=0:100]',
@@ -347,7 +347,7 @@ describe('OffsetSyncStore', function () {
     });
   });
 
-  describe('spec §14.5: restart scenarios', function () {
+  describe('MirrorCheckpointTaskTest restarts: restart scenarios', function () {
     const initial = [175, 275, 375, 475].map((u) => sync(u, u));
 
     it('keep-history restart keeps the older syncs', function () {
@@ -375,7 +375,7 @@ describe('OffsetSyncStore', function () {
     });
   });
 
-  describe('object identity (§6.2, §13 note 9)', function () {
+  describe('object identity (OffsetSyncStore slots, upstream behaviour note note 9)', function () {
     it('treats two syncs with equal values as two objects, even when the caller passes the same object twice', function () {
       const store = liveStore();
       const s = sync(0, 0);

@@ -20,7 +20,7 @@ function controlledSend() {
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('PartitionState (spec §5.2)', function () {
+describe('PartitionState (OffsetSyncWriter.PartitionState)', function () {
   it('follows the upstream testOffsetSync sequence with offset.lag.max = 50', function () {
     const state = new PartitionState(50);
     // [u, d, expected, reset after]
@@ -83,7 +83,7 @@ describe('PartitionState (spec §5.2)', function () {
   });
 });
 
-describe('OffsetSyncWriter (spec §5.3)', function () {
+describe('OffsetSyncWriter (OffsetSyncWriter queues)', function () {
   it('queues an urgent sync in pending and a non-urgent one in delayed (offset.lag.max = 2)', function () {
     const { send, calls } = controlledSend();
     const writer = new OffsetSyncWriter({ maxOffsetLag: 2, send });

@@ -32,7 +32,7 @@ function fakeIdentityPolicy(alias) {
   };
 }
 
-describe('renameTopicPartition (spec §8.3)', function () {
+describe('renameTopicPartition (MirrorCheckpointTask.renameTopicPartition)', function () {
   const policy = fakeDefaultPolicy();
 
   it('prefixes a local source topic with the source alias', function () {

@@ -51,12 +51,12 @@ describe('DefaultReplicationPolicy', () => {
     assert.equal(p.formatRemoteTopic('b', 'a.t'), 'b.a.t');
   });
 
-  it('names the internal topics (§3.1)', () => {
+  it('names the internal topics (ReplicationPolicy internal topic names)', () => {
     assert.equal(p.offsetSyncsTopic('us-east'), 'mm2-offset-syncs.us-east.internal');
     assert.equal(p.checkpointsTopic('us-west'), 'us-west.checkpoints.internal');
   });
 
-  // §3.2 edge-case table, verified upstream
+  // DefaultReplicationPolicy edge-case table, verified upstream
   /** @type {Array<[string, string | null, string | null, string, boolean, boolean]>} */
   const table = [
     // topic, topicSource, upstreamTopic, originalTopic, isHeartbeats, isInternal
@@ -71,7 +71,7 @@ describe('DefaultReplicationPolicy', () => {
     ['source.checkpoints.internal', 'source', 'checkpoints.internal', 'internal', false, true],
   ];
   for (const [topic, src, up, orig, hb, internal] of table) {
-    it(`§3.2 table: ${JSON.stringify(topic)}`, () => {
+    it(`DefaultReplicationPolicy table: ${JSON.stringify(topic)}`, () => {
       assert.equal(p.topicSource(topic), src);
       assert.equal(p.upstreamTopic(topic), up);
       assert.equal(p.originalTopic(topic), orig);
@@ -88,12 +88,12 @@ describe('DefaultReplicationPolicy', () => {
     }
   });
 
-  it('isHeartbeatsTopic (§12.7)', () => {
+  it('isHeartbeatsTopic (ReplicationPolicyTest, MirrorClientTest)', () => {
     for (const t of ['heartbeats', 'source1.heartbeats', 'source2.source1.heartbeats']) assert.equal(p.isHeartbeatsTopic(t), true, t);
     for (const t of ['heartbeats!', '!heartbeats', 'source1heartbeats', 'source1-heartbeats']) assert.equal(p.isHeartbeatsTopic(t), false, t);
   });
 
-  it('isInternalTopic (§12.7)', () => {
+  it('isInternalTopic (ReplicationPolicyTest, MirrorClientTest)', () => {
     for (const t of ['__consumer_offsets', '.hiddentopic', 'mm2-offsets.CLUSTER.internal', 'mm2-offsets-CLUSTER-internal']) {
       assert.equal(p.isInternalTopic(t), true, t);
     }
@@ -154,7 +154,7 @@ describe('DefaultReplicationPolicy with separator "__"', () => {
     assert.equal(on.internalSeparator, '__');
   });
 
-  it('the internal flag is ignored when the separator is not explicitly set (§3.1)', () => {
+  it('the internal flag is ignored when the separator is not explicitly set (ReplicationPolicy internal topic names)', () => {
     const q = createReplicationPolicy({ 'replication.policy.internal.topic.separator.enabled': false });
     assert.equal(q.internalSeparator, '.');
     const r = createReplicationPolicy({ 'replication.policy.internal.topic.separator.enabled': 'not-a-boolean' });
@@ -172,7 +172,7 @@ describe('DefaultReplicationPolicy with separator "__"', () => {
   });
 });
 
-describe('IdentityReplicationPolicy (§3.3)', () => {
+describe('IdentityReplicationPolicy (IdentityReplicationPolicy)', () => {
   const p = createReplicationPolicy({ 'replication.policy.class': 'IdentityReplicationPolicy', 'source.cluster.alias': 'primary' });
 
   it('is identity', () => {
@@ -180,7 +180,7 @@ describe('IdentityReplicationPolicy (§3.3)', () => {
     assert.equal(p.sourceClusterAlias, 'primary');
   });
 
-  it('§3.3 table with alias primary', () => {
+  it('IdentityReplicationPolicy table with alias primary', () => {
     assert.equal(p.formatRemoteTopic('primary', 'topic1'), 'topic1');
     assert.equal(p.topicSource('topic1'), 'primary');
     assert.equal(p.upstreamTopic('topic1'), 'topic1');

@@ -7,7 +7,7 @@ const { createTopicFilter } = require('../../core/filters');
 const rejectAll = { accept: () => false };
 const acceptAll = { accept: () => true };
 
-describe('isCycle (§3.4)', () => {
+describe('isCycle (MirrorSourceConnector.shouldReplicateTopic)', () => {
   const p = createReplicationPolicy({});
   it('non-remote topics are never cycles', () => {
     assert.equal(isCycle(p, 'target', 'topic1'), false);
@@ -30,7 +30,7 @@ describe('isCycle (§3.4)', () => {
   });
 });
 
-describe('shouldReplicateTopic: source connector topic selection (§12.7, source -> target)', () => {
+describe('shouldReplicateTopic: source connector topic selection (ReplicationPolicyTest, MirrorClientTest, source -> target)', () => {
   describe('DefaultReplicationPolicy', () => {
     const policy = createReplicationPolicy({});
     const opts = { policy, topicFilter: acceptAll, targetAlias: 'target' };

@@ -8,8 +8,18 @@
  *                                                 └──CoverageMessage (2nd output)
  *   mm2-heartbeat ──HeartbeatMessage / HeartbeatAlarmMessage
  *   mm2-mirror ──MirrorStatsMessage (periodic stats)
+ *   mm2-connect ──ConnectMessage (after each action, and a poll whose states changed)
  */
-import type { CheckpointJsonLike } from '../../core/checkpoint-json';
+import { checkpointToJson, parseOffset, type CheckpointJsonLike } from '../../core/checkpoint-json';
+import type { OffsetSync } from '../../core/types';
+import { readSyncStreamPosition, type SyncStreamPosition } from '../../core/sync-stream';
+import type { CycleResult, SyncEvent } from '../../kafka/checkpoint-emitter';
+import type { MirrorStats } from '../../kafka/mirror-task';
+import type { GroupOffsetsCycle } from '../../kafka/group-offset-syncer';
+import type { ObservedHeartbeat } from '../../kafka/heartbeat-watcher';
+import type { ConnectorKind } from '../../core/config-properties';
+import { traceSummary } from '../../kafka/connect-rest';
+import type { ConnectAction, ConnectorOutcome } from '../../kafka/connect-deployer';
 
 /** Offset sync as carried in messages. */
 export interface OffsetSyncJson {
@@ -22,6 +32,41 @@ export interface OffsetSyncJson {
 
 /** Checkpoint as carried in messages. `topic` is the remote (target) topic name. */
 export type CheckpointJson = CheckpointJsonLike;
+
+/** The result of reading one incoming message as an OffsetSyncsMessage. */
+export interface ReceivedSyncs {
+  event: SyncEvent;
+  /** Sync entries that could not be read (skipped). */
+  malformed: number;
+  /** The offset-syncs topic the sender read, when it says. */
+  sourceTopic?: string;
+  /** The message's place in the sender's stream (core/sync-stream), when it says. */
+  stream?: SyncStreamPosition;
+}
+
+/** Reads `msg` as an OffsetSyncsMessage; null when it is something else. */
+export function readOffsetSyncsMessage(msg: { topic?: unknown; payload?: unknown }): ReceivedSyncs | null {
+  const p = msg.payload as { event?: unknown; syncs?: unknown; source?: { topic?: unknown }; stream?: unknown } | undefined;
+  if (!p || typeof p !== 'object') return null;
+  if (p.event !== 'syncs' && p.event !== 'loaded' && p.event !== 'reset') return null;
+  if (msg.topic !== TOPICS.offsetSyncs && p.source === undefined && !Array.isArray(p.syncs)) return null;
+  const sourceTopic = typeof p.source?.topic === 'string' ? p.source.topic : undefined;
+  const stream = readSyncStreamPosition(p.stream);
+  if (p.event !== 'syncs') return { event: { event: p.event }, malformed: 0, sourceTopic, stream };
+  const syncs: OffsetSync[] = [];
+  let malformed = 0;
+  for (const s of Array.isArray(p.syncs) ? p.syncs : []) {
+    const e = s as { topic?: unknown; partition?: unknown; upstreamOffset?: unknown; downstreamOffset?: unknown } | null;
+    const up = parseOffset(e?.upstreamOffset);
+    const down = parseOffset(e?.downstreamOffset);
+    if (!e || typeof e.topic !== 'string' || e.topic === '' || !Number.isInteger(e.partition) || (e.partition as number) < 0 || up === null || down === null) {
+      malformed++;
+      continue;
+    }
+    syncs.push({ topic: e.topic, partition: e.partition as number, upstreamOffset: up, downstreamOffset: down });
+  }
+  return { event: { event: 'syncs', syncs }, malformed, sourceTopic, stream };
+}
 
 /**
  * mm2-offset-syncs output. `event: 'syncs'` carries a batch of syncs in log order (during the
@@ -47,6 +92,21 @@ export interface OffsetSyncsMessage {
      */
     stream: { load: string; seq: number };
   };
+}
+
+/** The OffsetSyncsMessage of one event of a reader of `source`. */
+export function offsetSyncsMessage(
+  event: OffsetSyncsMessage['payload']['event'],
+  source: { topic: string; cluster: string },
+  stats: OffsetSyncsMessage['payload']['stats'],
+  stream: OffsetSyncsMessage['payload']['stream'],
+  syncs?: OffsetSync[],
+): OffsetSyncsMessage {
+  const payload: OffsetSyncsMessage['payload'] = { event, source, stats, stream };
+  if (syncs) {
+    payload.syncs = syncs.map((s) => ({ topic: s.topic, partition: s.partition, upstreamOffset: s.upstreamOffset.toString(), downstreamOffset: s.downstreamOffset.toString() }));
+  }
+  return { topic: TOPICS.offsetSyncs, payload };
 }
 
 /** mm2-checkpoint output 1, once per completed cycle (also one that wrote nothing): the whole state. */
@@ -94,6 +154,33 @@ export interface CoverageMessage {
   };
 }
 
+/** The CheckpointsMessage payload of a completed cycle: what it wrote and the whole latest state. */
+export function checkpointsPayload(r: CycleResult, where: { sourceCluster: string; targetCluster: string; checkpointsTopic: string }): CheckpointsMessage['payload'] {
+  const latest: Record<string, CheckpointJson[]> = {};
+  for (const [g, list] of r.latest) latest[g] = list.map(checkpointToJson);
+  return { checkpoints: r.written.map(checkpointToJson), latest, cycle: r.cycle, ...where };
+}
+
+/** The CoverageMessage payload of a cycle. */
+export function coveragePayload(r: CycleResult): CoverageMessage['payload'] {
+  const summary: Record<string, number> = {};
+  for (const c of r.coverage) summary[c.status] = (summary[c.status] ?? 0) + 1;
+  const entries = r.coverage.map((c) => {
+    const e: CoverageJson = {
+      group: c.group,
+      topic: c.topic,
+      partition: c.partition,
+      remoteTopic: c.remoteTopic,
+      upstreamOffset: c.upstreamOffset === null ? null : c.upstreamOffset.toString(),
+      status: c.status,
+      reason: c.reason,
+    };
+    if (c.downstreamOffset !== undefined) e.downstreamOffset = c.downstreamOffset.toString();
+    return e;
+  });
+  return { cycle: r.cycle, groups: r.groups.length, partitions: r.coverage.length, summary, entries, failedGroups: r.failedGroups, durationMs: r.durationMs };
+}
+
 /** mm2-group-offsets output, once per sync cycle. */
 export interface GroupOffsetsMessage {
   topic: string; // 'mm2/group-offsets'
@@ -112,6 +199,15 @@ export interface GroupOffsetsMessage {
     checkpoints?: { groups: number; partitions: number; received: number; malformed: number };
     durationMs: number;
   };
+}
+
+/**
+ * The GroupOffsetsMessage payload of a sync cycle. The syncer's cycle result already carries
+ * offsets as decimal strings; this is the type link that makes the build fail when the two shapes
+ * part.
+ */
+export function groupOffsetsPayload(cycle: GroupOffsetsCycle): GroupOffsetsMessage['payload'] {
+  return cycle;
 }
 
 /** mm2-heartbeat output 1: one per replicated heartbeat seen on the target. */
@@ -140,6 +236,25 @@ export interface HeartbeatAlarmMessage {
     /** true: not a new edge but the current state again, after a deploy that may have replaced the receivers. */
     resent?: boolean;
   };
+}
+
+/** The HeartbeatMessage of one heartbeat read back from `heartbeatsTopic` on the target. */
+export function heartbeatMessage(hb: ObservedHeartbeat, heartbeatsTopic: string): HeartbeatMessage {
+  return {
+    topic: TOPICS.heartbeat,
+    payload: {
+      sourceClusterAlias: hb.sourceClusterAlias,
+      targetClusterAlias: hb.targetClusterAlias,
+      timestamp: hb.timestamp,
+      latencyMs: hb.latencyMs,
+      heartbeatsTopic,
+    },
+  };
+}
+
+/** The HeartbeatAlarmMessage of an alarm edge, or (`resent`) of the current state again. */
+export function heartbeatAlarmMessage(a: HeartbeatAlarmMessage['payload']): HeartbeatAlarmMessage {
+  return { topic: TOPICS.heartbeatAlarm, payload: { ...a } };
 }
 
 /**
@@ -175,6 +290,92 @@ export interface MirrorStatsMessage {
   };
 }
 
+/** The MirrorStatsMessage payload of the mirror's stats, `recordsPerSecond` over the last interval. */
+export function mirrorStatsPayload(
+  s: MirrorStats,
+  recordsPerSecond: number,
+  where: { sourceCluster: string; targetCluster: string; offsetSyncsTopic: string | null },
+): MirrorStatsMessage['payload'] {
+  const errors = Object.values(s.errors);
+  return {
+    sourceCluster: where.sourceCluster,
+    targetCluster: where.targetCluster,
+    topics: s.topics,
+    remoteTopics: s.remoteTopics,
+    partitions: s.partitions,
+    records: s.records,
+    bytes: s.bytes,
+    recordsPerSecond: Math.round(recordsPerSecond * 10) / 10,
+    syncsSent: s.syncsSent,
+    syncsFailed: s.syncsFailed,
+    offsetSyncsTopic: where.offsetSyncsTopic,
+    lagBySourcePartition: s.lagBySourcePartition,
+    committedPartitions: s.committedPartitions,
+    error: errors.length > 0 ? errors[errors.length - 1] ?? null : null,
+  };
+}
+
+/** One connector in a ConnectMessage. */
+export interface ConnectorStateJson {
+  kind: ConnectorKind;
+  name: string;
+  /** Connect's state, or null when the connector is not on the Connect cluster. */
+  state: string | null;
+  workerId?: string;
+  /** First line and root cause of the Java stack trace of a FAILED connector. */
+  trace?: string;
+  tasks: Array<{ id: number; state: string; workerId?: string; trace?: string }>;
+  /** What the action did to this connector: created, updated, paused, resumed, restarted, deleted, absent. */
+  result?: string;
+}
+
+/** mm2-connect output: after each action, and after a periodic status poll whose states changed. */
+export interface ConnectMessage {
+  topic: string; // 'mm2/connect'
+  action: ConnectAction | 'poll';
+  payload: {
+    action: ConnectAction | 'poll';
+    url: string;
+    /** True when every connector is in the state the action asks for (RUNNING after deploy...). */
+    ok: boolean;
+    /** False when the states were still changing after the wait. */
+    settled: boolean;
+    connectors: ConnectorStateJson[];
+    /** state -> number of connectors. */
+    summary: Record<string, number>;
+  };
+}
+
+/** The ConnectMessage entry of one connector. */
+export function connectorStateJson(o: ConnectorOutcome): ConnectorStateJson {
+  const s = o.status;
+  const out: ConnectorStateJson = {
+    kind: o.kind,
+    name: s.name,
+    state: s.state,
+    tasks: s.tasks.map((t) => ({
+      id: t.id,
+      state: t.state,
+      ...(t.workerId ? { workerId: t.workerId } : {}),
+      ...(t.trace ? { trace: traceSummary(t.trace) } : {}),
+    })),
+  };
+  if (s.workerId) out.workerId = s.workerId;
+  if (s.trace) out.trace = traceSummary(s.trace);
+  if (o.result) out.result = o.result;
+  return out;
+}
+
+/** The ConnectMessage payload (with its per-state summary). */
+export function connectPayload(action: ConnectMessage['payload']['action'], url: string, list: ConnectorStateJson[], ok: boolean, settled: boolean): ConnectMessage['payload'] {
+  const summary: Record<string, number> = {};
+  for (const c of list) {
+    const k = c.state ?? 'ABSENT';
+    summary[k] = (summary[k] ?? 0) + 1;
+  }
+  return { action, url, ok, settled, connectors: list, summary };
+}
+
 export const TOPICS = {
   offsetSyncs: 'mm2/offset-syncs',
   checkpoints: 'mm2/checkpoints',
@@ -183,4 +384,5 @@ export const TOPICS = {
   heartbeat: 'mm2/heartbeat',
   heartbeatAlarm: 'mm2/heartbeat-alarm',
   mirror: 'mm2/mirror',
+  connect: 'mm2/connect',
 } as const;

@@ -106,6 +106,9 @@ export class FailureLog {
   }
 }
 
+/** What a node's status module says to show: its activity, or a failure of its own (red). */
+export type StatusView = { activity: NodeStatus } | { fail: string };
+
 export class StatusReporter implements ConnectionUser {
   readonly id: string;
   private conn = new Map<string, ConnectionState>();
@@ -126,6 +129,12 @@ export class StatusReporter implements ConnectionUser {
   fail(text: string): void {
     this.own = { fill: 'red', shape: 'ring', text: truncate(text) };
     this.render();
+  }
+
+  /** Shows what a status module computed. */
+  show(view: StatusView): void {
+    if ('fail' in view) this.fail(view.fail);
+    else this.activity(view.activity);
   }
 
   connectionStateFor(alias: string): (s: ConnectionState) => void {

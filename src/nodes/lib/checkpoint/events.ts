@@ -1,0 +1,41 @@
+/** What an `mm2-checkpoint` node does with its emitter's events: keep its state, log, re-render. */
+import type { Node } from '../red';
+import type { Translate } from '../i18n';
+import type { FailureLog } from '../flow-node';
+import type { CheckpointNodeState } from './status';
+import type { EmitterEvents } from '../../../kafka/checkpoint-emitter';
+
+export interface CheckpointEventsOptions {
+  node: Pick<Node, 'warn' | 'debug'>;
+  t: Translate;
+  log: FailureLog;
+  state: CheckpointNodeState;
+  checkpointsTopic: string;
+  render(): void;
+}
+
+export function checkpointEmitterEvents(o: CheckpointEventsOptions): EmitterEvents {
+  const { node, t, log, state, checkpointsTopic: topic } = o;
+  return {
+    phase(p) {
+      state.phase = p;
+      if (p.kind === 'retrying') log.warn('topic', t('mm2-checkpoint.warn.topic', { topic, error: p.error }));
+      o.render();
+    },
+    restored(r) {
+      if (r.malformed > 0) node.warn(t('mm2-checkpoint.warn.malformed-checkpoints', { count: r.malformed, topic }));
+      if (!r.ok) node.warn(t('mm2-checkpoint.warn.restore-failed', { topic, error: r.error ?? '' }));
+      else node.debug(t('mm2-checkpoint.log.restored', { count: r.restored, read: r.read, topic }));
+    },
+    discovered(d) {
+      state.groups = d.groups.length;
+      if (d.errors.length > 0) {
+        log.warn('discovery-groups', t('mm2-checkpoint.warn.group-offsets', { groups: d.errors.map((e) => `${e.group} (${e.error})`).join(', ') }));
+      }
+      o.render();
+    },
+    discoveryFailed(error) {
+      log.warn('discovery', t('mm2-checkpoint.warn.discovery', { error }));
+    },
+  };
+}

@@ -1,0 +1,62 @@
+/** The status an `mm2-checkpoint` node shows: its emitter's phase, then its last cycle. */
+import type { Translate } from '../i18n';
+import { truncate, type StatusView } from '../flow-node';
+import { ago, type AgoScale } from '../ago';
+import type { CycleResult, EmitterPhase } from '../../../kafka/checkpoint-emitter';
+
+const AGE: AgoScale = {
+  seconds: 'mm2-checkpoint.ago.seconds',
+  minutes: 'mm2-checkpoint.ago.minutes',
+  hours: 'mm2-checkpoint.ago.hours',
+  secondsBelow: 60,
+  rounding: 'floor',
+};
+
+/** What the node knows of its emitter and cycles. */
+export interface CheckpointNodeState {
+  phase: EmitterPhase;
+  last: CycleResult | null;
+  /** When `last` completed (epoch ms). */
+  lastAt: number;
+  /** The last cycle failed with this. */
+  error: string | null;
+  /** Groups selected at the last discovery. */
+  groups: number | null;
+}
+
+/**
+ * Green only while the node does its job: syncs loaded, cycles completing (not older than
+ * `staleMs`), and some selected group checkpointed.
+ */
+export function checkpointStatus(t: Translate, state: CheckpointNodeState, syncsLoaded: boolean, staleMs: number, now = Date.now()): StatusView {
+  const p = state.phase;
+  if (p.kind === 'retrying') return { fail: t('mm2-checkpoint.status.error', { error: p.error }) };
+  if (p.kind === 'preparing' || p.kind === 'restoring') {
+    const text = p.kind === 'restoring' && p.percent > 0 && p.percent < 100
+      ? t('mm2-checkpoint.status.loading-percent', { percent: p.percent })
+      : t('mm2-checkpoint.status.loading');
+    return { activity: { fill: 'yellow', shape: 'ring', text } };
+  }
+  if (state.error) return { fail: t('mm2-checkpoint.status.error', { error: state.error }) };
+  if (!syncsLoaded) return { activity: { fill: 'yellow', shape: 'ring', text: t('mm2-checkpoint.status.waiting-syncs') } };
+  const last = state.last;
+  if (!last) {
+    // nothing delivered yet: not green
+    return { activity: { fill: 'grey', shape: 'ring', text: t('mm2-checkpoint.status.ready', { groups: state.groups ?? 0 }) } };
+  }
+  const when = ago(t, now - state.lastAt, AGE);
+  if (now - state.lastAt > staleMs) {
+    // cycles stopped completing (a request that hangs): not green
+    return { activity: { fill: 'yellow', shape: 'ring', text: t('mm2-checkpoint.status.stale', { ago: when }) } };
+  }
+  const failed = last.failedGroups.length;
+  // groups of the selection that have a checkpoint (restored or written)
+  const checkpointed = last.latest.size;
+  if (checkpointed === 0) {
+    return { activity: { fill: 'yellow', shape: 'ring', text: truncate(t('mm2-checkpoint.status.none-checkpointed', { groups: last.groups.length, ago: when })) } };
+  }
+  const text = failed > 0
+    ? t('mm2-checkpoint.status.cycle-failed-groups', { groups: last.groups.length, checkpointed, checkpoints: last.written.length, failed, ago: when })
+    : t('mm2-checkpoint.status.cycle', { groups: last.groups.length, checkpointed, checkpoints: last.written.length, ago: when });
+  return { activity: { fill: failed > 0 ? 'yellow' : 'green', shape: 'dot', text: truncate(text) } };
+}

@@ -1,0 +1,62 @@
+/** The status an `mm2-heartbeat` node shows: emission first (a failed or stalled send is red), then the watch. */
+import type { NodeStatus } from '../red';
+import type { Translate } from '../i18n';
+import { truncate } from '../flow-node';
+import { compactDuration, type HeartbeatSnapshot } from '../../../core/heartbeat-monitor';
+import type { WatchPhase } from '../../../kafka/heartbeat-watcher';
+
+/** A duration in the node's units ("3 s", "2 min"). */
+export function heartbeatDuration(t: Translate, ms: number): string {
+  const d = compactDuration(ms);
+  return t(`mm2-heartbeat.units.${d.unit}`, { n: d.n });
+}
+
+/** What the node knows at `now`. */
+export interface HeartbeatNodeView {
+  emitError: string | null;
+  /** How long the last send has been stalled (null: not stalled, or not emitting). */
+  emitStalledMs: number | null;
+  /** Present when emitting. */
+  emit?: { emitted: number; lastEmitted: number | null };
+  /** Present when watching. */
+  watch?: { phase: WatchPhase; error: string | null; loadPercent: number; snapshot: HeartbeatSnapshot; malformed: number; topic: string };
+}
+
+export function heartbeatStatus(t: Translate, v: HeartbeatNodeView, now: number): NodeStatus {
+  const dur = (ms: number): string => heartbeatDuration(t, ms);
+  let st: NodeStatus;
+  const w = v.watch;
+  if (v.emitError) {
+    st = { fill: 'red', shape: 'ring', text: t('mm2-heartbeat.status.emit-failed', { error: v.emitError }) };
+  } else if (v.emitStalledMs !== null) {
+    st = { fill: 'red', shape: 'ring', text: t('mm2-heartbeat.status.emit-stalled', { age: dur(v.emitStalledMs) }) };
+  } else if (w) {
+    const snap = w.snapshot;
+    const stale = snap.health === 'stale';
+    if (w.phase === 'waiting-topic') {
+      st = { fill: stale ? 'red' : 'yellow', shape: 'ring', text: t(stale ? 'mm2-heartbeat.status.stale-waiting-topic' : 'mm2-common.status.waiting-topic', { topic: w.topic }) };
+    } else if (w.phase === 'starting') {
+      st = w.error
+        ? { fill: 'red', shape: 'ring', text: t('mm2-heartbeat.status.watch-failed', { error: w.error }) }
+        : { fill: 'yellow', shape: 'ring', text: t('mm2-common.status.connecting') };
+    } else if (w.phase === 'loading') {
+      st = { fill: 'yellow', shape: 'ring', text: t('mm2-common.status.loading', { percent: w.loadPercent }) };
+    } else if (stale) {
+      st = snap.ageMs === null
+        ? { fill: 'red', shape: 'dot', text: t('mm2-heartbeat.status.stale-never', { age: dur(snap.runningMs) }) }
+        : { fill: 'red', shape: 'dot', text: t('mm2-heartbeat.status.stale', { age: dur(snap.ageMs) }) };
+    } else if (snap.lastArrival !== null && snap.lastLatencyMs !== null) {
+      st = { fill: 'green', shape: 'dot', text: t('mm2-heartbeat.status.latency', { latency: dur(snap.lastLatencyMs), ago: dur(now - snap.lastArrival) }) };
+    } else {
+      st = { fill: 'blue', shape: 'ring', text: t('mm2-heartbeat.status.waiting-heartbeats', { topic: w.topic }) };
+    }
+    if (w.malformed > 0) st = { ...st, text: t('mm2-heartbeat.status.with-malformed', { text: st.text, count: w.malformed }) };
+  } else if (v.emit) {
+    st = v.emit.lastEmitted === null
+      ? { fill: 'yellow', shape: 'ring', text: t('mm2-common.status.connecting') }
+      : { fill: 'green', shape: 'dot', text: t('mm2-heartbeat.status.emitted', { count: v.emit.emitted, ago: dur(now - v.emit.lastEmitted) }) };
+  } else {
+    st = { fill: 'grey', shape: 'ring', text: t('mm2-heartbeat.status.idle') };
+  }
+  return { ...st, text: truncate(st.text ?? '') };
+}

@@ -1,0 +1,61 @@
+/**
+ * The settings of an `mm2-group-offsets` node (MM2's `sync.group.offsets.*`, `groups`,
+ * `groups.exclude`): empty = MM2's default, `${VAR}` substituted (an unset variable is an
+ * error), the interval within the bounds of core/intervals.
+ */
+import type { Translate } from '../i18n';
+import { problemText, resolveNodeSettings, type EnvLookup } from '../settings';
+import { CONFIG_DEFAULTS } from '../../../core/config-properties';
+import { substituteEnv } from '../../../core/env-substitution';
+import { ConfigError } from '../../../core/errors';
+import { intervalMs as readIntervalMs } from '../../../core/intervals';
+import { createGroupFilter, type NameFilter } from '../../../core/filters';
+import { fieldText, settingsOk, settingsRefused, type SettingsRead } from './read';
+
+
+export interface GroupOffsetsDefFields {
+  mode?: string;
+  syncGroupOffsetsIntervalSeconds?: string | number;
+  groups?: string;
+  groupsExclude?: string;
+}
+
+export interface GroupOffsetsSettings {
+  /** 'input': checkpoints from CheckpointsMessages; 'topic': from the checkpoints topic on the target. */
+  mode: 'input' | 'topic';
+  intervalMs: number;
+  groupFilter: NameFilter;
+}
+
+/** The MM2 properties read by the shared resolver (defaults, `${VAR}`, catalogue checks). */
+const FILTER_SETTINGS = ['groups', 'groups.exclude'] as const;
+
+export function readGroupOffsetsSettings(def: GroupOffsetsDefFields, lookup: EnvLookup, t: Translate): SettingsRead<GroupOffsetsSettings> {
+  const mode: 'input' | 'topic' = def.mode === 'topic' ? 'topic' : 'input';
+  if (def.mode !== undefined && def.mode !== null && def.mode !== '' && def.mode !== 'input' && def.mode !== 'topic') {
+    return settingsRefused(t('mm2-group-offsets.errors.bad-mode', { value: String(def.mode) }));
+  }
+  const resolved = resolveNodeSettings(def as Record<string, unknown>, FILTER_SETTINGS, lookup);
+  // The interval is read here rather than by the catalogue (a `long` there): this node takes
+  // fractional seconds, as its editor does.
+  const interval = substituteEnv(fieldText(def.syncGroupOffsetsIntervalSeconds), lookup);
+  const missing = [...interval.missing, ...resolved.missingEnv.filter((n) => !interval.missing.includes(n))];
+  if (missing.length > 0) return settingsRefused(t('mm2-group-offsets.errors.env-missing', { names: missing.join(', ') }));
+  let intervalMs: number;
+  try {
+    intervalMs = readIntervalMs('sync.group.offsets.interval.seconds', interval.value, Number(CONFIG_DEFAULTS['sync.group.offsets.interval.seconds']));
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    return settingsRefused(t('mm2-group-offsets.errors.bad-interval', { reason: e.problems[0].reason }));
+  }
+  let filterError = resolved.problems.map(problemText).join('; ');
+  if (filterError === '') {
+    try {
+      const groupFilter = createGroupFilter({ groups: resolved.values['groups'] as string, 'groups.exclude': resolved.values['groups.exclude'] as string });
+      return settingsOk({ mode, intervalMs, groupFilter });
+    } catch (e) {
+      filterError = (e as Error).message;
+    }
+  }
+  return settingsRefused(t('mm2-common.errors.bad-regex', { error: filterError }));
+}
