@@ -21,10 +21,10 @@ const { startClusters, DEFAULT_KAFKA_VERSION } = require(path.join(root, 'script
 const { startNodeRed } = require(path.join(root, 'scripts', 'node-red-runner'));
 const { Kafka, logLevel } = require('kafkajs');
 const mm2 = require(root);
-const { ClusterConnection } = require(path.join(root, 'kafka', 'connection'));
-const { CheckpointEmitter } = require(path.join(root, 'kafka', 'checkpoint-emitter'));
-const { Mirror } = require(path.join(root, 'kafka', 'mirror-task'));
-const { ensureInternalTopic } = require(path.join(root, 'kafka', 'internal-topics'));
+const { ClusterConnection } = require(path.join(root, 'dist', 'kafka', 'connection'));
+const { CheckpointEmitter } = require(path.join(root, 'dist', 'kafka', 'checkpoint-emitter'));
+const { Mirror } = require(path.join(root, 'dist', 'kafka', 'mirror-task'));
+const { ensureInternalTopic } = require(path.join(root, 'dist', 'kafka', 'internal-topics'));
 
 // ---- settings ---------------------------------------------------------------------------------
 

@@ -1,21 +1,36 @@
 'use strict';
 /**
- * Second half of `npm run build` (after tsc): lays out what Node-RED loads beside the compiled
- * node files. Node-RED looks for icons in nodes/icons/ and for message catalogs and help in
- * nodes/locales/<lang>/<node>.{json,html}. Sources: icons/ and src/locales/<lang>/, where
- * common.json holds the keys every node set shares (merged into each node's catalog).
+ * The build's other half: `npm run build` is `build-assets --clean`, `tsc` (src/ -> dist/), then
+ * `build-assets`, which lays out beside the compiled node files what Node-RED loads with them:
+ * each node set's editor file (nodes/<set>.html -> dist/nodes/<set>.html), its message catalogs
+ * and help (src/locales/<lang>/ -> dist/nodes/locales/<lang>/, common.json merged into each
+ * node set's catalog) and the icons (icons/ -> dist/nodes/icons/).
  */
 const fs = require('node:fs');
 const path = require('node:path');
 
 const root = path.join(__dirname, '..');
-const nodesDir = path.join(root, 'nodes');
+const dist = path.join(root, 'dist');
+
+if (process.argv.includes('--clean')) {
+  // nothing of an earlier build (a moved or deleted source file) may answer a require
+  fs.rmSync(dist, { recursive: true, force: true });
+  process.exit(0);
+}
+
+const nodesDir = path.join(dist, 'nodes');
+const pkg = require(path.join(root, 'package.json'));
+const nodeSets = Object.keys(pkg['node-red'].nodes);
 
 fs.rmSync(path.join(nodesDir, 'icons'), { recursive: true, force: true });
 fs.cpSync(path.join(root, 'icons'), path.join(nodesDir, 'icons'), { recursive: true });
 
-const pkg = require(path.join(root, 'package.json'));
-const nodeSets = Object.keys(pkg['node-red'].nodes);
+for (const set of nodeSets) {
+  const editor = path.join(root, 'nodes', `${set}.html`);
+  if (!fs.existsSync(editor)) throw new Error(`missing editor file ${editor}`);
+  fs.copyFileSync(editor, path.join(nodesDir, `${set}.html`));
+}
+
 const srcLocales = path.join(root, 'src', 'locales');
 for (const lang of fs.readdirSync(srcLocales)) {
   const from = path.join(srcLocales, lang);

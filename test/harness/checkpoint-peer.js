@@ -21,17 +21,17 @@
 const assert = require('node:assert/strict');
 const env = require('./env');
 const { startConnectWorker } = require('../../scripts/kafka/connect');
-const { encodeOffsetSync } = require('../../core/offset-sync');
-const { decodeCheckpoint } = require('../../core/checkpoint');
-const { AdminOffsetCommitter, fetchCommittedOffsets } = require('../../kafka/groups');
-const { TopicReader } = require('../../kafka/topic-reader');
-const { decodeOffsetSync } = require('../../core/offset-sync');
-const { CheckpointEmitter } = require('../../kafka/checkpoint-emitter');
-const { ClusterConnection } = require('../../kafka/connection');
-const { GroupOffsetSyncer } = require('../../kafka/group-offset-syncer');
-const { ensureInternalTopic } = require('../../kafka/internal-topics');
-const { createReplicationPolicy } = require('../../core/replication-policy');
-const { createGroupFilter, createTopicFilter } = require('../../core/filters');
+const { encodeOffsetSync } = require('../../dist/core/offset-sync');
+const { decodeCheckpoint } = require('../../dist/core/checkpoint');
+const { AdminOffsetCommitter, fetchCommittedOffsets } = require('../../dist/kafka/groups');
+const { TopicReader } = require('../../dist/kafka/topic-reader');
+const { decodeOffsetSync } = require('../../dist/core/offset-sync');
+const { CheckpointEmitter } = require('../../dist/kafka/checkpoint-emitter');
+const { ClusterConnection } = require('../../dist/kafka/connection');
+const { GroupOffsetSyncer } = require('../../dist/kafka/group-offset-syncer');
+const { ensureInternalTopic } = require('../../dist/kafka/internal-topics');
+const { createReplicationPolicy } = require('../../dist/core/replication-policy');
+const { createGroupFilter, createTopicFilter } = require('../../dist/core/filters');
 
 const CHECKPOINT_CONNECTOR = 'org.apache.kafka.connect.mirror.MirrorCheckpointConnector';
 

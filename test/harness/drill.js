@@ -18,9 +18,9 @@ const fs = require('node:fs');
 const path = require('node:path');
 const WebSocket = require('ws');
 const { Kafka, logLevel } = require('kafkajs');
-const { encodeOffsetSync } = require('../../core/offset-sync');
-const { ensureInternalTopic } = require('../../kafka/internal-topics');
-const { fetchCommittedOffsets, AdminOffsetCommitter } = require('../../kafka/groups');
+const { encodeOffsetSync } = require('../../dist/core/offset-sync');
+const { ensureInternalTopic } = require('../../dist/kafka/internal-topics');
+const { fetchCommittedOffsets, AdminOffsetCommitter } = require('../../dist/kafka/groups');
 
 const PARTITIONS = 3;
 const RECORDS = 30;

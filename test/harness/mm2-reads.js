@@ -6,7 +6,7 @@
 const assert = require('node:assert/strict');
 const env = require('./env');
 const { consoleConsume } = require('../../scripts/kafka/connect');
-const { TopicReader } = require('../../kafka/topic-reader');
+const { TopicReader } = require('../../dist/kafka/topic-reader');
 
 /** `OffsetSync{topicPartition=t-0, upstreamOffset=1, downstreamOffset=2}` */
 function parseOffsetSync(line) {

@@ -7,7 +7,7 @@
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const nodes = require('../harness/nodes');
-const { encodeCheckpoint } = require('../../core/checkpoint');
+const { encodeCheckpoint } = require('../../dist/core/checkpoint');
 
 const CHECKPOINTS_TOPIC = 'source.checkpoints.internal';
 

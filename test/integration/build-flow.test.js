@@ -13,9 +13,9 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const env = require('../harness/env');
 const { startNodeRed } = require('../../scripts/node-red-runner');
-const { AdminOffsetCommitter, fetchCommittedOffsets } = require('../../kafka/groups');
-const { exportConnectors } = require('../../flows/export-connectors');
-const { exportText } = require('../../core/export/connectors');
+const { AdminOffsetCommitter, fetchCommittedOffsets } = require('../../dist/kafka/groups');
+const { exportConnectors } = require('../../dist/flows/export-connectors');
+const { exportText } = require('../../dist/core/export/connectors');
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const PARTITIONS = 2;

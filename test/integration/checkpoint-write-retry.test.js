@@ -7,13 +7,13 @@
  */
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
-const { ClusterConnection } = require('../../kafka/connection');
-const { CheckpointEmitter } = require('../../kafka/checkpoint-emitter');
-const { ensureInternalTopic } = require('../../kafka/internal-topics');
-const { AdminOffsetCommitter } = require('../../kafka/groups');
-const { createReplicationPolicy } = require('../../core/replication-policy');
-const { createGroupFilter, createTopicFilter } = require('../../core/filters');
-const { decodeCheckpoint } = require('../../core/checkpoint');
+const { ClusterConnection } = require('../../dist/kafka/connection');
+const { CheckpointEmitter } = require('../../dist/kafka/checkpoint-emitter');
+const { ensureInternalTopic } = require('../../dist/kafka/internal-topics');
+const { AdminOffsetCommitter } = require('../../dist/kafka/groups');
+const { createReplicationPolicy } = require('../../dist/core/replication-policy');
+const { createGroupFilter, createTopicFilter } = require('../../dist/core/filters');
+const { decodeCheckpoint } = require('../../dist/core/checkpoint');
 
 async function readCheckpoints(topic) {
   const admin = await env.admin('target');

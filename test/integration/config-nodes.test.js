@@ -118,7 +118,7 @@ describe('config nodes (Node-RED runtime, real brokers)', function () {
     await nodes.load([]);
     const rep = nodes.helper.getNode('rep');
     const tgt = nodes.helper.getNode('tgt');
-    const { ensureInternalTopic } = require('../../kafka/internal-topics');
+    const { ensureInternalTopic } = require('../../dist/kafka/internal-topics');
     const admin = await tgt.connection.admin();
     const topic = 'source/checkpoints/internal';
     await assert.rejects(
@@ -132,7 +132,7 @@ describe('config nodes (Node-RED runtime, real brokers)', function () {
   });
 
   describe('diagnoses that name the cause, against the SASL and plaintext listeners', function () {
-    const { explainKafkaError } = require('../../kafka/client');
+    const { explainKafkaError } = require('../../dist/kafka/client');
     /** Connects the source cluster node with `src` settings and returns the explained failure. */
     async function refusal(src, credentials) {
       await nodes.load([], { over: { src }, credentials: credentials ? { src: credentials } : {} });

@@ -27,7 +27,7 @@
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const peer = require('../harness/checkpoint-peer');
-const { OffsetSyncStore } = require('../../core/offset-sync-store');
+const { OffsetSyncStore } = require('../../dist/core/offset-sync-store');
 
 const RECORDS = 600; // per partition of the remote topic on the target
 

@@ -33,10 +33,10 @@ const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const nodes = require('../harness/nodes');
 const peer = require('../harness/checkpoint-peer');
-const { OffsetSyncStore } = require('../../core/offset-sync-store');
-const { decodeOffsetSync } = require('../../core/offset-sync');
-const { fetchCommittedOffsets } = require('../../kafka/groups');
-const { TopicReader } = require('../../kafka/topic-reader');
+const { OffsetSyncStore } = require('../../dist/core/offset-sync-store');
+const { decodeOffsetSync } = require('../../dist/core/offset-sync');
+const { fetchCommittedOffsets } = require('../../dist/kafka/groups');
+const { TopicReader } = require('../../dist/kafka/topic-reader');
 
 const PARTITIONS = 3;
 const OFFSET_LAG_MAX = 10;

@@ -33,11 +33,11 @@ const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const nodes = require('../harness/nodes');
 const { parseOffsetSync, parseCheckpoint, parseHeartbeat, mm2Reads, ourReads: readOurs } = require('../harness/mm2-reads');
-const { decodeOffsetSync } = require('../../core/offset-sync');
-const { decodeCheckpoint } = require('../../core/checkpoint');
-const { decodeHeartbeat } = require('../../core/heartbeat');
-const { OffsetSyncStore } = require('../../core/offset-sync-store');
-const { AdminOffsetCommitter } = require('../../kafka/groups');
+const { decodeOffsetSync } = require('../../dist/core/offset-sync');
+const { decodeCheckpoint } = require('../../dist/core/checkpoint');
+const { decodeHeartbeat } = require('../../dist/core/heartbeat');
+const { OffsetSyncStore } = require('../../dist/core/offset-sync-store');
+const { AdminOffsetCommitter } = require('../../dist/kafka/groups');
 
 const OFFSET_LAG_MAX = 20;
 const DELETED = 30; // records deleted at the start of partition 0

@@ -31,10 +31,10 @@ const env = require('../harness/env');
 const nodes = require('../harness/nodes');
 const { startMirrorMaker } = require('../../scripts/kafka/connect');
 const { parseOffsetSync, parseCheckpoint, mm2Reads, ourReads } = require('../harness/mm2-reads');
-const { decodeOffsetSync } = require('../../core/offset-sync');
-const { decodeCheckpoint } = require('../../core/checkpoint');
-const { OffsetSyncStore } = require('../../core/offset-sync-store');
-const { AdminOffsetCommitter, fetchCommittedOffsets } = require('../../kafka/groups');
+const { decodeOffsetSync } = require('../../dist/core/offset-sync');
+const { decodeCheckpoint } = require('../../dist/core/checkpoint');
+const { OffsetSyncStore } = require('../../dist/core/offset-sync-store');
+const { AdminOffsetCommitter, fetchCommittedOffsets } = require('../../dist/kafka/groups');
 
 const OFFSET_LAG_MAX = 20;
 const PARTITIONS = 3;

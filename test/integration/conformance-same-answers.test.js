@@ -28,7 +28,7 @@
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const peer = require('../harness/checkpoint-peer');
-const { encodeCheckpoint } = require('../../core/checkpoint');
+const { encodeCheckpoint } = require('../../dist/core/checkpoint');
 
 describe('conformance 4: our checkpoints equal MM2 checkpoint connector\'s (same syncs, same frozen groups)', function () {
   this.timeout(240000);

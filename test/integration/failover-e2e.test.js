@@ -18,8 +18,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 const env = require('../harness/env');
 const { startNodeRed } = require('../../scripts/node-red-runner');
-const { AdminOffsetCommitter, fetchCommittedOffsets } = require('../../kafka/groups');
-const { decodeCheckpoint } = require('../../core/checkpoint');
+const { AdminOffsetCommitter, fetchCommittedOffsets } = require('../../dist/kafka/groups');
+const { decodeCheckpoint } = require('../../dist/core/checkpoint');
 
 const TOPIC = 'orders';
 const REMOTE = 'source.orders';

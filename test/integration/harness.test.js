@@ -5,7 +5,7 @@
  */
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
-const { ensureInternalTopic } = require('../../kafka/internal-topics');
+const { ensureInternalTopic } = require('../../dist/kafka/internal-topics');
 const { DEFAULT_KAFKA_VERSION } = require('../../scripts/kafka/cluster');
 
 async function produceAndConsume(name) {

@@ -2,9 +2,9 @@
 /** The thin Kafka I/O layer against real brokers: admin-style offset commits, group state, topic reading. */
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
-const { AdminOffsetCommitter, GroupOffsetFetcher, describeGroupState, fetchCommittedOffsets, fetchEndOffsets, listConsumerGroups } = require('../../kafka/groups');
-const { TopicReader, TopicNotFoundError } = require('../../kafka/topic-reader');
-const { createKafka, explainKafkaError } = require('../../kafka/client');
+const { AdminOffsetCommitter, GroupOffsetFetcher, describeGroupState, fetchCommittedOffsets, fetchEndOffsets, listConsumerGroups } = require('../../dist/kafka/groups');
+const { TopicReader, TopicNotFoundError } = require('../../dist/kafka/topic-reader');
+const { createKafka, explainKafkaError } = require('../../dist/kafka/client');
 
 describe('kafka adapter (real brokers)', function () {
   it('commits offsets as an admin to a group with no members, and is refused for an active group', async function () {

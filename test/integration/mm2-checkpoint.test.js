@@ -7,14 +7,14 @@
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const nodes = require('../harness/nodes');
-const { decodeCheckpoint } = require('../../core/checkpoint');
-const { AdminOffsetCommitter } = require('../../kafka/groups');
-const { TopicReader } = require('../../kafka/topic-reader');
-const { CheckpointEmitter } = require('../../kafka/checkpoint-emitter');
-const { ClusterConnection } = require('../../kafka/connection');
-const { ensureInternalTopic } = require('../../kafka/internal-topics');
-const { createReplicationPolicy } = require('../../core/replication-policy');
-const { createGroupFilter, createTopicFilter } = require('../../core/filters');
+const { decodeCheckpoint } = require('../../dist/core/checkpoint');
+const { AdminOffsetCommitter } = require('../../dist/kafka/groups');
+const { TopicReader } = require('../../dist/kafka/topic-reader');
+const { CheckpointEmitter } = require('../../dist/kafka/checkpoint-emitter');
+const { ClusterConnection } = require('../../dist/kafka/connection');
+const { ensureInternalTopic } = require('../../dist/kafka/internal-topics');
+const { createReplicationPolicy } = require('../../dist/core/replication-policy');
+const { createGroupFilter, createTopicFilter } = require('../../dist/core/filters');
 
 const CHECKPOINTS_TOPIC = 'source.checkpoints.internal';
 const SYNCS_TOPIC = 'mm2-offset-syncs.target.internal';

@@ -12,7 +12,7 @@ const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const nodes = require('../harness/nodes');
 const { startConnectWorker } = require('../../scripts/kafka/connect');
-const { decodeCheckpoint } = require('../..');
+const { decodeCheckpoint } = require('../../dist');
 
 const PER_PARTITION = 30;
 

@@ -14,8 +14,8 @@ const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const nodes = require('../harness/nodes');
 const { startConnectWorker, startMirrorMaker } = require('../../scripts/kafka/connect');
-const { parseJavaProperties } = require('../../core/java-properties');
-const { decodeCheckpoint, decodeHeartbeat, OffsetSyncStore, ConnectRestClient } = require('../..');
+const { parseJavaProperties } = require('../../dist/core/java-properties');
+const { decodeCheckpoint, decodeHeartbeat, OffsetSyncStore, ConnectRestClient } = require('../../dist');
 
 const RECORDS = 60;
 

@@ -6,10 +6,10 @@
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const nodes = require('../harness/nodes');
-const { AdminOffsetCommitter, describeGroupState, fetchCommittedOffsets, listConsumerGroups } = require('../../kafka/groups');
-const { GroupOffsetSyncer } = require('../../kafka/group-offset-syncer');
-const { encodeCheckpoint } = require('../../core/checkpoint');
-const { createGroupFilter } = require('../../core/filters');
+const { AdminOffsetCommitter, describeGroupState, fetchCommittedOffsets, listConsumerGroups } = require('../../dist/kafka/groups');
+const { GroupOffsetSyncer } = require('../../dist/kafka/group-offset-syncer');
+const { encodeCheckpoint } = require('../../dist/core/checkpoint');
+const { createGroupFilter } = require('../../dist/core/filters');
 
 /** A topic on the target with `partitions` partitions of `perPartition` records each. */
 async function remoteTopic(admin, name, partitions, perPartition) {

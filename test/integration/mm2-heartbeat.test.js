@@ -10,7 +10,7 @@
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const nodes = require('../harness/nodes');
-const { encodeHeartbeat, decodeHeartbeat } = require('../../core/heartbeat');
+const { encodeHeartbeat, decodeHeartbeat } = require('../../dist/core/heartbeat');
 
 /** Two fresh aliases: the watched topic is `<src>.heartbeats`, the heartbeat key (src, tgt). */
 function aliases() {

@@ -3,8 +3,8 @@
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const nodes = require('../harness/nodes');
-const { decodeOffsetSync } = require('../../core/offset-sync');
-const { encodeHeartbeat } = require('../../core/heartbeat');
+const { decodeOffsetSync } = require('../../dist/core/offset-sync');
+const { encodeHeartbeat } = require('../../dist/core/heartbeat');
 
 const SYNCS_TOPIC = 'mm2-offset-syncs.target.internal'; // on the source (offset-syncs.topic.location=source)
 

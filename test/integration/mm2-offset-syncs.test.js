@@ -3,8 +3,8 @@
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const nodes = require('../harness/nodes');
-const { encodeOffsetSync } = require('../../core/offset-sync');
-const { ensureInternalTopic } = require('../../kafka/internal-topics');
+const { encodeOffsetSync } = require('../../dist/core/offset-sync');
+const { ensureInternalTopic } = require('../../dist/kafka/internal-topics');
 
 const FLOW = [
   { id: 'os', type: 'mm2-offset-syncs', name: '', replication: 'rep', wires: [['out']] },

@@ -12,7 +12,7 @@ const assert = require('node:assert/strict');
 const http = require('node:http');
 const env = require('../harness/env');
 const nodes = require('../harness/nodes');
-const { decodeHeartbeat } = require('../../core/heartbeat');
+const { decodeHeartbeat } = require('../../dist/core/heartbeat');
 const { ourReads } = require('../harness/mm2-reads');
 
 const HUGE = '3000000000'; // seconds: 3e12 ms, far above setTimeout's 2^31-1 ms

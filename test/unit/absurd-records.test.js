@@ -5,12 +5,12 @@
  * outside 0..2^63-1. Each is refused by the core check and skipped + counted by its reader.
  */
 const assert = require('node:assert/strict');
-const { encodeOffsetSync, decodeValidOffsetSync, offsetSyncProblem } = require('../../core/offset-sync');
-const { encodeCheckpoint, decodeValidCheckpoint, checkpointProblem } = require('../../core/checkpoint');
-const { heartbeatTimestampProblem } = require('../../core/heartbeat-monitor');
-const { parseOffset } = require('../../core/checkpoint-json');
-const { AbsurdRecordError, MalformedRecordError } = require('../../core/errors');
-const { OffsetSyncStore } = require('../../core/offset-sync-store');
+const { encodeOffsetSync, decodeValidOffsetSync, offsetSyncProblem } = require('../../dist/core/offset-sync');
+const { encodeCheckpoint, decodeValidCheckpoint, checkpointProblem } = require('../../dist/core/checkpoint');
+const { heartbeatTimestampProblem } = require('../../dist/core/heartbeat-monitor');
+const { parseOffset } = require('../../dist/core/checkpoint-json');
+const { AbsurdRecordError, MalformedRecordError } = require('../../dist/core/errors');
+const { OffsetSyncStore } = require('../../dist/core/offset-sync-store');
 
 describe('absurd records are refused like malformed ones', function () {
   it('an offset sync with a negative offset or partition is refused (AbsurdRecordError is a MalformedRecordError)', function () {

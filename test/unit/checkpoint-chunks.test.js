@@ -1,8 +1,8 @@
 'use strict';
 /** Checkpoint writes are split into produce-sized chunks (a cycle can write tens of thousands). */
 const assert = require('node:assert/strict');
-const { chunkCheckpoints, CHECKPOINT_CHUNK_RECORDS, CHECKPOINT_CHUNK_BYTES } = require('../../kafka/checkpoint-emitter');
-const { decodeCheckpoint } = require('../../core/checkpoint');
+const { chunkCheckpoints, CHECKPOINT_CHUNK_RECORDS, CHECKPOINT_CHUNK_BYTES } = require('../../dist/kafka/checkpoint-emitter');
+const { decodeCheckpoint } = require('../../dist/core/checkpoint');
 
 function cps(n, metadata = '') {
   return Array.from({ length: n }, (_, i) => ({

@@ -6,11 +6,11 @@
  * test/integration/checkpoint-write-retry.test.js and the drills.
  */
 const assert = require('node:assert/strict');
-const { CheckpointEmitter } = require('../../kafka/checkpoint-emitter');
-const { GroupOffsetSyncer } = require('../../kafka/group-offset-syncer');
-const { createReplicationPolicy } = require('../../core/replication-policy');
-const { createGroupFilter, createTopicFilter } = require('../../core/filters');
-const { decodeCheckpoint } = require('../../core/checkpoint');
+const { CheckpointEmitter } = require('../../dist/kafka/checkpoint-emitter');
+const { GroupOffsetSyncer } = require('../../dist/kafka/group-offset-syncer');
+const { createReplicationPolicy } = require('../../dist/core/replication-policy');
+const { createGroupFilter, createTopicFilter } = require('../../dist/core/filters');
+const { decodeCheckpoint } = require('../../dist/core/checkpoint');
 
 const CP_TOPIC = 'source.checkpoints.internal';
 

@@ -1,6 +1,6 @@
 'use strict';
 const assert = require('node:assert/strict');
-const { parseCheckpointJson, checkpointToJson, parseInt64 } = require('../../core/checkpoint-json');
+const { parseCheckpointJson, checkpointToJson, parseInt64 } = require('../../dist/core/checkpoint-json');
 
 describe('checkpoint-json', function () {
   it('parses a message entry, offsets as decimal strings, and round-trips', function () {

@@ -1,11 +1,11 @@
 'use strict';
 /** Pure logic behind the mm2-checkpoint node: settings mapping, paste analysis, cycle coalescing, group discovery. */
 const assert = require('node:assert/strict');
-const settings = require('../../nodes/lib/settings');
-const { CoalescingRunner } = require('../../core/coalescing-runner');
-const { findCheckpointGroups } = require('../../core/group-discovery');
-const { mapLimit } = require('../../core/worker-pool');
-const { createGroupFilter, createTopicFilter } = require('../../core/filters');
+const settings = require('../../dist/nodes/lib/settings');
+const { CoalescingRunner } = require('../../dist/core/coalescing-runner');
+const { findCheckpointGroups } = require('../../dist/core/group-discovery');
+const { mapLimit } = require('../../dist/core/worker-pool');
+const { createGroupFilter, createTopicFilter } = require('../../dist/core/filters');
 
 const CP = settings.NODE_SETTINGS['mm2-checkpoint'];
 

@@ -1,7 +1,7 @@
 'use strict';
 
 const assert = require('node:assert/strict');
-const { CheckpointStore, isMoreRecent } = require('../../core/checkpoint-store');
+const { CheckpointStore, isMoreRecent } = require('../../dist/core/checkpoint-store');
 
 function cp(group, topic, partition, up, down, metadata = '') {
   return { group, topic, partition, upstreamOffset: BigInt(up), downstreamOffset: BigInt(down), metadata };

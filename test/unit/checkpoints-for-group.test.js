@@ -1,9 +1,9 @@
 'use strict';
 
 const assert = require('node:assert/strict');
-const { checkpointsForGroup } = require('../../core/checkpoints-for-group');
-const { OffsetSyncStore } = require('../../core/offset-sync-store');
-const { CheckpointStore } = require('../../core/checkpoint-store');
+const { checkpointsForGroup } = require('../../dist/core/checkpoints-for-group');
+const { OffsetSyncStore } = require('../../dist/core/offset-sync-store');
+const { CheckpointStore } = require('../../dist/core/checkpoint-store');
 
 /** A tiny DefaultReplicationPolicy look-alike with separator '.'. */
 const policy = {

@@ -1,12 +1,12 @@
 'use strict';
 /** The bounded cluster question behind "never green while a cluster does not answer" (kafka/cluster-probe), with an in-memory admin. */
 const assert = require('node:assert/strict');
-const { askCluster, ProbeSchedule } = require('../../kafka/cluster-probe');
-const { topicEnds } = require('../../kafka/topic-reader');
+const { askCluster, ProbeSchedule } = require('../../dist/kafka/cluster-probe');
+const { topicEnds } = require('../../dist/kafka/topic-reader');
 
 /**
  * @param {any} admin in memory, with only the calls the test makes
- * @returns {import('../../kafka/cluster-probe').ProbeConnection & { ok: number, errors: string[] }}
+ * @returns {import('../../dist/kafka/cluster-probe').ProbeConnection & { ok: number, errors: string[] }}
  */
 function connection(admin) {
   const c = /** @type {ReturnType<typeof connection>} */ ({ ok: 0, errors: [], admin: async () => admin });

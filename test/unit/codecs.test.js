@@ -1,9 +1,9 @@
 'use strict';
 const assert = require('node:assert/strict');
-const { encodeOffsetSync, decodeOffsetSync } = require('../../core/offset-sync');
-const { encodeCheckpoint, decodeCheckpoint, checkpointValueVersion, CHECKPOINT_VERSION } = require('../../core/checkpoint');
-const { encodeHeartbeat, decodeHeartbeat, heartbeatValueVersion, HEARTBEAT_VERSION } = require('../../core/heartbeat');
-const { MalformedRecordError } = require('../../core/errors');
+const { encodeOffsetSync, decodeOffsetSync } = require('../../dist/core/offset-sync');
+const { encodeCheckpoint, decodeCheckpoint, checkpointValueVersion, CHECKPOINT_VERSION } = require('../../dist/core/checkpoint');
+const { encodeHeartbeat, decodeHeartbeat, heartbeatValueVersion, HEARTBEAT_VERSION } = require('../../dist/core/heartbeat');
+const { MalformedRecordError } = require('../../dist/core/errors');
 
 const hex = (b) => Buffer.from(b).toString('hex');
 const fromHex = (h) => Buffer.from(h.replace(/\s+/g, ''), 'hex');

@@ -7,7 +7,7 @@
  */
 const assert = require('node:assert/strict');
 const http = require('node:http');
-const { ConnectRestClient, ConnectRestError, isRetriableStatus, retryDelay } = require('../../kafka/connect-rest');
+const { ConnectRestClient, ConnectRestError, isRetriableStatus, retryDelay } = require('../../dist/kafka/connect-rest');
 
 const REBALANCE = { error_code: 409, message: 'Cannot complete request momentarily due to stale configuration (typically caused by a concurrent config change)' };
 

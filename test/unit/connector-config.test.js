@@ -7,8 +7,8 @@ const {
   detectConfigFormat,
   secretPlaceholder,
   DEFAULT_SECRETS_FILE,
-} = require('../../core/connector-config');
-const { parseJavaProperties } = require('../../core/java-properties');
+} = require('../../dist/core/connector-config');
+const { parseJavaProperties } = require('../../dist/core/java-properties');
 const {
   CONFIG_PROPERTIES,
   CONFIG_DEFAULTS,
@@ -17,8 +17,8 @@ const {
   isPassThroughKey,
   propertiesFor,
   connectorKindOfClass,
-} = require('../../core/config-properties');
-const { ConfigError } = require('../../core/errors');
+} = require('../../dist/core/config-properties');
+const { ConfigError } = require('../../dist/core/errors');
 
 // Google Cloud's sample connector config file (MirrorMaker 2.0 Checkpoint), placeholders filled in.
 const GOOGLE_YAML = `connector.class: "org.apache.kafka.connect.mirror.MirrorCheckpointConnector"
@@ -830,8 +830,8 @@ describe('formatConnectorConfig', () => {
 });
 
 describe('pasting an MM2 config: exactly what the text sets (core/pasted-configs, parseConfigForNode)', () => {
-  const { parseConfigForNode } = require('../../nodes/lib/settings');
-  const { readPastedConfigs, placeholderReason } = require('../../core/pasted-configs');
+  const { parseConfigForNode } = require('../../dist/nodes/lib/settings');
+  const { readPastedConfigs, placeholderReason } = require('../../dist/core/pasted-configs');
   const paste = (text, options, type = 'mm2-checkpoint') => parseConfigForNode(text, type, undefined, options);
   const ignoredKeys = (r) => r.ignored.map((i) => i.key);
 

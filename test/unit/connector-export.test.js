@@ -4,18 +4,18 @@
  * .properties, dedicated-mode mm2.properties) and the way back (import).
  */
 const assert = require('node:assert/strict');
-const { exportConnectors } = require('../../flows/export-connectors');
-const { exportText } = require('../../core/export/connectors');
-const { flowFromConnectorConfigs } = require('../../flows/import-connectors');
-const { connectorConfigsFromMm2Properties } = require('../../core/export/mm2-properties');
-const { jaasConfig, parseJaasConfig } = require('../../core/export/jaas');
-const { FLOW_NODE_PROPERTIES } = require('../../flows/node-types');
-const { BYTE_ARRAY_CONVERTER, CONNECTOR_KINDS } = require('../../core/export/model');
-const { parseConnectorConfig, analyzeConnectorConfig } = require('../../core/connector-config');
-const { parseJavaProperties } = require('../../core/java-properties');
-const { CONFIG_DEFAULTS, propertiesFor, getPropertyDef } = require('../../core/config-properties');
-const { fieldName } = require('../../core/setting-fields');
-const { NODE_SETTINGS, parseConfigForNode } = require('../../nodes/lib/settings');
+const { exportConnectors } = require('../../dist/flows/export-connectors');
+const { exportText } = require('../../dist/core/export/connectors');
+const { flowFromConnectorConfigs } = require('../../dist/flows/import-connectors');
+const { connectorConfigsFromMm2Properties } = require('../../dist/core/export/mm2-properties');
+const { jaasConfig, parseJaasConfig } = require('../../dist/core/export/jaas');
+const { FLOW_NODE_PROPERTIES } = require('../../dist/flows/node-types');
+const { BYTE_ARRAY_CONVERTER, CONNECTOR_KINDS } = require('../../dist/core/export/model');
+const { parseConnectorConfig, analyzeConnectorConfig } = require('../../dist/core/connector-config');
+const { parseJavaProperties } = require('../../dist/core/java-properties');
+const { CONFIG_DEFAULTS, propertiesFor, getPropertyDef } = require('../../dist/core/config-properties');
+const { fieldName } = require('../../dist/core/setting-fields');
+const { NODE_SETTINGS, parseConfigForNode } = require('../../dist/nodes/lib/settings');
 
 const GOOGLE_SAMPLE = `connector.class: "org.apache.kafka.connect.mirror.MirrorCheckpointConnector"
 emit.checkpoints.interval.seconds: "10"
@@ -488,7 +488,7 @@ describe('the export pasted back (parseConfigForNode): every format round-trips'
 });
 
 describe('build an importable Node-RED flow from configs (nodes/lib/build-flow)', function () {
-  const { buildFlowFromText } = require('../../flows/build-flow');
+  const { buildFlowFromText } = require('../../dist/flows/build-flow');
   const plainFlow = () => {
     const f = fullFlow();
     f.source = { alias: 'east', bootstrap: 'k1:9092, k2:9092' }; // no secrets: the export carries no references
@@ -534,7 +534,7 @@ describe('build an importable Node-RED flow from configs (nodes/lib/build-flow)'
   }
 
   it('POST /mm2/flow/build needs mm2-replication.write and answers 400 without text, 413 above 1 MB', function () {
-    const { registerBuildFlowEndpoint } = require('../../nodes/lib/build-flow');
+    const { registerBuildFlowEndpoint } = require('../../dist/nodes/lib/build-flow');
     const routes = [];
     // only the slice of the runtime API the endpoint registration uses
     const RED = /** @type {Parameters<typeof registerBuildFlowEndpoint>[0]} */ (/** @type {unknown} */ ({
@@ -580,7 +580,7 @@ describe('build an importable Node-RED flow from configs (nodes/lib/build-flow)'
 
 describe('connector export in the public API', function () {
   it('require("@kafka-mm2/node-red") exports the export, import and Connect REST client', function () {
-    const api = require('../..');
+    const api = require('../../dist');
     for (const name of ['exportConnectors', 'exportText', 'flowFromConnectorConfigs', 'connectorConfigsFromMm2Properties', 'ConnectRestClient', 'ConnectRestError']) {
       assert.equal(typeof api[name], 'function', name);
     }
@@ -588,7 +588,7 @@ describe('connector export in the public API', function () {
 });
 
 describe('Kafka Connect REST helpers', function () {
-  const { traceSummary, parseConnectUrl, ConnectRestClient } = require('../../kafka/connect-rest');
+  const { traceSummary, parseConnectUrl, ConnectRestClient } = require('../../dist/kafka/connect-rest');
 
   it('traceSummary: the exception line and its root cause, shortened', function () {
     const trace = 'org.apache.kafka.connect.errors.ConnectException: Failed to start task\n\tat org.apache.kafka.X.run(X.java:1)\nCaused by: java.lang.IllegalStateException: mid\n\tat y\nCaused by: org.apache.kafka.common.errors.TimeoutException: Timed out waiting for a node assignment\n';

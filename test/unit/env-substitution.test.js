@@ -4,8 +4,8 @@
  * config node uses, and the Node-RED lookup (nodeEnvLookup in nodes/lib/settings).
  */
 const assert = require('node:assert/strict');
-const { substituteEnv, substituteEnvValue, missingEnvReason } = require('../../core/env-substitution');
-const { nodeEnvLookup, resolveNodeSettings } = require('../../nodes/lib/settings');
+const { substituteEnv, substituteEnvValue, missingEnvReason } = require('../../dist/core/env-substitution');
+const { nodeEnvLookup, resolveNodeSettings } = require('../../dist/nodes/lib/settings');
 
 const from = (env) => (name) => env[name];
 

@@ -7,12 +7,12 @@
  */
 const assert = require('node:assert/strict');
 const { EventEmitter } = require('node:events');
-const { FailureLog, setupFlowNode } = require('../../nodes/lib/flow-node');
-const { ClusterConnection } = require('../../kafka/connection');
+const { FailureLog, setupFlowNode } = require('../../dist/nodes/lib/flow-node');
+const { ClusterConnection } = require('../../dist/kafka/connection');
 
 /**
- * @typedef {import('../../nodes/lib/red').Node & EventEmitter & {
- *   logged: Array<[string, unknown]>, statuses: Array<import('../../nodes/lib/red').NodeStatus>
+ * @typedef {import('../../dist/nodes/lib/red').Node & EventEmitter & {
+ *   logged: Array<[string, unknown]>, statuses: Array<import('../../dist/nodes/lib/red').NodeStatus>
  * }} FakeNode
  */
 
@@ -96,7 +96,7 @@ describe('FailureLog: a failure is logged once per change', function () {
 
 describe('a node replaced by a redeploy', function () {
   // only the slice of the runtime API that setupFlowNode reads
-  const RED = /** @type {import('../../nodes/lib/red').NodeAPI} */ (/** @type {unknown} */ ({ nodes: { getNode: () => ({ problems: [], policy: {}, sourceNode: { problems: [] }, targetNode: { problems: [] } }) } }));
+  const RED = /** @type {import('../../dist/nodes/lib/red').NodeAPI} */ (/** @type {unknown} */ ({ nodes: { getNode: () => ({ problems: [], policy: {}, sourceNode: { problems: [] }, targetNode: { problems: [] } }) } }));
   const t = (k) => k;
 
   it('logs and shows nothing of its old configuration once it closes, while its close work still runs', async function () {

@@ -3,8 +3,8 @@ const assert = require('node:assert/strict');
 const {
   createGroupFilter, createTopicFilter,
   DEFAULT_GROUPS, DEFAULT_GROUPS_EXCLUDE, DEFAULT_TOPICS, DEFAULT_TOPICS_EXCLUDE,
-} = require('../../core/filters');
-const { ConfigError } = require('../../core/errors');
+} = require('../../dist/core/filters');
+const { ConfigError } = require('../../dist/core/errors');
 
 const configError = (property) => (e) => {
   assert.ok(e instanceof ConfigError, `expected ConfigError, got ${e && e.name}: ${e && e.message}`);

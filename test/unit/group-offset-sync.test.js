@@ -1,7 +1,7 @@
 'use strict';
 
 const assert = require('node:assert/strict');
-const { decideGroupOffsetSync, isWritableGroupState } = require('../../core/group-offset-sync');
+const { decideGroupOffsetSync, isWritableGroupState } = require('../../dist/core/group-offset-sync');
 
 function cp(group, topic, partition, up, down, metadata = '') {
   return { group, topic, partition, upstreamOffset: BigInt(up), downstreamOffset: BigInt(down), metadata };

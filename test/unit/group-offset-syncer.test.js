@@ -1,9 +1,9 @@
 'use strict';
 /** GroupOffsetSyncer's own logic with an in-memory admin (the real-broker behaviour is in test/integration/mm2-group-offsets.test.js). */
 const assert = require('node:assert/strict');
-const { GroupOffsetSyncer } = require('../../kafka/group-offset-syncer');
-const { createGroupFilter } = require('../../core/filters');
-const { encodeCheckpoint } = require('../../core/checkpoint');
+const { GroupOffsetSyncer } = require('../../dist/kafka/group-offset-syncer');
+const { createGroupFilter } = require('../../dist/core/filters');
+const { encodeCheckpoint } = require('../../dist/core/checkpoint');
 
 /** A connection whose admin answers from memory (no broker): only the syncer's own logic is under test. */
 function fakeConnection({ delayMs = 0, state = 'Empty' } = {}) {

@@ -1,6 +1,6 @@
 'use strict';
 const assert = require('node:assert/strict');
-const { HeartbeatMonitor, compactDuration } = require('../../core/heartbeat-monitor');
+const { HeartbeatMonitor, compactDuration } = require('../../dist/core/heartbeat-monitor');
 
 describe('HeartbeatMonitor (stale / ok alarm from replicated heartbeats)', function () {
   const T0 = 1_700_000_000_000;

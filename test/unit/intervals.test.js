@@ -5,11 +5,11 @@
  * and 0.0001 s was accepted.
  */
 const assert = require('node:assert/strict');
-const { intervalMs, intervalProblem, assertTimerMs, MAX_INTERVAL_SECONDS, MAX_TIMER_MS, MIN_INTERVAL_MS, MAX_INTERVAL_MS } = require('../../core/intervals');
-const { ConfigError } = require('../../core/errors');
-const { getPropertyDef, normaliseValue } = require('../../core/config-properties');
-const { resolveNodeSettings } = require('../../core/setting-fields');
-const { parseMirrorSettings } = require('../../core/mirror-settings');
+const { intervalMs, intervalProblem, assertTimerMs, MAX_INTERVAL_SECONDS, MAX_TIMER_MS, MIN_INTERVAL_MS, MAX_INTERVAL_MS } = require('../../dist/core/intervals');
+const { ConfigError } = require('../../dist/core/errors');
+const { getPropertyDef, normaliseValue } = require('../../dist/core/config-properties');
+const { resolveNodeSettings } = require('../../dist/core/setting-fields');
+const { parseMirrorSettings } = require('../../dist/core/mirror-settings');
 
 function refusal(fn) {
   try {

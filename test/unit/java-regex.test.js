@@ -6,9 +6,9 @@
  * what Java 17 answers for Pattern.compile(pattern).matcher(name).matches().
  */
 const assert = require('node:assert/strict');
-const { compileRegexList, javaToJsPattern, JavaRegexError } = require('../../core/java-regex');
-const { createGroupFilter } = require('../../core/filters');
-const { ConfigError } = require('../../core/errors');
+const { compileRegexList, javaToJsPattern, JavaRegexError } = require('../../dist/core/java-regex');
+const { createGroupFilter } = require('../../dist/core/filters');
+const { ConfigError } = require('../../dist/core/errors');
 
 /** [pattern, Java meaning, names Java matches, names Java does not match] */
 /** @type {Array<[string, string, string[], string[]]>} */

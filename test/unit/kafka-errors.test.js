@@ -6,7 +6,7 @@
  * tested against the real brokers in test/integration/config-nodes.test.js.
  */
 const assert = require('node:assert/strict');
-const { explainKafkaError, ExplainedKafkaError } = require('../../kafka/client');
+const { explainKafkaError, ExplainedKafkaError } = require('../../dist/kafka/client');
 
 const S = { alias: 'src', bootstrapServers: ['h:9092'] };
 
@@ -53,7 +53,7 @@ describe('explainKafkaError: kafkajs internals and explanations handed on', func
 });
 
 describe('invalidTopicNameReason: names replication.policy.separator when it made a topic name invalid', function () {
-  const { invalidTopicNameReason } = require('../../kafka/internal-topics');
+  const { invalidTopicNameReason } = require('../../dist/kafka/internal-topics');
   it('valid names pass; invalid ones say why, and name the separator when it is the cause', function () {
     assert.equal(invalidTopicNameReason('us-west.checkpoints.internal', '.'), null);
     assert.equal(invalidTopicNameReason('a_b-c.D9', '_'), null);

@@ -1,7 +1,7 @@
 'use strict';
 const assert = require('node:assert/strict');
-const mc = require('../../core/mirror-client');
-const { createReplicationPolicy } = require('../../core/replication-policy');
+const mc = require('../../dist/core/mirror-client');
+const { createReplicationPolicy } = require('../../dist/core/replication-policy');
 
 const def = createReplicationPolicy({});
 const identity = (alias) => createReplicationPolicy({ 'replication.policy.class': 'Identity', 'source.cluster.alias': alias });

@@ -1,11 +1,11 @@
 'use strict';
 /** Pure parts of the mirror node: settings (MM2 names and defaults) and the remote-topic / batching decisions. */
 const assert = require('node:assert/strict');
-const { parseMirrorSettings, DEFAULT_OFFSET_FLUSH_INTERVAL_MS, MIRROR_SETTING_PROPERTIES } = require('../../core/mirror-settings');
-const { planRemoteTopics, sameSubscription, recordBytes, downstreamOffsets, formatRate, checkDelivery } = require('../../core/mirror-plan');
-const { chunkBySize } = require('../../core/chunks');
-const { CONFIG_DEFAULTS } = require('../../core/config-properties');
-const { ConfigError } = require('../../core/errors');
+const { parseMirrorSettings, DEFAULT_OFFSET_FLUSH_INTERVAL_MS, MIRROR_SETTING_PROPERTIES } = require('../../dist/core/mirror-settings');
+const { planRemoteTopics, sameSubscription, recordBytes, downstreamOffsets, formatRate, checkDelivery } = require('../../dist/core/mirror-plan');
+const { chunkBySize } = require('../../dist/core/chunks');
+const { CONFIG_DEFAULTS } = require('../../dist/core/config-properties');
+const { ConfigError } = require('../../dist/core/errors');
 
 describe('mirror settings', function () {
   it('empty fields take the MM2 defaults', function () {

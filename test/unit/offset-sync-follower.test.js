@@ -4,9 +4,9 @@
  * broker); the real-broker behaviour is in test/integration/mm2-offset-syncs.test.js.
  */
 const assert = require('node:assert/strict');
-const { OffsetSyncFollower } = require('../../kafka/offset-sync-follower');
-const { TopicNotFoundError } = require('../../kafka/topic-reader');
-const { encodeOffsetSync } = require('../../core/offset-sync');
+const { OffsetSyncFollower } = require('../../dist/kafka/offset-sync-follower');
+const { TopicNotFoundError } = require('../../dist/kafka/topic-reader');
+const { encodeOffsetSync } = require('../../dist/core/offset-sync');
 
 const TOPIC = 'mm2-offset-syncs.tgt.internal';
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

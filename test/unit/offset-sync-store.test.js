@@ -7,7 +7,7 @@ const {
   invariantB,
   invariantC,
   describeSlotArray,
-} = require('../../core/offset-sync-store');
+} = require('../../dist/core/offset-sync-store');
 
 const TOPIC = 'topic1';
 const PART = 2;

@@ -1,8 +1,8 @@
 'use strict';
 
 const assert = require('node:assert/strict');
-const { PartitionState, OffsetSyncWriter, DEFAULT_MAX_IN_FLIGHT_OFFSET_SYNCS } = require('../../core/offset-sync-writer');
-const { ConfigError } = require('../../core/errors');
+const { PartitionState, OffsetSyncWriter, DEFAULT_MAX_IN_FLIGHT_OFFSET_SYNCS } = require('../../dist/core/offset-sync-writer');
+const { ConfigError } = require('../../dist/core/errors');
 
 function sync(topic, partition, u, d) {
   return { topic, partition, upstreamOffset: BigInt(u), downstreamOffset: BigInt(d) };

@@ -6,9 +6,9 @@
  * 0, 42, 21 in the log made every reader reset its history at 21 (an "upstream rewind").
  */
 const assert = require('node:assert/strict');
-const { OrderedBatchSender } = require('../../kafka/ordered-sender');
-const { OffsetSyncWriter } = require('../../core/offset-sync-writer');
-const { OffsetSyncStore } = require('../../core/offset-sync-store');
+const { OrderedBatchSender } = require('../../dist/kafka/ordered-sender');
+const { OffsetSyncWriter } = require('../../dist/core/offset-sync-writer');
+const { OffsetSyncStore } = require('../../dist/core/offset-sync-store');
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 

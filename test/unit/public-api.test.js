@@ -1,7 +1,7 @@
 'use strict';
 /** The package's main entry exposes the documented library API and it behaves as MM2 does. */
 const assert = require('node:assert/strict');
-const api = require('../..');
+const api = require('../../dist');
 
 describe('public API (require("@kafka-mm2/node-red"))', function () {
   it('exports every documented function and class', function () {

@@ -6,10 +6,10 @@
  * and -1 became 3.
  */
 const assert = require('node:assert/strict');
-const { resolveReplicationSettings } = require('../../nodes/lib/settings');
-const { exportConnectors } = require('../../flows/export-connectors');
-const { parseMirrorSettings } = require('../../core/mirror-settings');
-const { getPropertyDef, normaliseValue } = require('../../core/config-properties');
+const { resolveReplicationSettings } = require('../../dist/nodes/lib/settings');
+const { exportConnectors } = require('../../dist/flows/export-connectors');
+const { parseMirrorSettings } = require('../../dist/core/mirror-settings');
+const { getPropertyDef, normaliseValue } = require('../../dist/core/config-properties');
 
 const GOOD = { policy: 'DefaultReplicationPolicy', separator: '.', internalSeparator: true, offsetSyncsLocation: 'source', replicationFactor: 3 };
 

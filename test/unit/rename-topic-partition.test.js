@@ -1,7 +1,7 @@
 'use strict';
 
 const assert = require('node:assert/strict');
-const { renameTopicPartition } = require('../../core/rename-topic-partition');
+const { renameTopicPartition } = require('../../dist/core/rename-topic-partition');
 
 /** A tiny DefaultReplicationPolicy look-alike with separator '.'. */
 function fakeDefaultPolicy() {

@@ -1,7 +1,7 @@
 'use strict';
 const assert = require('node:assert/strict');
-const { createReplicationPolicy, javaSplit, DEFAULT_SEPARATOR, HEARTBEATS_TOPIC } = require('../../core/replication-policy');
-const { ConfigError } = require('../../core/errors');
+const { createReplicationPolicy, javaSplit, DEFAULT_SEPARATOR, HEARTBEATS_TOPIC } = require('../../dist/core/replication-policy');
+const { ConfigError } = require('../../dist/core/errors');
 
 const configError = (property) => (e) => {
   assert.ok(e instanceof ConfigError, `expected ConfigError, got ${e && e.name}: ${e && e.message}`);

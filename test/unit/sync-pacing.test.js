@@ -1,9 +1,9 @@
 'use strict';
 /** The pure helpers under the offset-syncs node: Batcher, ReportThrottle, status texts. */
 const assert = require('node:assert/strict');
-const { Batcher } = require('../../core/batcher');
-const { ReportThrottle } = require('../../core/report-throttle');
-const { shortTime, loadPercent } = require('../../nodes/lib/status-text');
+const { Batcher } = require('../../dist/core/batcher');
+const { ReportThrottle } = require('../../dist/core/report-throttle');
+const { shortTime, loadPercent } = require('../../dist/nodes/lib/status-text');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 

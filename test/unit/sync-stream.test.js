@@ -1,7 +1,7 @@
 'use strict';
 /** The repairable offset-sync stream between mm2-offset-syncs and mm2-checkpoint (core/sync-stream). */
 const assert = require('node:assert/strict');
-const { SyncStreamSender, SyncStreamReceiver, readSyncStreamPosition } = require('../../core/sync-stream');
+const { SyncStreamSender, SyncStreamReceiver, readSyncStreamPosition } = require('../../dist/core/sync-stream');
 
 describe('offset-sync stream positions (repairing a lost history)', function () {
   it('the sender numbers each load from 1 and names every new load differently', function () {

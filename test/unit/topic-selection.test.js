@@ -1,8 +1,8 @@
 'use strict';
 const assert = require('node:assert/strict');
-const { isCycle, shouldReplicateTopic } = require('../../core/topic-selection');
-const { createReplicationPolicy } = require('../../core/replication-policy');
-const { createTopicFilter } = require('../../core/filters');
+const { isCycle, shouldReplicateTopic } = require('../../dist/core/topic-selection');
+const { createReplicationPolicy } = require('../../dist/core/replication-policy');
+const { createTopicFilter } = require('../../dist/core/filters');
 
 const rejectAll = { accept: () => false };
 const acceptAll = { accept: () => true };

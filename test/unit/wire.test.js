@@ -3,8 +3,8 @@ const assert = require('node:assert/strict');
 const {
   StructReader, StructWriter, asBuffer, decoding, toInt64, utf8Length,
   INT64_MIN, INT64_MAX, INT32_MIN, INT32_MAX, INT16_MIN, INT16_MAX, STRING_MAX_BYTES,
-} = require('../../core/wire');
-const { MalformedRecordError } = require('../../core/errors');
+} = require('../../dist/core/wire');
+const { MalformedRecordError } = require('../../dist/core/errors');
 
 const hex = (b) => Buffer.from(b).toString('hex');
 const fromHex = (h) => Buffer.from(h.replace(/\s+/g, ''), 'hex');
