@@ -1,0 +1,42 @@
+/**
+ * The admin endpoint behind the editors' "Paste MM2 config" button (see nodes/mm2-checkpoint.html):
+ *
+ *   POST /mm2/config/parse   body {text, type?, current?, flow?}   (needs mm2-checkpoint.write)
+ *
+ * answers what parseConfigForNode gives for the text, for the node type `type` (mm2-checkpoint
+ * when absent or unknown), over the dialog's `current` replication fields.
+ */
+import type { NodeAPI } from './red';
+import type { Translate } from './i18n';
+import { NODE_SETTINGS, nodeEnvLookup, parseConfigForNode, type ReplicationFields } from './settings';
+import { flowOf, registerTextEndpoint } from './text-endpoint';
+
+const TYPE = 'mm2-checkpoint';
+
+/** The replication fields of the dialog as sent; anything else (or of another type) left out. */
+function pickCurrent(v: unknown): ReplicationFields | undefined {
+  if (!v || typeof v !== 'object') return undefined;
+  const c = v as Record<string, unknown>;
+  const out: ReplicationFields = {};
+  for (const k of ['sourceAlias', 'targetAlias', 'policy', 'separator', 'offsetSyncsLocation'] as const) {
+    if (typeof c[k] === 'string') out[k] = c[k] as string;
+  }
+  if (typeof c.internalSeparator === 'boolean') out.internalSeparator = c.internalSeparator;
+  const rf = Number(c.replicationFactor);
+  if (c.replicationFactor !== undefined && c.replicationFactor !== '' && Number.isInteger(rf)) out.replicationFactor = rf;
+  return out;
+}
+
+/** Registers POST /mm2/config/parse (see the file comment); `t` translates mm2-checkpoint's texts. */
+export function registerPasteEndpoint(RED: NodeAPI, t: Translate): void {
+  registerTextEndpoint(RED, {
+    path: '/mm2/config/parse',
+    permission: `${TYPE}.write`,
+    noText: () => t('mm2-checkpoint.paste.no-text'),
+    tooLong: () => t('mm2-checkpoint.paste.too-long'),
+    answer: (text, body) => {
+      const type = typeof body.type === 'string' && NODE_SETTINGS[body.type] ? body.type : TYPE;
+      return parseConfigForNode(text, type, pickCurrent(body.current), { flow: flowOf(body), lookup: nodeEnvLookup(RED, undefined) });
+    },
+  });
+}
