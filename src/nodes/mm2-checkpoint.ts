@@ -17,7 +17,8 @@ import { readCheckpointSettings } from './lib/settings/checkpoint';
 import { checkpointStatus, type CheckpointNodeState } from './lib/checkpoint/status';
 import { checkpointEmitterEvents } from './lib/checkpoint/events';
 import { TOPICS, checkpointsPayload, coveragePayload, readOffsetSyncsMessage, type ReceivedSyncs } from './lib/contracts';
-import { SYNC_REPLAY_EVENT, SyncStreamReceiver, type SyncReplayRequest } from '../core/sync-stream';
+import { SyncStreamReceiver } from '../core/sync-stream';
+import { SYNC_REPLAY_EVENT, type SyncReplayRequest } from './lib/sync-replay';
 import { CheckpointEmitter, type CycleResult } from '../kafka/checkpoint-emitter';
 
 const TYPE = 'mm2-checkpoint';

@@ -16,7 +16,8 @@ import { offsetSyncsMessage, type OffsetSyncsMessage } from './lib/contracts';
 import { OffsetSyncFollower, type OffsetSyncFollowerEvents } from '../kafka/offset-sync-follower';
 import { loadPercent, shortTime } from './lib/status-text';
 import type { OffsetSync } from '../core/types';
-import { SYNC_REPLAY_EVENT, SyncStreamSender, type SyncReplayRequest } from '../core/sync-stream';
+import { SyncStreamSender } from '../core/sync-stream';
+import { SYNC_REPLAY_EVENT, type SyncReplayRequest } from './lib/sync-replay';
 
 interface OffsetSyncsDef extends NodeDef {
   replication?: string;
