@@ -54,7 +54,16 @@ export interface IgnoredKey {
   /** The key as it appears in the text (a path such as `spec.replicas` for a custom resource). */
   key: string;
   reason: string;
+  /**
+   * Set when the fix is done in the application's own cluster settings: the application words
+   * the reason with its own names (`detail`: the user name or the authentication type).
+   */
+  code?: IgnoredCode;
+  detail?: string;
 }
+
+/** Keys whose fix belongs to the application's cluster settings (see IgnoredKey.code). */
+export type IgnoredCode = 'config-provider' | 'ca-secret' | 'user-name' | 'password-secret' | 'client-cert-secret' | 'auth-type';
 
 export interface PastedConfigs {
   format: PastedFormat;
@@ -225,7 +234,7 @@ function readMm2Properties(entries: Array<[string, string]>, ignored: IgnoredKey
       continue;
     }
     if (WORKER_KEY.test(k)) {
-      if (k.startsWith('config.providers')) ignored.push({ key: k, reason: 'a config provider of MM2\'s workers: Node-RED resolves no ${provider:...} references' });
+      if (k.startsWith('config.providers')) ignored.push({ key: k, code: 'config-provider', reason: 'a config provider of MM2\'s workers: no ${provider:...} reference is resolved here' });
       else if (k !== 'clusters') ignored.push({ key: k, reason: 'a setting of the MM2 process or its Connect workers, not of the connectors' });
       continue;
     }
@@ -277,7 +286,7 @@ function strimziCluster(
   if (cluster['bootstrapServers'] !== undefined) config[`${prefix}bootstrap.servers`] = text(cluster['bootstrapServers']);
   let protocol = cluster['tls'] !== undefined && cluster['tls'] !== null ? 'SSL' : undefined;
   if (isMap(cluster['tls']) && cluster['tls']['trustedCertificates'] !== undefined) {
-    ignored.push({ key: `${path}.tls.trustedCertificates`, reason: 'Kubernetes Secrets: give the CA file in the mm2-cluster node\'s TLS settings' });
+    ignored.push({ key: `${path}.tls.trustedCertificates`, code: 'ca-secret', reason: 'Kubernetes Secrets: give the CA file in the cluster\'s TLS settings' });
   }
   const auth = cluster['authentication'];
   if (isMap(auth)) {
@@ -287,15 +296,15 @@ function strimziCluster(
       protocol = protocol === 'SSL' ? 'SASL_SSL' : 'SASL_PLAINTEXT';
       config[`${prefix}sasl.mechanism`] = mechanism;
       if (auth['username'] !== undefined) {
-        ignored.push({ key: `${path}.authentication.username`, reason: `'${text(auth['username'])}': enter the user name in the mm2-cluster node's credentials` });
+        ignored.push({ key: `${path}.authentication.username`, code: 'user-name', detail: text(auth['username']), reason: `'${text(auth['username'])}': enter the user name in the cluster's credentials` });
       }
       if (auth['passwordSecret'] !== undefined) {
-        ignored.push({ key: `${path}.authentication.passwordSecret`, reason: 'a Kubernetes Secret: enter the password in the mm2-cluster node\'s credentials' });
+        ignored.push({ key: `${path}.authentication.passwordSecret`, code: 'password-secret', reason: 'a Kubernetes Secret: enter the password in the cluster\'s credentials' });
       }
     } else if (type === 'tls') {
-      ignored.push({ key: `${path}.authentication`, reason: 'a client certificate from a Kubernetes Secret: give its certificate and key files in the mm2-cluster node\'s TLS settings' });
+      ignored.push({ key: `${path}.authentication`, code: 'client-cert-secret', reason: 'a client certificate from a Kubernetes Secret: give its certificate and key files in the cluster\'s TLS settings' });
     } else {
-      ignored.push({ key: `${path}.authentication`, reason: `authentication type '${type}' has no equivalent here (the mm2-cluster node supports PLAIN, SCRAM and TLS client certificates)` });
+      ignored.push({ key: `${path}.authentication`, code: 'auth-type', detail: type, reason: `authentication type '${type}' has no equivalent here (PLAIN, SCRAM and TLS client certificates are supported)` });
     }
   }
   if (protocol) config[`${prefix}security.protocol`] = protocol;
@@ -479,13 +488,14 @@ const PROVIDER_REFERENCE = /\$\{[^{}]*:[^{}]*\}/;
  * Why a pasted value cannot be used as it is, or undefined when it can: a documentation
  * placeholder (`CONSUMER_GROUP_LIST`, `<password>`, also as one item of a list or one part of a
  * host name), a Kafka config-provider reference `${provider:path:key}` (resolved by a Connect
- * worker, never by Node-RED), or `${VAR}` naming an environment variable that is not set.
+ * worker, never by `reader`, the application that reads the value), or `${VAR}` naming an
+ * environment variable that is not set.
  */
-export function placeholderReason(value: unknown, lookup?: EnvLookup, property = ''): string | undefined {
+export function placeholderReason(value: unknown, lookup?: EnvLookup, property = '', reader = 'this reader'): string | undefined {
   const s = text(value).trim();
   if (s === '') return undefined;
   if (PROVIDER_REFERENCE.test(s) || (CONFIG_PROVIDER_REFERENCE.test(s) && s.includes(':'))) {
-    return `'${s}' is a Kafka config-provider reference, which a Connect worker resolves and Node-RED cannot: give the value itself`;
+    return `'${s}' is a Kafka config-provider reference, which a Connect worker resolves and ${reader} cannot: give the value itself`;
   }
   if (lookup) {
     const missing = substituteEnv(s, lookup).missing;

@@ -142,10 +142,10 @@ export function readSyncStreamPosition(v: unknown): SyncStreamPosition | undefin
 }
 
 /**
- * The name of the in-process event a receiver emits to ask for a replay, and its payload: the
- * offset-syncs topic and the alias of the cluster it is read from (what the sender reads).
+ * What a receiver asks for when it wants a replay: the offset-syncs topic and the alias of the
+ * cluster it is read from (what the sender reads). How the request travels is the host's
+ * business (the node layer names the event it travels on).
  */
-export const SYNC_REPLAY_EVENT = 'mm2-offset-syncs:replay';
 export interface SyncReplayRequest {
   topic: string;
   cluster: string;

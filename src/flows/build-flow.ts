@@ -17,7 +17,8 @@ import { CONNECTOR_CLASS_NAMES, isSecretProperty, type ConnectorKind } from '../
 import type { ConfigProblem } from '../core/errors';
 import type { EnvLookup } from '../core/env-substitution';
 import type { ExportNote } from '../core/export/model';
-import { placeholderReason, readPastedConfigs, type IgnoredKey, type PastedConnector } from '../core/pasted-configs';
+import { readPastedConfigs, type IgnoredKey, type PastedConnector } from '../core/pasted-configs';
+import { wordIgnored, pastedValueReason } from './pasted-wording';
 import { flowFromConnectorConfigs, type FlowImport } from './import-connectors';
 import type { ClusterExportSettings, TlsExportSettings } from './read-flow';
 
@@ -168,7 +169,7 @@ export function buildFlowFromText(text: string, options: BuildFlowOptions = {}):
     nodes: [],
     problems: [...pasted.problems],
     notes: [],
-    ignored: pasted.ignored,
+    ignored: wordIgnored(pasted.ignored),
   };
   if (result.problems.length > 0) return result;
   const flow = pasted.flows.length === 1 ? pasted.flows[0] : pasted.flows.find((f) => f.id === options.flow);
@@ -185,7 +186,7 @@ export function buildFlowFromText(text: string, options: BuildFlowOptions = {}):
   for (const c of connectors) {
     for (const [k, v] of Object.entries(c.config)) {
       if (isSecretProperty(k)) continue;
-      const why = placeholderReason(v, options.lookup, k);
+      const why = pastedValueReason(v, options.lookup, k);
       if (why !== undefined && !result.problems.some((p) => p.property === k && p.reason === why)) result.problems.push({ property: k, reason: why });
     }
   }

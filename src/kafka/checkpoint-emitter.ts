@@ -29,6 +29,7 @@ import { mapLimit } from '../core/worker-pool';
 import { OffsetSyncStore } from '../core/offset-sync-store';
 import type { RenamePolicy } from '../core/rename-topic-partition';
 import type { Checkpoint, OffsetSync } from '../core/types';
+import { readPercent } from '../core/load-percent';
 import type { ClusterConnection } from './connection';
 import { listConsumerGroups } from './groups';
 import { TopicReader } from './topic-reader';
@@ -371,8 +372,7 @@ export class CheckpointEmitter {
           if (this.checkpointStore.loadRecord(cp)) kept.add(`${cp.group}\u0000${cp.partition}:${cp.topic}`);
         },
         onProgress: (read, total) => {
-          const percent = total > 0n ? Number((read * 100n) / total) : 100;
-          this.o.events?.phase?.({ kind: 'restoring', percent });
+          this.o.events?.phase?.({ kind: 'restoring', percent: readPercent(read, total) });
         },
         onError: (err) => failNow(err),
       });

@@ -9,6 +9,7 @@
  * are cleared on close.
  */
 import { decodeHeartbeat } from '../core/heartbeat';
+import { readPercent } from '../core/load-percent';
 import { AbsurdRecordError, MalformedRecordError } from '../core/errors';
 import { HeartbeatMonitor, heartbeatTimestampProblem, type HeartbeatAlarm } from '../core/heartbeat-monitor';
 import type { ClusterConnection } from './connection';
@@ -162,8 +163,7 @@ export class HeartbeatWatcher {
         },
         onProgress: (read, total) => {
           if (gen !== this.generation || live) return;
-          const percent = total > 0n ? Number((read * 100n) / total) : 100;
-          this.setPhase('loading', percent);
+          this.setPhase('loading', readPercent(read, total));
         },
         onLoaded: () => {
           if (gen !== this.generation) return;

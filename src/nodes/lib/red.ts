@@ -55,7 +55,7 @@ export interface NodeAPI {
     getNode(id: string): unknown;
   };
   httpAdmin: ExpressLike;
-  /** The runtime's in-process event bus (also carries our own replay requests, see core/sync-stream). */
+  /** The runtime's in-process event bus (also carries our own replay requests, see lib/sync-replay). */
   events: {
     on(event: string, listener: (...args: unknown[]) => void): void;
     removeListener(event: string, listener: (...args: unknown[]) => void): void;

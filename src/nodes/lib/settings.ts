@@ -23,7 +23,8 @@ import {
   type PropertyDef,
 } from '../../core/config-properties';
 import { analyzeConnectorConfig } from '../../core/connector-config';
-import { placeholderReason, readPastedConfigs, type IgnoredKey, type PastedConnector, type PastedFlow } from '../../core/pasted-configs';
+import { readPastedConfigs, type IgnoredKey, type PastedConnector, type PastedFlow } from '../../core/pasted-configs';
+import { wordIgnored, pastedValueReason } from '../../flows/pasted-wording';
 import type { ConfigProblem } from '../../core/errors';
 import { substituteEnvValue, type EnvLookup } from '../../core/env-substitution';
 import { fieldName, resolveNodeSettings, settingSpecs } from '../../core/setting-fields';
@@ -308,7 +309,7 @@ export function parseConfigForNode(text: unknown, nodeType: string, current?: Re
   }
   const pasted = readPastedConfigs(text);
   const flows: PasteFlowChoice[] = pasted.flows.map((f) => ({ id: f.id, source: f.source, target: f.target, connectors: f.connectors.map((c) => c.kind ?? null) }));
-  const base = emptyResponse(pasted.format, [...pasted.problems], pasted.ignored);
+  const base = emptyResponse(pasted.format, [...pasted.problems], wordIgnored(pasted.ignored));
   base.flows = flows;
   let flow: PastedFlow | undefined;
   if (pasted.flows.length === 1) flow = pasted.flows[0];
@@ -344,7 +345,7 @@ export function parseConfigForNode(text: unknown, nodeType: string, current?: Re
   // value would fail); the analyzer's problems speak for the other keys.
   for (const k of given) {
     if (secretSet.has(k)) continue; // secrets are never echoed nor used here (see notes)
-    const why = placeholderReason(picked.config[k], options.lookup, k);
+    const why = pastedValueReason(picked.config[k], options.lookup, k);
     if (why !== undefined) {
       problems.push({ property: k, reason: why });
       refused.add(k);

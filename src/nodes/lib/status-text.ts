@@ -13,8 +13,5 @@ export function shortTime(ms: number, now = Date.now()): string {
   return `${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
-/** Percentage of an initial load, 0 when there is nothing to load, never 100 (that is "loaded"). */
-export function loadPercent(done: bigint, total: bigint): number {
-  const percent = total > 0n ? Number((done * 100n) / total) : 0;
-  return percent > 99 ? 99 : percent;
-}
+/** The "loading" percentage (one helper, in core/load-percent). */
+export { loadPercent } from '../../core/load-percent';

@@ -2,14 +2,15 @@
  * How an `mm2-checkpoint` node takes its offset-sync history. It arrives as messages
  * (OffsetSyncsMessage from mm2-offset-syncs): one missed (this node redeployed on its own, a
  * message lost) would leave it without history for good. The stream positions tell; the node
- * then asks for the whole history again (core/sync-stream's replay request, on RED.events).
+ * then asks for the whole history again (the replay request of lib/sync-replay, on RED.events).
  */
 import type { NodeAPI } from '../red';
 import type { Translate } from '../i18n';
 import type { FailureLog } from '../flow-node';
 import type { ReceivedSyncs } from '../contracts';
 import type { CheckpointEmitter } from '../../../kafka/checkpoint-emitter';
-import { SYNC_REPLAY_EVENT, SyncStreamReceiver, type SyncReplayRequest } from '../../../core/sync-stream';
+import { SyncStreamReceiver } from '../../../core/sync-stream';
+import { SYNC_REPLAY_EVENT, type SyncReplayRequest } from '../sync-replay';
 
 const WARN_EVERY_MS = 60000;
 

@@ -8,6 +8,7 @@ import { explainKafkaError } from '../../../kafka/client';
 import type { ClusterConnection } from '../../../kafka/connection';
 import type { GroupOffsetSyncer } from '../../../kafka/group-offset-syncer';
 import { CheckpointsTopicRunner } from '../../../kafka/checkpoints-topic-runner';
+import { readPercent } from '../../../core/load-percent';
 
 /** Counters (malformed checkpoints) are logged at most once a minute. */
 export const COUNT_EVERY_MS = 60000;
@@ -41,8 +42,7 @@ export function followCheckpointsTopic(o: TopicModeOptions): CheckpointsTopicRun
     events: {
       progress: (read, total) => {
         if (o.ready() || ctx.closing) return;
-        const percent = total > 0n ? Number((read * 100n) / total) : 100;
-        status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-common.status.loading', { percent }) });
+        status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-common.status.loading', { percent: readPercent(read, total) }) });
       },
       loaded: () => {
         if (ctx.closing) return;

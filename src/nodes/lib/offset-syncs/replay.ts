@@ -1,12 +1,13 @@
 /**
  * An `mm2-offset-syncs` node's answer to replay requests: a receiver (mm2-checkpoint) that lost
- * the history asks for it again (core/sync-stream's request, on RED.events); the node reads the
+ * the history asks for it again (lib/sync-replay's request, on RED.events); the node reads the
  * topic from the beginning once more (requests of the same moment share one replay). Nothing
  * sent yet in this load: the receiver gets it from its start anyway.
  */
 import type { NodeAPI } from '../red';
 import type { FlowNodeContext } from '../flow-node';
-import { SYNC_REPLAY_EVENT, type SyncReplayRequest, type SyncStreamSender } from '../../../core/sync-stream';
+import type { SyncStreamSender } from '../../../core/sync-stream';
+import { SYNC_REPLAY_EVENT, type SyncReplayRequest } from '../sync-replay';
 
 export interface ReplayRequestsOptions {
   RED: NodeAPI;
