@@ -48,7 +48,7 @@ export type GroupSkipCode =
 
 export interface WrittenGroup {
   group: string;
-  offsets: Array<{ topic: string; partition: number; offset: string }>;
+  offsets: Array<{ topic: string; partition: number; offset: bigint }>;
 }
 export interface SkippedGroup {
   group: string;
@@ -56,19 +56,19 @@ export interface SkippedGroup {
   code: GroupSkipCode;
   state?: string;
 }
-export interface SkippedPartitionJson {
+export interface SkippedPartition {
   group: string;
   topic: string;
   partition: number;
   code: string;
   reason: string;
 }
-export interface ClampedPartitionJson {
+export interface ClampedPartition {
   group: string;
   topic: string;
   partition: number;
-  checkpointOffset: string;
-  offset: string;
+  checkpointOffset: bigint;
+  offset: bigint;
   reason: string;
 }
 
@@ -82,13 +82,13 @@ export interface CheckpointStats {
   malformed: number;
 }
 
-/** One cycle's result; the payload of the node's GroupOffsetsMessage. */
+/** One cycle's result (domain values; the node's GroupOffsetsMessage is its JSON, see nodes/lib/contracts). */
 export interface GroupOffsetsCycle {
   cycle: number;
   written: WrittenGroup[];
   skipped: SkippedGroup[];
-  partitionsSkipped: SkippedPartitionJson[];
-  clamped: ClampedPartitionJson[];
+  partitionsSkipped: SkippedPartition[];
+  clamped: ClampedPartition[];
   checkpoints: CheckpointStats;
   durationMs: number;
 }
@@ -255,7 +255,7 @@ export class GroupOffsetSyncer {
     const worker = async (): Promise<void> => {
       while (next < groups.length) {
         const group = groups[next++];
-        const out = { written: [] as WrittenGroup[], skipped: [] as SkippedGroup[], partitionsSkipped: [] as SkippedPartitionJson[], clamped: [] as ClampedPartitionJson[] };
+        const out = { written: [] as WrittenGroup[], skipped: [] as SkippedGroup[], partitionsSkipped: [] as SkippedPartition[], clamped: [] as ClampedPartition[] };
         perGroup.set(group, out);
         try {
           if (await this.syncGroup(admin, group, this.checkpointsOf(group), endsOf, out)) anyOk = true;
@@ -290,7 +290,7 @@ export class GroupOffsetSyncer {
     group: string,
     checkpoints: Checkpoint[],
     endsOf: (topic: string) => Promise<TargetEndOffset[]>,
-    out: { written: WrittenGroup[]; skipped: SkippedGroup[]; partitionsSkipped: SkippedPartitionJson[]; clamped: ClampedPartitionJson[] },
+    out: { written: WrittenGroup[]; skipped: SkippedGroup[]; partitionsSkipped: SkippedPartition[]; clamped: ClampedPartition[] },
   ): Promise<boolean> {
     const described = await describeGroupState(admin, group);
     if (described.error !== undefined) {
@@ -331,9 +331,9 @@ export class GroupOffsetSyncer {
       out.skipped.push({ group, code: 'error', state, reason: `commit refused: ${r.errorType ?? ''} ${r.message ?? ''}`.trim() });
       return false;
     }
-    out.written.push({ group, offsets: d.offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.offset.toString() })) });
+    out.written.push({ group, offsets: d.offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.offset })) });
     for (const a of d.adjusted) {
-      out.clamped.push({ group, topic: a.topic, partition: a.partition, checkpointOffset: a.checkpointOffset.toString(), offset: a.offset.toString(), reason: a.reason });
+      out.clamped.push({ group, topic: a.topic, partition: a.partition, checkpointOffset: a.checkpointOffset, offset: a.offset, reason: a.reason });
     }
     return true;
   }

@@ -89,7 +89,7 @@ describe('GroupOffsetSyncer (no broker)', function () {
       'drop-1': [{ topic: 't', partition: 0, downstreamOffset: '7' }],
     });
     const r = await s.sync();
-    assert.deepEqual(r.written, [{ group: 'keep-1', offsets: [{ topic: 't', partition: 0, offset: '7' }] }]);
+    assert.deepEqual(r.written, [{ group: 'keep-1', offsets: [{ topic: 't', partition: 0, offset: 7n }] }]);
     assert.deepEqual(calls.commits, [{ group: 'keep-1', offsets: [{ topic: 't', partition: 0, offset: 7n, metadata: 'm' }] }]);
     await s.close();
     await assert.rejects(() => s.sync(), /closed/);

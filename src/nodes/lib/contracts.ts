@@ -201,13 +201,17 @@ export interface GroupOffsetsMessage {
   };
 }
 
-/**
- * The GroupOffsetsMessage payload of a sync cycle. The syncer's cycle result already carries
- * offsets as decimal strings; this is the type link that makes the build fail when the two shapes
- * part.
- */
+/** The GroupOffsetsMessage payload of a sync cycle: the syncer's result, offsets as decimal strings. */
 export function groupOffsetsPayload(cycle: GroupOffsetsCycle): GroupOffsetsMessage['payload'] {
-  return cycle;
+  return {
+    cycle: cycle.cycle,
+    written: cycle.written.map((w) => ({ group: w.group, offsets: w.offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.offset.toString() })) })),
+    skipped: cycle.skipped,
+    partitionsSkipped: cycle.partitionsSkipped,
+    clamped: cycle.clamped.map((c) => ({ ...c, checkpointOffset: c.checkpointOffset.toString(), offset: c.offset.toString() })),
+    checkpoints: cycle.checkpoints,
+    durationMs: cycle.durationMs,
+  };
 }
 
 /** mm2-heartbeat output 1: one per replicated heartbeat seen on the target. */
