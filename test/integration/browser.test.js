@@ -12,7 +12,7 @@ const path = require('node:path');
 const env = require('../harness/env');
 const { startNodeRed } = require('../../scripts/node-red-runner');
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const { skipWithoutChromium, openEditor } = require('../harness/editor');
 const root = path.join(__dirname, '..', '..');
 const pkg = require(path.join(root, 'package.json'));
 const FLOW_TYPES = Object.keys(pkg['node-red'].nodes).filter((t) => t !== 'mm2-cluster' && t !== 'mm2-replication');
@@ -26,21 +26,9 @@ describe('editor in a real browser (playwright-core + Debian Chromium)', functio
   let page;
 
   before(async function () {
-    if (!fs.existsSync(CHROMIUM)) {
-      // scripts/test.sh installs Debian's chromium where it can (root + apt); elsewhere say why
-      console.log(`    skipped: no Chromium at ${CHROMIUM} (install Debian's 'chromium' package or set CHROMIUM_PATH)`);
-      this.skip();
-    }
-    const { chromium } = require('playwright-core');
+    skipWithoutChromium(this);
     nr = await startNodeRed({ quiet: true, logLevel: 'warn' });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-    });
-    page = await browser.newPage({ viewport: { width: 1600, height: 900 } });
-    await page.goto(nr.url);
-    await page.waitForSelector('#red-ui-palette .red-ui-palette-node', { timeout: 60000 });
+    ({ browser, page } = await openEditor(nr.url, { width: 1600, height: 900 }));
   });
 
   after(async function () {

@@ -10,14 +10,13 @@
  * imports the same flow into a new tab.
  */
 const assert = require('node:assert/strict');
-const fs = require('node:fs');
 const env = require('../harness/env');
 const { startNodeRed } = require('../../scripts/node-red-runner');
 const { AdminOffsetCommitter, fetchCommittedOffsets } = require('../../dist/kafka/groups');
 const { exportConnectors } = require('../../dist/flows/export-connectors');
 const { exportText } = require('../../dist/core/export/connectors');
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const { skipWithoutChromium, openEditor } = require('../harness/editor');
 const PARTITIONS = 2;
 
 describe('Build flow from configs (real Node-RED, real brokers)', function () {
@@ -109,19 +108,8 @@ describe('Build flow from configs (real Node-RED, real brokers)', function () {
     let page;
 
     before(async function () {
-      if (!fs.existsSync(CHROMIUM)) {
-        console.log(`    skipped: no Chromium at ${CHROMIUM} (install Debian's 'chromium' package or set CHROMIUM_PATH)`);
-        this.skip();
-      }
-      const { chromium } = require('playwright-core');
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-      });
-      page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-      await page.goto(nr.url);
-      await page.waitForSelector('#red-ui-palette .red-ui-palette-node', { timeout: 60000 });
+      skipWithoutChromium(this);
+      ({ browser, page } = await openEditor(nr.url, { width: 1600, height: 1000 }));
     });
 
     after(async function () {

@@ -14,7 +14,7 @@ const env = require('../harness/env');
 const { startNodeRed } = require('../../scripts/node-red-runner');
 const { freePort } = require('../../scripts/kafka/cluster');
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const { skipWithoutChromium, openEditor } = require('../harness/editor');
 const root = path.join(__dirname, '..', '..');
 
 describe('Export for Kafka Connect in the editor (playwright-core + Debian Chromium)', function () {
@@ -26,10 +26,7 @@ describe('Export for Kafka Connect in the editor (playwright-core + Debian Chrom
   const T = env.unique('xt');
 
   before(async function () {
-    if (!fs.existsSync(CHROMIUM)) {
-      console.log(`    skipped: no Chromium at ${CHROMIUM} (install Debian's 'chromium' package or set CHROMIUM_PATH)`);
-      this.skip();
-    }
+    skipWithoutChromium(this);
     // the example, with its own aliases (so it shares no topic with other tests) and the test clusters
     const flows = JSON.parse(fs.readFileSync(path.join(root, 'examples', 'deploy-to-kafka-connect.json'), 'utf8'));
     const closedPort = await freePort();
@@ -39,15 +36,7 @@ describe('Export for Kafka Connect in the editor (playwright-core + Debian Chrom
       if (n.type === 'mm2-connect') n.url = `http://127.0.0.1:${closedPort}`;
     }
     nr = await startNodeRed({ quiet: true, logLevel: 'warn', flows });
-    const { chromium } = require('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-    });
-    page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-    await page.goto(nr.url);
-    await page.waitForSelector('#red-ui-palette .red-ui-palette-node', { timeout: 60000 });
+    ({ browser, page } = await openEditor(nr.url, { width: 1600, height: 1000 }));
   });
 
   after(async function () {

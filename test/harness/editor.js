@@ -1,0 +1,39 @@
+'use strict';
+/**
+ * The Node-RED editor in Debian's Chromium, driven by playwright-core (never a downloaded
+ * browser): what the browser tests share.
+ */
+const fs = require('node:fs');
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+
+/**
+ * Skips the calling suite, saying why, when Chromium is not installed (scripts/test.sh installs
+ * Debian's chromium where it can: root + apt).
+ * @param {Mocha.Context} ctx the `this` of a before hook
+ */
+function skipWithoutChromium(ctx) {
+  if (fs.existsSync(CHROMIUM)) return;
+  console.log(`    skipped: no Chromium at ${CHROMIUM} (install Debian's 'chromium' package or set CHROMIUM_PATH)`);
+  ctx.skip();
+}
+
+/**
+ * Opens the editor at `url` and waits for its palette.
+ * @param {string} url
+ * @param {{ width: number, height: number }} [viewport]
+ */
+async function openEditor(url, viewport = { width: 1600, height: 1000 }) {
+  const { chromium } = require('playwright-core');
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+  });
+  const page = await browser.newPage({ viewport });
+  await page.goto(url);
+  await page.waitForSelector('#red-ui-palette .red-ui-palette-node', { timeout: 60000 });
+  return { browser, page };
+}
+
+module.exports = { CHROMIUM, skipWithoutChromium, openEditor };
