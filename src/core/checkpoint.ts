@@ -1,5 +1,5 @@
 import type { Checkpoint, EncodedRecord } from './types';
-import { AbsurdRecordError } from './errors';
+import { AbsurdRecordError, positionProblem } from './errors';
 import { StructReader, StructWriter, decoding } from './wire';
 
 /**
@@ -79,10 +79,7 @@ export function checkpointValueVersion(value: Buffer | Uint8Array | null | undef
  * a malformed record.
  */
 export function checkpointProblem(cp: Checkpoint): string | null {
-  if (cp.partition < 0) return `partition ${cp.partition} is negative`;
-  if (cp.upstreamOffset < 0n) return `upstreamOffset ${cp.upstreamOffset} is negative`;
-  if (cp.downstreamOffset < 0n) return `offset (downstream) ${cp.downstreamOffset} is negative`;
-  return null;
+  return positionProblem(cp);
 }
 
 /** decodeCheckpoint, then {@link checkpointProblem}: throws AbsurdRecordError (a MalformedRecordError) for a checkpoint that makes no sense. */

@@ -15,6 +15,17 @@ export class MalformedRecordError extends Error {
  * A record that decodes but makes no sense (a negative offset, a heartbeat from before the
  * epoch or far in the future). Readers skip and count it exactly like a malformed record.
  */
+/**
+ * Why a decoded position (offset sync or checkpoint) makes no sense, or null: a negative
+ * partition or offset comes from a forged or broken record.
+ */
+export function positionProblem(p: { partition: number; upstreamOffset: bigint; downstreamOffset: bigint }): string | null {
+  if (p.partition < 0) return `partition ${p.partition} is negative`;
+  if (p.upstreamOffset < 0n) return `upstreamOffset ${p.upstreamOffset} is negative`;
+  if (p.downstreamOffset < 0n) return `offset (downstream) ${p.downstreamOffset} is negative`;
+  return null;
+}
+
 export class AbsurdRecordError extends MalformedRecordError {
   constructor(message: string) {
     super(message);

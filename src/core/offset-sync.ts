@@ -1,5 +1,5 @@
 import type { EncodedRecord, OffsetSync } from './types';
-import { AbsurdRecordError } from './errors';
+import { AbsurdRecordError, positionProblem } from './errors';
 import { StructReader, StructWriter, decoding } from './wire';
 
 /**
@@ -58,10 +58,7 @@ export function decodeOffsetSync(key: Buffer | Uint8Array | null | undefined, va
  * block translation there, so readers skip it (and count it like a malformed record).
  */
 export function offsetSyncProblem(sync: OffsetSync): string | null {
-  if (sync.partition < 0) return `partition ${sync.partition} is negative`;
-  if (sync.upstreamOffset < 0n) return `upstreamOffset ${sync.upstreamOffset} is negative`;
-  if (sync.downstreamOffset < 0n) return `offset (downstream) ${sync.downstreamOffset} is negative`;
-  return null;
+  return positionProblem(sync);
 }
 
 /** decodeOffsetSync, then {@link offsetSyncProblem}: throws AbsurdRecordError (a MalformedRecordError) for a sync that makes no sense. */
