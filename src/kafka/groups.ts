@@ -181,15 +181,34 @@ export interface ListedGroupState {
   type?: string;
 }
 
+export type RequestCounts = Record<'FindCoordinator' | 'OffsetFetch' | 'ListGroups' | 'OffsetCommit', number>;
+
+/**
+ * Connections a committer uses for many commits. A broker handles one request per connection at
+ * a time, and an OffsetCommit waits for its write to `__consumer_offsets` (the group
+ * coordinator lingers up to 10 ms to batch appends), so commits on one connection queue behind
+ * each other; on several connections the coordinator writes them together.
+ */
+export const COMMIT_CONNECTIONS = 8;
+/** Commits in flight per connection and coordinator (the next one is on the wire when the broker answers). */
+const COMMITS_PER_CONNECTION = 2;
+
 /** A lazily connected kafkajs cluster object of our own (for the requests kafkajs's admin lacks). */
 abstract class InternalClusterClient {
   private cluster: InternalCluster | null = null;
   private connecting: Promise<InternalCluster> | null = null;
   protected closed = false;
-  private coordinators = new Map<string, number>();
+  protected readonly coordinators: Map<string, number>;
   /** Requests sent, by Kafka API (for the benchmark, the tests and diagnostics). */
-  readonly requests: Record<'FindCoordinator' | 'OffsetFetch' | 'ListGroups' | 'OffsetCommit', number> = { FindCoordinator: 0, OffsetFetch: 0, ListGroups: 0, OffsetCommit: 0 };
-  constructor(protected readonly kafka: Kafka) {}
+  readonly requests: RequestCounts;
+  /** `shared`: the coordinator cache and counters of another client of the same cluster (an extra connection of it). */
+  constructor(
+    protected readonly kafka: Kafka,
+    shared?: { coordinators: Map<string, number>; requests: RequestCounts },
+  ) {
+    this.coordinators = shared?.coordinators ?? new Map();
+    this.requests = shared?.requests ?? { FindCoordinator: 0, OffsetFetch: 0, ListGroups: 0, OffsetCommit: 0 };
+  }
 
   protected async connected(): Promise<InternalCluster> {
     if (this.closed) throw new Error('the group client is closed');
@@ -243,11 +262,16 @@ abstract class InternalClusterClient {
   private async coordinator(cluster: InternalCluster, groupId: string): Promise<InternalBroker> {
     const known = this.coordinators.get(groupId);
     if (known !== undefined) {
-      try {
-        return await cluster.findBroker({ nodeId: known });
-      } catch {
-        this.coordinators.delete(groupId);
+      // a client without metadata yet (a new connection sharing the cache) fails the first
+      // findBroker, which refreshes kafkajs's metadata: once more before the coordinator is forgotten
+      for (let attempt = 0; attempt < 2; attempt++) {
+        try {
+          return await cluster.findBroker({ nodeId: known });
+        } catch {
+          // retried below, or looked up again
+        }
       }
+      this.coordinators.delete(groupId);
     }
     this.requests.FindCoordinator++;
     const broker = await cluster.findGroupCoordinator({ groupId });
@@ -392,6 +416,9 @@ abstract class InternalClusterClient {
  * answers UNKNOWN_MEMBER_ID otherwise, which we report as `{ ok: false, errorType: 'UNKNOWN_MEMBER_ID' }`.
  */
 export class AdminOffsetCommitter extends InternalClusterClient {
+  /** Extra connections for commitMany (their own kafkajs clusters, sharing the coordinator cache and counters). */
+  private readonly lanes: AdminOffsetCommitter[] = [];
+
   async commit(groupId: string, offsets: Array<{ topic: string; partition: number; offset: bigint; metadata?: string }>): Promise<AdminCommitResult> {
     if (offsets.length === 0) return { ok: true };
     const byTopic = new Map<string, Array<{ partition: number; offset: string; metadata: string | null }>>();
@@ -416,6 +443,53 @@ export class AdminOffsetCommitter extends InternalClusterClient {
       const err = e as { type?: string; message?: string };
       return { ok: false, errorType: err.type ?? 'UNKNOWN', message: err.message ?? String(e) };
     }
+  }
+
+  /**
+   * Many groups' commits (one OffsetCommit per group, as `commit`): the coordinators first, in
+   * batched FindCoordinator requests, then the commits spread over `connections` connections
+   * (default COMMIT_CONNECTIONS), a few in flight on each, per coordinator. `stop()` true: no further commit is sent (those not sent answer CLOSED).
+   * Never throws; the result per group.
+   */
+  async commitMany(
+    commits: ReadonlyArray<{ group: string; offsets: Array<{ topic: string; partition: number; offset: bigint; metadata?: string }> }>,
+    opts: { connections?: number; stop?: () => boolean } = {},
+  ): Promise<Map<string, AdminCommitResult>> {
+    const out = new Map<string, AdminCommitResult>();
+    if (commits.length === 0) return out;
+    const byGroup = new Map(commits.map((c) => [c.group, c.offsets]));
+    let lookup: Awaited<ReturnType<InternalClusterClient['coordinatorsOf']>>;
+    try {
+      lookup = await this.coordinatorsOf([...byGroup.keys()]);
+    } catch (e) {
+      const err = e as { type?: string; message?: string };
+      for (const g of byGroup.keys()) out.set(g, { ok: false, errorType: err.type ?? 'UNKNOWN', message: err.message ?? String(e) });
+      return out;
+    }
+    for (const [g, reason] of lookup.failed) out.set(g, { ok: false, errorType: 'COORDINATOR_NOT_FOUND', message: reason });
+    const stop = opts.stop ?? (() => this.closed);
+    const connections = Math.max(1, opts.connections ?? COMMIT_CONNECTIONS);
+    while (this.lanes.length < connections - 1) this.lanes.push(new AdminOffsetCommitter(this.kafka, { coordinators: this.coordinators, requests: this.requests }));
+    const lanes: AdminOffsetCommitter[] = [this, ...this.lanes.slice(0, connections - 1)];
+    await Promise.all(
+      [...lookup.byNode.values()].flatMap((groups) =>
+        lanes.map((lane, i) =>
+          mapLimit(groups.filter((_, j) => j % lanes.length === i), COMMITS_PER_CONNECTION, async (g) => {
+            if (stop() || this.closed) {
+              out.set(g, { ok: false, errorType: 'CLOSED', message: 'not sent: the run was abandoned' });
+              return;
+            }
+            out.set(g, await lane.commit(g, byGroup.get(g) ?? []));
+          }),
+        ),
+      ),
+    );
+    return out;
+  }
+
+  override async close(): Promise<void> {
+    const lanes = this.lanes.splice(0);
+    await Promise.all([super.close(), ...lanes.map((l) => l.close())]);
   }
 }
 
