@@ -307,6 +307,24 @@ describe('mm2-group-offsets (real clusters)', function () {
     await committer.close();
   });
 
+  it('undeploy during the first full sync of 10,000 groups: the node closes in time, no commit after close', async function () {
+    const { latest } = await manyGroups(target, 'undeploy', 10000, (g) => [cp(g, '', 0, 2)]);
+    await nodes.load([goNode({ syncGroupOffsetsIntervalSeconds: '3600' }), { id: 'out', type: 'helper' }]);
+    const go = nodes.helper.getNode('go');
+    const committer = nodes.helper.getNode('tgt').connection.committer();
+    const logs = nodes.helper.log();
+    go.receive({ topic: 'mm2/checkpoints', payload: { checkpoints: [], latest, cycle: 1, sourceCluster: 'source', targetCluster: 'target', checkpointsTopic: 'source.checkpoints.internal' } });
+    await env.eventually(() => committer.requests.OffsetCommit > 0, { what: 'the first full sync to commit', timeout: 60000 });
+    await nodes.helper.unload();
+    const atClose = committer.requests.OffsetCommit;
+    assert.ok(atClose < 10000, `closed mid-sync: ${atClose} of 10000 commits sent`);
+    const texts = logs.getCalls().map((c) => JSON.stringify(c.args[0]));
+    assert.ok(!texts.some((t) => /Close timed out|Error stopping node/.test(t)), texts.filter((t) => /timed out|stopping/.test(t)).join('\n'));
+    // the abandoned run sends nothing more (its connections are closed with the node)
+    await new Promise((r) => setImmediate(r));
+    assert.equal(committer.requests.OffsetCommit, atClose);
+  });
+
   it('syncs on its own every interval, with ${ENV} in the settings and the groups filter applied', async function () {
     const topic = `source.${env.unique('periodic')}`;
     await remoteTopic(target, topic, 1, 5);
