@@ -15,6 +15,8 @@ export interface CheckpointsTopicRunnerEvents {
   progress?(read: bigint, total: bigint): void;
   /** The initial load is complete: the syncer holds every checkpoint of the topic. */
   loaded?(): void;
+  /** A checkpoint of this group was stored (during the load and after it). */
+  applied?(group: string): void;
   malformed?(err: MalformedRecordError, offset: bigint): void;
   /** The running reader failed (it retries by itself). */
   readerError?(err: Error): void;
@@ -83,6 +85,9 @@ export class CheckpointsTopicRunner {
       groupPrefix: o.groupPrefix,
       onProgress: (read, total) => {
         if (!this.stopped) ev?.progress?.(read, total);
+      },
+      onApplied: (group) => {
+        if (!this.stopped) ev?.applied?.(group);
       },
       onLoaded: () => {
         if (!this.stopped) ev?.loaded?.();

@@ -1,13 +1,24 @@
 /**
  * MM2's `sync.group.offsets` (MirrorCheckpointTask.syncGroupOffset), done safely, without Node-RED: keeps the latest
- * checkpoint per (group, remote partition) and, per cycle, writes the translated offsets of
- * every selected group to the TARGET cluster with one admin-style OffsetCommit per group.
+ * checkpoint per (group, remote partition) and writes the translated offsets of the selected
+ * groups to the TARGET cluster with one admin-style OffsetCommit per group that moved.
  *
- * Per group and cycle: describe the group on the target, read its committed offsets and the
- * log-end offsets of the checkpointed topics, let the core decide (`decideGroupOffsetSync`:
- * never backwards, clamp at the log end, skip active groups, skip missing topics), then commit.
- * UNKNOWN_MEMBER_ID from the broker means the group became active meanwhile: reported as
- * skipped, nothing written. Cycles never overlap.
+ * Two kinds of run, one at a time (never overlapping, queued requests share one run):
+ * - `sync()`, the full reconcile (every `sync.group.offsets.interval.seconds`, the upper bound):
+ *   every selected group with a checkpoint;
+ * - `syncGroups(groups)`, a partial run for the groups whose checkpoints just changed.
+ * Per run: the state of every target group from one ListGroups per broker, the target's
+ * committed offsets of the run's groups from batched OffsetFetch requests (one per coordinator
+ * per 500 groups), the log-end offsets once per topic, the core's decision per group
+ * (`decideGroupOffsetSync`: never backwards, clamp at the log end, skip active groups, skip
+ * missing topics), then the commits of the groups that move, several in flight. UNKNOWN_MEMBER_ID
+ * from the broker means the group became active meanwhile: reported as skipped, nothing written.
+ * What we read and wrote is remembered, so a partial run re-reads only the groups it may write
+ * (the offsets it writes are always decided against a fresh read: never backwards).
+ *
+ * A floor (`minWriteIntervalMs`) bounds the work of a commit storm: a partial run does not write
+ * a group written less than the floor ago; it is written once when the floor ends (a timer runs
+ * `syncGroups` for it), never dropped. The full run (at most once per interval, or on demand) writes every group.
  *
  * Checkpoints come either from messages (`applyCheckpointsJson`, the checkpoint emitter's
  * `payload.latest`) or from the checkpoints topic itself (`CheckpointsTopicFollower`), which
@@ -21,15 +32,25 @@ import type { NameFilter } from '../core/filters';
 import { decideGroupOffsetSync, isWritableGroupState, type TargetEndOffset } from '../core/group-offset-sync';
 import type { Checkpoint } from '../core/types';
 import { explainKafkaError } from './client';
-import { describeGroupState, fetchCommittedOffsets, fetchEndOffsets, type AdminCommitResult } from './groups';
+import { fetchEndOffsets, type AdminCommitResult, type CommittedOffset, type ListedGroupState } from './groups';
 import { TopicReader, type RawRecord } from './topic-reader';
+
+/** What the syncer reads target groups with (GroupOffsetFetcher fits). */
+export interface TargetGroupReader {
+  fetchMany(groups: readonly string[]): Promise<{ offsets: Map<string, CommittedOffset[]>; failed: Map<string, string> }>;
+  listGroupStates(): Promise<Map<string, ListedGroupState>>;
+}
 
 /** What the syncer needs from a cluster connection (ClusterConnection fits). */
 export interface SyncerConnection {
   admin(): Promise<Admin>;
   committer(): {
-    commit(group: string, offsets: Array<{ topic: string; partition: number; offset: bigint; metadata?: string }>): Promise<AdminCommitResult>;
+    commitMany(
+      commits: ReadonlyArray<{ group: string; offsets: Array<{ topic: string; partition: number; offset: bigint; metadata?: string }> }>,
+      opts?: { connections?: number; stop?: () => boolean },
+    ): Promise<Map<string, AdminCommitResult>>;
   };
+  offsetFetcher(): TargetGroupReader;
   reportOk(): void;
   /** Marks the connection failed (its users show it); optional. */
   reportError?(err: unknown): string;
@@ -37,7 +58,7 @@ export interface SyncerConnection {
 
 /** Group-level outcome codes of a cycle (besides being written). */
 export type GroupSkipCode =
-  /** The target group has members (described state, or the broker refused with UNKNOWN_MEMBER_ID). */
+  /** The target group has members (listed state, or the broker refused with UNKNOWN_MEMBER_ID). */
   | 'group-active'
   /** Every checkpointed partition already has this offset or a newer one on the target. */
   | 'up-to-date'
@@ -82,23 +103,34 @@ export interface CheckpointStats {
   malformed: number;
 }
 
-/** One cycle's result (domain values; the node's GroupOffsetsMessage is its JSON, see nodes/lib/contracts). */
+/** One run's result (domain values; the node's GroupOffsetsMessage is its JSON, see nodes/lib/contracts). */
 export interface GroupOffsetsCycle {
   cycle: number;
+  /** true for `syncGroups` (only the groups asked for), false for the full reconcile. */
+  partial: boolean;
   written: WrittenGroup[];
   skipped: SkippedGroup[];
   partitionsSkipped: SkippedPartition[];
   clamped: ClampedPartition[];
   checkpoints: CheckpointStats;
+  /** Groups asked for that wait for the floor (written when it ends, by a later run). */
+  deferred: number;
   durationMs: number;
 }
+
+/** Default least time between two writes of one group (ms). */
+export const DEFAULT_MIN_WRITE_INTERVAL_MS = 200;
+/** How long a run's listing of group states serves the partial runs after it (ms): the broker's refusal of a commit to a group with members stays the last guard. */
+const STATES_MAX_AGE_MS = 1000;
 
 export interface GroupOffsetSyncerOptions {
   connection: SyncerConnection;
   /** Which groups to write (MM2 `groups` / `groups.exclude`). */
   groupFilter: NameFilter;
-  /** Groups handled at the same time in a cycle. Default 4. */
-  concurrency?: number;
+  /** Least time between two writes of one group (ms); default DEFAULT_MIN_WRITE_INTERVAL_MS. */
+  minWriteIntervalMs?: number;
+  /** Called with the result of a run the floor timer started (the caller reports it like any other). */
+  onDeferredRun?: (run: Promise<GroupOffsetsCycle>) => void;
   now?: () => number;
 }
 
@@ -106,23 +138,37 @@ function key(topic: string, partition: number): string {
   return `${partition}:${topic}`;
 }
 
+type Job = { full: true } | { full: false; groups: Set<string> };
+
 export class GroupOffsetSyncer {
   private readonly byGroup = new Map<string, Map<string, Checkpoint>>();
+  /** What the target holds, as we last read or wrote it: group -> partition key -> offset. */
+  private readonly known = new Map<string, Map<string, bigint>>();
+  /** When each group was last written (ms), for the floor. */
+  private readonly lastWrite = new Map<string, number>();
+  /** Groups waiting for the floor, and the timer that runs them. */
+  private readonly deferredGroups = new Set<string>();
+  private deferTimer: ReturnType<typeof setTimeout> | null = null;
+  private states: { at: number; map: Map<string, ListedGroupState> } | null = null;
   private received = 0;
   private malformedCount = 0;
   private cycleNo = 0;
-  private running: Promise<GroupOffsetsCycle> | null = null;
-  private queued: Promise<GroupOffsetsCycle> | null = null;
+  private running = false;
+  private chain: Promise<unknown> = Promise.resolve();
+  private nextFull: Promise<GroupOffsetsCycle> | null = null;
+  private nextPartial: { groups: Set<string>; run: Promise<GroupOffsetsCycle> } | null = null;
   private closed = false;
   private readonly now: () => number;
+  private readonly floorMs: number;
 
   constructor(private readonly opts: GroupOffsetSyncerOptions) {
     this.now = opts.now ?? Date.now;
+    this.floorMs = opts.minWriteIntervalMs ?? DEFAULT_MIN_WRITE_INTERVAL_MS;
   }
 
-  /** Whether a cycle is in progress. */
+  /** Whether a run is in progress or queued. */
   get busy(): boolean {
-    return this.running !== null;
+    return this.running || this.nextFull !== null || this.nextPartial !== null;
   }
 
   get stats(): CheckpointStats {
@@ -149,28 +195,32 @@ export class GroupOffsetSyncer {
 
   /**
    * Merges a CheckpointsMessage's `payload.latest` (group -> CheckpointJson[]). Unusable
-   * entries are skipped and counted; returns how many were taken and how many skipped.
+   * entries are skipped and counted; returns how many were taken and how many skipped, and the groups that had an entry taken.
    */
-  applyCheckpointsJson(latest: Record<string, unknown>): { accepted: number; malformed: number } {
+  applyCheckpointsJson(latest: Record<string, unknown>): { accepted: number; malformed: number; groups: string[] } {
     let accepted = 0;
     let malformed = 0;
+    const groups: string[] = [];
     for (const [group, list] of Object.entries(latest)) {
       if (!Array.isArray(list)) {
         malformed++;
         continue;
       }
+      let any = false;
       for (const entry of list) {
         const cp = parseCheckpointJson(entry, group);
         if (cp) {
           this.put(cp);
           accepted++;
+          any = true;
         } else {
           malformed++;
         }
       }
+      if (any) groups.push(group);
     }
     this.malformedCount += malformed;
-    return { accepted, malformed };
+    return { accepted, malformed, groups };
   }
 
   /**
@@ -178,46 +228,85 @@ export class GroupOffsetSyncer {
    * its MalformedRecordError returned (never thrown); null when the record was stored.
    */
   applyRecord(r: Pick<RawRecord, 'key' | 'value'>): MalformedRecordError | null {
+    return this.applyRecordOf(r).error;
+  }
+
+  /** applyRecord, also naming the group of a stored checkpoint. */
+  applyRecordOf(r: Pick<RawRecord, 'key' | 'value'>): { error: MalformedRecordError | null; group?: string } {
     try {
-      this.put(decodeValidCheckpoint(r.key, r.value));
-      return null;
+      const cp = decodeValidCheckpoint(r.key, r.value);
+      this.put(cp);
+      return { error: null, group: cp.group };
     } catch (e) {
       this.malformedCount++;
-      return e instanceof MalformedRecordError ? e : new MalformedRecordError(String((e as Error)?.message ?? e));
+      return { error: e instanceof MalformedRecordError ? e : new MalformedRecordError(String((e as Error)?.message ?? e)) };
     }
   }
 
   /**
-   * Runs a cycle now. If one is running, the request is queued (several requests share one
-   * follow-up cycle), so the caller gets a cycle that started after its request.
+   * The full reconcile now (every selected group with a checkpoint). If a run is going on, the
+   * request is queued (several requests share one follow-up run), so the caller gets a run that
+   * started after its request.
    */
   sync(): Promise<GroupOffsetsCycle> {
     if (this.closed) return Promise.reject(new Error('closed'));
-    if (!this.running) {
-      this.running = this.runCycle().finally(() => {
-        this.running = null;
+    if (!this.nextFull) {
+      this.nextFull = this.enqueue(() => {
+        this.nextFull = null;
+        return { full: true };
       });
-      return this.running;
     }
-    if (!this.queued) {
-      this.queued = this.running
-        .catch(() => undefined)
-        .then(() => {
-          this.queued = null;
-          return this.sync();
-        });
-    }
-    return this.queued;
+    return this.nextFull;
   }
 
-  /** Stops accepting cycles and waits (at most `timeoutMs`) for the running one. */
-  async close(timeoutMs = 5000): Promise<void> {
+  /**
+   * Only these groups (selected, with a checkpoint), now: after the running run, together with
+   * every other group asked for meanwhile. A group written less than the floor ago waits for it
+   * (counted in `deferred`; a timer runs it when the floor ends).
+   */
+  syncGroups(groups: Iterable<string>): Promise<GroupOffsetsCycle> {
+    if (this.closed) return Promise.reject(new Error('closed'));
+    if (!this.nextPartial) {
+      const set = new Set<string>();
+      this.nextPartial = {
+        groups: set,
+        run: this.enqueue(() => {
+          this.nextPartial = null;
+          return { full: false, groups: set };
+        }),
+      };
+    }
+    for (const g of groups) this.nextPartial.groups.add(g);
+    return this.nextPartial.run;
+  }
+
+  private enqueue(take: () => Job): Promise<GroupOffsetsCycle> {
+    const run = this.chain.then(async () => {
+      const job = take();
+      if (this.closed) throw new Error('closed');
+      this.running = true;
+      try {
+        return await this.runCycle(job);
+      } finally {
+        this.running = false;
+      }
+    });
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Stops: no new run starts, a running one issues no new request (it is abandoned), and close
+   * waits at most `timeoutMs` for the requests already in flight.
+   */
+  async close(timeoutMs = 3000): Promise<void> {
     this.closed = true;
-    const pending = [this.running, this.queued].filter((p): p is Promise<GroupOffsetsCycle> => p !== null);
-    if (pending.length === 0) return;
+    if (this.deferTimer) clearTimeout(this.deferTimer);
+    this.deferTimer = null;
+    this.deferredGroups.clear();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
-      Promise.allSettled(pending),
+      this.chain,
       new Promise((r) => {
         timer = setTimeout(r, timeoutMs);
       }),
@@ -225,21 +314,127 @@ export class GroupOffsetSyncer {
     if (timer) clearTimeout(timer);
   }
 
-  private async runCycle(): Promise<GroupOffsetsCycle> {
+  private checkOpen(): void {
+    if (this.closed) throw new Error('closed: the sync run was abandoned');
+  }
+
+  /** The groups of a run that may be written now, and how many wait for the floor (a timer is set for them). */
+  private applyFloor(groups: string[]): string[] {
+    if (this.floorMs <= 0) return groups;
+    const now = this.now();
+    const ready: string[] = [];
+    let earliest = Infinity;
+    for (const g of groups) {
+      const last = this.lastWrite.get(g);
+      if (last !== undefined && now - last < this.floorMs) {
+        this.deferredGroups.add(g);
+        earliest = Math.min(earliest, last + this.floorMs);
+      } else {
+        ready.push(g);
+      }
+    }
+    if (earliest < Infinity && !this.deferTimer && !this.closed) {
+      this.deferTimer = setTimeout(() => this.runDeferred(), Math.max(1, earliest - now));
+      this.deferTimer.unref?.();
+    }
+    return ready;
+  }
+
+  private runDeferred(): void {
+    this.deferTimer = null;
+    if (this.closed || this.deferredGroups.size === 0) return;
+    const groups = [...this.deferredGroups];
+    this.deferredGroups.clear();
+    const run = this.syncGroups(groups);
+    if (this.opts.onDeferredRun) this.opts.onDeferredRun(run);
+    else run.catch(() => undefined);
+  }
+
+  /** Target group states: fresh for a full run, at most STATES_MAX_AGE_MS old for a partial one. */
+  private async groupStates(full: boolean): Promise<Map<string, ListedGroupState>> {
+    const s = this.states;
+    if (!full && s && this.now() - s.at <= STATES_MAX_AGE_MS) return s.map;
+    const map = await this.opts.connection.offsetFetcher().listGroupStates();
+    this.states = { at: this.now(), map };
+    return map;
+  }
+
+  /** Whether every checkpoint of the group is at or behind what we know the target holds (nothing to write, no need to read). */
+  private knownUpToDate(group: string, checkpoints: Checkpoint[]): boolean {
+    const k = this.known.get(group);
+    if (!k) return false;
+    return checkpoints.every((c) => {
+      const t = k.get(key(c.topic, c.partition));
+      return t !== undefined && t >= c.downstreamOffset;
+    });
+  }
+
+  private remember(group: string, offsets: CommittedOffset[]): void {
+    const m = new Map<string, bigint>();
+    for (const o of offsets) if (o.offset !== null) m.set(key(o.topic, o.partition), o.offset);
+    this.known.set(group, m);
+  }
+
+  private async runCycle(job: Job): Promise<GroupOffsetsCycle> {
     const started = this.now();
     const cycle = ++this.cycleNo;
-    const admin = await this.opts.connection.admin();
-    const groups = [...this.byGroup.keys()].filter((g) => this.opts.groupFilter.accept(g)).sort();
+    const selected = (job.full ? [...this.byGroup.keys()] : [...job.groups].filter((g) => this.byGroup.has(g)))
+      .filter((g) => this.opts.groupFilter.accept(g))
+      .sort();
+    // the floor bounds the partial runs; a full run (at most one per interval, or a "sync now") writes every group now
+    if (job.full) for (const g of selected) this.deferredGroups.delete(g);
+    const groups = job.full ? selected : this.applyFloor(selected);
     const result: GroupOffsetsCycle = {
       cycle,
+      partial: !job.full,
       written: [],
       skipped: [],
       partitionsSkipped: [],
       clamped: [],
       checkpoints: this.stats,
+      deferred: selected.length - groups.length,
       durationMs: 0,
     };
-    // Log-end offsets per topic, fetched once per cycle and shared by the groups.
+    if (groups.length === 0) {
+      result.durationMs = this.now() - started;
+      return result;
+    }
+    const { connection } = this.opts;
+    const admin = await connection.admin();
+    this.checkOpen();
+    let states: Map<string, ListedGroupState>;
+    try {
+      states = await this.groupStates(job.full);
+    } catch (e) {
+      // without the states no group may be written; the target is unreachable or refuses
+      connection.reportError?.(e);
+      throw e;
+    }
+    this.checkOpen();
+
+    // groups with members are left alone without reading them; the others are read in batches
+    const cps = new Map(groups.map((g) => [g, this.checkpointsOf(g)]));
+    const writable: string[] = [];
+    for (const g of groups) {
+      const state = states.get(g)?.state;
+      if (!isWritableGroupState(state)) {
+        const d = decideGroupOffsetSync({ group: g, checkpoints: cps.get(g) ?? [], targetGroupState: state });
+        result.skipped.push({ group: g, code: 'group-active', state, reason: d.reason });
+        this.known.delete(g);
+      } else if (!job.full && this.knownUpToDate(g, cps.get(g) ?? [])) {
+        result.skipped.push({ group: g, code: 'up-to-date', state, reason: 'every checkpointed partition is at this offset or further on the target (as last read or written)' });
+      } else {
+        writable.push(g);
+      }
+    }
+    const read = writable.length > 0 ? await connection.offsetFetcher().fetchMany(writable) : { offsets: new Map<string, CommittedOffset[]>(), failed: new Map<string, string>() };
+    this.checkOpen();
+    for (const [g, reason] of read.failed) {
+      result.skipped.push({ group: g, code: 'error', state: states.get(g)?.state, reason: `could not read the group's offsets on the target: ${reason}` });
+      this.known.delete(g);
+    }
+
+    // log-end offsets per topic, once per run, shared by the groups
     const ends = new Map<string, Promise<TargetEndOffset[]>>();
     const endsOf = (topic: string): Promise<TargetEndOffset[]> => {
       let p = ends.get(topic);
@@ -249,93 +444,87 @@ export class GroupOffsetSyncer {
       }
       return p;
     };
-    const perGroup = new Map<string, Omit<GroupOffsetsCycle, 'cycle' | 'checkpoints' | 'durationMs'>>();
-    let next = 0;
-    let anyOk = false;
-    const worker = async (): Promise<void> => {
-      while (next < groups.length) {
-        const group = groups[next++];
-        const out = { written: [] as WrittenGroup[], skipped: [] as SkippedGroup[], partitionsSkipped: [] as SkippedPartition[], clamped: [] as ClampedPartition[] };
-        perGroup.set(group, out);
-        try {
-          if (await this.syncGroup(admin, group, this.checkpointsOf(group), endsOf, out)) anyOk = true;
-        } catch (e) {
-          out.skipped.push({ group, code: 'error', reason: explainKafkaError(e) });
-        }
+    const toCommit: Array<{ group: string; state: string | undefined; decision: ReturnType<typeof decideGroupOffsetSync> }> = [];
+    for (const g of writable) {
+      const offsets = read.offsets.get(g);
+      if (!offsets) continue;
+      this.remember(g, offsets);
+      const checkpoints = cps.get(g) ?? [];
+      const state = states.get(g)?.state;
+      const endList: TargetEndOffset[] = [];
+      try {
+        for (const list of await Promise.all([...new Set(checkpoints.map((c) => c.topic))].map(endsOf))) endList.push(...list);
+      } catch (e) {
+        result.skipped.push({ group: g, code: 'error', state, reason: `could not read the log-end offsets on the target: ${explainKafkaError(e)}` });
+        continue;
       }
-    };
-    const workers = Math.max(1, Math.min(this.opts.concurrency ?? 4, groups.length));
-    await Promise.all(Array.from({ length: workers }, worker));
-    for (const g of groups) {
-      const o = perGroup.get(g);
-      if (!o) continue;
-      result.written.push(...o.written);
-      result.skipped.push(...o.skipped);
-      result.partitionsSkipped.push(...o.partitionsSkipped);
-      result.clamped.push(...o.clamped);
+      this.checkOpen();
+      const d = decideGroupOffsetSync({ group: g, checkpoints, targetGroupState: state, targetOffsets: offsets, targetEndOffsets: endList });
+      for (const s of d.skipped) {
+        if (s.code === 'up-to-date' || s.code === 'group-active') continue;
+        result.partitionsSkipped.push({ group: g, topic: s.topic, partition: s.partition, code: s.code, reason: s.reason });
+      }
+      if (d.action !== 'write') {
+        const upToDate = d.skipped.every((s) => s.code === 'up-to-date' || s.code === 'target-ahead');
+        result.skipped.push({ group: g, code: upToDate ? 'up-to-date' : 'nothing-to-write', state, reason: d.reason });
+        continue;
+      }
+      toCommit.push({ group: g, state, decision: d });
     }
-    if (anyOk || groups.length === 0) this.opts.connection.reportOk();
-    else {
-      // no group got an answer from the target: it is unreachable, whatever the cached client thinks
+
+    // the commits, pipelined per coordinator over several connections; none is sent after close
+    const sent = await connection.committer().commitMany(
+      toCommit.map((c) => ({ group: c.group, offsets: c.decision.offsets })),
+      { stop: () => this.closed },
+    );
+    this.checkOpen();
+    const commits = toCommit.map((c) => ({ c, r: sent.get(c.group) ?? ({ ok: false, errorType: 'UNKNOWN', message: 'no answer' } as AdminCommitResult) }));
+    let committedOk = 0;
+    for (const { c, r } of commits) {
+      const { group, state, decision: d } = c;
+      if (!r.ok) {
+        this.known.delete(group);
+        if (r.errorType === 'UNKNOWN_MEMBER_ID') {
+          result.skipped.push({
+            group,
+            code: 'group-active',
+            state: state ?? 'Dead',
+            reason: 'the group became active on the target before the commit (the broker answered UNKNOWN_MEMBER_ID); nothing was written',
+          });
+          committedOk++;
+          continue;
+        }
+        result.skipped.push({ group, code: 'error', state, reason: `commit refused: ${r.errorType ?? ''} ${r.message ?? ''}`.trim() });
+        continue;
+      }
+      committedOk++;
+      this.lastWrite.set(group, this.now());
+      const k = this.known.get(group) ?? new Map<string, bigint>();
+      for (const o of d.offsets) k.set(key(o.topic, o.partition), o.offset);
+      this.known.set(group, k);
+      result.written.push({ group, offsets: d.offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.offset })) });
+      for (const a of d.adjusted) {
+        result.clamped.push({ group, topic: a.topic, partition: a.partition, checkpointOffset: a.checkpointOffset, offset: a.offset, reason: a.reason });
+      }
+    }
+    if (this.known.size > 4 * Math.max(1000, this.byGroup.size)) this.known.clear();
+
+    const order = (a: { group: string }, b: { group: string }): number => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0);
+    result.written.sort(order);
+    result.skipped.sort(order);
+    result.partitionsSkipped.sort(order);
+    result.clamped.sort(order);
+    // the listing answered; the target is unreachable only when every read, or every commit, failed
+    const readsFailed = writable.length > 0 && read.failed.size === writable.length;
+    const commitsFailed = toCommit.length > 0 && committedOk === 0;
+    if (readsFailed || commitsFailed) {
       const first = result.skipped.find((x) => x.code === 'error');
-      this.opts.connection.reportError?.(new Error(first?.reason ?? 'the target did not answer'));
+      connection.reportError?.(new Error(first?.reason ?? 'the target did not answer'));
+    } else {
+      connection.reportOk();
     }
     result.durationMs = this.now() - started;
     return result;
-  }
-
-  /** One group; returns whether the target answered (for the connection state). */
-  private async syncGroup(
-    admin: Admin,
-    group: string,
-    checkpoints: Checkpoint[],
-    endsOf: (topic: string) => Promise<TargetEndOffset[]>,
-    out: { written: WrittenGroup[]; skipped: SkippedGroup[]; partitionsSkipped: SkippedPartition[]; clamped: ClampedPartition[] },
-  ): Promise<boolean> {
-    const described = await describeGroupState(admin, group);
-    if (described.error !== undefined) {
-      out.skipped.push({ group, code: 'error', state: described.state, reason: `could not describe the group on the target: ${described.error}` });
-      return false;
-    }
-    const state = described.state;
-    if (!isWritableGroupState(state)) {
-      const d = decideGroupOffsetSync({ group, checkpoints, targetGroupState: state });
-      out.skipped.push({ group, code: 'group-active', state, reason: d.reason });
-      return true;
-    }
-    const targetOffsets = await fetchCommittedOffsets(admin, group);
-    const endList: TargetEndOffset[] = [];
-    const topics = [...new Set(checkpoints.map((c) => c.topic))];
-    for (const list of await Promise.all(topics.map(endsOf))) endList.push(...list);
-    const d = decideGroupOffsetSync({ group, checkpoints, targetGroupState: state, targetOffsets, targetEndOffsets: endList });
-    for (const s of d.skipped) {
-      if (s.code === 'up-to-date' || s.code === 'group-active') continue;
-      out.partitionsSkipped.push({ group, topic: s.topic, partition: s.partition, code: s.code, reason: s.reason });
-    }
-    if (d.action !== 'write') {
-      const upToDate = d.skipped.every((s) => s.code === 'up-to-date' || s.code === 'target-ahead');
-      out.skipped.push({ group, code: upToDate ? 'up-to-date' : 'nothing-to-write', state, reason: d.reason });
-      return true;
-    }
-    const r = await this.opts.connection.committer().commit(group, d.offsets);
-    if (!r.ok) {
-      if (r.errorType === 'UNKNOWN_MEMBER_ID') {
-        out.skipped.push({
-          group,
-          code: 'group-active',
-          state: state ?? 'Dead',
-          reason: 'the group became active on the target before the commit (the broker answered UNKNOWN_MEMBER_ID); nothing was written',
-        });
-        return true;
-      }
-      out.skipped.push({ group, code: 'error', state, reason: `commit refused: ${r.errorType ?? ''} ${r.message ?? ''}`.trim() });
-      return false;
-    }
-    out.written.push({ group, offsets: d.offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.offset })) });
-    for (const a of d.adjusted) {
-      out.clamped.push({ group, topic: a.topic, partition: a.partition, checkpointOffset: a.checkpointOffset, offset: a.offset, reason: a.reason });
-    }
-    return true;
   }
 }
 
@@ -348,6 +537,8 @@ export interface CheckpointsTopicFollowerOptions {
   onProgress?: (read: bigint, total: bigint) => void;
   onLoaded?: () => void;
   onMalformed?: (err: MalformedRecordError, offset: bigint) => void;
+  /** A checkpoint of this group was stored (during the load and after it). */
+  onApplied?: (group: string) => void;
   onError?: (err: Error) => void;
 }
 
@@ -377,8 +568,9 @@ export class CheckpointsTopicFollower {
       tail: true,
       groupPrefix: o.groupPrefix,
       onRecord: (r) => {
-        const err = o.syncer.applyRecord(r);
-        if (err) o.onMalformed?.(err, r.offset);
+        const { error, group } = o.syncer.applyRecordOf(r);
+        if (error) o.onMalformed?.(error, r.offset);
+        else if (group !== undefined) o.onApplied?.(group);
       },
       onProgress: o.onProgress,
       onLoaded: () => {

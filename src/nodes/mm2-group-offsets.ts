@@ -1,7 +1,8 @@
 /**
  * `mm2-group-offsets` flow node: MM2's `sync.group.offsets` (MirrorCheckpointTask.syncGroupOffset) done safely. Writes the
  * checkpointed (translated) offsets of consumer groups to the TARGET cluster, one admin-style
- * commit per group, every `sync.group.offsets.interval.seconds` and on demand. The cycle logic
+ * commit per group that moved: the groups whose checkpoints change at once (at most once per
+ * group per `minWriteIntervalMs`), every group every `sync.group.offsets.interval.seconds`, and on demand. The cycle logic
  * lives in ../kafka/group-offset-syncer (no Node-RED there); this file is the shell: settings,
  * input/output, status, timers, close.
  */
@@ -34,14 +35,15 @@ export = function register(RED: NodeAPI): void {
     // ---- settings (empty = MM2's default, `${VAR}` substituted, an unset variable is an error) ----
     const read = readGroupOffsetsSettings(def, nodeEnvLookup(RED, node), t);
     if (!read.values) return refuseSettings(node, status, read.problems[0]);
-    const { mode, intervalMs, groupFilter } = read.values;
+    const { mode, intervalMs, groupFilter, minWriteIntervalMs } = read.values;
     const maybeConnection = rep.targetNode?.connection ?? null;
     if (!maybeConnection) return refuseSettings(node, status, t('mm2-group-offsets.errors.no-target'));
     const connection = ctx.use(maybeConnection);
     const checkpointsTopic = rep.checkpointsTopic();
 
     // ---- wiring: cycles (lib/group-offsets/cycles), their timers, mode topic (lib/group-offsets/topic-mode) ----
-    const syncer = new GroupOffsetSyncer({ connection, groupFilter });
+    // a group asked again within the floor is written when it ends: that run is reported like the others
+    const syncer = new GroupOffsetSyncer({ connection, groupFilter, minWriteIntervalMs, onDeferredRun: (run) => cycles.report(run, null, null, null) });
     const cycles = new GroupOffsetsCycles({ node, ctx, t, syncer, connection, mode, intervalMs, checkpointsTopic });
     ctx.every(5000, () => cycles.render());
     ctx.every(intervalMs, () => cycles.tick());
@@ -50,7 +52,9 @@ export = function register(RED: NodeAPI): void {
       ready: () => cycles.ready,
       loaded: () => {
         cycles.ready = true;
+        cycles.run(null, null, null); // the whole topic read: one full run now, then the timer's
       },
+      applied: (group) => cycles.groupChanged(group),
       malformed: () => {
         if (cycles.ready) cycles.render();
       },
@@ -58,6 +62,7 @@ export = function register(RED: NodeAPI): void {
     onInput(node, (msg, send, done) => cycles.input(msg, send, done));
 
     ctx.onClose(async () => {
+      cycles.stop();
       if (runner) await runner.stop();
       await syncer.close();
     });

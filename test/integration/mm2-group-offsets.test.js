@@ -6,7 +6,7 @@
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const nodes = require('../harness/nodes');
-const { AdminOffsetCommitter, describeGroupState, fetchCommittedOffsets, listConsumerGroups } = require('../../dist/kafka/groups');
+const { AdminOffsetCommitter, GroupOffsetFetcher, describeGroupState, fetchCommittedOffsets, listConsumerGroups } = require('../../dist/kafka/groups');
 const { GroupOffsetSyncer } = require('../../dist/kafka/group-offset-syncer');
 const { encodeCheckpoint } = require('../../dist/core/checkpoint');
 const { createGroupFilter } = require('../../dist/core/filters');
@@ -53,6 +53,40 @@ function goNode(over = {}) {
   };
 }
 
+/** A group with a live consumer on the target (Stable) that committed partition 0 of `topic` at `offset`. */
+async function activeGroup(target, consumers, topic, groupId, offset) {
+  const consumer = env.kafka('target').consumer({ groupId });
+  consumers.push(consumer);
+  await consumer.connect();
+  await consumer.subscribe({ topics: [topic], fromBeginning: true });
+  await consumer.run({ autoCommit: false, eachMessage: async () => {} });
+  await env.eventually(async () => (await describeGroupState(target, groupId)).state === 'Stable', { what: 'active group to be Stable' });
+  await consumer.commitOffsets([{ topic, partition: 0, offset }]);
+  return consumer;
+}
+
+/** `n` groups with checkpoints on a new 2-partition topic of the target (`make` gives a group's checkpoints; its topic is filled in). */
+async function manyGroups(target, name, n, make) {
+  const topic = `source.${env.unique(name)}`;
+  await remoteTopic(target, topic, 2, 5);
+  const prefix = env.unique(`${name}-g`);
+  /** @type {Record<string, unknown>} */
+  const latest = {};
+  for (let i = 0; i < n; i++) latest[`${prefix}-${i}`] = make(`${prefix}-${i}`, i).map((c) => ({ ...c, topic }));
+  return { topic, prefix, latest };
+}
+
+/** A syncer on the real target with its own reader and committer (requests counted). */
+function realSyncer(target) {
+  const fetcher = new GroupOffsetFetcher(env.kafka('target'));
+  const committer = new AdminOffsetCommitter(env.kafka('target'));
+  const syncer = new GroupOffsetSyncer({
+    connection: { admin: async () => target, committer: () => committer, offsetFetcher: () => fetcher, reportOk: () => undefined },
+    groupFilter: createGroupFilter({}),
+  });
+  return { fetcher, committer, syncer };
+}
+
 const byGroup = (a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0);
 
 describe('mm2-group-offsets (real clusters)', function () {
@@ -86,13 +120,7 @@ describe('mm2-group-offsets (real clusters)', function () {
     await committer.close();
 
     // gActive has a live consumer on the target that committed partition 0 at 1
-    const consumer = env.kafka('target').consumer({ groupId: gActive });
-    consumers.push(consumer);
-    await consumer.connect();
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
-    await consumer.run({ autoCommit: false, eachMessage: async () => {} });
-    await env.eventually(async () => (await describeGroupState(target, gActive)).state === 'Stable', { what: 'active group to be Stable' });
-    await consumer.commitOffsets([{ topic, partition: 0, offset: '1' }]);
+    const consumer = await activeGroup(target, consumers, topic, gActive, '1');
     const activeBefore = await committed(target, gActive);
     assert.deepEqual(activeBefore, { [`${topic}/0`]: '1|' });
 
@@ -171,6 +199,132 @@ describe('mm2-group-offsets (real clusters)', function () {
     assert.deepEqual(await committed(target, gActive), { [`${topic}/0`]: '5|', [`${topic}/1`]: '5|' });
   });
 
+  it('a changes message (payload.full false) is written at once, no timer; active groups untouched, never backwards', async function () {
+    const topic = `source.${env.unique('changes')}`;
+    await remoteTopic(target, topic, 1, 20);
+    const g = env.unique('ch-g');
+    const gAhead = env.unique('ch-ahead');
+    const gActive = env.unique('ch-active');
+    const committer = new AdminOffsetCommitter(env.kafka('target'));
+    assert.deepEqual(await committer.commit(gAhead, [{ topic, partition: 0, offset: 15n }]), { ok: true });
+    await committer.close();
+    const consumer = await activeGroup(target, consumers, topic, gActive, '1');
+
+    // no floor here: the changed group is written right after the full run (the floor has its own test)
+    await nodes.load([goNode({ syncGroupOffsetsIntervalSeconds: '3600', minWriteIntervalMs: '0' }), { id: 'out', type: 'helper' }]);
+    const go = nodes.helper.getNode('go');
+    const out = nodes.collect(nodes.helper.getNode('out'));
+    // the whole state first (an old sender: no `full`): one full run at once
+    go.receive(checkpointsMessage([cp(g, topic, 0, 3), cp(gAhead, topic, 0, 5), cp(gActive, topic, 0, 4)]));
+    await env.eventually(async () => (await committed(target, g))[`${topic}/0`] === '3|', { what: 'the first full run' });
+    await env.eventually(() => out.length >= 1, { what: 'its message' });
+    // only what changed, with a one-hour interval: written now
+    const changes = checkpointsMessage([cp(g, topic, 0, 9), cp(gAhead, topic, 0, 12), cp(gActive, topic, 0, 10)]);
+    changes.payload.full = false;
+    go.receive(changes);
+    await env.eventually(async () => (await committed(target, g))[`${topic}/0`] === '9|', { what: 'the changed group written at once' });
+    const msg = await env.eventually(() => out.find((m) => m.payload.written.some((w) => w.group === g && w.offsets[0].offset === '9')), { what: 'the partial run message' });
+    assert.deepEqual(Object.keys(msg.payload).sort(), ['checkpoints', 'clamped', 'cycle', 'durationMs', 'partitionsSkipped', 'skipped', 'written'], 'the message keeps its shape');
+    const skipped = Object.fromEntries(msg.payload.skipped.map((x) => [x.group, x.code]));
+    assert.deepEqual(skipped, { [gAhead]: 'up-to-date', [gActive]: 'group-active' });
+    assert.deepEqual(await committed(target, gAhead), { [`${topic}/0`]: '15|' }, 'never backwards');
+    assert.deepEqual(await committed(target, gActive), { [`${topic}/0`]: '1|' }, 'the active group is untouched');
+  });
+
+  it('a group asked again within minWriteIntervalMs is written once when it ends, with the latest offset', async function () {
+    const topic = `source.${env.unique('floor')}`;
+    await remoteTopic(target, topic, 1, 50);
+    const g = env.unique('fl-g');
+    await nodes.load([goNode({ syncGroupOffsetsIntervalSeconds: '3600', minWriteIntervalMs: '1500' }), { id: 'out', type: 'helper' }]);
+    const go = nodes.helper.getNode('go');
+    const out = nodes.collect(nodes.helper.getNode('out'));
+    const changes = (n) => {
+      const m = checkpointsMessage([cp(g, topic, 0, n)]);
+      m.payload.full = false;
+      return m;
+    };
+    go.receive(changes(1));
+    await env.eventually(async () => (await committed(target, g))[`${topic}/0`] === '1|', { what: 'the first write' });
+    for (let n = 2; n <= 6; n++) go.receive(changes(n));
+    await env.eventually(async () => (await committed(target, g))[`${topic}/0`] === '6|', { what: 'the latest offset when the floor ended' });
+    await env.eventually(() => out.some((m) => m.payload.written.some((w) => w.offsets[0].offset === '6')), { what: 'the deferred run reported' });
+    const writes = out.flatMap((m) => m.payload.written.filter((w) => w.group === g).map((w) => w.offsets[0].offset));
+    assert.deepEqual(writes, ['1', '6'], 'five changes within the floor: one write');
+  });
+
+  it('minWriteIntervalMs outside 0..60000 or not a whole number is refused, naming the field', async function () {
+    for (const bad of ['60001', '-1', '1.5', 'soon']) {
+      await nodes.load([goNode({ minWriteIntervalMs: bad }), { id: 'out', type: 'helper' }]);
+      const errors = nodes.helper.getNode('go').error.getCalls().map((c) => String(c.args[0]));
+      assert.equal(errors.length, 1, bad);
+      assert.match(errors[0], new RegExp(`^minWriteIntervalMs: '${bad.replace('.', '\\.')}' is not a whole number of milliseconds from 0 to 60000`));
+      await nodes.helper.unload();
+    }
+  });
+
+  it('1,200 groups: written in a few batched reads, one listing, one commit per group; a second full run writes nothing', async function () {
+    const { topic, prefix, latest } = await manyGroups(target, 'many', 1200, (g, i) => [cp(g, '', 0, 1 + (i % 4)), cp(g, '', 1, 2)]);
+    const { fetcher, committer, syncer } = realSyncer(target);
+    try {
+      syncer.applyCheckpointsJson(latest);
+      const r = await syncer.sync();
+      assert.equal(r.written.length, 1200);
+      assert.deepEqual(r.skipped, []);
+      const brokers = (await target.describeCluster()).brokers.length;
+      assert.equal(fetcher.requests.ListGroups, brokers, 'one ListGroups per broker');
+      assert.ok(fetcher.requests.OffsetFetch <= 3 * brokers, `OffsetFetch ${fetcher.requests.OffsetFetch}`);
+      assert.ok(fetcher.requests.FindCoordinator <= 2, `FindCoordinator ${fetcher.requests.FindCoordinator}`);
+      assert.equal(committer.requests.OffsetCommit, 1200);
+      assert.ok(committer.requests.FindCoordinator <= 2, `the committer's coordinators in batched lookups: ${committer.requests.FindCoordinator}`);
+      console.log(`      1,200 groups x 2 partitions, first full run: ${r.durationMs} ms, requests ${JSON.stringify(fetcher.requests)}, committer ${JSON.stringify(committer.requests)}`);
+      const some = `${prefix}-7`;
+      assert.deepEqual(await committed(target, some), { [`${topic}/0`]: '4|', [`${topic}/1`]: '2|' });
+      const again = await syncer.sync();
+      assert.equal(again.written.length, 0);
+      assert.equal(again.skipped.filter((x) => x.code === 'up-to-date').length, 1200);
+      assert.equal(committer.requests.OffsetCommit, 1200, 'nothing moved: no commit');
+      console.log(`      second full run (nothing moved): ${again.durationMs} ms, requests ${JSON.stringify(fetcher.requests)}`);
+    } finally {
+      await syncer.close();
+      await fetcher.close();
+      await committer.close();
+    }
+  });
+
+  it('close mid-run at 10,000 groups: no request after close, close resolves, the run is abandoned', async function () {
+    const { latest } = await manyGroups(target, 'close', 10000, (g) => [cp(g, '', 0, 3)]);
+    const { fetcher, committer, syncer } = realSyncer(target);
+    syncer.applyCheckpointsJson(latest);
+    const run = syncer.sync();
+    run.catch(() => undefined);
+    await env.eventually(() => committer.requests.OffsetCommit > 0, { what: 'the commits to start' });
+    await syncer.close();
+    const atClose = committer.requests.OffsetCommit;
+    await run.then(() => undefined, () => undefined);
+    assert.equal(committer.requests.OffsetCommit, atClose, 'no commit sent after close resolved');
+    assert.ok(atClose < 10000, `abandoned: ${atClose} of 10000 commits sent`);
+    await fetcher.close();
+    await committer.close();
+  });
+
+  it('undeploy during the first full sync of 10,000 groups: the node closes in time, no commit after close', async function () {
+    const { latest } = await manyGroups(target, 'undeploy', 10000, (g) => [cp(g, '', 0, 2)]);
+    await nodes.load([goNode({ syncGroupOffsetsIntervalSeconds: '3600' }), { id: 'out', type: 'helper' }]);
+    const go = nodes.helper.getNode('go');
+    const committer = nodes.helper.getNode('tgt').connection.committer();
+    const logs = nodes.helper.log();
+    go.receive({ topic: 'mm2/checkpoints', payload: { checkpoints: [], latest, cycle: 1, sourceCluster: 'source', targetCluster: 'target', checkpointsTopic: 'source.checkpoints.internal' } });
+    await env.eventually(() => committer.requests.OffsetCommit > 0, { what: 'the first full sync to commit', timeout: 60000 });
+    await nodes.helper.unload();
+    const atClose = committer.requests.OffsetCommit;
+    assert.ok(atClose < 10000, `closed mid-sync: ${atClose} of 10000 commits sent`);
+    const texts = logs.getCalls().map((c) => JSON.stringify(c.args[0]));
+    assert.ok(!texts.some((t) => /Close timed out|Error stopping node/.test(t)), texts.filter((t) => /timed out|stopping/.test(t)).join('\n'));
+    // the abandoned run sends nothing more (its connections are closed with the node)
+    await new Promise((r) => setImmediate(r));
+    assert.equal(committer.requests.OffsetCommit, atClose);
+  });
+
   it('syncs on its own every interval, with ${ENV} in the settings and the groups filter applied', async function () {
     const topic = `source.${env.unique('periodic')}`;
     await remoteTopic(target, topic, 1, 5);
@@ -221,19 +375,21 @@ describe('mm2-group-offsets (real clusters)', function () {
     await env.eventually(async () => (await describeGroupState(target, group)).state === 'Stable', { what: 'group Stable' });
     await consumer.commitOffsets([{ topic, partition: 0, offset: '2' }]);
 
-    // The real target admin, except that describe answers as if the group were still Empty:
-    // the situation of a consumer joining right after the describe.
-    const stale = Object.create(target);
-    stale.describeGroups = async (ids) => ({ groups: ids.map((groupId) => ({ groupId, state: 'Empty', members: [], protocol: '', protocolType: 'consumer', errorCode: 0 })) });
+    // The real target reader, except that the group listing answers as if the group were still
+    // Empty: the situation of a consumer joining right after the listing.
+    const fetcher = new GroupOffsetFetcher(env.kafka('target'));
+    const stale = Object.create(fetcher);
+    stale.listGroupStates = async () => new Map([[group, { state: 'Empty', protocolType: 'consumer' }]]);
     const committer = new AdminOffsetCommitter(env.kafka('target'));
     let oks = 0;
     const syncer = new GroupOffsetSyncer({
-      connection: { admin: async () => stale, committer: () => committer, reportOk: () => { oks++; } },
+      connection: { admin: async () => target, committer: () => committer, offsetFetcher: () => stale, reportOk: () => { oks++; } },
       groupFilter: createGroupFilter({}),
     });
     syncer.applyCheckpointsJson({ [group]: [cp(group, topic, 0, 7)] });
     const r = await syncer.sync();
     await committer.close();
+    await fetcher.close();
     assert.deepEqual(r.written, []);
     assert.equal(r.skipped.length, 1);
     assert.equal(r.skipped[0].code, 'group-active');
@@ -284,6 +440,25 @@ describe('mm2-group-offsets (real clusters)', function () {
     await producer.send({ topic: cpTopic, messages: [{ partition: 0, ...encodeCheckpoint({ group: g1, topic, partition: 0, upstreamOffset: 90, downstreamOffset: 9, metadata: 'c' }) }] });
     await producer.disconnect();
     await env.eventually(async () => (await committed(target, g1))[`${topic}/0`] === '9|c', { what: 'the tailed checkpoint to be synced' });
+  });
+
+  it('mode topic: a new checkpoint record is written within the batching window, not at the next interval', async function () {
+    const alias = env.unique('fast');
+    const cpTopic = `${alias}.checkpoints.internal`;
+    const topic = `${alias}.${env.unique('orders')}`;
+    await remoteTopic(target, topic, 1, 10);
+    await target.createTopics({ topics: [{ topic: cpTopic, numPartitions: 1 }], waitForLeaders: true });
+    const g = env.unique('fast-g');
+    const producer = env.kafka('target').producer();
+    await producer.connect();
+    await producer.send({ topic: cpTopic, messages: [{ partition: 0, ...encodeCheckpoint({ group: g, topic, partition: 0, upstreamOffset: 2, downstreamOffset: 2 }) }] });
+    await nodes.load([goNode({ mode: 'topic', syncGroupOffsetsIntervalSeconds: '3600' }), { id: 'out', type: 'helper' }], { over: { src: { alias } } });
+    // the load is followed by one full run
+    await env.eventually(async () => (await committed(target, g))[`${topic}/0`] === '2|', { what: 'the full run after the load' });
+    // a new record: written now (the interval is an hour)
+    await producer.send({ topic: cpTopic, messages: [{ partition: 0, ...encodeCheckpoint({ group: g, topic, partition: 0, upstreamOffset: 8, downstreamOffset: 8 }) }] });
+    await producer.disconnect();
+    await env.eventually(async () => (await committed(target, g))[`${topic}/0`] === '8|', { what: 'the new record written at once' });
   });
 
   it('mode topic: waits for a missing checkpoints topic, refuses "sync now" until loaded (Catch sees it), then starts', async function () {

@@ -211,14 +211,17 @@ describe('CheckpointEmitter restore when the target does not answer (no broker)'
 });
 
 describe('GroupOffsetSyncer: an unreachable target (no broker)', function () {
-  it('reports the connection failed when no group got an answer', async function () {
+  it('reports the connection failed when the target does not answer the group listing; nothing is written', async function () {
     const errors = [];
-    /** @type {Partial<import('kafkajs').Admin>} */
-    const admin = { describeGroups: async () => { throw new Error('Connection error: connect ECONNREFUSED'); } };
+    const commits = [];
     const s = new GroupOffsetSyncer({
       connection: {
-        admin: async () => /** @type {import('kafkajs').Admin} */ (admin),
-        committer: () => ({ commit: async () => ({ ok: true }) }),
+        admin: async () => /** @type {import('kafkajs').Admin} */ ({}),
+        committer: () => ({ commitMany: async (list) => { commits.push(...list); return new Map(); } }),
+        offsetFetcher: () => ({
+          listGroupStates: async () => { throw new Error('Connection error: connect ECONNREFUSED'); },
+          fetchMany: async () => assert.fail('no read without the group states'),
+        }),
         reportOk: () => assert.fail('not ok'),
         reportError: (e) => {
           errors.push(/** @type {Error} */ (e).message);
@@ -228,9 +231,9 @@ describe('GroupOffsetSyncer: an unreachable target (no broker)', function () {
       groupFilter: createGroupFilter({}),
     });
     s.applyCheckpointsJson({ g: [{ topic: 't', partition: 0, downstreamOffset: '5' }] });
-    const r = await s.sync();
-    assert.deepEqual(r.skipped.map((x) => x.code), ['error']);
+    await assert.rejects(() => s.sync(), /ECONNREFUSED/);
     assert.equal(errors.length, 1);
     assert.match(errors[0], /ECONNREFUSED/);
+    assert.deepEqual(commits, []);
   });
 });

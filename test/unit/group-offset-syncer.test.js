@@ -1,55 +1,183 @@
 'use strict';
-/** GroupOffsetSyncer's own logic with an in-memory admin (the real-broker behaviour is in test/integration/mm2-group-offsets.test.js). */
+/** GroupOffsetSyncer's own logic with an in-memory target (the real-broker behaviour is in test/integration/mm2-group-offsets.test.js). */
 const assert = require('node:assert/strict');
 const { GroupOffsetSyncer } = require('../../dist/kafka/group-offset-syncer');
 const { createGroupFilter } = require('../../dist/core/filters');
 const { encodeCheckpoint } = require('../../dist/core/checkpoint');
 
-/** A connection whose admin answers from memory (no broker): only the syncer's own logic is under test. */
-function fakeConnection({ delayMs = 0, state = 'Empty' } = {}) {
-  const calls = { describe: 0, commits: [], inFlight: 0, maxInFlight: 0 };
+/**
+ * A target held in memory (no broker): group states, committed offsets (commits land there),
+ * topic 't' with 1 partition ending at 100. `gate` holds fetchMany until released.
+ */
+/**
+ * @param {{ delayMs?: number, states?: Record<string, string>, committed?: Record<string, number> }} [o]
+ */
+function fakeConnection({ delayMs = 0, states = {}, committed = {} } = {}) {
+  const calls = { list: 0, fetchMany: [], commits: [], inFlight: 0, maxInFlight: 0 };
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-  /** @type {Partial<import('kafkajs').Admin>} */
-  const admin = {
-    describeGroups: async (ids) => {
-      calls.describe++;
+  /** @type {{ committed: Record<string, number>, gate: Promise<void> | null }} */
+  const target = { committed: { ...committed }, gate: null };
+  const fetcher = {
+    listGroupStates: async () => {
+      calls.list++;
       calls.inFlight++;
       calls.maxInFlight = Math.max(calls.maxInFlight, calls.inFlight);
       await sleep(delayMs);
       calls.inFlight--;
-      return { groups: ids.map((groupId) => /** @type {import('kafkajs').GroupDescription} */ ({ groupId, state, members: [] })) };
+      return new Map(Object.entries(states).map(([g, state]) => [g, { state, protocolType: 'consumer' }]));
     },
-    fetchOffsets: async () => [],
+    fetchMany: async (groups) => {
+      calls.fetchMany.push([...groups]);
+      if (target.gate) await target.gate;
+      const offsets = new Map();
+      for (const g of groups) {
+        const c = target.committed[g];
+        offsets.set(g, c === undefined ? [] : [{ topic: 't', partition: 0, offset: BigInt(c), metadata: '' }]);
+      }
+      return { offsets, failed: new Map() };
+    },
+  };
+  /** @type {Partial<import('kafkajs').Admin>} */
+  const admin = {
     fetchTopicOffsets: async () => [{ partition: 0, offset: '100', high: '100', low: '0' }],
     listTopics: async () => ['t'], // the topic exists (fetchEndOffsets looks it up first)
   };
   return {
     calls,
+    target,
     connection: {
       admin: async () => /** @type {import('kafkajs').Admin} */ (admin),
-      committer: () => ({ commit: async (group, offsets) => { calls.commits.push({ group, offsets }); return { ok: true }; } }),
+      committer: () => ({
+        commitMany: async (list, { stop = () => false } = {}) => {
+          const out = new Map();
+          for (const { group, offsets } of list) {
+            if (stop()) {
+              out.set(group, { ok: false, errorType: 'CLOSED' });
+              continue;
+            }
+            calls.commits.push({ group, offsets });
+            target.committed[group] = Number(offsets[0].offset);
+            out.set(group, { ok: true });
+          }
+          return out;
+        },
+      }),
+      offsetFetcher: () => fetcher,
       reportOk: () => undefined,
     },
   };
 }
 
+const cp = (downstreamOffset) => [{ topic: 't', partition: 0, downstreamOffset: String(downstreamOffset) }];
+
 describe('GroupOffsetSyncer (no broker)', function () {
-  it('never overlaps cycles: requests during a cycle share one follow-up cycle', async function () {
+  it('never overlaps runs: requests during a run share one follow-up run', async function () {
     const { calls, connection } = fakeConnection({ delayMs: 30 });
-    const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), concurrency: 1 });
-    s.applyCheckpointsJson({ g: [{ topic: 't', partition: 0, downstreamOffset: '5' }] });
+    const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0 });
+    s.applyCheckpointsJson({ g: cp(5) });
     const a = s.sync();
     assert.equal(s.busy, true);
+    assert.equal(s.sync(), a, 'a request before the run started shares it');
+    while (calls.list === 0) await new Promise((r) => setTimeout(r, 1)); // the run has started
     const b = s.sync();
     const c = s.sync();
-    assert.equal(b, c, 'queued requests share the follow-up cycle');
+    assert.equal(b, c, 'queued requests share the follow-up run');
     const [ra, rb, rc] = await Promise.all([a, b, c]);
     assert.equal(ra.cycle, 1);
     assert.equal(rb.cycle, 2);
     assert.equal(rc.cycle, 2);
-    assert.equal(calls.describe, 2);
+    assert.equal(calls.list, 2, 'one listing of the group states per full run');
     assert.equal(calls.maxInFlight, 1);
     assert.equal(s.busy, false);
+  });
+
+  it('a full run reads all groups in one batched read, writes only the groups that moved, and the next full run writes nothing', async function () {
+    const { calls, connection } = fakeConnection({ committed: { b: 9 } });
+    const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0 });
+    s.applyCheckpointsJson({ a: cp(5), b: cp(9), c: cp(7) });
+    const r = await s.sync();
+    assert.deepEqual(calls.fetchMany, [['a', 'b', 'c']]);
+    assert.deepEqual(r.written.map((w) => w.group), ['a', 'c']);
+    assert.deepEqual(r.skipped.map((x) => `${x.group} ${x.code}`), ['b up-to-date']);
+    assert.equal(r.partial, false);
+    const again = await s.sync();
+    assert.deepEqual(again.written, []);
+    assert.equal(calls.commits.length, 2);
+    assert.equal(calls.fetchMany.length, 2, 'a full run always reads the target again');
+  });
+
+  it('syncGroups handles only the groups asked for; one already up to date by what was written is not read again', async function () {
+    const { calls, connection } = fakeConnection();
+    const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0 });
+    s.applyCheckpointsJson({ a: cp(5), b: cp(6) });
+    const r = await s.syncGroups(['a']);
+    assert.equal(r.partial, true);
+    assert.deepEqual(r.written, [{ group: 'a', offsets: [{ topic: 't', partition: 0, offset: 5n }] }]);
+    assert.deepEqual(calls.fetchMany, [['a']]);
+    const r2 = await s.syncGroups(['a', 'unknown-group']);
+    assert.deepEqual(r2.skipped.map((x) => `${x.group} ${x.code}`), ['a up-to-date']);
+    assert.deepEqual(calls.fetchMany, [['a']], 'what we wrote is remembered');
+    s.applyCheckpointsJson({ a: cp(8) });
+    const r3 = await s.syncGroups(['a']);
+    assert.deepEqual(r3.written.map((w) => w.offsets[0].offset), [8n]);
+    assert.deepEqual(calls.fetchMany, [['a'], ['a']], 'a group to write is read fresh first');
+  });
+
+  it('never backwards: a target offset ahead of the checkpoint stays; a group with members is neither read nor written', async function () {
+    const { calls, connection, target } = fakeConnection({ committed: { ahead: 50 }, states: { busy: 'Stable', ahead: 'Empty' } });
+    const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}) });
+    s.applyCheckpointsJson({ ahead: cp(5), busy: cp(5) });
+    const r = await s.syncGroups(['ahead', 'busy']);
+    assert.deepEqual(r.written, []);
+    assert.deepEqual(r.skipped.map((x) => `${x.group} ${x.code} ${x.state}`), ['ahead up-to-date Empty', 'busy group-active Stable']);
+    assert.deepEqual(calls.fetchMany, [['ahead']]);
+    assert.deepEqual(calls.commits, []);
+    assert.equal(target.committed.ahead, 50);
+  });
+
+  it('the floor: a group asked again within it is written once when it ends, with the latest checkpoint', async function () {
+    const { calls, connection } = fakeConnection();
+    const deferred = [];
+    const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 150, onDeferredRun: (run) => deferred.push(run) });
+    s.applyCheckpointsJson({ g: cp(1), h: cp(1) });
+    const r1 = await s.syncGroups(['g']);
+    assert.equal(r1.written.length, 1);
+    s.applyCheckpointsJson({ g: cp(2) });
+    const r2 = await s.syncGroups(['g', 'h']);
+    assert.equal(r2.deferred, 1, 'g waits for the floor');
+    assert.deepEqual(r2.written.map((w) => w.group), ['h']);
+    s.applyCheckpointsJson({ g: cp(3) });
+    const r3 = await s.syncGroups(['g']);
+    assert.equal(r3.deferred, 1);
+    assert.deepEqual(r3.written, []);
+    // the floor ends: one run for g, with its latest checkpoint
+    const until = Date.now() + 5000;
+    while (deferred.length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(deferred.length, 1, 'one run when the floor ends');
+    const r4 = await deferred[0];
+    assert.deepEqual(r4.written, [{ group: 'g', offsets: [{ topic: 't', partition: 0, offset: 3n }] }]);
+    assert.deepEqual(calls.commits.map((c) => `${c.group}=${c.offsets[0].offset}`), ['g=1', 'h=1', 'g=3'], 'g written twice in all, never dropped');
+    await s.close();
+  });
+
+  it('close abandons a running run: no request after it, the run rejects, close resolves', async function () {
+    const { calls, connection, target } = fakeConnection();
+    /** @type {() => void} */
+    let release = () => undefined;
+    target.gate = new Promise((r) => (release = r));
+    const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}) });
+    /** @type {Record<string, unknown>} */
+    const latest = {};
+    for (let i = 0; i < 10000; i++) latest[`g${i}`] = cp(i + 1);
+    s.applyCheckpointsJson(latest);
+    const run = s.sync();
+    while (calls.fetchMany.length === 0) await new Promise((r) => setTimeout(r, 5));
+    const closed = s.close();
+    release();
+    await closed;
+    await assert.rejects(run, /abandoned|closed/);
+    assert.deepEqual(calls.commits, [], 'no commit issued after close');
+    await assert.rejects(() => s.syncGroups(['g1']), /closed/);
   });
 
   it('last checkpoint wins per group and partition; malformed records are counted, not thrown', function () {
@@ -64,7 +192,7 @@ describe('GroupOffsetSyncer (no broker)', function () {
     assert.equal(s.applyRecord(r2), null);
     assert.deepEqual(s.checkpointsOf('g').map((c) => c.downstreamOffset), [4n], 'log order wins, not the largest');
     assert.deepEqual(s.stats, { groups: 1, partitions: 1, received: 2, malformed: 2 });
-    assert.deepEqual(s.applyCheckpointsJson({ g: [{ topic: 't', partition: 1, downstreamOffset: '1' }, { topic: '' }], h: 'nope' }), { accepted: 1, malformed: 2 });
+    assert.deepEqual(s.applyCheckpointsJson({ g: [{ topic: 't', partition: 1, downstreamOffset: '1' }, { topic: '' }], h: 'nope' }), { accepted: 1, malformed: 2, groups: ['g'] });
     assert.deepEqual(s.stats, { groups: 1, partitions: 2, received: 3, malformed: 4 });
   });
 

@@ -1,7 +1,9 @@
 /**
- * `mm2-group-offsets` sync cycles: one cycle on the timer or on demand, its output message,
- * its status and its failures; and what an input message asks (checkpoints to apply in mode
- * "input", `msg.sync` or any other message: a cycle now).
+ * `mm2-group-offsets` sync runs: the full reconcile on the timer or on demand, the partial runs
+ * for the groups whose checkpoints changed (a CheckpointsMessage with `full: false` in mode
+ * "input", new records of the checkpoints topic in mode "topic", batched for CHANGES_WINDOW_MS),
+ * their output messages, status and failures; and what an input message asks (checkpoints to
+ * apply in mode "input", `msg.sync` or any other message: a full run now).
  */
 import type { DoneFn, Node, NodeMessage, SendFn } from '../red';
 import type { Translate } from '../i18n';
@@ -25,20 +27,32 @@ export interface GroupOffsetsCyclesOptions {
   checkpointsTopic: string;
 }
 
-/** A CheckpointsMessage is recognised by its payload shape (`latest` map of group -> checkpoints). */
-function checkpointsLatest(msg: NodeMessage): Record<string, unknown> | null {
-  const p = msg.payload as { latest?: unknown } | null | undefined;
+/** New checkpoint records (mode "topic") are gathered this long before their groups are synced (ms). */
+export const CHANGES_WINDOW_MS = 50;
+
+/**
+ * A CheckpointsMessage is recognised by its payload shape (`latest` map of group -> checkpoints).
+ * `full: false`: `latest` holds only the groups that changed; anything else (true, or absent from
+ * older senders): every selected group.
+ */
+function checkpointsLatest(msg: NodeMessage): { latest: Record<string, unknown>; full: boolean } | null {
+  const p = msg.payload as { latest?: unknown; full?: unknown } | null | undefined;
   if (!p || typeof p !== 'object' || Array.isArray(p)) return null;
   const latest = p.latest;
   if (!latest || typeof latest !== 'object' || Array.isArray(latest)) return null;
-  return latest as Record<string, unknown>;
+  return { latest: latest as Record<string, unknown>, full: p.full !== false };
 }
 
 export class GroupOffsetsCycles {
-  /** Whether cycles may run (mode "input": at once; mode "topic": once the topic is loaded). */
+  /** Whether runs may start (mode "input": at once; mode "topic": once the topic is loaded). */
   ready: boolean;
   private last: { result: GroupOffsetsCycle; at: number } | null = null;
   private lastCycleError = '';
+  /** A full run is queued or running (the timer does not queue another). */
+  private fullInFlight = false;
+  private firstFullSeen = false;
+  private readonly changed = new Set<string>();
+  private changesTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(private readonly o: GroupOffsetsCyclesOptions) {
     this.ready = o.mode === 'input';
@@ -47,35 +61,67 @@ export class GroupOffsetsCycles {
     }
   }
 
-  /** The status of the last good cycle (nothing before the first, nor after a failed one). */
+  /** The status of the last good run (nothing before the first, nor after a failed one). */
   render(): void {
     if (!this.last || this.lastCycleError) return;
     this.o.ctx.status.show(cycleStatus(this.o.t, this.last.result, this.last.at, this.o.intervalMs, this.o.syncer.stats.malformed));
   }
 
-  /** The timer: a cycle, unless not ready or the previous one still runs (an overrun). */
+  /** The timer: a full run, unless not ready or the previous full run still goes on (an overrun). */
   tick(): void {
     if (!this.ready) return;
-    if (this.o.syncer.busy) {
+    if (this.fullInFlight) {
       this.o.ctx.log.warn('overrun', this.o.t('mm2-group-offsets.warn.overrun', { seconds: this.o.intervalMs / 1000 }));
       return;
     }
     this.run(null, null, null);
   }
 
-  /** An input message: checkpoints to apply (mode "input") and/or a cycle now. */
+  /** Groups whose checkpoints just changed (mode "topic": a new record): synced together after CHANGES_WINDOW_MS. */
+  groupChanged(group: string): void {
+    if (!this.ready || this.o.ctx.closing) return;
+    this.changed.add(group);
+    if (this.changesTimer) return;
+    this.changesTimer = setTimeout(() => {
+      this.changesTimer = null;
+      const groups = [...this.changed];
+      this.changed.clear();
+      if (groups.length > 0 && !this.o.ctx.closing) this.report(this.o.syncer.syncGroups(groups), null, null, null);
+    }, CHANGES_WINDOW_MS);
+  }
+
+  /** Stops the batching timer (on close). */
+  stop(): void {
+    if (this.changesTimer) clearTimeout(this.changesTimer);
+    this.changesTimer = null;
+    this.changed.clear();
+  }
+
+  /** An input message: checkpoints to apply (mode "input") and/or a run now. */
   input(msg: NodeMessage, send: SendFn, done: DoneFn): void {
     const { ctx, t, syncer } = this.o;
-    const latest = checkpointsLatest(msg);
-    if (latest !== null) {
+    const cps = checkpointsLatest(msg);
+    if (cps !== null) {
       if (this.o.mode === 'input') {
-        const r = syncer.applyCheckpointsJson(latest);
+        const r = syncer.applyCheckpointsJson(cps.latest);
         if (r.malformed > 0) {
           ctx.log.limited('bad-entries', t('mm2-group-offsets.warn.bad-entries', { count: r.malformed, total: syncer.stats.malformed }), COUNT_EVERY_MS);
         }
         if (!this.last && !this.lastCycleError) {
           const s = syncer.stats;
           ctx.status.activity({ fill: 'grey', shape: 'dot', text: t('mm2-group-offsets.status.received', { groups: s.groups, partitions: s.partitions }) });
+        }
+        if (msg.sync !== true) {
+          if (!cps.full) {
+            // only the groups that changed: written now, no waiting for the timer
+            if (r.groups.length === 0) return done();
+            return this.report(syncer.syncGroups(r.groups), null, send, done);
+          }
+          if (!this.firstFullSeen) {
+            // the whole state once after the start: one full run now, then the timer's
+            this.firstFullSeen = true;
+            if (!this.fullInFlight) return this.run(null, send, done);
+          }
         }
       }
       if (msg.sync !== true) return done();
@@ -84,14 +130,28 @@ export class GroupOffsetsCycles {
     this.run(msg, send, done);
   }
 
-  /** One cycle; its result is sent (as `msg` when one asked for it), its failure ends `done` or is logged. */
+  /** A full run; its result is sent (as `msg` when one asked for it), its failure ends `done` or is logged. */
   run(msg: NodeMessage | null, send: SendFn | null, done: DoneFn | null): void {
-    const { node, ctx, t, syncer } = this.o;
-    syncer.sync().then(
+    this.fullInFlight = true;
+    const p = this.o.syncer.sync();
+    p.then(
+      () => (this.fullInFlight = false),
+      () => (this.fullInFlight = false),
+    );
+    this.report(p, msg, send, done);
+  }
+
+  /** Reports a run: its result is sent (as `msg` when one asked for it), its failure ends `done` or is logged. */
+  report(run: Promise<GroupOffsetsCycle>, msg: NodeMessage | null, send: SendFn | null, done: DoneFn | null): void {
+    const { node, ctx, t } = this.o;
+    run.then(
       (result) => {
         this.lastCycleError = '';
         ctx.log.ok('cycle');
-        this.last = { result, at: Date.now() };
+        const at = Date.now();
+        // the status counts the last full run; a partial run only says that runs complete
+        if (!result.partial || !this.last || this.last.result.partial) this.last = { result, at };
+        else this.last.at = at;
         this.render();
         const failed = result.skipped.filter((s) => s.code === 'error');
         if (failed.length > 0) {

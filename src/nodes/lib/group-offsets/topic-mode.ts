@@ -25,6 +25,8 @@ export interface TopicModeOptions {
   ready(): boolean;
   /** The initial load completed: cycles may start. */
   loaded(): void;
+  /** A checkpoint of this group was stored (new records after the load are synced at once). */
+  applied(group: string): void;
   /** A malformed record was skipped (the status counts it). */
   malformed(): void;
 }
@@ -49,6 +51,9 @@ export function followCheckpointsTopic(o: TopicModeOptions): CheckpointsTopicRun
         o.loaded();
         const s = syncer.stats;
         status.activity({ fill: 'grey', shape: 'dot', text: t('mm2-group-offsets.status.loaded', { groups: s.groups, partitions: s.partitions }) });
+      },
+      applied: (group) => {
+        if (!ctx.closing) o.applied(group);
       },
       malformed: (err, offset) => {
         o.malformed();

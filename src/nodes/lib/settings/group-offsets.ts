@@ -10,6 +10,7 @@ import { substituteEnv } from '../../../core/env-substitution';
 import { ConfigError } from '../../../core/errors';
 import { intervalMs as readIntervalMs } from '../../../core/intervals';
 import { createGroupFilter, type NameFilter } from '../../../core/filters';
+import { DEFAULT_MIN_WRITE_INTERVAL_MS } from '../../../kafka/group-offset-syncer';
 import { fieldText, settingsOk, settingsRefused, type SettingsRead } from './read';
 
 
@@ -18,6 +19,8 @@ export interface GroupOffsetsDefFields {
   syncGroupOffsetsIntervalSeconds?: string | number;
   groups?: string;
   groupsExclude?: string;
+  /** Least time between two writes of one group, ms (ours, not an MM2 property). */
+  minWriteIntervalMs?: string | number;
 }
 
 export interface GroupOffsetsSettings {
@@ -25,7 +28,12 @@ export interface GroupOffsetsSettings {
   mode: 'input' | 'topic';
   intervalMs: number;
   groupFilter: NameFilter;
+  /** Least time between two writes of one group (ms). */
+  minWriteIntervalMs: number;
 }
+
+/** Bounds of minWriteIntervalMs: 0 (no floor) to one minute. */
+export const MIN_WRITE_INTERVAL_BOUNDS_MS = { min: 0, max: 60000 } as const;
 
 /** The MM2 properties read by the shared resolver (defaults, `${VAR}`, catalogue checks). */
 const FILTER_SETTINGS = ['groups', 'groups.exclude'] as const;
@@ -39,7 +47,8 @@ export function readGroupOffsetsSettings(def: GroupOffsetsDefFields, lookup: Env
   // The interval is read here rather than by the catalogue (a `long` there): this node takes
   // fractional seconds, as its editor does.
   const interval = substituteEnv(fieldText(def.syncGroupOffsetsIntervalSeconds), lookup);
-  const missing = [...interval.missing, ...resolved.missingEnv.filter((n) => !interval.missing.includes(n))];
+  const floor = substituteEnv(fieldText(def.minWriteIntervalMs), lookup);
+  const missing = [...new Set([...interval.missing, ...floor.missing, ...resolved.missingEnv])];
   if (missing.length > 0) return settingsRefused(t('mm2-group-offsets.errors.env-missing', { names: missing.join(', ') }));
   let intervalMs: number;
   try {
@@ -48,11 +57,17 @@ export function readGroupOffsetsSettings(def: GroupOffsetsDefFields, lookup: Env
     if (!(e instanceof ConfigError)) throw e;
     return settingsRefused(t('mm2-group-offsets.errors.bad-interval', { reason: e.problems[0].reason }));
   }
+  const floorText = floor.value.trim();
+  const minWriteIntervalMs = floorText === '' ? DEFAULT_MIN_WRITE_INTERVAL_MS : Number(floorText);
+  const { min, max } = MIN_WRITE_INTERVAL_BOUNDS_MS;
+  if (!/^[0-9]+$/.test(floorText === '' ? '0' : floorText) || minWriteIntervalMs < min || minWriteIntervalMs > max) {
+    return settingsRefused(t('mm2-group-offsets.errors.bad-floor', { value: floorText, min, max }));
+  }
   let filterError = resolved.problems.map(problemText).join('; ');
   if (filterError === '') {
     try {
       const groupFilter = createGroupFilter({ groups: resolved.values['groups'] as string, 'groups.exclude': resolved.values['groups.exclude'] as string });
-      return settingsOk({ mode, intervalMs, groupFilter });
+      return settingsOk({ mode, intervalMs, groupFilter, minWriteIntervalMs });
     } catch (e) {
       filterError = (e as Error).message;
     }

@@ -1,0 +1,160 @@
+'use strict';
+/**
+ * The batched group requests kafkajs lacks (OffsetFetch v8, FindCoordinator v4, ListGroups v4/v5),
+ * byte for byte: the layouts of apache/kafka's message JSON (compact strings and arrays, tagged
+ * fields), the flexible request header v2 inside kafkajs's header v1, and response header v1.
+ */
+const assert = require('node:assert/strict');
+const createRequest = require('kafkajs/src/protocol/request');
+const rq = require('../../dist/kafka/group-requests');
+
+const hex = (b) => Buffer.from(b).toString('hex');
+const bytes = (s) => Buffer.from(s.replace(/\s+/g, ''), 'hex');
+const str = (s) => Buffer.concat([Buffer.from([s.length + 1]), Buffer.from(s)]).toString('hex');
+
+describe('group requests (bytes)', () => {
+  it('OffsetFetch v8: groups as a compact array, null topics for all offsets, require_stable, tagged fields', () => {
+    assert.equal(hex(rq.encodeOffsetFetchV8([{ groupId: 'g', topics: null }])), '02' + str('g') + '00' + '00' + '00' + '00');
+    assert.equal(
+      hex(rq.encodeOffsetFetchV8([{ groupId: 'g', topics: [{ topic: 't', partitions: [0, 1] }] }, { groupId: 'h', topics: null }], true)),
+      '03' + str('g') + '02' + str('t') + '03' + '00000000' + '00000001' + '00' + '00' + str('h') + '00' + '00' + '01' + '00',
+    );
+  });
+
+  it('OffsetFetch v8 response: per group and partition, offsets as int64, errors kept, unknown tags skipped', () => {
+    const body = bytes(
+      '00000000' + '03' + // throttle, 2 groups
+        str('g') + '02' + str('t') + '03' +
+        '00000000 000000000000002a ffffffff' + str('m') + '0000 00' +
+        '00000001 ffffffffffffffff 00000003 00 0000 01 07 02 aabb' + // no offset, null metadata, one unknown tag
+        '00' + '0000' + '00' +
+        str('h') + '01' + '0010' + '00' + // no topics, NOT_COORDINATOR
+        '00',
+    );
+    const r = rq.decodeOffsetFetchV8(body);
+    assert.deepEqual(r, {
+      throttleTimeMs: 0,
+      groups: [
+        {
+          groupId: 'g',
+          errorCode: 0,
+          topics: [{ topic: 't', partitions: [
+            { partition: 0, offset: 42n, leaderEpoch: -1, metadata: 'm', errorCode: 0 },
+            { partition: 1, offset: -1n, leaderEpoch: 3, metadata: null, errorCode: 0 },
+          ] }],
+        },
+        { groupId: 'h', errorCode: 16, topics: [] },
+      ],
+    });
+    assert.throws(() => rq.decodeOffsetFetchV8(body.subarray(0, body.length - 3)), /truncated/);
+  });
+
+  it('FindCoordinator v4: key type 0 and many keys; the answer per key', () => {
+    assert.equal(hex(rq.encodeFindCoordinatorV4(['a', 'b'])), '00' + '03' + str('a') + str('b') + '00');
+    const r = rq.decodeFindCoordinatorV4(bytes('00000000 03' + str('a') + '00000001' + str('h') + '00002384 0000 00 00' + str('b') + 'ffffffff' + str('') + 'ffffffff 000f' + str('x') + '00 00'));
+    assert.deepEqual(r.coordinators, [
+      { key: 'a', nodeId: 1, host: 'h', port: 9092, errorCode: 0, errorMessage: null },
+      { key: 'b', nodeId: -1, host: '', port: -1, errorCode: 15, errorMessage: 'x' },
+    ]);
+    assert.equal(rq.errorType(15), 'GROUP_COORDINATOR_NOT_AVAILABLE');
+  });
+
+  it('ListGroups v4 (states) and v5 (states and types): empty filters, every group with its state', () => {
+    assert.equal(hex(rq.encodeListGroups(4)), '01' + '00');
+    assert.equal(hex(rq.encodeListGroups(5)), '01' + '01' + '00');
+    const v4 = rq.decodeListGroups(4, bytes('00000000 0000 02' + str('g') + str('consumer') + str('Stable') + '00 00'));
+    assert.deepEqual(v4.groups, [{ groupId: 'g', protocolType: 'consumer', state: 'Stable' }]);
+    const v5 = rq.decodeListGroups(5, bytes('00000000 0000 03' + str('g') + str('consumer') + str('Empty') + str('consumer') + '00' + str('c') + str('') + str('Empty') + str('classic') + '00 00'));
+    assert.deepEqual(v5.groups, [
+      { groupId: 'g', protocolType: 'consumer', state: 'Empty', type: 'consumer' },
+      { groupId: 'c', protocolType: '', state: 'Empty', type: 'classic' },
+    ]);
+  });
+
+  it('lengths past 127 take a two-byte varint', () => {
+    const long = 'x'.repeat(200);
+    assert.equal(hex(rq.encodeFindCoordinatorV4([long])).slice(0, 8), '00' + '02' + 'c901');
+    const back = rq.decodeFindCoordinatorV4(Buffer.concat([bytes('00000000 02 c901'), Buffer.from(long), bytes('00000001 02 68 00002384 0000 00 00 00')]));
+    assert.equal(back.coordinators[0].key, long);
+  });
+
+  it('frames as kafkajs sends it: header v1 + empty tagged fields (header v2); the response header tags are skipped', async () => {
+    const req = rq.flexibleRequest('ListGroups', 5, rq.encodeListGroups(5), (b) => rq.decodeListGroups(5, b));
+    assert.deepEqual([req.request.apiKey, req.request.apiVersion, req.request.apiName], [16, 5, 'ListGroups']);
+    const wire = await createRequest({ request: req.request, correlationId: 7, clientId: 'c' });
+    // size, api key, version, correlation id, client id (int16 length: not compact), header tags, body
+    assert.equal(hex(wire.buffer), '0000000f' + '0010' + '0005' + '00000007' + '0001' + '63' + '00' + '010100');
+    const payload = bytes('01 00 01 ff' + '00000000 0000 01 00'); // response header v1 with one tag, then the body
+    const data = await req.response.parse(await req.response.decode(payload));
+    assert.deepEqual(data, { throttleTimeMs: 0, errorCode: 0, groups: [] });
+  });
+});
+
+describe('GroupOffsetFetcher.fetchMany (errors per group)', function () {
+  this.timeout(10000);
+  const { GroupOffsetFetcher } = require('../../dist/kafka/groups');
+  const { ProtocolWriter, ProtocolReader } = rq;
+
+  /** A stand-in broker answering with real response bytes; `groupErrors(attempt)` gives group -> error code. */
+  function fetcherWith(groupErrors) {
+    const sent = { FindCoordinator: 0, OffsetFetch: 0 };
+    const broker = {
+      nodeId: 1,
+      versions: { 9: { minVersion: 0, maxVersion: 9 }, 10: { minVersion: 0, maxVersion: 6 } },
+      disconnect: async () => undefined,
+      connectionPool: {
+        send: async (req) => {
+          const body = (await req.request.encode()).buffer.subarray(1); // after the header tags
+          const r = new ProtocolReader(body);
+          const w = new ProtocolWriter().noTags().int32(0); // response header tags, throttle
+          if (req.request.apiKey === 10) {
+            sent.FindCoordinator++;
+            r.int8();
+            const keys = r.compactArray((x) => x.compactString());
+            w.compactArray(keys, (x, k) => x.compactString(k).int32(1).compactString('h').int32(1).int16(0).compactNullableString(null).noTags());
+          } else {
+            const attempt = sent.OffsetFetch++;
+            const groups = r.compactArray((x) => {
+              const g = x.compactString();
+              x.compactArray(() => undefined);
+              x.skipTags();
+              return g;
+            });
+            const errs = groupErrors(attempt);
+            w.compactArray(groups, (x, g) => {
+              const err = errs[g] ?? 0;
+              x.compactString(g);
+              x.compactArray(err ? [] : [0], (y) => {
+                y.compactString('t').compactArray([0], (z) => z.int32(0).raw(Buffer.from('0000000000000007', 'hex')).int32(-1).compactNullableString('').int16(0).noTags()).noTags();
+              });
+              x.int16(err).noTags();
+            });
+          }
+          return req.response.parse(await req.response.decode(w.noTags().toBuffer()));
+        },
+      },
+    };
+    const cluster = { brokerPool: { brokers: { 1: broker } }, findBroker: async () => broker, refreshMetadata: async () => undefined };
+    const fetcher = new GroupOffsetFetcher(/** @type {any} */ ({}));
+    /** @type {any} */ (fetcher).connected = async () => cluster;
+    return { fetcher, sent };
+  }
+
+  it('a moved coordinator (NOT_COORDINATOR) is looked up again and asked again; a refusal lands in failed; others answered', async () => {
+    const { fetcher, sent } = fetcherWith((attempt) => (attempt === 0 ? { a: 16, b: 30 } : { b: 30 }));
+    const { offsets, failed } = await fetcher.fetchMany(['a', 'b', 'c']);
+    assert.deepEqual([...offsets.keys()].sort(), ['a', 'c']);
+    assert.equal(offsets.get('a')[0].offset, 7n);
+    assert.deepEqual([...failed.keys()], ['b']);
+    assert.match(failed.get('b'), /GROUP_AUTHORIZATION_FAILED/);
+    assert.deepEqual(sent, { FindCoordinator: 2, OffsetFetch: 2 }); // the moved group's coordinator asked again
+  });
+
+  it('a coordinator that stays moved fails its group after a few bounded tries', async () => {
+    const { fetcher, sent } = fetcherWith(() => ({ a: 14 }));
+    const { offsets, failed } = await fetcher.fetchMany(['a', 'c']);
+    assert.deepEqual([...offsets.keys()], ['c']);
+    assert.match(failed.get('a'), /LOAD_IN_PROGRESS/);
+    assert.equal(sent.OffsetFetch, 5);
+  });
+});
