@@ -101,17 +101,45 @@ interface InternalCluster {
   disconnect(): Promise<void>;
   findBroker(args: { nodeId: number }): Promise<InternalBroker>;
   findGroupCoordinator(args: { groupId: string }): Promise<InternalBroker>;
+  addTargetTopic(topic: string): Promise<void>;
+  refreshMetadataIfNecessary(): Promise<void>;
+  findTopicPartitionMetadata(topic: string): Array<{ partitionId: number }>;
+  fetchTopicsOffset(topics: Array<{ topic: string; fromBeginning: boolean; partitions: Array<{ partition: number }> }>): Promise<
+    Array<{ topic: string; partitions: Array<{ partition: number; offset: string }> }>
+  >;
 }
 
 /**
  * kafkajs keeps its cluster factory behind a private symbol; the admin-style OffsetCommit
  * needs it. The kafkajs version is pinned exactly in package.json because of this.
  */
-function internalCluster(kafka: Kafka): InternalCluster {
+function internalCluster(kafka: Kafka, isolationLevel?: number): InternalCluster {
   const sym = Object.getOwnPropertySymbols(kafka).find((s) => s.description === 'private:Kafka:createCluster');
   if (!sym) throw new Error('this kafkajs version does not expose its cluster factory; the admin offset commit needs kafkajs 2.2.4');
   const factory = (kafka as unknown as Record<symbol, (o: object) => InternalCluster>)[sym];
-  return factory({ allowAutoTopicCreation: false });
+  return factory({ allowAutoTopicCreation: false, ...(isolationLevel === undefined ? {} : { isolationLevel }) });
+}
+
+/** kafkajs's READ_COMMITTED isolation level (ListOffsets answers the last stable offset). */
+const READ_COMMITTED = 1;
+
+/**
+ * The last stable offsets (read_committed end offsets: below any open transaction) of every
+ * partition of `topic`. kafkajs's admin asks ListOffsets with read_uncommitted (the high
+ * watermark), so this uses a short-lived cluster object of our own.
+ */
+export async function fetchStableEndOffsets(kafka: Kafka, topic: string): Promise<Map<number, bigint>> {
+  const cluster = internalCluster(kafka, READ_COMMITTED);
+  await cluster.connect();
+  try {
+    await cluster.addTargetTopic(topic);
+    await cluster.refreshMetadataIfNecessary();
+    const partitions = cluster.findTopicPartitionMetadata(topic).map((p) => ({ partition: p.partitionId }));
+    const [res] = await cluster.fetchTopicsOffset([{ topic, fromBeginning: false, partitions }]);
+    return new Map((res?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
+  } finally {
+    await cluster.disconnect().catch(() => undefined);
+  }
 }
 
 /** Coordinator errors after which the cached coordinator of a group is looked up again. */
