@@ -120,6 +120,26 @@ function internalCluster(kafka: Kafka, isolationLevel?: number): InternalCluster
   return factory({ allowAutoTopicCreation: false, ...(isolationLevel === undefined ? {} : { isolationLevel }) });
 }
 
+/**
+ * Why the coordinator of `groupId` cannot be found, as the broker says it (e.g. a
+ * GROUP_AUTHORIZATION_FAILED KafkaJSProtocolError), or null when it can: kafkajs replaces the
+ * broker's answer with a bare "Failed to find group coordinator".
+ */
+export async function findCoordinatorProblem(kafka: Kafka, groupId: string): Promise<unknown> {
+  const cluster = internalCluster(kafka) as InternalCluster & { brokerPool?: { seedBroker?: { findGroupCoordinator(a: { groupId: string; coordinatorType: number }): Promise<unknown> } } };
+  await cluster.connect();
+  try {
+    const seed = cluster.brokerPool?.seedBroker;
+    if (!seed) return null;
+    await seed.findGroupCoordinator({ groupId, coordinatorType: 0 });
+    return null;
+  } catch (e) {
+    return e;
+  } finally {
+    await cluster.disconnect().catch(() => undefined);
+  }
+}
+
 /** kafkajs's READ_COMMITTED isolation level (ListOffsets answers the last stable offset). */
 const READ_COMMITTED = 1;
 

@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import type { Admin, Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { Batcher } from '../core/batcher';
 import { decodeConsumerOffsetsRecord, type ConsumerOffsetsRecord } from '../core/consumer-offsets-record';
-import { fetchStableEndOffsets } from './groups';
+import { fetchStableEndOffsets, findCoordinatorProblem } from './groups';
 import { disconnectQuietly, readerConsumer } from './topic-reader';
 
 export const CONSUMER_OFFSETS_TOPIC = '__consumer_offsets';
@@ -96,6 +96,7 @@ export class SourceCommitStream {
   private readonly prefix: string;
   private consumer: Consumer | null = null;
   private stopped = false;
+  private running = false;
   /** Next offset to read, by partition of __consumer_offsets. */
   private readonly next = new Map<number, bigint>();
   private readonly batcher: Batcher<Pending>;
@@ -122,7 +123,10 @@ export class SourceCommitStream {
       await this.startInner();
     } catch (e) {
       await this.stop();
-      const denied = authorizationFailure(e);
+      let denied = authorizationFailure(e);
+      if (!denied && (e as Error)?.name === 'KafkaJSGroupCoordinatorNotFound') {
+        denied = authorizationFailure(await findCoordinatorProblem(this.o.kafka, this.groupId).catch(() => null));
+      }
       if (denied) throw new NotAuthorizedError(this.aclHint(denied), e);
       throw e;
     }
@@ -167,7 +171,8 @@ export class SourceCommitStream {
     consumer.on(consumer.events.CRASH, (ev) => {
       const err = ev.payload.error as Error;
       const restart = (ev.payload as { restart?: boolean }).restart;
-      if (this.stopped || restart) return;
+      // before start() resolved, start() rejects with it; a restart keeps the stream's positions (GROUP_JOIN)
+      if (this.stopped || restart || !this.running) return;
       this.o.onError?.(err);
       void this.stop();
     });
@@ -191,6 +196,7 @@ export class SourceCommitStream {
     await consumer.run({ autoCommit: false, eachBatch: (p) => this.onBatch(p) });
     if (this.stopped) return disconnectQuietly(consumer);
     await joined;
+    this.running = !this.stopped;
   }
 
   private async onBatch({ batch }: EachBatchPayload): Promise<void> {

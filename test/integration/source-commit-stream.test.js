@@ -5,11 +5,11 @@ const env = require('../harness/env');
 const { SourceCommitStream } = require('../../dist/kafka/source-commit-stream');
 const { AdminOffsetCommitter } = require('../../dist/kafka/groups');
 
-/** The __consumer_offsets partition of a group: Java's String.hashCode, made non-negative, modulo the partitions. */
+/** The __consumer_offsets partition of a group, as the broker picks it: abs(Java's String.hashCode) modulo the partitions (abs of MIN_VALUE is 0). */
 function offsetsPartition(group, partitions) {
   let h = 0;
   for (let i = 0; i < group.length; i++) h = (Math.imul(31, h) + group.charCodeAt(i)) | 0;
-  return (h & 0x7fffffff) % partitions;
+  return (h === -0x80000000 ? 0 : Math.abs(h)) % partitions;
 }
 
 describe('source commit stream (real brokers)', function () {
@@ -77,12 +77,15 @@ describe('source commit stream (real brokers)', function () {
     while (offsetsPartition(probe, parts) === offsetsPartition(committedGroup, parts));
     const committer = new AdminOffsetCommitter(kafka);
     const producers = [];
+    const open = [];
     try {
       const txn = async (id) => {
         const p = kafka.producer({ transactionalId: env.unique(id), idempotent: true, maxInFlightRequests: 1 });
         producers.push(p);
         await p.connect();
-        return p.transaction();
+        const t = await p.transaction();
+        open.push(t);
+        return t;
       };
       const ta = await txn('abort');
       await ta.sendOffsets({ consumerGroupId: aborted, topics: [{ topic, partitions: [{ partition: 0, offset: '7' }] }] });
@@ -105,6 +108,8 @@ describe('source commit stream (real brokers)', function () {
       await env.eventually(() => seen(after), { what: 'a commit behind the aborted transaction' });
       assert.ok(!seen(aborted), 'the aborted transactional commit is never delivered');
     } finally {
+      // a transaction left open would hold back its __consumer_offsets partition (read_committed) for the next tests
+      for (const t of open) if (t.isActive()) await t.abort().catch(() => undefined);
       for (const p of producers) await p.disconnect().catch(() => undefined);
       await committer.close();
     }
@@ -178,6 +183,89 @@ describe('source commit stream (real brokers)', function () {
       // the running stream sees it; the stopped one delivered nothing (its onBatch would fail the test)
       await env.eventually(() => seen(group), { what: 'the commit on the running stream' });
       assert.equal(s.stats.records, 0);
+    } finally {
+      await committer.close();
+    }
+  });
+});
+
+describe('source commit stream on a cluster with an authorizer (real broker)', function () {
+  const { Kafka, logLevel, AclResourceTypes, AclOperationTypes, AclPermissionTypes, ResourcePatternTypes } = require('kafkajs');
+  const { startCluster, SASL_USERS } = require('../../scripts/kafka/cluster');
+  let cluster;
+  let superAdmin;
+  before(async function () {
+    this.timeout(120000);
+    // PLAINTEXT clients are User:ANONYMOUS (super user here); alice logs in over SASL and has no ACLs at first
+    cluster = await startCluster('authz', {
+      properties: { 'authorizer.class.name': 'org.apache.kafka.metadata.authorizer.StandardAuthorizer', 'super.users': 'User:ANONYMOUS;User:admin' },
+    });
+    superAdmin = new Kafka({ brokers: [cluster.bootstrap], logLevel: logLevel.NOTHING }).admin();
+    await superAdmin.connect();
+    await superAdmin.createTopics({ topics: [{ topic: 'authz-t', numPartitions: 1 }], waitForLeaders: true });
+  });
+  after(async function () {
+    this.timeout(30000);
+    if (superAdmin) await superAdmin.disconnect();
+    if (cluster) await cluster.stop();
+  });
+
+  const alice = () => new Kafka({
+    brokers: [cluster.saslBootstrap], logLevel: logLevel.NOTHING, retry: { retries: 1, initialRetryTime: 100 },
+    sasl: { mechanism: 'plain', username: 'alice', password: SASL_USERS.alice },
+  });
+  const allow = (resourceType, resourceName, resourcePatternType, operation) => superAdmin.createAcls({
+    acl: [{ resourceType, resourceName, resourcePatternType, principal: 'User:alice', host: '*', operation, permissionType: AclPermissionTypes.ALLOW }],
+  });
+
+  it('refuses with NOT_AUTHORIZED naming the ACLs, and follows once they are granted', async function () {
+    this.timeout(120000);
+    const committer = new AdminOffsetCommitter(new Kafka({ brokers: [cluster.bootstrap], logLevel: logLevel.NOTHING }));
+    try {
+      await committer.commit('first-group', [{ topic: 'authz-t', partition: 0, offset: 0n }]); // creates __consumer_offsets
+      const attempt = async () => {
+        const kafka = alice();
+        const admin = kafka.admin();
+        await admin.connect();
+        const batches = [];
+        const s = new SourceCommitStream({ kafka, admin, principal: 'User:alice', onBatch: (b) => batches.push(b) });
+        try {
+          await s.start();
+          return { s, admin, batches };
+        } catch (e) {
+          await admin.disconnect();
+          return { error: e };
+        }
+      };
+      const denied = await attempt();
+      assert.equal(denied.error?.code, 'NOT_AUTHORIZED', String(denied.error?.stack ?? denied.error));
+      assert.match(denied.error.message, /TOPIC_AUTHORIZATION_FAILED/);
+      assert.match(denied.error.message, /READ and DESCRIBE on Topic:__consumer_offsets/);
+      assert.match(denied.error.message, /READ on Group:__mm2-node-red-commits \(prefixed\)/);
+      assert.match(denied.error.message, /User:alice/);
+
+      // the topic alone is not enough: the stream's consumer group needs READ too
+      await allow(AclResourceTypes.TOPIC, '__consumer_offsets', ResourcePatternTypes.LITERAL, AclOperationTypes.READ);
+      await allow(AclResourceTypes.TOPIC, '__consumer_offsets', ResourcePatternTypes.LITERAL, AclOperationTypes.DESCRIBE);
+      const groupDenied = await env.eventually(async () => {
+        const r = await attempt();
+        if (r.s) await r.s.stop();
+        return r.error && /GROUP_AUTHORIZATION_FAILED/.test(r.error.message) ? r.error : null;
+      }, { timeout: 60000, what: 'the refusal for the group once the topic ACLs are in' });
+      assert.equal(groupDenied.code, 'NOT_AUTHORIZED');
+
+      await allow(AclResourceTypes.GROUP, '__mm2-node-red-commits', ResourcePatternTypes.PREFIXED, AclOperationTypes.READ);
+      const ok = await env.eventually(async () => {
+        const r = await attempt();
+        return r.s ? r : null;
+      }, { timeout: 60000, what: 'the stream starting with the ACLs granted' });
+      try {
+        await committer.commit('watched', [{ topic: 'authz-t', partition: 0, offset: 1n }]);
+        await env.eventually(() => ok.batches.some((b) => b.changes.some((c) => c.group === 'watched' && c.offset === 1n)), { what: 'the commit through the authorized stream' });
+      } finally {
+        await ok.s.stop();
+        await ok.admin.disconnect();
+      }
     } finally {
       await committer.close();
     }
