@@ -101,11 +101,18 @@ export class SourceCommitStream {
   private readonly next = new Map<number, bigint>();
   private readonly batcher: Batcher<Pending>;
   private wake: () => void = () => {};
+  private readonly batchMs: number;
+  /** When the oldest change not yet delivered arrived. */
+  private pendingSince = 0;
 
   constructor(private readonly o: SourceCommitStreamOptions) {
     this.prefix = o.groupPrefix ?? DEFAULT_GROUP_PREFIX;
     this.groupId = `${this.prefix}-${randomUUID()}`;
-    this.batcher = new Batcher<Pending>({ maxItems: Number.POSITIVE_INFINITY, maxWaitMs: o.batchMs ?? 50, onFlush: (items) => this.deliver(items) });
+    this.batchMs = o.batchMs ?? 50;
+    if (!Number.isFinite(this.batchMs) || this.batchMs < 0) {
+      throw new RangeError(`batchMs: ${o.batchMs} is not a number of milliseconds >= 0 (the batching window, default 50)`);
+    }
+    this.batcher = new Batcher<Pending>({ maxItems: Number.POSITIVE_INFINITY, maxWaitMs: this.batchMs, onFlush: (items) => this.deliver(items) });
   }
 
   /** Next offset the stream reads, by partition of __consumer_offsets (for diagnostics and tests). */
@@ -209,8 +216,12 @@ export class SourceCommitStream {
       } catch {
         record = null;
       }
+      if (this.batcher.size === 0) this.pendingSince = Date.now();
       this.batcher.add({ record });
     }
+    // catching up, kafkajs hands over fetched batches back to back without letting timers run:
+    // a window that is over is delivered here
+    if (this.batcher.size > 0 && Date.now() - this.pendingSince >= this.batchMs) this.batcher.flush();
   }
 
   private ours(group: string | undefined): boolean {
