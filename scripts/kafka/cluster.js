@@ -13,7 +13,8 @@
  *      node scripts/kafka/cluster.js resolve [--version 4.1.1]
  *
  * Options: { version, heap, ports: { broker, sasl, controller } } (fixed ports for the demo;
- * tests let the kernel pick free ones).
+ * tests let the kernel pick free ones), properties: { name: value } (broker settings added or
+ * replacing the defaults, e.g. an authorizer).
  * Settings (environment): KAFKA_VERSION (default below), KAFKA_MM2_CACHE (jar cache folder,
  * default ~/.cache/kafka-mm2), KAFKA_HEAP (default 512m), KAFKA_KEEP_DATA=1 (keep the folders).
  */
@@ -97,7 +98,7 @@ function jaasPlain() {
   return `org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="${SASL_USERS.admin}" ${users};`;
 }
 
-function serverProperties({ dataDir, brokerPort, saslPort, controllerPort }) {
+function serverProperties({ dataDir, brokerPort, saslPort, controllerPort, properties = {} }) {
   const lines = {
     'process.roles': 'broker,controller',
     'node.id': '1',
@@ -130,6 +131,7 @@ function serverProperties({ dataDir, brokerPort, saslPort, controllerPort }) {
     'num.io.threads': '2',
     'num.recovery.threads.per.data.dir': '1',
     'log.retention.check.interval.ms': '60000',
+    ...properties,
   };
   return Object.entries(lines).map(([k, v]) => `${k}=${v}`).join('\n') + '\n';
 }
@@ -266,7 +268,7 @@ async function startCluster(name, opts = {}) {
   const saslPort = fixed.sasl || (await freePort());
   const controllerPort = fixed.controller || (await freePort());
   const props = path.join(dataDir, 'server.properties');
-  fs.writeFileSync(props, serverProperties({ dataDir, brokerPort, saslPort, controllerPort }));
+  fs.writeFileSync(props, serverProperties({ dataDir, brokerPort, saslPort, controllerPort, properties: opts.properties }));
   fs.writeFileSync(path.join(dataDir, 'log4j.properties'), LOG4J1);
   fs.writeFileSync(path.join(dataDir, 'log4j2.properties'), LOG4J2);
   const logFile = path.join(dataDir, 'server.log');

@@ -200,6 +200,11 @@ export class StructReader {
         `Error reading field '${field}' of ${this.what}: string length ${len} cannot be negative`,
       );
     }
+    return this.utf8(len, field);
+  }
+
+  /** The next `len` bytes as UTF-8 (a string's payload after its length). */
+  private utf8(len: number, field: string): string {
     if (len > this.remaining) {
       throw new MalformedRecordError(
         `Error reading field '${field}' of ${this.what}: string length ${len} is larger than the remaining ${this.remaining} bytes`,
@@ -208,6 +213,59 @@ export class StructReader {
     const s = this.buf.toString('utf8', this.pos, this.pos + len);
     this.pos += len;
     return s;
+  }
+
+  /** Reads a NULLABLE_STRING (INT16 length, -1 = null). */
+  readNullableString(field = 'NULLABLE_STRING'): string | null {
+    const len = this.readInt16(`${field} length`);
+    if (len === -1) return null;
+    this.pos -= 2;
+    return this.readString(field);
+  }
+
+  /** Reads an UNSIGNED_VARINT (flexible versions: compact lengths, tagged-field counts), at most 5 bytes. */
+  readUnsignedVarint(field = 'UNSIGNED_VARINT'): number {
+    let value = 0;
+    for (let i = 0; i < 5; i++) {
+      this.need(1, field);
+      const b = this.buf[this.pos++];
+      value += (b & 0x7f) * 2 ** (7 * i);
+      if ((b & 0x80) === 0) {
+        if (value > 0xffffffff) break;
+        return value;
+      }
+    }
+    throw new MalformedRecordError(`Error reading field '${field}' of ${this.what}: varint is longer than 5 bytes or above 2^32-1`);
+  }
+
+  /** Reads a COMPACT_NULLABLE_STRING (UNSIGNED_VARINT length + 1, 0 = null). */
+  readCompactNullableString(field = 'COMPACT_STRING'): string | null {
+    const n = this.readUnsignedVarint(`${field} length`);
+    if (n === 0) return null;
+    return this.utf8(n - 1, field);
+  }
+
+  /** Reads a COMPACT_STRING (not nullable). */
+  readCompactString(field = 'COMPACT_STRING'): string {
+    const s = this.readCompactNullableString(field);
+    if (s === null) throw new MalformedRecordError(`Error reading field '${field}' of ${this.what}: null for a non-nullable string`);
+    return s;
+  }
+
+  /** Skips `n` bytes (a field the caller does not need). */
+  skip(n: number, field = 'bytes'): void {
+    if (n < 0) throw new MalformedRecordError(`Error reading field '${field}' of ${this.what}: length ${n} cannot be negative`);
+    this.need(n, field);
+    this.pos += n;
+  }
+
+  /** Skips a tagged-field section of a flexible version (count, then tag, size, bytes for each). */
+  skipTaggedFields(field = '_tagged_fields'): void {
+    const count = this.readUnsignedVarint(`${field} count`);
+    for (let i = 0; i < count; i++) {
+      this.readUnsignedVarint(`${field} tag`);
+      this.skip(this.readUnsignedVarint(`${field} size`), field);
+    }
   }
 
   private need(n: number, field: string): void {

@@ -137,17 +137,65 @@ interface InternalCluster {
   brokerPool: { brokers: Record<string, unknown> };
   findBroker(args: { nodeId: number | string }): Promise<InternalBroker>;
   findGroupCoordinator(args: { groupId: string }): Promise<InternalBroker>;
+  addTargetTopic(topic: string): Promise<void>;
+  refreshMetadataIfNecessary(): Promise<void>;
+  findTopicPartitionMetadata(topic: string): Array<{ partitionId: number }>;
+  fetchTopicsOffset(topics: Array<{ topic: string; fromBeginning: boolean; partitions: Array<{ partition: number }> }>): Promise<
+    Array<{ topic: string; partitions: Array<{ partition: number; offset: string }> }>
+  >;
 }
 
 /**
  * kafkajs keeps its cluster factory behind a private symbol; the admin-style OffsetCommit
  * needs it. The kafkajs version is pinned exactly in package.json because of this.
  */
-function internalCluster(kafka: Kafka): InternalCluster {
+function internalCluster(kafka: Kafka, isolationLevel?: number): InternalCluster {
   const sym = Object.getOwnPropertySymbols(kafka).find((s) => s.description === 'private:Kafka:createCluster');
   if (!sym) throw new Error('this kafkajs version does not expose its cluster factory; the admin offset commit needs kafkajs 2.2.4');
   const factory = (kafka as unknown as Record<symbol, (o: object) => InternalCluster>)[sym];
-  return factory({ allowAutoTopicCreation: false });
+  return factory({ allowAutoTopicCreation: false, ...(isolationLevel === undefined ? {} : { isolationLevel }) });
+}
+
+/**
+ * Why the coordinator of `groupId` cannot be found, as the broker says it (e.g. a
+ * GROUP_AUTHORIZATION_FAILED KafkaJSProtocolError), or null when it can: kafkajs replaces the
+ * broker's answer with a bare "Failed to find group coordinator".
+ */
+export async function findCoordinatorProblem(kafka: Kafka, groupId: string): Promise<unknown> {
+  const cluster = internalCluster(kafka) as InternalCluster & { brokerPool?: { seedBroker?: { findGroupCoordinator(a: { groupId: string; coordinatorType: number }): Promise<unknown> } } };
+  await cluster.connect();
+  try {
+    const seed = cluster.brokerPool?.seedBroker;
+    if (!seed) return null;
+    await seed.findGroupCoordinator({ groupId, coordinatorType: 0 });
+    return null;
+  } catch (e) {
+    return e;
+  } finally {
+    await cluster.disconnect().catch(() => undefined);
+  }
+}
+
+/** kafkajs's READ_COMMITTED isolation level (ListOffsets answers the last stable offset). */
+const READ_COMMITTED = 1;
+
+/**
+ * The last stable offsets (read_committed end offsets: below any open transaction) of every
+ * partition of `topic`. kafkajs's admin asks ListOffsets with read_uncommitted (the high
+ * watermark), so this uses a short-lived cluster object of our own.
+ */
+export async function fetchStableEndOffsets(kafka: Kafka, topic: string): Promise<Map<number, bigint>> {
+  const cluster = internalCluster(kafka, READ_COMMITTED);
+  await cluster.connect();
+  try {
+    await cluster.addTargetTopic(topic);
+    await cluster.refreshMetadataIfNecessary();
+    const partitions = cluster.findTopicPartitionMetadata(topic).map((p) => ({ partition: p.partitionId }));
+    const [res] = await cluster.fetchTopicsOffset([{ topic, fromBeginning: false, partitions }]);
+    return new Map((res?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
+  } finally {
+    await cluster.disconnect().catch(() => undefined);
+  }
 }
 
 /** Whether the broker speaks this version of the API (from its ApiVersions answer). */

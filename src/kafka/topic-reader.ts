@@ -81,6 +81,30 @@ export async function partitionZeroRange(admin: Admin, topic: string): Promise<{
   return { low: BigInt(p0.low), high: BigInt(p0.high) };
 }
 
+/**
+ * The kafkajs consumer of a reader of our own (a throwaway group that never commits, no topic
+ * auto-creation, read_committed: kafkajs's default isolation drops aborted transactional records).
+ */
+export function readerConsumer(kafka: Kafka, groupId: string, maxWaitTimeMs = 500): Consumer {
+  return kafka.consumer({
+    groupId,
+    allowAutoTopicCreation: false,
+    maxWaitTimeInMs: maxWaitTimeMs,
+    sessionTimeout: 30000,
+    heartbeatInterval: 3000,
+    retry: { retries: 10 },
+  });
+}
+
+/** Disconnects a consumer; one that is gone already is fine. */
+export async function disconnectQuietly(consumer: Consumer): Promise<void> {
+  try {
+    await consumer.disconnect();
+  } catch {
+    /* already gone */
+  }
+}
+
 export class TopicReader {
   private consumer: Consumer | null = null;
   private loaded = false;
@@ -119,14 +143,7 @@ export class TopicReader {
       this.markLoaded();
       if (!this.opts.tail) return loadedP;
     }
-    const consumer = this.kafka.consumer({
-      groupId: this.groupId,
-      allowAutoTopicCreation: false,
-      maxWaitTimeInMs: this.opts.maxWaitTimeMs ?? 500,
-      sessionTimeout: 30000,
-      heartbeatInterval: 3000,
-      retry: { retries: 10 },
-    });
+    const consumer = readerConsumer(this.kafka, this.groupId, this.opts.maxWaitTimeMs);
     this.consumer = consumer;
     consumer.on(consumer.events.END_BATCH_PROCESS, (ev) => {
       // Batches with only control records or compacted gaps advance the position too.
@@ -162,12 +179,8 @@ export class TopicReader {
   }
 
   /** stop() ran while start() was connecting: make sure the consumer it raced with is gone. */
-  private async abandon(consumer: Consumer): Promise<void> {
-    try {
-      await consumer.disconnect();
-    } catch {
-      /* already gone */
-    }
+  private abandon(consumer: Consumer): Promise<void> {
+    return disconnectQuietly(consumer);
   }
 
   private markLoaded: () => void = () => {};
@@ -180,12 +193,6 @@ export class TopicReader {
     this.stopped = true;
     const c = this.consumer;
     this.consumer = null;
-    if (c) {
-      try {
-        await c.disconnect();
-      } catch {
-        /* already gone */
-      }
-    }
+    if (c) await disconnectQuietly(c);
   }
 }

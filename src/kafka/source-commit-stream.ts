@@ -1,0 +1,266 @@
+/**
+ * Follows the source cluster's `__consumer_offsets` as a stream of committed-offset changes
+ * (the way Burrow follows consumer groups): every partition of the topic, from the last stable
+ * offsets taken at start, read_committed (a transactional offset commit shows only once its
+ * transaction commits; kafkajs drops the records of aborted transactions), decoded by
+ * core/consumer-offsets-record, batched within a short window (last value per group-partition).
+ *
+ * kafkajs has no manual assignment: the stream joins a throwaway consumer group of its own
+ * (`<groupPrefix>-<uuid>`, `__` prefixed so MM2's default groups.exclude leaves it out) that never
+ * commits; after every (re)join it seeks each partition to the position it has read up to, so a
+ * rebalance neither skips nor replays records. Records of the stream's own groups are dropped.
+ *
+ * Failures after start: kafkajs restarts the consumer itself on retriable errors (the stream
+ * rejoins and seeks back to its positions); a non-retriable crash is reported through onError and
+ * the stream stops (its owner falls back to polling or starts a new stream from fetched offsets).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Admin, Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import { Batcher } from '../core/batcher';
+import { decodeConsumerOffsetsRecord, type ConsumerOffsetsRecord } from '../core/consumer-offsets-record';
+import { fetchStableEndOffsets, findCoordinatorProblem } from './groups';
+import { disconnectQuietly, readerConsumer } from './topic-reader';
+
+export const CONSUMER_OFFSETS_TOPIC = '__consumer_offsets';
+const DEFAULT_GROUP_PREFIX = '__mm2-node-red-commits';
+
+export interface SourceOffsetChange {
+  group: string;
+  topic: string;
+  partition: number;
+  /** null: the offset was deleted (OffsetDelete, group deletion) or expired. */
+  offset: bigint | null;
+}
+
+export interface SourceCommitBatch {
+  /** The last change per (group, topic, partition) within the window, in arrival order of their last change. */
+  changes: SourceOffsetChange[];
+  /**
+   * Groups whose group record was tombstoned within the window (deleted, or removed when empty and
+   * expired, or converted between the classic and consumer protocols). Apply these before `changes`:
+   * a non-null change listed with a deleted group came after the deletion (the group was created
+   * again). The offsets of a deleted group arrive as `offset: null` changes of their own; a group that only ever stored offsets (never
+   * joined, generation 0) gets no group tombstone from Kafka 3.9, so its deletion shows only as those.
+   */
+  deletedGroups: string[];
+  /** Records not understood in this batch (unknown types or versions, undecodable bytes). */
+  skipped: number;
+}
+
+export interface SourceCommitStreamOptions {
+  /** The source cluster's kafkajs objects (see ClusterConnection). */
+  kafka: Kafka;
+  admin: Admin;
+  /** Changes within this window are delivered together, last value per (group, topic, partition) wins. Default 50. */
+  batchMs?: number;
+  /** The stream's own consumer group id prefix; records of groups with this prefix are dropped. */
+  groupPrefix?: string;
+  /** The principal the source connection authenticates as (for the ACL hint of NOT_AUTHORIZED), e.g. `User:alice`. */
+  principal?: string;
+  onBatch(batch: SourceCommitBatch): void;
+  /** A non-retriable failure after start: the stream has stopped. */
+  onError?(err: Error): void;
+  /** How long an empty fetch waits on the broker (ms, default 500); stop() waits at most about this long. */
+  maxWaitTimeMs?: number;
+}
+
+/** The principal may not read `__consumer_offsets` or use the stream's consumer group. */
+export class NotAuthorizedError extends Error {
+  readonly code = 'NOT_AUTHORIZED';
+  constructor(message: string, readonly cause?: unknown) {
+    super(message);
+    this.name = 'NotAuthorizedError';
+  }
+}
+
+/** The kafkajs authorization error type anywhere in an error's cause chain, or null. */
+function authorizationFailure(err: unknown): string | null {
+  let cur: unknown = err;
+  for (let i = 0; cur && i < 6; i++) {
+    const c = cur as { type?: string; message?: string; cause?: unknown; originalError?: unknown };
+    const m = /(TOPIC|GROUP|CLUSTER)_AUTHORIZATION_FAILED/.exec(`${c.type ?? ''} ${c.message ?? ''}`);
+    if (m) return m[0];
+    if (/not authorized to access (topics|group)/i.test(c.message ?? '')) return /group/i.test(c.message ?? '') ? 'GROUP_AUTHORIZATION_FAILED' : 'TOPIC_AUTHORIZATION_FAILED';
+    cur = c.cause ?? c.originalError;
+  }
+  return null;
+}
+
+interface Pending {
+  record: ConsumerOffsetsRecord | null;
+}
+
+export class SourceCommitStream {
+  readonly stats = { records: 0, skipped: 0, batches: 0 };
+  readonly groupId: string;
+  private readonly prefix: string;
+  private consumer: Consumer | null = null;
+  private stopped = false;
+  private running = false;
+  /** Next offset to read, by partition of __consumer_offsets. */
+  private readonly next = new Map<number, bigint>();
+  private readonly batcher: Batcher<Pending>;
+  private wake: () => void = () => {};
+  private readonly batchMs: number;
+  /** When the oldest change not yet delivered arrived. */
+  private pendingSince = 0;
+
+  constructor(private readonly o: SourceCommitStreamOptions) {
+    this.prefix = o.groupPrefix ?? DEFAULT_GROUP_PREFIX;
+    this.groupId = `${this.prefix}-${randomUUID()}`;
+    this.batchMs = o.batchMs ?? 50;
+    if (!Number.isFinite(this.batchMs) || this.batchMs < 0) {
+      throw new RangeError(`batchMs: ${o.batchMs} is not a number of milliseconds >= 0 (the batching window, default 50)`);
+    }
+    this.batcher = new Batcher<Pending>({ maxItems: Number.POSITIVE_INFINITY, maxWaitMs: this.batchMs, onFlush: (items) => this.deliver(items) });
+  }
+
+  /** Next offset the stream reads, by partition of __consumer_offsets (for diagnostics and tests). */
+  get positions(): ReadonlyMap<number, bigint> {
+    return this.next;
+  }
+
+  /**
+   * Resolves once positioned: every commit made after this resolves is delivered. Rejects with a
+   * NotAuthorizedError (`code === 'NOT_AUTHORIZED'`) when the principal may not read
+   * __consumer_offsets or use the stream's group.
+   */
+  async start(): Promise<void> {
+    try {
+      await this.startInner();
+    } catch (e) {
+      await this.stop();
+      let denied = authorizationFailure(e);
+      if (!denied && (e as Error)?.name === 'KafkaJSGroupCoordinatorNotFound') {
+        denied = authorizationFailure(await findCoordinatorProblem(this.o.kafka, this.groupId).catch(() => null));
+      }
+      if (denied) throw new NotAuthorizedError(this.aclHint(denied), e);
+      throw e;
+    }
+  }
+
+  private aclHint(denied: string): string {
+    const who = this.o.principal ? ` for principal ${this.o.principal}` : '';
+    return (
+      `not authorized to follow ${CONSUMER_OFFSETS_TOPIC} (${denied}): the event path needs the ACLs` +
+      ` READ and DESCRIBE on Topic:${CONSUMER_OFFSETS_TOPIC} (literal) and READ on Group:${this.prefix} (prefixed)${who}`
+    );
+  }
+
+  private async startInner(): Promise<void> {
+    const topics = await this.o.admin.listTopics();
+    if (!topics.includes(CONSUMER_OFFSETS_TOPIC)) {
+      // the broker creates it with the first group; a principal without DESCRIBE does not see it either
+      await this.o.admin.fetchTopicMetadata({ topics: [CONSUMER_OFFSETS_TOPIC] });
+    }
+    if (this.stopped) return;
+    const ends = await fetchStableEndOffsets(this.o.kafka, CONSUMER_OFFSETS_TOPIC);
+    for (const [p, off] of ends) this.next.set(p, off);
+    if (this.stopped) return;
+    const consumer = readerConsumer(this.o.kafka, this.groupId, this.o.maxWaitTimeMs);
+    this.consumer = consumer;
+    consumer.on(consumer.events.GROUP_JOIN, (ev) => {
+      // runs synchronously inside the join, before the first fetch: every assigned partition
+      // continues where the stream is, never at the group's reset position
+      const parts = (ev.payload.memberAssignment as Record<string, number[]>)[CONSUMER_OFFSETS_TOPIC] ?? [];
+      for (const partition of parts) {
+        const at = this.next.get(partition) ?? 0n;
+        this.next.set(partition, at);
+        consumer.seek({ topic: CONSUMER_OFFSETS_TOPIC, partition, offset: at.toString() });
+      }
+    });
+    consumer.on(consumer.events.END_BATCH_PROCESS, (ev) => {
+      // batches of control records (transaction markers) or aborted records advance the position too
+      const last = BigInt(ev.payload.lastOffset);
+      const at = this.next.get(ev.payload.partition) ?? 0n;
+      if (last + 1n > at) this.next.set(ev.payload.partition, last + 1n);
+    });
+    consumer.on(consumer.events.CRASH, (ev) => {
+      const err = ev.payload.error as Error;
+      const restart = (ev.payload as { restart?: boolean }).restart;
+      // before start() resolved, start() rejects with it; a restart keeps the stream's positions (GROUP_JOIN)
+      if (this.stopped || restart || !this.running) return;
+      this.o.onError?.(err);
+      void this.stop();
+    });
+    await consumer.connect();
+    if (this.stopped) return disconnectQuietly(consumer);
+    await consumer.subscribe({ topics: [CONSUMER_OFFSETS_TOPIC], fromBeginning: false });
+    if (this.stopped) return disconnectQuietly(consumer);
+    const joined = new Promise<void>((resolve, reject) => {
+      this.wake = resolve; // stop() while joining: start() returns
+      const offJoin = consumer.on(consumer.events.GROUP_JOIN, () => {
+        offJoin();
+        offCrash();
+        resolve();
+      });
+      const offCrash = consumer.on(consumer.events.CRASH, (ev) => {
+        offJoin();
+        offCrash();
+        reject(ev.payload.error);
+      });
+    });
+    await consumer.run({ autoCommit: false, eachBatch: (p) => this.onBatch(p) });
+    if (this.stopped) return disconnectQuietly(consumer);
+    await joined;
+    this.running = !this.stopped;
+  }
+
+  private async onBatch({ batch }: EachBatchPayload): Promise<void> {
+    if (this.stopped) return;
+    for (const m of batch.messages) {
+      this.stats.records++;
+      let record: ConsumerOffsetsRecord | null;
+      try {
+        record = decodeConsumerOffsetsRecord(m.key, m.value);
+      } catch {
+        record = null;
+      }
+      if (this.batcher.size === 0) this.pendingSince = Date.now();
+      this.batcher.add({ record });
+    }
+    // catching up, kafkajs hands over fetched batches back to back without letting timers run:
+    // a window that is over is delivered here
+    if (this.batcher.size > 0 && Date.now() - this.pendingSince >= this.batchMs) this.batcher.flush();
+  }
+
+  private ours(group: string | undefined): boolean {
+    return group !== undefined && group.startsWith(`${this.prefix}-`);
+  }
+
+  private deliver(items: Pending[]): void {
+    if (this.stopped || items.length === 0) return;
+    const changes = new Map<string, SourceOffsetChange>();
+    const deleted = new Set<string>();
+    let skipped = 0;
+    for (const { record: r } of items) {
+      if (r === null) {
+        skipped++;
+        continue;
+      }
+      if (r.type === 'ignored' || r.type === 'group-metadata' || this.ours(r.group)) continue;
+      if (r.type === 'group-delete') {
+        // the broker tombstones the group's offsets before the group: those null changes stay
+        deleted.add(r.group);
+        continue;
+      }
+      const key = `${r.group}\u0000${r.topic}\u0000${r.partition}`;
+      changes.delete(key); // keep arrival order of the last change
+      changes.set(key, { group: r.group, topic: r.topic, partition: r.partition, offset: r.type === 'offset-commit' ? r.offset : null });
+    }
+    this.stats.skipped += skipped;
+    if (changes.size === 0 && deleted.size === 0 && skipped === 0) return;
+    this.stats.batches++;
+    this.o.onBatch({ changes: [...changes.values()], deletedGroups: [...deleted], skipped });
+  }
+
+  /** Stops reading (also mid-fetch); changes not yet delivered are dropped. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake();
+    this.batcher.clear();
+    const c = this.consumer;
+    this.consumer = null;
+    if (c) await disconnectQuietly(c);
+  }
+}

@@ -1,0 +1,160 @@
+'use strict';
+/**
+ * Captures `__consumer_offsets` records that a real broker wrote, for the decoder's unit tests:
+ *
+ *   node test/harness/capture-consumer-offsets.js 4.1.1   (then 3.9.1)
+ *   -> test/fixtures/consumer-offsets-<version>.json
+ *
+ * Starts one single-node cluster of that Kafka version and makes the group coordinator write:
+ * classic group commits (kafkajs, with and without metadata), a KIP-848 consumer-protocol group
+ * (Kafka's own console consumer, `group.protocol=consumer`, 4.x only), offsets deleted with
+ * OffsetDelete (Kafka's kafka-consumer-groups --delete-offsets: the same offset tombstone that
+ * expiry writes), a deleted group (admin deleteGroups), a transactional offset commit that aborts
+ * and one that commits (kafkajs transaction + sendOffsets). Then it reads every record of
+ * __consumer_offsets twice, read_uncommitted and read_committed (a record only in the first is
+ * part of an aborted transaction), and stores for each its key and value in hex together with
+ * what Kafka's own decoder (kafka-dump-log --offsets-decoder) says it is.
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const { Kafka, logLevel } = require('kafkajs');
+const { startCluster, runKafkaTool } = require('../../scripts/kafka/cluster');
+
+const version = process.argv[2] || process.env.KAFKA_VERSION || '4.1.1';
+const major = Number(version.split('.')[0]);
+const out = path.join(__dirname, '..', 'fixtures', `consumer-offsets-${version}.json`);
+
+async function readAll(kafka, readUncommitted) {
+  const admin = kafka.admin();
+  await admin.connect();
+  const offs = await admin.fetchTopicOffsets('__consumer_offsets');
+  await admin.disconnect();
+  const want = new Map(offs.map((o) => [o.partition, BigInt(o.high)]));
+  const seen = new Map(offs.map((o) => [o.partition, BigInt(o.low)]));
+  const records = [];
+  const consumer = kafka.consumer({ groupId: `__capture-${readUncommitted ? 'all' : 'committed'}`, readUncommitted, maxWaitTimeInMs: 200 });
+  await consumer.connect();
+  await consumer.subscribe({ topics: ['__consumer_offsets'], fromBeginning: true });
+  const done = () => [...want].every(([p, h]) => (seen.get(p) ?? 0n) >= h || h === 0n);
+  await new Promise((resolve, reject) => {
+    consumer.on(consumer.events.END_BATCH_PROCESS, (ev) => {
+      const last = BigInt(ev.payload.lastOffset) + 1n;
+      if (last > (seen.get(ev.payload.partition) ?? 0n)) seen.set(ev.payload.partition, last);
+      if (done()) resolve();
+    });
+    consumer.on(consumer.events.CRASH, (ev) => reject(ev.payload.error));
+    consumer
+      .run({
+        autoCommit: false,
+        eachMessage: async ({ partition, message }) => {
+          records.push({ partition, offset: message.offset, key: message.key ? message.key.toString('hex') : null, value: message.value ? message.value.toString('hex') : null });
+        },
+      })
+      .then(() => done() && resolve(), reject);
+  });
+  await consumer.disconnect();
+  return records;
+}
+
+/** Kafka's own decoding of every record of the partition logs: `partition:offset` -> { key, payload }. */
+function kafkaDecoded(dataDir) {
+  const decoded = new Map();
+  const logs = path.join(dataDir, 'data');
+  for (const dir of fs.readdirSync(logs).filter((d) => d.startsWith('__consumer_offsets-'))) {
+    const partition = Number(dir.slice('__consumer_offsets-'.length));
+    const files = fs.readdirSync(path.join(logs, dir)).filter((f) => f.endsWith('.log')).map((f) => path.join(logs, dir, f));
+    if (files.length === 0) continue;
+    const text = runKafkaTool('kafka.tools.DumpLogSegments', ['--files', files.join(','), '--offsets-decoder', '--print-data-log'], version);
+    for (const line of text.split('\n')) {
+      const m = /^\| offset: (\d+) .*? key: (.*?) payload: (.*)$/.exec(line);
+      if (m) decoded.set(`${partition}:${m[1]}`, { key: m[2], payload: m[3] });
+    }
+  }
+  return decoded;
+}
+
+async function main() {
+  const cluster = await startCluster(`capture-${version}`, { version });
+  const kafka = new Kafka({ clientId: 'capture', brokers: [cluster.bootstrap], logLevel: logLevel.NOTHING });
+  const tool = (cls, args) => runKafkaTool(cls, ['--bootstrap-server', cluster.bootstrap, ...args], version);
+  const actions = [];
+  try {
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: 'orders', numPartitions: 2 }, { topic: 'payments', numPartitions: 1 }] });
+    const producer = kafka.producer();
+    await producer.connect();
+    await producer.send({ topic: 'orders', messages: Array.from({ length: 10 }, (_, i) => ({ partition: i % 2, value: `o${i}` })) });
+    await producer.send({ topic: 'payments', messages: Array.from({ length: 5 }, (_, i) => ({ value: `p${i}` })) });
+    await producer.disconnect();
+
+    // classic group commits (admin-style, no members), one with metadata
+    await admin.setOffsets({ groupId: 'classic-a', topic: 'orders', partitions: [{ partition: 0, offset: '3' }, { partition: 1, offset: '4' }] });
+    await admin.setOffsets({ groupId: 'classic-a', topic: 'orders', partitions: [{ partition: 0, offset: '5' }] });
+    actions.push('classic-a commits orders-0=3, orders-1=4, then orders-0=5 (kafkajs admin setOffsets)');
+    // a classic group with a member committing (JoinGroup/SyncGroup: group metadata records too)
+    const consumer = kafka.consumer({ groupId: 'classic-member' });
+    await consumer.connect();
+    await consumer.subscribe({ topics: ['payments'], fromBeginning: true });
+    let n = 0;
+    await new Promise((resolve) => {
+      consumer.run({ autoCommit: false, eachMessage: async () => { if (++n === 5) resolve(); } });
+    });
+    await consumer.commitOffsets([{ topic: 'payments', partition: 0, offset: '5' }]);
+    await consumer.disconnect();
+    actions.push('classic-member (kafkajs consumer) joins, commits payments-0=5, leaves');
+
+    // a deleted group
+    await admin.setOffsets({ groupId: 'doomed', topic: 'payments', partitions: [{ partition: 0, offset: '2' }] });
+    await admin.deleteGroups(['doomed']);
+    actions.push('doomed commits payments-0=2, then is deleted (admin deleteGroups)');
+
+    // OffsetDelete of one partition's offset (the tombstone expiry writes too)
+    await admin.setOffsets({ groupId: 'pruned', topic: 'orders', partitions: [{ partition: 0, offset: '1' }] });
+    await admin.setOffsets({ groupId: 'pruned', topic: 'payments', partitions: [{ partition: 0, offset: '1' }] });
+    tool('org.apache.kafka.tools.consumer.group.ConsumerGroupCommand', ['--delete-offsets', '--group', 'pruned', '--topic', 'orders']);
+    actions.push('pruned commits orders-0=1 and payments-0=1, then its orders offsets are deleted (kafka-consumer-groups --delete-offsets)');
+
+    // transactional offset commits: one aborts, one commits
+    for (const [id, outcome, offset] of [['txn-abort', 'abort', '7'], ['txn-commit', 'commit', '8']]) {
+      const tp = kafka.producer({ transactionalId: id, idempotent: true, maxInFlightRequests: 1 });
+      await tp.connect();
+      const tx = await tp.transaction();
+      await tx.sendOffsets({ consumerGroupId: `group-${id}`, topics: [{ topic: 'orders', partitions: [{ partition: 1, offset }] }] });
+      await (outcome === 'abort' ? tx.abort() : tx.commit());
+      await tp.disconnect();
+      actions.push(`group-${id} commits orders-1=${offset} in a transaction that is ${outcome === 'abort' ? 'aborted' : 'committed'}`);
+    }
+
+    if (major >= 4) {
+      tool('org.apache.kafka.tools.consumer.ConsoleConsumer', [
+        '--topic', 'orders', '--group', 'kip848', '--from-beginning', '--max-messages', '10', '--timeout-ms', '30000',
+        '--consumer-property', 'group.protocol=consumer',
+      ]);
+      actions.push('kip848 (Kafka console consumer, group.protocol=consumer) reads orders and commits on close');
+    }
+    await admin.disconnect();
+
+    const all = await readAll(kafka, true);
+    const committed = new Set((await readAll(kafka, false)).map((r) => `${r.partition}:${r.offset}`));
+    const decoded = kafkaDecoded(cluster.dataDir);
+    const records = all.map((r) => ({
+      ...r,
+      aborted: !committed.has(`${r.partition}:${r.offset}`),
+      kafka: decoded.get(`${r.partition}:${r.offset}`) ?? null,
+    }));
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    fs.writeFileSync(out, JSON.stringify({ kafkaVersion: version, capturedBy: 'test/harness/capture-consumer-offsets.js', actions, records }, null, 1) + '\n');
+    process.stderr.write(`wrote ${records.length} records to ${out}\n`);
+  } finally {
+    await cluster.stop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    process.stderr.write(`${e.stack || e}\n`);
+    process.exit(1);
+  },
+);
