@@ -1,0 +1,160 @@
+'use strict';
+/**
+ * Proves the secured clusters of the harness (scripts/kafka/cluster.js `security`,
+ * test/harness/secured.js) with a plain kafkajs client: TLS with the server verified by the test
+ * CA, mutual TLS that refuses a client without a certificate, SASL_SSL with SCRAM, and KRaft's
+ * StandardAuthorizer refusing a principal without READ until an ACL grants it.
+ * One broker for the whole file, TLS and the authorizer together.
+ */
+const assert = require('node:assert/strict');
+const env = require('../harness/env');
+const { useSecuredCluster } = require('../harness/secured');
+const { DEFAULT_KAFKA_VERSION } = require('../../scripts/kafka/cluster');
+
+/** Error types of a kafkajs error and of the errors it wraps (retries wrap the broker's answer). */
+function errorTypes(e) {
+  const types = [];
+  for (let x = e; x; x = x.originalError || x.cause) {
+    if (x.type) types.push(x.type);
+    if (types.length > 10) break;
+  }
+  return types;
+}
+
+describe(`test harness: secured cluster (Kafka ${process.env.KAFKA_VERSION || DEFAULT_KAFKA_VERSION})`, function () {
+  const secured = useSecuredCluster('secured', { tls: true, authorizer: true, users: { bob: 'bob-secret' } });
+
+  /** Makes a topic as the harness's admin (PLAINTEXT: the super user ANONYMOUS). */
+  async function topic(prefix) {
+    const t = env.unique(prefix);
+    const admin = secured.kafka('PLAINTEXT').admin();
+    await admin.connect();
+    try {
+      await admin.createTopics({ topics: [{ topic: t, numPartitions: 1 }], waitForLeaders: true });
+    } finally {
+      await admin.disconnect();
+    }
+    return t;
+  }
+
+  /** Writes one record with `kafka`; returns its value. */
+  async function produce(kafka, t, value = env.unique('v')) {
+    const producer = kafka.producer({ allowAutoTopicCreation: false });
+    secured.closeLater(() => producer.disconnect());
+    await producer.connect();
+    await producer.send({ topic: t, messages: [{ value }] });
+    await producer.disconnect();
+    return value;
+  }
+
+  /**
+   * Consumes `t` from the beginning in group `groupId` until `want` is read (resolves with the
+   * values read) or the consumer crashes (rejects with the crash's error).
+   */
+  async function consumeUntil(kafka, t, groupId, want) {
+    const consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false, retry: { retries: 1, restartOnFailure: async () => false } });
+    secured.closeLater(() => consumer.disconnect());
+    const got = [];
+    let crash;
+    consumer.on(consumer.events.CRASH, (ev) => { crash = ev.payload.error; });
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topics: [t], fromBeginning: true });
+      await consumer.run({ eachMessage: async ({ message }) => { got.push(message.value.toString()); } });
+      await env.eventually(() => crash || got.includes(want), { timeout: 30000, what: `'${want}' read from ${t} or the consumer refused` });
+    } finally {
+      await consumer.disconnect();
+    }
+    if (crash && !got.includes(want)) throw crash;
+    return got;
+  }
+
+  it('starts every listener and exposes what a client needs', function () {
+    const c = secured.cluster;
+    assert.deepEqual(Object.keys(c.listeners).sort(), ['MTLS', 'PLAINTEXT', 'SASL_PLAINTEXT', 'SASL_SSL', 'SSL']);
+    assert.match(c.tls.ca, /BEGIN CERTIFICATE/);
+    assert.match(c.tls.cert, /BEGIN CERTIFICATE/);
+    assert.match(c.tls.key, /BEGIN PRIVATE KEY/);
+    assert.equal(c.tls.clientPrincipal, 'User:mm2-client');
+    assert.equal(c.saslUsers.bob, 'bob-secret');
+    assert.equal(c.authorizer, true);
+    assert.deepEqual(c.superUsers, ['User:ANONYMOUS', 'User:admin']);
+  });
+
+  it('TLS: a client that trusts the test CA writes and reads; one that does not is refused', async function () {
+    const t = await topic('tls');
+    const kafka = secured.kafka('SSL');
+    const value = await produce(kafka, t);
+    const got = await consumeUntil(kafka, t, env.unique('tls-g'), value);
+    assert.deepEqual(got, [value]);
+
+    // The same listener, trusting only the system's CAs: the broker's certificate is not verified.
+    const untrusting = secured.kafka('SSL', { ca: false }).admin();
+    secured.closeLater(() => untrusting.disconnect());
+    await assert.rejects(untrusting.connect(), (/** @type {any} */ e) => /certificate/i.test(String(e.message)));
+  });
+
+  it('mutual TLS: a client without a certificate is refused; with one it is User:mm2-client', async function () {
+    const withoutCert = secured.kafka('MTLS', { cert: false }).admin();
+    secured.closeLater(() => withoutCert.disconnect());
+    await assert.rejects(withoutCert.connect(), (/** @type {any} */ e) => /certificate|alert/i.test(String(e.message)));
+
+    // With the certificate the handshake succeeds, and the principal is the certificate's CN: it may
+    // not write until an ACL for User:mm2-client allows it.
+    const t = await topic('mtls');
+    const kafka = secured.kafka('MTLS');
+    await assert.rejects(produce(kafka, t), (e) => errorTypes(e).includes('TOPIC_AUTHORIZATION_FAILED'));
+    await secured.cluster.acl.create({ principal: secured.cluster.tls.clientPrincipal, resourceType: 'TOPIC', resourceName: t, operation: 'WRITE' });
+    const value = await env.eventually(async () => produce(kafka, t), { what: 'User:mm2-client writing after its ACL' });
+    assert.ok(value);
+  });
+
+  it('SASL_SSL with SCRAM: the right password connects (SHA-256 and SHA-512), a wrong one is refused', async function () {
+    const t = await topic('sasl-ssl');
+    for (const mechanism of /** @type {const} */ (['scram-sha-256', 'scram-sha-512'])) {
+      const kafka = secured.kafka('SASL_SSL', { user: 'admin', mechanism });
+      const value = await produce(kafka, t);
+      const got = await consumeUntil(kafka, t, env.unique('sasl-ssl-g'), value);
+      assert.ok(got.includes(value), `${mechanism}: read back what it wrote`);
+    }
+    const wrong = secured.kafka('SASL_SSL', { user: 'alice', password: 'not-alice-secret' }).admin();
+    secured.closeLater(() => wrong.disconnect());
+    await assert.rejects(wrong.connect(), (/** @type {any} */ e) => e.name === 'KafkaJSSASLAuthenticationError');
+  });
+
+  it('authorizer: a principal without READ on a topic is refused with TOPIC_AUTHORIZATION_FAILED, and reads once an ACL grants READ', async function () {
+    const { acl } = secured.cluster;
+    const t = await topic('authz');
+    const groupId = env.unique('authz-g');
+    const value = await produce(secured.kafka('PLAINTEXT'), t);
+    // bob may use the group and see the topic, not read it.
+    await acl.create([
+      { principal: 'User:bob', resourceType: 'GROUP', resourceName: groupId, operation: 'READ' },
+      { principal: 'User:bob', resourceType: 'TOPIC', resourceName: t, operation: 'DESCRIBE' },
+    ]);
+    const bob = secured.kafka('SASL_SSL', { user: 'bob' });
+    await env.eventually(async () => (await acl.list({ principal: 'User:bob' })).length === 2, { what: 'two ACLs listed for bob' });
+    let refusal;
+    await env.eventually(async () => {
+      try {
+        await consumeUntil(bob, t, groupId, value);
+        return false;
+      } catch (e) {
+        refusal = e;
+        return errorTypes(e).includes('TOPIC_AUTHORIZATION_FAILED');
+      }
+    }, { timeout: 40000, what: 'bob refused with TOPIC_AUTHORIZATION_FAILED' }).catch((e) => {
+      throw new Error(`${e.message} (last refusal: ${refusal && `${refusal.name} ${errorTypes(refusal).join(' <- ')} ${refusal.message}`})`);
+    });
+
+    await acl.create({ principal: 'User:bob', resourceType: 'TOPIC', resourceName: t, operation: 'READ' });
+    const got = await env.eventually(async () => consumeUntil(bob, t, groupId, value), { timeout: 40000, what: 'bob reading after READ is granted' });
+    assert.deepEqual(got, [value]);
+
+    // delete removes exactly bob's ACLs; list shows what is left.
+    assert.equal(await acl.delete({ principal: 'User:bob', resourceType: 'TOPIC', resourceName: t }), 2);
+    assert.deepEqual(await acl.list({ principal: 'User:bob' }), [
+      { principal: 'User:bob', host: '*', resourceType: 'GROUP', resourceName: groupId, patternType: 'LITERAL', operation: 'READ', permission: 'ALLOW' },
+    ]);
+  });
+});
