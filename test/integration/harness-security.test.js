@@ -48,10 +48,16 @@ describe(`test harness: secured cluster (Kafka ${process.env.KAFKA_VERSION || DE
   }
 
   /**
-   * Consumes `t` from the beginning in group `groupId` until `want` is read (resolves with the
-   * values read) or the consumer crashes (rejects with the crash's error).
+   * Consumes `t` from the beginning in group `groupId` until `want` is read (a value, or a test of
+   * the values read so far; resolves with the values read) or the consumer crashes (rejects with
+   * the crash's error).
+   * @param {import('kafkajs').Kafka} kafka
+   * @param {string} t
+   * @param {string} groupId
+   * @param {string | ((got: string[]) => boolean)} want
    */
   async function consumeUntil(kafka, t, groupId, want) {
+    const done = typeof want === 'function' ? want : (got) => got.includes(want);
     const consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false, retry: { retries: 1, restartOnFailure: async () => false } });
     secured.closeLater(() => consumer.disconnect());
     const got = [];
@@ -60,13 +66,33 @@ describe(`test harness: secured cluster (Kafka ${process.env.KAFKA_VERSION || DE
     try {
       await consumer.connect();
       await consumer.subscribe({ topics: [t], fromBeginning: true });
-      await consumer.run({ eachMessage: async ({ message }) => { got.push(message.value.toString()); } });
-      await env.eventually(() => crash || got.includes(want), { timeout: 30000, what: `'${want}' read from ${t} or the consumer refused` });
+      await consumer.run({ eachMessage: async ({ message }) => { got.push(message.value ? message.value.toString() : ''); } });
+      await env.eventually(() => crash || done(got), { timeout: 30000, what: `${typeof want === 'function' ? 'the records wanted' : `'${want}'`} read from ${t} or the consumer refused` });
     } finally {
       await consumer.disconnect();
     }
-    if (crash && !got.includes(want)) throw crash;
+    if (crash && !done(got)) throw crash;
     return got;
+  }
+
+  /**
+   * Waits until `attempt` is refused with the kafkajs error type `type` (the broker applies a new
+   * ACL within moments); fails naming the last refusal if it never is, or if `attempt` succeeds.
+   */
+  async function refusedWith(type, attempt) {
+    let refusal;
+    await env.eventually(async () => {
+      try {
+        await attempt();
+        refusal = new Error('it was not refused');
+        return false;
+      } catch (e) {
+        refusal = e;
+        return errorTypes(e).includes(type);
+      }
+    }, { timeout: 40000, what: `a refusal with ${type}` }).catch((e) => {
+      throw new Error(`${e.message} (last: ${refusal && `${refusal.name} ${errorTypes(refusal).join(' <- ')} ${refusal.message}`})`);
+    });
   }
 
   it('starts every listener and exposes what a client needs', function () {
@@ -134,18 +160,7 @@ describe(`test harness: secured cluster (Kafka ${process.env.KAFKA_VERSION || DE
     ]);
     const bob = secured.kafka('SASL_SSL', { user: 'bob' });
     await env.eventually(async () => (await acl.list({ principal: 'User:bob' })).length === 2, { what: 'two ACLs listed for bob' });
-    let refusal;
-    await env.eventually(async () => {
-      try {
-        await consumeUntil(bob, t, groupId, value);
-        return false;
-      } catch (e) {
-        refusal = e;
-        return errorTypes(e).includes('TOPIC_AUTHORIZATION_FAILED');
-      }
-    }, { timeout: 40000, what: 'bob refused with TOPIC_AUTHORIZATION_FAILED' }).catch((e) => {
-      throw new Error(`${e.message} (last refusal: ${refusal && `${refusal.name} ${errorTypes(refusal).join(' <- ')} ${refusal.message}`})`);
-    });
+    await refusedWith('TOPIC_AUTHORIZATION_FAILED', () => consumeUntil(bob, t, groupId, value));
 
     await acl.create({ principal: 'User:bob', resourceType: 'TOPIC', resourceName: t, operation: 'READ' });
     const got = await env.eventually(async () => consumeUntil(bob, t, groupId, value), { timeout: 40000, what: 'bob reading after READ is granted' });
@@ -156,5 +171,29 @@ describe(`test harness: secured cluster (Kafka ${process.env.KAFKA_VERSION || DE
     assert.deepEqual(await acl.list({ principal: 'User:bob' }), [
       { principal: 'User:bob', host: '*', resourceType: 'GROUP', resourceName: groupId, patternType: 'LITERAL', operation: 'READ', permission: 'ALLOW' },
     ]);
+  });
+
+  it("authorizer: reading __consumer_offsets (the offset-commit stream) needs READ on that topic; without it TOPIC_AUTHORIZATION_FAILED", async function () {
+    const { acl } = secured.cluster;
+    // a commit as the harness's admin, so that __consumer_offsets holds a record
+    const t = await topic('commits');
+    const admin = secured.kafka('PLAINTEXT').admin();
+    secured.closeLater(() => admin.disconnect());
+    await admin.connect();
+    await admin.setOffsets({ groupId: env.unique('committer'), topic: t, partitions: [{ partition: 0, offset: '0' }] });
+    await admin.disconnect();
+
+    const groupId = env.unique('offsets-reader');
+    await acl.create([
+      { principal: 'User:alice', resourceType: 'GROUP', resourceName: groupId, operation: 'READ' },
+      { principal: 'User:alice', resourceType: 'TOPIC', resourceName: '__consumer_offsets', operation: 'DESCRIBE' },
+    ]);
+    const alice = secured.kafka('SASL_PLAINTEXT', { user: 'alice', mechanism: 'scram-sha-256' });
+    await refusedWith('TOPIC_AUTHORIZATION_FAILED', () => consumeUntil(alice, '__consumer_offsets', groupId, (got) => got.length > 0));
+
+    await acl.create({ principal: 'User:alice', resourceType: 'TOPIC', resourceName: '__consumer_offsets', operation: 'READ' });
+    const got = await env.eventually(async () => consumeUntil(alice, '__consumer_offsets', groupId, (g) => g.length > 0), { timeout: 40000, what: 'alice reading __consumer_offsets after READ is granted' });
+    assert.ok(got.length > 0);
+    assert.equal(await acl.delete({ principal: 'User:alice' }), 3);
   });
 });
