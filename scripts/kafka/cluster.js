@@ -9,7 +9,7 @@
  *   clusters.source.bootstrap  // '127.0.0.1:40123'
  *   await clusters.stop();
  *
- * CLI: node scripts/kafka/cluster.js up [--clusters source,target] [--version 4.1.1]
+ * CLI: node scripts/kafka/cluster.js up [--clusters source,target] [--version 4.1.1] [--security tls,authorizer]
  *      node scripts/kafka/cluster.js resolve [--version 4.1.1]
  *
  * Options: { version, heap, ports: { broker, sasl, controller, ssl, saslSsl, mtls } } (fixed ports
@@ -362,11 +362,16 @@ async function startCluster(name, opts = {}) {
     scram.push('--add-scram', `SCRAM-SHA-256=[name=${user},password=${pass}]`);
     scram.push('--add-scram', `SCRAM-SHA-512=[name=${user},password=${pass}]`);
   }
-  runSync(
-    'java',
-    [...javaArgs(libs, dataDir, '256m'), 'kafka.tools.StorageTool', 'format', `--cluster-id=${kraftClusterId()}`, '-c', props, ...scram],
-    `formatting the storage of cluster '${name}'`,
-  );
+  try {
+    runSync(
+      'java',
+      [...javaArgs(libs, dataDir, '256m'), 'kafka.tools.StorageTool', 'format', `--cluster-id=${kraftClusterId()}`, '-c', props, ...scram],
+      `formatting the storage of cluster '${name}'`,
+    );
+  } catch (e) {
+    removeData(dataDir);
+    throw e;
+  }
 
   const launch = () => {
     const out = fs.openSync(path.join(dataDir, 'stdout.log'), 'a');
@@ -553,13 +558,24 @@ if (require.main === module) {
     console.log(resolveKafka(version));
   } else if (args[0] === 'up') {
     const names = opt('--clusters', 'source,target').split(',');
-    startClusters(names, { version }).then((cs) => {
-      for (const n of names) console.log(`${n}=${cs[n].bootstrap}`);
+    const wanted = opt('--security', '').split(',').filter(Boolean);
+    const unknown = wanted.filter((w) => w !== 'tls' && w !== 'authorizer');
+    if (unknown.length > 0) {
+      console.error(`--security takes tls and/or authorizer, not ${unknown.join(', ')}`);
+      process.exit(2);
+    }
+    const security = wanted.length > 0 ? { tls: wanted.includes('tls'), authorizer: wanted.includes('authorizer') } : undefined;
+    startClusters(names, { version, security }).then((cs) => {
+      for (const n of names) {
+        console.log(`${n}=${cs[n].bootstrap}`);
+        for (const [l, b] of Object.entries(cs[n].listeners)) if (l !== 'PLAINTEXT') console.log(`${n}.${l}=${b}`);
+        if (cs[n].tls) console.log(`${n}.ca=${cs[n].tls.caFile}\n${n}.client.cert=${cs[n].tls.certFile}\n${n}.client.key=${cs[n].tls.keyFile}`);
+      }
       console.log('Press Ctrl-C to stop.');
       setInterval(() => {}, 1 << 30);
     }, (e) => { console.error(e.message); process.exit(1); });
   } else {
-    console.error('usage: cluster.js up [--clusters a,b] [--version V] | resolve [--version V]');
+    console.error('usage: cluster.js up [--clusters a,b] [--version V] [--security tls,authorizer] | resolve [--version V]');
     process.exit(2);
   }
 }
