@@ -111,7 +111,12 @@ function jaasPlain(all = SASL_USERS) {
 
 /** The CN of the client certificate made for the MTLS listener; with the mapping rule below it is the principal. */
 const TLS_CLIENT_CN = 'mm2-client';
-/** Principals the authorizer lets do anything: the harness's own admin and the broker itself (see the header). */
+/**
+ * Principals the authorizer lets do anything: the harness's own admin and the broker itself (see
+ * the header). The broker reaches its controller over the PLAINTEXT CONTROLLER listener, as
+ * User:ANONYMOUS: without it in super.users the broker is refused by its own controller and never
+ * opens its listeners (seen on 4.1.1 and 3.9.1).
+ */
 const SUPER_USERS = ['User:ANONYMOUS', 'User:admin'];
 
 /**
@@ -464,8 +469,9 @@ async function startCluster(name, opts = {}) {
  * (the last three are optional, with those defaults). create(entries) and delete(entries) take one
  * entry or an array; delete also takes 'ANY' for the operation, resource type or pattern type, and
  * leaving out principal or resourceName matches every one. list(filter) returns the matching
- * entries in the same form. The broker applies a change within moments, not at once: tests wait
- * for its effect (env.eventually).
+ * entries in the same form. The controller takes a change at once and the broker's authorizer a
+ * moment later: create and delete resolve only once the broker lists the change (its authorizer is
+ * what answers the listing), so a test can rely on it right after.
  */
 function aclHelper(bootstrap) {
   const { Kafka, logLevel, AclResourceTypes, AclOperationTypes, ResourcePatternTypes, AclPermissionTypes } = require('kafkajs');
@@ -500,11 +506,33 @@ function aclHelper(bootstrap) {
     }
   };
   const list = (e) => (Array.isArray(e) ? e : [e]);
+  /** Polls until every filter matches (`present`) or none does (!present) on the broker. */
+  const settle = async (admin, filters, present) => {
+    const deadline = Date.now() + 30000;
+    for (;;) {
+      const counts = await Promise.all(filters.map((f) => admin.describeAcls(f).then((r) => r.resources.reduce((n, x) => n + x.acls.length, 0))));
+      const waiting = filters.filter((_, i) => (present ? counts[i] === 0 : counts[i] > 0));
+      if (waiting.length === 0) return;
+      if (Date.now() > deadline) {
+        throw new Error(`acl: the broker still ${present ? 'lacks' : 'lists'} ${waiting.map((f) => JSON.stringify(f)).join(', ')} 30 s after the change`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  const describe = (admin, filter) => admin.describeAcls(/** @type {any} */ (toKafka(filter, true)));
   return {
-    create: (entries) => withAdmin((a) => a.createAcls({ acl: list(entries).map((e) => toKafka(e, false)) })).then(() => undefined),
-    delete: (entries) => withAdmin((a) => a.deleteAcls({ filters: list(entries).map((e) => toKafka(e, true)) }))
-      .then((res) => res.filterResponses.reduce((n, r) => n + r.matchingAcls.length, 0)),
-    list: (filter = {}) => withAdmin((a) => a.describeAcls(/** @type {any} */ (toKafka(filter, true)))).then((res) => res.resources.flatMap((r) => r.acls.map((acl) => ({
+    create: (entries) => withAdmin(async (a) => {
+      const acl = list(entries).map((e) => toKafka(e, false));
+      await a.createAcls({ acl });
+      await settle(a, acl, true);
+    }),
+    delete: (entries) => withAdmin(async (a) => {
+      const filters = list(entries).map((e) => toKafka(e, true));
+      const res = await a.deleteAcls({ filters });
+      await settle(a, filters, false);
+      return res.filterResponses.reduce((n, r) => n + r.matchingAcls.length, 0);
+    }),
+    list: (filter = {}) => withAdmin((a) => describe(a, filter)).then((res) => res.resources.flatMap((r) => r.acls.map((acl) => ({
       principal: acl.principal, host: acl.host,
       resourceType: name(AclResourceTypes, r.resourceType), resourceName: r.resourceName,
       patternType: name(ResourcePatternTypes, r.resourcePatternType),

@@ -27,10 +27,15 @@ describe(`test harness: secured cluster (Kafka ${process.env.KAFKA_VERSION || DE
   /** Makes a topic as the harness's admin (PLAINTEXT: the super user ANONYMOUS). */
   async function topic(prefix) {
     const t = env.unique(prefix);
-    const admin = secured.kafka('PLAINTEXT').admin();
+    const admin = secured.kafka('PLAINTEXT', {}, { retry: { retries: 8, initialRetryTime: 200 } }).admin();
     await admin.connect();
     try {
-      await admin.createTopics({ topics: [{ topic: t, numPartitions: 1 }], waitForLeaders: true });
+      await admin.createTopics({ topics: [{ topic: t, numPartitions: 1 }], waitForLeaders: false });
+      // kafkajs's waitForLeaders gives up when the broker does not know the new topic yet (a loaded machine)
+      await env.eventually(async () => {
+        const [m] = (await admin.fetchTopicMetadata({ topics: [t] })).topics;
+        return m.partitions.length === 1 && m.partitions[0].leader >= 0;
+      }, { what: `a leader for ${t}` });
     } finally {
       await admin.disconnect();
     }
@@ -50,7 +55,8 @@ describe(`test harness: secured cluster (Kafka ${process.env.KAFKA_VERSION || DE
   /**
    * Consumes `t` from the beginning in group `groupId` until `want` is read (a value, or a test of
    * the values read so far; resolves with the values read) or the consumer crashes (rejects with
-   * the crash's error).
+   * the crash's error). A refusal (not retriable) stops it at once; after a retriable error (a group
+   * coordinator still loading on a fresh broker) kafkajs restarts it.
    * @param {import('kafkajs').Kafka} kafka
    * @param {string} t
    * @param {string} groupId
@@ -58,11 +64,12 @@ describe(`test harness: secured cluster (Kafka ${process.env.KAFKA_VERSION || DE
    */
   async function consumeUntil(kafka, t, groupId, want) {
     const done = typeof want === 'function' ? want : (got) => got.includes(want);
-    const consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false, retry: { retries: 1, restartOnFailure: async () => false } });
+    const consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false, retry: { retries: 8, initialRetryTime: 200 } });
     secured.closeLater(() => consumer.disconnect());
     const got = [];
     let crash;
-    consumer.on(consumer.events.CRASH, (ev) => { crash = ev.payload.error; });
+    // kafkajs restarts the consumer after a retriable error (a coordinator still loading), not after a refusal
+    consumer.on(consumer.events.CRASH, (ev) => { if (!ev.payload.restart) crash = ev.payload.error; });
     try {
       await consumer.connect();
       await consumer.subscribe({ topics: [t], fromBeginning: true });
@@ -121,6 +128,7 @@ describe(`test harness: secured cluster (Kafka ${process.env.KAFKA_VERSION || DE
   });
 
   it('mutual TLS: a client without a certificate is refused; with one it is User:mm2-client', async function () {
+    this.timeout(120000); // its own waits for the broker to apply an ACL, on a loaded machine
     const withoutCert = secured.kafka('MTLS', { cert: false }).admin();
     secured.closeLater(() => withoutCert.disconnect());
     await assert.rejects(withoutCert.connect(), (/** @type {any} */ e) => /certificate|alert/i.test(String(e.message)));
@@ -136,6 +144,7 @@ describe(`test harness: secured cluster (Kafka ${process.env.KAFKA_VERSION || DE
   });
 
   it('SASL_SSL with SCRAM: the right password connects (SHA-256 and SHA-512), a wrong one is refused', async function () {
+    this.timeout(120000); // its own waits for the broker to apply an ACL, on a loaded machine
     const t = await topic('sasl-ssl');
     for (const mechanism of /** @type {const} */ (['scram-sha-256', 'scram-sha-512'])) {
       const kafka = secured.kafka('SASL_SSL', { user: 'admin', mechanism });
@@ -149,6 +158,7 @@ describe(`test harness: secured cluster (Kafka ${process.env.KAFKA_VERSION || DE
   });
 
   it('authorizer: a principal without READ on a topic is refused with TOPIC_AUTHORIZATION_FAILED, and reads once an ACL grants READ', async function () {
+    this.timeout(120000); // its own waits for the broker to apply an ACL, on a loaded machine
     const { acl } = secured.cluster;
     const t = await topic('authz');
     const groupId = env.unique('authz-g');
@@ -159,7 +169,8 @@ describe(`test harness: secured cluster (Kafka ${process.env.KAFKA_VERSION || DE
       { principal: 'User:bob', resourceType: 'TOPIC', resourceName: t, operation: 'DESCRIBE' },
     ]);
     const bob = secured.kafka('SASL_SSL', { user: 'bob' });
-    await env.eventually(async () => (await acl.list({ principal: 'User:bob' })).length === 2, { what: 'two ACLs listed for bob' });
+    // create() resolves once the broker lists them
+    assert.equal((await acl.list({ principal: 'User:bob' })).length, 2);
     await refusedWith('TOPIC_AUTHORIZATION_FAILED', () => consumeUntil(bob, t, groupId, value));
 
     await acl.create({ principal: 'User:bob', resourceType: 'TOPIC', resourceName: t, operation: 'READ' });
@@ -174,6 +185,7 @@ describe(`test harness: secured cluster (Kafka ${process.env.KAFKA_VERSION || DE
   });
 
   it("authorizer: reading __consumer_offsets (the offset-commit stream) needs READ on that topic; without it TOPIC_AUTHORIZATION_FAILED", async function () {
+    this.timeout(120000); // its own waits for the broker to apply an ACL, on a loaded machine
     const { acl } = secured.cluster;
     // a commit as the harness's admin, so that __consumer_offsets holds a record
     const t = await topic('commits');
