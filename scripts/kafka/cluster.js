@@ -9,12 +9,23 @@
  *   clusters.source.bootstrap  // '127.0.0.1:40123'
  *   await clusters.stop();
  *
- * CLI: node scripts/kafka/cluster.js up [--clusters source,target] [--version 4.1.1]
+ * CLI: node scripts/kafka/cluster.js up [--clusters source,target] [--version 4.1.1] [--security tls,authorizer]
  *      node scripts/kafka/cluster.js resolve [--version 4.1.1]
  *
- * Options: { version, heap, ports: { broker, sasl, controller } } (fixed ports for the demo;
- * tests let the kernel pick free ones), properties: { name: value } (broker settings added or
- * replacing the defaults, e.g. an authorizer).
+ * Options: { version, heap, ports: { broker, sasl, controller, ssl, saslSsl, mtls } } (fixed ports
+ * for the demo; tests let the kernel pick free ones), and `security` for secured clusters:
+ *   security: {
+ *     tls: true,         // three more listeners: SSL (server authenticated by a test CA), SASL_SSL
+ *                        // (PLAIN and SCRAM over TLS) and MTLS (TLS with ssl.client.auth=required;
+ *                        // the client certificate's CN is the principal: User:mm2-client)
+ *     authorizer: true,  // KRaft's StandardAuthorizer, no ACL means no access
+ *     users: { bob: 'bob-secret' },  // SASL users beside SASL_USERS (PLAIN and SCRAM), none super
+ *   }
+ * With the authorizer, the listeners that authenticate nobody (PLAINTEXT, SSL, and CONTROLLER,
+ * which the broker uses to reach its controller) are the principal User:ANONYMOUS, a super user:
+ * that is the harness's own admin (`bootstrap`), so setup needs no ACL. SASL user `admin` is a
+ * super user too; every other principal (alice, the `users`, User:mm2-client) holds only the ACLs
+ * a test gives it with `cluster.acl.create(...)`.
  * Settings (environment): KAFKA_VERSION (default below), KAFKA_MM2_CACHE (jar cache folder,
  * default ~/.cache/kafka-mm2), KAFKA_HEAP (default 512m), KAFKA_KEEP_DATA=1 (keep the folders).
  */
@@ -93,27 +104,92 @@ function kraftClusterId() {
   }
 }
 
-function jaasPlain() {
-  const users = Object.entries(SASL_USERS).map(([u, p]) => `user_${u}="${p}"`).join(' ');
+function jaasPlain(all = SASL_USERS) {
+  const users = Object.entries(all).map(([u, p]) => `user_${u}="${p}"`).join(' ');
   return `org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="${SASL_USERS.admin}" ${users};`;
 }
 
-function serverProperties({ dataDir, brokerPort, saslPort, controllerPort, properties = {} }) {
+/** The CN of the client certificate made for the MTLS listener; with the mapping rule below it is the principal. */
+const TLS_CLIENT_CN = 'mm2-client';
+/**
+ * Principals the authorizer lets do anything: the harness's own admin and the broker itself (see
+ * the header). The broker reaches its controller over the PLAINTEXT CONTROLLER listener, as
+ * User:ANONYMOUS: without it in super.users the broker is refused by its own controller and never
+ * opens its listeners (seen on 4.1.1 and 3.9.1).
+ */
+const SUPER_USERS = ['User:ANONYMOUS', 'User:admin'];
+
+/**
+ * Makes a test CA, a broker certificate (SAN localhost and 127.0.0.1) and a client certificate
+ * (CN mm2-client) with openssl, in `dir`, as PEM files (keys unencrypted PKCS#8, EC P-256: quick to
+ * make). Valid two days: certificates of a test run only.
+ * @returns {{ dir: string, caFile: string, certFile: string, keyFile: string, brokerKeystoreFile: string }}
+ */
+function makeCertificates(dir) {
+  fs.mkdirSync(dir, { recursive: true });
+  const f = (n) => path.join(dir, n);
+  const ssl = (args, what) => runSync('openssl', args, `openssl: ${what}`);
+  const newKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  ssl(['req', '-x509', ...newKey, '-keyout', f('ca.key'), '-out', f('ca.pem'), '-days', '2', '-subj', '/CN=mm2-test-ca',
+    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], 'the test CA');
+  const issue = (name, subject, ext) => {
+    fs.writeFileSync(f(`${name}.ext`), ext);
+    ssl(['req', '-new', ...newKey, '-keyout', f(`${name}.key`), '-out', f(`${name}.csr`), '-subj', subject], `the ${name} key`);
+    ssl(['x509', '-req', '-in', f(`${name}.csr`), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial',
+      '-out', f(`${name}.pem`), '-days', '2', '-extfile', f(`${name}.ext`)], `the ${name} certificate`);
+  };
+  issue('broker', '/CN=localhost', 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n');
+  issue('client', `/CN=${TLS_CLIENT_CN}`, 'extendedKeyUsage=clientAuth\n');
+  // Kafka's PEM key store: the private key, then the certificate chain, in one file.
+  const brokerKeystoreFile = f('broker-keystore.pem');
+  fs.writeFileSync(brokerKeystoreFile, fs.readFileSync(f('broker.key'), 'utf8') + fs.readFileSync(f('broker.pem'), 'utf8') + fs.readFileSync(f('ca.pem'), 'utf8'));
+  return { dir, caFile: f('ca.pem'), certFile: f('client.pem'), keyFile: f('client.key'), brokerKeystoreFile };
+}
+
+function serverProperties({ dataDir, brokerPort, saslPort, controllerPort, tlsPorts, certs, authorizer, users }) {
+  const scramJaas = 'org.apache.kafka.common.security.scram.ScramLoginModule required;';
+  const listeners = [`PLAINTEXT://127.0.0.1:${brokerPort}`, `SASL_PLAINTEXT://127.0.0.1:${saslPort}`];
+  const protocols = ['PLAINTEXT:PLAINTEXT', 'SASL_PLAINTEXT:SASL_PLAINTEXT', 'CONTROLLER:PLAINTEXT'];
+  if (tlsPorts) {
+    listeners.push(`SSL://127.0.0.1:${tlsPorts.ssl}`, `SASL_SSL://127.0.0.1:${tlsPorts.saslSsl}`, `MTLS://127.0.0.1:${tlsPorts.mtls}`);
+    protocols.push('SSL:SSL', 'SASL_SSL:SASL_SSL', 'MTLS:SSL');
+  }
   const lines = {
     'process.roles': 'broker,controller',
     'node.id': '1',
     'controller.quorum.voters': `1@127.0.0.1:${controllerPort}`,
-    'listeners': `PLAINTEXT://127.0.0.1:${brokerPort},SASL_PLAINTEXT://127.0.0.1:${saslPort},CONTROLLER://127.0.0.1:${controllerPort}`,
-    'advertised.listeners': `PLAINTEXT://127.0.0.1:${brokerPort},SASL_PLAINTEXT://127.0.0.1:${saslPort}`,
-    'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT',
+    'listeners': [...listeners, `CONTROLLER://127.0.0.1:${controllerPort}`].join(','),
+    'advertised.listeners': listeners.join(','),
+    'listener.security.protocol.map': protocols.join(','),
     'controller.listener.names': 'CONTROLLER',
     'inter.broker.listener.name': 'PLAINTEXT',
     'sasl.enabled.mechanisms': 'PLAIN,SCRAM-SHA-256,SCRAM-SHA-512',
-    'listener.name.sasl_plaintext.plain.sasl.jaas.config': jaasPlain(),
-    'listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config':
-      'org.apache.kafka.common.security.scram.ScramLoginModule required;',
-    'listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config':
-      'org.apache.kafka.common.security.scram.ScramLoginModule required;',
+  };
+  for (const l of tlsPorts ? ['sasl_plaintext', 'sasl_ssl'] : ['sasl_plaintext']) {
+    lines[`listener.name.${l}.plain.sasl.jaas.config`] = jaasPlain(users);
+    lines[`listener.name.${l}.scram-sha-256.sasl.jaas.config`] = scramJaas;
+    lines[`listener.name.${l}.scram-sha-512.sasl.jaas.config`] = scramJaas;
+  }
+  if (tlsPorts) {
+    Object.assign(lines, {
+      'ssl.keystore.type': 'PEM',
+      'ssl.keystore.location': certs.brokerKeystoreFile,
+      'ssl.truststore.type': 'PEM',
+      'ssl.truststore.location': certs.caFile,
+      'ssl.client.auth': 'none',
+      'listener.name.mtls.ssl.client.auth': 'required',
+      // The client certificate's subject is CN=mm2-client: the principal is User:mm2-client.
+      'ssl.principal.mapping.rules': 'RULE:^CN=([^,]+)$/$1/,DEFAULT',
+    });
+  }
+  if (authorizer) {
+    Object.assign(lines, {
+      'authorizer.class.name': 'org.apache.kafka.metadata.authorizer.StandardAuthorizer',
+      'super.users': SUPER_USERS.join(';'),
+      'allow.everyone.if.no.acl.found': 'false',
+    });
+  }
+  Object.assign(lines, {
     'log.dirs': path.join(dataDir, 'data'),
     'num.partitions': '1',
     'default.replication.factor': '1',
@@ -131,8 +207,7 @@ function serverProperties({ dataDir, brokerPort, saslPort, controllerPort, prope
     'num.io.threads': '2',
     'num.recovery.threads.per.data.dir': '1',
     'log.retention.check.interval.ms': '60000',
-    ...properties,
-  };
+  });
   return Object.entries(lines).map(([k, v]) => `${k}=${v}`).join('\n') + '\n';
 }
 
@@ -256,7 +331,8 @@ function hookExit() {
  * Starts one single-node KRaft cluster.
  * kill() and restart() are for fault-injection tests: kill -9 the broker, start it again on the same
  * data directory and ports.
- * @returns {Promise<{name, version, bootstrap, saslBootstrap, brokerPort, saslPort, dataDir, logFile, saslUsers, stop(): Promise<void>, kill(): Promise<void>, restart(): Promise<void>}>}
+ * opts.security adds TLS listeners and the authorizer (see the header).
+ * @returns {Promise<{name, version, bootstrap, saslBootstrap, brokerPort, saslPort, dataDir, logFile, saslUsers, listeners, tls, authorizer, superUsers, acl: ReturnType<typeof aclHelper>, stop(): Promise<void>, kill(): Promise<void>, restart(): Promise<void>}>}
  */
 async function startCluster(name, opts = {}) {
   const version = opts.version || process.env.KAFKA_VERSION || DEFAULT_KAFKA_VERSION;
@@ -267,22 +343,40 @@ async function startCluster(name, opts = {}) {
   const brokerPort = fixed.broker || (await freePort());
   const saslPort = fixed.sasl || (await freePort());
   const controllerPort = fixed.controller || (await freePort());
+  const security = opts.security || {};
+  const users = { ...SASL_USERS, ...(security.users || {}) };
+  let tlsPorts = null;
+  let certs = null;
+  if (security.tls) {
+    tlsPorts = { ssl: fixed.ssl || (await freePort()), saslSsl: fixed.saslSsl || (await freePort()), mtls: fixed.mtls || (await freePort()) };
+    try {
+      certs = makeCertificates(path.join(dataDir, 'tls'));
+    } catch (e) {
+      removeData(dataDir);
+      throw e;
+    }
+  }
   const props = path.join(dataDir, 'server.properties');
-  fs.writeFileSync(props, serverProperties({ dataDir, brokerPort, saslPort, controllerPort, properties: opts.properties }));
+  fs.writeFileSync(props, serverProperties({ dataDir, brokerPort, saslPort, controllerPort, tlsPorts, certs, authorizer: !!security.authorizer, users }));
   fs.writeFileSync(path.join(dataDir, 'log4j.properties'), LOG4J1);
   fs.writeFileSync(path.join(dataDir, 'log4j2.properties'), LOG4J2);
   const logFile = path.join(dataDir, 'server.log');
 
   const scram = [];
-  for (const [user, pass] of Object.entries(SASL_USERS)) {
+  for (const [user, pass] of Object.entries(users)) {
     scram.push('--add-scram', `SCRAM-SHA-256=[name=${user},password=${pass}]`);
     scram.push('--add-scram', `SCRAM-SHA-512=[name=${user},password=${pass}]`);
   }
-  runSync(
-    'java',
-    [...javaArgs(libs, dataDir, '256m'), 'kafka.tools.StorageTool', 'format', `--cluster-id=${kraftClusterId()}`, '-c', props, ...scram],
-    `formatting the storage of cluster '${name}'`,
-  );
+  try {
+    runSync(
+      'java',
+      [...javaArgs(libs, dataDir, '256m'), 'kafka.tools.StorageTool', 'format', `--cluster-id=${kraftClusterId()}`, '-c', props, ...scram],
+      `formatting the storage of cluster '${name}'`,
+    );
+  } catch (e) {
+    removeData(dataDir);
+    throw e;
+  }
 
   const launch = () => {
     const out = fs.openSync(path.join(dataDir, 'stdout.log'), 'a');
@@ -307,7 +401,8 @@ async function startCluster(name, opts = {}) {
     removeData(dataDir);
     throw new Error(`cluster '${name}' (Kafka ${version}) did not start: ${e.message}`);
   }
-  log(`cluster '${name}' (Kafka ${version}) up at ${bootstrap} (SASL_PLAINTEXT ${saslPort}), data in ${dataDir}`);
+  const secured = [tlsPorts && `SSL ${tlsPorts.ssl}, SASL_SSL ${tlsPorts.saslSsl}, MTLS ${tlsPorts.mtls}`, security.authorizer && 'StandardAuthorizer'].filter(Boolean);
+  log(`cluster '${name}' (Kafka ${version}) up at ${bootstrap} (SASL_PLAINTEXT ${saslPort}${secured.length ? `; ${secured.join('; ')}` : ''}), data in ${dataDir}`);
 
   let stopped;
   const stop = () => {
@@ -343,9 +438,107 @@ async function startCluster(name, opts = {}) {
   };
   const cluster = {
     name, version, bootstrap, saslBootstrap: `127.0.0.1:${saslPort}`, brokerPort, saslPort,
-    dataDir, logFile, saslUsers: { ...SASL_USERS }, process: child, stop, kill, restart,
+    dataDir, logFile, saslUsers: users, process: child, stop, kill, restart,
+    /** Bootstrap address per listener name (SSL, SASL_SSL and MTLS only with security.tls). */
+    listeners: {
+      PLAINTEXT: bootstrap,
+      SASL_PLAINTEXT: `127.0.0.1:${saslPort}`,
+      ...(tlsPorts ? { SSL: `127.0.0.1:${tlsPorts.ssl}`, SASL_SSL: `127.0.0.1:${tlsPorts.saslSsl}`, MTLS: `127.0.0.1:${tlsPorts.mtls}` } : {}),
+    },
+    /**
+     * With security.tls: the test CA and the client certificate as file paths and PEM text, ready for
+     * kafkajs (`ssl: { ca: [tls.ca], cert: tls.cert, key: tls.key }`); null without.
+     */
+    tls: certs && {
+      caFile: certs.caFile, certFile: certs.certFile, keyFile: certs.keyFile,
+      ca: fs.readFileSync(certs.caFile, 'utf8'), cert: fs.readFileSync(certs.certFile, 'utf8'), key: fs.readFileSync(certs.keyFile, 'utf8'),
+      clientPrincipal: `User:${TLS_CLIENT_CN}`,
+    },
+    authorizer: !!security.authorizer,
+    superUsers: security.authorizer ? [...SUPER_USERS] : [],
+    acl: aclHelper(bootstrap),
   };
   return cluster;
+}
+
+/**
+ * ACLs of one cluster, written and read through its PLAINTEXT listener (the super user ANONYMOUS
+ * when the authorizer is on) with kafkajs's admin client. An entry names its parts as Kafka does:
+ *   { principal: 'User:alice', resourceType: 'TOPIC', resourceName: 'orders', operation: 'READ',
+ *     patternType: 'LITERAL' (or 'PREFIXED'), permission: 'ALLOW' (or 'DENY'), host: '*' }
+ * (the last three are optional, with those defaults). create(entries) and delete(entries) take one
+ * entry or an array; delete also takes 'ANY' for the operation, resource type or pattern type, and
+ * leaving out principal or resourceName matches every one. list(filter) returns the matching
+ * entries in the same form. The controller takes a change at once and the broker's authorizer a
+ * moment later: create and delete resolve only once the broker lists the change (its authorizer is
+ * what answers the listing), so a test can rely on it right after.
+ */
+function aclHelper(bootstrap) {
+  const { Kafka, logLevel, AclResourceTypes, AclOperationTypes, ResourcePatternTypes, AclPermissionTypes } = require('kafkajs');
+  const pick = (table, value, field, dflt) => {
+    const key = String(value === undefined ? dflt : value).toUpperCase();
+    if (key === 'UNDEFINED' || !(key in table) || typeof table[key] !== 'number') {
+      throw new Error(`acl: ${field} '${value}' is not one of ${Object.keys(table).filter((k) => isNaN(Number(k))).join(', ')}`);
+    }
+    return table[key];
+  };
+  const toKafka = (e, filter) => ({
+    principal: filter ? e.principal : required(e.principal, 'principal'),
+    host: e.host === undefined ? (filter ? undefined : '*') : e.host,
+    resourceType: pick(AclResourceTypes, e.resourceType, 'resourceType', filter ? 'ANY' : undefined),
+    resourceName: filter ? e.resourceName : required(e.resourceName, 'resourceName'),
+    resourcePatternType: pick(ResourcePatternTypes, e.patternType, 'patternType', filter ? 'ANY' : 'LITERAL'),
+    operation: pick(AclOperationTypes, e.operation, 'operation', filter ? 'ANY' : undefined),
+    permissionType: pick(AclPermissionTypes, e.permission, 'permission', filter ? 'ANY' : 'ALLOW'),
+  });
+  const required = (v, field) => {
+    if (typeof v !== 'string' || v === '') throw new Error(`acl: ${field} is required (e.g. principal 'User:alice', resourceName 'orders')`);
+    return v;
+  };
+  const name = (table, n) => Object.keys(table).find((k) => table[k] === n);
+  const withAdmin = async (fn) => {
+    const admin = new Kafka({ clientId: 'mm2-harness-acl', brokers: [bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 3, initialRetryTime: 100 } }).admin();
+    await admin.connect();
+    try {
+      return await fn(admin);
+    } finally {
+      await admin.disconnect();
+    }
+  };
+  const list = (e) => (Array.isArray(e) ? e : [e]);
+  /** Polls until every filter matches (`present`) or none does (!present) on the broker. */
+  const settle = async (admin, filters, present) => {
+    const deadline = Date.now() + 30000;
+    for (;;) {
+      const counts = await Promise.all(filters.map((f) => admin.describeAcls(f).then((r) => r.resources.reduce((n, x) => n + x.acls.length, 0))));
+      const waiting = filters.filter((_, i) => (present ? counts[i] === 0 : counts[i] > 0));
+      if (waiting.length === 0) return;
+      if (Date.now() > deadline) {
+        throw new Error(`acl: the broker still ${present ? 'lacks' : 'lists'} ${waiting.map((f) => JSON.stringify(f)).join(', ')} 30 s after the change`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  const describe = (admin, filter) => admin.describeAcls(/** @type {any} */ (toKafka(filter, true)));
+  return {
+    create: (entries) => withAdmin(async (a) => {
+      const acl = list(entries).map((e) => toKafka(e, false));
+      await a.createAcls({ acl });
+      await settle(a, acl, true);
+    }),
+    delete: (entries) => withAdmin(async (a) => {
+      const filters = list(entries).map((e) => toKafka(e, true));
+      const res = await a.deleteAcls({ filters });
+      await settle(a, filters, false);
+      return res.filterResponses.reduce((n, r) => n + r.matchingAcls.length, 0);
+    }),
+    list: (filter = {}) => withAdmin((a) => describe(a, filter)).then((res) => res.resources.flatMap((r) => r.acls.map((acl) => ({
+      principal: acl.principal, host: acl.host,
+      resourceType: name(AclResourceTypes, r.resourceType), resourceName: r.resourceName,
+      patternType: name(ResourcePatternTypes, r.resourcePatternType),
+      operation: name(AclOperationTypes, acl.operation), permission: name(AclPermissionTypes, acl.permissionType),
+    })))),
+  };
 }
 
 /**
@@ -380,7 +573,7 @@ function runKafkaTool(className, args, version = process.env.KAFKA_VERSION || DE
   return res.stdout;
 }
 
-module.exports = { freePort, runKafkaTool, startCluster, startClusters, resolveKafka, DEFAULT_KAFKA_VERSION, TESTED_KAFKA_VERSIONS, SASL_USERS };
+module.exports = { freePort, runKafkaTool, startCluster, startClusters, resolveKafka, DEFAULT_KAFKA_VERSION, TESTED_KAFKA_VERSIONS, SASL_USERS, SUPER_USERS };
 
 if (require.main === module) {
   const args = process.argv.slice(2);
@@ -393,13 +586,24 @@ if (require.main === module) {
     console.log(resolveKafka(version));
   } else if (args[0] === 'up') {
     const names = opt('--clusters', 'source,target').split(',');
-    startClusters(names, { version }).then((cs) => {
-      for (const n of names) console.log(`${n}=${cs[n].bootstrap}`);
+    const wanted = opt('--security', '').split(',').filter(Boolean);
+    const unknown = wanted.filter((w) => w !== 'tls' && w !== 'authorizer');
+    if (unknown.length > 0) {
+      console.error(`--security takes tls and/or authorizer, not ${unknown.join(', ')}`);
+      process.exit(2);
+    }
+    const security = wanted.length > 0 ? { tls: wanted.includes('tls'), authorizer: wanted.includes('authorizer') } : undefined;
+    startClusters(names, { version, security }).then((cs) => {
+      for (const n of names) {
+        console.log(`${n}=${cs[n].bootstrap}`);
+        for (const [l, b] of Object.entries(cs[n].listeners)) if (l !== 'PLAINTEXT') console.log(`${n}.${l}=${b}`);
+        if (cs[n].tls) console.log(`${n}.ca=${cs[n].tls.caFile}\n${n}.client.cert=${cs[n].tls.certFile}\n${n}.client.key=${cs[n].tls.keyFile}`);
+      }
       console.log('Press Ctrl-C to stop.');
       setInterval(() => {}, 1 << 30);
     }, (e) => { console.error(e.message); process.exit(1); });
   } else {
-    console.error('usage: cluster.js up [--clusters a,b] [--version V] | resolve [--version V]');
+    console.error('usage: cluster.js up [--clusters a,b] [--version V] [--security tls,authorizer] | resolve [--version V]');
     process.exit(2);
   }
 }

@@ -197,9 +197,7 @@ describe('source commit stream on a cluster with an authorizer (real broker)', f
   before(async function () {
     this.timeout(120000);
     // PLAINTEXT clients are User:ANONYMOUS (super user here); alice logs in over SASL and has no ACLs at first
-    cluster = await startCluster('authz', {
-      properties: { 'authorizer.class.name': 'org.apache.kafka.metadata.authorizer.StandardAuthorizer', 'super.users': 'User:ANONYMOUS;User:admin' },
-    });
+    cluster = await startCluster('authz', { security: { authorizer: true } });
     superAdmin = new Kafka({ brokers: [cluster.bootstrap], logLevel: logLevel.NOTHING }).admin();
     await superAdmin.connect();
     await superAdmin.createTopics({ topics: [{ topic: 'authz-t', numPartitions: 1 }], waitForLeaders: true });
