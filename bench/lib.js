@@ -101,6 +101,21 @@ async function endOffsetSum(admin, topic) {
   return offs.reduce((a, o) => a + Number(o.high), 0);
 }
 
+/**
+ * One admin OffsetCommit (AdminOffsetCommitter) of a group; a fresh cluster creates
+ * __consumer_offsets on the first commit, so coordinator errors are tried again (up to 30 times).
+ * @param {{ commit(group: string, offsets: Array<{ topic: string, partition: number, offset: bigint }>): Promise<{ ok: boolean, errorType?: string, message?: string }> }} committer
+ * @param {string} group
+ * @param {Array<{ topic: string, partition: number, offset: bigint }>} offsets
+ */
+async function commitRetrying(committer, group, offsets) {
+  for (let attempt = 0; ; attempt++) {
+    const r = await committer.commit(group, offsets);
+    if (r.ok || attempt >= 30 || !/COORDINATOR|LOAD_IN_PROGRESS/.test(r.errorType || '')) return r;
+    await sleep(200);
+  }
+}
+
 function procStatus(pid) {
   const text = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (k) => {
@@ -135,7 +150,48 @@ function cpuModel() {
 }
 
 
+/**
+ * Runs a bench script's `main`, then `report` (also after a failure: a partial report), and
+ * stops everything registered with onCleanup at the end, after `timeoutS` (watchdog) and on
+ * Ctrl-C / SIGTERM. Exits 1 when anything failed.
+ * @param {() => Promise<void>} main
+ * @param {() => void} report
+ * @param {number} timeoutS
+ */
+function runBench(main, report, timeoutS) {
+  let exitCode = 0;
+  const watchdog = setTimeout(() => {
+    progress(`giving up after BENCH_TIMEOUT_S=${timeoutS} s`);
+    runCleanups().finally(() => process.exit(1));
+  }, timeoutS * 1000);
+  for (const sig of ['SIGINT', 'SIGTERM']) {
+    process.once(sig, () => {
+      progress(`${sig}: stopping everything`);
+      runCleanups().finally(() => process.exit(1));
+    });
+  }
+  main()
+    .then(() => report())
+    .catch((e) => {
+      exitCode = 1;
+      progress(`FAILED: ${e && e.stack ? e.stack : e}`);
+      try {
+        report();
+      } catch {
+        /* partial report only */
+      }
+    })
+    .finally(async () => {
+      progress('stopping everything');
+      await runCleanups();
+      clearTimeout(watchdog);
+      progress(`done in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+      process.exit(exitCode);
+    });
+}
+
 module.exports = {
+  runBench,
   envList, envInt, t0, progress, sleep, fmtInt, fmtMs, fmtMiB, mapLimit, onCleanup, runCleanups,
-  rawKafka, connectedAdmin, createTopic, endOffsetSum, procStatus, cpuMs, printTable, cpuModel,
+  rawKafka, connectedAdmin, createTopic, endOffsetSum, commitRetrying, procStatus, cpuMs, printTable, cpuModel,
 };

@@ -20,8 +20,9 @@ const root = path.join(__dirname, '..');
 const { startClusters, DEFAULT_KAFKA_VERSION } = require(path.join(root, 'scripts', 'kafka', 'cluster'));
 const { startNodeRed } = require(path.join(root, 'scripts', 'node-red-runner'));
 const {
-  envList, envInt, t0, progress, sleep, fmtInt, fmtMs, fmtMiB, mapLimit, onCleanup, runCleanups,
-  rawKafka, connectedAdmin, createTopic, endOffsetSum, procStatus, cpuMs, printTable, cpuModel,
+  envList, envInt, progress, sleep, fmtInt, fmtMs, fmtMiB, mapLimit, onCleanup,
+  rawKafka, connectedAdmin, createTopic, endOffsetSum, commitRetrying, procStatus, cpuMs, printTable, cpuModel,
+  runBench,
 } = require('./lib');
 const mm2 = require(root);
 const { ClusterConnection } = require(path.join(root, 'dist', 'kafka', 'connection'));
@@ -213,13 +214,7 @@ async function benchCheckpoints(clusters) {
   const commitAll = async (groups, offset) => {
     const t = performance.now();
     // A fresh cluster creates __consumer_offsets on the first commit: retry the coordinator errors.
-    const res = await mapLimit(groups, 16, async (g) => {
-      for (let attempt = 0; ; attempt++) {
-        const r = await committer.commit(g, Array.from({ length: P }, (_, p) => ({ topic, partition: p, offset: BigInt(offset) })));
-        if (r.ok || attempt >= 30 || !/COORDINATOR|LOAD_IN_PROGRESS/.test(r.errorType || '')) return r;
-        await sleep(200);
-      }
-    });
+    const res = await mapLimit(groups, 16, (g) => commitRetrying(committer, g, Array.from({ length: P }, (_, p) => ({ topic, partition: p, offset: BigInt(offset) }))));
     const bad = res.filter((r) => !r.ok);
     if (bad.length > 0) throw new Error(`${bad.length} admin commits failed, e.g. ${bad[0].errorType}: ${bad[0].message}`);
     return performance.now() - t;
@@ -726,26 +721,4 @@ async function main() {
   if (S.only.has('mirror')) await benchMirror(clusters);
 }
 
-let exitCode = 0;
-const watchdog = setTimeout(() => {
-  progress(`giving up after BENCH_TIMEOUT_S=${S.timeoutS} s`);
-  runCleanups().finally(() => process.exit(1));
-}, S.timeoutS * 1000);
-main()
-  .then(() => report())
-  .catch((e) => {
-    exitCode = 1;
-    progress(`FAILED: ${e && e.stack ? e.stack : e}`);
-    try {
-      report();
-    } catch {
-      /* partial report only */
-    }
-  })
-  .finally(async () => {
-    progress('stopping everything');
-    await runCleanups();
-    clearTimeout(watchdog);
-    progress(`done in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-    process.exit(exitCode);
-  });
+runBench(main, report, S.timeoutS);
