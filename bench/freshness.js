@@ -41,6 +41,8 @@ const S = {
   pollFallbackGroups: process.env.BENCH_POLL_FALLBACK_GROUPS === '0' ? [] : envList('BENCH_POLL_FALLBACK_GROUPS', '1000'),
   commitConcurrency: envInt('BENCH_COMMIT_CONCURRENCY', 64),
   trafficMs: envInt('BENCH_TRAFFIC_MS', 1000),
+  // MM2 ran out of its harness default of 512 MiB at 10,000 groups (OutOfMemoryError in its checkpoint task)
+  mm2Heap: process.env.BENCH_MM2_HEAP || '2g',
   timeoutS: envInt('BENCH_TIMEOUT_S', 5400),
 };
 const KAFKA_VERSION = process.env.KAFKA_VERSION || DEFAULT_KAFKA_VERSION;
@@ -175,6 +177,7 @@ async function runOne(N, variant) {
       source: clusters.source.bootstrap,
       target: clusters.target.bootstrap,
       version: KAFKA_VERSION,
+      heap: S.mm2Heap,
       props: {
         [`${FLOW}.topics`]: TOPIC,
         [`${FLOW}.groups`]: 'mm2-.*',
@@ -273,6 +276,7 @@ async function runOne(N, variant) {
     progress('  waiting for steady state (every group of both sides on the target)');
     const pendingSteady = { mm2: new Set(Array.from({ length: N }, (_, i) => i)), ours: new Set(Array.from({ length: N }, (_, i) => i)) };
     row.allVisibleMs = {};
+    let lastLogCheck = performance.now();
     for (const steadyDeadline = performance.now() + S.steadyTimeoutS * 1000; ; ) {
       for (const side of ['mm2', 'ours']) {
         const left = [...pendingSteady[side]];
@@ -290,8 +294,15 @@ async function runOne(N, variant) {
       }
       if (process.env.BENCH_DEBUG) progress(`    not yet on the target: MM2 ${pendingSteady.mm2.size}, ours ${pendingSteady.ours.size}`);
       if (pendingSteady.mm2.size === 0 && pendingSteady.ours.size === 0) break;
+      if (performance.now() - lastLogCheck > 10000 && ((lastLogCheck = performance.now()), /OutOfMemoryError/.test(mm2.log()))) throw new Error(`MM2 ran out of heap (-Xmx${S.mm2Heap}, BENCH_MM2_HEAP) with ${pendingSteady.mm2.size} of its groups not on the target`);
+      row.pendingSteady = { mm2: pendingSteady.mm2.size, ours: pendingSteady.ours.size };
       if (performance.now() > steadyDeadline) {
         throw new Error(`no steady state within ${S.steadyTimeoutS} s: ${pendingSteady.mm2.size} MM2 and ${pendingSteady.ours.size} of our groups not on the target`);
+      }
+      try {
+        row.lastSeen = { nodeRed: procStatus(nr.process.pid).rssKb, mm2: procStatus(mm2.child.pid).rssKb };
+      } catch {
+        /* a process exited: the next checks say so */
       }
       await sleep(500);
     }
@@ -436,7 +447,15 @@ function report(notes) {
   );
   for (const r of results) {
     process.stdout.write(`  ${label(r)}: load before ${r.before.load}, after ${r.after ? r.after.load : '-'}; top CPU before: ${r.before.top}\n`);
-    if (r.error) process.stdout.write(`    FAILED: ${r.error}\n`);
+    if (r.error) {
+      process.stdout.write(`    FAILED: ${r.error}\n`);
+      const part = [];
+      if (r.setupCommitMs !== undefined) part.push(`setup commits ${fmtS(r.setupCommitMs)}`);
+      for (const side of ['ours', 'mm2']) if (r.allVisibleMs && r.allVisibleMs[side] !== undefined) part.push(`all visible ${side} ${fmtS(r.allVisibleMs[side])}`);
+      if (r.pendingSteady) part.push(`groups not yet on the target: ours ${r.pendingSteady.ours}, MM2 ${r.pendingSteady.mm2}`);
+      if (r.lastSeen) part.push(`last seen: Node-RED VmRSS ${fmtMiB(r.lastSeen.nodeRed)}, MM2 VmRSS ${fmtMiB(r.lastSeen.mm2)}`);
+      if (part.length > 0) process.stdout.write(`    before it failed: ${part.join('; ')}\n`);
+    }
     if (r.closeTimedOut) process.stdout.write('    Node-RED logged "Close timed out" when stopped\n');
     if (r.skipped) process.stdout.write(`    ${r.skipped} sample ticks found no pair to move (no newer settled sync)\n`);
     for (const w of r.warnings ?? []) process.stdout.write(`    Node-RED: ${w}\n`);
