@@ -19,31 +19,19 @@ const { performance } = require('node:perf_hooks');
 const root = path.join(__dirname, '..');
 const { startClusters, DEFAULT_KAFKA_VERSION } = require(path.join(root, 'scripts', 'kafka', 'cluster'));
 const { startNodeRed } = require(path.join(root, 'scripts', 'node-red-runner'));
-const { Kafka, logLevel } = require('kafkajs');
+const {
+  envList, envInt, progress, sleep, fmtInt, fmtMs, fmtMiB, mapLimit, onCleanup,
+  rawKafka, connectedAdmin, createTopic, endOffsetSum, commitRetrying, procStatus, cpuMs, printTable, cpuModel,
+  runBench,
+} = require('./lib');
 const mm2 = require(root);
 const { ClusterConnection } = require(path.join(root, 'dist', 'kafka', 'connection'));
-const { CheckpointEmitter } = require(path.join(root, 'dist', 'kafka', 'checkpoint-emitter'));
+const { CheckpointEmitter, CHECKPOINT_CHUNK_RECORDS, CHECKPOINT_CHUNK_BYTES } = require(path.join(root, 'dist', 'kafka', 'checkpoint-emitter'));
+const { chunkBySize } = require(path.join(root, 'dist', 'core', 'chunks'));
 const { Mirror } = require(path.join(root, 'dist', 'kafka', 'mirror-task'));
 const { ensureInternalTopic } = require(path.join(root, 'dist', 'kafka', 'internal-topics'));
 
 // ---- settings ---------------------------------------------------------------------------------
-
-function envList(name, def) {
-  const v = process.env[name];
-  const list = (v === undefined || v.trim() === '' ? def : v).split(',').map((s) => s.trim()).filter(Boolean);
-  return list.map((s) => {
-    const n = Number(s.replace(/_/g, ''));
-    if (!Number.isInteger(n) || n <= 0) throw new Error(`${name}: '${s}' is not a positive integer`);
-    return n;
-  });
-}
-function envInt(name, def) {
-  const v = process.env[name];
-  if (v === undefined || v.trim() === '') return def;
-  const n = Number(v.replace(/_/g, ''));
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name}: '${v}' is not a non-negative integer`);
-  return n;
-}
 
 const S = {
   only: new Set((process.env.BENCH_ONLY || 'checkpoint,mirror,nodered').split(',').map((s) => s.trim()).filter(Boolean)),
@@ -63,93 +51,6 @@ for (const k of S.only) {
   if (!['checkpoint', 'mirror', 'nodered'].includes(k)) throw new Error(`BENCH_ONLY: unknown part '${k}' (checkpoint, mirror, nodered)`);
 }
 const KAFKA_VERSION = process.env.KAFKA_VERSION || DEFAULT_KAFKA_VERSION;
-
-// ---- small helpers ----------------------------------------------------------------------------
-
-const t0 = performance.now();
-function progress(msg) {
-  const s = ((performance.now() - t0) / 1000).toFixed(1).padStart(6);
-  process.stderr.write(`[bench ${s}s] ${msg}\n`);
-}
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const fmtInt = (n) => Math.round(n).toLocaleString('en-US');
-const fmtMs = (ms) => (ms >= 100 ? fmtInt(ms) : ms.toFixed(1));
-const fmtMiB = (kb) => `${(kb / 1024).toFixed(1)} MiB`;
-
-async function mapLimit(items, limit, fn) {
-  const out = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i], i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return out;
-}
-
-/** Resources to release at the end, newest first; each bounded so a hung one cannot stall the exit. */
-const cleanups = [];
-function onCleanup(what, fn) {
-  const entry = { what, fn };
-  cleanups.push(entry);
-  return async () => {
-    const i = cleanups.indexOf(entry);
-    if (i >= 0) cleanups.splice(i, 1);
-    await fn();
-  };
-}
-async function runCleanups() {
-  while (cleanups.length > 0) {
-    const { what, fn } = cleanups.pop();
-    let timer;
-    try {
-      await Promise.race([
-        Promise.resolve().then(fn),
-        new Promise((_, rej) => { timer = setTimeout(() => rej(new Error('timed out after 30 s')), 30000); }),
-      ]);
-    } catch (e) {
-      progress(`cleanup of ${what} failed: ${e.message}`);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-}
-
-function rawKafka(cluster, clientId) {
-  return new Kafka({ clientId, brokers: [cluster.bootstrap], logLevel: logLevel.NOTHING });
-}
-
-async function connectedAdmin(kafka, what) {
-  const admin = kafka.admin();
-  await admin.connect();
-  onCleanup(what, () => admin.disconnect());
-  return admin;
-}
-
-async function createTopic(admin, topic, numPartitions, configEntries = []) {
-  await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions, replicationFactor: 1, configEntries }] });
-}
-
-async function endOffsetSum(admin, topic) {
-  const offs = await admin.fetchTopicOffsets(topic);
-  return offs.reduce((a, o) => a + Number(o.high), 0);
-}
-
-function procStatus(pid) {
-  const text = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (k) => {
-    const m = new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(text);
-    return m ? Number(m[1]) : NaN;
-  };
-  return { rssKb: kb('VmRSS'), hwmKb: kb('VmHWM') };
-}
-
-function cpuMs(prev) {
-  const d = process.cpuUsage(prev);
-  return (d.user + d.system) / 1000;
-}
 
 // ---- request accounting -----------------------------------------------------------------------
 
@@ -252,14 +153,6 @@ function phaseText(p) {
 
 const results = { checkpoint: [], checkpointSetup: [], inProcess: [], mirror: [], nodered: [], notes: [] };
 
-/** `left`: indexes of left-aligned (text) columns; the others are right-aligned (numbers). */
-function printTable(title, headers, rows, left = [0]) {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-  const line = (cells) => cells.map((c, i) => (left.includes(i) ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ').trimEnd();
-  process.stdout.write(`\n${title}\n${line(headers)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n`);
-  for (const r of rows) process.stdout.write(line(r) + '\n');
-}
-
 // ---- 1. checkpoint cycles ---------------------------------------------------------------------
 
 /**
@@ -321,13 +214,7 @@ async function benchCheckpoints(clusters) {
   const commitAll = async (groups, offset) => {
     const t = performance.now();
     // A fresh cluster creates __consumer_offsets on the first commit: retry the coordinator errors.
-    const res = await mapLimit(groups, 16, async (g) => {
-      for (let attempt = 0; ; attempt++) {
-        const r = await committer.commit(g, Array.from({ length: P }, (_, p) => ({ topic, partition: p, offset: BigInt(offset) })));
-        if (r.ok || attempt >= 30 || !/COORDINATOR|LOAD_IN_PROGRESS/.test(r.errorType || '')) return r;
-        await sleep(200);
-      }
-    });
+    const res = await mapLimit(groups, 16, (g) => commitRetrying(committer, g, Array.from({ length: P }, (_, p) => ({ topic, partition: p, offset: BigInt(offset) }))));
     const bad = res.filter((r) => !r.ok);
     if (bad.length > 0) throw new Error(`${bad.length} admin commits failed, e.g. ${bad[0].errorType}: ${bad[0].message}`);
     return performance.now() - t;
@@ -459,8 +346,8 @@ async function benchCheckpoints(clusters) {
     expectN(r, 0, 'after restart');
     await b.close();
     const ip = inProcessCycle(N, P, topic, syncs, policy);
-    // kafkajs alone: one producer.send of the same N×P encoded records (acks=all, partition 0),
-    // split at the moment the Produce request is queued (record batch built and encoded).
+    // kafkajs alone: producer.send of the same N×P encoded records (acks=all, partition 0), in the
+    // emitter's chunks, split at the moment the first Produce request is queued (record batch built and encoded).
     {
       const tKafka = rawKafka(clusters.target, 'bench-encode');
       const encTopic = `bench-encode-n${N}`;
@@ -473,11 +360,15 @@ async function benchCheckpoints(clusters) {
       rec.attach(prod, 'producer');
       const messages = ip.records.map((r) => ({ key: r.key, value: r.value, partition: 0, timestamp: String(Date.now()) }));
       await prod.send({ topic: encTopic, acks: -1, messages: messages.slice(0, 10) }); // metadata, warm-up
+      // The same produce requests as the emitter's: one request per chunk (a single request of
+      // N x P records exceeds the broker's message.max.bytes at 5,000 groups), sent one after the other.
+      const chunks = chunkBySize(ip.records.map((r) => r.key.length + r.value.length), CHECKPOINT_CHUNK_RECORDS, CHECKPOINT_CHUNK_BYTES);
       rec.begin();
       const start = Date.now();
       const tt = performance.now();
-      await prod.send({ topic: encTopic, acks: -1, messages });
+      for (const [from, to] of chunks) await prod.send({ topic: encTopic, acks: -1, messages: messages.slice(from, to) });
       ip.kafkajsSendMs = performance.now() - tt;
+      ip.kafkajsRequests = chunks.length;
       const produce = rec.end().filter((e) => e.api === 'Produce');
       if (produce.length > 0) {
         ip.kafkajsBuildMs = Math.min(...produce.map((e) => e.createdAt)) - start;
@@ -732,15 +623,6 @@ async function benchNodeRed(clusters) {
 
 // ---- report -----------------------------------------------------------------------------------
 
-function cpuModel() {
-  try {
-    const m = /^model name\s*:\s*(.+)$/m.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'));
-    return m ? m[1].trim() : os.cpus()[0]?.model ?? '?';
-  } catch {
-    return '?';
-  }
-}
-
 function report() {
   const env = `Kafka ${KAFKA_VERSION} (single-node KRaft, 512 MB heap, two clusters on this host), kafkajs 2.2.4, Node.js ${process.version}, ${os.cpus().length} cores (${cpuModel()}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${new Date().toISOString().slice(0, 10)}`;
   process.stdout.write(`\n=== @kafka-mm2/node-red benchmark ===\n${env}\n`);
@@ -763,8 +645,8 @@ function report() {
       );
       if (ip.kafkajsSendMs !== undefined) {
         process.stdout.write(
-          `  ${fmtInt(ip.N).padStart(5)} groups, kafkajs alone: producer.send of those ${fmtInt(ip.written)} records ${fmtMs(ip.kafkajsSendMs)} ms ` +
-            `(building the request ${fmtMs(ip.kafkajsBuildMs ?? NaN)} ms, Produce round trip ${fmtMs(ip.kafkajsRoundTripMs ?? NaN)} ms)\n`,
+          `  ${fmtInt(ip.N).padStart(5)} groups, kafkajs alone: producer.send of those ${fmtInt(ip.written)} records in ${fmtInt(ip.kafkajsRequests ?? 0)} chunk(s) ${fmtMs(ip.kafkajsSendMs)} ms ` +
+            `(building the first request ${fmtMs(ip.kafkajsBuildMs ?? NaN)} ms, first request queued → last answer ${fmtMs(ip.kafkajsRoundTripMs ?? NaN)} ms)\n`,
         );
       }
     }
@@ -839,26 +721,4 @@ async function main() {
   if (S.only.has('mirror')) await benchMirror(clusters);
 }
 
-let exitCode = 0;
-const watchdog = setTimeout(() => {
-  progress(`giving up after BENCH_TIMEOUT_S=${S.timeoutS} s`);
-  runCleanups().finally(() => process.exit(1));
-}, S.timeoutS * 1000);
-main()
-  .then(() => report())
-  .catch((e) => {
-    exitCode = 1;
-    progress(`FAILED: ${e && e.stack ? e.stack : e}`);
-    try {
-      report();
-    } catch {
-      /* partial report only */
-    }
-  })
-  .finally(async () => {
-    progress('stopping everything');
-    await runCleanups();
-    clearTimeout(watchdog);
-    progress(`done in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-    process.exit(exitCode);
-  });
+runBench(main, report, S.timeoutS);

@@ -135,9 +135,10 @@ const SINGLE_BROKER = {
  * MirrorMaker 2 in dedicated mode (`connect-mirror-maker`) for the flow source -> target.
  * `props` are added to (and override) the generated mm2.properties, e.g.
  * { 'source->target.emit.checkpoints.interval.seconds': 1 }.
- * @param {{ source: string, target: string, props?: Record<string, string | number | boolean>, version?: string, aliases?: string[] }} options
+ * `heap` is the JVM's -Xmx (default 512m; the benchmark needs more at thousands of groups).
+ * @param {{ source: string, target: string, props?: Record<string, string | number | boolean>, version?: string, aliases?: string[], heap?: string }} options
  */
-async function startMirrorMaker({ source, target, props: extra = {}, version, aliases = ['source', 'target'] }) {
+async function startMirrorMaker({ source, target, props: extra = {}, version, aliases = ['source', 'target'], heap }) {
   const [s, t] = aliases;
   const cfg = {
     clusters: `${s}, ${t}`,
@@ -160,6 +161,7 @@ async function startMirrorMaker({ source, target, props: extra = {}, version, al
     version,
     mainClass: 'org.apache.kafka.connect.mirror.MirrorMaker',
     loudLoggers: ['org.apache.kafka.connect.mirror.MirrorMaker'],
+    ...(heap ? { heap } : {}),
     args: (dir) => {
       const file = path.join(dir, 'mm2.properties');
       fs.writeFileSync(file, props(cfg));

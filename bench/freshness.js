@@ -1,0 +1,495 @@
+'use strict';
+/**
+ * Freshness benchmark: how soon a commit on the source is visible, translated, on the target,
+ * for our flow (examples/checkpoints-beside-mm2.json in a real Node-RED) and for the real
+ * MirrorMaker 2 (dedicated mode) side by side on the same two clusters, with the same offset
+ * syncs (written by MM2's source connector, read by both) and twin groups committed to the same
+ * offsets at the same moment. Run with `npm run bench:freshness`; see bench/README.md.
+ *
+ * Everything it starts (clusters, MM2, Node-RED, Kafka clients) is stopped at the end, also on
+ * failure. Progress goes to stderr; the figures go to stdout.
+ */
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+const { performance } = require('node:perf_hooks');
+
+const root = path.join(__dirname, '..');
+const { startClusters, DEFAULT_KAFKA_VERSION } = require(path.join(root, 'scripts', 'kafka', 'cluster'));
+const { startMirrorMaker } = require(path.join(root, 'scripts', 'kafka', 'connect'));
+const { startNodeRed } = require(path.join(root, 'scripts', 'node-red-runner'));
+const {
+  envList, envInt, progress, sleep, fmtInt, fmtMiB, mapLimit, onCleanup,
+  rawKafka, createTopic, procStatus, printTable, cpuModel, commitRetrying,
+  runBench,
+} = require('./lib');
+const { ClusterConnection } = require(path.join(root, 'dist', 'kafka', 'connection'));
+const { decodeOffsetSync } = require(path.join(root, 'dist', 'core', 'offset-sync'));
+
+// ---- settings ---------------------------------------------------------------------------------
+
+const S = {
+  groups: envList('BENCH_GROUPS', '100,1000,10000'),
+  partitions: envInt('BENCH_GROUP_PARTITIONS', 10),
+  samples: envInt('BENCH_SAMPLES', 200),
+  sampleEveryMs: envInt('BENCH_SAMPLE_EVERY_MS', 150),
+  sampleTimeoutS: envInt('BENCH_SAMPLE_TIMEOUT_S', 120),
+  pollMs: envInt('BENCH_POLL_MS', 50),
+  steadySeconds: envInt('BENCH_STEADY_SECONDS', 30),
+  steadyTimeoutS: envInt('BENCH_STEADY_TIMEOUT_S', 900),
+  pollFallbackGroups: process.env.BENCH_POLL_FALLBACK_GROUPS === '0' ? [] : envList('BENCH_POLL_FALLBACK_GROUPS', '1000'),
+  commitConcurrency: envInt('BENCH_COMMIT_CONCURRENCY', 64),
+  trafficMs: envInt('BENCH_TRAFFIC_MS', 1000),
+  // MM2 ran out of its harness default of 512 MiB at 10,000 groups (OutOfMemoryError in its checkpoint task)
+  mm2Heap: process.env.BENCH_MM2_HEAP || '2g',
+  timeoutS: envInt('BENCH_TIMEOUT_S', 5400),
+};
+const KAFKA_VERSION = process.env.KAFKA_VERSION || DEFAULT_KAFKA_VERSION;
+const TOPIC = 'bench-fresh';
+const REMOTE = `source.${TOPIC}`; // DefaultReplicationPolicy, aliases source and target (as in the example flow)
+const SYNCS_TOPIC = 'mm2-offset-syncs.target.internal'; // MM2's default location: the source cluster
+const FLOW = 'source->target';
+/** Least step of a sampled commit, in records (see the sample loop). */
+const MIN_STEP = BigInt(envInt('BENCH_MIN_STEP', 32));
+const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+// ---- small helpers ----------------------------------------------------------------------------
+
+/** utime + stime of a process, in seconds (/proc/<pid>/stat fields 14 and 15). */
+function cpuSeconds(pid) {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields from 3 (state) on
+  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+}
+
+/** CPU seconds per minute and the RSS at the end, of each pid, over `seconds`. */
+async function measureProcesses(pids, seconds) {
+  const c0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
+  const t = performance.now();
+  await sleep(seconds * 1000);
+  const s = (performance.now() - t) / 1000;
+  const out = {};
+  for (const [k, pid] of Object.entries(pids)) out[k] = { cpuPerMin: ((cpuSeconds(pid) - c0[k]) / s) * 60, rssKb: procStatus(pid).rssKb };
+  return out;
+}
+
+function percentile(sorted, q) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
+const fmtS = (ms) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(2)} s` : '-');
+const ratio = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? `${(a / b).toFixed(2)}x` : '-');
+
+function whatElseRuns() {
+  let load = '?';
+  try {
+    load = fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  } catch {
+    /* ignore */
+  }
+  let top = '';
+  try {
+    top = execFileSync('ps', ['-eo', 'pid,pcpu,rss,comm', '--sort=-pcpu'], { encoding: 'utf8' }).split('\n').slice(1, 6).map((l) => l.trim()).filter(Boolean).join(' | ');
+  } catch {
+    /* ignore */
+  }
+  return { load, top };
+}
+
+/** Does the checkpoint node offer `sourceOffsets` (auto / poll)? Read from its editor definition, which is what Node-RED knows. */
+function checkpointNodeKnowsSourceOffsets() {
+  const html = path.join(root, 'dist', 'nodes', 'mm2-checkpoint.html');
+  if (!fs.existsSync(html)) return false;
+  return /\bsourceOffsets\s*:/.test(fs.readFileSync(html, 'utf8'));
+}
+
+// ---- the flow --------------------------------------------------------------------------------
+
+function benchFlow(clusters, variant) {
+  const flows = JSON.parse(fs.readFileSync(path.join(root, 'examples', 'checkpoints-beside-mm2.json'), 'utf8'));
+  const one = (pred, what) => {
+    const l = flows.filter(pred);
+    if (l.length !== 1) throw new Error(`examples/checkpoints-beside-mm2.json: expected one ${what}, found ${l.length}`);
+    return l[0];
+  };
+  one((n) => n.id === 'c-src', 'source cluster node c-src').bootstrap = clusters.source.bootstrap;
+  one((n) => n.id === 'c-tgt', 'target cluster node c-tgt').bootstrap = clusters.target.bootstrap;
+  const rep = one((n) => n.type === 'mm2-replication', 'mm2-replication');
+  if (rep.offsetSyncsLocation !== 'source') throw new Error(`the example reads offset syncs from '${rep.offsetSyncsLocation}', the bench expects MM2's default (source)`);
+  const cp = one((n) => n.type === 'mm2-checkpoint', 'mm2-checkpoint');
+  cp.groups = 'ours-.*';
+  cp.emitCheckpointsIntervalSeconds = '1';
+  cp.refreshGroupsIntervalSeconds = '1';
+  if (variant === 'poll') cp.sourceOffsets = 'poll';
+  const go = one((n) => n.type === 'mm2-group-offsets', 'mm2-group-offsets');
+  go.groups = 'ours-.*';
+  go.syncGroupOffsetsIntervalSeconds = '1';
+  return flows;
+}
+
+// ---- one run: N twin groups ------------------------------------------------------------------
+
+const results = [];
+
+async function runOne(N, variant) {
+  const P = S.partitions;
+  const row = { N, variant, startedAt: performance.now(), before: whatElseRuns() };
+  results.push(row);
+  const stops = [];
+  const later = (what, fn) => stops.push(onCleanup(what, fn));
+  try {
+    progress(`N=${N}${variant === 'poll' ? ' (polling fallback)' : ''}: two clusters`);
+    const clusters = await startClusters(['source', 'target'], { version: KAFKA_VERSION });
+    later('Kafka clusters', () => clusters.stop());
+    const srcKafka = rawKafka(clusters.source, 'bench-fresh');
+    const srcAdmin = srcKafka.admin();
+    await srcAdmin.connect();
+    later('source admin', () => srcAdmin.disconnect());
+    await createTopic(srcAdmin, TOPIC, P);
+
+    // Traffic: one record per partition every BENCH_TRAFFIC_MS, so MM2 keeps writing fresh offset syncs.
+    const producer = srcKafka.producer({ allowAutoTopicCreation: false });
+    await producer.connect();
+    let traffic = true;
+    let seq = 0;
+    const trafficLoop = (async () => {
+      while (traffic) {
+        const t = Date.now();
+        await producer.send({ topic: TOPIC, acks: -1, messages: Array.from({ length: P }, (_, p) => ({ partition: p, value: `r${seq++}` })) }).catch(() => undefined);
+        await sleep(Math.max(0, S.trafficMs - (Date.now() - t)));
+      }
+    })();
+    later('traffic', async () => {
+      traffic = false;
+      await trafficLoop;
+      await producer.disconnect();
+    });
+
+    progress('  MirrorMaker 2 (dedicated mode, every interval 1 s, sync.group.offsets.enabled=true)');
+    const mm2 = await startMirrorMaker({
+      source: clusters.source.bootstrap,
+      target: clusters.target.bootstrap,
+      version: KAFKA_VERSION,
+      heap: S.mm2Heap,
+      props: {
+        [`${FLOW}.topics`]: TOPIC,
+        [`${FLOW}.groups`]: 'mm2-.*',
+        [`${FLOW}.emit.checkpoints.interval.seconds`]: 1,
+        [`${FLOW}.sync.group.offsets.enabled`]: 'true',
+        [`${FLOW}.sync.group.offsets.interval.seconds`]: 1,
+        [`${FLOW}.refresh.groups.interval.seconds`]: 1,
+        [`${FLOW}.refresh.topics.interval.seconds`]: 1,
+        [`${FLOW}.emit.heartbeats.interval.seconds`]: 1,
+        // a sync for every record: each sampled commit lands exactly on a sync, so its
+        // translation is exact (and distinct from the previous one)
+        [`${FLOW}.offset.lag.max`]: 0,
+      },
+    });
+    later('MirrorMaker 2', () => mm2.stop());
+
+    // The offset syncs as MM2 writes them: the bench commits on them.
+    /** @type {Map<number, Array<{ up: bigint, down: bigint, seenAt: number }>>} */
+    const syncs = new Map();
+    for (let deadline = Date.now() + 120000; !(await srcAdmin.listTopics()).includes(SYNCS_TOPIC); ) {
+      if (Date.now() > deadline) throw new Error(`MM2 did not create ${SYNCS_TOPIC} within 120 s`);
+      await sleep(250);
+    }
+    const syncReader = srcKafka.consumer({ groupId: `__bench-fresh-syncs-${process.pid}`, maxWaitTimeInMs: 100 });
+    await syncReader.connect();
+    later('offset-sync reader', () => syncReader.disconnect());
+    await syncReader.subscribe({ topics: [SYNCS_TOPIC], fromBeginning: true });
+    await syncReader.run({
+      eachMessage: async ({ message }) => {
+        let s;
+        try {
+          s = decodeOffsetSync(message.key, message.value);
+        } catch {
+          return;
+        }
+        if (s.topic !== TOPIC) return;
+        const l = syncs.get(s.partition) ?? [];
+        l.push({ up: s.upstreamOffset, down: s.downstreamOffset, seenAt: performance.now() });
+        if (l.length > 50) l.shift();
+        syncs.set(s.partition, l);
+      },
+    });
+    /** The newest sync of partition p seen at least 300 ms ago (so both readers have it too). */
+    const settledSync = (p) => {
+      const l = syncs.get(p) ?? [];
+      const now = performance.now();
+      for (let i = l.length - 1; i >= 0; i--) if (now - l[i].seenAt >= 300) return l[i];
+      return undefined;
+    };
+    for (let deadline = Date.now() + 120000; ; ) {
+      if (Array.from({ length: P }, (_, p) => settledSync(p)).every(Boolean)) break;
+      if (Date.now() > deadline) throw new Error('no offset sync for every partition within 120 s');
+      await sleep(200);
+    }
+
+    progress('  Node-RED with examples/checkpoints-beside-mm2.json (intervals 1 s, groups ours-.*)');
+    const nr = await startNodeRed({ quiet: true, logLevel: 'warn', flows: benchFlow(clusters, variant) });
+    let closeTimedOut = false;
+    later('Node-RED', async () => {
+      await nr.stop();
+      closeTimedOut = /Close timed out/.test(nr.log);
+    });
+
+    // Twin groups, committed on the settled sync of every partition.
+    const source = new ClusterConnection({ alias: 'source', bootstrapServers: [clusters.source.bootstrap], clientId: 'bench-fresh' });
+    const target = new ClusterConnection({ alias: 'target', bootstrapServers: [clusters.target.bootstrap], clientId: 'bench-fresh' });
+    later('bench connections', () => Promise.all([source.close(), target.close()]));
+    const committer = source.committer();
+    const fetcher = target.offsetFetcher();
+    const name = (side, i) => `${side}-g${String(i).padStart(5, '0')}`;
+    const start = Array.from({ length: P }, (_, p) => settledSync(p));
+    /** committed upstream offset of twin i, partition p (the same for both twins) */
+    const cur = Array.from({ length: N }, () => start.map((s) => s.up));
+    const tc = performance.now();
+    const setup = await mapLimit(Array.from({ length: 2 * N }, (_, k) => k), S.commitConcurrency, (k) =>
+      commitRetrying(committer, name(k % 2 === 0 ? 'mm2' : 'ours', k >> 1), start.map((s, p) => ({ topic: TOPIC, partition: p, offset: s.up }))),
+    );
+    const bad = setup.filter((r) => !r.ok);
+    if (bad.length > 0) throw new Error(`${bad.length} setup commits failed, e.g. ${bad[0].errorType}: ${bad[0].message}`);
+    const tcEnd = performance.now();
+    row.setupCommitMs = tcEnd - tc;
+    progress(`  committed ${fmtInt(2 * N)} groups × ${P} partitions in ${fmtInt(row.setupCommitMs)} ms (${S.commitConcurrency} OffsetCommits in flight)`);
+
+    /** Target offset of (group, partition p) from one OffsetFetch; -1n when none. */
+    const targetOffsets = async (group) => {
+      const offs = await fetcher.fetch(group);
+      const m = new Map();
+      for (const o of offs) if (o.topic === REMOTE && o.offset !== null) m.set(o.partition, o.offset);
+      return m;
+    };
+
+    // Steady state: every partition of every group of both sides has an offset on the target.
+    // (Not "at the translation of the sync committed on": MM2's offset-sync store, and ours with
+    // it, keeps only exponentially spaced older syncs, so a commit on a sync that was since
+    // superseded may translate to an older sync + 1.)
+    progress('  waiting for steady state (every group of both sides on the target)');
+    const pendingSteady = { mm2: new Set(Array.from({ length: N }, (_, i) => i)), ours: new Set(Array.from({ length: N }, (_, i) => i)) };
+    row.allVisibleMs = {};
+    let lastLogCheck = performance.now();
+    for (const steadyDeadline = performance.now() + S.steadyTimeoutS * 1000; ; ) {
+      for (const side of ['mm2', 'ours']) {
+        const left = [...pendingSteady[side]];
+        await mapLimit(left, 32, async (i) => {
+          const m = await targetOffsets(name(side, i)).catch((e) => {
+            if (process.env.BENCH_DEBUG) progress(`    ${name(side, i)}: ${e.message}`);
+            return new Map();
+          });
+          if (start.every((_, p) => m.has(p))) pendingSteady[side].delete(i);
+        });
+        if (pendingSteady[side].size === 0 && row.allVisibleMs[side] === undefined) {
+          row.allVisibleMs[side] = performance.now() - tcEnd;
+          progress(`    ${side}: all ${fmtInt(N)} groups visible ${fmtS(row.allVisibleMs[side])} after the setup commits`);
+        }
+      }
+      if (process.env.BENCH_DEBUG) progress(`    not yet on the target: MM2 ${pendingSteady.mm2.size}, ours ${pendingSteady.ours.size}`);
+      if (pendingSteady.mm2.size === 0 && pendingSteady.ours.size === 0) break;
+      if (performance.now() - lastLogCheck > 10000 && ((lastLogCheck = performance.now()), /OutOfMemoryError/.test(mm2.log()))) throw new Error(`MM2 ran out of heap (-Xmx${S.mm2Heap}, BENCH_MM2_HEAP) with ${pendingSteady.mm2.size} of its groups not on the target`);
+      row.pendingSteady = { mm2: pendingSteady.mm2.size, ours: pendingSteady.ours.size };
+      if (performance.now() > steadyDeadline) {
+        throw new Error(`no steady state within ${S.steadyTimeoutS} s: ${pendingSteady.mm2.size} MM2 and ${pendingSteady.ours.size} of our groups not on the target`);
+      }
+      try {
+        row.lastSeen = { nodeRed: procStatus(nr.process.pid).rssKb, mm2: procStatus(mm2.child.pid).rssKb };
+      } catch {
+        /* a process exited: the next checks say so */
+      }
+      await sleep(500);
+    }
+
+    const pids = { nodeRed: nr.process.pid, mm2: mm2.child.pid };
+    progress(`  steady state: CPU and RSS over ${S.steadySeconds} s`);
+    row.steady = await measureProcesses(pids, S.steadySeconds);
+
+    // Samples: a random twin pair's random partition moved to a newer settled sync, both twins at once.
+    progress(`  ${S.samples} sampled commits, one every ${S.sampleEveryMs} ms, target polled every ${S.pollMs} ms`);
+    /** `before`: the twin's target offset just before the commit; visible = the target moved past it.
+     * @type {Array<{ i: number, p: number, before: Record<string, bigint>, at: Record<string, number>, seen: Record<string, number> }>} */
+    const samples = [];
+    const inFlight = new Set(); // `${i}/${p}`
+    let polling = true;
+    const cpuStart = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
+    const tSampling = performance.now();
+    const poller = (async () => {
+      while (polling) {
+        const t = performance.now();
+        const open = samples.filter((s) => (s.seen.mm2 === undefined && s.at.mm2 !== undefined) || (s.seen.ours === undefined && s.at.ours !== undefined));
+        const byGroup = new Map();
+        for (const s of open) {
+          for (const side of ['mm2', 'ours']) {
+            if (s.seen[side] !== undefined || s.at[side] === undefined) continue;
+            const g = name(side, s.i);
+            byGroup.set(g, [...(byGroup.get(g) ?? []), { s, side }]);
+          }
+        }
+        await mapLimit([...byGroup], 32, async ([g, list]) => {
+          const m = await targetOffsets(g).catch(() => null);
+          if (!m) return;
+          const now = performance.now();
+          for (const { s, side } of list) {
+            if ((m.get(s.p) ?? -1n) > s.before[side]) {
+              s.seen[side] = now;
+              if (s.seen.mm2 !== undefined && s.seen.ours !== undefined) inFlight.delete(`${s.i}/${s.p}`);
+            }
+          }
+        });
+        const now = performance.now();
+        for (const s of open) {
+          for (const side of ['mm2', 'ours']) {
+            if (s.seen[side] === undefined && s.at[side] !== undefined && now - s.at[side] > S.sampleTimeoutS * 1000) {
+              s.seen[side] = Infinity;
+              if (s.seen.mm2 !== undefined && s.seen.ours !== undefined) inFlight.delete(`${s.i}/${s.p}`);
+            }
+          }
+        }
+        await sleep(Math.max(0, S.pollMs - (performance.now() - t)));
+      }
+    })();
+    later('poller', async () => {
+      polling = false;
+      await poller;
+    });
+    let skipped = 0;
+    let lastPick = performance.now();
+    for (let k = 0; k < S.samples; ) {
+      const tick = performance.now();
+      let pick;
+      for (let attempt = 0; attempt < 50 && !pick; attempt++) {
+        const i = Math.floor(Math.random() * N);
+        const p = Math.floor(Math.random() * P);
+        const s = settledSync(p);
+        // a step of at least MIN_STEP records: some sync between the old and the new commit is
+        // still in the offset-sync stores when the nodes translate it, so the translation moves
+        if (!inFlight.has(`${i}/${p}`) && s && s.up - cur[i][p] >= MIN_STEP) pick = { i, p, s };
+      }
+      if (!pick) {
+        skipped++;
+        if (performance.now() - lastPick > 180000) throw new Error(`no pair to move for 180 s (no settled sync ${MIN_STEP} records past a committed offset)`);
+      } else {
+        lastPick = performance.now();
+        const { i, p, s } = pick;
+        cur[i][p] = s.up;
+        inFlight.add(`${i}/${p}`);
+        /** @type {{ i: number, p: number, before: Record<string, bigint>, at: Record<string, number>, seen: Record<string, number> }} */
+        const sample = { i, p, before: {}, at: {}, seen: {} };
+        for (const side of ['mm2', 'ours']) sample.before[side] = (await targetOffsets(name(side, i))).get(p) ?? -1n;
+        // both twins at the same moment; each latency counts from its own commit's answer
+        const results2 = await Promise.all(['mm2', 'ours'].map(async (side) => {
+          const r = await commitRetrying(committer, name(side, i), [{ topic: TOPIC, partition: p, offset: s.up }]);
+          sample.at[side] = performance.now();
+          return r;
+        }));
+        const failed = results2.find((r) => !r.ok);
+        if (failed) throw new Error(`sample commit failed: ${failed.errorType}: ${failed.message}`);
+        samples.push(sample);
+        k++;
+      }
+      await sleep(Math.max(0, S.sampleEveryMs - (performance.now() - tick)));
+    }
+    for (const deadline = performance.now() + (S.sampleTimeoutS + 5) * 1000; inFlight.size > 0 && performance.now() < deadline; ) await sleep(100);
+    polling = false;
+    await poller;
+    const samplingS = (performance.now() - tSampling) / 1000;
+    row.sampling = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, { cpuPerMin: ((cpuSeconds(pid) - cpuStart[k]) / samplingS) * 60, rssKb: procStatus(pid).rssKb }]));
+    row.samplingSeconds = samplingS;
+    row.skipped = skipped;
+    for (const side of ['mm2', 'ours']) {
+      const lat = samples.map((s) => s.seen[side] - s.at[side]);
+      const done = lat.filter(Number.isFinite).sort((a, b) => a - b);
+      row[side] = { n: done.length, timedOut: lat.length - done.length, p50: percentile(done, 0.5), p99: percentile(done, 0.99), max: done.length ? done[done.length - 1] : NaN };
+    }
+    progress(`  ours p50 ${fmtS(row.ours.p50)} p99 ${fmtS(row.ours.p99)} max ${fmtS(row.ours.max)}; MM2 p50 ${fmtS(row.mm2.p50)} p99 ${fmtS(row.mm2.p99)} max ${fmtS(row.mm2.max)}` +
+      `${row.ours.timedOut + row.mm2.timedOut > 0 ? `; timed out: ours ${row.ours.timedOut}, MM2 ${row.mm2.timedOut}` : ''}`);
+    row.warnings = nr.log.split('\n').filter((l) => /\[(warn|error)\]/.test(l)).slice(0, 5).map((l) => l.slice(0, 300));
+    row.after = whatElseRuns();
+    // stop everything of this run, newest first
+    while (stops.length > 0) await stops.pop()();
+    row.closeTimedOut = closeTimedOut;
+  } catch (e) {
+    row.error = e && e.message ? e.message : String(e);
+    while (stops.length > 0) await stops.pop()().catch(() => undefined);
+    throw e;
+  } finally {
+    row.wallS = (performance.now() - row.startedAt) / 1000;
+  }
+}
+
+// ---- report -----------------------------------------------------------------------------------
+
+function report(notes) {
+  const env = `Kafka ${KAFKA_VERSION} (single-node KRaft, two clusters on this host), MM2 ${KAFKA_VERSION} dedicated mode, kafkajs 2.2.4, Node.js ${process.version}, ${os.cpus().length} cores (${cpuModel()}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${new Date().toISOString().slice(0, 10)}`;
+  process.stdout.write(`\n=== commit on source -> translated offset visible on target: ours (Node-RED) vs MM2 ===\n${env}\n`);
+  const done = results.filter((r) => r.ours && r.mm2);
+  const label = (r) => `${fmtInt(r.N)} × ${S.partitions}${r.variant === 'poll' ? ' (polling fallback)' : ''}`;
+  const cpu = (r, k) => (r.steady ? r.steady[k].cpuPerMin.toFixed(1) : '-');
+  printTable(
+    `samples: ${S.samples} per run (commit answered -> target OffsetFetch shows the translated offset; polled every ${S.pollMs} ms)`,
+    ['groups', 'ours p50', 'p99', 'max', 'MM2 p50', 'p99', 'max', 'p50 ours/MM2', 'p99 ours/MM2', 'timed out ours/MM2'],
+    done.map((r) => [label(r), fmtS(r.ours.p50), fmtS(r.ours.p99), fmtS(r.ours.max), fmtS(r.mm2.p50), fmtS(r.mm2.p99), fmtS(r.mm2.max), ratio(r.ours.p50, r.mm2.p50), ratio(r.ours.p99, r.mm2.p99), `${r.ours.timedOut}/${r.mm2.timedOut}`]),
+  );
+  printTable(
+    `processes at steady state (${S.steadySeconds} s window, nothing committed) and while sampling; CPU s/min from /proc/<pid>/stat, RSS = VmRSS`,
+    ['groups', 'Node-RED CPU s/min', 'RSS', 'MM2 CPU s/min', 'RSS', 'CPU ours/MM2', 'sampling: Node-RED CPU', 'MM2 CPU', 'setup commits', 'all visible ours', 'MM2', 'run'],
+    done.map((r) => [
+      label(r), cpu(r, 'nodeRed'), fmtMiB(r.steady.nodeRed.rssKb), cpu(r, 'mm2'), fmtMiB(r.steady.mm2.rssKb), ratio(r.steady.nodeRed.cpuPerMin, r.steady.mm2.cpuPerMin),
+      r.sampling.nodeRed.cpuPerMin.toFixed(1), r.sampling.mm2.cpuPerMin.toFixed(1), fmtS(r.setupCommitMs), fmtS(r.allVisibleMs.ours), fmtS(r.allVisibleMs.mm2), `${fmtInt(r.wallS)} s`,
+    ]),
+  );
+  for (const r of results) {
+    process.stdout.write(`  ${label(r)}: load before ${r.before.load}, after ${r.after ? r.after.load : '-'}; top CPU before: ${r.before.top}\n`);
+    if (r.error) {
+      process.stdout.write(`    FAILED: ${r.error}\n`);
+      const part = [];
+      if (r.setupCommitMs !== undefined) part.push(`setup commits ${fmtS(r.setupCommitMs)}`);
+      for (const side of ['ours', 'mm2']) if (r.allVisibleMs && r.allVisibleMs[side] !== undefined) part.push(`all visible ${side} ${fmtS(r.allVisibleMs[side])}`);
+      if (r.pendingSteady) part.push(`groups not yet on the target: ours ${r.pendingSteady.ours}, MM2 ${r.pendingSteady.mm2}`);
+      if (r.lastSeen) part.push(`last seen: Node-RED VmRSS ${fmtMiB(r.lastSeen.nodeRed)}, MM2 VmRSS ${fmtMiB(r.lastSeen.mm2)}`);
+      if (part.length > 0) process.stdout.write(`    before it failed: ${part.join('; ')}\n`);
+    }
+    if (r.closeTimedOut) process.stdout.write('    Node-RED logged "Close timed out" when stopped\n');
+    if (r.skipped) process.stdout.write(`    ${r.skipped} sample ticks found no pair to move (no newer settled sync)\n`);
+    for (const w of r.warnings ?? []) process.stdout.write(`    Node-RED: ${w}\n`);
+  }
+  for (const n of notes) process.stdout.write(`  - ${n}\n`);
+
+  const md = [];
+  md.push(`Measured with \`npm run bench:freshness\` on ${env}; every interval 1 s on both sides; ${S.samples} sampled commits per row.`, '');
+  md.push('| groups × partitions | ours p50 | ours p99 | ours max | MM2 p50 | MM2 p99 | MM2 max | p99 ours/MM2 | Node-RED CPU s/min | MM2 CPU s/min | CPU ours/MM2 | Node-RED RSS | MM2 RSS |');
+  md.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const r of done) {
+    md.push(`| ${label(r)} | ${fmtS(r.ours.p50)} | ${fmtS(r.ours.p99)} | ${fmtS(r.ours.max)} | ${fmtS(r.mm2.p50)} | ${fmtS(r.mm2.p99)} | ${fmtS(r.mm2.max)} | ${ratio(r.ours.p99, r.mm2.p99)} | ` +
+      `${cpu(r, 'nodeRed')} | ${cpu(r, 'mm2')} | ${ratio(r.steady.nodeRed.cpuPerMin, r.steady.mm2.cpuPerMin)} | ${fmtMiB(r.steady.nodeRed.rssKb)} | ${fmtMiB(r.steady.mm2.rssKb)} |`);
+  }
+  for (const n of notes) md.push('', n);
+  process.stdout.write(`\n--- markdown ---\n${md.join('\n')}\n--- end ---\n`);
+}
+
+// ---- main -------------------------------------------------------------------------------------
+
+const notes = [];
+async function main() {
+  progress(`Kafka ${KAFKA_VERSION}; groups ${S.groups.join(',')} × ${S.partitions}; ${S.samples} samples; polling fallback at ${S.pollFallbackGroups.join(',') || 'none'}`);
+  const canPoll = checkpointNodeKnowsSourceOffsets();
+  for (const N of S.groups) {
+    await runOne(N, 'auto');
+    if (S.pollFallbackGroups.includes(N)) {
+      if (canPoll) await runOne(N, 'poll');
+      else notes.push(`polling fallback at ${fmtInt(N)} groups: not available (mm2-checkpoint has no \`sourceOffsets\` setting in this build)`);
+    }
+  }
+  for (const N of S.pollFallbackGroups) {
+    if (!S.groups.includes(N)) notes.push(`polling fallback at ${fmtInt(N)} groups: not run (${N} is not in BENCH_GROUPS)`);
+  }
+}
+
+runBench(main, () => report(notes), S.timeoutS);
