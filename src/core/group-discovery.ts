@@ -6,20 +6,19 @@
  * 4. a group is selected when at least one committed partition belongs to a topic the topic
  *    filter (`topics` / `topics.exclude`) accepts.
  *
- * Differences from MM2, deliberate: offsets are fetched per group with bounded concurrency
- * (kafkajs has no batched OffsetFetch; MM2 before 4.0 fetched them one group at a time), and a
- * group whose offsets cannot be fetched is kept (reported in `errors`) instead of failing the
- * whole discovery, so one unreadable group neither hides every other group nor disappears
- * silently: the emit cycle then reports it as a failed group.
+ * The committed partitions of all kept groups are read in one batch (the I/O sends one
+ * OffsetFetch per group coordinator, as MM2 4.x's admin client does). Difference from MM2,
+ * deliberate: a group whose offsets cannot be fetched is kept (reported in `errors`) instead of
+ * failing the whole discovery, so one unreadable group neither hides every other group nor
+ * disappears silently: the emit cycle then reports it as a failed group.
  */
 import type { NameFilter } from './filters';
-import { mapLimit } from './worker-pool';
 
 export interface DiscoveryIo {
   /** Group ids on the source cluster. */
   listGroups(): Promise<string[]>;
-  /** The topics of the group's committed partitions (duplicates allowed). */
-  committedTopics(group: string): Promise<string[]>;
+  /** The topics of each group's committed partitions (duplicates allowed); groups that could not be read in `failed`. */
+  committedTopics(groups: string[]): Promise<{ topics: Map<string, string[]>; failed: Map<string, string> }>;
 }
 
 export interface DiscoveryResult {
@@ -33,24 +32,19 @@ export interface DiscoveryResult {
   errors: Array<{ group: string; error: string }>;
 }
 
-export async function findCheckpointGroups(
-  io: DiscoveryIo,
-  groupFilter: NameFilter,
-  topicFilter: NameFilter,
-  concurrency = 8,
-): Promise<DiscoveryResult> {
+export async function findCheckpointGroups(io: DiscoveryIo, groupFilter: NameFilter, topicFilter: NameFilter): Promise<DiscoveryResult> {
   const all = [...new Set(await io.listGroups())].sort();
   const accepted = all.filter((g) => groupFilter.accept(g));
   const rejectedByGroupFilter = all.filter((g) => !groupFilter.accept(g));
   const errors: Array<{ group: string; error: string }> = [];
-  const relevant = await mapLimit(accepted, concurrency, async (group) => {
-    try {
-      const topics = await io.committedTopics(group);
-      return topics.some((t) => topicFilter.accept(t));
-    } catch (e) {
-      errors.push({ group, error: (e as Error)?.message ?? String(e) });
+  const read = accepted.length > 0 ? await io.committedTopics(accepted) : { topics: new Map<string, string[]>(), failed: new Map<string, string>() };
+  const relevant = accepted.map((group) => {
+    const failed = read.failed.get(group);
+    if (failed !== undefined) {
+      errors.push({ group, error: failed });
       return true;
     }
+    return (read.topics.get(group) ?? []).some((t) => topicFilter.accept(t));
   });
   errors.sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
   return {

@@ -10,10 +10,16 @@
  *   initial load; failed -> only the latest sync). Offset syncs
  *   that arrive before that are buffered and replayed into the new store, in order.
  * - group discovery (MirrorCheckpointConnector.findConsumerGroups) at start and on `refreshGroups`;
- * - `cycle()`: for each selected group list its source offsets, compute the checkpoints
- *   (core checkpointsForGroup: +1 rule, rename, monotonic filter) and write the new ones to
- *   partition 0 of the checkpoints topic with the shared target producer, the record timestamp
- *   being the time the offsets were listed. Cycles never overlap (CoalescingRunner).
+ * - `cycle()`, a full cycle (at least every `emit.checkpoints.interval.seconds`): read the
+ *   selected groups' source offsets (one OffsetFetch per group coordinator), compute the
+ *   checkpoints (core checkpointsForGroup: +1 rule, rename, monotonic filter) and write the new
+ *   ones to partition 0 of the checkpoints topic with the shared target producer, the record
+ *   timestamp being the time the offsets were listed.
+ * - event-driven partial cycles in between (source-offsets.ts): a commit on the source (seen in
+ *   `__consumer_offsets`) or a new offset sync re-translates only the (group, partition) pairs it
+ *   concerns, within the stream's batching window, and hands the result to `events.delivered`.
+ *   Where `__consumer_offsets` cannot be read the full cycles are all there is (polling), and
+ *   `events.sourceMode` says why. Cycles of both kinds never overlap (CoalescingRunner).
  */
 import { chunkBySize } from '../core/chunks';
 import { clampTimer } from '../core/intervals';
@@ -25,13 +31,15 @@ import { CoalescingRunner } from '../core/coalescing-runner';
 import { MalformedRecordError } from '../core/errors';
 import type { NameFilter } from '../core/filters';
 import { findCheckpointGroups, type DiscoveryResult } from '../core/group-discovery';
-import { mapLimit } from '../core/worker-pool';
 import { OffsetSyncStore } from '../core/offset-sync-store';
 import type { RenamePolicy } from '../core/rename-topic-partition';
 import type { Checkpoint, OffsetSync } from '../core/types';
 import { readPercent } from '../core/load-percent';
 import type { ClusterConnection } from './connection';
-import { listConsumerGroups } from './groups';
+import { listConsumerGroups, type CommittedOffset } from './groups';
+import { SourceOffsets, tpKey, type GroupPartitions, type SourceOffsetsMode } from './source-offsets';
+
+export type { GroupPartitions, SourceOffsetsMode };
 import { TopicReader } from './topic-reader';
 
 /** One offset-sync event, as the offset-syncs reader sends it (already parsed). */
@@ -66,6 +74,14 @@ export interface EmitterEvents {
   discovered?(result: DiscoveryResult): void;
   /** Group discovery failed; the previous selection (if any) stays. */
   discoveryFailed?(error: string): void;
+  /** How the source offsets are read now (following `__consumer_offsets`, or polling and why). */
+  sourceMode?(mode: SourceOffsetsMode): void;
+  /** Records of `__consumer_offsets` skipped because they were not understood. */
+  sourceRecordsSkipped?(count: number, total: number): void;
+  /** A cycle nobody asked for through `cycle()` completed: an event-driven partial cycle, or the full one after the stream started. */
+  delivered?(result: CycleResult): void;
+  /** Such a cycle failed. */
+  deliveryFailed?(error: string): void;
 }
 
 export interface CheckpointEmitterOptions {
@@ -80,8 +96,10 @@ export interface CheckpointEmitterOptions {
   /** Creates the checkpoints topic if missing (mm2-replication's ensureTopic). */
   ensureTopic(connection: ClusterConnection, topic: string): Promise<unknown>;
   events?: EmitterEvents;
-  /** Parallel OffsetFetch requests per discovery / cycle. Default 8. */
-  concurrency?: number;
+  /** 'auto' (default): follow the source's `__consumer_offsets` where allowed, else poll; 'poll': full cycles only. */
+  sourceOffsets?: 'auto' | 'poll';
+  /** The event path's batching window (ms). Default 50. */
+  batchMs?: number;
   /** Longest wait between two attempts to prepare the checkpoints topic (it doubles from 2 s up to this). Default 60 s. */
   retryMaxMs?: number;
   /** Give up the restore after this long (counts as a failed restore). Default 120 s. */
@@ -90,9 +108,32 @@ export interface CheckpointEmitterOptions {
   now?: () => number;
 }
 
+
 export interface CycleOptions {
   /** Re-list the groups before the cycle. */
   refreshGroups?: boolean;
+  /** A partial cycle: only these groups (and partitions, as `partition:topic` keys), from the offsets already known. Absent: a full cycle. */
+  only?: Map<string, GroupPartitions>;
+}
+
+/** Two requests sharing one cycle: full wins; partial ones are united. */
+export function mergeCycleOptions(a: CycleOptions, b: CycleOptions): CycleOptions {
+  const refreshGroups = Boolean(a.refreshGroups || b.refreshGroups);
+  if (!a.only || !b.only) return { refreshGroups };
+  const only = new Map(a.only);
+  for (const [g, parts] of b.only) {
+    const have = only.get(g);
+    if (have === undefined) only.set(g, parts === 'all' ? 'all' : new Set(parts));
+    else if (have !== 'all') {
+      if (parts === 'all') only.set(g, 'all');
+      else {
+        const u = new Set(have);
+        for (const p of parts) u.add(p);
+        only.set(g, u);
+      }
+    }
+  }
+  return { refreshGroups, only };
 }
 
 export interface WrittenCheckpoint extends Checkpoint {
@@ -106,6 +147,8 @@ export interface GroupCoverageEntry extends CoverageEntry {
 
 export interface CycleResult {
   cycle: number;
+  /** true: a full cycle (`groups`, `coverage` and `latest` cover every selected group); false: an event-driven partial one (only the groups it touched). */
+  full: boolean;
   /** 'restoring': no cycle ran because the checkpoints restore has not finished (MM2 does not poll then). */
   skipped?: 'restoring';
   /** The groups the cycle covered. */
@@ -115,7 +158,7 @@ export interface CycleResult {
   failedGroups: Array<{ group: string; error: string }>;
   /** Set when the group re-listing of this cycle failed (the previous selection was used). */
   discoveryError?: string;
-  /** The latest checkpoint of every partition of every selected group. */
+  /** The latest checkpoint of every partition of every selected group (partial cycle: of the groups it touched). */
   latest: Map<string, Checkpoint[]>;
   startedAt: number;
   durationMs: number;
@@ -166,13 +209,51 @@ export class CheckpointEmitter {
   private abortRestore: (() => void) | null = null;
   /** The last restore failed because the checkpoints topic does not exist. */
   private restoreTopicMissing = false;
+  /** The selected groups' source offsets: read in full per cycle, followed as events in between. */
+  private readonly sourceOffsets: SourceOffsets;
 
   constructor(private readonly o: CheckpointEmitterOptions) {
     this.now = o.now ?? Date.now;
     this.checkpointStore = new CheckpointStore({ acceptGroup: (g) => o.groupFilter.accept(g) });
-    this.runner = new CoalescingRunner<CycleOptions, CycleResult>(
-      (opts) => this.runCycle(opts),
-      (a, b) => ({ refreshGroups: Boolean(a.refreshGroups || b.refreshGroups) }),
+    this.runner = new CoalescingRunner<CycleOptions, CycleResult>((opts) => this.runCycle(opts), mergeCycleOptions);
+    this.sourceOffsets = new SourceOffsets({
+      source: o.source,
+      want: o.sourceOffsets ?? 'auto',
+      batchMs: o.batchMs,
+      onChanged: (changed) => {
+        // only groups the group filter accepts (the stream sees every group of the source)
+        for (const g of changed.keys()) if (!o.groupFilter.accept(g)) changed.delete(g);
+        if (changed.size > 0) this.deliverCycle({ only: changed });
+      },
+      onMode: (m) => {
+        o.events?.sourceMode?.(m);
+        // following now: a full cycle at once (what changed before the stream stood is read there)
+        if (m.kind === 'events') this.deliverCycle({});
+      },
+      onSkipped: (count, total) => o.events?.sourceRecordsSkipped?.(count, total),
+    });
+  }
+
+  /** How the source offsets are read now. */
+  get sourceMode(): SourceOffsetsMode {
+    return this.sourceOffsets.mode;
+  }
+
+  /** Tries to follow `__consumer_offsets` again when that failed before (e.g. after an ACL was added); the node calls it every group refresh. */
+  retrySourceStream(): Promise<void> {
+    return this.ready && !this.stopped ? this.sourceOffsets.retryStream() : Promise.resolve();
+  }
+
+  /** A cycle nobody waits for: its result (or failure) goes to the delivered / deliveryFailed events. */
+  private deliverCycle(opts: CycleOptions): void {
+    if (this.stopped || this.syncStore === null) return;
+    this.runner.run(opts).then(
+      (r) => {
+        if (!r.skipped && !this.stopped) this.o.events?.delivered?.(r);
+      },
+      (e: unknown) => {
+        if (!this.stopped) this.o.events?.deliveryFailed?.((e as Error)?.message ?? String(e));
+      },
     );
   }
 
@@ -244,14 +325,14 @@ export class CheckpointEmitter {
     return this.runner.run(opts);
   }
 
-  /** Stops: the restore reader, and waits for a running cycle. */
+  /** Stops: the restore reader, the source stream, and waits for a running cycle (which gives up at its next step). */
   async stop(): Promise<void> {
     this.stopped = true;
     this.wake?.();
     this.abortRestore?.();
     const r = this.reader;
     this.reader = null;
-    if (r) await r.stop();
+    await Promise.all([r?.stop(), this.sourceOffsets.stop()]);
     await this.runner.idle();
   }
 
@@ -262,10 +343,34 @@ export class CheckpointEmitter {
     if (ev.event === 'reset') {
       this.syncStore = new OffsetSyncStore({ keepHistoryOnLoad: store.keepHistoryOnLoad });
     } else if (ev.event === 'loaded') {
+      const was = store.loaded;
       store.markLoaded();
+      // the history is complete now: translate everything at once, not one interval later
+      if (!was) this.deliverCycle({});
     } else {
       for (const s of ev.syncs) store.apply(s);
+      this.syncsArrived(ev.syncs);
     }
+  }
+
+  /**
+   * New offset syncs can give a better translation to the groups at or above them: those
+   * (group, partition) pairs are translated again at once (the full cycle covers the rest).
+   */
+  private syncsArrived(syncs: readonly OffsetSync[]): void {
+    if (this.selected === null) return;
+    const only = new Map<string, GroupPartitions>();
+    for (const s of syncs) {
+      const k = tpKey(s.topic, s.partition);
+      for (const g of this.sourceOffsets.groupsOn(s.topic, s.partition)) {
+        const at = this.sourceOffsets.offsetOf(g, s.topic, s.partition);
+        if (at === null || at < s.upstreamOffset) continue;
+        const have = only.get(g);
+        if (have === undefined) only.set(g, new Set([k]));
+        else if (have !== 'all') have.add(k);
+      }
+    }
+    if (only.size > 0) this.deliverCycle({ only });
   }
 
   private async startup(): Promise<void> {
@@ -307,6 +412,7 @@ export class CheckpointEmitter {
     for (const ev of events) this.applyEvent(ev);
     this.o.events?.restored?.(report);
     this.o.events?.phase?.({ kind: 'ready' });
+    if (!this.stopped) await this.sourceOffsets.startStream();
   }
 
   /** Whether the target answers a request about the checkpoints topic now. */
@@ -427,14 +533,19 @@ export class CheckpointEmitter {
       const result = await findCheckpointGroups(
         {
           listGroups: () => listConsumerGroups(admin),
-          committedTopics: async (g) => (await source.offsetFetcher().fetch(g)).map((o) => o.topic),
+          committedTopics: async (groups) => {
+            const { failed } = await this.sourceOffsets.readAll(groups);
+            const topics = new Map<string, string[]>();
+            for (const g of groups) if (!failed.has(g)) topics.set(g, (this.sourceOffsets.offsetsOf(g) ?? []).map((o) => o.topic));
+            return { topics, failed };
+          },
         },
         groupFilter,
         topicFilter,
-        this.o.concurrency ?? 8,
       );
       source.reportOk();
       this.selected = result.groups;
+      this.sourceOffsets.retain(new Set(result.groups));
       this.o.events?.discovered?.(result);
       return result;
     } catch (e) {
@@ -447,8 +558,10 @@ export class CheckpointEmitter {
   private async runCycle(opts: CycleOptions): Promise<CycleResult> {
     const cycle = ++this.cycles;
     const startedAt = this.now();
+    const full = opts.only === undefined;
     const base: CycleResult = {
       cycle,
+      full,
       groups: [],
       written: [],
       coverage: [],
@@ -470,32 +583,58 @@ export class CheckpointEmitter {
         if (this.selected === null) throw e;
       }
     }
-    const groups = [...(this.selected ?? [])];
     const { source, target } = this.o;
-    await source.admin(); // connects (and reports a connection failure) before the per-group fetches
-    const fetcher = source.offsetFetcher();
     const failedGroups: Array<{ group: string; error: string }> = [];
-    const perGroup = await mapLimit(groups, this.o.concurrency ?? 8, async (group) => {
+    // Which groups, with which of their offsets: a full cycle reads every selected group's
+    // offsets now; a partial one takes the offsets the source stream keeps, for the partitions
+    // that changed. A group first seen in the stream is selected at once when MM2's discovery
+    // rule would select it (group filter, and a commit on a replicated topic).
+    const perGroup: Array<{ group: string; ts: number; offsets: CommittedOffset[] }> = [];
+    let groups: string[];
+    if (full) {
+      groups = [...(this.selected ?? [])];
       const ts = this.now();
       try {
-        const offsets = await fetcher.fetch(group);
-        return { group, ts, offsets };
+        await source.admin(); // connects (and reports a connection failure) before the fetch
+        const { failed } = await this.sourceOffsets.readAll(groups);
+        for (const [group, error] of failed) failedGroups.push({ group, error });
       } catch (e) {
-        const err = e as { message?: string };
-        failedGroups.push({ group, error: err?.message ?? String(e) });
-        return null;
+        const error = (e as Error)?.message ?? String(e);
+        for (const group of groups) failedGroups.push({ group, error });
       }
-    });
-    // Every selected group failed: the source is not answering, whatever the cached admin client
-    // thinks (its users show the error; the checkpoints already held stay valid and are reported).
-    if (groups.length > 0 && failedGroups.length === groups.length) source.reportError(new Error(failedGroups[0].error));
-    else source.reportOk();
+      const failedSet = new Set(failedGroups.map((f) => f.group));
+      for (const group of groups) {
+        if (!failedSet.has(group)) perGroup.push({ group, ts, offsets: this.sourceOffsets.offsetsOf(group) ?? [] });
+      }
+      // Every selected group failed: the source is not answering, whatever the cached admin client
+      // thinks (its users show the error; the checkpoints already held stay valid and are reported).
+      if (groups.length > 0 && failedGroups.length === groups.length) source.reportError(new Error(failedGroups[0].error));
+      else source.reportOk();
+    } else {
+      const ts = this.now();
+      const selected = new Set(this.selected ?? []);
+      groups = [];
+      for (const [group, changed] of opts.only as Map<string, GroupPartitions>) {
+        let parts = changed;
+        if (!selected.has(group)) {
+          const all = this.sourceOffsets.offsetsOf(group);
+          if (!all || !this.o.groupFilter.accept(group) || !all.some((o) => this.o.topicFilter.accept(o.topic))) continue;
+          selected.add(group);
+          (this.selected as string[]).push(group);
+          this.selected?.sort();
+          parts = 'all';
+        }
+        groups.push(group);
+        perGroup.push({ group, ts, offsets: this.sourceOffsets.offsetsOf(group, parts) ?? [] });
+      }
+      groups.sort();
+    }
+    if (this.stopped) return { ...base, skipped: 'restoring' };
     // Translation and the store update run synchronously, in group order, after all fetches.
     const store = this.syncStore as OffsetSyncStore;
     const written: WrittenCheckpoint[] = [];
     const coverage: GroupCoverageEntry[] = [];
     for (const g of perGroup) {
-      if (g === null) continue;
       const r = checkpointsForGroup({
         group: g.group,
         offsets: g.offsets,
@@ -506,7 +645,7 @@ export class CheckpointEmitter {
         sourceAlias: this.o.sourceAlias,
         targetAlias: this.o.targetAlias,
       });
-      for (const c of r.coverage) coverage.push({ group: g.group, ...c });
+      if (full) for (const c of r.coverage) coverage.push({ group: g.group, ...c });
       // Into the store and onto the retry list together (see below).
       for (const c of r.checkpoints) {
         const w: WrittenCheckpoint = { ...c, timestamp: g.ts };
@@ -533,6 +672,7 @@ export class CheckpointEmitter {
         // One produce request holds at most ~1 MiB by default (broker message.max.bytes): send in
         // chunks, in order, and stop at the first failure.
         for (const chunk of chunkCheckpoints(toWrite)) {
+          if (this.stopped) break; // closing: what is unsent stays on the list (and in the topic's next owner's cycle)
           await producer.send({ topic: this.o.checkpointsTopic, acks: -1, messages: chunk.records });
           for (const c of chunk.checkpoints) this.unsent.delete(unsentKey(c));
         }
@@ -540,7 +680,7 @@ export class CheckpointEmitter {
         throw new Error(target.reportError(e));
       }
       target.reportOk();
-    } else {
+    } else if (full) {
       // Nothing to write: still make sure the target answers (and still holds the checkpoints
       // topic), so that an unreachable target is a failed cycle, never a quiet one.
       try {

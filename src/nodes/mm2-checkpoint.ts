@@ -32,6 +32,7 @@ interface CheckpointDef extends NodeDef {
   topicsExclude?: string;
   emitCheckpointsIntervalSeconds?: string | number;
   refreshGroupsIntervalSeconds?: string | number;
+  sourceOffsets?: string;
 }
 
 /** The node as the runtime holds it: its emitter is readable (by tests, and to inspect a running flow). */
@@ -60,7 +61,7 @@ export = function register(RED: NodeAPI): void {
       const logText = t('mm2-checkpoint.errors.config', { problems: text });
       return refuseSettings(node, status, text, { statusText: t('mm2-checkpoint.status.error', { error: text }), logText, refuseInput: true });
     }
-    const { emitMs, refreshMs, groupFilter, topicFilter } = read.values;
+    const { emitMs, refreshMs, groupFilter, topicFilter, sourceOffsets } = read.values;
     const checkpointsTopic = rep.checkpointsTopic();
     const staleMs = 2 * emitMs + 30000; // no completed cycle for this long: not green
 
@@ -74,7 +75,8 @@ export = function register(RED: NodeAPI): void {
       sourceAlias, targetAlias, policy, checkpointsTopic, groupFilter, topicFilter,
       ensureTopic: (c, topic) => rep.ensureTopic(c, topic),
       retryMaxMs: emitMs, // an unreachable target is tried again at least every interval
-      events: checkpointEmitterEvents({ node, t, log, state, checkpointsTopic, render: () => render() }),
+      sourceOffsets,
+      events: checkpointEmitterEvents({ node, t, log, state, checkpointsTopic, render: () => render(), delivered: (r) => cycles.deliver(r) }),
     });
     node.emitter = emitter;
     const cycles = new CheckpointCycles({ node, t, log, emitter, state, render, where: { sourceCluster: sourceAlias, targetCluster: targetAlias, checkpointsTopic } });
@@ -86,7 +88,10 @@ export = function register(RED: NodeAPI): void {
     // ---- timers (intervals within core/intervals' bounds: the settings reader checks them) ----
     ctx.after(0, () => syncs.requestReplay()); // a node started on its own missed the history: ask for it
     ctx.every(emitMs, () => void cycles.run(false).catch(() => undefined));
-    ctx.every(refreshMs, () => void emitter.refreshGroups().catch(() => undefined));
+    ctx.every(refreshMs, () => {
+      emitter.refreshGroups().catch(() => undefined);
+      void emitter.retrySourceStream(); // polling because the stream failed: try following again
+    });
     ctx.every(5000, () => state.last && render()); // "12 groups, 3 checkpoints / 5 s ago" stays true
     ctx.onClose(() => emitter.stop());
     render();

@@ -6,7 +6,7 @@
  * test/integration/checkpoint-write-retry.test.js and the drills.
  */
 const assert = require('node:assert/strict');
-const { CheckpointEmitter } = require('../../dist/kafka/checkpoint-emitter');
+const { CheckpointEmitter, mergeCycleOptions } = require('../../dist/kafka/checkpoint-emitter');
 const { GroupOffsetSyncer } = require('../../dist/kafka/group-offset-syncer');
 const { createReplicationPolicy } = require('../../dist/core/replication-policy');
 const { createGroupFilter, createTopicFilter } = require('../../dist/core/filters');
@@ -63,6 +63,15 @@ function memoryConnection(alias, { groups = {}, fail = {} } = {}) {
         if (fail.fetch) throw new Error('Connection error: connect ECONNREFUSED');
         return groups[g];
       },
+      fetchMany: async (gs) => {
+        const offsets = new Map();
+        const failed = new Map();
+        for (const g of gs) {
+          if (fail.fetch) failed.set(g, 'Connection error: connect ECONNREFUSED');
+          else offsets.set(g, groups[g] ?? []);
+        }
+        return { offsets, failed };
+      },
     }),
     reportOk: () => {
       state.oks++;
@@ -88,6 +97,7 @@ function newEmitter(source, target, extra = {}) {
     groupFilter: createGroupFilter({}),
     topicFilter: createTopicFilter({}),
     ensureTopic: async () => undefined,
+    sourceOffsets: 'poll', // no broker: no __consumer_offsets to follow
     ...extra,
   });
 }
@@ -235,5 +245,45 @@ describe('GroupOffsetSyncer: an unreachable target (no broker)', function () {
     assert.equal(errors.length, 1);
     assert.match(errors[0], /ECONNREFUSED/);
     assert.deepEqual(commits, []);
+  });
+});
+
+describe('CheckpointEmitter: requests sharing one cycle (mergeCycleOptions)', function () {
+  it('a full request wins over partial ones; partial ones are united per group and partition', function () {
+    /** @type {Map<string, Set<string> | 'all'>} */
+    const first = new Map();
+    first.set('g1', new Set(['0:t']));
+    first.set('g2', 'all');
+    const a = { only: first };
+    const b = { refreshGroups: true, only: new Map([['g1', new Set(['1:t'])], ['g3', new Set(['0:u'])]]) };
+    const m = mergeCycleOptions(a, b);
+    assert.equal(m.refreshGroups, true);
+    assert.deepEqual([...m.only.keys()].sort(), ['g1', 'g2', 'g3']);
+    assert.deepEqual([...m.only.get('g1')].sort(), ['0:t', '1:t']);
+    assert.equal(m.only.get('g2'), 'all');
+    assert.equal(mergeCycleOptions(a, { only: new Map([['g1', 'all']]) }).only.get('g1'), 'all');
+    assert.equal(mergeCycleOptions(a, {}).only, undefined);
+    assert.equal(mergeCycleOptions({}, b).only, undefined);
+    // the inputs are not changed
+    assert.deepEqual([...a.only.get('g1')], ['0:t']);
+  });
+});
+
+describe('CheckpointEmitter: a source that cannot be followed (no broker)', function () {
+  it('polls, says why, and still checkpoints every full cycle', async function () {
+    const source = memoryConnection('source', { groups: { g: [{ topic: 't', partition: 0, offset: 5n, metadata: '' }] } });
+    const target = memoryConnection('target');
+    const modes = [];
+    const e = newEmitter(source, target, { sourceOffsets: 'auto', events: { sourceMode: (m) => modes.push(m) } });
+    await e.start();
+    assert.equal(e.sourceMode.kind, 'poll');
+    assert.ok(e.sourceMode.reason, 'the reason is given');
+    assert.deepEqual(modes.map((m) => m.kind), ['poll']);
+    e.handleSyncEvent({ event: 'syncs', syncs: [{ topic: 't', partition: 0, upstreamOffset: 5n, downstreamOffset: 3n }] });
+    e.handleSyncEvent({ event: 'loaded' });
+    const r = await e.cycle();
+    assert.equal(r.full, true);
+    assert.deepEqual(r.written.map(brief), [['g', 'source.t', 0, 5n, 3n]]);
+    await e.stop();
   });
 });

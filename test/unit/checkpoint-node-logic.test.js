@@ -158,7 +158,7 @@ describe('group discovery (MirrorCheckpointConnector.findConsumerGroups, MirrorC
   it('keeps groups the group filter accepts that have offsets on accepted topics', async function () {
     const offsets = { g1: ['t1', 't2'], g2: ['t2', 't3'], g3: ['t3'], g4: ['t2'] };
     const r = await findCheckpointGroups(
-      { listGroups: async () => ['g4', 'g3', 'g2', 'g1'], committedTopics: async (g) => offsets[g] },
+      { listGroups: async () => ['g4', 'g3', 'g2', 'g1'], committedTopics: async (gs) => ({ topics: new Map(gs.map((g) => [g, offsets[g]])), failed: new Map() }) },
       createGroupFilter({ groups: 'g[1-3]' }),
       createTopicFilter({ topics: 't2' }),
     );
@@ -166,7 +166,7 @@ describe('group discovery (MirrorCheckpointConnector.findConsumerGroups, MirrorC
     assert.deepEqual(r.rejectedByGroupFilter, ['g4']);
     assert.deepEqual(r.noReplicatedTopics, ['g3']);
     const none = await findCheckpointGroups(
-      { listGroups: async () => ['g1'], committedTopics: async () => ['t1'] },
+      { listGroups: async () => ['g1'], committedTopics: async (gs) => ({ topics: new Map(gs.map((g) => [g, ['t1']])), failed: new Map() }) },
       createGroupFilter({}),
       createTopicFilter({ topics: '' }),
     );
@@ -175,7 +175,7 @@ describe('group discovery (MirrorCheckpointConnector.findConsumerGroups, MirrorC
 
   it('keeps (and reports) a group whose offsets cannot be fetched', async function () {
     const r = await findCheckpointGroups(
-      { listGroups: async () => ['a', 'b'], committedTopics: async (g) => { if (g === 'b') throw new Error('GROUP_AUTHORIZATION_FAILED'); return ['t']; } },
+      { listGroups: async () => ['a', 'b'], committedTopics: async (gs) => ({ topics: new Map(gs.filter((g) => g !== 'b').map((g) => [g, ['t']])), failed: new Map([['b', 'GROUP_AUTHORIZATION_FAILED']]) }) },
       createGroupFilter({}),
       createTopicFilter({}),
     );

@@ -117,8 +117,12 @@ export interface CheckpointsMessage {
     checkpoints: CheckpointJson[];
     /** The latest checkpoint of every partition of every selected group that has one
      * (restored + emitted, acknowledged by the target): the state a group-offset writer
-     * reconciles the target against, sent whole every cycle. */
+     * reconciles the target against, sent whole every full cycle. */
     latest: Record<string, CheckpointJson[]>;
+    /** true (a full cycle): `latest` holds every selected group. false (an event-driven partial
+     * cycle, sent as soon as its checkpoints are written): `latest` holds only the groups it
+     * touched; merge it. Absent (older senders): treat as true. */
+    full?: boolean;
     cycle: number;
     sourceCluster: string;
     targetCluster: string;
@@ -158,7 +162,7 @@ export interface CoverageMessage {
 export function checkpointsPayload(r: CycleResult, where: { sourceCluster: string; targetCluster: string; checkpointsTopic: string }): CheckpointsMessage['payload'] {
   const latest: Record<string, CheckpointJson[]> = {};
   for (const [g, list] of r.latest) latest[g] = list.map(checkpointToJson);
-  return { checkpoints: r.written.map(checkpointToJson), latest, cycle: r.cycle, ...where };
+  return { checkpoints: r.written.map(checkpointToJson), latest, full: r.full, cycle: r.cycle, ...where };
 }
 
 /** The CoverageMessage payload of a cycle. */

@@ -1,6 +1,8 @@
 /**
  * An `mm2-checkpoint` node's cycles: runs one on the emitter, keeps the node state, logs what
- * failed, and sends the two outputs (CheckpointsMessage, CoverageMessage) once per completed cycle.
+ * failed, and sends the two outputs (CheckpointsMessage, CoverageMessage) once per completed
+ * full cycle; an event-driven partial cycle that wrote checkpoints sends output 1 only, with
+ * `payload.full: false` (the groups it touched).
  */
 import type { Node, NodeMessage, SendFn } from '../red';
 import type { Translate } from '../i18n';
@@ -52,6 +54,22 @@ export class CheckpointCycles {
       this.o.render();
       return;
     }
+    this.deliver(r, requester);
+  }
+
+  /** A completed cycle: the node state, the log, the outputs (to `requester` when a message asked for it). */
+  deliver(r: CycleResult, requester?: CycleRequester): void {
+    const { t, log, state } = this.o;
+    if (this.sent.has(r)) return;
+    if (!r.full) {
+      // event-driven: what it wrote goes on at once; the status stays with the full cycles
+      if (r.written.length === 0) return;
+      this.sent.add(r);
+      const msg = { ...(requester?.msg ?? {}), topic: TOPICS.checkpoints, payload: checkpointsPayload(r, this.o.where) };
+      if (requester) requester.send([msg, null]);
+      else this.o.node.send([msg, null]);
+      return;
+    }
     state.error = null;
     log.ok('cycle');
     state.last = r;
@@ -63,7 +81,6 @@ export class CheckpointCycles {
       log.warn('failed-groups', t('mm2-checkpoint.warn.group-offsets', { groups: r.failedGroups.map((f) => `${f.group} (${f.error})`).join(', ') }));
     } else log.ok('failed-groups');
     this.o.render();
-    if (this.sent.has(r)) return;
     this.sent.add(r);
     const out = this.outputs(r, requester?.msg);
     if (requester) requester.send(out);

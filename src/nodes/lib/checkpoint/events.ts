@@ -3,7 +3,7 @@ import type { Node } from '../red';
 import type { Translate } from '../i18n';
 import type { FailureLog } from '../flow-node';
 import type { CheckpointNodeState } from './status';
-import type { EmitterEvents } from '../../../kafka/checkpoint-emitter';
+import type { CycleResult, EmitterEvents } from '../../../kafka/checkpoint-emitter';
 
 export interface CheckpointEventsOptions {
   node: Pick<Node, 'warn' | 'debug'>;
@@ -12,6 +12,8 @@ export interface CheckpointEventsOptions {
   state: CheckpointNodeState;
   checkpointsTopic: string;
   render(): void;
+  /** A cycle the emitter ran by itself (event-driven) completed: its outputs. */
+  delivered(r: CycleResult): void;
 }
 
 export function checkpointEmitterEvents(o: CheckpointEventsOptions): EmitterEvents {
@@ -36,6 +38,22 @@ export function checkpointEmitterEvents(o: CheckpointEventsOptions): EmitterEven
     },
     discoveryFailed(error) {
       log.warn('discovery', t('mm2-checkpoint.warn.discovery', { error }));
+    },
+    sourceMode(m) {
+      state.sourceMode = m;
+      if (m.kind === 'poll' && m.reason) log.warn('source-mode', t('mm2-checkpoint.warn.polling', { reason: m.reason }));
+      else if (m.kind === 'events') {
+        log.ok('source-mode');
+        node.debug(t('mm2-checkpoint.log.following'));
+      }
+      o.render();
+    },
+    sourceRecordsSkipped(count, total) {
+      log.limited('source-skipped', t('mm2-checkpoint.warn.source-records-skipped', { count, total }), 60000);
+    },
+    delivered: (r) => o.delivered(r),
+    deliveryFailed(error) {
+      log.warn('delivery', t('mm2-checkpoint.warn.delivery', { error }));
     },
   };
 }

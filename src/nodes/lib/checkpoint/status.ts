@@ -2,7 +2,7 @@
 import type { Translate } from '../i18n';
 import { truncate, type StatusView } from '../flow-node';
 import { ago, type AgoScale } from '../ago';
-import type { CycleResult, EmitterPhase } from '../../../kafka/checkpoint-emitter';
+import type { CycleResult, EmitterPhase, SourceOffsetsMode } from '../../../kafka/checkpoint-emitter';
 
 const AGE: AgoScale = {
   seconds: 'mm2-checkpoint.ago.seconds',
@@ -22,6 +22,8 @@ export interface CheckpointNodeState {
   error: string | null;
   /** Groups selected at the last discovery. */
   groups: number | null;
+  /** How the source offsets are read (absent: not known yet). */
+  sourceMode?: SourceOffsetsMode;
 }
 
 /**
@@ -55,8 +57,10 @@ export function checkpointStatus(t: Translate, state: CheckpointNodeState, syncs
   if (checkpointed === 0) {
     return { activity: { fill: 'yellow', shape: 'ring', text: truncate(t('mm2-checkpoint.status.none-checkpointed', { groups: last.groups.length, ago: when })) } };
   }
-  const text = failed > 0
+  let text = failed > 0
     ? t('mm2-checkpoint.status.cycle-failed-groups', { groups: last.groups.length, checkpointed, checkpoints: last.written.length, failed, ago: when })
     : t('mm2-checkpoint.status.cycle', { groups: last.groups.length, checkpointed, checkpoints: last.written.length, ago: when });
+  // polling although following was wanted: still delivering, but say so (the log says why and which ACL)
+  if (state.sourceMode?.kind === 'poll' && state.sourceMode.reason) text = t('mm2-checkpoint.status.polling', { text });
   return { activity: { fill: failed > 0 ? 'yellow' : 'green', shape: 'dot', text: truncate(text) } };
 }

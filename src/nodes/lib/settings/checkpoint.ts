@@ -15,19 +15,30 @@ export interface CheckpointSettings {
   emitMs: number;
   /** refresh.groups.interval.seconds, in ms. */
   refreshMs: number;
+  /** How the source groups' offsets are read: 'auto' follows `__consumer_offsets` where allowed (else polls); 'poll' never does. */
+  sourceOffsets: 'auto' | 'poll';
 }
+
+/** The node's own field (not an MM2 property): its allowed values. */
+export const SOURCE_OFFSETS_VALUES = ['auto', 'poll'] as const;
 
 /** Problems are `property: reason` lines. */
 export function readCheckpointSettings(def: Readonly<Record<string, unknown>>, lookup: EnvLookup): SettingsRead<CheckpointSettings> {
   const resolved = resolveNodeSettings(def, NODE_SETTINGS['mm2-checkpoint'], lookup);
   if (resolved.problems.length > 0) return settingsRefused(...resolved.problems.map(problemText));
   const v = resolved.values;
+  const so = def['sourceOffsets'];
+  const sourceOffsets = so === undefined || so === null || so === '' ? 'auto' : String(so);
+  if (!(SOURCE_OFFSETS_VALUES as readonly string[]).includes(sourceOffsets)) {
+    return settingsRefused(problemText({ property: 'sourceOffsets', reason: `"${sourceOffsets}" is not one of ${SOURCE_OFFSETS_VALUES.join(', ')} (auto: follow the source's __consumer_offsets where the principal may read it, else poll; poll: read every group's offsets each interval)` }));
+  }
   try {
     return settingsOk({
       groupFilter: createGroupFilter({ groups: v['groups'] as string, 'groups.exclude': v['groups.exclude'] as string }),
       topicFilter: createTopicFilter({ topics: v['topics'] as string, 'topics.exclude': v['topics.exclude'] as string }),
       emitMs: Number(v['emit.checkpoints.interval.seconds']) * 1000,
       refreshMs: Number(v['refresh.groups.interval.seconds']) * 1000,
+      sourceOffsets: sourceOffsets as 'auto' | 'poll',
     });
   } catch (e) {
     return settingsRefused(problemText({ property: '', reason: (e as Error).message }));

@@ -1,0 +1,278 @@
+/**
+ * The source groups' committed offsets, as the checkpoint emitter needs them: kept per group,
+ * read in full with one OffsetFetch per group coordinator (KIP-709 batching), and kept current
+ * between two full reads by following `__consumer_offsets` (the event path), so that only the
+ * groups whose commits changed are translated again, as they change.
+ *
+ * Where the principal may not read `__consumer_offsets` (usual on managed clusters), or the
+ * node is set to poll, the offsets come only from the full reads of every cycle (the polling
+ * fallback); `mode` says which, and why. A stream that failed is tried again at each
+ * `retryStream()`.
+ *
+ * No Node-RED in here.
+ */
+import type { CommittedOffset } from './groups';
+import type { ClusterConnection } from './connection';
+import { SourceCommitStream, type SourceCommitBatch } from './source-commit-stream';
+
+/** Source partitions of one group (`partition:topic` keys) whose offsets changed; 'all': the whole group (deleted, or read again). */
+export type GroupPartitions = Set<string> | 'all';
+
+export type SourceOffsetsMode =
+  /** Not started yet, or starting the stream. */
+  | { kind: 'starting' }
+  /** Following `__consumer_offsets`: changes arrive as they are committed. */
+  | { kind: 'events' }
+  /** Polling: only full reads. `reason` is set when the event path was wanted but failed. */
+  | { kind: 'poll'; reason?: string; notAuthorized?: boolean };
+
+export interface SourceOffsetsOptions {
+  source: ClusterConnection;
+  /** 'auto': follow `__consumer_offsets` where allowed, else poll; 'poll': never follow. */
+  want: 'auto' | 'poll';
+  /** Changes within this window are handed over together (ms). Default 50. */
+  batchMs?: number;
+  /** Groups (and their partitions) whose committed offsets changed (events), after the batching window. */
+  onChanged(changed: Map<string, GroupPartitions>): void;
+  /** The mode changed. */
+  onMode?(mode: SourceOffsetsMode): void;
+  /** Records of `__consumer_offsets` not understood (skipped, counted). */
+  onSkipped?(count: number, total: number): void;
+  /** Give up positioning the stream after this long (ms; then poll, and try again later). Default 30000. */
+  startTimeoutMs?: number;
+}
+
+/** The key of a source partition in GroupPartitions. */
+export function tpKey(topic: string, partition: number): string {
+  return `${partition}:${topic}`;
+}
+
+export class SourceOffsets {
+  private readonly byGroup = new Map<string, Map<string, CommittedOffset>>();
+  /** (topic, partition) -> groups with a commit there: the groups a new offset sync concerns. */
+  private readonly byPartition = new Map<string, Set<string>>();
+  private stream: SourceCommitStream | null = null;
+  /** A stream still positioning (stopped with the rest on close). */
+  private opening: SourceCommitStream | null = null;
+  private streamStarting: Promise<void> | null = null;
+  private modeNow: SourceOffsetsMode;
+  private stopped = false;
+  private skippedTotal = 0;
+
+  constructor(private readonly o: SourceOffsetsOptions) {
+    this.modeNow = o.want === 'poll' ? { kind: 'poll' } : { kind: 'starting' };
+  }
+
+  get mode(): SourceOffsetsMode {
+    return this.modeNow;
+  }
+
+  /** Whether commits arrive as events (a full read is then only a reconcile). */
+  get following(): boolean {
+    return this.modeNow.kind === 'events';
+  }
+
+  /** Records of `__consumer_offsets` skipped because they were not understood. */
+  get skipped(): number {
+    return this.skippedTotal;
+  }
+
+  /**
+   * Starts following `__consumer_offsets` (mode 'auto'); resolves once the stream is positioned
+   * or has failed (then the mode is 'poll' with the reason). Never rejects.
+   */
+  startStream(): Promise<void> {
+    if (this.o.want === 'poll' || this.stopped || this.stream) return Promise.resolve();
+    if (!this.streamStarting) {
+      this.streamStarting = this.openStream().finally(() => {
+        this.streamStarting = null;
+      });
+    }
+    return this.streamStarting;
+  }
+
+  /** Tries the event path again when it failed before (a periodic call; cheap when following). */
+  retryStream(): Promise<void> {
+    return this.modeNow.kind === 'poll' && this.o.want === 'auto' ? this.startStream() : Promise.resolve();
+  }
+
+  /**
+   * Reads the committed offsets of `groups` in full (one OffsetFetch per coordinator) and
+   * replaces what is kept for them. A group that could not be read keeps what was kept.
+   */
+  async readAll(groups: readonly string[]): Promise<{ failed: Map<string, string> }> {
+    if (groups.length === 0) return { failed: new Map() };
+    const { offsets, failed } = await this.o.source.offsetFetcher().fetchMany([...groups]);
+    for (const [group, list] of offsets) this.replaceGroup(group, list);
+    return { failed };
+  }
+
+  /** The committed offsets kept for a group (undefined: never read); only those of `parts` when given. */
+  offsetsOf(group: string, parts: GroupPartitions = 'all'): CommittedOffset[] | undefined {
+    const m = this.byGroup.get(group);
+    if (!m) return undefined;
+    if (parts === 'all') return [...m.values()];
+    const out: CommittedOffset[] = [];
+    for (const k of parts) {
+      const o = m.get(k);
+      if (o) out.push(o);
+    }
+    return out;
+  }
+
+  /** The committed offset kept for one partition of a group. */
+  offsetOf(group: string, topic: string, partition: number): bigint | null {
+    return this.byGroup.get(group)?.get(tpKey(topic, partition))?.offset ?? null;
+  }
+
+  /** The groups with a commit on a source partition. */
+  groupsOn(topic: string, partition: number): ReadonlySet<string> {
+    return this.byPartition.get(tpKey(topic, partition)) ?? new Set();
+  }
+
+  /** Forgets groups no longer selected. */
+  retain(groups: ReadonlySet<string>): void {
+    for (const g of [...this.byGroup.keys()]) if (!groups.has(g)) this.dropGroup(g);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const s = this.stream;
+    this.stream = null;
+    const o = this.opening;
+    this.opening = null;
+    await Promise.all([s?.stop(), o?.stop()]);
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  private pending = new Map<string, GroupPartitions>();
+
+  private mark(group: string, k: string | 'all'): void {
+    const have = this.pending.get(group);
+    if (k === 'all') this.pending.set(group, 'all');
+    else if (have === undefined) this.pending.set(group, new Set([k]));
+    else if (have !== 'all') have.add(k);
+  }
+
+  private setMode(m: SourceOffsetsMode): void {
+    this.modeNow = m;
+    this.o.onMode?.(m);
+  }
+
+  private async openStream(): Promise<void> {
+    const { source } = this.o;
+    let stream: SourceCommitStream | null = null;
+    try {
+      const admin = await source.admin();
+      stream = new SourceCommitStream({
+        kafka: source.kafka,
+        admin,
+        batchMs: this.o.batchMs ?? 50,
+        groupPrefix: '__mm2-node-red-commits',
+        onBatch: (b) => this.applyBatch(b),
+        onError: (err) => this.streamFailed(stream, err),
+      });
+      this.opening = stream;
+      const limit = this.o.startTimeoutMs ?? 30000;
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`could not start following __consumer_offsets within ${Math.round(limit / 1000)} s (joining its consumer group on the source did not finish)`)), limit);
+      });
+      try {
+        await Promise.race([stream.start(), timedOut]);
+      } finally {
+        clearTimeout(timer);
+        this.opening = null;
+      }
+      if (this.stopped) {
+        await stream.stop();
+        return;
+      }
+      this.stream = stream;
+      this.setMode({ kind: 'events' });
+    } catch (e) {
+      if (stream) await stream.stop().catch(() => undefined);
+      const err = e as { code?: string; message?: string };
+      this.setMode({ kind: 'poll', reason: err?.message ?? String(e), notAuthorized: err?.code === 'NOT_AUTHORIZED' });
+    }
+  }
+
+  private streamFailed(stream: SourceCommitStream | null, err: Error): void {
+    if (!stream || stream !== this.stream) return;
+    this.stream = null;
+    void stream.stop().catch(() => undefined);
+    this.setMode({ kind: 'poll', reason: err?.message ?? String(err) });
+  }
+
+  private applyBatch(b: SourceCommitBatch): void {
+    if (this.stopped) return;
+    for (const g of b.deletedGroups) {
+      if (this.byGroup.has(g)) {
+        this.dropGroup(g);
+        this.mark(g, 'all');
+      }
+    }
+    for (const c of b.changes) {
+      let m = this.byGroup.get(c.group);
+      if (!m) {
+        m = new Map();
+        this.byGroup.set(c.group, m);
+      }
+      const k = tpKey(c.topic, c.partition);
+      if (c.offset === null) {
+        m.delete(k);
+        this.byPartition.get(k)?.delete(c.group);
+      } else {
+        const prev = m.get(k);
+        m.set(k, { topic: c.topic, partition: c.partition, offset: c.offset, metadata: prev?.metadata ?? '' });
+        this.index(k, c.group);
+      }
+      this.mark(c.group, k);
+    }
+    if (b.skipped > 0) {
+      this.skippedTotal += b.skipped;
+      this.o.onSkipped?.(b.skipped, this.skippedTotal);
+    }
+    // The stream batches already; hand over at once (a second window would only add latency).
+    if (this.pending.size > 0) {
+      const changed = this.pending;
+      this.pending = new Map();
+      this.o.onChanged(changed);
+    }
+  }
+
+  private replaceGroup(group: string, list: readonly CommittedOffset[]): void {
+    this.dropGroup(group);
+    const m = new Map<string, CommittedOffset>();
+    for (const o of list) {
+      // a partition listed without a committed offset (-1) stays: MM2's discovery counts its topic
+      const k = tpKey(o.topic, o.partition);
+      m.set(k, o);
+      if (o.offset !== null) this.index(k, group);
+    }
+    this.byGroup.set(group, m);
+  }
+
+  private index(k: string, group: string): void {
+    let s = this.byPartition.get(k);
+    if (!s) {
+      s = new Set();
+      this.byPartition.set(k, s);
+    }
+    s.add(group);
+  }
+
+  private dropGroup(group: string): void {
+    const m = this.byGroup.get(group);
+    if (!m) return;
+    for (const k of m.keys()) {
+      const s = this.byPartition.get(k);
+      if (s) {
+        s.delete(group);
+        if (s.size === 0) this.byPartition.delete(k);
+      }
+    }
+    this.byGroup.delete(group);
+  }
+}

@@ -1,0 +1,133 @@
+'use strict';
+/**
+ * The checkpoint emitter's event path on real brokers: with `sourceOffsets: 'auto'` it follows
+ * the source's `__consumer_offsets`, so a commit, a new group and a new offset sync are
+ * checkpointed without any `cycle()` call (the `delivered` event carries a partial cycle); with
+ * 'poll' commits wait for the next cycle.
+ */
+const assert = require('node:assert/strict');
+const env = require('../harness/env');
+const { AdminOffsetCommitter } = require('../../dist/kafka/groups');
+const { CheckpointEmitter } = require('../../dist/kafka/checkpoint-emitter');
+const { ClusterConnection } = require('../../dist/kafka/connection');
+const { ensureInternalTopic } = require('../../dist/kafka/internal-topics');
+const { createReplicationPolicy } = require('../../dist/core/replication-policy');
+const { createGroupFilter, createTopicFilter } = require('../../dist/core/filters');
+
+describe('checkpoint emitter: the event path (real brokers)', function () {
+  this.timeout(120000);
+  /** @type {Array<() => Promise<void>>} */
+  const cleanups = [];
+  afterEach(async function () {
+    while (cleanups.length > 0) await cleanups.pop()().catch(() => undefined);
+  });
+
+  /** An emitter over fresh connections for groups with `prefix`, on a new 2-partition topic. */
+  async function setup(sourceOffsets) {
+    const prefix = env.unique('evp');
+    const topic = `${prefix}-t`;
+    await (await env.admin('source')).createTopics({ topics: [{ topic, numPartitions: 2 }], waitForLeaders: true });
+    const source = new ClusterConnection({ alias: 'source', bootstrapServers: [env.cluster('source').bootstrap] });
+    const target = new ClusterConnection({ alias: 'target', bootstrapServers: [env.cluster('target').bootstrap] });
+    const committer = new AdminOffsetCommitter(env.kafka('source'));
+    /** @type {any[]} */
+    const delivered = [];
+    /** @type {any[]} */
+    const modes = [];
+    const emitter = new CheckpointEmitter({
+      source, target, sourceAlias: 'source', targetAlias: 'target',
+      policy: createReplicationPolicy({}),
+      checkpointsTopic: `${prefix}.checkpoints.internal`,
+      groupFilter: createGroupFilter({ groups: `${prefix}-.*` }),
+      topicFilter: createTopicFilter({ topics: topic }),
+      ensureTopic: async (c, t) => ensureInternalTopic(await c.admin(), t, 1),
+      sourceOffsets,
+      events: { delivered: (r) => delivered.push(r), sourceMode: (m) => modes.push(m) },
+    });
+    cleanups.push(async () => {
+      await emitter.stop();
+      await committer.close();
+      await source.close();
+      await target.close();
+    });
+    const commit = async (group, p0, p1) => {
+      const r = await committer.commit(group, [{ topic, partition: 0, offset: BigInt(p0) }, { topic, partition: 1, offset: BigInt(p1) }]);
+      assert.equal(r.ok, true, r.message);
+    };
+    const sync = (partition, up, down) => emitter.handleSyncEvent({ event: 'syncs', syncs: [{ topic, partition, upstreamOffset: BigInt(up), downstreamOffset: BigInt(down) }] });
+    return { prefix, topic, emitter, delivered, modes, commit, sync };
+  }
+
+  /** The written checkpoints of all delivered partial cycles: group partition -> [upstream, downstream] (last wins). */
+  function writtenByEvents(delivered) {
+    const out = new Map();
+    for (const r of delivered) {
+      if (r.full) continue;
+      for (const c of r.written) out.set(`${c.group} ${c.partition}`, [c.upstreamOffset, c.downstreamOffset]);
+    }
+    return out;
+  }
+
+  it('checkpoints a commit, a new group and a better offset sync as they happen, without cycle()', async function () {
+    const s = await setup('auto');
+    const known = `${s.prefix}-known`;
+    await s.commit(known, 10, 20);
+    s.sync(0, 0, 0);
+    s.sync(1, 0, 0);
+    s.emitter.handleSyncEvent({ event: 'loaded' });
+    await s.emitter.start();
+    assert.equal(s.emitter.sourceMode.kind, 'events', `following __consumer_offsets (${JSON.stringify(s.emitter.sourceMode)})`);
+    assert.deepEqual(s.modes.map((m) => m.kind), ['events']);
+    // the full cycle that runs when the stream stands checkpoints the known group: 0 -> 0, +1
+    await env.eventually(() => s.delivered.some((r) => r.full && r.written.some((c) => c.group === known)), { what: 'the first full cycle' });
+
+    // a commit: translated again from the same syncs (still +1 from the sync at 0), delivered at once
+    s.sync(0, 30, 130);
+    await s.commit(known, 35, 20);
+    await env.eventually(() => {
+      const w = writtenByEvents(s.delivered).get(`${known} 0`);
+      return w !== undefined && w[0] === 35n && w[1] === 131n;
+    }, { what: `${known} partition 0 checkpointed at 35 -> 131 by the event path` });
+    assert.ok(s.delivered.filter((r) => !r.full).every((r) => r.groups.every((g) => g === known)), 'partial cycles carry only the groups they touched');
+
+    // a better sync for partition 1 (at the group's position): re-translated without a commit
+    s.sync(1, 20, 220);
+    await env.eventually(() => {
+      const w = writtenByEvents(s.delivered).get(`${known} 1`);
+      return w !== undefined && w[0] === 20n && w[1] === 220n;
+    }, { what: `${known} partition 1 re-translated from the new sync (20 -> 220)` });
+
+    // a group first committed now is selected and checkpointed at once
+    const fresh = `${s.prefix}-fresh`;
+    await s.commit(fresh, 31, 21);
+    await env.eventually(() => writtenByEvents(s.delivered).has(`${fresh} 0`) && writtenByEvents(s.delivered).has(`${fresh} 1`), { what: `${fresh} checkpointed by the event path` });
+    assert.ok(s.emitter.groups.includes(fresh), 'selected without a group refresh');
+    assert.deepEqual(writtenByEvents(s.delivered).get(`${fresh} 0`), [31n, 131n]);
+    assert.deepEqual(writtenByEvents(s.delivered).get(`${fresh} 1`), [21n, 221n]);
+
+    // the full cycle agrees with what the events wrote: nothing new to write
+    const full = await s.emitter.cycle();
+    assert.equal(full.full, true);
+    assert.deepEqual(full.written.filter((c) => c.group === known || c.group === fresh), []);
+  });
+
+  it("with 'poll' a commit is checkpointed by the next cycle, not as it happens", async function () {
+    const s = await setup('poll');
+    const g = `${s.prefix}-g`;
+    await s.commit(g, 10, 10);
+    s.sync(0, 0, 0);
+    s.sync(1, 0, 0);
+    s.emitter.handleSyncEvent({ event: 'loaded' });
+    await s.emitter.start();
+    assert.equal(s.emitter.sourceMode.kind, 'poll');
+    assert.equal(s.emitter.sourceMode.reason, undefined, 'polling because it was asked to, not because something failed');
+    const first = await s.emitter.cycle({ refreshGroups: true });
+    assert.deepEqual(first.groups, [g]);
+    s.sync(0, 12, 112); // above the group's last read position (10): nothing to re-translate yet
+    await s.commit(g, 15, 15);
+    const r = await s.emitter.cycle();
+    // (new offset syncs may still re-translate between cycles; commits are not followed)
+    assert.ok(!s.delivered.some((d) => d.written.some((c) => c.upstreamOffset === 15n)), 'the commit was not checkpointed between cycles');
+    assert.deepEqual(r.written.filter((c) => c.partition === 0).map((c) => [c.upstreamOffset, c.downstreamOffset]), [[15n, 113n]]);
+  });
+});
