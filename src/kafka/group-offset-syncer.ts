@@ -177,15 +177,18 @@ export class GroupOffsetSyncer {
     return { groups: this.byGroup.size, partitions, received: this.received, malformed: this.malformedCount };
   }
 
-  /** Stores one checkpoint: the last one per (group, remote partition) wins. */
-  put(cp: Checkpoint): void {
+  /** Stores one checkpoint: the last one per (group, remote partition) wins. Returns whether it differs from the one held. */
+  put(cp: Checkpoint): boolean {
     let m = this.byGroup.get(cp.group);
     if (!m) {
       m = new Map();
       this.byGroup.set(cp.group, m);
     }
-    m.set(key(cp.topic, cp.partition), cp);
+    const k = key(cp.topic, cp.partition);
+    const had = m.get(k);
+    m.set(k, cp);
     this.received++;
+    return !had || had.downstreamOffset !== cp.downstreamOffset || had.upstreamOffset !== cp.upstreamOffset;
   }
 
   /** The stored checkpoints of a group. */
@@ -195,22 +198,25 @@ export class GroupOffsetSyncer {
 
   /**
    * Merges a CheckpointsMessage's `payload.latest` (group -> CheckpointJson[]). Unusable
-   * entries are skipped and counted; returns how many were taken and how many skipped, and the groups that had an entry taken.
+   * entries are skipped and counted; returns how many were taken and how many skipped, the groups
+   * that had an entry taken, and those whose checkpoints changed (new to this writer or moved).
    */
-  applyCheckpointsJson(latest: Record<string, unknown>): { accepted: number; malformed: number; groups: string[] } {
+  applyCheckpointsJson(latest: Record<string, unknown>): { accepted: number; malformed: number; groups: string[]; changed: string[] } {
     let accepted = 0;
     let malformed = 0;
     const groups: string[] = [];
+    const changed: string[] = [];
     for (const [group, list] of Object.entries(latest)) {
       if (!Array.isArray(list)) {
         malformed++;
         continue;
       }
       let any = false;
+      let moved = false;
       for (const entry of list) {
         const cp = parseCheckpointJson(entry, group);
         if (cp) {
-          this.put(cp);
+          if (this.put(cp)) moved = true;
           accepted++;
           any = true;
         } else {
@@ -218,9 +224,10 @@ export class GroupOffsetSyncer {
         }
       }
       if (any) groups.push(group);
+      if (moved) changed.push(group);
     }
     this.malformedCount += malformed;
-    return { accepted, malformed, groups };
+    return { accepted, malformed, groups, changed };
   }
 
   /**

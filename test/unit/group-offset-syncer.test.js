@@ -192,8 +192,11 @@ describe('GroupOffsetSyncer (no broker)', function () {
     assert.equal(s.applyRecord(r2), null);
     assert.deepEqual(s.checkpointsOf('g').map((c) => c.downstreamOffset), [4n], 'log order wins, not the largest');
     assert.deepEqual(s.stats, { groups: 1, partitions: 1, received: 2, malformed: 2 });
-    assert.deepEqual(s.applyCheckpointsJson({ g: [{ topic: 't', partition: 1, downstreamOffset: '1' }, { topic: '' }], h: 'nope' }), { accepted: 1, malformed: 2, groups: ['g'] });
-    assert.deepEqual(s.stats, { groups: 1, partitions: 2, received: 3, malformed: 4 });
+    assert.deepEqual(s.applyCheckpointsJson({ g: [{ topic: 't', partition: 1, downstreamOffset: '1' }, { topic: '' }], h: 'nope' }), { accepted: 1, malformed: 2, groups: ['g'], changed: ['g'] });
+    // the same checkpoint again changes nothing; a moved one does
+    assert.deepEqual(s.applyCheckpointsJson({ g: [{ topic: 't', partition: 1, downstreamOffset: '1' }] }).changed, []);
+    assert.deepEqual(s.applyCheckpointsJson({ g: [{ topic: 't', partition: 1, downstreamOffset: '2' }] }).changed, ['g']);
+    assert.deepEqual(s.stats, { groups: 1, partitions: 2, received: 5, malformed: 4 });
   });
 
   it('a checkpoint record with a negative offset is skipped and counted, never stored (it would be written to the target)', function () {

@@ -112,16 +112,15 @@ export class GroupOffsetsCycles {
           ctx.status.activity({ fill: 'grey', shape: 'dot', text: t('mm2-group-offsets.status.received', { groups: s.groups, partitions: s.partitions }) });
         }
         if (msg.sync !== true) {
-          if (!cps.full) {
-            // only the groups that changed: written now, no waiting for the timer
-            if (r.groups.length === 0) return done();
-            return this.report(syncer.syncGroups(r.groups), null, send, done);
-          }
-          if (!this.firstFullSeen) {
+          if (cps.full && !this.firstFullSeen) {
             // the whole state once after the start: one full run now, then the timer's
             this.firstFullSeen = true;
             if (!this.fullInFlight) return this.run(null, send, done);
           }
+          // the groups whose checkpoints moved (a partial message's groups, or what a full
+          // message changed): written now, no waiting for the timer
+          const now = cps.full ? r.changed : r.groups;
+          if (now.length > 0) return this.report(syncer.syncGroups(now), null, send, done);
         }
       }
       if (msg.sync !== true) return done();
