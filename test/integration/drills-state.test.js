@@ -4,7 +4,10 @@
  * `checkpoints-beside-mm2` in a real Node-RED, real brokers; see test/harness/drill.js):
  *
  * - a full redeploy after the first checkpoint write, before the first group-offset sync;
- * - the Node-RED process restarted at that moment;
+ * - the Node-RED process restarted at that moment.
+ *   (The event-driven pipeline writes group offsets right after the checkpoints, so the drills
+ *   hold that moment by deploying the group-offsets node disabled first: it is enabled by the
+ *   redeploy, or in the flow file before the restart, and must then get the whole state.)
  * - the groups deleted on the target while the flow was undeployed, then deployed again.
  *
  * Each must end with every selected group having its target offsets (the drill's intervals are
@@ -50,14 +53,17 @@ describe('failover drills: state over messages (real Node-RED, real brokers)', f
     return { names, flow: drill.drillFlow(names, sourceBootstrap, targetBootstrap), userDir };
   }
 
-  /** Seeds the drill, starts Node-RED with the status watcher and deploys the flow. */
-  async function setUpAndDeploy(tag) {
+  /** Seeds the drill, starts Node-RED with the status watcher and deploys the flow (`first`: the flow to deploy first, if not the drill's). */
+  async function setUpAndDeploy(tag, first) {
     const d = await setUp(tag);
     nr = await startNodeRed({ userDir: d.userDir, quiet: true, logLevel: 'warn' });
     await watcher.connect(nr.port);
-    await nr.deploy(d.flow);
+    await nr.deploy(first ? first(d.names) : d.flow);
     return d;
   }
+
+  /** The drill flow with the group-offsets node disabled: checkpoints are written, target offsets are not. */
+  const withoutWriter = (names) => drill.drillFlow(names, env.cluster('source').bootstrap, env.cluster('target').bootstrap, { groupOffsetsDisabled: true });
 
   async function everyGroupSynced(names, what) {
     await env.eventually(async () => (await checker.groupsWithOffsets()).length === names.groups.length, {
@@ -77,7 +83,7 @@ describe('failover drills: state over messages (real Node-RED, real brokers)', f
   }
 
   it('(b) a full redeploy after the first checkpoint write, before the first group-offset sync', async function () {
-    const { names, flow } = await setUpAndDeploy('drb');
+    const { names, flow } = await setUpAndDeploy('drb', withoutWriter);
     await firstCheckpointWritten(names);
     await nr.deploy(flow);
     await everyGroupSynced(names, 'after the redeploy');
@@ -86,10 +92,12 @@ describe('failover drills: state over messages (real Node-RED, real brokers)', f
   });
 
   it('(c) the Node-RED process restarted after the first checkpoint write, before the first group-offset sync', async function () {
-    const { names, userDir } = await setUpAndDeploy('drc');
+    const { names, userDir, flow } = await setUpAndDeploy('drc', withoutWriter);
     await firstCheckpointWritten(names);
     await nr.stop();
     watcher.close();
+    // the flow file as a deploy of the whole flow would have left it (the writer enabled)
+    fs.writeFileSync(path.join(userDir, 'flows.json'), JSON.stringify(flow, null, 2));
     // the same user directory: the deployed flow comes back from its flow file (a free port
     // picked for it can be taken by another process before Node-RED listens: pick another)
     for (let attempt = 1; ; attempt++) {
