@@ -1,19 +1,23 @@
 import { MalformedRecordError } from './errors';
 
 /**
- * A minimal reader/writer for the Kafka "protocol types" Struct encoding that MirrorMaker 2
- * uses for its internal records (org.apache.kafka.common.protocol.types Struct/Schema):
+ * The one reader/writer of Kafka's protocol types (org.apache.kafka.common.protocol.types),
+ * for MirrorMaker 2's internal records (Struct/Schema), the `__consumer_offsets` records and
+ * the request/response bodies we encode ourselves (kafka/group-requests):
  *
- * - fields are written back to back, in schema order, with no tags, names, padding or
- *   overall length prefix;
- * - INT16 / INT32 / INT64 are big-endian two's complement;
- * - STRING is an INT16 byte count N (UTF-8 bytes, 0..32767, never null) followed by N bytes.
+ * - fields are written back to back, in schema order, with no names, padding or overall
+ *   length prefix;
+ * - INT8 / INT16 / INT32 / INT64 are big-endian two's complement; BOOLEAN is one byte;
+ * - STRING is an INT16 byte count N (UTF-8 bytes, 0..32767, never null) followed by N bytes;
+ * - flexible versions add UNSIGNED_VARINT, COMPACT_(NULLABLE_)STRING (length + 1 as an
+ *   unsigned varint, 0 = null), COMPACT_ARRAY (count + 1, 0 = null) and tagged-field sections.
  *
  * Error policy:
  * - Encoding bad input (a value out of range, a string too long, a wrong type) is a
  *   programming error: the writer throws RangeError or TypeError.
  * - Decoding bad input (null buffer, too short, negative or oversized string length) is
- *   malformed data: the reader throws MalformedRecordError and nothing else.
+ *   malformed data: the reader throws MalformedRecordError naming the field and nothing else
+ *   (a malformed broker response included).
  * - Like upstream, the reader never checks that the whole buffer was consumed; trailing
  *   bytes are ignored.
  */
@@ -72,6 +76,18 @@ function checkInt(value: unknown, min: number, max: number, type: string, field:
   return value;
 }
 
+/** A string's UTF-8 bytes, refused (TypeError, RangeError) when not a string or longer than 32767 bytes. */
+function stringBytes(value: unknown, field: string, type: string): Buffer {
+  if (typeof value !== 'string') {
+    throw new TypeError(`${field}: expected a string, got ${describe(value)} (${type} is not nullable)`);
+  }
+  const bytes = Buffer.from(value, 'utf8');
+  if (bytes.length > STRING_MAX_BYTES) {
+    throw new RangeError(`${field}: string is ${bytes.length} UTF-8 bytes, longer than the maximum of ${STRING_MAX_BYTES}`);
+  }
+  return bytes;
+}
+
 /** Builds a Struct by appending fields; `toBuffer()` returns the exact bytes. */
 export class StructWriter {
   private readonly parts: Buffer[] = [];
@@ -98,24 +114,69 @@ export class StructWriter {
     return this.push(b);
   }
 
+  writeInt8(value: number, field = 'INT8'): this {
+    const v = checkInt(value, -0x80, 0x7f, 'INT8', field);
+    const b = Buffer.allocUnsafe(1);
+    b.writeInt8(v, 0);
+    return this.push(b);
+  }
+
+  writeBool(value: boolean, field = 'BOOLEAN'): this {
+    if (typeof value !== 'boolean') throw new TypeError(`${field}: expected a boolean, got ${describe(value)}`);
+    return this.push(Buffer.from([value ? 1 : 0]));
+  }
+
+  /** Writes an UNSIGNED_VARINT (0..2^32-1, 7 bits a byte, low bits first). */
+  writeUnsignedVarint(value: number, field = 'UNSIGNED_VARINT'): this {
+    let n = checkInt(value, 0, 0xffffffff, 'UNSIGNED_VARINT', field);
+    const bytes: number[] = [];
+    while (n >= 0x80) {
+      bytes.push((n % 0x80) | 0x80);
+      n = Math.floor(n / 0x80);
+    }
+    bytes.push(n);
+    return this.push(Buffer.from(bytes));
+  }
+
   /**
    * Writes a non-nullable STRING. Lone UTF-16 surrogates are encoded as U+FFFD (Node's
    * UTF-8 encoder); Java would write '?'. Kafka names never contain them.
    */
   writeString(value: string, field = 'STRING'): this {
-    if (typeof value !== 'string') {
-      throw new TypeError(`${field}: expected a string, got ${describe(value)} (STRING is not nullable)`);
-    }
-    const bytes = Buffer.from(value, 'utf8');
-    if (bytes.length > STRING_MAX_BYTES) {
-      throw new RangeError(
-        `${field}: string is ${bytes.length} UTF-8 bytes, longer than the maximum of ${STRING_MAX_BYTES}`,
-      );
-    }
+    const bytes = stringBytes(value, field, 'STRING');
     const len = Buffer.allocUnsafe(2);
     len.writeInt16BE(bytes.length, 0);
     this.push(len);
     return this.push(bytes);
+  }
+
+  /** Writes a COMPACT_STRING (UTF-8 byte count + 1 as an UNSIGNED_VARINT, then the bytes; at most 32767 bytes, as Kafka). */
+  writeCompactString(value: string, field = 'COMPACT_STRING'): this {
+    const bytes = stringBytes(value, field, 'COMPACT_STRING');
+    return this.writeUnsignedVarint(bytes.length + 1, `${field} length`).push(bytes);
+  }
+
+  /** Writes a COMPACT_NULLABLE_STRING (0 for null). */
+  writeCompactNullableString(value: string | null, field = 'COMPACT_NULLABLE_STRING'): this {
+    return value === null ? this.writeUnsignedVarint(0, field) : this.writeCompactString(value, field);
+  }
+
+  /** Writes a COMPACT_ARRAY: null as 0, else the count + 1 and `each` for every item. */
+  writeCompactArray<T>(items: readonly T[] | null, each: (w: this, item: T) => void, field = 'COMPACT_ARRAY'): this {
+    if (items === null) return this.writeUnsignedVarint(0, `${field} length`);
+    this.writeUnsignedVarint(items.length + 1, `${field} length`);
+    for (const item of items) each(this, item);
+    return this;
+  }
+
+  /** Writes an empty tagged-field section (a count of 0). */
+  writeEmptyTaggedFields(): this {
+    return this.writeUnsignedVarint(0, '_tagged_fields count');
+  }
+
+  /** Appends bytes as they are (the caller's encoding). */
+  writeBytes(bytes: Buffer | Uint8Array): this {
+    return this.push(Buffer.from(bytes));
   }
 
   /** Total bytes written so far. */
@@ -169,6 +230,16 @@ export class StructReader {
   /** Bytes left after the current position (trailing bytes are allowed and ignored). */
   get remaining(): number {
     return this.buf.length - this.pos;
+  }
+
+  readInt8(field = 'INT8'): number {
+    this.need(1, field);
+    return this.buf.readInt8(this.pos++);
+  }
+
+  /** Reads a BOOLEAN (any byte but 0 is true, as in Java). */
+  readBool(field = 'BOOLEAN'): boolean {
+    return this.readInt8(field) !== 0;
   }
 
   readInt16(field = 'INT16'): number {
@@ -252,6 +323,22 @@ export class StructReader {
     return s;
   }
 
+  /**
+   * Reads a COMPACT_ARRAY with `each` for every item; null (0) reads as an empty array. Every
+   * item of a flexible version takes a byte at least, so a count above the bytes left is refused.
+   */
+  readCompactArray<T>(each: (r: this) => T, field = 'COMPACT_ARRAY'): T[] {
+    const n = this.readUnsignedVarint(`${field} length`);
+    if (n - 1 > this.remaining) {
+      throw new MalformedRecordError(
+        `Error reading field '${field}' of ${this.what}: truncated: array length ${n - 1} is larger than the remaining ${this.remaining} bytes`,
+      );
+    }
+    const out: T[] = [];
+    for (let i = 1; i < n; i++) out.push(each(this));
+    return out;
+  }
+
   /** Skips `n` bytes (a field the caller does not need). */
   skip(n: number, field = 'bytes'): void {
     if (n < 0) throw new MalformedRecordError(`Error reading field '${field}' of ${this.what}: length ${n} cannot be negative`);
@@ -271,7 +358,7 @@ export class StructReader {
   private need(n: number, field: string): void {
     if (this.remaining < n) {
       throw new MalformedRecordError(
-        `Error reading field '${field}' of ${this.what}: needs ${n} bytes at offset ${this.pos}, only ${this.remaining} left`,
+        `Error reading field '${field}' of ${this.what}: truncated: needs ${n} bytes at offset ${this.pos}, only ${this.remaining} left`,
       );
     }
   }

@@ -10,147 +10,13 @@
  * empty tagged-field section after the client id and after the correlation id, so the request
  * body starts with that section and the response decoder skips it.
  * Field layouts: clients/src/main/resources/common/message/*.json in apache/kafka.
+ * The protocol types are core/wire's StructWriter/StructReader; a malformed or truncated
+ * response throws MalformedRecordError naming the field and the response.
  */
 
+import { StructReader, StructWriter } from '../core/wire';
+
 export const API_KEYS = { OffsetFetch: 9, FindCoordinator: 10, ListGroups: 16 } as const;
-
-/** Writes the primitive and compact types of the Kafka protocol. */
-export class ProtocolWriter {
-  private readonly parts: Buffer[] = [];
-
-  int8(v: number): this {
-    const b = Buffer.alloc(1);
-    b.writeInt8(v);
-    return this.raw(b);
-  }
-  int16(v: number): this {
-    const b = Buffer.alloc(2);
-    b.writeInt16BE(v);
-    return this.raw(b);
-  }
-  int32(v: number): this {
-    const b = Buffer.alloc(4);
-    b.writeInt32BE(v);
-    return this.raw(b);
-  }
-  bool(v: boolean): this {
-    return this.int8(v ? 1 : 0);
-  }
-  uvarint(v: number): this {
-    const bytes: number[] = [];
-    let n = v >>> 0;
-    while (n >= 0x80) {
-      bytes.push((n & 0x7f) | 0x80);
-      n >>>= 7;
-    }
-    bytes.push(n);
-    return this.raw(Buffer.from(bytes));
-  }
-  /** COMPACT_STRING: length + 1 as an unsigned varint, then UTF-8. */
-  compactString(s: string): this {
-    const b = Buffer.from(s, 'utf8');
-    return this.uvarint(b.length + 1).raw(b);
-  }
-  /** COMPACT_NULLABLE_STRING: 0 for null. */
-  compactNullableString(s: string | null): this {
-    return s === null ? this.uvarint(0) : this.compactString(s);
-  }
-  /** COMPACT_ARRAY (null: 0, else length + 1). */
-  compactArray<T>(items: readonly T[] | null, each: (w: this, item: T) => void): this {
-    if (items === null) return this.uvarint(0);
-    this.uvarint(items.length + 1);
-    for (const it of items) each(this, it);
-    return this;
-  }
-  /** An empty tagged-field section. */
-  noTags(): this {
-    return this.uvarint(0);
-  }
-  raw(b: Buffer): this {
-    this.parts.push(b);
-    return this;
-  }
-  toBuffer(): Buffer {
-    return Buffer.concat(this.parts);
-  }
-}
-
-/** Reads the primitive and compact types of the Kafka protocol; a short buffer throws. */
-export class ProtocolReader {
-  private pos = 0;
-  constructor(private readonly buf: Buffer) {}
-
-  private need(n: number): void {
-    if (this.pos + n > this.buf.length) throw new Error(`truncated response: ${n} more bytes wanted at ${this.pos} of ${this.buf.length}`);
-  }
-  int8(): number {
-    this.need(1);
-    return this.buf.readInt8(this.pos++);
-  }
-  int16(): number {
-    this.need(2);
-    const v = this.buf.readInt16BE(this.pos);
-    this.pos += 2;
-    return v;
-  }
-  int32(): number {
-    this.need(4);
-    const v = this.buf.readInt32BE(this.pos);
-    this.pos += 4;
-    return v;
-  }
-  int64(): bigint {
-    this.need(8);
-    const v = this.buf.readBigInt64BE(this.pos);
-    this.pos += 8;
-    return v;
-  }
-  uvarint(): number {
-    let v = 0;
-    let shift = 0;
-    for (;;) {
-      const b = this.buf[this.pos];
-      if (b === undefined) throw new Error('truncated response: varint');
-      this.pos++;
-      if (shift > 28) throw new Error('malformed response: varint too long');
-      v += (b & 0x7f) * 2 ** shift;
-      if ((b & 0x80) === 0) return v;
-      shift += 7;
-    }
-  }
-  compactNullableString(): string | null {
-    const n = this.uvarint();
-    if (n === 0) return null;
-    this.need(n - 1);
-    const s = this.buf.toString('utf8', this.pos, this.pos + n - 1);
-    this.pos += n - 1;
-    return s;
-  }
-  compactString(): string {
-    const s = this.compactNullableString();
-    if (s === null) throw new Error('malformed response: null where a string is required');
-    return s;
-  }
-  compactArray<T>(each: (r: this) => T): T[] {
-    const n = this.uvarint();
-    const out: T[] = [];
-    for (let i = 1; i < n; i++) out.push(each(this));
-    return out;
-  }
-  /** Skips a tagged-field section (tags we do not know are ignored, as the protocol says). */
-  skipTags(): void {
-    const count = this.uvarint();
-    for (let i = 0; i < count; i++) {
-      this.uvarint(); // tag
-      const size = this.uvarint();
-      this.need(size);
-      this.pos += size;
-    }
-  }
-  get remaining(): number {
-    return this.buf.length - this.pos;
-  }
-}
 
 // ---------------------------------------------------------------- OffsetFetch v8
 
@@ -161,16 +27,18 @@ export interface OffsetFetchGroupRequest {
 }
 
 export function encodeOffsetFetchV8(groups: readonly OffsetFetchGroupRequest[], requireStable = false): Buffer {
-  return new ProtocolWriter()
-    .compactArray(groups, (w, g) => {
-      w.compactString(g.groupId)
-        .compactArray(g.topics, (w2, t) => {
-          w2.compactString(t.topic).compactArray(t.partitions, (w3, p) => w3.int32(p)).noTags();
+  return new StructWriter()
+    .writeCompactArray(groups, (w, g) => {
+      w.writeCompactString(g.groupId, 'groups.group_id')
+        .writeCompactArray(g.topics, (w2, t) => {
+          w2.writeCompactString(t.topic, 'topics.name')
+            .writeCompactArray(t.partitions, (w3, p) => w3.writeInt32(p, 'partition_indexes'))
+            .writeEmptyTaggedFields();
         })
-        .noTags();
+        .writeEmptyTaggedFields();
     })
-    .bool(requireStable)
-    .noTags()
+    .writeBool(requireStable, 'require_stable')
+    .writeEmptyTaggedFields()
     .toBuffer();
 }
 
@@ -184,25 +52,31 @@ export interface OffsetFetchGroupResult {
 }
 
 export function decodeOffsetFetchV8(body: Buffer): { throttleTimeMs: number; groups: OffsetFetchGroupResult[] } {
-  const r = new ProtocolReader(body);
-  const throttleTimeMs = r.int32();
-  const groups = r.compactArray((r1) => {
-    const groupId = r1.compactString();
-    const topics = r1.compactArray((r2) => {
-      const topic = r2.compactString();
-      const partitions = r2.compactArray((r3) => {
-        const p = { partition: r3.int32(), offset: r3.int64(), leaderEpoch: r3.int32(), metadata: r3.compactNullableString(), errorCode: r3.int16() };
-        r3.skipTags();
+  const r = new StructReader(body, 'OffsetFetch v8 response');
+  const throttleTimeMs = r.readInt32('throttle_time_ms');
+  const groups = r.readCompactArray((r1) => {
+    const groupId = r1.readCompactString('groups.group_id');
+    const topics = r1.readCompactArray((r2) => {
+      const topic = r2.readCompactString('topics.name');
+      const partitions = r2.readCompactArray((r3) => {
+        const p = {
+          partition: r3.readInt32('partition_index'),
+          offset: r3.readInt64('committed_offset'),
+          leaderEpoch: r3.readInt32('committed_leader_epoch'),
+          metadata: r3.readCompactNullableString('metadata'),
+          errorCode: r3.readInt16('partitions.error_code'),
+        };
+        r3.skipTaggedFields();
         return p;
-      });
-      r2.skipTags();
+      }, 'partitions');
+      r2.skipTaggedFields();
       return { topic, partitions };
-    });
-    const errorCode = r1.int16();
-    r1.skipTags();
+    }, 'topics');
+    const errorCode = r1.readInt16('groups.error_code');
+    r1.skipTaggedFields();
     return { groupId, errorCode, topics };
-  });
-  r.skipTags();
+  }, 'groups');
+  r.skipTaggedFields();
   return { throttleTimeMs, groups };
 }
 
@@ -210,10 +84,10 @@ export function decodeOffsetFetchV8(body: Buffer): { throttleTimeMs: number; gro
 
 /** Key type 0: consumer groups. */
 export function encodeFindCoordinatorV4(groupIds: readonly string[]): Buffer {
-  return new ProtocolWriter()
-    .int8(0)
-    .compactArray(groupIds, (w, g) => w.compactString(g))
-    .noTags()
+  return new StructWriter()
+    .writeInt8(0, 'key_type')
+    .writeCompactArray(groupIds, (w, g) => w.writeCompactString(g, 'coordinator_keys'))
+    .writeEmptyTaggedFields()
     .toBuffer();
 }
 
@@ -227,14 +101,21 @@ export interface CoordinatorResult {
 }
 
 export function decodeFindCoordinatorV4(body: Buffer): { throttleTimeMs: number; coordinators: CoordinatorResult[] } {
-  const r = new ProtocolReader(body);
-  const throttleTimeMs = r.int32();
-  const coordinators = r.compactArray((r1) => {
-    const c = { key: r1.compactString(), nodeId: r1.int32(), host: r1.compactString(), port: r1.int32(), errorCode: r1.int16(), errorMessage: r1.compactNullableString() };
-    r1.skipTags();
+  const r = new StructReader(body, 'FindCoordinator v4 response');
+  const throttleTimeMs = r.readInt32('throttle_time_ms');
+  const coordinators = r.readCompactArray((r1) => {
+    const c = {
+      key: r1.readCompactString('key'),
+      nodeId: r1.readInt32('node_id'),
+      host: r1.readCompactString('host'),
+      port: r1.readInt32('port'),
+      errorCode: r1.readInt16('error_code'),
+      errorMessage: r1.readCompactNullableString('error_message'),
+    };
+    r1.skipTaggedFields();
     return c;
-  });
-  r.skipTags();
+  }, 'coordinators');
+  r.skipTaggedFields();
   return { throttleTimeMs, coordinators };
 }
 
@@ -242,9 +123,9 @@ export function decodeFindCoordinatorV4(body: Buffer): { throttleTimeMs: number;
 
 /** Empty filters: every group (v4: states, v5 also types). */
 export function encodeListGroups(version: 4 | 5): Buffer {
-  const w = new ProtocolWriter().compactArray([], () => undefined);
-  if (version >= 5) w.compactArray([], () => undefined);
-  return w.noTags().toBuffer();
+  const w = new StructWriter().writeCompactArray([], () => undefined, 'states_filter');
+  if (version >= 5) w.writeCompactArray([], () => undefined, 'types_filter');
+  return w.writeEmptyTaggedFields().toBuffer();
 }
 
 export interface ListedGroup {
@@ -256,16 +137,20 @@ export interface ListedGroup {
 }
 
 export function decodeListGroups(version: 4 | 5, body: Buffer): { throttleTimeMs: number; errorCode: number; groups: ListedGroup[] } {
-  const r = new ProtocolReader(body);
-  const throttleTimeMs = r.int32();
-  const errorCode = r.int16();
-  const groups = r.compactArray((r1) => {
-    const g: ListedGroup = { groupId: r1.compactString(), protocolType: r1.compactString(), state: r1.compactString() };
-    if (version >= 5) g.type = r1.compactString();
-    r1.skipTags();
+  const r = new StructReader(body, `ListGroups v${version} response`);
+  const throttleTimeMs = r.readInt32('throttle_time_ms');
+  const errorCode = r.readInt16('error_code');
+  const groups = r.readCompactArray((r1) => {
+    const g: ListedGroup = {
+      groupId: r1.readCompactString('group_id'),
+      protocolType: r1.readCompactString('protocol_type'),
+      state: r1.readCompactString('group_state'),
+    };
+    if (version >= 5) g.type = r1.readCompactString('group_type');
+    r1.skipTaggedFields();
     return g;
-  });
-  r.skipTags();
+  }, 'groups');
+  r.skipTaggedFields();
   return { throttleTimeMs, errorCode, groups };
 }
 
@@ -308,9 +193,9 @@ export function flexibleRequest<T>(apiName: keyof typeof API_KEYS, apiVersion: n
 
 /** The response body after response header v1's tagged fields. */
 export function skipResponseHeaderTags(payload: Buffer): Buffer {
-  const r = new ProtocolReader(payload);
-  r.skipTags();
-  return payload.subarray(payload.length - r.remaining);
+  const r = new StructReader(payload, 'response header v1');
+  r.skipTaggedFields();
+  return payload.subarray(r.offset);
 }
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -7,6 +7,8 @@
 const assert = require('node:assert/strict');
 const createRequest = require('kafkajs/src/protocol/request');
 const rq = require('../../dist/kafka/group-requests');
+const { StructReader, StructWriter } = require('../../dist/core/wire');
+const { MalformedRecordError } = require('../../dist/core/errors');
 
 const hex = (b) => Buffer.from(b).toString('hex');
 const bytes = (s) => Buffer.from(s.replace(/\s+/g, ''), 'hex');
@@ -46,7 +48,10 @@ describe('group requests (bytes)', () => {
         { groupId: 'h', errorCode: 16, topics: [] },
       ],
     });
-    assert.throws(() => rq.decodeOffsetFetchV8(body.subarray(0, body.length - 3)), /truncated/);
+    assert.throws(
+      () => rq.decodeOffsetFetchV8(body.subarray(0, body.length - 3)),
+      (e) => e instanceof MalformedRecordError && /OffsetFetch v8 response/.test(e.message) && /truncated/.test(e.message),
+    );
   });
 
   it('FindCoordinator v4: key type 0 and many keys; the answer per key', () => {
@@ -93,7 +98,6 @@ describe('group requests (bytes)', () => {
 describe('GroupOffsetFetcher.fetchMany (errors per group)', function () {
   this.timeout(10000);
   const { GroupOffsetFetcher } = require('../../dist/kafka/groups');
-  const { ProtocolWriter, ProtocolReader } = rq;
 
   /** A stand-in broker answering with real response bytes; `groupErrors(attempt)` gives group -> error code. */
   function fetcherWith(groupErrors) {
@@ -105,32 +109,35 @@ describe('GroupOffsetFetcher.fetchMany (errors per group)', function () {
       connectionPool: {
         send: async (req) => {
           const body = (await req.request.encode()).buffer.subarray(1); // after the header tags
-          const r = new ProtocolReader(body);
-          const w = new ProtocolWriter().noTags().int32(0); // response header tags, throttle
+          const r = new StructReader(body);
+          const w = new StructWriter().writeEmptyTaggedFields().writeInt32(0); // response header tags, throttle
           if (req.request.apiKey === 10) {
             sent.FindCoordinator++;
-            r.int8();
-            const keys = r.compactArray((x) => x.compactString());
-            w.compactArray(keys, (x, k) => x.compactString(k).int32(1).compactString('h').int32(1).int16(0).compactNullableString(null).noTags());
+            r.readInt8();
+            const keys = r.readCompactArray((x) => x.readCompactString());
+            w.writeCompactArray(keys, (x, k) =>
+              x.writeCompactString(k).writeInt32(1).writeCompactString('h').writeInt32(1).writeInt16(0).writeCompactNullableString(null).writeEmptyTaggedFields());
           } else {
             const attempt = sent.OffsetFetch++;
-            const groups = r.compactArray((x) => {
-              const g = x.compactString();
-              x.compactArray(() => undefined);
-              x.skipTags();
+            const groups = r.readCompactArray((x) => {
+              const g = x.readCompactString();
+              x.readCompactArray(() => undefined);
+              x.skipTaggedFields();
               return g;
             });
             const errs = groupErrors(attempt);
-            w.compactArray(groups, (x, g) => {
+            w.writeCompactArray(groups, (x, g) => {
               const err = errs[g] ?? 0;
-              x.compactString(g);
-              x.compactArray(err ? [] : [0], (y) => {
-                y.compactString('t').compactArray([0], (z) => z.int32(0).raw(Buffer.from('0000000000000007', 'hex')).int32(-1).compactNullableString('').int16(0).noTags()).noTags();
+              x.writeCompactString(g);
+              x.writeCompactArray(err ? [] : [0], (y) => {
+                y.writeCompactString('t')
+                  .writeCompactArray([0], (z) => z.writeInt32(0).writeInt64(7n).writeInt32(-1).writeCompactNullableString('').writeInt16(0).writeEmptyTaggedFields())
+                  .writeEmptyTaggedFields();
               });
-              x.int16(err).noTags();
+              x.writeInt16(err).writeEmptyTaggedFields();
             });
           }
-          return req.response.parse(await req.response.decode(w.noTags().toBuffer()));
+          return req.response.parse(await req.response.decode(w.writeEmptyTaggedFields().toBuffer()));
         },
       },
     };

@@ -167,3 +167,55 @@ describe('wire: StructReader', () => {
     assert.equal(decoding('x', () => 5), 5);
   });
 });
+
+describe('wire: flexible-version types (compact strings and arrays, varints, tagged fields)', () => {
+  it('writes INT8, BOOLEAN, UNSIGNED_VARINT, compact strings and arrays, empty tagged fields and raw bytes exactly', () => {
+    assert.equal(hex(new StructWriter().writeInt8(-1).writeInt8(0x7f).writeBool(true).writeBool(false).toBuffer()), 'ff7f0100');
+    assert.equal(hex(new StructWriter().writeUnsignedVarint(0).writeUnsignedVarint(127).writeUnsignedVarint(128).writeUnsignedVarint(300).toBuffer()), '007f8001ac02');
+    assert.equal(hex(new StructWriter().writeUnsignedVarint(0xffffffff).toBuffer()), 'ffffffff0f');
+    assert.equal(hex(new StructWriter().writeCompactString('').writeCompactString('é').writeCompactNullableString(null).writeCompactNullableString('a').toBuffer()), '0103c3a90002' + '61');
+    assert.equal(hex(new StructWriter().writeCompactString('x'.repeat(200)).toBuffer()).slice(0, 4), 'c901');
+    assert.equal(hex(new StructWriter().writeCompactArray(null, () => undefined).writeCompactArray([1, 2], (w, v) => w.writeInt16(v)).toBuffer()), '00' + '03' + '0001' + '0002');
+    assert.equal(hex(new StructWriter().writeEmptyTaggedFields().writeBytes(Buffer.from('abcd', 'hex')).toBuffer()), '00abcd');
+  });
+
+  it('refuses what cannot be written, naming the field', () => {
+    assert.throws(() => new StructWriter().writeInt8(128, 'key_type'), (e) => e instanceof RangeError && /key_type/.test(e.message));
+    assert.throws(() => new StructWriter().writeBool(/** @type {any} */ (1), 'require_stable'), (e) => e instanceof TypeError && /require_stable/.test(e.message));
+    assert.throws(() => new StructWriter().writeUnsignedVarint(-1), RangeError);
+    assert.throws(() => new StructWriter().writeUnsignedVarint(2 ** 32), RangeError);
+    assert.throws(() => new StructWriter().writeCompactString(/** @type {any} */ (null), 'group_id'), (e) => e instanceof TypeError && /group_id/.test(e.message) && /not nullable/.test(e.message));
+    assert.throws(() => new StructWriter().writeCompactString('x'.repeat(STRING_MAX_BYTES + 1)), RangeError);
+  });
+
+  it('reads them back; a tagged-field section with unknown tags is skipped', () => {
+    const b = new StructWriter()
+      .writeInt8(-2).writeBool(true).writeUnsignedVarint(300).writeCompactString('grp').writeCompactNullableString(null)
+      .writeCompactArray([7, 8], (w, v) => w.writeInt32(v)).writeCompactArray(null, () => undefined)
+      .writeBytes(fromHex('02 01 02 aabb 05 00')) // two unknown tags: 1 (2 bytes), 5 (empty)
+      .writeInt16(9).toBuffer();
+    const r = new StructReader(b);
+    assert.equal(r.readInt8(), -2);
+    assert.equal(r.readBool(), true);
+    assert.equal(r.readUnsignedVarint(), 300);
+    assert.equal(r.readCompactString(), 'grp');
+    assert.equal(r.readCompactNullableString(), null);
+    assert.deepEqual(r.readCompactArray((x) => x.readInt32()), [7, 8]);
+    assert.deepEqual(r.readCompactArray(() => 1), []);
+    r.skipTaggedFields();
+    assert.equal(r.readInt16(), 9);
+    assert.equal(r.remaining, 0);
+    assert.equal(new StructReader(fromHex('02')).readBool(), true);
+  });
+
+  it('malformed flexible data throws MalformedRecordError naming the field and the buffer', () => {
+    const bad = (h, read, re) => assert.throws(() => read(new StructReader(fromHex(h), 'ListGroups v5 response')), (e) => e instanceof MalformedRecordError && /ListGroups v5 response/.test(e.message) && re.test(e.message));
+    bad('', (r) => r.readInt8('key_type'), /key_type.*truncated/);
+    bad('80', (r) => r.readUnsignedVarint('groups length'), /groups length.*truncated/);
+    bad('ffffffff7f', (r) => r.readUnsignedVarint('n'), /varint/);
+    bad('00', (r) => r.readCompactString('group_id'), /group_id.*null/);
+    bad('05 6162', (r) => r.readCompactString('group_id'), /group_id.*4/);
+    bad('7f 00', (r) => r.readCompactArray((x) => x.readInt8(), 'groups'), /groups.*array length 126/);
+    bad('01 01 03 aa', (r) => r.skipTaggedFields(), /_tagged_fields.*truncated/);
+  });
+});
