@@ -96,7 +96,7 @@ export interface CheckpointEmitterOptions {
   /** Creates the checkpoints topic if missing (mm2-replication's ensureTopic). */
   ensureTopic(connection: ClusterConnection, topic: string): Promise<unknown>;
   events?: EmitterEvents;
-  /** 'auto' (default): follow the source's `__consumer_offsets` where allowed, else poll; 'poll': full cycles only. */
+  /** 'auto' (default): follow the source's `__consumer_offsets` where allowed (else poll), and translate again at once what new offset syncs or a completed sync history change; 'poll': cycles only when asked (`cycle()`), as MM2. */
   sourceOffsets?: 'auto' | 'poll';
   /** The event path's batching window (ms). Default 50. */
   batchMs?: number;
@@ -234,6 +234,11 @@ export class CheckpointEmitter {
     });
   }
 
+  /** Whether cycles also run by themselves (source offsets 'auto'); 'poll' runs them only when asked, as MM2's task does every interval. */
+  private get eventDriven(): boolean {
+    return (this.o.sourceOffsets ?? 'auto') === 'auto';
+  }
+
   /** How the source offsets are read now. */
   get sourceMode(): SourceOffsetsMode {
     return this.sourceOffsets.mode;
@@ -346,7 +351,7 @@ export class CheckpointEmitter {
       const was = store.loaded;
       store.markLoaded();
       // the history is complete now: translate everything at once, not one interval later
-      if (!was) this.deliverCycle({});
+      if (!was && this.eventDriven) this.deliverCycle({});
     } else {
       for (const s of ev.syncs) store.apply(s);
       this.syncsArrived(ev.syncs);
@@ -358,7 +363,7 @@ export class CheckpointEmitter {
    * (group, partition) pairs are translated again at once (the full cycle covers the rest).
    */
   private syncsArrived(syncs: readonly OffsetSync[]): void {
-    if (this.selected === null) return;
+    if (this.selected === null || !this.eventDriven) return;
     const only = new Map<string, GroupPartitions>();
     for (const s of syncs) {
       const k = tpKey(s.topic, s.partition);
