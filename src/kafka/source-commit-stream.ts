@@ -86,6 +86,18 @@ function authorizationFailure(err: unknown): string | null {
   return null;
 }
 
+/** Whether an error (or its cause) says the group coordinator is moving or loading: worth another try. */
+function coordinatorBusy(err: unknown): boolean {
+  let cur: unknown = err;
+  for (let i = 0; cur && i < 6; i++) {
+    const c = cur as { type?: string; message?: string; cause?: unknown; originalError?: unknown };
+    if (/^(NOT_COORDINATOR|COORDINATOR_NOT_AVAILABLE|COORDINATOR_LOAD_IN_PROGRESS|GROUP_LOAD_IN_PROGRESS|REBALANCE_IN_PROGRESS)$/.test(c.type ?? '')) return true;
+    if (/not the correct coordinator|coordinator is not available|coordinator is loading/i.test(c.message ?? '')) return true;
+    cur = c.cause ?? c.originalError;
+  }
+  return false;
+}
+
 interface Pending {
   record: ConsumerOffsetsRecord | null;
 }
@@ -126,17 +138,33 @@ export class SourceCommitStream {
    * __consumer_offsets or use the stream's group.
    */
   async start(): Promise<void> {
-    try {
-      await this.startInner();
-    } catch (e) {
-      await this.stop();
-      let denied = authorizationFailure(e);
-      if (!denied && (e as Error)?.name === 'KafkaJSGroupCoordinatorNotFound') {
-        denied = authorizationFailure(await findCoordinatorProblem(this.o.kafka, this.groupId).catch(() => null));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.startInner();
+        return;
+      } catch (e) {
+        // a coordinator that is moving or loading (a busy broker) answers the join again shortly
+        if (!this.stopped && attempt < 4 && coordinatorBusy(e)) {
+          const c = this.consumer;
+          this.consumer = null;
+          if (c) await disconnectQuietly(c);
+          await new Promise((r) => setTimeout(r, 500 * attempt));
+          if (!this.stopped) continue;
+        }
+        await this.fail(e);
       }
-      if (denied) throw new NotAuthorizedError(this.aclHint(denied), e);
-      throw e;
     }
+  }
+
+  /** Stops, then throws `e` (as a NotAuthorizedError naming the ACLs when that is what it is). */
+  private async fail(e: unknown): Promise<never> {
+    await this.stop();
+    let denied = authorizationFailure(e);
+    if (!denied && (e as Error)?.name === 'KafkaJSGroupCoordinatorNotFound') {
+      denied = authorizationFailure(await findCoordinatorProblem(this.o.kafka, this.groupId).catch(() => null));
+    }
+    if (denied) throw new NotAuthorizedError(this.aclHint(denied), e);
+    throw e;
   }
 
   private aclHint(denied: string): string {
