@@ -42,6 +42,16 @@ export interface SourceOffsetsOptions {
   startTimeoutMs?: number;
 }
 
+/**
+ * The principal a SASL login (PLAIN, SCRAM) is authorized as with Kafka's default principal
+ * builder, `User:<username>`, for the ACL hint; undefined without SASL (a TLS certificate's
+ * principal depends on the broker's ssl.principal.mapping.rules).
+ */
+function saslPrincipal(source: ClusterConnection): string | undefined {
+  const sasl = source.settings.sasl;
+  return sasl && sasl.mechanism !== 'none' && sasl.username ? `User:${sasl.username}` : undefined;
+}
+
 /** The key of a source partition in GroupPartitions. */
 export function tpKey(topic: string, partition: number): string {
   return `${partition}:${topic}`;
@@ -170,6 +180,7 @@ export class SourceOffsets {
         admin,
         batchMs: this.o.batchMs ?? 50,
         groupPrefix: '__mm2-node-red-commits',
+        principal: saslPrincipal(source),
         onBatch: (b) => this.applyBatch(b),
         onError: (err) => this.streamFailed(stream, err),
       });

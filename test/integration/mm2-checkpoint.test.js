@@ -7,30 +7,13 @@
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const nodes = require('../harness/nodes');
-const { decodeCheckpoint } = require('../../dist/core/checkpoint');
+const { CHECKPOINTS_TOPIC, syncsMsg, loadedMsg, statusCalls, lastStatusText, checkpointRecords, commitOffsets } = require('../harness/checkpoint-node');
 const { AdminOffsetCommitter } = require('../../dist/kafka/groups');
-const { TopicReader } = require('../../dist/kafka/topic-reader');
 const { CheckpointEmitter } = require('../../dist/kafka/checkpoint-emitter');
 const { ClusterConnection } = require('../../dist/kafka/connection');
 const { ensureInternalTopic } = require('../../dist/kafka/internal-topics');
 const { createReplicationPolicy } = require('../../dist/core/replication-policy');
 const { createGroupFilter, createTopicFilter } = require('../../dist/core/filters');
-
-const CHECKPOINTS_TOPIC = 'source.checkpoints.internal';
-const SYNCS_TOPIC = 'mm2-offset-syncs.target.internal';
-
-function syncsMsg(syncs) {
-  return {
-    topic: 'mm2/offset-syncs',
-    payload: {
-      event: 'syncs',
-      syncs: syncs.map(([topic, partition, up, down]) => ({ topic, partition, upstreamOffset: String(up), downstreamOffset: String(down) })),
-      source: { topic: SYNCS_TOPIC, cluster: 'source' },
-      stats: { read: syncs.length, malformed: 0, loaded: false },
-    },
-  };
-}
-const loadedMsg = { topic: 'mm2/offset-syncs', payload: { event: 'loaded', source: { topic: SYNCS_TOPIC, cluster: 'source' }, stats: { read: 0, malformed: 0, loaded: true } } };
 
 function checkpointNode(over = {}) {
   return {
@@ -58,15 +41,6 @@ async function loadFlow(over) {
   return { cp, out1: nodes.collect(nodes.helper.getNode('out1')), out2: nodes.collect(nodes.helper.getNode('out2')) };
 }
 
-/** Status objects this node set, in order (the test helper spies Node.prototype.status). */
-function statusCalls(node) {
-  return node.status.getCalls().filter((c) => c.thisValue === node).map((c) => c.args[0]);
-}
-function lastStatusText(node) {
-  const s = statusCalls(node);
-  return s.length ? s[s.length - 1].text : undefined;
-}
-
 /** Sends a message that asks for a cycle and returns the coverage message of that cycle. */
 async function cycle(f, msg = { payload: 'now' }) {
   const before = f.out2.length;
@@ -77,26 +51,6 @@ async function cycle(f, msg = { payload: 'now' }) {
 
 async function ready(cp) {
   await env.eventually(() => cp.emitter && cp.emitter.ready, { what: 'the checkpoint restore to finish', timeout: 30000 });
-}
-
-/** Every checkpoint record on the target for groups starting with `prefix`, in log order. */
-async function checkpointRecords(prefix) {
-  const admin = await env.admin('target');
-  const out = [];
-  const reader = new TopicReader(env.kafka('target'), admin, {
-    topic: CHECKPOINTS_TOPIC,
-    tail: false,
-    onRecord: (r) => {
-      try {
-        const c = decodeCheckpoint(r.key, r.value);
-        if (c.group.startsWith(prefix)) out.push({ ...c, timestamp: r.timestamp });
-      } catch {
-        /* not a checkpoint */
-      }
-    },
-  });
-  await reader.start();
-  return out;
 }
 
 function brief(c) {
@@ -127,15 +81,7 @@ describe('mm2-checkpoint (real clusters)', function () {
     await sourceAdmin.createTopics({ topics: [{ topic: name, numPartitions: partitions }], waitForLeaders: true });
     return name;
   }
-  async function commit(group, offsets) {
-    // the first commits on a fresh cluster may meet NOT_COORDINATOR while __consumer_offsets loads
-    const list = offsets.map(([t, partition, offset]) => ({ topic: t, partition, offset: BigInt(offset) }));
-    let last;
-    await env.eventually(async () => {
-      last = await committer.commit(group, list);
-      return last.ok;
-    }, { what: `commit for ${group}`, timeout: 20000, interval: 300 }).catch(() => assert.deepEqual(last, { ok: true }, `commit for ${group}`));
-  }
+  const commit = (group, offsets) => commitOffsets(committer, group, offsets);
 
   it('translates exactly and with the +1 rule into source.<topic>, and explains every partition without a checkpoint', async function () {
     const p = env.unique('cpa');

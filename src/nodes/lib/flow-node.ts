@@ -11,7 +11,10 @@ import type { ClusterConnection, ConnectionState, ConnectionUser } from '../../k
 import { assertTimerMs } from '../../core/intervals';
 import { ReportThrottle } from '../../core/report-throttle';
 
-export function truncate(text: string, max = 60): string {
+/** The longest status text a node shows (longer ones are cut with an ellipsis). */
+export const STATUS_MAX = 60;
+
+export function truncate(text: string, max = STATUS_MAX): string {
   return text.length > max ? text.slice(0, max - 1) + '…' : text;
 }
 

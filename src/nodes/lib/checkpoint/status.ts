@@ -1,6 +1,6 @@
 /** The status an `mm2-checkpoint` node shows: its emitter's phase, then its last cycle. */
 import type { Translate } from '../i18n';
-import { truncate, type StatusView } from '../flow-node';
+import { truncate, STATUS_MAX, type StatusView } from '../flow-node';
 import { ago, type AgoScale } from '../ago';
 import type { CycleResult, EmitterPhase, SourceOffsetsMode } from '../../../kafka/checkpoint-emitter';
 
@@ -60,7 +60,11 @@ export function checkpointStatus(t: Translate, state: CheckpointNodeState, syncs
   let text = failed > 0
     ? t('mm2-checkpoint.status.cycle-failed-groups', { groups: last.groups.length, checkpointed, checkpoints: last.written.length, failed, ago: when })
     : t('mm2-checkpoint.status.cycle', { groups: last.groups.length, checkpointed, checkpoints: last.written.length, ago: when });
-  // polling although following was wanted: still delivering, but say so (the log says why and which ACL)
-  if (state.sourceMode?.kind === 'poll' && state.sourceMode.reason) text = t('mm2-checkpoint.status.polling', { text });
+  // polling although following was wanted: still delivering, but say so (the log says why and which ACL);
+  // a long cycle text is shortened, never the word that says polling
+  if (state.sourceMode?.kind === 'poll' && state.sourceMode.reason) {
+    const room = STATUS_MAX - t('mm2-checkpoint.status.polling', { text: '' }).length;
+    text = t('mm2-checkpoint.status.polling', { text: truncate(text, room) });
+  }
   return { activity: { fill: failed > 0 ? 'yellow' : 'green', shape: 'dot', text: truncate(text) } };
 }
