@@ -12,7 +12,6 @@ const path = require('node:path');
 const env = require('../harness/env');
 const { startNodeRed } = require('../../scripts/node-red-runner');
 const { AdminOffsetCommitter, fetchCommittedOffsets } = require('../../dist/kafka/groups');
-const { mapLimit } = require('../../dist/core/worker-pool');
 
 const GROUPS = Number(process.env.SCALE_GROUPS || 10000);
 const PARTITIONS = 10;
@@ -50,10 +49,11 @@ describe(`${GROUPS} groups x ${PARTITIONS} partitions: deploy, steady state, red
     await producer.disconnect();
     const committer = new AdminOffsetCommitter(env.kafka('source'));
     try {
-      const results = await mapLimit(groups, 64, (g, i) =>
-        committer.commit(g, Array.from({ length: PARTITIONS }, (_, p) => ({ topic, partition: p, offset: BigInt(100 + ((i + p) % 200)) }))),
-      );
-      assert.equal(results.filter((r) => !r.ok).length, 0, 'every setup commit succeeded');
+      const results = await committer.commitMany(groups.map((group, i) => ({
+        group,
+        offsets: Array.from({ length: PARTITIONS }, (_, p) => ({ topic, partition: p, offset: BigInt(100 + ((i + p) % 200)) })),
+      })));
+      assert.equal([...results.values()].filter((r) => !r.ok).length, 0, 'every setup commit succeeded');
 
       nr = await startNodeRed({ flows: flow(topic), quiet: true, logLevel: 'warn' });
       const sample = [groups[0], groups[Math.floor(GROUPS / 2)], groups[GROUPS - 1]];
@@ -68,7 +68,7 @@ describe(`${GROUPS} groups x ${PARTITIONS} partitions: deploy, steady state, red
       await env.eventually(written, { timeout: 600000, interval: 2000, what: `target offsets for ${sample.join(', ')}` });
 
       // a source commit storm while a redeploy closes every node
-      const storm = mapLimit(groups.slice(0, 2000), 32, (g) => committer.commit(g, [{ topic, partition: 0, offset: 299n }]));
+      const storm = committer.commitMany(groups.slice(0, 2000).map((group) => ({ group, offsets: [{ topic, partition: 0, offset: 299n }] })));
       const redeployed = flow(topic).map((n) => (n.type === 'mm2-checkpoint' ? { ...n, name: 'checkpoint (redeployed)' } : n));
       await nr.deploy(redeployed);
       await storm;
