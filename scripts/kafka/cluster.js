@@ -13,7 +13,7 @@
  *      node scripts/kafka/cluster.js resolve [--version 4.1.1]
  *
  * Options: { version, heap, ports: { broker, sasl, controller, ssl, saslSsl, mtls } } (fixed ports
- * for the demo; tests let the kernel pick free ones), and `security` for secured clusters:
+ * for the demo; tests let the kernel pick free ones), `properties` (below), and `security` for secured clusters:
  *   security: {
  *     tls: true,         // three more listeners: SSL (server authenticated by a test CA), SASL_SSL
  *                        // (PLAIN and SCRAM over TLS) and MTLS (TLS with ssl.client.auth=required;
@@ -26,6 +26,8 @@
  * that is the harness's own admin (`bootstrap`), so setup needs no ACL. SASL user `admin` is a
  * super user too; every other principal (alice, the `users`, User:mm2-client) holds only the ACLs
  * a test gives it with `cluster.acl.create(...)`.
+ * `properties: { 'offsets.retention.minutes': 1, ... }` (strings, numbers or booleans) adds lines to
+ * the broker's server.properties; a setting the harness writes itself is replaced by the one given.
  * Settings (environment): KAFKA_VERSION (default below), KAFKA_MM2_CACHE (jar cache folder,
  * default ~/.cache/kafka-mm2), KAFKA_HEAP (default 512m), KAFKA_KEEP_DATA=1 (keep the folders).
  */
@@ -146,7 +148,7 @@ function makeCertificates(dir) {
   return { dir, caFile: f('ca.pem'), certFile: f('client.pem'), keyFile: f('client.key'), brokerKeystoreFile };
 }
 
-function serverProperties({ dataDir, brokerPort, saslPort, controllerPort, tlsPorts, certs, authorizer, users }) {
+function serverProperties({ dataDir, brokerPort, saslPort, controllerPort, tlsPorts, certs, authorizer, users, extra }) {
   const scramJaas = 'org.apache.kafka.common.security.scram.ScramLoginModule required;';
   const listeners = [`PLAINTEXT://127.0.0.1:${brokerPort}`, `SASL_PLAINTEXT://127.0.0.1:${saslPort}`];
   const protocols = ['PLAINTEXT:PLAINTEXT', 'SASL_PLAINTEXT:SASL_PLAINTEXT', 'CONTROLLER:PLAINTEXT'];
@@ -208,6 +210,7 @@ function serverProperties({ dataDir, brokerPort, saslPort, controllerPort, tlsPo
     'num.recovery.threads.per.data.dir': '1',
     'log.retention.check.interval.ms': '60000',
   });
+  Object.assign(lines, extra);
   return Object.entries(lines).map(([k, v]) => `${k}=${v}`).join('\n') + '\n';
 }
 
@@ -328,15 +331,38 @@ function hookExit() {
 }
 
 /**
+ * opts.properties checked: an object of broker setting names to strings, numbers or booleans (one
+ * line of server.properties each). Anything else is refused, naming the setting.
+ * @returns {Record<string, string>}
+ */
+function brokerProperties(props) {
+  if (props === undefined) return {};
+  if (props === null || typeof props !== 'object' || Array.isArray(props)) {
+    throw new Error(`startCluster: properties must be an object of broker settings, e.g. { 'offsets.retention.minutes': 1 }`);
+  }
+  /** @type {Record<string, string>} */
+  const out = {};
+  for (const [k, v] of Object.entries(props)) {
+    if (!/^[A-Za-z0-9._-]+$/.test(k)) throw new Error(`startCluster: properties: '${k}' is not a broker setting name (letters, digits, '.', '_', '-')`);
+    if (!['string', 'number', 'boolean'].includes(typeof v) || /[\r\n]/.test(String(v))) {
+      throw new Error(`startCluster: properties['${k}'] must be a string, number or boolean on one line, not ${JSON.stringify(v)}`);
+    }
+    out[k] = String(v);
+  }
+  return out;
+}
+
+/**
  * Starts one single-node KRaft cluster.
  * kill() and restart() are for fault-injection tests: kill -9 the broker, start it again on the same
  * data directory and ports.
- * opts.security adds TLS listeners and the authorizer (see the header).
+ * opts.security adds TLS listeners and the authorizer, opts.properties extra broker settings (see the header).
  * @returns {Promise<{name, version, bootstrap, saslBootstrap, brokerPort, saslPort, dataDir, logFile, saslUsers, listeners, tls, authorizer, superUsers, acl: ReturnType<typeof aclHelper>, stop(): Promise<void>, kill(): Promise<void>, restart(): Promise<void>}>}
  */
 async function startCluster(name, opts = {}) {
   const version = opts.version || process.env.KAFKA_VERSION || DEFAULT_KAFKA_VERSION;
   const heap = opts.heap || process.env.KAFKA_HEAP || '512m';
+  const extra = brokerProperties(opts.properties);
   const libs = resolveKafka(version);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `kafka-mm2-${name}-`));
   const fixed = opts.ports || {};
@@ -357,7 +383,7 @@ async function startCluster(name, opts = {}) {
     }
   }
   const props = path.join(dataDir, 'server.properties');
-  fs.writeFileSync(props, serverProperties({ dataDir, brokerPort, saslPort, controllerPort, tlsPorts, certs, authorizer: !!security.authorizer, users }));
+  fs.writeFileSync(props, serverProperties({ dataDir, brokerPort, saslPort, controllerPort, tlsPorts, certs, authorizer: !!security.authorizer, users, extra }));
   fs.writeFileSync(path.join(dataDir, 'log4j.properties'), LOG4J1);
   fs.writeFileSync(path.join(dataDir, 'log4j2.properties'), LOG4J2);
   const logFile = path.join(dataDir, 'server.log');

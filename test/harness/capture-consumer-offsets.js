@@ -2,8 +2,10 @@
 /**
  * Captures `__consumer_offsets` records that a real broker wrote, for the decoder's unit tests:
  *
- *   node test/harness/capture-consumer-offsets.js 4.1.1   (then 3.9.1)
+ *   npm run build && node test/harness/capture-consumer-offsets.js 4.1.1   (then 3.9.1)
  *   -> test/fixtures/consumer-offsets-<version>.json
+ *   node test/harness/capture-consumer-offsets.js 4.1.1 --expiry-only
+ *   -> captures only the `expiry` part again, the rest of the file stays as it is
  *
  * Starts one single-node cluster of that Kafka version and makes the group coordinator write:
  * classic group commits (kafkajs, with and without metadata), a KIP-848 consumer-protocol group
@@ -14,13 +16,23 @@
  * __consumer_offsets twice, read_uncommitted and read_committed (a record only in the first is
  * part of an aborted transaction), and stores for each its key and value in hex together with
  * what Kafka's own decoder (kafka-dump-log --offsets-decoder) says it is.
+ *
+ * The `expiry` part comes from a second cluster with offsets.retention.minutes=1 (the least Kafka
+ * allows) checked every second, where nothing is ever deleted: a group that only stored offsets
+ * (admin-style OffsetCommit, generation -1: expiry counts from the commit) and a group that joined,
+ * committed and left (empty: expiry counts from when it became empty). The script waits until the
+ * broker has expired both, then stores that cluster's records the same way, with their timestamps;
+ * `expired: 'offset'` marks the offset tombstones of the expired groups, `expired: 'group'` the
+ * tombstone of their group record written with the last expired offset.
  */
 const fs = require('node:fs');
 const path = require('node:path');
 const { Kafka, logLevel } = require('kafkajs');
 const { startCluster, runKafkaTool } = require('../../scripts/kafka/cluster');
 
-const version = process.argv[2] || process.env.KAFKA_VERSION || '4.1.1';
+const args = process.argv.slice(2);
+const expiryOnly = args.includes('--expiry-only');
+const version = args.find((a) => !a.startsWith('--')) || process.env.KAFKA_VERSION || '4.1.1';
 const major = Number(version.split('.')[0]);
 const out = path.join(__dirname, '..', 'fixtures', `consumer-offsets-${version}.json`);
 
@@ -47,7 +59,10 @@ async function readAll(kafka, readUncommitted) {
       .run({
         autoCommit: false,
         eachMessage: async ({ partition, message }) => {
-          records.push({ partition, offset: message.offset, key: message.key ? message.key.toString('hex') : null, value: message.value ? message.value.toString('hex') : null });
+          records.push({
+            partition, offset: message.offset, timestamp: message.timestamp,
+            key: message.key ? message.key.toString('hex') : null, value: message.value ? message.value.toString('hex') : null,
+          });
         },
       })
       .then(() => done() && resolve(), reject);
@@ -73,7 +88,83 @@ function kafkaDecoded(dataDir) {
   return decoded;
 }
 
+/**
+ * Every record of the cluster's __consumer_offsets: key and value in hex, `aborted` (seen
+ * read_uncommitted only), `kafka` (Kafka's own decoding), and the record timestamp if `withTimestamp`.
+ */
+async function capturedRecords(kafka, cluster, withTimestamp) {
+  const all = await readAll(kafka, true);
+  const committed = new Set((await readAll(kafka, false)).map((r) => `${r.partition}:${r.offset}`));
+  const decoded = kafkaDecoded(cluster.dataDir);
+  return all.map(({ timestamp, ...r }) => ({
+    ...r,
+    ...(withTimestamp ? { timestamp } : {}),
+    aborted: !committed.has(`${r.partition}:${r.offset}`),
+    kafka: decoded.get(`${r.partition}:${r.offset}`) ?? null,
+  }));
+}
+
+const RETENTION = { 'offsets.retention.minutes': 1, 'offsets.retention.check.interval.ms': 1000 };
+
+/** The `expiry` part (see the header): its own cluster, two groups left alone until the broker expires their offsets. */
+async function captureExpiry() {
+  const { AdminOffsetCommitter } = require('../../dist/kafka/groups');
+  const cluster = await startCluster(`capture-expiry-${version}`, { version, properties: RETENTION });
+  const kafka = new Kafka({ clientId: 'capture', brokers: [cluster.bootstrap], logLevel: logLevel.NOTHING });
+  const actions = [];
+  try {
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: 'orders', numPartitions: 2 }], waitForLeaders: true });
+    const committer = new AdminOffsetCommitter(kafka);
+    try {
+      const res = await committer.commit('expired-simple', [{ topic: 'orders', partition: 0, offset: 2n }, { topic: 'orders', partition: 1, offset: 3n }]);
+      if (!res.ok) throw new Error(`commit of expired-simple: ${res.errorType} ${res.message}`);
+    } finally {
+      await committer.close();
+    }
+    actions.push('expired-simple commits orders-0=2, orders-1=3 (admin-style OffsetCommit, generation -1, never joins), then nothing');
+    await admin.setOffsets({ groupId: 'expired-empty', topic: 'orders', partitions: [{ partition: 0, offset: '4' }] });
+    actions.push('expired-empty commits orders-0=4 (kafkajs admin setOffsets: joins, commits, leaves: an empty group), then nothing');
+    const groups = { 'expired-simple': ['orders-0', 'orders-1'], 'expired-empty': ['orders-0'] };
+    const deadline = Date.now() + 240000;
+    let records;
+    for (;;) {
+      // the broker has dropped them from its cache, and the tombstones are in the log
+      const gone = await Promise.all(Object.keys(groups).map((groupId) => admin.fetchOffsets({ groupId, topics: ['orders'] })
+        .then((r) => r.every((t) => t.partitions.every((p) => p.offset === '-1')))));
+      if (gone.every(Boolean)) {
+        records = await capturedRecords(kafka, cluster, true);
+        const tombstoned = new Set(records.filter((r) => r.value === null && r.kafka).map((r) => JSON.parse(r.kafka.key).data)
+          .filter((k) => k.topic).map((k) => `${k.group}/${k.topic}-${k.partition}`));
+        if (Object.entries(groups).every(([g, tps]) => tps.every((tp) => tombstoned.has(`${g}/${tp}`)))) break;
+      }
+      if (Date.now() > deadline) throw new Error('the broker did not expire the offsets within 4 minutes');
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    await admin.disconnect();
+    actions.push('the broker expires both groups\' offsets (offsets.retention.minutes=1); nothing else deletes anything');
+    const labelled = records.map((r) => {
+      if (r.value !== null || !r.kafka) return r;
+      const key = JSON.parse(r.kafka.key);
+      const group = key.data.group ?? key.data.groupId;
+      if (!(group in groups)) return r;
+      return { ...r, expired: key.data.topic !== undefined ? 'offset' : 'group' };
+    });
+    return { properties: RETENTION, actions, records: labelled };
+  } finally {
+    await cluster.stop();
+  }
+}
+
 async function main() {
+  if (expiryOnly) {
+    const fixture = JSON.parse(fs.readFileSync(out, 'utf8'));
+    fixture.expiry = await captureExpiry();
+    fs.writeFileSync(out, JSON.stringify(fixture, null, 1) + '\n');
+    process.stderr.write(`wrote ${fixture.expiry.records.length} expiry records to ${out}, the rest unchanged\n`);
+    return;
+  }
   const cluster = await startCluster(`capture-${version}`, { version });
   const kafka = new Kafka({ clientId: 'capture', brokers: [cluster.bootstrap], logLevel: logLevel.NOTHING });
   const tool = (cls, args) => runKafkaTool(cls, ['--bootstrap-server', cluster.bootstrap, ...args], version);
@@ -135,17 +226,12 @@ async function main() {
     }
     await admin.disconnect();
 
-    const all = await readAll(kafka, true);
-    const committed = new Set((await readAll(kafka, false)).map((r) => `${r.partition}:${r.offset}`));
-    const decoded = kafkaDecoded(cluster.dataDir);
-    const records = all.map((r) => ({
-      ...r,
-      aborted: !committed.has(`${r.partition}:${r.offset}`),
-      kafka: decoded.get(`${r.partition}:${r.offset}`) ?? null,
-    }));
+    const records = await capturedRecords(kafka, cluster, false);
+    await cluster.stop();
+    const expiry = await captureExpiry();
     fs.mkdirSync(path.dirname(out), { recursive: true });
-    fs.writeFileSync(out, JSON.stringify({ kafkaVersion: version, capturedBy: 'test/harness/capture-consumer-offsets.js', actions, records }, null, 1) + '\n');
-    process.stderr.write(`wrote ${records.length} records to ${out}\n`);
+    fs.writeFileSync(out, JSON.stringify({ kafkaVersion: version, capturedBy: 'test/harness/capture-consumer-offsets.js', actions, records, expiry }, null, 1) + '\n');
+    process.stderr.write(`wrote ${records.length} records and ${expiry.records.length} expiry records to ${out}\n`);
   } finally {
     await cluster.stop();
   }

@@ -269,3 +269,71 @@ describe('source commit stream on a cluster with an authorizer (real broker)', f
     }
   });
 });
+
+describe('source commit stream on a cluster that expires offsets after a minute (real broker)', function () {
+  // offsets.retention.minutes=1 is the least Kafka allows (atLeast(1) in 3.9 and 4.1), checked every
+  // second. A group that only ever committed offsets (no member, no protocol type: a "simple" group)
+  // has its offset of a partition expired once a minute has passed since that offset's last commit
+  // (3.9's GroupMetadata.removeExpiredOffsets, 4.1's ClassicGroup.offsetExpirationCondition); an
+  // empty group that had members counts from the moment it became empty instead. The coordinator
+  // writes the same offset tombstone as OffsetDelete. When no offset is left, 4.1 also tombstones the
+  // group record; 3.9 does so only for a group that ever had a generation, so not for this one.
+  const { Kafka, logLevel } = require('kafkajs');
+  const { startCluster } = require('../../scripts/kafka/cluster');
+  const RETENTION = { 'offsets.retention.minutes': 1, 'offsets.retention.check.interval.ms': 1000 };
+  let cluster;
+  let kafka;
+  let admin;
+  let stream;
+  const batches = [];
+  before(async function () {
+    this.timeout(120000);
+    cluster = await startCluster('expiry', { properties: RETENTION });
+    kafka = new Kafka({ clientId: 'expiry-test', brokers: [cluster.bootstrap], logLevel: logLevel.NOTHING });
+    admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: 'expiry-t', numPartitions: 1 }], waitForLeaders: false });
+    // kafkajs's waitForLeaders gives up when the broker does not know the new topic yet (a loaded machine)
+    await env.eventually(async () => {
+      const [m] = (await admin.fetchTopicMetadata({ topics: ['expiry-t'] })).topics;
+      return m.partitions.length === 1 && m.partitions[0].leader >= 0;
+    }, { timeout: 60000, what: 'a leader for expiry-t' });
+    const warm = new AdminOffsetCommitter(kafka);
+    try {
+      await warm.commit('warm', [{ topic: 'expiry-t', partition: 0, offset: 0n }]); // creates __consumer_offsets
+    } finally {
+      await warm.close();
+    }
+    stream = new SourceCommitStream({ kafka, admin, batchMs: 50, onBatch: (b) => batches.push(b) });
+    await stream.start();
+  });
+  after(async function () {
+    this.timeout(30000);
+    if (stream) await stream.stop();
+    if (admin) await admin.disconnect();
+    if (cluster) await cluster.stop();
+  });
+
+  it('an idle group\'s expired offset arrives as offset null', async function () {
+    this.timeout(200000);
+    const group = 'idle';
+    const mine = () => batches.flatMap((b) => b.changes.filter((c) => c.group === group && c.topic === 'expiry-t'));
+    const committer = new AdminOffsetCommitter(kafka);
+    try {
+      assert.deepEqual(await committer.commit(group, [{ topic: 'expiry-t', partition: 0, offset: 3n }]), { ok: true });
+    } finally {
+      await committer.close();
+    }
+    await env.eventually(() => mine().some((c) => c.offset === 3n), { what: 'the commit of the idle group' });
+    // nobody deletes anything: only the broker's expiry can take the offset away (a minute after the commit)
+    await env.eventually(() => mine().at(-1)?.offset === null, { timeout: 150000, interval: 500, what: 'the expiry of the idle group\'s offset' });
+    assert.deepEqual(mine().map((c) => [c.partition, c.offset]), [[0, 3n], [0, null]]);
+    const described = await admin.fetchOffsets({ groupId: group, topics: ['expiry-t'] });
+    assert.equal(described[0].partitions[0].offset, '-1', 'the broker has no offset for the group any more');
+    if (cluster.version.startsWith('4.')) {
+      await env.eventually(() => batches.some((b) => b.deletedGroups.includes(group)), { what: 'the group record removed with its last offset' });
+    } else {
+      assert.ok(!batches.some((b) => b.deletedGroups.includes(group)), 'Kafka 3.9 writes no group tombstone for a group without a generation');
+    }
+  });
+});

@@ -94,6 +94,42 @@ describe('__consumer_offsets records', () => {
         assert.equal(committed[0].d.offset, 8n);
       });
 
+      it('expired offsets (the broker\'s own expiry, nothing deleted): offset tombstones of exactly those partitions', () => {
+        const { expiry } = fx;
+        assert.ok(expiry && expiry.records.length > 0, 'the fixture holds the records of the expiry capture');
+        const all = expiry.records.map((r) => {
+          assert.ok(r.kafka, `Kafka decoded ${r.partition}:${r.offset}`);
+          const d = decodeConsumerOffsetsRecord(fromHex(r.key), fromHex(r.value));
+          assert.deepEqual(d, expectedFromKafka(r.kafka), `record ${r.partition}:${r.offset} (${r.kafka.key})`);
+          return { ...r, d };
+        });
+        const order = (a, b) => `${a.group}/${a.topic}-${a.partition}`.localeCompare(`${b.group}/${b.topic}-${b.partition}`);
+        const expired = all.filter((r) => r.expired === 'offset');
+        assert.deepEqual(expired.map((r) => r.d).sort(order), [
+          { type: 'offset-delete', group: 'expired-empty', topic: 'orders', partition: 0 },
+          { type: 'offset-delete', group: 'expired-simple', topic: 'orders', partition: 0 },
+          { type: 'offset-delete', group: 'expired-simple', topic: 'orders', partition: 1 },
+        ]);
+        // written by the expiry: at least the retention period after the partition's last commit
+        const retentionMs = BigInt(expiry.properties['offsets.retention.minutes']) * 60000n;
+        for (const t of expired) {
+          const commits = all.filter((r) => r.d.type === 'offset-commit' && r.d.group === t.d.group && r.d.topic === t.d.topic && r.d.partition === t.d.partition);
+          assert.equal(commits.length, 1, `one commit of ${t.d.group}/${t.d.topic}-${t.d.partition}`);
+          assert.ok(BigInt(t.timestamp) - commits[0].d.commitTimestamp >= retentionMs, `tombstone at ${t.timestamp}, commit at ${commits[0].d.commitTimestamp}`);
+        }
+        // the group that had members: the period runs from when it became empty (its last group
+        // record's currentStateTimestamp, as Kafka decodes it), later than its commit
+        const emptied = all.filter((r) => r.d.type === 'group-metadata' && r.d.group === 'expired-empty').at(-1);
+        const emptySince = BigInt(JSON.parse(emptied.kafka.payload).data.currentStateTimestamp);
+        const tomb = expired.find((r) => r.d.group === 'expired-empty');
+        assert.ok(emptied.d.members === 0 && BigInt(tomb.timestamp) - emptySince >= retentionMs, `tombstone at ${tomb.timestamp}, empty since ${emptySince}`);
+        // with its last offset gone an empty group is removed; Kafka 3.9 writes that tombstone only
+        // for a group that ever had a generation (expired-empty joined once, expired-simple never)
+        const groupTombstones = all.filter((r) => r.expired === 'group').map((r) => r.d.group).sort();
+        assert.ok(all.filter((r) => r.expired === 'group').every((r) => r.d.type === 'group-delete'));
+        assert.deepEqual(groupTombstones, fx.kafkaVersion.startsWith('4.') ? ['expired-empty', 'expired-simple'] : ['expired-empty']);
+      });
+
       if (fx.kafkaVersion.startsWith('4.')) {
         it('a KIP-848 consumer-protocol group: its commits decode, its other records are ignored', () => {
           const kip = decodedAll().filter((r) => r.d.group === 'kip848');
