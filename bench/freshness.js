@@ -44,6 +44,11 @@ const S = {
   // MM2 ran out of its harness default of 512 MiB at 10,000 groups (OutOfMemoryError in its checkpoint task)
   mm2Heap: process.env.BENCH_MM2_HEAP || '2g',
   timeoutS: envInt('BENCH_TIMEOUT_S', 5400),
+  // a file: every sample's commit time and latencies, and the example's debug nodes (one line per
+  // cycle of each node: epoch ms, cycle, duration, counts) from Node-RED's log, as JSON lines
+  trace: process.env.BENCH_TRACE || '',
+  // a folder: Node-RED runs with --cpu-prof and writes its CPU profile there when it stops
+  nrCpuProf: process.env.BENCH_NR_CPU_PROF || '',
 };
 const KAFKA_VERSION = process.env.KAFKA_VERSION || DEFAULT_KAFKA_VERSION;
 const TOPIC = 'bench-fresh';
@@ -131,6 +136,17 @@ function benchFlow(clusters, variant) {
   const go = one((n) => n.type === 'mm2-group-offsets', 'mm2-group-offsets');
   go.groups = 'ours-.*';
   go.syncGroupOffsetsIntervalSeconds = '1';
+  if (S.trace) {
+    const summary = {
+      'dbg-cp': '"cp", "cycle": payload.cycle, "full": payload.full, "checkpoints": $count(payload.checkpoints)',
+      'dbg-cov': '"cov", "cycle": payload.cycle, "groups": payload.groups, "partitions": payload.partitions, "durationMs": payload.durationMs',
+      'dbg-go': '"go", "cycle": payload.cycle, "written": $count(payload.written), "skipped": $count(payload.skipped), "durationMs": payload.durationMs',
+    };
+    for (const [id, fields] of Object.entries(summary)) {
+      const d = one((n) => n.id === id, `debug node ${id}`);
+      Object.assign(d, { console: true, tosidebar: false, targetType: 'jsonata', complete: `"TRACE " & $string({"t": $millis(), "node": ${fields}})` });
+    }
+  }
   return flows;
 }
 
@@ -234,7 +250,12 @@ async function runOne(N, variant) {
     }
 
     progress('  Node-RED with examples/checkpoints-beside-mm2.json (intervals 1 s, groups ours-.*)');
-    const nr = await startNodeRed({ quiet: true, logLevel: 'warn', flows: benchFlow(clusters, variant) });
+    const nr = await startNodeRed({ quiet: true, logLevel: S.trace ? 'info' : 'warn', flows: benchFlow(clusters, variant),
+      ...(S.nrCpuProf ? { env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${path.join(__dirname, 'cpu-profile-preload.js')}`.trim(), BENCH_CPU_PROF_DIR: path.resolve(S.nrCpuProf, `n${N}-${variant}`) } } : {}) });
+    /** BENCH_NR_CPU_PROF: start / stop (and write) Node-RED's CPU profile; 1.cpuprofile = steady state, 2 = sampling. */
+    const toggleProfile = () => {
+      if (S.nrCpuProf) process.kill(nr.process.pid, 'SIGWINCH');
+    };
     let closeTimedOut = false;
     later('Node-RED', async () => {
       await nr.stop();
@@ -279,14 +300,16 @@ async function runOne(N, variant) {
     let lastLogCheck = performance.now();
     for (const steadyDeadline = performance.now() + S.steadyTimeoutS * 1000; ; ) {
       for (const side of ['mm2', 'ours']) {
+        // One OffsetFetch v8 per coordinator for many groups (the product's GroupOffsetFetcher.fetchMany):
+        // one request per group, 32 in flight, cost 20,000 requests a pass at 10,000 twin groups and
+        // took CPU from both sides during the wait.
         const left = [...pendingSteady[side]];
-        await mapLimit(left, 32, async (i) => {
-          const m = await targetOffsets(name(side, i)).catch((e) => {
-            if (process.env.BENCH_DEBUG) progress(`    ${name(side, i)}: ${e.message}`);
-            return new Map();
-          });
-          if (start.every((_, p) => m.has(p))) pendingSteady[side].delete(i);
-        });
+        const { offsets, failed } = await fetcher.fetchMany(left.map((i) => name(side, i)));
+        if (process.env.BENCH_DEBUG) for (const [g, reason] of failed) progress(`    ${g}: ${reason}`);
+        for (const i of left) {
+          const have = new Set((offsets.get(name(side, i)) ?? []).filter((o) => o.topic === REMOTE && o.offset !== null).map((o) => o.partition));
+          if (start.every((_, p) => have.has(p))) pendingSteady[side].delete(i);
+        }
         if (pendingSteady[side].size === 0 && row.allVisibleMs[side] === undefined) {
           row.allVisibleMs[side] = performance.now() - tcEnd;
           progress(`    ${side}: all ${fmtInt(N)} groups visible ${fmtS(row.allVisibleMs[side])} after the setup commits`);
@@ -309,7 +332,9 @@ async function runOne(N, variant) {
 
     const pids = { nodeRed: nr.process.pid, mm2: mm2.child.pid };
     progress(`  steady state: CPU and RSS over ${S.steadySeconds} s`);
+    toggleProfile();
     row.steady = await measureProcesses(pids, S.steadySeconds);
+    toggleProfile();
 
     // Samples: a random twin pair's random partition moved to a newer settled sync, both twins at once.
     progress(`  ${S.samples} sampled commits, one every ${S.sampleEveryMs} ms, target polled every ${S.pollMs} ms`);
@@ -320,6 +345,7 @@ async function runOne(N, variant) {
     let polling = true;
     const cpuStart = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
     const tSampling = performance.now();
+    toggleProfile();
     const poller = (async () => {
       while (polling) {
         const t = performance.now();
@@ -400,6 +426,7 @@ async function runOne(N, variant) {
     polling = false;
     await poller;
     const samplingS = (performance.now() - tSampling) / 1000;
+    toggleProfile();
     row.sampling = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, { cpuPerMin: ((cpuSeconds(pid) - cpuStart[k]) / samplingS) * 60, rssKb: procStatus(pid).rssKb }]));
     row.samplingSeconds = samplingS;
     row.skipped = skipped;
@@ -410,6 +437,16 @@ async function runOne(N, variant) {
     }
     progress(`  ours p50 ${fmtS(row.ours.p50)} p99 ${fmtS(row.ours.p99)} max ${fmtS(row.ours.max)}; MM2 p50 ${fmtS(row.mm2.p50)} p99 ${fmtS(row.mm2.p99)} max ${fmtS(row.mm2.max)}` +
       `${row.ours.timedOut + row.mm2.timedOut > 0 ? `; timed out: ours ${row.ours.timedOut}, MM2 ${row.mm2.timedOut}` : ''}`);
+    if (S.trace) {
+      const epoch = Date.now() - performance.now(); // performance.now() -> epoch ms
+      const lines = samples.map((x) => JSON.stringify({ sample: true, N, variant, i: x.i, p: x.p, commitAt: { ours: Math.round(epoch + x.at.ours), mm2: Math.round(epoch + x.at.mm2) }, latencyMs: { ours: Math.round(x.seen.ours - x.at.ours), mm2: Math.round(x.seen.mm2 - x.at.mm2) } }));
+      for (const l of nr.log.split('\n')) {
+        const m = /TRACE (\{.*\})/.exec(l);
+        if (m) lines.push(JSON.stringify({ N, variant, ...JSON.parse(m[1]) }));
+      }
+      fs.appendFileSync(S.trace, lines.join('\n') + '\n');
+      progress(`  trace: ${lines.length} lines appended to ${S.trace}`);
+    }
     row.warnings = nr.log.split('\n').filter((l) => /\[(warn|error)\]/.test(l)).slice(0, 5).map((l) => l.slice(0, 300));
     row.after = whatElseRuns();
     // stop everything of this run, newest first
