@@ -97,11 +97,16 @@ export function readerConsumer(kafka: Kafka, groupId: string, maxWaitTimeMs = 50
 }
 
 /** Disconnects a consumer; one that is gone already is fine. */
-export async function disconnectQuietly(consumer: Consumer): Promise<void> {
+export async function disconnectQuietly(consumer: Consumer, timeoutMs = 10000): Promise<void> {
+  // bounded: a kafkajs consumer stopped in the middle of a join can wait out its retries, and
+  // a node's close must not (it goes on disconnecting in the background)
+  let timer: NodeJS.Timeout | undefined;
   try {
-    await consumer.disconnect();
+    await Promise.race([consumer.disconnect(), new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
   } catch {
     /* already gone */
+  } finally {
+    if (timer) clearTimeout(timer);
   }
 }
 

@@ -48,12 +48,12 @@ function drillNames(tag) {
 }
 
 /** The example flow with the test's addresses, the drill's alias and groups, and short intervals. */
-function drillFlow(names, sourceBootstrap, targetBootstrap, { emitS = EMIT_S, syncS = SYNC_S, groupOffsetsDisabled = false } = {}) {
+function drillFlow(names, sourceBootstrap, targetBootstrap, { emitS = EMIT_S, syncS = SYNC_S, groupOffsetsDisabled = false, sourceOffsets = 'auto' } = {}) {
   const flow = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'checkpoints-beside-mm2.json'), 'utf8'));
   for (const n of flow) {
     if (n.type === 'mm2-cluster' && n.alias === 'source') Object.assign(n, { alias: names.alias, bootstrap: sourceBootstrap });
     if (n.type === 'mm2-cluster' && n.alias === 'target') n.bootstrap = targetBootstrap;
-    if (n.type === 'mm2-checkpoint') Object.assign(n, { groups: `${names.groupPrefix}.*`, emitCheckpointsIntervalSeconds: String(emitS), refreshGroupsIntervalSeconds: '10' });
+    if (n.type === 'mm2-checkpoint') Object.assign(n, { groups: `${names.groupPrefix}.*`, emitCheckpointsIntervalSeconds: String(emitS), refreshGroupsIntervalSeconds: '10', sourceOffsets });
     if (n.type === 'mm2-group-offsets') Object.assign(n, { groups: `${names.groupPrefix}.*`, syncGroupOffsetsIntervalSeconds: String(syncS), d: groupOffsetsDisabled || undefined });
   }
   return flow;
