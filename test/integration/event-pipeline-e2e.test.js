@@ -16,12 +16,16 @@ const { AdminOffsetCommitter, fetchCommittedOffsets } = require('../../dist/kafk
 const PARTITIONS = 3;
 const LONG = '600';
 
-function flowWithLongIntervals() {
+function flowWithLongIntervals(topic, groupsPrefix) {
   const flow = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'full-failover.json'), 'utf8'));
   for (const n of flow) {
     if (n.type === 'mm2-cluster' && n.alias === 'source') n.bootstrap = env.cluster('source').bootstrap;
     if (n.type === 'mm2-cluster' && n.alias === 'target') n.bootstrap = env.cluster('target').bootstrap;
+    // only this file's topic and groups: the other suites' topics and groups stay out
+    if (n.type === 'mm2-mirror') n.topics = topic;
+    if (n.type === 'mm2-checkpoint' || n.type === 'mm2-group-offsets') n.groups = `${groupsPrefix}.*`;
     if (n.type === 'mm2-checkpoint') {
+      n.topics = topic;
       n.emitCheckpointsIntervalSeconds = LONG;
       n.refreshGroupsIntervalSeconds = LONG;
       n.sourceOffsets = 'auto';
@@ -63,10 +67,11 @@ describe('event-driven pipeline: a source commit reaches the target without wait
       const r = await committer.commit(group, Array.from({ length: PARTITIONS }, (_, p) => ({ topic, partition: p, offset: BigInt(offset) })));
       assert.equal(r.ok, true, `commit of ${group}: ${r.message ?? ''}`);
     };
-    const before = env.unique('ev-known');
+    const prefix = env.unique('ev');
+    const before = `${prefix}-known`;
     await commitAll(before, 150);
 
-    nr = await startNodeRed({ flows: flowWithLongIntervals(), quiet: !process.env.E2E_LOG, logLevel: process.env.E2E_LOG || 'warn' });
+    nr = await startNodeRed({ flows: flowWithLongIntervals(topic, prefix), quiet: !process.env.E2E_LOG, logLevel: process.env.E2E_LOG || 'warn' });
     try {
       // the mirror copies the topic and writes offset syncs; the known group gets target offsets
       // (the checkpoint node's first full cycle runs when the stream stands, not after 600 s)
@@ -84,7 +89,7 @@ describe('event-driven pipeline: a source commit reaches the target without wait
       }, { timeout: 60000, interval: 250, what: `${before}'s target offsets to follow its commit at 380` });
 
       // a group first seen after the deploy is selected and written at once
-      const fresh = env.unique('ev-new');
+      const fresh = `${prefix}-new`;
       await commitAll(fresh, 260);
       await env.eventually(async () => {
         const t = await targetOffsets(fresh);
