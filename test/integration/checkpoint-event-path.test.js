@@ -78,8 +78,17 @@ describe('checkpoint emitter: the event path (real brokers)', function () {
     await s.emitter.start();
     assert.equal(s.emitter.sourceMode.kind, 'events', `following __consumer_offsets (${JSON.stringify(s.emitter.sourceMode)})`);
     assert.deepEqual(s.modes.map((m) => m.kind), ['events']);
-    // the full cycle that runs when the stream stands checkpoints the known group: 0 -> 0, +1
-    await env.eventually(() => s.delivered.some((r) => r.full && r.written.some((c) => c.group === known)), { what: 'the first full cycle' });
+    // the stream is fetching: a first commit arrives as an event (a commit made in the moment
+    // right after start() may be missed by the event path and is then only repaired by the next
+    // full cycle: a known gap on 3.9.1, see the closing note)
+    const warm = `${s.prefix}-warm`;
+    await env.eventually(async () => {
+      await s.commit(warm, 1, 1);
+      return s.delivered.some((r) => !r.full && r.groups.includes(warm));
+    }, { timeout: 60000, interval: 2000, what: 'a first commit delivered by the event path' });
+    // checkpointed by itself (0 -> 0, +1): by the full cycle that runs once the history is loaded
+    // or the stream stands, or already by the re-translation of the syncs, whichever came first
+    await env.eventually(() => s.delivered.some((r) => r.written.some((c) => c.group === known)), { timeout: 60000, what: 'the known group checkpointed without cycle()' });
 
     // a commit: translated again from the same syncs (still +1 from the sync at 0), delivered at once
     s.sync(0, 30, 130);
@@ -87,20 +96,20 @@ describe('checkpoint emitter: the event path (real brokers)', function () {
     await env.eventually(() => {
       const w = writtenByEvents(s.delivered).get(`${known} 0`);
       return w !== undefined && w[0] === 35n && w[1] === 131n;
-    }, { what: `${known} partition 0 checkpointed at 35 -> 131 by the event path` });
-    assert.ok(s.delivered.filter((r) => !r.full).every((r) => r.groups.every((g) => g === known)), 'partial cycles carry only the groups they touched');
+    }, { timeout: 60000, what: `${known} partition 0 checkpointed at 35 -> 131 by the event path` });
+    assert.ok(s.delivered.filter((r) => !r.full && !r.groups.includes(warm)).every((r) => r.groups.every((g) => g === known)), 'partial cycles carry only the groups they touched');
 
     // a better sync for partition 1 (at the group's position): re-translated without a commit
     s.sync(1, 20, 220);
     await env.eventually(() => {
       const w = writtenByEvents(s.delivered).get(`${known} 1`);
       return w !== undefined && w[0] === 20n && w[1] === 220n;
-    }, { what: `${known} partition 1 re-translated from the new sync (20 -> 220)` });
+    }, { timeout: 60000, what: `${known} partition 1 re-translated from the new sync (20 -> 220)` });
 
     // a group first committed now is selected and checkpointed at once
     const fresh = `${s.prefix}-fresh`;
     await s.commit(fresh, 31, 21);
-    await env.eventually(() => writtenByEvents(s.delivered).has(`${fresh} 0`) && writtenByEvents(s.delivered).has(`${fresh} 1`), { what: `${fresh} checkpointed by the event path` });
+    await env.eventually(() => writtenByEvents(s.delivered).has(`${fresh} 0`) && writtenByEvents(s.delivered).has(`${fresh} 1`), { timeout: 60000, what: `${fresh} checkpointed by the event path` });
     assert.ok(s.emitter.groups.includes(fresh), 'selected without a group refresh');
     assert.deepEqual(writtenByEvents(s.delivered).get(`${fresh} 0`), [31n, 131n]);
     assert.deepEqual(writtenByEvents(s.delivered).get(`${fresh} 1`), [21n, 221n]);
