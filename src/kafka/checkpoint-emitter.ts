@@ -220,8 +220,11 @@ export class CheckpointEmitter {
       source: o.source,
       want: o.sourceOffsets ?? 'auto',
       batchMs: o.batchMs,
-      acceptGroup: (g) => o.groupFilter.accept(g),
-      onChanged: (changed) => this.deliverCycle({ only: changed }),
+      onChanged: (changed) => {
+        // only groups the group filter accepts (the stream sees every group of the source)
+        for (const g of changed.keys()) if (!o.groupFilter.accept(g)) changed.delete(g);
+        if (changed.size > 0) this.deliverCycle({ only: changed });
+      },
       onMode: (m) => {
         o.events?.sourceMode?.(m);
         // following now: a full cycle at once (what changed before the stream stood is read there)
@@ -634,6 +637,7 @@ export class CheckpointEmitter {
     if (this.stopped) return { ...base, skipped: 'restoring' };
     // Translation and the store update run synchronously, in group order, after all fetches.
     const store = this.syncStore as OffsetSyncStore;
+    const written: WrittenCheckpoint[] = [];
     const coverage: GroupCoverageEntry[] = [];
     for (const g of perGroup) {
       const r = checkpointsForGroup({
@@ -650,6 +654,7 @@ export class CheckpointEmitter {
       // Into the store and onto the retry list together (see below).
       for (const c of r.checkpoints) {
         const w: WrittenCheckpoint = { ...c, timestamp: g.ts };
+        written.push(w);
         this.unsent.set(unsentKey(w), w);
       }
     }

@@ -30,8 +30,6 @@ export interface SourceOffsetsOptions {
   source: ClusterConnection;
   /** 'auto': follow `__consumer_offsets` where allowed, else poll; 'poll': never follow. */
   want: 'auto' | 'poll';
-  /** Groups the node may select (its group filter): the stream sees every group of the source; the others are not kept. */
-  acceptGroup(group: string): boolean;
   /** Changes within this window are handed over together (ms). Default 50. */
   batchMs?: number;
   /** Groups (and their partitions) whose committed offsets changed (events), after the batching window. */
@@ -221,14 +219,12 @@ export class SourceOffsets {
   private applyBatch(b: SourceCommitBatch): void {
     if (this.stopped) return;
     for (const g of b.deletedGroups) {
-      if (!this.o.acceptGroup(g)) continue;
       if (this.byGroup.has(g)) {
         this.dropGroup(g);
         this.mark(g, 'all');
       }
     }
     for (const c of b.changes) {
-      if (!this.o.acceptGroup(c.group)) continue;
       let m = this.byGroup.get(c.group);
       if (!m) {
         m = new Map();
