@@ -38,6 +38,8 @@ export class CheckpointStore {
   private readonly acceptGroup: (group: string) => boolean;
   /** group -> (partition:topic) -> last checkpoint; groups and partitions in first-seen order. */
   private readonly byGroup = new Map<string, Map<string, Checkpoint>>();
+  /** group -> its checkpoints as one frozen array (get), dropped when one of them changes. */
+  private readonly lists = new Map<string, readonly Checkpoint[]>();
   private state: 'loading' | 'loaded' | 'failed' = 'loading';
 
   constructor(options: CheckpointStoreOptions = {}) {
@@ -77,7 +79,10 @@ export class CheckpointStore {
    * everything restored so far, exactly as MM2 does; the store counts as loaded either way.
    */
   markLoaded(ok: boolean): void {
-    if (!ok) this.byGroup.clear();
+    if (!ok) {
+      this.byGroup.clear();
+      this.lists.clear();
+    }
     this.state = ok ? 'loaded' : 'failed';
   }
 
@@ -101,10 +106,19 @@ export class CheckpointStore {
     for (const cp of checkpoints) this.put(cp);
   }
 
-  /** The last checkpoint of every remote partition of `group`, or undefined when it has none. */
-  get(group: string): Checkpoint[] | undefined {
+  /**
+   * The last checkpoint of every remote partition of `group`, or undefined when it has none:
+   * the same (frozen) array until one of them changes, so callers may cache what they derive.
+   */
+  get(group: string): readonly Checkpoint[] | undefined {
     const m = this.byGroup.get(group);
-    return m === undefined ? undefined : [...m.values()];
+    if (m === undefined) return undefined;
+    let list = this.lists.get(group);
+    if (list === undefined) {
+      list = Object.freeze([...m.values()]);
+      this.lists.set(group, list);
+    }
+    return list;
   }
 
   /** The last checkpoint of one remote partition of `group`. */
@@ -129,5 +143,6 @@ export class CheckpointStore {
       this.byGroup.set(cp.group, m);
     }
     m.set(key(cp.topic, cp.partition), copy(cp));
+    this.lists.delete(cp.group);
   }
 }

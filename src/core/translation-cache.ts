@@ -1,0 +1,113 @@
+import type { CheckpointStore } from './checkpoint-store';
+import { checkpointsForGroup, type CheckpointsForGroupInput, type CheckpointsForGroupResult, type CoverageEntry } from './checkpoints-for-group';
+import type { OffsetSyncStore } from './offset-sync-store';
+import type { OffsetSync } from './types';
+
+/**
+ * The last translation of every group, so that a full checkpoint cycle translates again only
+ * the groups whose inputs moved: their committed offsets (a new offsets array), the offset sync
+ * their position translates from (a partition's slots are immutable arrays, replaced on every
+ * new sync: a different array means "look again", the same sync found means "same answer"),
+ * the stores' loading state, or their own checkpoints (a partial cycle wrote some: `forget`).
+ *
+ * A group reused this way produces exactly what `checkpointsForGroup` would: no new checkpoint
+ * (nothing it depends on changed, and what it emitted last time is in the checkpoint store now),
+ * and the same coverage. A group whose last translation emitted something is translated again
+ * once (its entries say "emitted" and would now say "unchanged").
+ */
+
+/** A coverage entry with its group (what a cycle reports). */
+export interface GroupCoverageEntry extends CoverageEntry {
+  group: string;
+}
+
+export interface CachedTranslation {
+  checkpoints: CheckpointsForGroupResult['checkpoints'];
+  /** The same objects as long as the group is reused (callers may cache what they derive from them). */
+  coverage: readonly GroupCoverageEntry[];
+  /** true: nothing was translated (the last answer stands). */
+  reused: boolean;
+}
+
+interface Entry {
+  offsets: CheckpointsForGroupInput['offsets'];
+  store: OffsetSyncStore;
+  checkpoints: CheckpointStore;
+  syncsLoaded: boolean;
+  checkpointsLoaded: boolean;
+  /** Per offset entry: the slot array it was translated against, and the sync found there. */
+  slots: Array<readonly OffsetSync[] | undefined>;
+  found: Array<OffsetSync | undefined>;
+  coverage: readonly GroupCoverageEntry[];
+}
+
+/** The sync a position translates from in the current slots (the oldest one when it is older than all), or undefined. */
+function syncFor(store: OffsetSyncStore, topic: string, partition: number, offset: bigint | null | undefined): OffsetSync | undefined {
+  if (offset === null || offset === undefined || offset < 0n) return undefined;
+  const t = store.explain(topic, partition, offset);
+  return t.kind === 'translated' ? t.sync : t.kind === 'too-old' ? t.oldest : undefined;
+}
+
+export class TranslationCache {
+  private readonly byGroup = new Map<string, Entry>();
+
+  /** Number of groups held. */
+  get size(): number {
+    return this.byGroup.size;
+  }
+
+  /**
+   * `checkpointsForGroup(input)`, or its last answer when none of its inputs moved. `input.offsets`
+   * must be a new array whenever the group's offsets change (the same array means "unchanged").
+   */
+  translate(input: CheckpointsForGroupInput): CachedTranslation {
+    const { group, offsets, store, checkpoints } = input;
+    const had = this.byGroup.get(group);
+    if (had !== undefined && this.stillValid(had, input)) return { checkpoints: [], coverage: had.coverage, reused: true };
+    const r = checkpointsForGroup(input);
+    const coverage = r.coverage.map((c) => ({ group, ...c }));
+    const entry: Entry = {
+      offsets,
+      store,
+      checkpoints,
+      syncsLoaded: store.loaded,
+      checkpointsLoaded: checkpoints.loaded,
+      slots: offsets.map((o) => store.slots(o.topic, o.partition)),
+      found: offsets.map((o) => syncFor(store, o.topic, o.partition, o.offset)),
+      coverage,
+    };
+    // an answer that emitted (or replaced a duplicate) reads differently next time: translate it again then
+    if (coverage.some((c) => c.status === 'emitted' || c.status === 'duplicate-remote-partition')) this.byGroup.delete(group);
+    else this.byGroup.set(group, entry);
+    return { checkpoints: r.checkpoints, coverage, reused: false };
+  }
+
+  /** The group's checkpoints changed elsewhere (a partial cycle): translate it in full next time. */
+  forget(group: string): void {
+    this.byGroup.delete(group);
+  }
+
+  /** Keeps only these groups. */
+  retain(groups: ReadonlySet<string>): void {
+    for (const g of this.byGroup.keys()) if (!groups.has(g)) this.byGroup.delete(g);
+  }
+
+  clear(): void {
+    this.byGroup.clear();
+  }
+
+  private stillValid(e: Entry, input: CheckpointsForGroupInput): boolean {
+    const { offsets, store, checkpoints } = input;
+    if (e.offsets !== offsets || e.store !== store || e.checkpoints !== checkpoints) return false;
+    if (e.syncsLoaded !== store.loaded || e.checkpointsLoaded !== checkpoints.loaded) return false;
+    for (let i = 0; i < offsets.length; i++) {
+      const o = offsets[i];
+      const slots = store.slots(o.topic, o.partition);
+      if (slots === e.slots[i]) continue;
+      if (syncFor(store, o.topic, o.partition, o.offset) !== e.found[i]) return false;
+      // the same sync in newer slots: same answer; remember the slots to skip the search next time
+      e.slots[i] = slots;
+    }
+    return true;
+  }
+}
