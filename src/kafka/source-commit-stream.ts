@@ -116,6 +116,8 @@ export class SourceCommitStream {
   private readonly batchMs: number;
   /** When the oldest change not yet delivered arrived. */
   private pendingSince = 0;
+  /** When the last fetch answered (ms since the epoch; 0: none yet). */
+  private lastFetch = 0;
 
   constructor(private readonly o: SourceCommitStreamOptions) {
     this.prefix = o.groupPrefix ?? DEFAULT_GROUP_PREFIX;
@@ -127,13 +129,19 @@ export class SourceCommitStream {
     this.batcher = new Batcher<Pending>({ maxItems: Number.POSITIVE_INFINITY, maxWaitMs: this.batchMs, onFlush: (items) => this.deliver(items) });
   }
 
+  /** When the stream's last fetch answered (ms since the epoch; 0: none yet): a live stream fetches at least every maxWaitTimeMs. */
+  get lastFetchAt(): number {
+    return this.lastFetch;
+  }
+
   /** Next offset the stream reads, by partition of __consumer_offsets (for diagnostics and tests). */
   get positions(): ReadonlyMap<number, bigint> {
     return this.next;
   }
 
   /**
-   * Resolves once positioned: every commit made after this resolves is delivered. Rejects with a
+   * Resolves once positioned and fetching (the first fetch after the join answered): every
+   * commit made after this resolves is delivered. Rejects with a
    * NotAuthorizedError (`code === 'NOT_AUTHORIZED'`) when the principal may not read
    * __consumer_offsets or use the stream's group.
    */
@@ -203,6 +211,9 @@ export class SourceCommitStream {
       const at = this.next.get(ev.payload.partition) ?? 0n;
       if (last + 1n > at) this.next.set(ev.payload.partition, last + 1n);
     });
+    consumer.on(consumer.events.FETCH, () => {
+      this.lastFetch = Date.now();
+    });
     consumer.on(consumer.events.CRASH, (ev) => {
       const err = ev.payload.error as Error;
       const restart = (ev.payload as { restart?: boolean }).restart;
@@ -215,22 +226,32 @@ export class SourceCommitStream {
     if (this.stopped) return disconnectQuietly(consumer);
     await consumer.subscribe({ topics: [CONSUMER_OFFSETS_TOPIC], fromBeginning: false });
     if (this.stopped) return disconnectQuietly(consumer);
-    const joined = new Promise<void>((resolve, reject) => {
+    // positioned = joined (the join seeks every partition to the stream's position) and one
+    // fetch answered after it: a commit made later is read, whatever a fetch in flight did
+    const positioned = new Promise<void>((resolve, reject) => {
       this.wake = resolve; // stop() while joining: start() returns
+      let joinedOnce = false;
       const offJoin = consumer.on(consumer.events.GROUP_JOIN, () => {
-        offJoin();
-        offCrash();
+        joinedOnce = true;
+      });
+      const offFetch = consumer.on(consumer.events.FETCH, () => {
+        if (!joinedOnce) return;
+        off();
         resolve();
       });
       const offCrash = consumer.on(consumer.events.CRASH, (ev) => {
-        offJoin();
-        offCrash();
+        off();
         reject(ev.payload.error);
       });
+      const off = (): void => {
+        offJoin();
+        offFetch();
+        offCrash();
+      };
     });
     await consumer.run({ autoCommit: false, eachBatch: (p) => this.onBatch(p) });
     if (this.stopped) return disconnectQuietly(consumer);
-    await joined;
+    await positioned;
     this.running = !this.stopped;
   }
 

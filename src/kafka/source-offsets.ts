@@ -30,6 +30,8 @@ export interface SourceOffsetsOptions {
   source: ClusterConnection;
   /** 'auto': follow `__consumer_offsets` where allowed, else poll; 'poll': never follow. */
   want: 'auto' | 'poll';
+  /** Groups the node may select (its group filter): the stream sees every group of the source; the others are not kept. */
+  acceptGroup(group: string): boolean;
   /** Changes within this window are handed over together (ms). Default 50. */
   batchMs?: number;
   /** Groups (and their partitions) whose committed offsets changed (events), after the batching window. */
@@ -40,6 +42,8 @@ export interface SourceOffsetsOptions {
   onSkipped?(count: number, total: number): void;
   /** Give up positioning the stream after this long (ms; then poll, and try again later). Default 30000. */
   startTimeoutMs?: number;
+  /** Clock (ms). */
+  now?: () => number;
 }
 
 /**
@@ -52,6 +56,9 @@ function saslPrincipal(source: ClusterConnection): string | undefined {
   return sasl && sasl.mechanism !== 'none' && sasl.username ? `User:${sasl.username}` : undefined;
 }
 
+/** A stream whose last fetch answered longer ago than this (ms) is not trusted to be current. */
+export const STREAM_SILENT_MS = 15000;
+
 /** The key of a source partition in GroupPartitions. */
 export function tpKey(topic: string, partition: number): string {
   return `${partition}:${topic}`;
@@ -59,6 +66,8 @@ export function tpKey(topic: string, partition: number): string {
 
 export class SourceOffsets {
   private readonly byGroup = new Map<string, Map<string, CommittedOffset>>();
+  /** group -> its offsets as one array (offsetsOf), dropped when one of them changes. */
+  private readonly lists = new Map<string, readonly CommittedOffset[]>();
   /** (topic, partition) -> groups with a commit there: the groups a new offset sync concerns. */
   private readonly byPartition = new Map<string, Set<string>>();
   private stream: SourceCommitStream | null = null;
@@ -68,6 +77,7 @@ export class SourceOffsets {
   private modeNow: SourceOffsetsMode;
   private stopped = false;
   private skippedTotal = 0;
+  private followingSinceMs = 0;
 
   constructor(private readonly o: SourceOffsetsOptions) {
     this.modeNow = o.want === 'poll' ? { kind: 'poll' } : { kind: 'starting' };
@@ -80,6 +90,17 @@ export class SourceOffsets {
   /** Whether commits arrive as events (a full read is then only a reconcile). */
   get following(): boolean {
     return this.modeNow.kind === 'events';
+  }
+
+  /**
+   * Since when (ms, the caller's clock) the stream has followed without a break; null when it
+   * does not, or when its last fetch answered more than STREAM_SILENT_MS ago (a source that
+   * stopped answering: the full reads then say so).
+   */
+  get followingSince(): number | null {
+    const s = this.stream;
+    if (!this.following || s === null || Date.now() - s.lastFetchAt > STREAM_SILENT_MS) return null;
+    return this.followingSinceMs;
   }
 
   /** Records of `__consumer_offsets` skipped because they were not understood. */
@@ -117,11 +138,21 @@ export class SourceOffsets {
     return { failed };
   }
 
-  /** The committed offsets kept for a group (undefined: never read); only those of `parts` when given. */
-  offsetsOf(group: string, parts: GroupPartitions = 'all'): CommittedOffset[] | undefined {
+  /**
+   * The committed offsets kept for a group (undefined: never read); only those of `parts` when
+   * given. The whole list is the same array until one of the group's offsets changes.
+   */
+  offsetsOf(group: string, parts: GroupPartitions = 'all'): readonly CommittedOffset[] | undefined {
     const m = this.byGroup.get(group);
     if (!m) return undefined;
-    if (parts === 'all') return [...m.values()];
+    if (parts === 'all') {
+      let list = this.lists.get(group);
+      if (list === undefined) {
+        list = Object.freeze([...m.values()]) as CommittedOffset[];
+        this.lists.set(group, list);
+      }
+      return list;
+    }
     const out: CommittedOffset[] = [];
     for (const k of parts) {
       const o = m.get(k);
@@ -166,6 +197,7 @@ export class SourceOffsets {
   }
 
   private setMode(m: SourceOffsetsMode): void {
+    if (m.kind === 'events' && this.modeNow.kind !== 'events') this.followingSinceMs = (this.o.now ?? Date.now)();
     this.modeNow = m;
     this.o.onMode?.(m);
   }
@@ -219,18 +251,21 @@ export class SourceOffsets {
   private applyBatch(b: SourceCommitBatch): void {
     if (this.stopped) return;
     for (const g of b.deletedGroups) {
+      if (!this.o.acceptGroup(g)) continue;
       if (this.byGroup.has(g)) {
         this.dropGroup(g);
         this.mark(g, 'all');
       }
     }
     for (const c of b.changes) {
+      if (!this.o.acceptGroup(c.group)) continue;
       let m = this.byGroup.get(c.group);
       if (!m) {
         m = new Map();
         this.byGroup.set(c.group, m);
       }
       const k = tpKey(c.topic, c.partition);
+      this.lists.delete(c.group);
       if (c.offset === null) {
         m.delete(k);
         this.byPartition.get(k)?.delete(c.group);
@@ -254,6 +289,7 @@ export class SourceOffsets {
   }
 
   private replaceGroup(group: string, list: readonly CommittedOffset[]): void {
+    if (sameOffsets(this.byGroup.get(group), list)) return; // unchanged: the same array stays
     this.dropGroup(group);
     const m = new Map<string, CommittedOffset>();
     for (const o of list) {
@@ -285,5 +321,16 @@ export class SourceOffsets {
       }
     }
     this.byGroup.delete(group);
+    this.lists.delete(group);
   }
+}
+
+/** Whether a fresh read holds exactly what is kept (same partitions, offsets and metadata). */
+function sameOffsets(kept: ReadonlyMap<string, CommittedOffset> | undefined, list: readonly CommittedOffset[]): boolean {
+  if (kept === undefined || kept.size !== list.length) return false;
+  for (const o of list) {
+    const k = kept.get(tpKey(o.topic, o.partition));
+    if (k === undefined || k.offset !== o.offset || (k.metadata ?? '') !== (o.metadata ?? '')) return false;
+  }
+  return true;
 }
