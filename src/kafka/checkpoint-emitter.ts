@@ -25,7 +25,8 @@ import { chunkBySize } from '../core/chunks';
 import { clampTimer } from '../core/intervals';
 import type { Admin } from 'kafkajs';
 import { CheckpointStore } from '../core/checkpoint-store';
-import { checkpointsForGroup, type CoverageEntry } from '../core/checkpoints-for-group';
+import { checkpointsForGroup } from '../core/checkpoints-for-group';
+import { TranslationCache, type GroupCoverageEntry } from '../core/translation-cache';
 import { encodeCheckpoint, decodeValidCheckpoint } from '../core/checkpoint';
 import { CoalescingRunner } from '../core/coalescing-runner';
 import { MalformedRecordError } from '../core/errors';
@@ -141,9 +142,7 @@ export interface WrittenCheckpoint extends Checkpoint {
   timestamp: number;
 }
 
-export interface GroupCoverageEntry extends CoverageEntry {
-  group: string;
-}
+export type { GroupCoverageEntry };
 
 export interface CycleResult {
   cycle: number;
@@ -159,12 +158,19 @@ export interface CycleResult {
   /** Set when the group re-listing of this cycle failed (the previous selection was used). */
   discoveryError?: string;
   /** The latest checkpoint of every partition of every selected group (partial cycle: of the groups it touched). */
-  latest: Map<string, Checkpoint[]>;
+  latest: Map<string, readonly Checkpoint[]>;
   startedAt: number;
   durationMs: number;
   /** Whether the offset-sync history has been read to its end. */
   syncsLoaded: boolean;
 }
+
+/**
+ * While `__consumer_offsets` is followed, a full cycle takes the source offsets from the stream
+ * and reads them all again only this often (and once the stream stands): the read is the
+ * reconcile of the stream, not the source of the offsets. Polling reads them every cycle.
+ */
+export const FULL_SOURCE_READ_EVERY_MS = 60000;
 
 /** Produce requests of at most this many checkpoint records or bytes (keys + values). */
 export const CHECKPOINT_CHUNK_RECORDS = 2000;
@@ -211,6 +217,10 @@ export class CheckpointEmitter {
   private restoreTopicMissing = false;
   /** The selected groups' source offsets: read in full per cycle, followed as events in between. */
   private readonly sourceOffsets: SourceOffsets;
+  /** Each group's last translation: a full cycle translates again only what moved. */
+  private readonly translations = new TranslationCache();
+  /** When the source offsets were last read in full (ms; 0: never). */
+  private lastFullReadAt = 0;
 
   constructor(private readonly o: CheckpointEmitterOptions) {
     this.now = o.now ?? Date.now;
@@ -220,11 +230,9 @@ export class CheckpointEmitter {
       source: o.source,
       want: o.sourceOffsets ?? 'auto',
       batchMs: o.batchMs,
-      onChanged: (changed) => {
-        // only groups the group filter accepts (the stream sees every group of the source)
-        for (const g of changed.keys()) if (!o.groupFilter.accept(g)) changed.delete(g);
-        if (changed.size > 0) this.deliverCycle({ only: changed });
-      },
+      now: this.now,
+      acceptGroup: (g) => o.groupFilter.accept(g),
+      onChanged: (changed) => this.deliverCycle({ only: changed }),
       onMode: (m) => {
         o.events?.sourceMode?.(m);
         // following now: a full cycle at once (what changed before the stream stood is read there)
@@ -260,6 +268,17 @@ export class CheckpointEmitter {
         if (!this.stopped) this.o.events?.deliveryFailed?.((e as Error)?.message ?? String(e));
       },
     );
+  }
+
+  /** The latest checkpoints of every selected group that has some (null: before the restore or the first discovery). */
+  latestState(): Map<string, readonly Checkpoint[]> | null {
+    if (this.syncStore === null || this.selected === null) return null;
+    const latest = new Map<string, readonly Checkpoint[]>();
+    for (const g of this.selected) {
+      const list = this.checkpointStore.get(g);
+      if (list && list.length > 0) latest.set(g, list);
+    }
+    return latest;
   }
 
   /** Whether the restore has finished (cycles may run). */
@@ -539,7 +558,9 @@ export class CheckpointEmitter {
         {
           listGroups: () => listConsumerGroups(admin),
           committedTopics: async (groups) => {
-            const { failed } = await this.sourceOffsets.readAll(groups);
+            // while the stream follows (and was read in full since), what it keeps is current: read only the others
+            const fresh = this.sourceFresh();
+            const { failed } = await this.sourceOffsets.readAll(fresh ? groups.filter((g) => this.sourceOffsets.offsetsOf(g) === undefined) : groups);
             const topics = new Map<string, string[]>();
             for (const g of groups) if (!failed.has(g)) topics.set(g, (this.sourceOffsets.offsetsOf(g) ?? []).map((o) => o.topic));
             return { topics, failed };
@@ -550,7 +571,9 @@ export class CheckpointEmitter {
       );
       source.reportOk();
       this.selected = result.groups;
-      this.sourceOffsets.retain(new Set(result.groups));
+      const kept = new Set(result.groups);
+      this.sourceOffsets.retain(kept);
+      this.translations.retain(kept);
       this.o.events?.discovered?.(result);
       return result;
     } catch (e) {
@@ -558,6 +581,12 @@ export class CheckpointEmitter {
       this.o.events?.discoveryFailed?.(text);
       throw new Error(text);
     }
+  }
+
+  /** Whether the source offsets kept are current without a full read: the stream follows, and a full read succeeded since it stood, less than FULL_SOURCE_READ_EVERY_MS ago. */
+  private sourceFresh(): boolean {
+    const since = this.sourceOffsets.followingSince;
+    return since !== null && this.lastFullReadAt >= since && this.now() - this.lastFullReadAt < FULL_SOURCE_READ_EVERY_MS;
   }
 
   private async runCycle(opts: CycleOptions): Promise<CycleResult> {
@@ -594,14 +623,19 @@ export class CheckpointEmitter {
     // offsets now; a partial one takes the offsets the source stream keeps, for the partitions
     // that changed. A group first seen in the stream is selected at once when MM2's discovery
     // rule would select it (group filter, and a commit on a replicated topic).
-    const perGroup: Array<{ group: string; ts: number; offsets: CommittedOffset[] }> = [];
+    const perGroup: Array<{ group: string; ts: number; offsets: readonly CommittedOffset[] }> = [];
     let groups: string[];
     if (full) {
       groups = [...(this.selected ?? [])];
       const ts = this.now();
       try {
         await source.admin(); // connects (and reports a connection failure) before the fetch
-        const { failed } = await this.sourceOffsets.readAll(groups);
+        // following: the stream's offsets, read in full only every FULL_SOURCE_READ_EVERY_MS
+        // (and the groups never read); polling: every group, every cycle
+        const fresh = this.sourceFresh();
+        const readStarted = this.now();
+        const { failed } = await this.sourceOffsets.readAll(fresh ? groups.filter((g) => this.sourceOffsets.offsetsOf(g) === undefined) : groups);
+        if (!fresh && failed.size === 0) this.lastFullReadAt = readStarted;
         for (const [group, error] of failed) failedGroups.push({ group, error });
       } catch (e) {
         const error = (e as Error)?.message ?? String(e);
@@ -637,10 +671,9 @@ export class CheckpointEmitter {
     if (this.stopped) return { ...base, skipped: 'restoring' };
     // Translation and the store update run synchronously, in group order, after all fetches.
     const store = this.syncStore as OffsetSyncStore;
-    const written: WrittenCheckpoint[] = [];
     const coverage: GroupCoverageEntry[] = [];
     for (const g of perGroup) {
-      const r = checkpointsForGroup({
+      const input = {
         group: g.group,
         offsets: g.offsets,
         topicFilter: this.o.topicFilter,
@@ -649,12 +682,21 @@ export class CheckpointEmitter {
         policy: this.o.policy,
         sourceAlias: this.o.sourceAlias,
         targetAlias: this.o.targetAlias,
-      });
-      if (full) for (const c of r.coverage) coverage.push({ group: g.group, ...c });
+      };
+      let r: { checkpoints: Checkpoint[] };
+      if (full) {
+        // only what moved is translated again (the cache says what did)
+        const t = this.translations.translate(input);
+        for (const c of t.coverage) coverage.push(c);
+        r = t;
+      } else {
+        // a partial translation (some partitions): the group's next full cycle translates it whole
+        r = checkpointsForGroup(input);
+        this.translations.forget(g.group);
+      }
       // Into the store and onto the retry list together (see below).
       for (const c of r.checkpoints) {
         const w: WrittenCheckpoint = { ...c, timestamp: g.ts };
-        written.push(w);
         this.unsent.set(unsentKey(w), w);
       }
     }
@@ -696,7 +738,7 @@ export class CheckpointEmitter {
       }
       target.reportOk();
     }
-    const latest = new Map<string, Checkpoint[]>();
+    const latest = new Map<string, readonly Checkpoint[]>();
     for (const g of groups) {
       const list = this.checkpointStore.get(g);
       if (list && list.length > 0) latest.set(g, list);
