@@ -13,8 +13,10 @@
  * (`decideGroupOffsetSync`: never backwards, clamp at the log end, skip active groups, skip
  * missing topics), then the commits of the groups that move, several in flight. UNKNOWN_MEMBER_ID
  * from the broker means the group became active meanwhile: reported as skipped, nothing written.
- * What we read and wrote is remembered, so a partial run re-reads only the groups it may write
- * (the offsets it writes are always decided against a fresh read: never backwards).
+ * What we read and wrote is remembered, so a partial run re-reads only the groups it may write,
+ * and a full run re-reads a group that is up to date as remembered only when its last read is
+ * older than FULL_TARGET_READ_EVERY_MS (the offsets it writes are always decided against a
+ * fresh read: never backwards).
  *
  * A floor (`minWriteIntervalMs`) bounds the work of a commit storm: a partial run does not write
  * a group written less than the floor ago; it is written once when the floor ends (a timer runs
@@ -120,6 +122,13 @@ export interface GroupOffsetsCycle {
 
 /** Default least time between two writes of one group (ms). */
 export const DEFAULT_MIN_WRITE_INTERVAL_MS = 200;
+/**
+ * A full run reads again the target offsets of a group that is up to date as we last read or
+ * wrote them only when that read is older than this (ms): the target's offsets are kept from
+ * what we read and wrote, and refreshed, so that a full run costs in proportion to what moved.
+ * Every write is still decided against a fresh read (never backwards).
+ */
+export const FULL_TARGET_READ_EVERY_MS = 60000;
 /** How long a run's listing of group states serves the partial runs after it (ms): the broker's refusal of a commit to a group with members stays the last guard. */
 const STATES_MAX_AGE_MS = 1000;
 
@@ -144,6 +153,8 @@ export class GroupOffsetSyncer {
   private readonly byGroup = new Map<string, Map<string, Checkpoint>>();
   /** What the target holds, as we last read or wrote it: group -> partition key -> offset. */
   private readonly known = new Map<string, Map<string, bigint>>();
+  /** When each group's offsets were last read from the target (ms). */
+  private readonly readAt = new Map<string, number>();
   /** When each group was last written (ms), for the floor. */
   private readonly lastWrite = new Map<string, number>();
   /** Groups waiting for the floor, and the timer that runs them. */
@@ -380,6 +391,7 @@ export class GroupOffsetSyncer {
     const m = new Map<string, bigint>();
     for (const o of offsets) if (o.offset !== null) m.set(key(o.topic, o.partition), o.offset);
     this.known.set(group, m);
+    this.readAt.set(group, this.now());
   }
 
   private async runCycle(job: Job): Promise<GroupOffsetsCycle> {
@@ -428,7 +440,7 @@ export class GroupOffsetSyncer {
         const d = decideGroupOffsetSync({ group: g, checkpoints: cps.get(g) ?? [], targetGroupState: state });
         result.skipped.push({ group: g, code: 'group-active', state, reason: d.reason });
         this.known.delete(g);
-      } else if (!job.full && this.knownUpToDate(g, cps.get(g) ?? [])) {
+      } else if ((!job.full || this.now() - (this.readAt.get(g) ?? -Infinity) < FULL_TARGET_READ_EVERY_MS) && this.knownUpToDate(g, cps.get(g) ?? [])) {
         result.skipped.push({ group: g, code: 'up-to-date', state, reason: 'every checkpointed partition is at this offset or further on the target (as last read or written)' });
       } else {
         writable.push(g);
@@ -514,7 +526,10 @@ export class GroupOffsetSyncer {
         result.clamped.push({ group, topic: a.topic, partition: a.partition, checkpointOffset: a.checkpointOffset, offset: a.offset, reason: a.reason });
       }
     }
-    if (this.known.size > 4 * Math.max(1000, this.byGroup.size)) this.known.clear();
+    if (this.known.size > 4 * Math.max(1000, this.byGroup.size)) {
+      this.known.clear();
+      this.readAt.clear();
+    }
 
     const order = (a: { group: string }, b: { group: string }): number => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0);
     result.written.sort(order);

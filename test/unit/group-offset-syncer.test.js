@@ -1,7 +1,7 @@
 'use strict';
 /** GroupOffsetSyncer's own logic with an in-memory target (the real-broker behaviour is in test/integration/mm2-group-offsets.test.js). */
 const assert = require('node:assert/strict');
-const { GroupOffsetSyncer } = require('../../dist/kafka/group-offset-syncer');
+const { GroupOffsetSyncer, FULL_TARGET_READ_EVERY_MS } = require('../../dist/kafka/group-offset-syncer');
 const { createGroupFilter } = require('../../dist/core/filters');
 const { encodeCheckpoint } = require('../../dist/core/checkpoint');
 
@@ -93,7 +93,8 @@ describe('GroupOffsetSyncer (no broker)', function () {
 
   it('a full run reads all groups in one batched read, writes only the groups that moved, and the next full run writes nothing', async function () {
     const { calls, connection } = fakeConnection({ committed: { b: 9 } });
-    const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0 });
+    let clock = 1000000;
+    const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0, now: () => clock });
     s.applyCheckpointsJson({ a: cp(5), b: cp(9), c: cp(7) });
     const r = await s.sync();
     assert.deepEqual(calls.fetchMany, [['a', 'b', 'c']]);
@@ -103,7 +104,18 @@ describe('GroupOffsetSyncer (no broker)', function () {
     const again = await s.sync();
     assert.deepEqual(again.written, []);
     assert.equal(calls.commits.length, 2);
-    assert.equal(calls.fetchMany.length, 2, 'a full run always reads the target again');
+    assert.equal(calls.fetchMany.length, 1, 'groups up to date as read or written less than FULL_TARGET_READ_EVERY_MS ago are not read again');
+    assert.deepEqual(again.skipped.map((x) => `${x.group} ${x.code}`), ['a up-to-date', 'b up-to-date', 'c up-to-date']);
+    // a checkpoint that moved is read (fresh) and written by the full run
+    s.applyCheckpointsJson({ c: cp(8) });
+    const moved = await s.sync();
+    assert.deepEqual(moved.written.map((w) => w.group), ['c']);
+    assert.deepEqual(calls.fetchMany[1], ['c']);
+    // what was read longer ago than FULL_TARGET_READ_EVERY_MS is read again: the target's offsets are refreshed
+    clock += FULL_TARGET_READ_EVERY_MS;
+    const later = await s.sync();
+    assert.deepEqual(calls.fetchMany[2], ['a', 'b', 'c']);
+    assert.deepEqual(later.written, []);
   });
 
   it('syncGroups handles only the groups asked for; one already up to date by what was written is not read again', async function () {
