@@ -4,9 +4,10 @@
  *
  * Input: OffsetSyncsMessage (from mm2-offset-syncs) feeds the offset-sync store; any other
  * message asks for a cycle now (`msg.refreshGroups === true` re-lists the groups first).
- * Output 1: CheckpointsMessage every completed cycle: the whole latest checkpoint state (what a
- * group-offset writer needs after a restart, a redeploy or a lost message), plus what the cycle
- * wrote. Output 2: CoverageMessage every cycle.
+ * Output 1: CheckpointsMessage every completed cycle: what the cycle wrote, and the latest
+ * checkpoints of the groups that changed; the whole state (what a group-offset writer needs
+ * after a restart, a redeploy or a lost message) on the first cycle, at least every minute and
+ * when a receiver asks (lib/checkpoint-state). Output 2: CoverageMessage every cycle.
  */
 import type { NodeAPI, Node, NodeDef } from './lib/red';
 import { makeTranslate } from './lib/i18n';
@@ -21,6 +22,7 @@ import { SyncsIntake } from './lib/checkpoint/syncs';
 import { checkpointInput } from './lib/checkpoint/input';
 import { registerPasteEndpoint } from './lib/paste-endpoint';
 import { CheckpointEmitter } from '../kafka/checkpoint-emitter';
+import { CHECKPOINT_STATE_EVENT } from './lib/checkpoint-state';
 
 const TYPE = 'mm2-checkpoint';
 
@@ -93,7 +95,15 @@ export = function register(RED: NodeAPI): void {
       void emitter.retrySourceStream(); // polling because the stream failed: try following again
     });
     ctx.every(5000, () => state.last && render()); // "12 groups, 3 checkpoints / 5 s ago" stays true
-    ctx.onClose(() => emitter.stop());
+    // a receiver that (re)started asks for the whole state (output 1 otherwise carries what changed)
+    const wholeRequested = (): void => {
+      if (!ctx.closing) cycles.sendWhole();
+    };
+    RED.events.on(CHECKPOINT_STATE_EVENT, wholeRequested);
+    ctx.onClose(() => {
+      RED.events.removeListener(CHECKPOINT_STATE_EVENT, wholeRequested);
+      return emitter.stop();
+    });
     render();
     emitter.start().catch(() => undefined);
   }

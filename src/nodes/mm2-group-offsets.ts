@@ -15,6 +15,7 @@ import { readGroupOffsetsSettings, type GroupOffsetsDefFields } from './lib/sett
 import { GroupOffsetsCycles } from './lib/group-offsets/cycles';
 import { followCheckpointsTopic } from './lib/group-offsets/topic-mode';
 import { GroupOffsetSyncer } from '../kafka/group-offset-syncer';
+import { CHECKPOINT_STATE_EVENT, type CheckpointStateRequest } from './lib/checkpoint-state';
 
 interface GroupOffsetsDef extends NodeDef, GroupOffsetsDefFields {
   replication?: string;
@@ -60,6 +61,12 @@ export = function register(RED: NodeAPI): void {
       },
     });
     onInput(node, (msg, send, done) => cycles.input(msg, send, done));
+    if (mode === 'input') {
+      // started (or redeployed) on its own: ask the checkpoint nodes for their whole state now
+      // rather than at their next whole-state message
+      const req: CheckpointStateRequest = { requester: `${SET} ${node.name || node.id}` };
+      ctx.after(0, () => RED.events.emit(CHECKPOINT_STATE_EVENT, req));
+    }
 
     ctx.onClose(async () => {
       cycles.stop();

@@ -11,7 +11,8 @@
  *   mm2-connect ──ConnectMessage (after each action, and a poll whose states changed)
  */
 import { checkpointToJson, parseOffset, type CheckpointJsonLike } from '../../core/checkpoint-json';
-import type { OffsetSync } from '../../core/types';
+import type { Checkpoint, OffsetSync } from '../../core/types';
+import type { GroupCoverageEntry } from '../../core/translation-cache';
 import { readSyncStreamPosition, type SyncStreamPosition } from '../../core/sync-stream';
 import type { CycleResult, SyncEvent } from '../../kafka/checkpoint-emitter';
 import type { MirrorStats } from '../../kafka/mirror-task';
@@ -115,14 +116,20 @@ export interface CheckpointsMessage {
   payload: {
     /** The checkpoints written in this cycle (possibly none). */
     checkpoints: CheckpointJson[];
-    /** The latest checkpoint of every partition of every selected group that has one
-     * (restored + emitted, acknowledged by the target): the state a group-offset writer
-     * reconciles the target against, sent whole every full cycle. */
-    latest: Record<string, CheckpointJson[]>;
-    /** true (a full cycle): `latest` holds every selected group. false (an event-driven partial
-     * cycle, sent as soon as its checkpoints are written): `latest` holds only the groups it
-     * touched; merge it. Absent (older senders): treat as true. */
+    /** The latest checkpoint of every partition of the groups it names (restored + emitted,
+     * acknowledged by the target): the state a group-offset writer reconciles the target
+     * against. Whole (`full: true`) on the first full cycle after a start, when a receiver asks
+     * for it (CHECKPOINT_STATE_EVENT, e.g. a redeployed mm2-group-offsets) and at least every
+     * WHOLE_STATE_EVERY_MS; otherwise only the groups whose checkpoints changed since the last
+     * message. Its arrays and entries are shared between messages and frozen: copy before
+     * changing them. */
+    latest: Record<string, readonly CheckpointJson[]>;
+    /** true: `latest` holds every selected group (the whole state). false: only the groups that
+     * changed (an event-driven partial cycle, or a full cycle after the whole state was sent);
+     * merge it. Absent (older senders): treat as true. */
     full?: boolean;
+    /** true when the cycle behind the message was a full one (every selected group read and translated). */
+    fullCycle?: boolean;
     cycle: number;
     sourceCluster: string;
     targetCluster: string;
@@ -158,19 +165,37 @@ export interface CoverageMessage {
   };
 }
 
-/** The CheckpointsMessage payload of a completed cycle: what it wrote and the whole latest state. */
-export function checkpointsPayload(r: CycleResult, where: { sourceCluster: string; targetCluster: string; checkpointsTopic: string }): CheckpointsMessage['payload'] {
-  const latest: Record<string, CheckpointJson[]> = {};
-  for (const [g, list] of r.latest) latest[g] = list.map(checkpointToJson);
-  return { checkpoints: r.written.map(checkpointToJson), latest, full: r.full, cycle: r.cycle, ...where };
+/** A group's checkpoints as JSON: converted once per array of the checkpoint store (which keeps an array until the group's checkpoints change). */
+const checkpointsJson = new WeakMap<readonly Checkpoint[], readonly CheckpointJson[]>();
+function checkpointsJsonOf(list: readonly Checkpoint[]): readonly CheckpointJson[] {
+  let json = checkpointsJson.get(list);
+  if (json === undefined) {
+    json = Object.freeze(list.map((c) => Object.freeze(checkpointToJson(c))));
+    checkpointsJson.set(list, json);
+  }
+  return json;
 }
 
-/** The CoverageMessage payload of a cycle. */
-export function coveragePayload(r: CycleResult): CoverageMessage['payload'] {
-  const summary: Record<string, number> = {};
-  for (const c of r.coverage) summary[c.status] = (summary[c.status] ?? 0) + 1;
-  const entries = r.coverage.map((c) => {
-    const e: CoverageJson = {
+/**
+ * The CheckpointsMessage payload of a completed cycle: what it wrote, and the checkpoints of
+ * `latest` (default: the cycle's; `whole` says whether they are every selected group's).
+ */
+export function checkpointsPayload(
+  r: CycleResult,
+  where: { sourceCluster: string; targetCluster: string; checkpointsTopic: string },
+  send: { latest?: ReadonlyMap<string, readonly Checkpoint[]>; whole?: boolean } = {},
+): CheckpointsMessage['payload'] {
+  const latest: Record<string, readonly CheckpointJson[]> = {};
+  for (const [g, list] of send.latest ?? r.latest) latest[g] = checkpointsJsonOf(list);
+  return { checkpoints: r.written.map(checkpointToJson), latest, full: send.whole ?? r.full, fullCycle: r.full, cycle: r.cycle, ...where };
+}
+
+/** A coverage entry as JSON: converted once per entry (a group translated again gets new entries; one reused keeps them). */
+const coverageJson = new WeakMap<GroupCoverageEntry, CoverageJson>();
+function coverageJsonOf(c: GroupCoverageEntry): CoverageJson {
+  let e = coverageJson.get(c);
+  if (e === undefined) {
+    e = {
       group: c.group,
       topic: c.topic,
       partition: c.partition,
@@ -180,8 +205,17 @@ export function coveragePayload(r: CycleResult): CoverageMessage['payload'] {
       reason: c.reason,
     };
     if (c.downstreamOffset !== undefined) e.downstreamOffset = c.downstreamOffset.toString();
-    return e;
-  });
+    Object.freeze(e);
+    coverageJson.set(c, e);
+  }
+  return e;
+}
+
+/** The CoverageMessage payload of a cycle. */
+export function coveragePayload(r: CycleResult): CoverageMessage['payload'] {
+  const summary: Record<string, number> = {};
+  for (const c of r.coverage) summary[c.status] = (summary[c.status] ?? 0) + 1;
+  const entries = r.coverage.map(coverageJsonOf);
   return { cycle: r.cycle, groups: r.groups.length, partitions: r.coverage.length, summary, entries, failedGroups: r.failedGroups, durationMs: r.durationMs };
 }
 

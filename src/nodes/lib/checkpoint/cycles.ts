@@ -1,8 +1,11 @@
 /**
  * An `mm2-checkpoint` node's cycles: runs one on the emitter, keeps the node state, logs what
  * failed, and sends the two outputs (CheckpointsMessage, CoverageMessage) once per completed
- * full cycle; an event-driven partial cycle that wrote checkpoints sends output 1 only, with
- * `payload.full: false` (the groups it touched).
+ * full cycle; an event-driven partial cycle that wrote checkpoints sends output 1 only.
+ * Output 1 carries the whole state (`payload.full: true`) on the first full cycle, when asked
+ * (`sendWhole`) and at least every WHOLE_STATE_EVERY_MS; otherwise the groups whose checkpoints
+ * changed since the last message (`full: false`): at 10,000 groups the whole state is 100,000
+ * checkpoints, too much to send (and clone, for every wire) every second.
  */
 import type { Node, NodeMessage, SendFn } from '../red';
 import type { Translate } from '../i18n';
@@ -10,6 +13,8 @@ import type { FailureLog } from '../flow-node';
 import type { CheckpointNodeState } from './status';
 import { TOPICS, checkpointsPayload, coveragePayload } from '../contracts';
 import type { CheckpointEmitter, CycleResult } from '../../../kafka/checkpoint-emitter';
+import type { Checkpoint } from '../../../core/types';
+import { WHOLE_STATE_EVERY_MS } from '../checkpoint-state';
 
 export interface CheckpointCyclesOptions {
   node: Pick<Node, 'send'>;
@@ -19,6 +24,8 @@ export interface CheckpointCyclesOptions {
   state: CheckpointNodeState;
   where: { sourceCluster: string; targetCluster: string; checkpointsTopic: string };
   render(): void;
+  /** Clock (ms); tests may replace it. */
+  now?: () => number;
 }
 
 /** The message that asked for a cycle, and where its answer goes. */
@@ -29,8 +36,16 @@ export interface CycleRequester {
 
 export class CheckpointCycles {
   private readonly sent = new WeakSet<CycleResult>();
+  /** What output 1 last carried per group (the checkpoint store's arrays): a message carries only the groups whose array changed. */
+  private carried = new Map<string, readonly Checkpoint[]>();
+  private wholeWanted = true;
+  private wholeAt = 0;
 
   constructor(private readonly o: CheckpointCyclesOptions) {}
+
+  private now(): number {
+    return (this.o.now ?? Date.now)();
+  }
 
   /**
    * One cycle now. It rejects with the cycle's error text (logged here only when no message
@@ -65,7 +80,8 @@ export class CheckpointCycles {
       // event-driven: what it wrote goes on at once; the status stays with the full cycles
       if (r.written.length === 0) return;
       this.sent.add(r);
-      const msg = { ...(requester?.msg ?? {}), topic: TOPICS.checkpoints, payload: checkpointsPayload(r, this.o.where) };
+      for (const [g, list] of r.latest) this.carried.set(g, list);
+      const msg = { ...(requester?.msg ?? {}), topic: TOPICS.checkpoints, payload: checkpointsPayload(r, this.o.where, { whole: false }) };
       if (requester) requester.send([msg, null]);
       else this.o.node.send([msg, null]);
       return;
@@ -87,12 +103,43 @@ export class CheckpointCycles {
     else this.o.node.send(out);
   }
 
+  /** The whole state on the next full cycle (a receiver started), or now when a full cycle completed before. */
+  sendWhole(): void {
+    this.wholeWanted = true;
+    const last = this.o.state.last;
+    if (!last) return; // the first full cycle sends it
+    const latest = this.o.emitter.latestState();
+    if (latest === null) return;
+    this.wholeWanted = false;
+    this.wholeAt = this.now();
+    this.carried = new Map(latest);
+    const r: CycleResult = { ...last, written: [], latest };
+    this.o.node.send([{ topic: TOPICS.checkpoints, payload: checkpointsPayload(r, this.o.where, { whole: true }) }, null]);
+  }
+
   private outputs(r: CycleResult, msg?: NodeMessage): [NodeMessage | null, NodeMessage] {
     const base = msg ? { ...msg } : {};
-    // Every completed cycle, also when it wrote nothing: the receiver reconciles the target
-    // against the whole state, so a restart, a redeploy or a lost message repairs itself.
+    // Every completed cycle, also when it wrote nothing (the receiver then knows cycles run).
+    // The whole state now and then and when asked, so that a restart, a redeploy or a lost
+    // message repairs itself; in between what changed since the last message.
+    // a message that asked for the cycle gets the whole state too
+    const whole = msg !== undefined || this.wholeWanted || this.now() - this.wholeAt >= WHOLE_STATE_EVERY_MS;
+    let latest: Map<string, readonly Checkpoint[]>;
+    if (whole) {
+      latest = r.latest;
+      this.carried = new Map(r.latest);
+      this.wholeWanted = false;
+      this.wholeAt = this.now();
+    } else {
+      latest = new Map();
+      for (const [g, list] of r.latest) {
+        if (this.carried.get(g) === list) continue;
+        latest.set(g, list);
+        this.carried.set(g, list);
+      }
+    }
     return [
-      { ...base, topic: TOPICS.checkpoints, payload: checkpointsPayload(r, this.o.where) },
+      { ...base, topic: TOPICS.checkpoints, payload: checkpointsPayload(r, this.o.where, { latest, whole }) },
       { ...base, topic: TOPICS.coverage, payload: coveragePayload(r) },
     ];
   }
