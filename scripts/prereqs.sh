@@ -12,6 +12,9 @@ ensure_java_maven() {
 }
 ensure_node_modules() {
   # npm ci when node_modules is missing or older than the lock file; it also builds (prepare).
+  # A node_modules that is a symbolic link (a second working tree sharing the first one's) is
+  # left alone: npm ci would empty the tree it points to.
+  if [ -L node_modules ]; then return 0; fi
   if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     npm ci --no-audit --no-fund
   fi
