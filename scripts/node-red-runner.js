@@ -1,8 +1,9 @@
 'use strict';
 /**
- * Starts a real Node-RED (the version in node_modules) as a child process with this package
- * installed the way a user installs it (a package in the user dir's node_modules, here a link to
- * the repository), for the demo, the browser test and the benchmark.
+ * Starts a real Node-RED (the version in node_modules, or the one MM2_NODE_RED_DIR points at, run
+ * by the Node.js MM2_NODE_BIN points at: see scripts/node-red-5.js) as a child process with this
+ * package installed the way a user installs it (a package in the user dir's node_modules, here a
+ * link to the repository, as `npm install <folder>` makes), for the demo, the tests and the benchmark.
  *
  *   const nr = await startNodeRed({ port: 0 });   // 0 = a free port
  *   await nr.deploy(flowArray);                    // POST /flows (full deploy)
@@ -15,6 +16,7 @@ const os = require('node:os');
 const path = require('node:path');
 const http = require('node:http');
 const { freePort } = require('./kafka/cluster');
+const { selectedNodeRed } = require('./node-red-5');
 
 const root = path.join(__dirname, '..');
 
@@ -75,8 +77,8 @@ async function startNodeRed(opts = {}) {
       logging: { console: { level: opts.logLevel || 'info', metrics: false, audit: false } },
     }, null, 2)};\n`,
   );
-  const redJs = require.resolve('node-red/red.js');
-  const child = spawn(process.execPath, [redJs, '--userDir', userDir, '--settings', path.join(userDir, 'settings.js')], {
+  const selected = selectedNodeRed();
+  const child = spawn(selected.node, [selected.redJs, '--userDir', userDir, '--settings', path.join(userDir, 'settings.js')], {
     env: { ...process.env, KAFKAJS_NO_PARTITIONER_WARNING: '1', NODE_RED_ENABLE_TOURS: 'false', ...(opts.env || {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -120,6 +122,9 @@ async function startNodeRed(opts = {}) {
   return {
     port,
     url: `http://127.0.0.1:${port}/`,
+    /** the Node-RED package folder and the Node.js executable this process runs */
+    nodeRedDir: selected.nodeRedDir,
+    node: selected.node,
     userDir,
     process: child,
     get log() {
