@@ -1,11 +1,13 @@
 'use strict';
 /**
- * Starts a real Node-RED (the version in node_modules) as a child process with this package
- * installed the way a user installs it (a package in the user dir's node_modules, here a link to
- * the repository), for the demo, the browser test and the benchmark.
+ * Starts a real Node-RED (the version in node_modules, or the one MM2_NODE_RED_DIR points at, run
+ * by the Node.js MM2_NODE_BIN points at: see scripts/node-red-5.js) as a child process with this
+ * package installed the way a user installs it (a package in the user dir's node_modules, here a
+ * link to the repository, as `npm install <folder>` makes), for the demo, the tests and the benchmark.
  *
  *   const nr = await startNodeRed({ port: 0 });   // 0 = a free port
  *   await nr.deploy(flowArray);                    // POST /flows (full deploy)
+ *   const st = await nr.watchStatuses();           // st.get(nodeId) -> { fill, shape, text } as the editor sees it
  *   nr.url                                         // http://127.0.0.1:<port>/
  *   await nr.stop();
  */
@@ -15,6 +17,7 @@ const os = require('node:os');
 const path = require('node:path');
 const http = require('node:http');
 const { freePort } = require('./kafka/cluster');
+const { selectedNodeRed } = require('./node-red-5');
 
 const root = path.join(__dirname, '..');
 
@@ -40,6 +43,90 @@ function request(port, method, p, body, headers = {}) {
     );
     req.on('error', reject);
     if (data) req.write(data);
+    req.end();
+  });
+}
+
+/**
+ * The statuses the runtime publishes to the editor, read from its comms WebSocket (/comms, the one
+ * the editor opens): the latest status of each node by id, retained ones included. A minimal
+ * RFC 6455 client (text frames, ping, close), so it runs on every Node.js the tests use.
+ * @param {number} port
+ * @returns {Promise<{ get(id: string): { fill?: string, shape?: string, text?: string } | undefined, all(): Record<string, any>, reset(): void, close(): void }>}
+ */
+function watchStatuses(port) {
+  const crypto = require('node:crypto');
+  const statuses = new Map();
+  return new Promise((resolve, reject) => {
+    const req = http.request({
+      host: '127.0.0.1', port, path: '/comms',
+      headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': crypto.randomBytes(16).toString('base64') },
+    });
+    req.on('error', reject);
+    req.on('response', (res) => reject(new Error(`/comms answered ${res.statusCode}, not a WebSocket upgrade`)));
+    req.on('upgrade', (_res, socket, head) => {
+      /** a masked client frame (RFC 6455 5.3) */
+      const send = (opcode, payload) => {
+        const mask = crypto.randomBytes(4);
+        const len = payload.length;
+        const header = len < 126 ? Buffer.from([0x80 | opcode, 0x80 | len])
+          : Buffer.concat([Buffer.from([0x80 | opcode, 0x80 | 126]), Buffer.from([len >> 8, len & 255])]);
+        const body = Buffer.from(payload.map((b, i) => b ^ mask[i % 4]));
+        socket.write(Buffer.concat([header, mask, body]));
+      };
+      const onText = (text) => {
+        let msgs;
+        try {
+          msgs = JSON.parse(text);
+        } catch {
+          return;
+        }
+        for (const m of Array.isArray(msgs) ? msgs : [msgs]) {
+          if (m && typeof m.topic === 'string' && m.topic.startsWith('status/')) statuses.set(m.topic.slice('status/'.length), m.data);
+        }
+      };
+      let buf = head;
+      let parts = [];
+      socket.on('data', (d) => {
+        buf = Buffer.concat([buf, d]);
+        for (;;) {
+          if (buf.length < 2) return;
+          const fin = (buf[0] & 0x80) !== 0;
+          const opcode = buf[0] & 0x0f;
+          let len = buf[1] & 0x7f;
+          let at = 2;
+          if (len === 126) {
+            if (buf.length < 4) return;
+            len = buf.readUInt16BE(2);
+            at = 4;
+          } else if (len === 127) {
+            if (buf.length < 10) return;
+            len = Number(buf.readBigUInt64BE(2));
+            at = 10;
+          }
+          if (buf.length < at + len) return;
+          const payload = buf.subarray(at, at + len);
+          buf = buf.subarray(at + len);
+          if (opcode === 0x9) send(0xa, payload); // ping -> pong
+          else if (opcode === 0x8) socket.end();
+          else if (opcode === 0x1 || opcode === 0x0) {
+            parts.push(payload);
+            if (fin) {
+              onText(Buffer.concat(parts).toString('utf8'));
+              parts = [];
+            }
+          }
+        }
+      });
+      socket.on('error', () => { /* the runtime stopping ends the socket */ });
+      send(0x1, Buffer.from(JSON.stringify({ subscribe: 'status/#' })));
+      resolve({
+        get: (id) => statuses.get(id),
+        all: () => Object.fromEntries(statuses),
+        reset: () => statuses.clear(),
+        close: () => socket.destroy(),
+      });
+    });
     req.end();
   });
 }
@@ -75,8 +162,8 @@ async function startNodeRed(opts = {}) {
       logging: { console: { level: opts.logLevel || 'info', metrics: false, audit: false } },
     }, null, 2)};\n`,
   );
-  const redJs = require.resolve('node-red/red.js');
-  const child = spawn(process.execPath, [redJs, '--userDir', userDir, '--settings', path.join(userDir, 'settings.js')], {
+  const selected = selectedNodeRed();
+  const child = spawn(selected.node, [selected.redJs, '--userDir', userDir, '--settings', path.join(userDir, 'settings.js')], {
     env: { ...process.env, KAFKAJS_NO_PARTITIONER_WARNING: '1', NODE_RED_ENABLE_TOURS: 'false', ...(opts.env || {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -120,12 +207,16 @@ async function startNodeRed(opts = {}) {
   return {
     port,
     url: `http://127.0.0.1:${port}/`,
+    /** the Node-RED package folder and the Node.js executable this process runs */
+    nodeRedDir: selected.nodeRedDir,
+    node: selected.node,
     userDir,
     process: child,
     get log() {
       return log;
     },
     request: (method, p, body, headers) => request(port, method, p, body, headers),
+    watchStatuses: () => watchStatuses(port),
     async deploy(flows) {
       const r = await request(port, 'POST', '/flows', flows, { 'Node-RED-Deployment-Type': 'full', 'Node-RED-API-Version': 'v1' });
       if (r.status !== 204 && r.status !== 200) throw new Error(`deploy failed: ${r.status} ${r.text}`);

@@ -30,3 +30,12 @@ ensure_chromium() {
     fi
   fi
 }
+ensure_node_red_5() {
+  # The Node-RED 5 run: Node.js 22 (the npm `node` package) and Node-RED 5, installed with
+  # `npm install --prefix` into a private folder of the cache (the system Node.js stays as it is);
+  # once, later runs find them there. Exits when they cannot be installed: that run never skips.
+  if ! node scripts/node-red-5.js; then
+    echo "cannot install Node.js 22 and Node-RED 5 for the Node-RED 5 test run (see above)" >&2
+    exit 1
+  fi
+}

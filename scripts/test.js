@@ -4,20 +4,34 @@
  *   1. unit tests (pure logic, no broker)
  *   2. integration tests against two real Kafka clusters, once per Kafka version in
  *      KAFKA_VERSIONS (comma-separated; default: every version in TESTED_KAFKA_VERSIONS)
+ *   3. the files of NODE_RED_5_FILES once more, on Node-RED 5 run by Node.js 22 (mocha too runs on
+ *      that Node.js), both installed into a private prefix by scripts/node-red-5.js (installed there
+ *      when missing; when they cannot be, the run fails, it is never skipped), Kafka DEFAULT_KAFKA_VERSION
  * Prints one closing line `N passed, N failed, N skipped` over all runs and exits non-zero
- * on any failure. TEST_SUITES=unit or TEST_SUITES=integration runs one kind only.
+ * on any failure. TEST_SUITES (comma-separated: unit, integration, node-red-5; default all three)
+ * picks the runs, e.g. TEST_SUITES=node-red-5 runs the Node-RED 5 run only.
  */
 const { spawn } = require('node:child_process');
 const path = require('node:path');
-const { TESTED_KAFKA_VERSIONS, resolveKafka } = require('./kafka/cluster');
+const { TESTED_KAFKA_VERSIONS, DEFAULT_KAFKA_VERSION, resolveKafka } = require('./kafka/cluster');
+const { ensureNodeRed5, NODE_RED_VERSION, NODE_VERSION } = require('./node-red-5');
+
+/** What the Node-RED 5 run runs: the full failover example end to end, the editor in a browser,
+ * loading every node type and deploying every example (the failover suites first, as in the
+ * integration run, while the clusters hold no other suite's topics). */
+const NODE_RED_5_FILES = [
+  'test/integration/failover-e2e.test.js',
+  'test/integration/browser.test.js',
+  'test/integration/node-red-package.test.js',
+];
 
 const root = path.join(__dirname, '..');
 const mochaBin = require.resolve('mocha/bin/mocha.js');
 
-function runMocha(config, extraEnv, label) {
+function runMocha(config, extraEnv, label, node = process.execPath) {
   return new Promise((resolve) => {
     process.stdout.write(`\n=== ${label} ===\n`);
-    const child = spawn(process.execPath, [mochaBin, '--config', config], {
+    const child = spawn(node, [mochaBin, '--config', config], {
       cwd: root,
       env: { ...process.env, KAFKAJS_NO_PARTITIONER_WARNING: '1', ...extraEnv },
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -42,7 +56,9 @@ function runMocha(config, extraEnv, label) {
 }
 
 async function main() {
-  const suites = (process.env.TEST_SUITES || 'unit,integration').split(',');
+  const suites = (process.env.TEST_SUITES || 'unit,integration,node-red-5').split(',').map((s) => s.trim());
+  const unknown = suites.filter((s) => !['unit', 'integration', 'node-red-5'].includes(s));
+  if (unknown.length) throw new Error(`TEST_SUITES: unknown ${unknown.join(', ')} (use unit, integration, node-red-5)`);
   const versions = (process.env.KAFKA_VERSIONS || TESTED_KAFKA_VERSIONS.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
   const results = [];
   const t0 = Date.now();
@@ -51,6 +67,28 @@ async function main() {
     for (const v of versions) {
       resolveKafka(v); // fails loudly here, before mocha, if Maven or Java is missing
       results.push(await runMocha('test/.mocharc.integration.js', { KAFKA_VERSION: v }, `integration tests, Apache Kafka ${v}`));
+    }
+  }
+  if (suites.includes('node-red-5')) {
+    const label = `Node-RED ${NODE_RED_VERSION} on Node.js ${NODE_VERSION}, Apache Kafka ${DEFAULT_KAFKA_VERSION}`;
+    let nr5;
+    try {
+      resolveKafka(DEFAULT_KAFKA_VERSION);
+      nr5 = ensureNodeRed5();
+    } catch (e) {
+      // no Node-RED 5 or no Node.js 22 is a failed run, never a skipped one
+      process.stdout.write(`\n=== ${label} ===\nFAILED: cannot install what this run needs: ${e.message}\n`);
+      results.push({ label, passed: 0, failed: 1, skipped: 0, code: 1 });
+    }
+    if (nr5) {
+      results.push(await runMocha('test/.mocharc.integration.js', {
+        KAFKA_VERSION: DEFAULT_KAFKA_VERSION,
+        TEST_FILES: NODE_RED_5_FILES.join(','),
+        MM2_NODE_RED_DIR: nr5.nodeRedDir,
+        MM2_NODE_BIN: nr5.node,
+        // the README's screenshots stay those of the main run; this run's go beside the other test output
+        MM2_SCREENSHOT_DIR: path.join(root, 'test-results', 'node-red-5'),
+      }, label, nr5.node));
     }
   }
   const total = results.reduce((a, r) => ({ passed: a.passed + r.passed, failed: a.failed + r.failed, skipped: a.skipped + r.skipped }), { passed: 0, failed: 0, skipped: 0 });

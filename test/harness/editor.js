@@ -4,8 +4,21 @@
  * browser): what the browser tests share.
  */
 const fs = require('node:fs');
+const path = require('node:path');
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+
+/**
+ * Where a browser test saves its screenshot `name`: docs/images (the README shows them), or the
+ * folder MM2_SCREENSHOT_DIR names (scripts/test.js sets it for its Node-RED 5 run, so that run
+ * does not replace the README's pictures). The folder is made when missing.
+ * @param {string} name
+ */
+function screenshotFile(name) {
+  const dir = process.env.MM2_SCREENSHOT_DIR ? path.resolve(process.env.MM2_SCREENSHOT_DIR) : path.join(__dirname, '..', '..', 'docs', 'images');
+  fs.mkdirSync(dir, { recursive: true });
+  return path.join(dir, name);
+}
 
 /**
  * Skips the calling suite, saying why, when Chromium is not installed (scripts/test.sh installs
@@ -36,4 +49,4 @@ async function openEditor(url, viewport = { width: 1600, height: 1000 }) {
   return { browser, page };
 }
 
-module.exports = { CHROMIUM, skipWithoutChromium, openEditor };
+module.exports = { CHROMIUM, skipWithoutChromium, openEditor, screenshotFile };

@@ -11,8 +11,10 @@
 const path = require('node:path');
 const helper = require('node-red-node-test-helper');
 const env = require('./env');
+const { selectedNodeRed } = require('../../scripts/node-red-5');
 
-helper.init(require.resolve('node-red'), {
+// the Node-RED of node_modules, or the one MM2_NODE_RED_DIR points at (scripts/node-red-5.js)
+helper.init(require.resolve(selectedNodeRed().nodeRedDir), {
   // fast close timeout so a node that misses `done` fails the test instead of hanging it
   nodeCloseTimeout: 10000,
   logging: { console: { level: process.env.NODE_RED_LOG || 'off' } },

@@ -4,7 +4,8 @@
  * downloaded): Node-RED with this package starts, every node is in the palette, the full
  * failover example imports through the editor's Import dialog (its two bootstrap addresses set
  * to the test clusters), deploys, and the nodes' status turns connected/active. Saves a
- * screenshot of the deployed flow to docs/images/failover-flow.png (shown in the README).
+ * screenshot of the deployed flow to docs/images/failover-flow.png (shown in the README; see
+ * screenshotFile in test/harness/editor.js).
  */
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -12,7 +13,7 @@ const path = require('node:path');
 const env = require('../harness/env');
 const { startNodeRed } = require('../../scripts/node-red-runner');
 
-const { skipWithoutChromium, openEditor } = require('../harness/editor');
+const { skipWithoutChromium, openEditor, screenshotFile } = require('../harness/editor');
 const root = path.join(__dirname, '..', '..');
 const pkg = require(path.join(root, 'package.json'));
 const FLOW_TYPES = Object.keys(pkg['node-red'].nodes).filter((t) => t !== 'mm2-cluster' && t !== 'mm2-replication');
@@ -106,8 +107,7 @@ describe('editor in a real browser (playwright-core + Debian Chromium)', functio
     await page.evaluate(() => { document.querySelectorAll('.red-ui-notification').forEach((n) => n.remove()); });
     await page.evaluate(() => RED.actions.invoke('core:toggle-show-tips', false));
     await page.evaluate(() => RED.actions.invoke('core:toggle-sidebar', false)); // the whole flow in view
-    const out = path.join(root, 'docs', 'images', 'failover-flow.png');
-    fs.mkdirSync(path.dirname(out), { recursive: true });
+    const out = screenshotFile('failover-flow.png');
     await page.screenshot({ path: out });
     assert.ok(fs.statSync(out).size > 10000, 'screenshot written');
   });
@@ -122,7 +122,7 @@ describe('editor in a real browser (playwright-core + Debian Chromium)', functio
     assert.match(await page.getAttribute('#node-input-groupsExclude', 'title'), /^groups\.exclude:/);
     assert.match(await page.getAttribute('#node-input-topicsExclude', 'title'), /^topics\.exclude:/);
     assert.match(text, /Paste MM2 config/);
-    const out = path.join(root, 'docs', 'images', 'checkpoint-dialog.png');
+    const out = screenshotFile('checkpoint-dialog.png');
     await page.screenshot({ path: out });
     await page.click('#node-dialog-cancel');
   });
