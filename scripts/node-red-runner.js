@@ -6,7 +6,7 @@
  * link to the repository, as `npm install <folder>` makes), for the demo, the tests and the benchmark.
  *
  *   const nr = await startNodeRed({ port: 0 });   // 0 = a free port
- *   await nr.deploy(flowArray);                    // POST /flows (full deploy)
+ *   await nr.deploy(flowArray);                    // POST /flows (full deploy; 'nodes' / 'flows' as 2nd argument)
  *   const st = await nr.watchStatuses();           // st.get(nodeId) -> { fill, shape, text } as the editor sees it
  *   nr.url                                         // http://127.0.0.1:<port>/
  *   await nr.stop();
@@ -217,8 +217,9 @@ async function startNodeRed(opts = {}) {
     },
     request: (method, p, body, headers) => request(port, method, p, body, headers),
     watchStatuses: () => watchStatuses(port),
-    async deploy(flows) {
-      const r = await request(port, 'POST', '/flows', flows, { 'Node-RED-Deployment-Type': 'full', 'Node-RED-API-Version': 'v1' });
+    /** `type`: 'full' (every node restarts), 'nodes' (only the changed nodes) or 'flows' (only the changed flows), as the editor's Deploy menu. */
+    async deploy(flows, type = 'full') {
+      const r = await request(port, 'POST', '/flows', flows, { 'Node-RED-Deployment-Type': type, 'Node-RED-API-Version': 'v1' });
       if (r.status !== 204 && r.status !== 200) throw new Error(`deploy failed: ${r.status} ${r.text}`);
       return r;
     },

@@ -8,7 +8,9 @@
  *   (The event-driven pipeline writes group offsets right after the checkpoints, so the drills
  *   hold that moment by deploying the group-offsets node disabled first: it is enabled by the
  *   redeploy, or in the flow file before the restart, and must then get the whole state.)
- * - the groups deleted on the target while the flow was undeployed, then deployed again.
+ * - the groups deleted on the target while the flow was undeployed, then deployed again;
+ * - only the group-offsets node redeployed (a "modified nodes" deploy) after the first
+ *   checkpoint write: the running checkpoint node sends it the whole state when it asks.
  *
  * Each must end with every selected group having its target offsets (the drill's intervals are
  * short; the waits are generous for a loaded machine), and the group-offsets and checkpoint
@@ -111,6 +113,21 @@ describe('failover drills: state over messages (real Node-RED, real brokers)', f
     }
     await watcher.connect(nr.port);
     await everyGroupSynced(names, 'after the restart');
+    await noLyingGreen();
+  });
+
+  it('(e) only the group-offsets node redeployed after the first checkpoint write: it asks for the whole state and gets it at once', async function () {
+    // The checkpoint node keeps running, and its groups are idle: its output 1 carries only what
+    // changed (nothing) and the whole state once a minute. The redeployed writer asks for the
+    // whole state on its start, so it writes well before that minute is over.
+    const { names, flow } = await setUpAndDeploy('dre', withoutWriter);
+    await firstCheckpointWritten(names);
+    await nr.deploy(flow, 'nodes');
+    await env.eventually(async () => (await checker.groupsWithOffsets()).length === names.groups.length, {
+      timeout: 45000,
+      interval: 500,
+      what: `every selected group (${names.groups.length}) to have its target offsets after the writer alone was redeployed (before the next whole-state message, a minute after the last)`,
+    });
     await noLyingGreen();
   });
 

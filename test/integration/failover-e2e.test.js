@@ -243,7 +243,7 @@ describe('failover end to end with the full failover example (real Node-RED, rea
     await consumer.connect();
     await consumer.subscribe({ topics: ['source.checkpoints.internal'], fromBeginning: true });
     await consumer.run({ eachMessage: async ({ message }) => { cps.push(decodeCheckpoint(message.key, message.value)); } });
-    await env.eventually(() => cps.length >= Number(hi[0].high) - Number(hi[0].low), { what: 'all checkpoints' });
+    await env.eventually(() => cps.length >= Number(hi[0].high) - Number(hi[0].low), { timeout: 90000, what: 'all checkpoints' });
     await consumer.disconnect();
     assert.ok(cps.length > 0, 'checkpoints were written');
     const lastBy = new Map();
