@@ -77,7 +77,7 @@ async function startNodeRed(opts = {}) {
   );
   const redJs = require.resolve('node-red/red.js');
   const child = spawn(process.execPath, [redJs, '--userDir', userDir, '--settings', path.join(userDir, 'settings.js')], {
-    env: { ...process.env, KAFKAJS_NO_PARTITIONER_WARNING: '1', NODE_RED_ENABLE_TOURS: 'false', ...(opts.env || {}) },
+    env: { ...process.env, NODE_RED_ENABLE_TOURS: 'false', ...(opts.env || {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';

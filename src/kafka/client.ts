@@ -4,8 +4,8 @@
  */
 import type * as tls from 'node:tls';
 import * as net from 'node:net';
-import { Kafka, logLevel as KafkaLogLevel } from 'kafkajs';
-import type { LogEntry, KafkaConfig, SASLOptions } from 'kafkajs';
+import { Kafka, Partitioners, logLevel as KafkaLogLevel } from 'kafkajs';
+import type { LogEntry, KafkaConfig, Producer, ProducerConfig, SASLOptions } from 'kafkajs';
 
 export type SaslMechanism = 'none' | 'plain' | 'scram-sha-256' | 'scram-sha-512';
 
@@ -76,7 +76,8 @@ function logCreator(logger: HostLogger | undefined) {
       delete (extra as Record<string, unknown>).timestamp;
       delete (extra as Record<string, unknown>).logger;
       const detail = Object.keys(extra).length ? ' ' + JSON.stringify(extra) : '';
-      const text = `kafkajs ${namespace}: ${message}${detail}`;
+      // the client's own logger has no namespace (only its parts do: Connection, Consumer...)
+      const text = `kafkajs${namespace ? ` ${namespace}` : ''}: ${message}${detail}`;
       // kafkajs logs every error response of a request at ERROR, also the ones it handles or
       // retries itself (a topic that does not exist yet, a coordinator moving). Those are debug
       // here; what matters reaches the node through the failed call, its status and its own log.
@@ -86,7 +87,22 @@ function logCreator(logger: HostLogger | undefined) {
     };
 }
 
-/** Builds a kafkajs client for one cluster. Connections open lazily when a producer/consumer/admin connects. */
+/**
+ * A kafkajs client whose producers partition keyed records as the Java client does (kafkajs's
+ * DefaultPartitioner: murmur2 of the key), always: a producer created without a partitioner
+ * makes kafkajs log its "switched default partitioner" warning, which users could only silence
+ * with an environment variable.
+ */
+class Mm2Kafka extends Kafka {
+  producer(config: ProducerConfig = {}): Producer {
+    return super.producer({ ...config, createPartitioner: config.createPartitioner ?? Partitioners.DefaultPartitioner });
+  }
+}
+
+/**
+ * Builds a kafkajs client for one cluster. Connections open lazily when a producer/consumer/admin
+ * connects. Its producers use the Java-compatible partitioner unless one is given.
+ */
 export function createKafka(s: ClusterSettings, logger?: HostLogger, level: KafkaLogLevel = KafkaLogLevel.WARN): Kafka {
   const cfg: KafkaConfig = {
     clientId: s.clientId || `mm2-node-red-${s.alias}`,
@@ -101,7 +117,7 @@ export function createKafka(s: ClusterSettings, logger?: HostLogger, level: Kafk
   if (s.sasl && s.sasl.mechanism !== 'none') {
     cfg.sasl = { mechanism: s.sasl.mechanism, username: s.sasl.username ?? '', password: s.sasl.password ?? '' } as SASLOptions;
   }
-  return new Kafka(cfg);
+  return new Mm2Kafka(cfg);
 }
 
 /**
