@@ -10,6 +10,7 @@ import type { FailureLog } from '../flow-node';
 import type { CheckpointNodeState } from './status';
 import { TOPICS, checkpointsPayload, coveragePayload } from '../contracts';
 import type { CheckpointEmitter, CycleResult } from '../../../kafka/checkpoint-emitter';
+import { explainKafkaError, isKafkaClientInternalError } from '../../../kafka/client';
 
 export interface CheckpointCyclesOptions {
   node: Pick<Node, 'send'>;
@@ -42,7 +43,8 @@ export class CheckpointCycles {
     try {
       r = await emitter.cycle({ refreshGroups });
     } catch (e) {
-      const error = (e as Error)?.message ?? String(e);
+      // the emitter explains what it reports; kafkajs failing inside is explained here too
+      const error = isKafkaClientInternalError(e) ? explainKafkaError(e) : ((e as Error)?.message ?? String(e));
       state.error = error;
       this.o.render();
       const text = t('mm2-checkpoint.errors.cycle', { error });
