@@ -11,7 +11,7 @@ ensure_java_maven() {
   fi
 }
 ensure_node_modules() {
-  # npm ci when node_modules is missing or older than the lock file; it also builds (prepare).
+  # npm ci when node_modules is missing or older than the lock file (the callers build: the package builds at prepack).
   if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     npm ci --no-audit --no-fund
   fi
