@@ -2,10 +2,12 @@
 /**
  * The whole test run, as CI does it (called by `npm test`, after the build):
  *   1. unit tests (pure logic, no broker)
- *   2. integration tests against two real Kafka clusters, once per Kafka version in
+ *   2. the package test (npm pack, npm install into a fresh Node-RED user directory, a real
+ *      Node-RED; no broker, so once, not once per Kafka version)
+ *   3. integration tests against two real Kafka clusters, once per Kafka version in
  *      KAFKA_VERSIONS (comma-separated; default: every version in TESTED_KAFKA_VERSIONS)
  * Prints one closing line `N passed, N failed, N skipped` over all runs and exits non-zero
- * on any failure. TEST_SUITES=unit or TEST_SUITES=integration runs one kind only.
+ * on any failure. TEST_SUITES (comma-separated: unit, package, integration) runs those only.
  */
 const { spawn } = require('node:child_process');
 const path = require('node:path');
@@ -42,11 +44,12 @@ function runMocha(config, extraEnv, label) {
 }
 
 async function main() {
-  const suites = (process.env.TEST_SUITES || 'unit,integration').split(',');
+  const suites = (process.env.TEST_SUITES || 'unit,package,integration').split(',');
   const versions = (process.env.KAFKA_VERSIONS || TESTED_KAFKA_VERSIONS.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
   const results = [];
   const t0 = Date.now();
   if (suites.includes('unit')) results.push(await runMocha('test/.mocharc.unit.js', {}, 'unit tests'));
+  if (suites.includes('package')) results.push(await runMocha('test/.mocharc.package.js', {}, 'package test'));
   if (suites.includes('integration')) {
     for (const v of versions) {
       resolveKafka(v); // fails loudly here, before mocha, if Maven or Java is missing
