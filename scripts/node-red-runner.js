@@ -132,19 +132,23 @@ function watchStatuses(port) {
 }
 
 /**
- * @param {{port?: number, userDir?: string, flows?: object[], env?: object, logLevel?: string, quiet?: boolean}} opts
+ * `linkPackage: false` leaves the user dir's packages as they are (a package installed there
+ * with npm, as a user installs it); by default the repository is linked in.
+ * @param {{port?: number, userDir?: string, flows?: object[], env?: object, logLevel?: string, quiet?: boolean, linkPackage?: boolean}} opts
  */
 async function startNodeRed(opts = {}) {
   const port = opts.port || (await freePort());
   const userDir = opts.userDir || fs.mkdtempSync(path.join(os.tmpdir(), 'mm2-node-red-'));
-  const modDir = path.join(userDir, 'node_modules', '@kafka-mm2');
-  fs.mkdirSync(modDir, { recursive: true });
-  const link = path.join(modDir, 'node-red');
-  if (!fs.existsSync(link)) fs.symlinkSync(root, link, 'dir');
-  fs.writeFileSync(
-    path.join(userDir, 'package.json'),
-    JSON.stringify({ name: 'node-red-project', private: true, dependencies: { '@kafka-mm2/node-red': `file:${root}` } }, null, 2),
-  );
+  if (opts.linkPackage !== false) {
+    const modDir = path.join(userDir, 'node_modules', '@kafka-mm2');
+    fs.mkdirSync(modDir, { recursive: true });
+    const link = path.join(modDir, 'node-red');
+    if (!fs.existsSync(link)) fs.symlinkSync(root, link, 'dir');
+    fs.writeFileSync(
+      path.join(userDir, 'package.json'),
+      JSON.stringify({ name: 'node-red-project', private: true, dependencies: { '@kafka-mm2/node-red': `file:${root}` } }, null, 2),
+    );
+  }
   const flowFile = path.join(userDir, 'flows.json');
   if (opts.flows) fs.writeFileSync(flowFile, JSON.stringify(opts.flows, null, 2));
   fs.writeFileSync(
@@ -164,7 +168,7 @@ async function startNodeRed(opts = {}) {
   );
   const selected = selectedNodeRed();
   const child = spawn(selected.node, [selected.redJs, '--userDir', userDir, '--settings', path.join(userDir, 'settings.js')], {
-    env: { ...process.env, KAFKAJS_NO_PARTITIONER_WARNING: '1', NODE_RED_ENABLE_TOURS: 'false', ...(opts.env || {}) },
+    env: { ...process.env, NODE_RED_ENABLE_TOURS: 'false', ...(opts.env || {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';

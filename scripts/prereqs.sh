@@ -11,7 +11,7 @@ ensure_java_maven() {
   fi
 }
 ensure_node_modules() {
-  # npm ci when node_modules is missing or older than the lock file; it also builds (prepare).
+  # npm ci when node_modules is missing or older than the lock file (the callers build: the package builds at prepack).
   # A node_modules that is a symbolic link (a second working tree sharing the first one's) is
   # left alone: npm ci would empty the tree it points to.
   if [ -L node_modules ]; then return 0; fi

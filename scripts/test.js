@@ -2,14 +2,16 @@
 /**
  * The whole test run, as CI does it (called by `npm test`, after the build):
  *   1. unit tests (pure logic, no broker)
- *   2. integration tests against two real Kafka clusters, once per Kafka version in
+ *   2. the package test (npm pack, npm install into a fresh Node-RED user directory, a real
+ *      Node-RED; no broker, so once, not once per Kafka version)
+ *   3. integration tests against two real Kafka clusters, once per Kafka version in
  *      KAFKA_VERSIONS (comma-separated; default: every version in TESTED_KAFKA_VERSIONS)
  *   3. the files of NODE_RED_5_FILES once more, on Node-RED 5 run by Node.js 22 (mocha too runs on
  *      that Node.js), both installed into a private prefix by scripts/node-red-5.js (installed there
  *      when missing; when they cannot be, the run fails, it is never skipped), Kafka DEFAULT_KAFKA_VERSION
  * Prints one closing line `N passed, N failed, N skipped` over all runs and exits non-zero
- * on any failure. TEST_SUITES (comma-separated: unit, integration, node-red-5; default all three)
- * picks the runs, e.g. TEST_SUITES=node-red-5 runs the Node-RED 5 run only.
+ * on any failure. TEST_SUITES (comma-separated: unit, package, integration, node-red-5; default all
+ * four) picks the runs, e.g. TEST_SUITES=node-red-5 runs the Node-RED 5 run only.
  */
 const { spawn } = require('node:child_process');
 const path = require('node:path');
@@ -33,7 +35,7 @@ function runMocha(config, extraEnv, label, node = process.execPath) {
     process.stdout.write(`\n=== ${label} ===\n`);
     const child = spawn(node, [mochaBin, '--config', config], {
       cwd: root,
-      env: { ...process.env, KAFKAJS_NO_PARTITIONER_WARNING: '1', ...extraEnv },
+      env: { ...process.env, ...extraEnv },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
@@ -56,13 +58,15 @@ function runMocha(config, extraEnv, label, node = process.execPath) {
 }
 
 async function main() {
-  const suites = (process.env.TEST_SUITES || 'unit,integration,node-red-5').split(',').map((s) => s.trim());
-  const unknown = suites.filter((s) => !['unit', 'integration', 'node-red-5'].includes(s));
-  if (unknown.length) throw new Error(`TEST_SUITES: unknown ${unknown.join(', ')} (use unit, integration, node-red-5)`);
+  const SUITES = ['unit', 'package', 'integration', 'node-red-5'];
+  const suites = (process.env.TEST_SUITES || SUITES.join(',')).split(',').map((s) => s.trim());
+  const unknown = suites.filter((s) => !SUITES.includes(s));
+  if (unknown.length) throw new Error(`TEST_SUITES: unknown ${unknown.join(', ')} (use ${SUITES.join(', ')})`);
   const versions = (process.env.KAFKA_VERSIONS || TESTED_KAFKA_VERSIONS.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
   const results = [];
   const t0 = Date.now();
   if (suites.includes('unit')) results.push(await runMocha('test/.mocharc.unit.js', {}, 'unit tests'));
+  if (suites.includes('package')) results.push(await runMocha('test/.mocharc.package.js', {}, 'package test'));
   if (suites.includes('integration')) {
     for (const v of versions) {
       resolveKafka(v); // fails loudly here, before mocha, if Maven or Java is missing

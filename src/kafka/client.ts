@@ -4,8 +4,8 @@
  */
 import type * as tls from 'node:tls';
 import * as net from 'node:net';
-import { Kafka, logLevel as KafkaLogLevel } from 'kafkajs';
-import type { LogEntry, KafkaConfig, SASLOptions } from 'kafkajs';
+import { Kafka, Partitioners, logLevel as KafkaLogLevel } from 'kafkajs';
+import type { LogEntry, KafkaConfig, Producer, ProducerConfig, SASLOptions } from 'kafkajs';
 
 export type SaslMechanism = 'none' | 'plain' | 'scram-sha-256' | 'scram-sha-512';
 
@@ -76,7 +76,8 @@ function logCreator(logger: HostLogger | undefined) {
       delete (extra as Record<string, unknown>).timestamp;
       delete (extra as Record<string, unknown>).logger;
       const detail = Object.keys(extra).length ? ' ' + JSON.stringify(extra) : '';
-      const text = `kafkajs ${namespace}: ${message}${detail}`;
+      // the client's own logger has no namespace (only its parts do: Connection, Consumer...)
+      const text = `kafkajs${namespace ? ` ${namespace}` : ''}: ${message}${detail}`;
       // kafkajs logs every error response of a request at ERROR, also the ones it handles or
       // retries itself (a topic that does not exist yet, a coordinator moving). Those are debug
       // here; what matters reaches the node through the failed call, its status and its own log.
@@ -86,7 +87,22 @@ function logCreator(logger: HostLogger | undefined) {
     };
 }
 
-/** Builds a kafkajs client for one cluster. Connections open lazily when a producer/consumer/admin connects. */
+/**
+ * A kafkajs client whose producers partition keyed records as the Java client does (kafkajs's
+ * DefaultPartitioner: murmur2 of the key), always: a producer created without a partitioner
+ * makes kafkajs log its "switched default partitioner" warning, which users could only silence
+ * with an environment variable.
+ */
+class Mm2Kafka extends Kafka {
+  producer(config: ProducerConfig = {}): Producer {
+    return super.producer({ ...config, createPartitioner: config.createPartitioner ?? Partitioners.DefaultPartitioner });
+  }
+}
+
+/**
+ * Builds a kafkajs client for one cluster. Connections open lazily when a producer/consumer/admin
+ * connects. Its producers use the Java-compatible partitioner unless one is given.
+ */
 export function createKafka(s: ClusterSettings, logger?: HostLogger, level: KafkaLogLevel = KafkaLogLevel.WARN): Kafka {
   const cfg: KafkaConfig = {
     clientId: s.clientId || `mm2-node-red-${s.alias}`,
@@ -101,7 +117,7 @@ export function createKafka(s: ClusterSettings, logger?: HostLogger, level: Kafk
   if (s.sasl && s.sasl.mechanism !== 'none') {
     cfg.sasl = { mechanism: s.sasl.mechanism, username: s.sasl.username ?? '', password: s.sasl.password ?? '' } as SASLOptions;
   }
-  return new Kafka(cfg);
+  return new Mm2Kafka(cfg);
 }
 
 /**
@@ -119,6 +135,47 @@ export class ExplainedKafkaError extends Error {
 
 function isExplained(err: unknown): err is ExplainedKafkaError {
   return !!err && typeof err === 'object' && (err as { explained?: unknown }).explained === true && typeof (err as Error).message === 'string';
+}
+
+/** What an explanation of a failure inside kafkajs holds, before kafkajs's own words. */
+const CLIENT_INTERNAL_MARK = '(inside kafkajs: ';
+
+/**
+ * The error thrown inside kafkajs itself, found in `err` or its causes (kafkajs's retrier hands a
+ * TypeError on as the cause of a KafkaJSNonRetriableError with the same message), or null: a
+ * TypeError or RangeError raised in kafkajs's code (its first frame outside Node.js and
+ * built-ins is in kafkajs), such as `Cannot destructure property 'partitions' of 'low.pop(...)'` when a topic lost
+ * its leader during a request. Not a refusal of the broker and not a bug of ours: the next cycle
+ * tries again.
+ */
+function clientInternalError(err: unknown): { message?: string } | null {
+  let cur: unknown = err;
+  for (let i = 0; cur && typeof cur === 'object' && i < 6; i++) {
+    const e = cur as { name?: string; message?: string; stack?: string; cause?: unknown; originalError?: unknown };
+    if (e.name === 'TypeError' || e.name === 'RangeError') {
+      if (/Cannot destructure property 'partitions' of '(low|high)\.pop/.test(e.message ?? '')) return e;
+      const frame = (e.stack ?? '').split('\n').find((l) => /^\s+at /.test(l) && !/\(node:|^\s+at node:|\(<anonymous>\)$/.test(l));
+      if (frame && /[\\/]kafkajs[\\/]/.test(frame)) return e;
+    }
+    cur = e.cause ?? e.originalError;
+  }
+  return null;
+}
+
+/** Whether `err` (or one of its causes) was thrown inside kafkajs itself (see clientInternalError). */
+export function isKafkaClientInternalError(err: unknown): boolean {
+  return clientInternalError(err) !== null;
+}
+
+/**
+ * Whether a failure is kafkajs failing inside (the error itself, or our explanation of it in a
+ * log line or a message): it is logged as a warning, not an error, so that it fires no Catch node.
+ */
+export function isClientInternalFailure(failure: unknown): boolean {
+  if (typeof failure === 'string') return failure.includes(CLIENT_INTERNAL_MARK);
+  if (isKafkaClientInternalError(failure)) return true;
+  const message = (failure as { message?: unknown } | null)?.message;
+  return typeof message === 'string' && message.includes(CLIENT_INTERNAL_MARK);
 }
 
 /** The SASL mechanism as Kafka names it (SCRAM-SHA-512), for messages. */
@@ -145,6 +202,15 @@ export function explainKafkaError(err: unknown, s?: Pick<ClusterSettings, 'alias
   const where = s ? ` (${s.alias}: ${s.bootstrapServers.join(',')})` : '';
   // an explanation of ours passed on in a plain Error (it names the cluster already): as it is
   if (where && typeof e?.message === 'string' && e.message.includes(where) && !e.type && !/^KafkaJS/.test(e.name ?? '')) return e.message;
+  // kafkajs itself failing on an answer it did not expect (a topic deleted or without a leader in
+  // the middle of a request): a TypeError from inside the client, not a bug of the caller
+  const internal = clientInternalError(e);
+  if (internal) {
+    const offsets = /'partitions' of '(low|high)\.pop/.test(internal.message ?? '');
+    return offsets
+      ? `the broker returned no offsets for a topic${where}: it was probably deleted, re-created or had no leader during the request; the next cycle tries again ${CLIENT_INTERNAL_MARK}${internal.message})`
+      : `the Kafka client failed on an unexpected answer${where}: probably a topic deleted or re-created during the request; the next cycle tries again ${CLIENT_INTERNAL_MARK}${internal.message})`;
+  }
   const sasl = s?.sasl && s.sasl.mechanism !== 'none' ? s.sasl : undefined;
   // the mechanism from the settings, else from kafkajs' words ("SASL SCRAM SHA512 authentication failed")
   const said = /SASL (PLAIN|SCRAM SHA(256|512))\b/.exec(text);
@@ -182,14 +248,6 @@ export function explainKafkaError(err: unknown, s?: Pick<ClusterSettings, 'alias
   }
   if (/UNKNOWN_TOPIC_OR_PARTITION|This server does not host this topic-partition/i.test(text)) {
     return `topic does not exist${where}`;
-  }
-  // kafkajs itself failing on an answer it did not expect (a topic deleted or without a leader in
-  // the middle of a request): a TypeError from inside the client, not a bug of the caller
-  if (e && e.name === 'TypeError' && (/kafkajs/.test(e.stack ?? '') || /low\.pop|high\.pop|'partitions'/.test(e.message ?? ''))) {
-    const offsets = /'partitions' of '(low|high)\.pop/.test(e.message ?? '');
-    return offsets
-      ? `the broker returned no offsets for a topic${where}: it was probably deleted, re-created or had no leader during the request; the next cycle tries again (kafkajs: ${e.message})`
-      : `the Kafka client failed on an unexpected answer${where}: probably a topic deleted or re-created during the request; the next cycle tries again (kafkajs: ${e.message})`;
   }
   if (/KafkaJSNumberOfRetriesExceeded|KafkaJSNonRetriableError/.test(text) && e.message) {
     return `${e.message}${where}`;

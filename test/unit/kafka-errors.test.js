@@ -21,13 +21,13 @@ describe('explainKafkaError: kafkajs internals and explanations handed on', func
     const text = explainKafkaError(kafkajsTypeError("Cannot destructure property 'partitions' of 'low.pop(...)' as it is undefined."), S);
     assert.equal(
       text,
-      "the broker returned no offsets for a topic (src: h:9092): it was probably deleted, re-created or had no leader during the request; the next cycle tries again (kafkajs: Cannot destructure property 'partitions' of 'low.pop(...)' as it is undefined.)",
+      "the broker returned no offsets for a topic (src: h:9092): it was probably deleted, re-created or had no leader during the request; the next cycle tries again (inside kafkajs: Cannot destructure property 'partitions' of 'low.pop(...)' as it is undefined.)",
     );
   });
 
   it('another TypeError from inside kafkajs is explained as the client failing on an unexpected answer', function () {
     const text = explainKafkaError(kafkajsTypeError("Cannot read properties of undefined (reading 'leader')"), S);
-    assert.match(text, /^the Kafka client failed on an unexpected answer \(src: h:9092\): probably a topic deleted or re-created during the request; the next cycle tries again \(kafkajs: Cannot read properties of undefined \(reading 'leader'\)\)$/);
+    assert.match(text, /^the Kafka client failed on an unexpected answer \(src: h:9092\): probably a topic deleted or re-created during the request; the next cycle tries again \(inside kafkajs: Cannot read properties of undefined \(reading 'leader'\)\)$/);
   });
 
   it('a TypeError of our own code is not blamed on kafkajs', function () {

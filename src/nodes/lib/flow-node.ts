@@ -10,12 +10,23 @@ import type { ReplicationConfigNode } from './config-nodes';
 import type { ClusterConnection, ConnectionState, ConnectionUser } from '../../kafka/connection';
 import { assertTimerMs } from '../../core/intervals';
 import { ReportThrottle } from '../../core/report-throttle';
+import { isClientInternalFailure } from '../../kafka/client';
 
 /** The longest status text a node shows (longer ones are cut with an ellipsis). */
 export const STATUS_MAX = 60;
 
 export function truncate(text: string, max = STATUS_MAX): string {
   return text.length > max ? text.slice(0, max - 1) + '…' : text;
+}
+
+/**
+ * Logs a failure of a node: as an error (it fires Catch nodes), except kafkajs failing inside on
+ * an answer it did not expect (explained by kafka/client, tried again by the next cycle), which
+ * is a warning.
+ */
+export function logFailure(node: Pick<Node, 'warn' | 'error'>, text: string): void {
+  if (isClientInternalFailure(text)) node.warn(text);
+  else node.error(text);
 }
 
 /** How long a failure that stays the same goes unrepeated in the log. */
@@ -48,10 +59,13 @@ export class FailureLog {
     return true;
   }
 
-  /** Logs `text` as an error unless this kind's failure is unchanged. Returns whether it logged. */
+  /**
+   * Logs `text` as an error (through logFailure: a warning when kafkajs failed inside) unless
+   * this kind's failure is unchanged. Returns whether it logged.
+   */
   error(kind: string, text: string): boolean {
     if (!this.changed(kind, text)) return false;
-    this.node.error(text);
+    logFailure(this.node, text);
     return true;
   }
 

@@ -15,6 +15,7 @@ import { TOPICS, checkpointsPayload, coveragePayload } from '../contracts';
 import type { CheckpointEmitter, CycleResult } from '../../../kafka/checkpoint-emitter';
 import type { Checkpoint } from '../../../core/types';
 import { WHOLE_STATE_EVERY_MS } from '../checkpoint-state';
+import { explainKafkaError, isKafkaClientInternalError } from '../../../kafka/client';
 
 export interface CheckpointCyclesOptions {
   node: Pick<Node, 'send'>;
@@ -57,7 +58,8 @@ export class CheckpointCycles {
     try {
       r = await emitter.cycle({ refreshGroups });
     } catch (e) {
-      const error = (e as Error)?.message ?? String(e);
+      // the emitter explains what it reports; kafkajs failing inside is explained here too
+      const error = isKafkaClientInternalError(e) ? explainKafkaError(e) : ((e as Error)?.message ?? String(e));
       state.error = error;
       this.o.render();
       const text = t('mm2-checkpoint.errors.cycle', { error });

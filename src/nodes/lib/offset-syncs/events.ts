@@ -1,7 +1,7 @@
 /** What an `mm2-offset-syncs` node does with its follower's events: messages, status, logs. */
 import type { Node, NodeMessage } from '../red';
 import type { Translate } from '../i18n';
-import type { StatusReporter } from '../flow-node';
+import { logFailure, type StatusReporter } from '../flow-node';
 import { offsetSyncsMessage, type OffsetSyncsMessage } from '../contracts';
 import { loadPercent, shortTime } from '../status-text';
 import type { OffsetSync } from '../../../core/types';
@@ -64,7 +64,7 @@ export function offsetSyncsEvents(o: OffsetSyncsEventsOptions): OffsetSyncFollow
       if (kind !== 'connection') status.fail(text);
       const line = t('mm2-offset-syncs.errors.retry', { topic, error: text, seconds: Math.round(retryInMs / 1000) });
       if (repeated) node.debug(line);
-      else node.error(line);
+      else logFailure(node, line);
     },
     recovered: () => node.log(t('mm2-offset-syncs.log.recovered', { topic, cluster })),
     warning: (text) => node.warn(text),
