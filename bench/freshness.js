@@ -320,6 +320,12 @@ async function runOne(N, variant) {
       if (performance.now() - lastLogCheck > 10000 && ((lastLogCheck = performance.now()), /OutOfMemoryError/.test(mm2.log()))) throw new Error(`MM2 ran out of heap (-Xmx${S.mm2Heap}, BENCH_MM2_HEAP) with ${pendingSteady.mm2.size} of its groups not on the target`);
       row.pendingSteady = { mm2: pendingSteady.mm2.size, ours: pendingSteady.ours.size };
       if (performance.now() > steadyDeadline) {
+        // ours is there and MM2 is not: measure ours alone and say so (MM2's row: no steady state)
+        if (pendingSteady.ours.size === 0) {
+          row.mm2NotSteady = pendingSteady.mm2.size;
+          progress(`    MM2: ${fmtInt(pendingSteady.mm2.size)} of its groups still not on the target after ${S.steadyTimeoutS} s: sampling ours alone`);
+          break;
+        }
         throw new Error(`no steady state within ${S.steadyTimeoutS} s: ${pendingSteady.mm2.size} MM2 and ${pendingSteady.ours.size} of our groups not on the target`);
       }
       try {
@@ -331,6 +337,9 @@ async function runOne(N, variant) {
     }
 
     const pids = { nodeRed: nr.process.pid, mm2: mm2.child.pid };
+    /** the sides sampled: both, or ours alone when MM2 reached no steady state */
+    const sides = row.mm2NotSteady ? ['ours'] : ['mm2', 'ours'];
+    const allSeen = (s) => sides.every((x) => s.seen[x] !== undefined);
     progress(`  steady state: CPU and RSS over ${S.steadySeconds} s`);
     toggleProfile();
     row.steady = await measureProcesses(pids, S.steadySeconds);
@@ -349,10 +358,10 @@ async function runOne(N, variant) {
     const poller = (async () => {
       while (polling) {
         const t = performance.now();
-        const open = samples.filter((s) => (s.seen.mm2 === undefined && s.at.mm2 !== undefined) || (s.seen.ours === undefined && s.at.ours !== undefined));
+        const open = samples.filter((s) => sides.some((x) => s.seen[x] === undefined && s.at[x] !== undefined));
         const byGroup = new Map();
         for (const s of open) {
-          for (const side of ['mm2', 'ours']) {
+          for (const side of sides) {
             if (s.seen[side] !== undefined || s.at[side] === undefined) continue;
             const g = name(side, s.i);
             byGroup.set(g, [...(byGroup.get(g) ?? []), { s, side }]);
@@ -365,16 +374,16 @@ async function runOne(N, variant) {
           for (const { s, side } of list) {
             if ((m.get(s.p) ?? -1n) > s.before[side]) {
               s.seen[side] = now;
-              if (s.seen.mm2 !== undefined && s.seen.ours !== undefined) inFlight.delete(`${s.i}/${s.p}`);
+              if (allSeen(s)) inFlight.delete(`${s.i}/${s.p}`);
             }
           }
         });
         const now = performance.now();
         for (const s of open) {
-          for (const side of ['mm2', 'ours']) {
+          for (const side of sides) {
             if (s.seen[side] === undefined && s.at[side] !== undefined && now - s.at[side] > S.sampleTimeoutS * 1000) {
               s.seen[side] = Infinity;
-              if (s.seen.mm2 !== undefined && s.seen.ours !== undefined) inFlight.delete(`${s.i}/${s.p}`);
+              if (allSeen(s)) inFlight.delete(`${s.i}/${s.p}`);
             }
           }
         }
@@ -408,9 +417,9 @@ async function runOne(N, variant) {
         inFlight.add(`${i}/${p}`);
         /** @type {{ i: number, p: number, before: Record<string, bigint>, at: Record<string, number>, seen: Record<string, number> }} */
         const sample = { i, p, before: {}, at: {}, seen: {} };
-        for (const side of ['mm2', 'ours']) sample.before[side] = (await targetOffsets(name(side, i))).get(p) ?? -1n;
+        for (const side of sides) sample.before[side] = (await targetOffsets(name(side, i))).get(p) ?? -1n;
         // both twins at the same moment; each latency counts from its own commit's answer
-        const results2 = await Promise.all(['mm2', 'ours'].map(async (side) => {
+        const results2 = await Promise.all(sides.map(async (side) => {
           const r = await commitRetrying(committer, name(side, i), [{ topic: TOPIC, partition: p, offset: s.up }]);
           sample.at[side] = performance.now();
           return r;
@@ -430,13 +439,14 @@ async function runOne(N, variant) {
     row.sampling = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, { cpuPerMin: ((cpuSeconds(pid) - cpuStart[k]) / samplingS) * 60, rssKb: procStatus(pid).rssKb }]));
     row.samplingSeconds = samplingS;
     row.skipped = skipped;
-    for (const side of ['mm2', 'ours']) {
+    for (const side of sides) {
       const lat = samples.map((s) => s.seen[side] - s.at[side]);
       const done = lat.filter(Number.isFinite).sort((a, b) => a - b);
       row[side] = { n: done.length, timedOut: lat.length - done.length, p50: percentile(done, 0.5), p99: percentile(done, 0.99), max: done.length ? done[done.length - 1] : NaN };
     }
-    progress(`  ours p50 ${fmtS(row.ours.p50)} p99 ${fmtS(row.ours.p99)} max ${fmtS(row.ours.max)}; MM2 p50 ${fmtS(row.mm2.p50)} p99 ${fmtS(row.mm2.p99)} max ${fmtS(row.mm2.max)}` +
-      `${row.ours.timedOut + row.mm2.timedOut > 0 ? `; timed out: ours ${row.ours.timedOut}, MM2 ${row.mm2.timedOut}` : ''}`);
+    progress(`  ours p50 ${fmtS(row.ours.p50)} p99 ${fmtS(row.ours.p99)} max ${fmtS(row.ours.max)}; ` +
+      (row.mm2 ? `MM2 p50 ${fmtS(row.mm2.p50)} p99 ${fmtS(row.mm2.p99)} max ${fmtS(row.mm2.max)}` : 'MM2 not sampled (no steady state)') +
+      `${row.ours.timedOut + (row.mm2?.timedOut ?? 0) > 0 ? `; timed out: ours ${row.ours.timedOut}, MM2 ${row.mm2?.timedOut ?? '-'}` : ''}`);
     if (S.trace) {
       const epoch = Date.now() - performance.now(); // performance.now() -> epoch ms
       const lines = samples.map((x) => JSON.stringify({ sample: true, N, variant, i: x.i, p: x.p, commitAt: { ours: Math.round(epoch + x.at.ours), mm2: Math.round(epoch + x.at.mm2) }, latencyMs: { ours: Math.round(x.seen.ours - x.at.ours), mm2: Math.round(x.seen.mm2 - x.at.mm2) } }));
@@ -466,13 +476,15 @@ async function runOne(N, variant) {
 function report(notes) {
   const env = `Kafka ${KAFKA_VERSION} (single-node KRaft, two clusters on this host), MM2 ${KAFKA_VERSION} dedicated mode, kafkajs 2.2.4, Node.js ${process.version}, ${os.cpus().length} cores (${cpuModel()}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${new Date().toISOString().slice(0, 10)}`;
   process.stdout.write(`\n=== commit on source -> translated offset visible on target: ours (Node-RED) vs MM2 ===\n${env}\n`);
-  const done = results.filter((r) => r.ours && r.mm2);
+  const done = results.filter((r) => r.ours);
+  /** an MM2 figure, or why there is none */
+  const m = (r, f) => (r.mm2 ? f(r.mm2) : 'no steady state');
   const label = (r) => `${fmtInt(r.N)} × ${S.partitions}${r.variant === 'poll' ? ' (polling fallback)' : ''}`;
   const cpu = (r, k) => (r.steady ? r.steady[k].cpuPerMin.toFixed(1) : '-');
   printTable(
     `samples: ${S.samples} per run (commit answered -> target OffsetFetch shows the translated offset; polled every ${S.pollMs} ms)`,
     ['groups', 'ours p50', 'p99', 'max', 'MM2 p50', 'p99', 'max', 'p50 ours/MM2', 'p99 ours/MM2', 'timed out ours/MM2'],
-    done.map((r) => [label(r), fmtS(r.ours.p50), fmtS(r.ours.p99), fmtS(r.ours.max), fmtS(r.mm2.p50), fmtS(r.mm2.p99), fmtS(r.mm2.max), ratio(r.ours.p50, r.mm2.p50), ratio(r.ours.p99, r.mm2.p99), `${r.ours.timedOut}/${r.mm2.timedOut}`]),
+    done.map((r) => [label(r), fmtS(r.ours.p50), fmtS(r.ours.p99), fmtS(r.ours.max), m(r, (x) => fmtS(x.p50)), m(r, (x) => fmtS(x.p99)), m(r, (x) => fmtS(x.max)), m(r, (x) => ratio(r.ours.p50, x.p50)), m(r, (x) => ratio(r.ours.p99, x.p99)), `${r.ours.timedOut}/${m(r, (x) => x.timedOut)}`]),
   );
   printTable(
     `processes at steady state (${S.steadySeconds} s window, nothing committed) and while sampling; CPU s/min from /proc/<pid>/stat, RSS = VmRSS`,
@@ -494,6 +506,7 @@ function report(notes) {
       if (part.length > 0) process.stdout.write(`    before it failed: ${part.join('; ')}\n`);
     }
     if (r.closeTimedOut) process.stdout.write('    Node-RED logged "Close timed out" when stopped\n');
+    if (r.mm2NotSteady) process.stdout.write(`    MM2 reached no steady state: ${fmtInt(r.mm2NotSteady)} of its groups were not on the target after ${S.steadyTimeoutS} s (BENCH_STEADY_TIMEOUT_S); ours was sampled alone, MM2's CPU and RSS are those of it still catching up\n`);
     if (r.skipped) process.stdout.write(`    ${r.skipped} sample ticks found no pair to move (no newer settled sync)\n`);
     for (const w of r.warnings ?? []) process.stdout.write(`    Node-RED: ${w}\n`);
   }
@@ -504,7 +517,7 @@ function report(notes) {
   md.push('| groups × partitions | ours p50 | ours p99 | ours max | MM2 p50 | MM2 p99 | MM2 max | p99 ours/MM2 | Node-RED CPU s/min | MM2 CPU s/min | CPU ours/MM2 | Node-RED RSS | MM2 RSS |');
   md.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of done) {
-    md.push(`| ${label(r)} | ${fmtS(r.ours.p50)} | ${fmtS(r.ours.p99)} | ${fmtS(r.ours.max)} | ${fmtS(r.mm2.p50)} | ${fmtS(r.mm2.p99)} | ${fmtS(r.mm2.max)} | ${ratio(r.ours.p99, r.mm2.p99)} | ` +
+    md.push(`| ${label(r)} | ${fmtS(r.ours.p50)} | ${fmtS(r.ours.p99)} | ${fmtS(r.ours.max)} | ${m(r, (x) => fmtS(x.p50))} | ${m(r, (x) => fmtS(x.p99))} | ${m(r, (x) => fmtS(x.max))} | ${m(r, (x) => ratio(r.ours.p99, x.p99))} | ` +
       `${cpu(r, 'nodeRed')} | ${cpu(r, 'mm2')} | ${ratio(r.steady.nodeRed.cpuPerMin, r.steady.mm2.cpuPerMin)} | ${fmtMiB(r.steady.nodeRed.rssKb)} | ${fmtMiB(r.steady.mm2.rssKb)} |`);
   }
   for (const n of notes) md.push('', n);
