@@ -36,7 +36,7 @@ const catalogKeys = (obj) => [...new Set(keys(obj).map((k) => k.replace(PLURAL, 
 const readJson = (lang, file) => JSON.parse(fs.readFileSync(path.join(locales, lang, file), 'utf8'));
 
 function editorFile(set) {
-  const html = fs.readFileSync(path.join(root, 'nodes', `${set}.html`), 'utf8');
+  const html = fs.readFileSync(path.join(root, 'dist', 'nodes', `${set}.html`), 'utf8');
   const scripts = [...html.matchAll(/<script type="text\/javascript">([\s\S]*?)<\/script>/g)].map((m) => m[1]);
   const templates = [...html.matchAll(/<script type="text\/html" data-template-name="[^"]+">([\s\S]*?)<\/script>/g)].map((m) => m[1]);
   return { html, scripts, templates };
@@ -56,10 +56,10 @@ function definition(set) {
     _: (k) => k,
     settings: {},
   };
-  for (const code of scripts) vm.runInNewContext(code, { RED, $: () => ({ on() {}, val() {} }), console });
-  const def = registered[0].def;
+  const context = vm.createContext({ RED, $: () => ({ on() {}, val() {} }), console }); // one page: the scripts of a file share it
+  for (const code of scripts) vm.runInContext(code, context);
   fakes.rep = { id: 'rep', source: 'src', target: 'tgt', name: 'FLOWNAME', _def: { label: () => 'FLOWNAME' } };
-  return { def, fakes };
+  return { def: registered[0].def, fakes };
 }
 
 /** What a label function shows, with every catalog text as «key» and the node's own values taken out. */

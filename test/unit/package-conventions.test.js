@@ -16,7 +16,7 @@ const sets = Object.keys(pkg['node-red'].nodes);
 const CONFIG_TYPES = new Set(['mm2-cluster', 'mm2-replication']);
 
 function editorDefinitions(set) {
-  const html = fs.readFileSync(path.join(root, 'nodes', `${set}.html`), 'utf8');
+  const html = fs.readFileSync(path.join(root, 'dist', 'nodes', `${set}.html`), 'utf8');
   const scripts = [...html.matchAll(/<script type="text\/javascript">([\s\S]*?)<\/script>/g)].map((m) => m[1]);
   const registered = [];
   const validators = { number: () => () => true, regex: () => () => true, typedInput: () => () => true };
@@ -27,7 +27,8 @@ function editorDefinitions(set) {
     settings: {},
     httpAdmin: {},
   };
-  for (const code of scripts) vm.runInNewContext(code, { RED, $: () => ({ on() {}, val() {} }), console });
+  const context = vm.createContext({ RED, $: () => ({ on() {}, val() {} }), console }); // one page: the scripts of a file share it
+  for (const code of scripts) vm.runInContext(code, context);
   return { html, registered, scripts };
 }
 
