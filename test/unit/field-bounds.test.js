@@ -64,6 +64,19 @@ describe('numeric fields: the editor refuses what the runtime refuses', function
     }
   }
 
+  it('every field whose dialog shows a number is in the table', function () {
+    const pkg = require(path.join(root, 'package.json'));
+    let numbers = 0;
+    for (const type of Object.keys(pkg['node-red'].nodes)) {
+      const html = fs.readFileSync(path.join(root, 'nodes', `${type}.html`), 'utf8');
+      for (const m of html.matchAll(/id="node-(?:config-)?input-(\w+)" placeholder="-?[0-9.]+"/g)) {
+        numbers++;
+        assert.ok(FIELD_BOUNDS[type] && FIELD_BOUNDS[type][m[1]], `${type} ${m[1]} (a number) has bounds in core/field-bounds`);
+      }
+    }
+    assert.ok(numbers >= 12, `found ${numbers} numeric fields`);
+  });
+
   it('empty takes the default, ${VAR} is left to the runtime, a required field must not be empty', function () {
     assert.equal(numberFieldProblem(FIELD_BOUNDS['mm2-mirror'].offsetLagMax, ''), undefined);
     assert.equal(numberFieldProblem(FIELD_BOUNDS['mm2-mirror'].offsetLagMax, '${LAG}'), undefined);
