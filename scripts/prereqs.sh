@@ -29,6 +29,15 @@ ensure_chromium() {
       echo "note: no Chromium at /usr/bin/chromium and not root: the browser test will be skipped (install Debian's 'chromium')" >&2
     fi
   fi
+  # the zh-CN screenshots need a Chinese font (without one Chromium draws empty boxes)
+  if command -v fc-list >/dev/null && [ -z "$(fc-list :lang=zh 2>/dev/null)" ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+      echo "installing a Chinese font (fonts-wqy-zenhei) for the zh-CN screenshots"
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-wqy-zenhei >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-wqy-zenhei >/dev/null; }
+    else
+      echo "note: no Chinese font: the browser test's zh-CN check fails (install Debian's 'fonts-wqy-zenhei')" >&2
+    fi
+  fi
 }
 ensure_node_red_5() {
   # The Node-RED 5 run: Node.js 22 (the npm `node` package) and Node-RED 5, installed with

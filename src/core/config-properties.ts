@@ -73,9 +73,9 @@ const MIRROR_PKG = 'org.apache.kafka.connect.mirror.';
 // ---------------------------------------------------------------------------------------------
 
 const INT_MIN = -2147483648;
-const INT_MAX = 2147483647;
+export const INT_MAX = 2147483647;
 const SHORT_MIN = -32768;
-const SHORT_MAX = 32767;
+export const SHORT_MAX = 32767;
 
 /** Characters Kafka allows in topic names. Aliases and the separator end up in topic names. */
 const TOPIC_CHARS = /^[A-Za-z0-9._-]*$/;

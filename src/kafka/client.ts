@@ -6,6 +6,7 @@ import type * as tls from 'node:tls';
 import * as net from 'node:net';
 import { Kafka, Partitioners, logLevel as KafkaLogLevel } from 'kafkajs';
 import type { LogEntry, KafkaConfig, Producer, ProducerConfig, SASLOptions } from 'kafkajs';
+import { CONNECTION_TIMEOUT_BOUNDS_MS, REQUEST_TIMEOUT_BOUNDS_MS } from '../core/field-bounds';
 
 export type SaslMechanism = 'none' | 'plain' | 'scram-sha-256' | 'scram-sha-512';
 
@@ -107,8 +108,8 @@ export function createKafka(s: ClusterSettings, logger?: HostLogger, level: Kafk
   const cfg: KafkaConfig = {
     clientId: s.clientId || `mm2-node-red-${s.alias}`,
     brokers: s.bootstrapServers,
-    connectionTimeout: s.connectionTimeoutMs ?? 5000,
-    requestTimeout: s.requestTimeoutMs ?? 30000,
+    connectionTimeout: s.connectionTimeoutMs ?? CONNECTION_TIMEOUT_BOUNDS_MS.dflt,
+    requestTimeout: s.requestTimeoutMs ?? REQUEST_TIMEOUT_BOUNDS_MS.dflt,
     logLevel: level,
     logCreator: logCreator(logger),
     retry: { initialRetryTime: 300, retries: 5, maxRetryTime: 10000 },

@@ -8,6 +8,7 @@ import type { NodeAPI, Node, NodeDef } from './lib/red';
 import { makeTranslate } from './lib/i18n';
 import type { ClusterConfigNode } from './lib/config-nodes';
 import { nodeEnvLookup } from './lib/settings';
+import { readClusterTimeouts } from './lib/settings/cluster';
 import { missingEnvReason, substituteEnv } from '../core/env-substitution';
 import { ClusterConnection } from '../kafka/connection';
 import { parseBootstrapServers, validateClusterSettings, type ClusterSettings, type SaslMechanism } from '../kafka/client';
@@ -20,6 +21,8 @@ interface ClusterDef extends NodeDef {
   usetls?: boolean;
   tls?: string;
   saslMechanism?: string;
+  connectionTimeoutMs?: string | number;
+  requestTimeoutMs?: string | number;
 }
 
 interface TlsConfigNode {
@@ -44,10 +47,13 @@ export = function register(RED: NodeAPI): void {
     const bootstrap = text('bootstrap', def.bootstrap);
     const clientId = text('clientId', def.clientId);
     const mechanism = (String(def.saslMechanism || 'none').toLowerCase()) as SaslMechanism;
+    const timeouts = readClusterTimeouts({ connectionTimeoutMs: text('connectionTimeoutMs', def.connectionTimeoutMs), requestTimeoutMs: text('requestTimeoutMs', def.requestTimeoutMs) }, t);
     const settings: ClusterSettings = {
       alias: node.alias,
       bootstrapServers: parseBootstrapServers(bootstrap),
       clientId: clientId ? clientId : undefined,
+      connectionTimeoutMs: timeouts.values.connectionTimeoutMs,
+      requestTimeoutMs: timeouts.values.requestTimeoutMs,
     };
     if (def.usetls) {
       const tlsNode = def.tls ? (RED.nodes.getNode(def.tls) as TlsConfigNode | null) : null;
@@ -62,7 +68,7 @@ export = function register(RED: NodeAPI): void {
     if (mechanism !== 'none') {
       settings.sasl = { mechanism, username: node.credentials?.username, password: node.credentials?.password };
     }
-    node.problems = [...envProblems, ...validateClusterSettings(settings)];
+    node.problems = [...envProblems, ...timeouts.problems, ...validateClusterSettings(settings)];
     node.connection = null;
     if (node.problems.length > 0) {
       node.error(t('mm2-cluster.errors.invalid', { alias: node.alias || node.id, problems: node.problems.join('; ') }));

@@ -32,18 +32,20 @@ function skipWithoutChromium(ctx) {
 }
 
 /**
- * Opens the editor at `url` and waits for its palette.
+ * Opens the editor at `url` and waits for its palette. `locale`: the browser's language (the
+ * editor's, unless the user chose one in its settings), e.g. 'zh-CN'.
  * @param {string} url
  * @param {{ width: number, height: number }} [viewport]
+ * @param {string} [locale]
  */
-async function openEditor(url, viewport = { width: 1600, height: 1000 }) {
+async function openEditor(url, viewport = { width: 1600, height: 1000 }, locale = 'en-US') {
   const { chromium } = require('playwright-core');
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
   });
-  const page = await browser.newPage({ viewport });
+  const page = await browser.newPage({ viewport, locale });
   await page.goto(url);
   await page.waitForSelector('#red-ui-palette .red-ui-palette-node', { timeout: 60000 });
   return { browser, page };

@@ -3,8 +3,10 @@
  * The editor in a real browser (Debian's Chromium driven by playwright-core; no browser is ever
  * downloaded): Node-RED with this package starts, every node is in the palette, the full
  * failover example imports through the editor's Import dialog (its two bootstrap addresses set
- * to the test clusters), deploys, and the nodes' status turns connected/active. Saves a
- * screenshot of the deployed flow to docs/images/failover-flow.png (shown in the README; see
+ * to the test clusters), deploys, and the nodes' status turns connected/active. The palette is in
+ * pipeline order; every dialog shows its selects whole (as wide as their row, the longest option
+ * fits) and MM2 property names one way. Then the same editor in zh-CN: Chinese palette and canvas
+ * labels. Saves the screenshots the README shows, in both languages, to docs/images/ (see
  * screenshotFile in test/harness/editor.js).
  */
 const assert = require('node:assert/strict');
@@ -37,11 +39,13 @@ describe('editor in a real browser (playwright-core + Debian Chromium)', functio
     if (nr) await nr.stop();
   });
 
-  it('shows every flow node of the package in the palette, under the mm2 category', async function () {
+  it('shows every flow node of the package in the palette, under the mm2 category, in pipeline order', async function () {
     for (const type of FLOW_TYPES) {
       const el = await page.$(`#red-ui-palette-mm2 .red-ui-palette-node[data-palette-type="${type}"]`);
       assert.ok(el, `palette has ${type} in the mm2 category`);
     }
+    const order = await page.$$eval('#red-ui-palette-mm2 .red-ui-palette-node', (els) => els.map((e) => e.getAttribute('data-palette-type')));
+    assert.deepEqual(order, ['mm2-mirror', 'mm2-offset-syncs', 'mm2-checkpoint', 'mm2-group-offsets', 'mm2-heartbeat', 'mm2-connect']);
   });
 
   it("lists both examples under Import > Examples (the editor's library API)", async function () {
@@ -116,14 +120,163 @@ describe('editor in a real browser (playwright-core + Debian Chromium)', functio
     const id = await page.evaluate(() => RED.nodes.filterNodes({ type: 'mm2-checkpoint', z: RED.workspaces.active() })[0].id);
     await page.evaluate((nodeId) => RED.editor.edit(RED.nodes.node(nodeId)), id);
     await page.waitForSelector('#node-input-emitCheckpointsIntervalSeconds', { state: 'visible' });
+    await trayInView(page);
     const text = await page.textContent('.red-ui-tray-body');
-    assert.match(text, /emit\.checkpoints\.interval\.seconds/);
-    assert.match(text, /refresh\.groups\.interval\.seconds/);
-    assert.match(await page.getAttribute('#node-input-groupsExclude', 'title'), /^groups\.exclude:/);
-    assert.match(await page.getAttribute('#node-input-topicsExclude', 'title'), /^topics\.exclude:/);
+    const names = await page.$$eval('.red-ui-tray-body .mm2-property code', (els) => els.map((e) => e.textContent));
+    for (const p of ['groups', 'groups.exclude', 'topics', 'topics.exclude', 'emit.checkpoints.interval.seconds', 'refresh.groups.interval.seconds']) {
+      assert.ok(names.includes(p), `${p} on the line under its field`);
+    }
+    assert.doesNotMatch(await page.getAttribute('#node-input-groupsExclude', 'title'), /groups\.exclude/, 'the tooltip explains, the line under the field names');
     assert.match(text, /Paste MM2 config/);
     const out = screenshotFile('checkpoint-dialog.png');
     await page.screenshot({ path: out });
-    await page.click('#node-dialog-cancel');
+    await closeDialog(page);
+  });
+
+  it('every dialog shows its selects whole: as wide as their row, the longest option fits', async function () {
+    const ids = await page.evaluate((types) => {
+      const z = RED.workspaces.active();
+      const out = [];
+      for (const t of types) {
+        const n = RED.nodes.filterNodes({ type: t, z })[0];
+        if (n) out.push({ type: t, id: n.id, config: false });
+      }
+      const rep = RED.nodes.node(RED.nodes.filterNodes({ type: 'mm2-checkpoint', z })[0].replication);
+      out.push({ type: 'mm2-replication', id: rep.id, config: true }, { type: 'mm2-cluster', id: rep.source, config: true });
+      return out;
+    }, FAILOVER_TYPES);
+    let selects = 0;
+    for (const { type, id, config } of ids) {
+      await openDialog(page, type, id, config);
+      if (type === 'mm2-replication') {
+        await page.click('#mm2-replication-export-button');
+        await page.waitForSelector('#mm2-replication-export-format', { state: 'visible' });
+      }
+      for (const s of await selectsShown(page)) {
+        selects++;
+        if (!s.picker) assert.ok(Math.abs(s.width - s.rowWidth) <= 1, `${type} ${s.id}: ${s.width}px wide in a row of ${s.rowWidth}px`);
+        assert.ok(s.widest <= s.room, `${type} ${s.id}: "${s.longest}" (${Math.round(s.widest)}px) is cut off in ${Math.round(s.room)}px`);
+      }
+      if (type === 'mm2-replication') {
+        const label = await page.textContent('label[for="node-config-input-replicationFactor"]');
+        assert.match(label, /Replicas of internal topics/);
+        await page.screenshot({ path: path.join(root, 'docs', 'images', 'replication-dialog.png') });
+      }
+      await closeDialog(page);
+    }
+    assert.ok(selects >= 5, `checked ${selects} selects`);
+  });
+
+  it('in zh-CN: palette and canvas labels in Chinese, the dialogs too (screenshots for the README)', async function () {
+    // without a Chinese font Chromium draws empty boxes: the screenshots would show nothing readable
+    const fonts = require('node:child_process').spawnSync('fc-list', [':lang=zh'], { encoding: 'utf8' });
+    if (!fonts.error) assert.ok(fonts.stdout.trim() !== '', "no Chinese font installed (Debian: fonts-wqy-zenhei; scripts/prereqs.sh's ensure_chromium installs it)");
+    const zh = await openEditor(nr.url, { width: 1600, height: 900 }, 'zh-CN');
+    try {
+      const p = zh.page;
+      const labels = await p.$$eval('#red-ui-palette-mm2 .red-ui-palette-node', (els) => els.map((e) => [e.getAttribute('data-palette-type'), e.textContent.trim()]));
+      const byType = Object.fromEntries(labels);
+      assert.equal(byType['mm2-offset-syncs'], '偏移同步');
+      assert.equal(byType['mm2-heartbeat'], '心跳');
+      for (const [type, text] of labels) if (type !== 'mm2-connect') assert.match(text, /[\u4e00-\u9fff]/, `${type} palette label "${text}" in Chinese`);
+      await p.waitForFunction(() => RED.nodes.filterNodes({ type: 'mm2-checkpoint' }).length > 0);
+      await p.evaluate(() => RED.workspaces.show(RED.nodes.filterNodes({ type: 'mm2-checkpoint' })[0].z));
+      // the canvas label a node shows when it has no name of its own
+      const unnamed = await p.evaluate(() => ['mm2-mirror', 'mm2-checkpoint', 'mm2-heartbeat'].map((t) => {
+        const n = RED.nodes.filterNodes({ type: t })[0];
+        return n._def.label.call(Object.assign({}, n, { name: '' }));
+      }));
+      for (const l of unnamed) assert.match(l, /[\u4e00-\u9fff]/, `canvas label "${l}" in Chinese`);
+      await env.eventually(async () => {
+        const fills = await p.evaluate(() => RED.nodes.filterNodes({ type: 'mm2-offset-syncs', z: RED.workspaces.active() }).map((n) => n.status && n.status.fill));
+        return fills.length > 0 && fills.every((f) => f === 'green');
+      }, { timeout: 60000, interval: 500, what: 'the zh-CN editor to show the statuses' });
+      await p.evaluate(() => { document.querySelectorAll('.red-ui-notification').forEach((n) => n.remove()); });
+      await p.evaluate(() => RED.actions.invoke('core:toggle-show-tips', false));
+      await p.evaluate(() => RED.actions.invoke('core:toggle-sidebar', false));
+      await p.screenshot({ path: path.join(root, 'docs', 'images', 'failover-flow.zh-CN.png') });
+
+      const rep = await p.evaluate(() => RED.nodes.filterNodes({ type: 'mm2-checkpoint', z: RED.workspaces.active() })[0].replication);
+      await openDialog(p, 'mm2-replication', rep, true);
+      assert.match(await p.textContent('label[for="node-config-input-replicationFactor"]'), /内部主题的副本数/);
+      for (const s of await selectsShown(p)) {
+        if (!s.picker) assert.ok(Math.abs(s.width - s.rowWidth) <= 1, `zh-CN ${s.id}: ${s.width}px wide in a row of ${s.rowWidth}px`);
+        assert.ok(s.widest <= s.room, `zh-CN ${s.id}: "${s.longest}" is cut off`);
+      }
+      await p.screenshot({ path: path.join(root, 'docs', 'images', 'replication-dialog.zh-CN.png') });
+      await closeDialog(p);
+      const out = path.join(root, 'docs', 'images', 'failover-flow.zh-CN.png');
+      assert.ok(fs.statSync(out).size > 10000, 'zh-CN screenshot written');
+    } finally {
+      await zh.browser.close();
+    }
   });
 });
+
+/**
+ * Opens the edit dialog of node `id` (a config node: `config`) and waits until its template shows.
+ * @param {import('playwright-core').Page} page
+ * @param {string} type
+ * @param {string} id
+ * @param {boolean} config
+ */
+async function openDialog(page, type, id, config) {
+  await page.evaluate(({ type, id, config }) => {
+    if (config) RED.editor.editConfig('', type, id);
+    else RED.editor.edit(RED.nodes.node(id));
+  }, { type, id, config });
+  await page.waitForSelector(config ? '.red-ui-tray-body [id^="node-config-input-"]' : '.red-ui-tray-body #node-input-name', { state: 'visible' });
+  await trayInView(page);
+}
+
+/** Waits until the trays have slid in: the top one wholly inside the window (for the screenshots). @param {import('playwright-core').Page} page */
+async function trayInView(page) {
+  await page.waitForFunction(() => {
+    const trays = document.querySelectorAll('.red-ui-tray');
+    const top = trays[trays.length - 1];
+    return !!top && top.getBoundingClientRect().right <= window.innerWidth + 1;
+  });
+}
+
+/** Cancels the open dialog(s) and waits until no tray is left. @param {import('playwright-core').Page} page */
+async function closeDialog(page) {
+  await env.eventually(() => page.evaluate(() => {
+    if (document.querySelectorAll('.red-ui-tray').length === 0) return true;
+    const cancel = /** @type {HTMLElement | null} */ (document.querySelector('#node-config-dialog-cancel') || document.querySelector('#node-dialog-cancel'));
+    if (cancel) cancel.click();
+    return false;
+  }), { timeout: 20000, interval: 300, what: 'the dialog to close' });
+}
+
+/**
+ * The visible selects of the open dialog: their width, their row's, and whether their longest option fits.
+ * @param {import('playwright-core').Page} page
+ */
+function selectsShown(page) {
+  return page.evaluate(() => {
+    const ctx = /** @type {CanvasRenderingContext2D} */ (document.createElement('canvas').getContext('2d'));
+    const out = [];
+    for (const sel of Array.from(/** @type {NodeListOf<HTMLSelectElement>} */ (document.querySelectorAll('.red-ui-tray-body select')))) {
+      if (!sel.offsetParent) continue;
+      const row = /** @type {HTMLElement} */ (sel.closest('.form-row'));
+      const rs = getComputedStyle(row);
+      const ss = getComputedStyle(sel);
+      ctx.font = `${ss.fontStyle} ${ss.fontWeight} ${ss.fontSize} ${ss.fontFamily}`;
+      const texts = Array.from(sel.options).map((o) => o.text);
+      const widths = texts.map((t) => ctx.measureText(t).width);
+      const i = widths.indexOf(Math.max(...widths));
+      out.push({
+        id: sel.id,
+        // a config-node picker (Node-RED's select with its edit button beside it) keeps the editor's own width
+        picker: !!(sel.nextElementSibling && sel.nextElementSibling.matches('a.red-ui-button')),
+        width: sel.getBoundingClientRect().width,
+        rowWidth: row.clientWidth - parseFloat(rs.paddingLeft) - parseFloat(rs.paddingRight),
+        longest: texts[i],
+        widest: widths[i],
+        // the text box: the select less its padding, border and drop-down arrow (about 20 px)
+        room: sel.clientWidth - parseFloat(ss.paddingLeft) - parseFloat(ss.paddingRight) - 20,
+      });
+    }
+    return out;
+  });
+}

@@ -71,6 +71,32 @@ describe('config nodes (Node-RED runtime, real brokers)', function () {
     }
   });
 
+  it('connection and request timeouts: empty keeps 5000/30000 ms, a good value (also ${VAR}) reaches the client, a bad one is refused naming the field', async function () {
+    process.env.MM2_CN_TEST_REQ = '45000';
+    try {
+      await nodes.load([], { over: { src: { connectionTimeoutMs: '1500', requestTimeoutMs: '${MM2_CN_TEST_REQ}' }, tgt: { connectionTimeoutMs: '', requestTimeoutMs: '' } } });
+      const src = nodes.helper.getNode('src');
+      assert.deepEqual(src.problems, []);
+      assert.equal(src.connection.settings.connectionTimeoutMs, 1500);
+      assert.equal(src.connection.settings.requestTimeoutMs, 45000);
+      assert.ok(Array.isArray(await (await src.connection.admin()).listTopics()), 'connects with the given timeouts');
+      const tgt = nodes.helper.getNode('tgt');
+      assert.equal(tgt.connection.settings.connectionTimeoutMs, 5000, "empty: today's default");
+      assert.equal(tgt.connection.settings.requestTimeoutMs, 30000, "empty: today's default");
+    } finally {
+      delete process.env.MM2_CN_TEST_REQ;
+    }
+    await nodes.helper.unload();
+    for (const [field, value] of [['connectionTimeoutMs', '50'], ['connectionTimeoutMs', 'abc'], ['requestTimeoutMs', '1.5'], ['requestTimeoutMs', '700000']]) {
+      await nodes.load([], { over: { src: { [field]: value } } });
+      const src = nodes.helper.getNode('src');
+      assert.equal(src.connection, null, `${field} = ${value}: no connection with a refused setting`);
+      assert.equal(src.problems.length, 1, JSON.stringify(src.problems));
+      assert.match(src.problems[0], new RegExp(`^${field}: '${value.replace('.', '\\.')}' is not a whole number of milliseconds from \\d+ to \\d+`));
+      await nodes.helper.unload();
+    }
+  });
+
   it('keeps SASL secrets in credentials and logs in with them', async function () {
     const sasl = env.cluster('source');
     await nodes.load([], {

@@ -38,7 +38,7 @@ describe('mm2-checkpoint status', function () {
       assert.ok('activity' in v, JSON.stringify(v));
       assert.match(v.activity.text, / · polling$/, `${groups} groups: ${v.activity.text}`);
       assert.ok(v.activity.text.length <= 60, v.activity.text);
-      assert.match(v.activity.text, new RegExp(`^${groups} groups, `), 'the cycle text is what is shortened');
+      assert.match(v.activity.text, new RegExp(`^${groups} ${groups === 1 ? 'group' : 'groups'}, `), 'the cycle text is what is shortened (and 1 group is not "1 groups")');
     }
   });
 

@@ -24,13 +24,28 @@ function catalog(set: string): Record<string, unknown> {
   return c;
 }
 
+function lookup(set: string, key: string): unknown {
+  let cur: unknown = catalog(set);
+  for (const part of key.split('.')) cur = cur && typeof cur === 'object' ? (cur as Record<string, unknown>)[part] : undefined;
+  return cur;
+}
+
+const EN_PLURAL = new Intl.PluralRules('en-US');
+
 export function makeTranslate(RED: NodeAPI, set: string): Translate {
   return (key, subs) => {
     const r = RED._(key, subs);
     if (r !== key) return r;
-    let cur: unknown = catalog(set);
-    for (const part of key.split('.')) cur = cur && typeof cur === 'object' ? (cur as Record<string, unknown>)[part] : undefined;
+    // i18next's plurals: with a numeric `count`, `key_one` / `key_other` (en-US) before `key`
+    const count = subs?.count;
+    let cur: unknown = typeof count === 'number' ? lookup(set, `${key}_${EN_PLURAL.select(count)}`) : undefined;
+    if (typeof cur !== 'string') cur = lookup(set, key);
     if (typeof cur !== 'string') return key;
     return cur.replace(/__(\w+)__/g, (_m, name: string) => (subs && name in subs ? String(subs[name]) : `__${name}__`));
   };
+}
+
+/** `3 groups`, `1 group` (en-US), `3 个群组` (zh-CN): a counted noun of mm2-common.count, plural as the language has it. */
+export function counted(t: Translate, what: 'groups' | 'partitions' | 'syncs', count: number): string {
+  return t(`mm2-common.count.${what}`, { count });
 }

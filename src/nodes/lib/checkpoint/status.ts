@@ -1,5 +1,5 @@
 /** The status an `mm2-checkpoint` node shows: its emitter's phase, then its last cycle. */
-import type { Translate } from '../i18n';
+import { counted, type Translate } from '../i18n';
 import { truncate, STATUS_MAX, type StatusView } from '../flow-node';
 import { ago, type AgoScale } from '../ago';
 import type { CycleResult, EmitterPhase, SourceOffsetsMode } from '../../../kafka/checkpoint-emitter';
@@ -44,7 +44,7 @@ export function checkpointStatus(t: Translate, state: CheckpointNodeState, syncs
   const last = state.last;
   if (!last) {
     // nothing delivered yet: not green
-    return { activity: { fill: 'grey', shape: 'ring', text: t('mm2-checkpoint.status.ready', { groups: state.groups ?? 0 }) } };
+    return { activity: { fill: 'grey', shape: 'ring', text: t('mm2-checkpoint.status.ready', { groups: counted(t, 'groups', state.groups ?? 0) }) } };
   }
   const when = ago(t, now - state.lastAt, AGE);
   if (now - state.lastAt > staleMs) {
@@ -55,11 +55,11 @@ export function checkpointStatus(t: Translate, state: CheckpointNodeState, syncs
   // groups of the selection that have a checkpoint (restored or written)
   const checkpointed = last.latest.size;
   if (checkpointed === 0) {
-    return { activity: { fill: 'yellow', shape: 'ring', text: truncate(t('mm2-checkpoint.status.none-checkpointed', { groups: last.groups.length, ago: when })) } };
+    return { activity: { fill: 'yellow', shape: 'ring', text: truncate(t('mm2-checkpoint.status.none-checkpointed', { groups: counted(t, 'groups', last.groups.length), ago: when })) } };
   }
   let text = failed > 0
-    ? t('mm2-checkpoint.status.cycle-failed-groups', { groups: last.groups.length, checkpointed, checkpoints: last.written.length, failed, ago: when })
-    : t('mm2-checkpoint.status.cycle', { groups: last.groups.length, checkpointed, checkpoints: last.written.length, ago: when });
+    ? t('mm2-checkpoint.status.cycle-failed-groups', { groups: counted(t, 'groups', last.groups.length), checkpointed, checkpoints: last.written.length, failed, ago: when })
+    : t('mm2-checkpoint.status.cycle', { groups: counted(t, 'groups', last.groups.length), checkpointed, checkpoints: last.written.length, ago: when });
   // polling although following was wanted: still delivering, but say so (the log says why and which ACL);
   // a long cycle text is shortened, never the word that says polling
   if (state.sourceMode?.kind === 'poll' && state.sourceMode.reason) {

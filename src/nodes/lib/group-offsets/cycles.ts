@@ -6,7 +6,7 @@
  * apply in mode "input", `msg.sync` or any other message: a full run now).
  */
 import type { DoneFn, Node, NodeMessage, SendFn } from '../red';
-import type { Translate } from '../i18n';
+import { counted, type Translate } from '../i18n';
 import type { FlowNodeContext } from '../flow-node';
 import { TOPICS, groupOffsetsPayload } from '../contracts';
 import { cycleStatus } from './status';
@@ -109,7 +109,7 @@ export class GroupOffsetsCycles {
         }
         if (!this.last && !this.lastCycleError) {
           const s = syncer.stats;
-          ctx.status.activity({ fill: 'grey', shape: 'dot', text: t('mm2-group-offsets.status.received', { groups: s.groups, partitions: s.partitions }) });
+          ctx.status.activity({ fill: 'grey', shape: 'dot', text: t('mm2-group-offsets.status.received', { groups: counted(t, 'groups', s.groups), partitions: counted(t, 'partitions', s.partitions) }) });
         }
         if (msg.sync !== true) {
           if (cps.full && !this.firstFullSeen) {

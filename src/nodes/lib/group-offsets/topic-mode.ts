@@ -2,7 +2,7 @@
  * `mm2-group-offsets` in mode "topic": follows the checkpoints topic on the target
  * (kafka/checkpoints-topic-runner) and shows the load, the waits and the failures.
  */
-import type { Translate } from '../i18n';
+import { counted, type Translate } from '../i18n';
 import type { FlowNodeContext } from '../flow-node';
 import { explainKafkaError } from '../../../kafka/client';
 import type { ClusterConnection } from '../../../kafka/connection';
@@ -50,7 +50,7 @@ export function followCheckpointsTopic(o: TopicModeOptions): CheckpointsTopicRun
         if (ctx.closing) return;
         o.loaded();
         const s = syncer.stats;
-        status.activity({ fill: 'grey', shape: 'dot', text: t('mm2-group-offsets.status.loaded', { groups: s.groups, partitions: s.partitions }) });
+        status.activity({ fill: 'grey', shape: 'dot', text: t('mm2-group-offsets.status.loaded', { groups: counted(t, 'groups', s.groups), partitions: counted(t, 'partitions', s.partitions) }) });
       },
       applied: (group) => {
         if (!ctx.closing) o.applied(group);

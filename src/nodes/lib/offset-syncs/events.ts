@@ -1,6 +1,6 @@
 /** What an `mm2-offset-syncs` node does with its follower's events: messages, status, logs. */
 import type { Node, NodeMessage } from '../red';
-import type { Translate } from '../i18n';
+import { counted, type Translate } from '../i18n';
 import { logFailure, type StatusReporter } from '../flow-node';
 import { offsetSyncsMessage, type OffsetSyncsMessage } from '../contracts';
 import { loadPercent, shortTime } from '../status-text';
@@ -46,8 +46,8 @@ export function offsetSyncsEvents(o: OffsetSyncsEventsOptions): OffsetSyncFollow
     stats: (s) => {
       let text =
         s.lastSyncTime !== null
-          ? t('mm2-offset-syncs.status.summary', { syncs: s.syncs, partitions: s.partitions, time: shortTime(s.lastSyncTime) })
-          : t('mm2-offset-syncs.status.summary-none', { syncs: s.syncs, partitions: s.partitions });
+          ? t('mm2-offset-syncs.status.summary', { syncs: counted(t, 'syncs', s.syncs), partitions: counted(t, 'partitions', s.partitions), time: shortTime(s.lastSyncTime) })
+          : t('mm2-offset-syncs.status.summary-none', { syncs: counted(t, 'syncs', s.syncs), partitions: counted(t, 'partitions', s.partitions) });
       if (s.malformed > 0) text += t('mm2-offset-syncs.status.malformed', { count: s.malformed });
       status.activity({ fill: s.malformed > 0 ? 'yellow' : 'green', shape: 'dot', text });
     },

@@ -3,6 +3,7 @@
  * of an environment variable), which connectors to deploy, `tasks.max`, the connector name
  * prefix, secrets and the status poll interval (0 = off, else within core/intervals bounds).
  */
+import { FIELD_BOUNDS, numberFieldProblem } from '../../../core/field-bounds';
 import type { Translate } from '../i18n';
 import type { EnvLookup } from '../settings';
 import { substituteEnv, missingEnvReason } from '../../../core/env-substitution';
@@ -77,8 +78,7 @@ export function readConnectSettings(def: ConnectDefFields, lookup: EnvLookup, en
   const tasksText = substituteEnv(String(def.tasksMax ?? ''), lookup);
   if (tasksText.missing.length > 0) problems.push(`tasks.max: ${missingEnvReason(tasksText.missing)}`);
   else if (tasksText.value.trim() !== '') {
-    const n = Number(tasksText.value.trim());
-    if (Number.isInteger(n) && n >= 1) tasksMax = n;
+    if (numberFieldProblem(FIELD_BOUNDS['mm2-connect'].tasksMax, tasksText.value) === undefined) tasksMax = Number(tasksText.value.trim());
     else problems.push(t('mm2-connect.errors.tasks-max', { value: tasksText.value }));
   }
   // 0 turns the poll off; anything else is an interval within the bounds of every node (core/intervals).

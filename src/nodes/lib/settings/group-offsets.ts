@@ -10,6 +10,7 @@ import { substituteEnv } from '../../../core/env-substitution';
 import { ConfigError } from '../../../core/errors';
 import { intervalMs as readIntervalMs } from '../../../core/intervals';
 import { createGroupFilter, type NameFilter } from '../../../core/filters';
+import { MIN_WRITE_INTERVAL_BOUNDS_MS } from '../../../core/field-bounds';
 import { DEFAULT_MIN_WRITE_INTERVAL_MS } from '../../../kafka/group-offset-syncer';
 import { fieldText, settingsOk, settingsRefused, type SettingsRead } from './read';
 
@@ -32,8 +33,6 @@ export interface GroupOffsetsSettings {
   minWriteIntervalMs: number;
 }
 
-/** Bounds of minWriteIntervalMs: 0 (no floor) to one minute. */
-export const MIN_WRITE_INTERVAL_BOUNDS_MS = { min: 0, max: 60000 } as const;
 
 /** The MM2 properties read by the shared resolver (defaults, `${VAR}`, catalogue checks). */
 const FILTER_SETTINGS = ['groups', 'groups.exclude'] as const;
