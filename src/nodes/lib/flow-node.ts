@@ -186,7 +186,9 @@ export class StatusReporter implements ConnectionUser {
       const connecting = [...this.conn.values()].some((s) => s.state === 'connecting');
       const connected = this.conn.size > 0 && [...this.conn.values()].every((s) => s.state === 'connected');
       if (connecting) st = { fill: 'yellow', shape: 'ring', text: 'node-red:common.status.connecting' };
-      else if (connected) st = { fill: 'green', shape: 'dot', text: 'node-red:common.status.connected' };
+      // connected, but the node has not said yet that it does its job: not green (a node
+      // redeployed on its own finds its cluster connected and would show green at once)
+      else if (connected) st = { fill: 'grey', shape: 'dot', text: 'node-red:common.status.connected' };
     }
     const key = JSON.stringify(st);
     if (key === this.last) return;

@@ -1,0 +1,29 @@
+'use strict';
+/** A node's status: connection states beside its own activity. */
+const assert = require('node:assert/strict');
+const { StatusReporter } = require('../../dist/nodes/lib/flow-node');
+
+function reporter() {
+  const shown = [];
+  const node = { id: 'n1', status: (s) => shown.push(s) };
+  return { shown, status: new StatusReporter(/** @type {any} */ (node)) };
+}
+
+describe('StatusReporter', function () {
+  it('a connected cluster alone is not green: the node has not said it does its job', function () {
+    const { shown, status } = reporter();
+    status.connectionStateFor('target')({ state: 'connected' });
+    assert.deepEqual(shown.at(-1), { fill: 'grey', shape: 'dot', text: 'node-red:common.status.connected' });
+    status.activity({ fill: 'green', shape: 'dot', text: '3 groups' });
+    assert.equal(shown.at(-1).fill, 'green');
+  });
+
+  it('connecting is yellow, an error red and before the node\'s own status', function () {
+    const { shown, status } = reporter();
+    status.connectionStateFor('source')({ state: 'connecting' });
+    assert.equal(shown.at(-1).fill, 'yellow');
+    status.activity({ fill: 'green', shape: 'dot', text: 'ok' });
+    status.connectionStateFor('source')({ state: 'error', error: 'refused' });
+    assert.deepEqual(shown.at(-1), { fill: 'red', shape: 'ring', text: 'source: refused' });
+  });
+});
