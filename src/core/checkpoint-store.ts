@@ -1,4 +1,5 @@
 import type { Checkpoint } from './types';
+import { partitionKey } from './partition-key';
 
 /**
  * MM2's CheckpointStore plus the monotonicity rule of MirrorCheckpointTask.checkpointsForGroup (`isMoreRecent`):
@@ -21,12 +22,19 @@ export function isMoreRecent(last: Checkpoint | undefined, hasGroup: boolean, cp
   return cp.downstreamOffset > last.downstreamOffset;
 }
 
-function key(topic: string, partition: number): string {
-  return `${partition}:${topic}`;
-}
+const key = partitionKey;
 
 function copy(cp: Checkpoint): Checkpoint {
-  return Object.freeze({ ...cp });
+  // a literal of fixed shape, not a spread: V8 shares the frozen shape of a literal, while freezing
+  // a spread copy made a hidden class of its own per checkpoint (100,000 of them at 10,000 groups)
+  return Object.freeze({
+    group: cp.group,
+    topic: cp.topic,
+    partition: cp.partition,
+    upstreamOffset: cp.upstreamOffset,
+    downstreamOffset: cp.downstreamOffset,
+    metadata: cp.metadata,
+  });
 }
 
 export interface CheckpointStoreOptions {

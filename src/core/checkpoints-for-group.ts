@@ -1,6 +1,7 @@
 import type { CheckpointStore } from './checkpoint-store';
 import type { OffsetSyncStore } from './offset-sync-store';
 import { renameTopicPartition, type RenamePolicy } from './rename-topic-partition';
+import { internName } from './partition-key';
 import type { Checkpoint, OffsetSync } from './types';
 
 /**
@@ -131,7 +132,9 @@ export function checkpointsForGroup(input: CheckpointsForGroupInput): Checkpoint
       });
       continue;
     }
-    const remote = renameTopicPartition(policy, sourceAlias, targetAlias, topic, partition);
+    const renamed = renameTopicPartition(policy, sourceAlias, targetAlias, topic, partition);
+    // one shared string per remote topic (it is kept in every checkpoint and coverage entry)
+    const remote = { topic: internName(renamed.topic), partition: renamed.partition };
     const base = { topic, partition, remoteTopic: remote.topic, upstreamOffset: offset };
     if (offset === null || offset === undefined || offset < 0n) {
       coverage.push({

@@ -1,4 +1,5 @@
 import type { Checkpoint } from './types';
+import { partitionKey } from './partition-key';
 
 /**
  * Consumer-group offset sync to the target cluster (MirrorCheckpointTask.syncGroupOffset, `sync.group.offsets.enabled`):
@@ -115,9 +116,7 @@ export interface GroupOffsetSyncDecision {
   adjusted: AdjustedPartition[];
 }
 
-function key(topic: string, partition: number): string {
-  return `${partition}:${topic}`;
-}
+const key = partitionKey;
 
 function entriesOf<T>(source: Iterable<T> | ReadonlyMap<unknown, T> | undefined): Iterable<T> {
   if (source === undefined) return [];

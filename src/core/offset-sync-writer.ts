@@ -1,5 +1,6 @@
 import { ConfigError } from './errors';
 import type { OffsetSync } from './types';
+import { partitionKey } from './partition-key';
 
 /**
  * The source side of offset syncs (MirrorSourceTask + OffsetSyncWriter): when to write an offset sync for a replicated
@@ -73,9 +74,7 @@ export interface OffsetSyncWriterOptions {
   onSendError?: (error: unknown, sync: OffsetSync) => void;
 }
 
-function key(topic: string, partition: number): string {
-  return `${partition}:${topic}`;
-}
+const key = partitionKey;
 
 /**
  * MM2's OffsetSyncWriter (maybeQueueOffsetSyncs, firePendingOffsetSyncs, promoteDelayedOffsetSyncs). Two maps keyed by source partition hold at most one sync each:

@@ -2,6 +2,7 @@ import type { CheckpointStore } from './checkpoint-store';
 import { checkpointsForGroup, type CheckpointsForGroupInput, type CheckpointsForGroupResult, type CoverageEntry } from './checkpoints-for-group';
 import type { OffsetSyncStore } from './offset-sync-store';
 import type { OffsetSync } from './types';
+import { flatten } from './partition-key';
 
 /**
  * The last translation of every group, so that a full checkpoint cycle translates again only
@@ -65,7 +66,8 @@ export class TranslationCache {
     const had = this.byGroup.get(group);
     if (had !== undefined && this.stillValid(had, input)) return { checkpoints: [], coverage: had.coverage, reused: true };
     const r = checkpointsForGroup(input);
-    const coverage = r.coverage.map((c) => ({ group, ...c }));
+    // kept for many cycles: the reason strings flat (a template literal leaves a rope of its parts)
+    const coverage = r.coverage.map((c) => ({ group, ...c, reason: flatten(c.reason) }));
     const entry: Entry = {
       offsets,
       store,

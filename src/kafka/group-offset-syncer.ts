@@ -36,6 +36,7 @@ import type { Checkpoint } from '../core/types';
 import { explainKafkaError } from './client';
 import { fetchEndOffsets, type AdminCommitResult, type CommittedOffset, type ListedGroupState } from './groups';
 import { TopicReader, type RawRecord } from './topic-reader';
+import { partitionKey } from '../core/partition-key';
 
 /** What the syncer reads target groups with (GroupOffsetFetcher fits). */
 export interface TargetGroupReader {
@@ -143,9 +144,7 @@ export interface GroupOffsetSyncerOptions {
   now?: () => number;
 }
 
-function key(topic: string, partition: number): string {
-  return `${partition}:${topic}`;
-}
+const key = partitionKey;
 
 type Job = { full: true } | { full: false; groups: Set<string> };
 

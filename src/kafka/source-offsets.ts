@@ -14,6 +14,7 @@
 import type { CommittedOffset } from './groups';
 import type { ClusterConnection } from './connection';
 import { SourceCommitStream, type SourceCommitBatch } from './source-commit-stream';
+import { partitionKey } from '../core/partition-key';
 
 /** Source partitions of one group (`partition:topic` keys) whose offsets changed; 'all': the whole group (deleted, or read again). */
 export type GroupPartitions = Set<string> | 'all';
@@ -59,10 +60,8 @@ function saslPrincipal(source: ClusterConnection): string | undefined {
 /** A stream whose last fetch answered longer ago than this (ms) is not trusted to be current. */
 export const STREAM_SILENT_MS = 15000;
 
-/** The key of a source partition in GroupPartitions. */
-export function tpKey(topic: string, partition: number): string {
-  return `${partition}:${topic}`;
-}
+/** The key of a source partition in GroupPartitions (core/partition-key). */
+export const tpKey = partitionKey;
 
 export class SourceOffsets {
   private readonly byGroup = new Map<string, Map<string, CommittedOffset>>();

@@ -121,9 +121,8 @@ export interface CheckpointsMessage {
      * against. Whole (`full: true`) on the first full cycle after a start, when a receiver asks
      * for it (CHECKPOINT_STATE_EVENT, e.g. a redeployed mm2-group-offsets) and at least every
      * WHOLE_STATE_EVERY_MS; otherwise only the groups whose checkpoints changed since the last
-     * message. Its arrays and entries are shared between messages and frozen: copy before
-     * changing them. */
-    latest: Record<string, readonly CheckpointJson[]>;
+     * message. */
+    latest: Record<string, CheckpointJson[]>;
     /** true: `latest` holds every selected group (the whole state). false: only the groups that
      * changed (an event-driven partial cycle, or a full cycle after the whole state was sent);
      * merge it. Absent (older senders): treat as true. */
@@ -165,17 +164,6 @@ export interface CoverageMessage {
   };
 }
 
-/** A group's checkpoints as JSON: converted once per array of the checkpoint store (which keeps an array until the group's checkpoints change). */
-const checkpointsJson = new WeakMap<readonly Checkpoint[], readonly CheckpointJson[]>();
-function checkpointsJsonOf(list: readonly Checkpoint[]): readonly CheckpointJson[] {
-  let json = checkpointsJson.get(list);
-  if (json === undefined) {
-    json = Object.freeze(list.map((c) => Object.freeze(checkpointToJson(c))));
-    checkpointsJson.set(list, json);
-  }
-  return json;
-}
-
 /**
  * The CheckpointsMessage payload of a completed cycle: what it wrote, and the checkpoints of
  * `latest` (default: the cycle's; `whole` says whether they are every selected group's).
@@ -185,8 +173,8 @@ export function checkpointsPayload(
   where: { sourceCluster: string; targetCluster: string; checkpointsTopic: string },
   send: { latest?: ReadonlyMap<string, readonly Checkpoint[]>; whole?: boolean } = {},
 ): CheckpointsMessage['payload'] {
-  const latest: Record<string, readonly CheckpointJson[]> = {};
-  for (const [g, list] of send.latest ?? r.latest) latest[g] = checkpointsJsonOf(list);
+  const latest: Record<string, CheckpointJson[]> = {};
+  for (const [g, list] of send.latest ?? r.latest) latest[g] = list.map(checkpointToJson);
   return { checkpoints: r.written.map(checkpointToJson), latest, full: send.whole ?? r.full, fullCycle: r.full, cycle: r.cycle, ...where };
 }
 
