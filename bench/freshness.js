@@ -39,6 +39,9 @@ const S = {
   steadySeconds: envInt('BENCH_STEADY_SECONDS', 30),
   steadyTimeoutS: envInt('BENCH_STEADY_TIMEOUT_S', 900),
   pollFallbackGroups: process.env.BENCH_POLL_FALLBACK_GROUPS === '0' ? [] : envList('BENCH_POLL_FALLBACK_GROUPS', '1000'),
+  // ours alone: MM2 runs only its source connector (the offset syncs), its checkpoint connector
+  // off, so that no MM2 group polling loads the brokers (at 10,000 groups it saturates them)
+  aloneGroups: process.env.BENCH_ALONE_GROUPS === '0' ? [] : envList('BENCH_ALONE_GROUPS', '10000'),
   commitConcurrency: envInt('BENCH_COMMIT_CONCURRENCY', 64),
   trafficMs: envInt('BENCH_TRAFFIC_MS', 1000),
   // MM2 ran out of its harness default of 512 MiB at 10,000 groups (OutOfMemoryError in its checkpoint task)
@@ -161,7 +164,7 @@ async function runOne(N, variant) {
   const stops = [];
   const later = (what, fn) => stops.push(onCleanup(what, fn));
   try {
-    progress(`N=${N}${variant === 'poll' ? ' (polling fallback)' : ''}: two clusters`);
+    progress(`N=${N}${variant === 'poll' ? ' (polling fallback)' : variant === 'alone' ? ' (ours alone)' : ''}: two clusters`);
     const clusters = await startClusters(['source', 'target'], { version: KAFKA_VERSION });
     later('Kafka clusters', () => clusters.stop());
     const srcKafka = rawKafka(clusters.source, 'bench-fresh');
@@ -198,7 +201,8 @@ async function runOne(N, variant) {
         [`${FLOW}.topics`]: TOPIC,
         [`${FLOW}.groups`]: 'mm2-.*',
         [`${FLOW}.emit.checkpoints.interval.seconds`]: 1,
-        [`${FLOW}.sync.group.offsets.enabled`]: 'true',
+        [`${FLOW}.sync.group.offsets.enabled`]: variant === 'alone' ? 'false' : 'true',
+        ...(variant === 'alone' ? { [`${FLOW}.emit.checkpoints.enabled`]: 'false' } : {}),
         [`${FLOW}.sync.group.offsets.interval.seconds`]: 1,
         [`${FLOW}.refresh.groups.interval.seconds`]: 1,
         [`${FLOW}.refresh.topics.interval.seconds`]: 1,
@@ -273,8 +277,11 @@ async function runOne(N, variant) {
     /** committed upstream offset of twin i, partition p (the same for both twins) */
     const cur = Array.from({ length: N }, () => start.map((s) => s.up));
     const tc = performance.now();
-    const setup = await mapLimit(Array.from({ length: 2 * N }, (_, k) => k), S.commitConcurrency, (k) =>
-      commitRetrying(committer, name(k % 2 === 0 ? 'mm2' : 'ours', k >> 1), start.map((s, p) => ({ topic: TOPIC, partition: p, offset: s.up }))),
+    // alone: only our groups (MM2 checkpoints nothing)
+    const setup = await mapLimit(Array.from({ length: variant === 'alone' ? N : 2 * N }, (_, k) => k), S.commitConcurrency, (k) =>
+      variant === 'alone'
+        ? commitRetrying(committer, name('ours', k), start.map((s, p) => ({ topic: TOPIC, partition: p, offset: s.up })))
+        : commitRetrying(committer, name(k % 2 === 0 ? 'mm2' : 'ours', k >> 1), start.map((s, p) => ({ topic: TOPIC, partition: p, offset: s.up }))),
     );
     const bad = setup.filter((r) => !r.ok);
     if (bad.length > 0) throw new Error(`${bad.length} setup commits failed, e.g. ${bad[0].errorType}: ${bad[0].message}`);
@@ -295,7 +302,7 @@ async function runOne(N, variant) {
     // it, keeps only exponentially spaced older syncs, so a commit on a sync that was since
     // superseded may translate to an older sync + 1.)
     progress('  waiting for steady state (every group of both sides on the target)');
-    const pendingSteady = { mm2: new Set(Array.from({ length: N }, (_, i) => i)), ours: new Set(Array.from({ length: N }, (_, i) => i)) };
+    const pendingSteady = { mm2: new Set(variant === 'alone' ? [] : Array.from({ length: N }, (_, i) => i)), ours: new Set(Array.from({ length: N }, (_, i) => i)) };
     row.allVisibleMs = {};
     let lastLogCheck = performance.now();
     for (const steadyDeadline = performance.now() + S.steadyTimeoutS * 1000; ; ) {
@@ -310,7 +317,7 @@ async function runOne(N, variant) {
           const have = new Set((offsets.get(name(side, i)) ?? []).filter((o) => o.topic === REMOTE && o.offset !== null).map((o) => o.partition));
           if (start.every((_, p) => have.has(p))) pendingSteady[side].delete(i);
         }
-        if (pendingSteady[side].size === 0 && row.allVisibleMs[side] === undefined) {
+        if (pendingSteady[side].size === 0 && row.allVisibleMs[side] === undefined && (side === 'ours' || variant !== 'alone')) {
           row.allVisibleMs[side] = performance.now() - tcEnd;
           progress(`    ${side}: all ${fmtInt(N)} groups visible ${fmtS(row.allVisibleMs[side])} after the setup commits`);
         }
@@ -338,7 +345,7 @@ async function runOne(N, variant) {
 
     const pids = { nodeRed: nr.process.pid, mm2: mm2.child.pid };
     /** the sides sampled: both, or ours alone when MM2 reached no steady state */
-    const sides = row.mm2NotSteady ? ['ours'] : ['mm2', 'ours'];
+    const sides = row.mm2NotSteady || variant === 'alone' ? ['ours'] : ['mm2', 'ours'];
     const allSeen = (s) => sides.every((x) => s.seen[x] !== undefined);
     progress(`  steady state: CPU and RSS over ${S.steadySeconds} s`);
     toggleProfile();
@@ -478,8 +485,8 @@ function report(notes) {
   process.stdout.write(`\n=== commit on source -> translated offset visible on target: ours (Node-RED) vs MM2 ===\n${env}\n`);
   const done = results.filter((r) => r.ours);
   /** an MM2 figure, or why there is none */
-  const m = (r, f) => (r.mm2 ? f(r.mm2) : 'no steady state');
-  const label = (r) => `${fmtInt(r.N)} × ${S.partitions}${r.variant === 'poll' ? ' (polling fallback)' : ''}`;
+  const m = (r, f) => (r.mm2 ? f(r.mm2) : r.variant === 'alone' ? '-' : 'no steady state');
+  const label = (r) => `${fmtInt(r.N)} × ${S.partitions}${r.variant === 'poll' ? ' (polling fallback)' : r.variant === 'alone' ? ' (ours alone: MM2 only writes the offset syncs)' : ''}`;
   const cpu = (r, k) => (r.steady ? r.steady[k].cpuPerMin.toFixed(1) : '-');
   printTable(
     `samples: ${S.samples} per run (commit answered -> target OffsetFetch shows the translated offset; polled every ${S.pollMs} ms)`,
@@ -490,7 +497,7 @@ function report(notes) {
     `processes at steady state (${S.steadySeconds} s window, nothing committed) and while sampling; CPU s/min from /proc/<pid>/stat, RSS = VmRSS`,
     ['groups', 'Node-RED CPU s/min', 'RSS', 'MM2 CPU s/min', 'RSS', 'CPU ours/MM2', 'sampling: Node-RED CPU', 'MM2 CPU', 'setup commits', 'all visible ours', 'MM2', 'run'],
     done.map((r) => [
-      label(r), cpu(r, 'nodeRed'), fmtMiB(r.steady.nodeRed.rssKb), cpu(r, 'mm2'), fmtMiB(r.steady.mm2.rssKb), ratio(r.steady.nodeRed.cpuPerMin, r.steady.mm2.cpuPerMin),
+      label(r), cpu(r, 'nodeRed'), fmtMiB(r.steady.nodeRed.rssKb), cpu(r, 'mm2'), fmtMiB(r.steady.mm2.rssKb), (r.variant === 'alone' ? '-' : ratio(r.steady.nodeRed.cpuPerMin, r.steady.mm2.cpuPerMin)),
       r.sampling.nodeRed.cpuPerMin.toFixed(1), r.sampling.mm2.cpuPerMin.toFixed(1), fmtS(r.setupCommitMs), fmtS(r.allVisibleMs.ours), fmtS(r.allVisibleMs.mm2), `${fmtInt(r.wallS)} s`,
     ]),
   );
@@ -518,7 +525,7 @@ function report(notes) {
   md.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of done) {
     md.push(`| ${label(r)} | ${fmtS(r.ours.p50)} | ${fmtS(r.ours.p99)} | ${fmtS(r.ours.max)} | ${m(r, (x) => fmtS(x.p50))} | ${m(r, (x) => fmtS(x.p99))} | ${m(r, (x) => fmtS(x.max))} | ${m(r, (x) => ratio(r.ours.p99, x.p99))} | ` +
-      `${cpu(r, 'nodeRed')} | ${cpu(r, 'mm2')} | ${ratio(r.steady.nodeRed.cpuPerMin, r.steady.mm2.cpuPerMin)} | ${fmtMiB(r.steady.nodeRed.rssKb)} | ${fmtMiB(r.steady.mm2.rssKb)} |`);
+      `${cpu(r, 'nodeRed')} | ${cpu(r, 'mm2')} | ${(r.variant === 'alone' ? '-' : ratio(r.steady.nodeRed.cpuPerMin, r.steady.mm2.cpuPerMin))} | ${fmtMiB(r.steady.nodeRed.rssKb)} | ${fmtMiB(r.steady.mm2.rssKb)} |`);
   }
   for (const n of notes) md.push('', n);
   process.stdout.write(`\n--- markdown ---\n${md.join('\n')}\n--- end ---\n`);
@@ -528,7 +535,7 @@ function report(notes) {
 
 const notes = [];
 async function main() {
-  progress(`Kafka ${KAFKA_VERSION}; groups ${S.groups.join(',')} × ${S.partitions}; ${S.samples} samples; polling fallback at ${S.pollFallbackGroups.join(',') || 'none'}`);
+  progress(`Kafka ${KAFKA_VERSION}; groups ${S.groups.join(',')} × ${S.partitions}; ${S.samples} samples; polling fallback at ${S.pollFallbackGroups.join(',') || 'none'}; ours alone at ${S.aloneGroups.join(',') || 'none'}`);
   const canPoll = checkpointNodeKnowsSourceOffsets();
   for (const N of S.groups) {
     await runOne(N, 'auto');
@@ -537,6 +544,7 @@ async function main() {
       else notes.push(`polling fallback at ${fmtInt(N)} groups: not available (mm2-checkpoint has no \`sourceOffsets\` setting in this build)`);
     }
   }
+  for (const N of S.aloneGroups) await runOne(N, 'alone');
   for (const N of S.pollFallbackGroups) {
     if (!S.groups.includes(N)) notes.push(`polling fallback at ${fmtInt(N)} groups: not run (${N} is not in BENCH_GROUPS)`);
   }
