@@ -30,7 +30,7 @@ const { decodeOffsetSync } = require(path.join(root, 'dist', 'core', 'offset-syn
 // ---- settings ---------------------------------------------------------------------------------
 
 const S = {
-  groups: envList('BENCH_GROUPS', '100,1000,10000'),
+  groups: process.env.BENCH_GROUPS === '0' ? [] : envList('BENCH_GROUPS', '100,1000,10000'),
   partitions: envInt('BENCH_GROUP_PARTITIONS', 10),
   samples: envInt('BENCH_SAMPLES', 200),
   sampleEveryMs: envInt('BENCH_SAMPLE_EVERY_MS', 150),
