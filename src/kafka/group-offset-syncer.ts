@@ -430,11 +430,15 @@ export class GroupOffsetSyncer {
     }
     this.checkOpen();
 
+    const statesAt = this.states?.at ?? -Infinity;
     // groups with members are left alone without reading them; the others are read in batches
     const cps = new Map(groups.map((g) => [g, this.checkpointsOf(g)]));
     const writable: string[] = [];
     for (const g of groups) {
       const state = states.get(g)?.state;
+      // not listed by a listing newer than what we last read or wrote of it: it holds no offsets
+      // now (deleted on the target, or expired), whatever we remember
+      if (state === undefined && Math.max(this.lastWrite.get(g) ?? -Infinity, this.readAt.get(g) ?? -Infinity) < statesAt) this.known.delete(g);
       if (!isWritableGroupState(state)) {
         const d = decideGroupOffsetSync({ group: g, checkpoints: cps.get(g) ?? [], targetGroupState: state });
         result.skipped.push({ group: g, code: 'group-active', state, reason: d.reason });

@@ -24,7 +24,10 @@ function fakeConnection({ delayMs = 0, states = {}, committed = {} } = {}) {
       calls.maxInFlight = Math.max(calls.maxInFlight, calls.inFlight);
       await sleep(delayMs);
       calls.inFlight--;
-      return new Map(Object.entries(states).map(([g, state]) => [g, { state, protocolType: 'consumer' }]));
+      // as a broker lists them: every group with committed offsets (Empty), and those given a state
+      const listed = new Map(Object.keys(target.committed).map((g) => [g, { state: 'Empty', protocolType: 'consumer' }]));
+      for (const [g, state] of Object.entries(states)) listed.set(g, { state, protocolType: 'consumer' });
+      return listed;
     },
     fetchMany: async (groups) => {
       calls.fetchMany.push([...groups]);
@@ -116,6 +119,20 @@ describe('GroupOffsetSyncer (no broker)', function () {
     const later = await s.sync();
     assert.deepEqual(calls.fetchMany[2], ['a', 'b', 'c']);
     assert.deepEqual(later.written, []);
+  });
+
+  it('a group deleted on the target (no longer listed) is read and written again by the next full run, not a minute later', async function () {
+    const { calls, connection, target } = fakeConnection();
+    let clock = 0; // every reading of the clock a millisecond later: a listing is always newer than the write before it
+    const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0, now: () => ++clock });
+    s.applyCheckpointsJson({ a: cp(5), b: cp(6) });
+    assert.deepEqual((await s.sync()).written.map((w) => w.group), ['a', 'b']);
+    assert.deepEqual((await s.sync()).written, []);
+    assert.equal(calls.fetchMany.length, 1);
+    delete target.committed.b; // deleted on the target
+    const r = await s.sync();
+    assert.deepEqual(r.written.map((w) => w.group), ['b']);
+    assert.deepEqual(calls.fetchMany[1], ['b']);
   });
 
   it('syncGroups handles only the groups asked for; one already up to date by what was written is not read again', async function () {
