@@ -256,6 +256,11 @@ async function runOne(N, variant) {
     progress('  Node-RED with examples/checkpoints-beside-mm2.json (intervals 1 s, groups ours-.*)');
     const nr = await startNodeRed({ quiet: true, logLevel: S.trace ? 'info' : 'warn', flows: benchFlow(clusters, variant),
       ...(S.nrCpuProf ? { env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${path.join(__dirname, 'cpu-profile-preload.js')}`.trim(), BENCH_CPU_PROF_DIR: path.resolve(S.nrCpuProf, `n${N}-${variant}`) } } : {}) });
+    // our nodes must have loaded (a build running while Node-RED starts leaves them missing): fail now, not after the steady-state timeout
+    const loadErrors = ((await nr.request('GET', '/nodes', undefined, { Accept: 'application/json' })).json ?? [])
+      .filter((m) => m.module === '@kafka-mm2/node-red' && m.err)
+      .map((m) => `${m.name}: ${String(m.err).split('\n')[0]}`);
+    if (loadErrors.length > 0) throw new Error(`our nodes did not load in Node-RED: ${loadErrors.join('; ')}`);
     /** BENCH_NR_CPU_PROF: start / stop (and write) Node-RED's CPU profile; 1.cpuprofile = steady state, 2 = sampling. */
     const toggleProfile = () => {
       if (S.nrCpuProf) process.kill(nr.process.pid, 'SIGWINCH');
@@ -287,7 +292,7 @@ async function runOne(N, variant) {
     if (bad.length > 0) throw new Error(`${bad.length} setup commits failed, e.g. ${bad[0].errorType}: ${bad[0].message}`);
     const tcEnd = performance.now();
     row.setupCommitMs = tcEnd - tc;
-    progress(`  committed ${fmtInt(2 * N)} groups × ${P} partitions in ${fmtInt(row.setupCommitMs)} ms (${S.commitConcurrency} OffsetCommits in flight)`);
+    progress(`  committed ${fmtInt(variant === 'alone' ? N : 2 * N)} groups × ${P} partitions in ${fmtInt(row.setupCommitMs)} ms (${S.commitConcurrency} OffsetCommits in flight)`);
 
     /** Target offset of (group, partition p) from one OffsetFetch; -1n when none. */
     const targetOffsets = async (group) => {
@@ -301,7 +306,7 @@ async function runOne(N, variant) {
     // (Not "at the translation of the sync committed on": MM2's offset-sync store, and ours with
     // it, keeps only exponentially spaced older syncs, so a commit on a sync that was since
     // superseded may translate to an older sync + 1.)
-    progress('  waiting for steady state (every group of both sides on the target)');
+    progress(`  waiting for steady state (every group of ${variant === 'alone' ? 'ours' : 'both sides'} on the target)`);
     const pendingSteady = { mm2: new Set(variant === 'alone' ? [] : Array.from({ length: N }, (_, i) => i)), ours: new Set(Array.from({ length: N }, (_, i) => i)) };
     row.allVisibleMs = {};
     let lastLogCheck = performance.now();
