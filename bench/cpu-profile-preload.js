@@ -26,6 +26,8 @@ if (dir) {
       if (err) return;
       fs.mkdirSync(dir, { recursive: true });
       fs.writeFileSync(path.join(dir, `${++n}.cpuprofile`), JSON.stringify(res.profile));
+      // BENCH_NR_HEAP_SNAPSHOT=1: a heap snapshot at the end of the steady-state window too (what holds the memory)
+      if (n === 1 && process.env.BENCH_NR_HEAP_SNAPSHOT === '1') require('node:v8').writeHeapSnapshot(path.join(dir, 'steady.heapsnapshot'));
     });
   });
 }

@@ -386,6 +386,9 @@ export class CheckpointEmitter {
     const only = new Map<string, GroupPartitions>();
     for (const s of syncs) {
       const k = tpKey(s.topic, s.partition);
+      // a sync above every group's position (the usual case: syncs follow the log end) concerns none
+      const highest = this.sourceOffsets.highestOn(s.topic, s.partition);
+      if (highest === null || highest < s.upstreamOffset) continue;
       for (const g of this.sourceOffsets.groupsOn(s.topic, s.partition)) {
         const at = this.sourceOffsets.offsetOf(g, s.topic, s.partition);
         if (at === null || at < s.upstreamOffset) continue;

@@ -69,6 +69,8 @@ export class SourceOffsets {
   private readonly lists = new Map<string, readonly CommittedOffset[]>();
   /** (topic, partition) -> groups with a commit there: the groups a new offset sync concerns. */
   private readonly byPartition = new Map<string, Set<string>>();
+  /** (topic, partition) -> an upper bound of the groups' committed offsets there (never lowered: a bound, not the maximum). */
+  private readonly highest = new Map<string, bigint>();
   private stream: SourceCommitStream | null = null;
   /** A stream still positioning (stopped with the rest on close). */
   private opening: SourceCommitStream | null = null;
@@ -163,6 +165,11 @@ export class SourceOffsets {
   /** The committed offset kept for one partition of a group. */
   offsetOf(group: string, topic: string, partition: number): bigint | null {
     return this.byGroup.get(group)?.get(tpKey(topic, partition))?.offset ?? null;
+  }
+
+  /** At least the highest committed offset of any group on a source partition (null: none seen): a sync above it concerns no group. */
+  highestOn(topic: string, partition: number): bigint | null {
+    return this.highest.get(tpKey(topic, partition)) ?? null;
   }
 
   /** The groups with a commit on a source partition. */
@@ -271,7 +278,7 @@ export class SourceOffsets {
       } else {
         const prev = m.get(k);
         m.set(k, { topic: c.topic, partition: c.partition, offset: c.offset, metadata: prev?.metadata ?? '' });
-        this.index(k, c.group);
+        this.index(k, c.group, c.offset);
       }
       this.mark(c.group, k);
     }
@@ -295,12 +302,14 @@ export class SourceOffsets {
       // a partition listed without a committed offset (-1) stays: MM2's discovery counts its topic
       const k = tpKey(o.topic, o.partition);
       m.set(k, o);
-      if (o.offset !== null) this.index(k, group);
+      if (o.offset !== null) this.index(k, group, o.offset);
     }
     this.byGroup.set(group, m);
   }
 
-  private index(k: string, group: string): void {
+  private index(k: string, group: string, offset: bigint): void {
+    const h = this.highest.get(k);
+    if (h === undefined || offset > h) this.highest.set(k, offset);
     let s = this.byPartition.get(k);
     if (!s) {
       s = new Set();

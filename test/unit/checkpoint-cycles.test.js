@@ -33,30 +33,32 @@ function setup() {
   const full = (written = []) => ({
     cycle: ++cycle, full: true, groups, written: written.map((c) => ({ ...c, timestamp: 1 })), coverage: [], failedGroups: [], latest: latestNow(), startedAt: 0, durationMs: 1, syncsLoaded: true,
   });
-  return { store, sent, cycles, full, state, tick: (ms) => (clock += ms) };
+  /** the last message of output 1 (each output goes out in a send of its own) */
+  const out1 = () => sent.filter((m) => m[0]).at(-1)[0];
+  return { store, sent, cycles, full, state, out1, tick: (ms) => (clock += ms) };
 }
 
 describe('mm2-checkpoint output 1: whole state, then what changed', function () {
   it('sends the whole state first, then only the groups whose checkpoints changed, the whole again after WHOLE_STATE_EVERY_MS', function () {
-    const { store, sent, cycles, full, tick } = setup();
+    const { store, sent, cycles, full, out1, tick } = setup();
     store.update('a', [cp('a', 0, 5), cp('a', 1, 6)]);
     store.update('b', [cp('b', 0, 7)]);
     cycles.deliver(full());
-    let p = sent.at(-1)[0].payload;
+    let p = out1().payload;
     assert.equal(p.full, true);
     assert.equal(p.fullCycle, true);
     assert.deepEqual(Object.keys(p.latest), ['a', 'b']);
     assert.equal(p.latest.a[1].downstreamOffset, '6');
     // nothing changed: an empty change list, still a message (cycles run)
     cycles.deliver(full());
-    p = sent.at(-1)[0].payload;
+    p = out1().payload;
     assert.equal(p.full, false);
     assert.deepEqual(p.latest, {});
     // b moved, c is new
     store.update('b', [cp('b', 0, 9)]);
     store.update('c', [cp('c', 0, 1)]);
     cycles.deliver(full([cp('b', 0, 9), cp('c', 0, 1)]));
-    p = sent.at(-1)[0].payload;
+    p = out1().payload;
     assert.equal(p.full, false);
     assert.deepEqual(Object.keys(p.latest), ['b', 'c']);
     assert.equal(p.latest.b[0].downstreamOffset, '9');
@@ -64,21 +66,21 @@ describe('mm2-checkpoint output 1: whole state, then what changed', function () 
     // an event-driven partial cycle: its groups, and they are not sent again by the next full cycle
     store.update('a', [cp('a', 0, 8)]);
     cycles.deliver({ ...full([cp('a', 0, 8)]), full: false, latest: new Map([['a', store.get('a')]]) });
-    p = sent.at(-1)[0].payload;
+    p = out1().payload;
     assert.equal(p.full, false);
     assert.equal(p.fullCycle, false);
     assert.deepEqual(Object.keys(p.latest), ['a']);
     cycles.deliver(full());
-    assert.deepEqual(sent.at(-1)[0].payload.latest, {});
+    assert.deepEqual(out1().payload.latest, {});
     tick(WHOLE_STATE_EVERY_MS);
     cycles.deliver(full());
-    p = sent.at(-1)[0].payload;
+    p = out1().payload;
     assert.equal(p.full, true);
     assert.deepEqual(Object.keys(p.latest), ['a', 'b', 'c']);
   });
 
   it('a receiver asking (sendWhole) gets the whole state at once, and a message that asked for a cycle gets it too', function () {
-    const { store, sent, cycles, full, state } = setup();
+    const { store, sent, cycles, full, state, out1 } = setup();
     cycles.sendWhole(); // before any full cycle: nothing to send yet, the first full cycle sends it
     assert.equal(sent.length, 0);
     store.update('a', [cp('a', 0, 5)]);
@@ -86,21 +88,24 @@ describe('mm2-checkpoint output 1: whole state, then what changed', function () 
     cycles.deliver(r);
     state.last = r; // what the node keeps of its last full cycle
     cycles.deliver(full());
-    assert.equal(sent.at(-1)[0].payload.full, false);
+    assert.equal(out1().payload.full, false);
     store.update('b', [cp('b', 0, 3)]);
     cycles.sendWhole();
-    const p = sent.at(-1)[0].payload;
+    const p = out1().payload;
     assert.equal(p.full, true);
     assert.deepEqual(Object.keys(p.latest), ['a', 'b']);
     assert.deepEqual(p.checkpoints, []);
     assert.equal(sent.at(-1)[1], null);
     // the next full cycle has nothing new to say
     cycles.deliver(full());
-    assert.deepEqual(sent.at(-1)[0].payload.latest, {});
+    assert.deepEqual(out1().payload.latest, {});
     // a cycle asked for by a message: the whole state, to that message
     const answers = [];
     cycles.deliver(full(), { msg: { _msgid: 'x', topic: 'ask' }, send: (m) => answers.push(m) });
     assert.equal(answers[0][0].payload.full, true);
     assert.equal(answers[0][0]._msgid, 'x');
+    assert.equal(answers[0][1], null, 'each output in a send of its own (Node-RED copies every message after the first destination of one send)');
+    assert.equal(answers[1][0], null);
+    assert.equal(answers[1][1].topic, 'mm2/coverage');
   });
 });

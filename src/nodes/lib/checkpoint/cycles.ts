@@ -100,9 +100,13 @@ export class CheckpointCycles {
     } else log.ok('failed-groups');
     this.o.render();
     this.sent.add(r);
-    const out = this.outputs(r, requester?.msg);
-    if (requester) requester.send(out);
-    else this.o.node.send(out);
+    const [first, second] = this.outputs(r, requester?.msg);
+    // two sends, one per output: within one send Node-RED deep-copies every message after the
+    // first destination, so the coverage (an entry per group partition, 100,000 at 10,000 groups)
+    // would be copied every cycle only because output 1 went out before it
+    const send = requester ? requester.send : (m: Array<NodeMessage | null>) => this.o.node.send(m);
+    send([first, null]);
+    send([null, second]);
   }
 
   /** The whole state on the next full cycle (a receiver started), or now when a full cycle completed before. */
