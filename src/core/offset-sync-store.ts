@@ -19,6 +19,9 @@ import type { OffsetSync, TopicPartition } from './types';
  * overflow guards of invariants B and C.
  */
 
+/** Precise mode: how many of the newest syncs per partition the load history holds at most. */
+export const LOAD_HISTORY_PER_PARTITION = 10000;
+
 /** Slots per partition: `Long.SIZE` in MM2. */
 export const SYNCS_PER_PARTITION = 64;
 const LAST_SLOT = SYNCS_PER_PARTITION - 1;
@@ -161,12 +164,59 @@ export class OffsetSyncStore {
   private seq = 0;
   /** The translation mode (fixed for the store's life). */
   readonly translation: OffsetTranslationMode;
+  /**
+   * Precise mode with keepHistoryOnLoad: every sync read (the initial load of the offset-syncs
+   * topic, and what follows until {@link releaseLoadHistory}), per partition, at most
+   * {@link LOAD_HISTORY_PER_PARTITION} of the newest; so that the first translation of each group
+   * (after a start) finds the sync just below it among all the topic still holds. null otherwise.
+   */
+  private history: Map<string, Map<number, OffsetSync[]>> | null;
 
   constructor({ keepHistoryOnLoad, translation }: OffsetSyncStoreOptions) {
     this.mustReadToEnd = !keepHistoryOnLoad;
     const mode = translation ?? 'precise';
     if (!OFFSET_TRANSLATION_MODES.includes(mode)) throw new TypeError(`offset translation must be one of ${OFFSET_TRANSLATION_MODES.join(', ')}, got ${String(mode)}`);
     this.translation = mode;
+    this.history = mode === 'precise' && keepHistoryOnLoad ? new Map() : null;
+  }
+
+  /** Drops the load history (the emitter does once every group has been translated after the load). */
+  releaseLoadHistory(): void {
+    this.history = null;
+  }
+
+  /** Whether the load history is still held. */
+  get holdsLoadHistory(): boolean {
+    return this.history !== null;
+  }
+
+  private remember(n: OffsetSync, rewound: boolean): void {
+    if (this.history === null) return;
+    let byPartition = this.history.get(n.topic);
+    if (byPartition === undefined) {
+      byPartition = new Map();
+      this.history.set(n.topic, byPartition);
+    }
+    const list = byPartition.get(n.partition);
+    if (list === undefined || rewound) byPartition.set(n.partition, [n]);
+    else {
+      list.push(n);
+      if (list.length >= 2 * LOAD_HISTORY_PER_PARTITION) list.splice(0, list.length - LOAD_HISTORY_PER_PARTITION);
+    }
+  }
+
+  /** The newest sync of the load history at or below `offset` (binary search; the list is in upstream order). */
+  private fromHistory(topic: string, partition: number, offset: bigint): OffsetSync | undefined {
+    const list = this.history?.get(topic)?.get(partition);
+    if (list === undefined || list.length === 0 || list[0].upstreamOffset > offset) return undefined;
+    let lo = 0;
+    let hi = list.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (list[mid].upstreamOffset <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return list[lo];
   }
 
   /** Whether the initial read-to-end is complete (MM2 `readToEnd`); translation needs it. */
@@ -195,9 +245,11 @@ export class OffsetSyncStore {
     const original = byPartition.get(n.partition);
     // Step 1: first sync for the partition fills every slot.
     if (original === undefined) {
+      this.remember(n, true);
       byPartition.set(n.partition, Object.freeze(new Array<OffsetSync>(SYNCS_PER_PARTITION).fill(n)));
       return;
     }
+    this.remember(n, n.upstreamOffset < original[0].upstreamOffset);
     this.settleFollowers(n, original[0]);
     // Step 2: work on a copy; publish it in one assignment at the end.
     const s = original.slice();
@@ -278,6 +330,10 @@ export class OffsetSyncStore {
    * (P_old, P] that arrived before the move and was evicted from the slots since is lost: the answer
    * is then the newest of the kept one and the slots' one, never older than MM2's. A rewind to P
    * below the kept sync drops it (MM2's answer, then kept from there); a rewind above it keeps it.
+   * While the load history is held (from the start, with the checkpoints restored, until the
+   * emitter's first full cycle after the load translated every group), the newest sync at or below
+   * P among all that were read is a candidate too: a group first translated after a start gets the
+   * sync just below it among what the offset-syncs topic still held.
    */
   private track(group: string, topic: string, partition: number, offset: bigint, t: Translation & { kind: 'translated' | 'too-old' }): Translation {
     const slots = this.syncs.get(topic)?.get(partition) as readonly OffsetSync[];
@@ -295,6 +351,14 @@ export class OffsetSyncStore {
     const keptSync = had === undefined ? undefined : had.follows ? slots[0] : had.sync;
     let best: OffsetSync | undefined = t.kind === 'translated' ? t.sync : undefined;
     let fromKept = false;
+    if (this.history !== null) {
+      // after a start, until every group was translated once: the sync just below it among all that were read
+      const h = this.fromHistory(topic, partition, offset);
+      if (h !== undefined && (best === undefined || h.upstreamOffset > best.upstreamOffset)) {
+        best = h;
+        fromKept = true;
+      }
+    }
     if (keptSync !== undefined && keptSync.upstreamOffset <= offset && (best === undefined || keptSync.upstreamOffset > best.upstreamOffset)) {
       best = keptSync;
       fromKept = true;

@@ -318,6 +318,11 @@ export class CheckpointEmitter {
     return this.syncStore?.trackedGroupPartitions ?? 0;
   }
 
+  /** Precise mode: whether the sync store still holds the syncs read since the start (until every group was translated once). */
+  get holdsLoadHistory(): boolean {
+    return this.syncStore?.holdsLoadHistory ?? false;
+  }
+
   /** Offset-sync events buffered while the restore runs. */
   get bufferedEvents(): number {
     return this.buffered.length;
@@ -713,6 +718,8 @@ export class CheckpointEmitter {
         this.unsent.set(unsentKey(w), w);
       }
     }
+    // every selected group has been translated once since the load: what each needs is kept; the load history can go
+    if (full && store.loaded && failedGroups.length === 0 && discoveryError === undefined) store.releaseLoadHistory();
     failedGroups.sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
     // Like MM2, the store already holds this cycle's checkpoints (so a write that failed but
     // landed can never be followed by a lower one). Unlike MM2, a failed write is not forgotten:

@@ -114,7 +114,7 @@ async function startCheckpointPeer({ a, b, props }) {
  * GroupOffsetSyncer that writes the emitter's latest checkpoints to the target.
  * Cycles run only when asked: `cycle()`.
  */
-async function startOurSide({ a, b, topics, groups, checkpointsTopic = checkpointsTopicOf(a), groupOffsets = false }) {
+async function startOurSide({ a, b, topics, groups, checkpointsTopic = checkpointsTopicOf(a), groupOffsets = false, offsetTranslation = 'precise' }) {
   const source = new ClusterConnection({ alias: a, bootstrapServers: [env.cluster('source').bootstrap] });
   const target = new ClusterConnection({ alias: b, bootstrapServers: [env.cluster('target').bootstrap] });
   const props = { 'source.cluster.alias': a, 'target.cluster.alias': b, topics, groups };
@@ -130,6 +130,7 @@ async function startOurSide({ a, b, topics, groups, checkpointsTopic = checkpoin
     topicFilter: createTopicFilter(props),
     ensureTopic: async (c, t) => ensureInternalTopic(await c.admin(), t, 1),
     sourceOffsets: 'poll', // cycles only when asked, as MM2's task runs them (the event path is tested on its own)
+    offsetTranslation: /** @type {'precise' | 'mm2'} */ (offsetTranslation),
   });
   const syncer = groupOffsets ? new GroupOffsetSyncer({ connection: target, groupFilter }) : null;
   let syncsRead = 0;

@@ -135,7 +135,9 @@ async function verify(s, handoverAt, watch, newcomer) {
   }
 }
 
-describe('conformance 5: checkpoint handover between our emitter and MM2\'s checkpoint connector', function () {
+// both translation modes: MM2 restores and continues from what either writes (the expected values are the same here:
+// each of our halves translates every group first from the offset syncs as MM2 keeps them)
+for (const offsetTranslation of ['mm2', 'precise']) describe(`conformance 5: checkpoint handover between our emitter (${offsetTranslation} translation) and MM2's checkpoint connector`, function () {
   this.timeout(240000);
   let committer;
   const cleanup = [];
@@ -155,7 +157,7 @@ describe('conformance 5: checkpoint handover between our emitter and MM2\'s chec
   after(() => committer && committer.close());
 
   it('(a) ours first, then MM2: MM2 restores our checkpoints, writes none backwards, target offsets keep advancing', async function () {
-    const s = scenario('a');
+    const s = scenario(`a${offsetTranslation[0]}`);
     const { T, G } = s;
     await setUp(s);
     await peer.writeSyncs(s.b, s.syncs.first);
@@ -166,7 +168,7 @@ describe('conformance 5: checkpoint handover between our emitter and MM2\'s chec
     cleanup.push(() => watch.stop());
 
     // ours: two cycles with a group moving in between
-    let ours = await peer.startOurSide({ ...s, ...s.props, groupOffsets: true });
+    let ours = await peer.startOurSide({ ...s, ...s.props, groupOffsets: true, offsetTranslation });
     cleanup.push(() => ours && ours.stop());
     let r = await ours.cycle();
     assert.deepEqual(r.written.map((c) => `${c.group} ${c.partition} ${c.upstreamOffset}->${c.downstreamOffset}`).sort(), [
@@ -201,7 +203,7 @@ describe('conformance 5: checkpoint handover between our emitter and MM2\'s chec
   });
 
   it('(b) MM2 first, then ours: we restore MM2\'s checkpoints, write none backwards, target offsets keep advancing', async function () {
-    const s = scenario('b');
+    const s = scenario(`b${offsetTranslation[0]}`);
     const { T, G } = s;
     await setUp(s);
     await peer.writeSyncs(s.b, s.syncs.first);
@@ -230,11 +232,12 @@ describe('conformance 5: checkpoint handover between our emitter and MM2\'s chec
     // handover
     const handoverAt = BigInt(before.length);
     await peer.writeSyncs(s.b, s.syncs.handover);
-    const ours = await peer.startOurSide({ ...s, ...s.props, groupOffsets: true });
+    const ours = await peer.startOurSide({ ...s, ...s.props, groupOffsets: true, offsetTranslation });
     cleanup.push(() => ours.stop());
     assert.equal(ours.emitter.restoreReport.ok, true);
     assert.equal(ours.emitter.restoreReport.restored, 5, 'MM2\'s five latest checkpoints restored');
     assert.equal(ours.emitter.keepHistoryOnLoad, true);
+    assert.equal(ours.emitter.offsetTranslation, offsetTranslation);
     let r = await ours.cycle();
     assert.deepEqual(r.written, [], 'nothing moved: nothing written although fresh translations are lower');
     const held = r.coverage.filter((c) => c.status === 'unchanged' && c.downstreamOffset < c.previous.downstreamOffset);
