@@ -323,7 +323,52 @@ async function targetOffsets(group) {
   return out;
 }
 
+/**
+ * The highest target offset that skips no record for a group at `position` of a source partition,
+ * from every sync written there in log order ([topic, partition, up, down]; an upstream rewind starts
+ * the history again): the newest sync at or below the position, its downstream offset (+1 past it).
+ * undefined when no sync is at or below.
+ */
+function noSkipBound(syncs, topic, partition, position) {
+  let history = [];
+  for (const [t, p, up, down] of syncs) {
+    if (t !== topic || p !== partition) continue;
+    if (history.length > 0 && BigInt(up) < history[history.length - 1][0]) history = [];
+    history.push([BigInt(up), BigInt(down)]);
+  }
+  const below = history.filter(([up]) => up <= position).pop();
+  if (below === undefined) return undefined;
+  return below[0] === position ? below[1] : below[1] + 1n;
+}
+
+/**
+ * Precise translation against the real MM2 on the same syncs and groups: for every (group,
+ * partition) MM2 checkpointed, ours has a checkpoint whose target offset is never below MM2's and
+ * never above {@link noSkipBound} for its source position (no record skipped); where MM2
+ * has none, ours (if any) is within that bound too. `sourceOf(remoteTopic)` names the source topic.
+ * Returns how many of ours were strictly better than MM2's.
+ */
+function assertPreciseAgainstMm2(oursLatest, mm2Latest, syncs, sourceOf, what) {
+  let better = 0;
+  for (const [key, [up, down]] of Object.entries(oursLatest)) {
+    const m = /^(.*) (.+)-(\d+)$/.exec(key);
+    const bound = noSkipBound(syncs, sourceOf(m[2]), Number(m[3]), BigInt(up));
+    assert.ok(bound !== undefined && BigInt(down) <= bound, `${what}: ${key} ${up}->${down} skips records (the newest sync at or below gives ${bound})`);
+    const theirs = mm2Latest[key];
+    if (theirs === undefined) {
+      better++;
+      continue;
+    }
+    assert.ok(BigInt(down) >= BigInt(theirs[1]), `${what}: ${key} ours ${down} is below MM2's ${theirs[1]}`);
+    if (BigInt(down) > BigInt(theirs[1])) better++;
+  }
+  for (const key of Object.keys(mm2Latest)) assert.ok(key in oursLatest, `${what}: MM2 checkpointed ${key}, ours did not`);
+  return better;
+}
+
 module.exports = {
+  noSkipBound,
+  assertPreciseAgainstMm2,
   syncsTopicOf,
   checkpointsTopicOf,
   startCheckpointPeer,

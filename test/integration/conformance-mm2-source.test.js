@@ -205,7 +205,7 @@ describe('conformance 3: our checkpoints and group offsets on the offset syncs o
 
     // what our nodes must write: the translation of each commit over MM2's syncs as MM2 prints them
     const expectedTarget = (syncs, pos) => {
-      const store = new OffsetSyncStore({ keepHistoryOnLoad: true });
+      const store = new OffsetSyncStore({ keepHistoryOnLoad: true, translation: 'mm2' });
       for (const s of syncs) if (s.topic === topic) store.apply(s);
       store.markLoaded();
       const out = {};
