@@ -12,8 +12,9 @@
  * along) translates them, and so do two of our emitters started then (as after a restart: they read
  * the offset-syncs topic from its start), one per mode, each writing its own checkpoints topic.
  *
- * Re-read of a group partition = the target offset of the record at the group's source position
- * (the next one it would consume) minus the checkpoint's target offset. The bound for 'precise' is
+ * Re-read of a group partition = the target offset of the copy of the first record at or after the
+ * group's source position (aborted ones included: the real MM2 copies them) minus the checkpoint's
+ * target offset. The bound for 'precise' is
  * the target records between the two syncs around the position, + 1. Then the memory of a precise
  * store at 1,000 groups x 10 partitions, measured in this process (node --expose-gc).
  *
@@ -75,10 +76,10 @@ function rng(seed) {
   };
 }
 
-/** Every committed record of a topic: `partition/value` -> offset (read_committed), once `expect` are read. */
-async function offsetsByValue(kafka, topic, expect) {
+/** Every record of a topic: `partition/value` -> offset, once `expect` are read. */
+async function offsetsByValue(kafka, topic, expect, readUncommitted = false) {
   const out = new Map();
-  const consumer = kafka.consumer({ groupId: `__bench-precision-read-${process.pid}-${topic}` });
+  const consumer = kafka.consumer({ groupId: `__bench-precision-read-${process.pid}-${topic}`, readUncommitted });
   await consumer.connect();
   try {
     await consumer.subscribe({ topics: [topic], fromBeginning: true });
@@ -283,9 +284,13 @@ async function main() {
 
   // where each group would resume on the target, and the syncs around its position
   progress('  reading both copies of the topic and the offset syncs');
-  const srcOffsets = await offsetsByValue(src, TOPIC, committed);
-  const tgtOffsets = await offsetsByValue(tgt, REMOTE, committed);
-  const tgtEnds = Object.fromEntries((await tadmin.fetchTopicOffsets(REMOTE)).map((o) => [o.partition, BigInt(o.high)]));
+  // the source with its aborted records too: a group at the offset of one would go on after it, so the
+  // ideal resume point on the target is the copy of the record at the group's offset, whatever it is
+  const srcOffsets = await offsetsByValue(src, TOPIC, seq, true);
+  // every record of the target copy (its producer is not transactional: no gaps; MM2 may have copied aborted records too)
+  const tgtRanges = await tadmin.fetchTopicOffsets(REMOTE);
+  const tgtEnds = Object.fromEntries(tgtRanges.map((o) => [o.partition, BigInt(o.high)]));
+  const tgtOffsets = await offsetsByValue(tgt, REMOTE, tgtRanges.reduce((a, o) => a + Number(o.high) - Number(o.low), 0));
   /** per partition: [source offset, target offset], in source order */
   const pairs = Array.from({ length: P }, () => []);
   for (const [k, so] of srcOffsets) {
