@@ -200,7 +200,8 @@ async function main() {
   onCleanup('target admin', () => tadmin.disconnect());
   for (let deadline = Date.now() + 600000; ; ) {
     const ends = await tadmin.fetchTopicOffsets(REMOTE).catch(() => []);
-    const n = ends.reduce((a, o) => a + Number(o.high) - Number(o.low), 0);
+    let n = 0;
+    for (const o of ends) n += Number(o.high) - Number(o.low);
     if (n >= committed) break;
     if (Date.now() > deadline) throw new Error(`MM2 mirrored ${n} of ${committed} records in 600 s`);
     await sleep(500);
@@ -289,6 +290,7 @@ async function main() {
   const srcOffsets = await offsetsByValue(src, TOPIC, seq, true);
   // every record of the target copy (its producer is not transactional: no gaps; MM2 may have copied aborted records too)
   const tgtRanges = await tadmin.fetchTopicOffsets(REMOTE);
+  /** @type {Record<number, bigint>} */
   const tgtEnds = Object.fromEntries(tgtRanges.map((o) => [o.partition, BigInt(o.high)]));
   const tgtOffsets = await offsetsByValue(tgt, REMOTE, tgtRanges.reduce((a, o) => a + Number(o.high) - Number(o.low), 0));
   /** per partition: [source offset, target offset], in source order */
@@ -302,6 +304,7 @@ async function main() {
     const next = pairs[p].find(([so]) => so >= pos);
     return next ? next[1] : tgtEnds[p];
   };
+  /** @type {Array<Array<{ upstreamOffset: bigint, downstreamOffset: bigint }>>} */
   const syncs = Array.from({ length: P }, () => []);
   {
     const reader = new TopicReader(src, admin, { topic: SYNCS_TOPIC, tail: false, onRecord: (r) => { const s = decodeOffsetSync(r.key, r.value); if (s.topic === TOPIC) syncs[s.partition].push(s); } });
