@@ -91,7 +91,8 @@ export interface CheckpointsForGroupResult {
  * Computes the new checkpoints of one group (MirrorCheckpointTask.checkpointsForGroup):
  * (a) only topics accepted by the topic filter (no internal-topic or cycle check, as MM2);
  * (b) only partitions with a committed offset;
- * (c) translate with the offset-sync store, keyed by the **source** topic; nothing while a store is loading or without syncs;
+ * (c) translate with the offset-sync store, keyed by the **source** topic; nothing while a store is loading or without syncs
+ *     (in the store's precise mode the group partition is tracked, and translated from the sync kept for it when that is newer than MM2's);
  * (d) build the checkpoint for the renamed (remote) partition with the commit's metadata;
  * (e) drop -1 ("older than the oldest retained sync");
  * (f) keep it only if {@link CheckpointStore.isMoreRecent}.
@@ -153,7 +154,7 @@ export function checkpointsForGroup(input: CheckpointsForGroupInput): Checkpoint
       });
       continue;
     }
-    const t = store.explain(topic, partition, offset);
+    const t = store.explain(topic, partition, offset, group);
     if (t.kind === 'loading') {
       coverage.push({
         ...base,

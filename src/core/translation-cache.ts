@@ -8,7 +8,9 @@ import { flatten } from './partition-key';
  * The last translation of every group, so that a full checkpoint cycle translates again only
  * the groups whose inputs moved: their committed offsets (a new offsets array), the offset sync
  * their position translates from (a partition's slots are immutable arrays, replaced on every
- * new sync: a different array means "look again", the same sync found means "same answer"),
+ * new sync: a different array means "look again", the same sync found means "same answer"; in
+ * the store's precise mode the sync kept for the group partition changes only with a new sync
+ * (a new slot array) or a new position (a new offsets array), so the same check covers it),
  * the stores' loading state, or their own checkpoints (a partial cycle wrote some: `forget`).
  *
  * A group reused this way produces exactly what `checkpointsForGroup` would: no new checkpoint
@@ -43,9 +45,10 @@ interface Entry {
 }
 
 /** The sync a position translates from in the current slots (the oldest one when it is older than all), or undefined. */
-function syncFor(store: OffsetSyncStore, topic: string, partition: number, offset: bigint | null | undefined): OffsetSync | undefined {
+function syncFor(store: OffsetSyncStore, group: string, topic: string, partition: number, offset: bigint | null | undefined): OffsetSync | undefined {
   if (offset === null || offset === undefined || offset < 0n) return undefined;
-  const t = store.explain(topic, partition, offset);
+  // with the group: in precise mode the sync kept for it counts (it only changes with a new slot array or a new position)
+  const t = store.explain(topic, partition, offset, group);
   return t.kind === 'translated' ? t.sync : t.kind === 'too-old' ? t.oldest : undefined;
 }
 
@@ -75,7 +78,7 @@ export class TranslationCache {
       syncsLoaded: store.loaded,
       checkpointsLoaded: checkpoints.loaded,
       slots: offsets.map((o) => store.slots(o.topic, o.partition)),
-      found: offsets.map((o) => syncFor(store, o.topic, o.partition, o.offset)),
+      found: offsets.map((o) => syncFor(store, group, o.topic, o.partition, o.offset)),
       coverage,
     };
     // an answer that emitted (or replaced a duplicate) reads differently next time: translate it again then
@@ -106,7 +109,7 @@ export class TranslationCache {
       const o = offsets[i];
       const slots = store.slots(o.topic, o.partition);
       if (slots === e.slots[i]) continue;
-      if (syncFor(store, o.topic, o.partition, o.offset) !== e.found[i]) return false;
+      if (syncFor(store, input.group, o.topic, o.partition, o.offset) !== e.found[i]) return false;
       // the same sync in newer slots: same answer; remember the slots to skip the search next time
       e.slots[i] = slots;
     }

@@ -104,6 +104,8 @@ export function nodeRedFlowFromImport(imp: FlowImport, newId: () => string = def
     id: rep, type: 'mm2-replication', name: `${imp.source.alias ?? 'source'} → ${imp.target.alias ?? 'target'}`, source: src, target: tgt,
     policy: r.policy ?? 'DefaultReplicationPolicy', separator: r.separator ?? '.', internalSeparator: r.internalSeparator ?? true,
     offsetSyncsLocation: r.offsetSyncsLocation ?? 'source', replicationFactor: r.replicationFactor !== undefined ? String(r.replicationFactor) : '3',
+    // ours, not in any MM2 config: the default
+    offsetTranslation: 'precise',
   });
 
   const flowNode = (type: string, x: number, y: number, wires: string[][]): FlowFileNode => {

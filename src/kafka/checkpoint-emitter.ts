@@ -32,7 +32,7 @@ import { CoalescingRunner } from '../core/coalescing-runner';
 import { MalformedRecordError } from '../core/errors';
 import type { NameFilter } from '../core/filters';
 import { findCheckpointGroups, type DiscoveryResult } from '../core/group-discovery';
-import { OffsetSyncStore } from '../core/offset-sync-store';
+import { OffsetSyncStore, type OffsetTranslationMode } from '../core/offset-sync-store';
 import type { RenamePolicy } from '../core/rename-topic-partition';
 import type { Checkpoint, OffsetSync } from '../core/types';
 import { readPercent } from '../core/load-percent';
@@ -99,6 +99,8 @@ export interface CheckpointEmitterOptions {
   events?: EmitterEvents;
   /** 'auto' (default): follow the source's `__consumer_offsets` where allowed (else poll), and translate again at once what new offset syncs or a completed sync history change; 'poll': cycles only when asked (`cycle()`), as MM2. */
   sourceOffsets?: 'auto' | 'poll';
+  /** 'precise' (default): the sync store also keeps, per tracked group partition, the newest sync at or below its position; 'mm2': exactly MM2's 64 slots (mm2-replication's offsetTranslation). */
+  offsetTranslation?: OffsetTranslationMode;
   /** The event path's batching window (ms). Default 50. */
   batchMs?: number;
   /** Longest wait between two attempts to prepare the checkpoints topic (it doubles from 2 s up to this). Default 60 s. */
@@ -306,6 +308,21 @@ export class CheckpointEmitter {
     return this.syncStore?.keepHistoryOnLoad;
   }
 
+  /** The sync store's translation mode, once created. */
+  get offsetTranslation(): OffsetTranslationMode | undefined {
+    return this.syncStore?.translation;
+  }
+
+  /** Precise mode: the group partitions the sync store keeps a sync for (0 in mm2 mode or before the store exists). */
+  get trackedGroupPartitions(): number {
+    return this.syncStore?.trackedGroupPartitions ?? 0;
+  }
+
+  /** Precise mode: whether the sync store still holds the syncs read since the start (until every group was translated once). */
+  get holdsLoadHistory(): boolean {
+    return this.syncStore?.holdsLoadHistory ?? false;
+  }
+
   /** Offset-sync events buffered while the restore runs. */
   get bufferedEvents(): number {
     return this.buffered.length;
@@ -365,7 +382,7 @@ export class CheckpointEmitter {
   private applyEvent(ev: SyncEvent): void {
     const store = this.syncStore as OffsetSyncStore;
     if (ev.event === 'reset') {
-      this.syncStore = new OffsetSyncStore({ keepHistoryOnLoad: store.keepHistoryOnLoad });
+      this.syncStore = new OffsetSyncStore({ keepHistoryOnLoad: store.keepHistoryOnLoad, translation: store.translation });
     } else if (ev.event === 'loaded') {
       const was = store.loaded;
       store.markLoaded();
@@ -433,7 +450,7 @@ export class CheckpointEmitter {
     this.checkpointStore.markLoaded(report.ok);
     if (!report.ok) report.restored = 0;
     // MM2: offsetSyncStore.start(mustReadToEnd = !checkpointsLoadedOk)
-    this.syncStore = new OffsetSyncStore({ keepHistoryOnLoad: report.ok });
+    this.syncStore = new OffsetSyncStore({ keepHistoryOnLoad: report.ok, translation: this.o.offsetTranslation ?? 'precise' });
     const events = this.buffered;
     this.buffered = [];
     for (const ev of events) this.applyEvent(ev);
@@ -577,6 +594,7 @@ export class CheckpointEmitter {
       const kept = new Set(result.groups);
       this.sourceOffsets.retain(kept);
       this.translations.retain(kept);
+      this.syncStore?.retainGroups(kept);
       this.o.events?.discovered?.(result);
       return result;
     } catch (e) {
@@ -703,6 +721,8 @@ export class CheckpointEmitter {
         this.unsent.set(unsentKey(w), w);
       }
     }
+    // every selected group has been translated once since the load: what each needs is kept; the load history can go
+    if (full && store.loaded && failedGroups.length === 0 && discoveryError === undefined) store.releaseLoadHistory();
     failedGroups.sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
     // Like MM2, the store already holds this cycle's checkpoints (so a write that failed but
     // landed can never be followed by a lower one). Unlike MM2, a failed write is not forgotten:

@@ -78,6 +78,7 @@ export = function register(RED: NodeAPI): void {
       ensureTopic: (c, topic) => rep.ensureTopic(c, topic),
       retryMaxMs: emitMs, // an unreachable target is tried again at least every interval
       sourceOffsets,
+      offsetTranslation: rep.offsetTranslation,
       events: checkpointEmitterEvents({ node, t, log, state, checkpointsTopic, render: () => render(), delivered: (r) => cycles.deliver(r) }),
     });
     node.emitter = emitter;

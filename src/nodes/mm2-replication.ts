@@ -22,6 +22,7 @@ interface ReplicationDef extends NodeDef {
   internalSeparator?: boolean;
   offsetSyncsLocation?: string;
   replicationFactor?: string | number;
+  offsetTranslation?: string;
 }
 
 export = function register(RED: NodeAPI): void {
@@ -48,6 +49,7 @@ export = function register(RED: NodeAPI): void {
     node.problems.push(...read.problems);
     node.offsetSyncsLocation = read.values.offsetSyncsLocation;
     node.replicationFactor = read.values.replicationFactor;
+    node.offsetTranslation = read.values.offsetTranslation;
     node.props = read.values.props;
     node.policy = read.values.policy;
     if (node.problems.length > 0) node.error(t('mm2-replication.errors.invalid', { problems: node.problems.join('; ') }));

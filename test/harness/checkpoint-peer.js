@@ -114,7 +114,7 @@ async function startCheckpointPeer({ a, b, props }) {
  * GroupOffsetSyncer that writes the emitter's latest checkpoints to the target.
  * Cycles run only when asked: `cycle()`.
  */
-async function startOurSide({ a, b, topics, groups, checkpointsTopic = checkpointsTopicOf(a), groupOffsets = false }) {
+async function startOurSide({ a, b, topics, groups, checkpointsTopic = checkpointsTopicOf(a), groupOffsets = false, offsetTranslation = 'precise' }) {
   const source = new ClusterConnection({ alias: a, bootstrapServers: [env.cluster('source').bootstrap] });
   const target = new ClusterConnection({ alias: b, bootstrapServers: [env.cluster('target').bootstrap] });
   const props = { 'source.cluster.alias': a, 'target.cluster.alias': b, topics, groups };
@@ -130,6 +130,7 @@ async function startOurSide({ a, b, topics, groups, checkpointsTopic = checkpoin
     topicFilter: createTopicFilter(props),
     ensureTopic: async (c, t) => ensureInternalTopic(await c.admin(), t, 1),
     sourceOffsets: 'poll', // cycles only when asked, as MM2's task runs them (the event path is tested on its own)
+    offsetTranslation: /** @type {'precise' | 'mm2'} */ (offsetTranslation),
   });
   const syncer = groupOffsets ? new GroupOffsetSyncer({ connection: target, groupFilter }) : null;
   let syncsRead = 0;
@@ -322,7 +323,50 @@ async function targetOffsets(group) {
   return out;
 }
 
+/**
+ * The highest target offset that skips no record for a group at `position` of a source partition,
+ * from every sync written there in log order ([topic, partition, up, down]; an upstream rewind starts
+ * the history again): the newest sync at or below the position, its downstream offset (+1 past it).
+ * undefined when no sync is at or below.
+ */
+function noSkipBound(syncs, topic, partition, position) {
+  let history = [];
+  for (const [t, p, up, down] of syncs) {
+    if (t !== topic || p !== partition) continue;
+    if (history.length > 0 && BigInt(up) < history[history.length - 1][0]) history = [];
+    history.push([BigInt(up), BigInt(down)]);
+  }
+  const below = history.filter(([up]) => up <= position).pop();
+  if (below === undefined) return undefined;
+  return below[0] === position ? below[1] : below[1] + 1n;
+}
+
+/**
+ * Precise translation against the real MM2 on the same syncs and groups: for every (group,
+ * partition) MM2 checkpointed, ours has a checkpoint whose target offset is never below MM2's; where
+ * it is above MM2's (or MM2 has none), it is never above {@link noSkipBound} for its source position
+ * (no record skipped; where ours equals MM2's, MM2's own rules, e.g. a checkpoint held across an
+ * upstream rewind, apply). `sourceOf(remoteTopic)` names the source topic.
+ * Returns how many of ours were strictly better than MM2's.
+ */
+function assertPreciseAgainstMm2(oursLatest, mm2Latest, syncs, sourceOf, what) {
+  let better = 0;
+  for (const [key, [up, down]] of Object.entries(oursLatest)) {
+    const theirs = mm2Latest[key];
+    if (theirs !== undefined) assert.ok(BigInt(down) >= BigInt(theirs[1]), `${what}: ${key} ours ${down} is below MM2's ${theirs[1]}`);
+    if (theirs !== undefined && BigInt(down) === BigInt(theirs[1])) continue;
+    const m = /^(.*) (.+)-(\d+)$/.exec(key);
+    const bound = noSkipBound(syncs, sourceOf(m[2]), Number(m[3]), BigInt(up));
+    assert.ok(bound !== undefined && BigInt(down) <= bound, `${what}: ${key} ${up}->${down} skips records (the newest sync at or below gives ${bound})`);
+    better++;
+  }
+  for (const key of Object.keys(mm2Latest)) assert.ok(key in oursLatest, `${what}: MM2 checkpointed ${key}, ours did not`);
+  return better;
+}
+
 module.exports = {
+  noSkipBound,
+  assertPreciseAgainstMm2,
   syncsTopicOf,
   checkpointsTopicOf,
   startCheckpointPeer,

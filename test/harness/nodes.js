@@ -33,7 +33,7 @@ function configNodes(over = {}) {
   return [
     { id: 'src', type: 'mm2-cluster', alias: 'source', bootstrap: env.cluster('source').bootstrap, saslMechanism: 'none', ...(over.src || {}) },
     { id: 'tgt', type: 'mm2-cluster', alias: 'target', bootstrap: env.cluster('target').bootstrap, saslMechanism: 'none', ...(over.tgt || {}) },
-    { id: 'rep', type: 'mm2-replication', source: 'src', target: 'tgt', policy: 'DefaultReplicationPolicy', separator: '.', internalSeparator: true, offsetSyncsLocation: 'source', replicationFactor: 1, ...(over.rep || {}) },
+    { id: 'rep', type: 'mm2-replication', source: 'src', target: 'tgt', policy: 'DefaultReplicationPolicy', separator: '.', internalSeparator: true, offsetSyncsLocation: 'source', offsetTranslation: 'precise', replicationFactor: 1, ...(over.rep || {}) },
   ];
 }
 

@@ -58,9 +58,12 @@ async function endOffsets(cluster, topic) {
   return Object.fromEntries((await admin.fetchTopicOffsets(topic)).map((o) => [o.partition, { low: BigInt(o.low), high: BigInt(o.high) }]));
 }
 
-/** Our translation of `offset` from every offset sync in the topic (log order, history kept). */
+/**
+ * Our translation of `offset` from every offset sync in the topic (log order, history kept):
+ * `translate` is MM2's answer (mode 'mm2'); `explain(..., group)` the precise one (the load history held).
+ */
 async function translator(b) {
-  const store = new OffsetSyncStore({ keepHistoryOnLoad: true });
+  const store = new OffsetSyncStore({ keepHistoryOnLoad: true, translation: 'precise' });
   const reader = new TopicReader(env.kafka('source'), await env.admin('source'), {
     topic: peer.syncsTopicOf(b),
     tail: false,
@@ -235,6 +238,12 @@ describe('conformance 2: MM2\'s checkpoint connector on the offset syncs of our 
         const ours = s.translate(T, p, up);
         assert.ok(up <= pos, `${g} ${p}: checkpoint upstream ${up} <= committed ${pos}`);
         assert.ok(down >= ours, `${g} ${p}: MM2's ${down} >= our translation ${ours} of the same syncs`);
+        // precise translation of the same position: never below MM2's, never past the next record to consume
+        const t = s.explain(T, p, up, g);
+        assert.equal(t.kind, 'translated', `${g} ${p}: precise translation of ${up}`);
+        const precise = /** @type {any} */ (t).downstreamOffset;
+        assert.ok(precise >= down, `${g} ${p}: precise ${precise} is not below MM2's ${down}`);
+        assert.ok(precise <= resumeAt(g, p), `${g} ${p}: precise ${precise} skips no record (next record to consume at ${resumeAt(g, p)})`);
         assert.ok(down <= resumeAt(g, p), `${g} ${p}: ${down} is not past the target offset ${resumeAt(g, p)} of the next record to consume`);
         assert.equal(last[`${g} ${R}-${p}`], String(down), `${g} ${p}: the target group offset is the latest checkpoint`);
       }

@@ -151,7 +151,7 @@ describe('conformance 1: MirrorMaker 2 reads the offset syncs, checkpoints and h
 
     // what the checkpoint node means to write: each group's commit translated with the syncs
     const syncsWritten = (await ourReads('source', syncsTopic, decodeOffsetSync)).map(plain);
-    const store = new OffsetSyncStore({ keepHistoryOnLoad: true });
+    const store = new OffsetSyncStore({ keepHistoryOnLoad: true, translation: 'mm2' });
     for (const s of syncsWritten) store.apply(s);
     store.markLoaded();
     const expectedCheckpoints = Object.entries(groups).flatMap(([group, offs]) => offs.map(([partition, offset, metadata]) => ({

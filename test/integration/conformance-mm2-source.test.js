@@ -205,7 +205,7 @@ describe('conformance 3: our checkpoints and group offsets on the offset syncs o
 
     // what our nodes must write: the translation of each commit over MM2's syncs as MM2 prints them
     const expectedTarget = (syncs, pos) => {
-      const store = new OffsetSyncStore({ keepHistoryOnLoad: true });
+      const store = new OffsetSyncStore({ keepHistoryOnLoad: true, translation: 'mm2' });
       for (const s of syncs) if (s.topic === topic) store.apply(s);
       store.markLoaded();
       const out = {};
@@ -227,13 +227,13 @@ describe('conformance 3: our checkpoints and group offsets on the offset syncs o
     assert.deepEqual(expected[G.end], { 0: 100n, 1: 96n, 2: 80n });
     assert.equal(expected[G.behind][0], undefined, 'partition 0 below the oldest sync: no checkpoint (MM2: -1, dropped)');
 
-    // ---- our nodes -----------------------------------------------------------------------------
+    // ---- our nodes (in 'mm2' translation: the offsets must be MM2's; the precise mode is compared with MM2 in conformance 2 and 4)
     await nodes.load([
       { id: 'syncs', type: 'mm2-offset-syncs', replication: 'rep', wires: [['cp']] },
       { id: 'cp', type: 'mm2-checkpoint', replication: 'rep', groups: `${id}-g-.*`, groupsExclude: '', topics: topic, topicsExclude: '', emitCheckpointsIntervalSeconds: '1', refreshGroupsIntervalSeconds: '1', wires: [['go', 'cpOut'], []] },
       { id: 'go', type: 'mm2-group-offsets', replication: 'rep', mode: 'input', syncGroupOffsetsIntervalSeconds: '1', groups: `${id}-g-.*`, groupsExclude: '', wires: [[]] },
       { id: 'cpOut', type: 'helper' },
-    ], { over: { src: { alias: a }, tgt: { alias: b } } });
+    ], { over: { src: { alias: a }, tgt: { alias: b }, rep: { offsetTranslation: 'mm2' } } });
     const cpOut = nodes.collect(nodes.helper.getNode('cpOut'));
 
     const targetOffsets = async (groups) => Object.fromEntries(await Promise.all(groups.map(async (g) => [g, await committedOn(tgt, g, remote)])));

@@ -23,7 +23,9 @@
  * equal. Then both are stopped, syncs are added and groups moved (forward, an upstream rewind, a
  * new group, and groups whose translation now falls behind their restored checkpoint: the
  * KAFKA-15905 example of CheckpointStore, KAFKA-15905), and both start again: the whole series of checkpoints per
- * (group, partition), in log order, must be equal.
+ * (group, partition), in log order, must be equal. Ours runs in 'mm2' translation for that; a third
+ * side in 'precise' translation (its own checkpoints topic) must, in both phases, never be below
+ * MM2's target offsets and never skip a record (never past the newest sync at or below the position).
  */
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
@@ -39,10 +41,13 @@ describe('conformance 4: our checkpoints equal MM2 checkpoint connector\'s (same
   const U = `${a}-u`; // not accepted by the topic filter
   const G = (n) => `${a}-g${n}`;
   const OURS_TOPIC = `${a}.ours.checkpoints.internal`;
+  const PRECISE_TOPIC = `${a}.precise.checkpoints.internal`;
   const MM2_TOPIC = peer.checkpointsTopicOf(a);
   const props = { topics: `${T}, ${BACK}`, groups: `${a}-g.*` };
+  const sourceOf = (remote) => (remote === 'back' ? BACK : remote.slice(a.length + 1));
   let mm2;
   let ours;
+  let precise;
   let committer;
 
   before(async function () {
@@ -56,6 +61,7 @@ describe('conformance 4: our checkpoints equal MM2 checkpoint connector\'s (same
   });
   after(async function () {
     if (ours) await ours.stop();
+    if (precise) await precise.stop();
     if (mm2) await mm2.close();
     if (committer) await committer.close();
   });
@@ -63,7 +69,7 @@ describe('conformance 4: our checkpoints equal MM2 checkpoint connector\'s (same
   it('phase 1 gives the same latest checkpoints; after a restart of both with new syncs and moved groups, the same series', async function () {
     // ---- phase 1 state -------------------------------------------------------------------------
     const long1 = Array.from({ length: 300 }, (_, i) => [T, 4, 10 * i, 5 * i + 3]);
-    await peer.writeSyncs(b, [
+    const syncs1 = [
       // p0: gaps (filtered records): 5..19 and 22..39 upstream have no downstream record
       [T, 0, 0, 0], [T, 0, 5, 5], [T, 0, 20, 6], [T, 0, 21, 7], [T, 0, 40, 20],
       // p1: downstream rewind (300 -> 50), then an upstream rewind (50 < 300: history reset)
@@ -77,7 +83,8 @@ describe('conformance 4: our checkpoints equal MM2 checkpoint connector\'s (same
       [T, 5, 100, 100], [T, 5, 200, 200], [T, 5, 300, 300],
       [BACK, 0, 10, 10], [BACK, 0, 20, 30],
       [U, 0, 0, 0],
-    ]);
+    ];
+    await peer.writeSyncs(b, syncs1);
     await peer.commitOnSource(committer, G(1), [[T, 0, 0], [T, 1, 55], [T, 2, 1050], [T, 3, 7], [T, 4, 7], [U, 0, 5]]);
     await peer.commitOnSource(committer, G(2), [[T, 0, 20], [T, 1, 150], [T, 2, 500], [T, 4, 555]]);
     await peer.commitOnSource(committer, G(3), [[T, 0, 30, 'm3-é'], [T, 1, 40], [T, 4, 1234], [BACK, 0, 25]]);
@@ -87,9 +94,12 @@ describe('conformance 4: our checkpoints equal MM2 checkpoint connector\'s (same
     await peer.commitOnSource(committer, G(7), [[U, 0, 5]]); // no accepted topic: never selected
 
     // ---- phase 1: both sides -----------------------------------------------------------------
-    ours = await peer.startOurSide({ a, b, ...props, checkpointsTopic: OURS_TOPIC });
+    ours = await peer.startOurSide({ a, b, ...props, checkpointsTopic: OURS_TOPIC, offsetTranslation: 'mm2' });
     assert.equal(ours.emitter.restoreReport.ok, true);
     const r1 = await ours.cycle();
+    // the same in precise translation, on a topic of its own: compared with MM2 below (never below, never skipping)
+    precise = await peer.startOurSide({ a, b, ...props, checkpointsTopic: PRECISE_TOPIC, offsetTranslation: 'precise' });
+    await precise.cycle();
     assert.deepEqual(r1.groups, [1, 2, 3, 4, 5, 6].map(G));
     mm2 = await peer.startCheckpointPeer({ a, b, props });
     await mm2.start();
@@ -115,28 +125,35 @@ describe('conformance 4: our checkpoints equal MM2 checkpoint connector\'s (same
       }, { timeout: 60000, interval: 1000, what: 'MM2 to write the same checkpoints as ours' })
       .catch(() => undefined);
     assert.deepEqual(mm2Latest, ours1, 'phase 1: MM2\'s latest checkpoint per group and partition (left) vs ours (right)');
+    const better1 = peer.assertPreciseAgainstMm2(peer.latestOf(await peer.readCheckpoints(PRECISE_TOPIC)), mm2Latest, syncs1, sourceOf, 'phase 1, precise');
+    assert.ok(better1 > 0, 'precise translation did better than MM2 somewhere (e.g. g2 at 20: the sync 20->6 MM2 evicted)');
 
     // ---- restart both, with new syncs and moved groups -------------------------------------------
     await mm2.stop();
     await ours.stop();
     ours = null;
+    await precise.stop();
+    precise = null;
     const long2 = Array.from({ length: 300 }, (_, i) => [T, 4, 3000 + 10 * i, 1503 + 5 * i]);
-    await peer.writeSyncs(b, [
+    const syncs2 = [
       [T, 0, 50, 30], [T, 0, 60, 45],
       [T, 1, 70, 420],
       ...long2,
       // p5: the CheckpointStore, KAFKA-15905 example, second half: 175 < 300 is an upstream rewind (history reset)
       [T, 5, 175, 175], [T, 5, 275, 275], [T, 5, 375, 375], [T, 5, 475, 475],
-    ]);
+    ];
+    await peer.writeSyncs(b, syncs2);
     await peer.commitOnSource(committer, G(1), [[T, 0, 55], [T, 1, 55], [T, 2, 1050], [T, 3, 7], [T, 4, 4000], [U, 0, 5]]);
     await peer.commitOnSource(committer, G(2), [[T, 0, 20], [T, 1, 60], [T, 2, 500], [T, 4, 555]]); // p1: upstream rewind 150 -> 60
     await peer.commitOnSource(committer, G(6), [[T, 4, 3000], [T, 5, 400]]);
     await peer.commitOnSource(committer, G(8), [[T, 0, 60], [T, 4, 5990]]); // a new group
 
-    ours = await peer.startOurSide({ a, b, ...props, checkpointsTopic: OURS_TOPIC });
+    ours = await peer.startOurSide({ a, b, ...props, checkpointsTopic: OURS_TOPIC, offsetTranslation: 'mm2' });
     assert.equal(ours.emitter.restoreReport.ok, true);
     assert.equal(ours.emitter.keepHistoryOnLoad, true);
     const r2 = await ours.cycle();
+    precise = await peer.startOurSide({ a, b, ...props, checkpointsTopic: PRECISE_TOPIC, offsetTranslation: 'precise' });
+    await precise.cycle();
     assert.deepEqual(r2.groups, [1, 2, 3, 4, 5, 6, 8].map(G));
     await mm2.start();
 
@@ -152,9 +169,11 @@ describe('conformance 4: our checkpoints equal MM2 checkpoint connector\'s (same
       }, { timeout: 60000, interval: 1000, what: 'MM2 to write the same checkpoint series as ours' })
       .catch(() => undefined);
     assert.deepEqual(mm2Series, ours2, 'after the restart: MM2\'s checkpoint series per group and partition (left) vs ours (right)');
-    // both topics are monotonic except for the rewind
+    peer.assertPreciseAgainstMm2(peer.latestOf(await peer.readCheckpoints(PRECISE_TOPIC)), peer.latestOf(await peer.readCheckpoints(MM2_TOPIC)), [...syncs1, ...syncs2], sourceOf, 'after the restart, precise');
+    // all topics are monotonic except for the rewind
     peer.assertMonotonic(await peer.readCheckpoints(MM2_TOPIC), 'MM2');
     peer.assertMonotonic(await peer.readCheckpoints(OURS_TOPIC), 'ours');
+    peer.assertMonotonic(await peer.readCheckpoints(PRECISE_TOPIC), 'ours, precise');
   });
 });
 

@@ -20,6 +20,8 @@ const env = require('../harness/env');
 const { startNodeRed } = require('../../scripts/node-red-runner');
 const { AdminOffsetCommitter, fetchCommittedOffsets } = require('../../dist/kafka/groups');
 const { decodeCheckpoint } = require('../../dist/core/checkpoint');
+const { decodeOffsetSync } = require('../../dist/core/offset-sync');
+const { TopicReader } = require('../../dist/kafka/topic-reader');
 
 const TOPIC = 'orders';
 const REMOTE = 'source.orders';
@@ -33,6 +35,18 @@ function exampleFlow() {
     if (n.type === 'mm2-cluster' && n.alias === 'target') n.bootstrap = env.cluster('target').bootstrap;
   }
   return flow;
+}
+
+/** Every offset sync of the flow (the example keeps them on the source), in log order. */
+async function readSyncs() {
+  const out = [];
+  const reader = new TopicReader(env.kafka('source'), await env.admin('source'), {
+    topic: 'mm2-offset-syncs.target.internal',
+    tail: false,
+    onRecord: (r) => out.push(decodeOffsetSync(r.key, r.value)),
+  });
+  await reader.start();
+  return out;
 }
 
 /** Reads a whole topic: [{partition, offset, value}] (read_committed). */
@@ -178,6 +192,8 @@ describe('failover end to end with the full failover example (real Node-RED, rea
     assert.ok(p1src[p1src.length - 1] - p1src[0] + 1n > BigInt(p1src.length), 'partition 1 has gaps on the source');
 
     assert.deepEqual(regressions, [], 'target group offsets never moved backwards');
+    const syncs = (await readSyncs()).filter((x) => x.topic === TOPIC);
+    assert.ok(syncs.length > 0, 'offset syncs were written');
 
     // fail over: each group consumes the target from the offsets the flow wrote
     for (const g of ['g-half', 'g-live']) {
@@ -198,6 +214,13 @@ describe('failover end to end with the full failover example (real Node-RED, rea
         assert.deepEqual(skipped, [], `${g} partition ${p}: no record after source position ${pos} skipped`);
         const redelivered = mine.filter((x) => srcOffsetOf.get(x.value) < pos).length;
         assert.ok(redelivered <= OFFSET_LAG_MAX, `${g} partition ${p}: ${redelivered} re-delivered records within offset.lag.max`);
+        // precise translation (the example's default): at most the records between the two syncs around the position, + 1
+        const here = syncs.filter((x) => x.partition === p);
+        const below = here.filter((x) => x.upstreamOffset <= pos).pop();
+        assert.ok(below, `${g} partition ${p}: a sync at or below ${pos}`);
+        const above = here.find((x) => x.upstreamOffset > pos);
+        const gap = srcRecords.filter((r) => r.partition === p && r.offset >= below.upstreamOffset && (above === undefined || r.offset < above.upstreamOffset)).length;
+        assert.ok(redelivered <= gap + 1, `${g} partition ${p}: ${redelivered} re-delivered records within the ${gap} records between the syncs ${below.upstreamOffset} and ${above ? above.upstreamOffset : 'the end'} around ${pos} (+1)`);
         const start = targetStart.find((o) => o.topic === REMOTE && o.partition === p);
         assert.ok(start && start.offset !== null, `${g} partition ${p} has a target offset`);
       }

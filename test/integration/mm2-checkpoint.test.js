@@ -35,8 +35,8 @@ function checkpointNode(over = {}) {
   };
 }
 
-async function loadFlow(over) {
-  await nodes.load([checkpointNode(over), { id: 'out1', type: 'helper' }, { id: 'out2', type: 'helper' }]);
+async function loadFlow(over, rep) {
+  await nodes.load([checkpointNode(over), { id: 'out1', type: 'helper' }, { id: 'out2', type: 'helper' }], rep ? { over: { rep } } : undefined);
   const cp = nodes.helper.getNode('cp');
   return { cp, out1: nodes.collect(nodes.helper.getNode('out1')), out2: nodes.collect(nodes.helper.getNode('out2')) };
 }
@@ -175,12 +175,13 @@ describe('mm2-checkpoint (real clusters)', function () {
     assert.equal((await checkpointRecords(p)).length, 2);
   });
 
-  it('keeps checkpoints monotonic and emits an upstream rewind (MirrorCheckpointTaskTest)', async function () {
+  for (const offsetTranslation of ['mm2', 'precise']) it(`keeps checkpoints monotonic and emits an upstream rewind (MirrorCheckpointTaskTest), ${offsetTranslation} translation`, async function () {
+    const precise = offsetTranslation === 'precise';
     const p = env.unique('cpm');
     const t = await topic(`${p}-t`);
     const g = `${p}-g`;
     await commit(g, [[t, 0, 13]]);
-    const f = await loadFlow({ groups: g });
+    const f = await loadFlow({ groups: g }, { offsetTranslation });
     await ready(f.cp);
     f.cp.receive(syncsMsg([[t, 0, 11, 4], [t, 0, 12, 5]]));
     f.cp.receive(loadedMsg);
@@ -188,12 +189,13 @@ describe('mm2-checkpoint (real clusters)', function () {
     assert.equal(cov.payload.entries[0].status, 'emitted');
     assert.equal(cov.payload.entries[0].downstreamOffset, '6');
 
-    // newer syncs evict 12->5: translate(13) becomes 5, which would move backwards: not emitted
+    // newer syncs evict 12->5: MM2's translate(13) becomes 5, which would move backwards: not emitted;
+    // precise keeps 13->6 for the group (it was at 13 when that sync came): exactly 6, unchanged
     f.cp.receive(syncsMsg([13, 14, 15, 16, 17].map((u) => [t, 0, u, u - 7])));
     cov = await cycle(f);
     assert.equal(cov.payload.entries[0].status, 'unchanged');
-    assert.equal(cov.payload.entries[0].downstreamOffset, '5');
-    assert.match(cov.payload.entries[0].reason, /behind the last checkpoint 6/);
+    assert.equal(cov.payload.entries[0].downstreamOffset, precise ? '6' : '5');
+    assert.match(cov.payload.entries[0].reason, precise ? /unchanged: downstream offset 6 was already checkpointed/ : /behind the last checkpoint 6/);
 
     // the group rewinds to 12: emitted even though downstream goes back
     await commit(g, [[t, 0, 12]]);

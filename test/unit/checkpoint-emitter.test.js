@@ -249,6 +249,31 @@ describe('GroupOffsetSyncer: an unreachable target (no broker)', function () {
 });
 
 describe('CheckpointEmitter: requests sharing one cycle (mergeCycleOptions)', function () {
+  it("precise translation after a start: each group's first translation finds the sync just below it among all read; the history goes after the first full cycle; 'mm2' gives MM2's", async function () {
+    const groups = { g: [{ topic: 't', partition: 0, offset: 1250n, metadata: '' }] };
+    const written = {};
+    for (const offsetTranslation of ['precise', 'mm2']) {
+      const source = memoryConnection('source', { groups });
+      const target = memoryConnection('target');
+      const e = newEmitter(source, target, { offsetTranslation });
+      await e.start();
+      // the offset-syncs topic as read at the start: a sync every 100 records, 1000 of them
+      const syncs = Array.from({ length: 1000 }, (_, i) => ({ topic: 't', partition: 0, upstreamOffset: BigInt(i * 100), downstreamOffset: BigInt(i * 50) }));
+      e.handleSyncEvent({ event: 'syncs', syncs });
+      e.handleSyncEvent({ event: 'loaded' });
+      assert.equal(e.offsetTranslation, offsetTranslation);
+      assert.equal(e.holdsLoadHistory, offsetTranslation === 'precise');
+      const r = await e.cycle({ refreshGroups: true });
+      written[offsetTranslation] = r.written.map(brief);
+      assert.equal(e.holdsLoadHistory, false, 'released once every group was translated');
+      assert.equal(e.trackedGroupPartitions, offsetTranslation === 'precise' ? 1 : 0);
+      await e.stop();
+    }
+    assert.deepEqual(written.precise, [['g', 'source.t', 0, 1250n, 601n]], 'from 1200->600, the sync just below 1250');
+    assert.equal(written.mm2.length, 1);
+    assert.ok(written.mm2[0][4] < 601n, `MM2's 64 slots give a sync far below: ${written.mm2[0][4]}`);
+  });
+
   it('a full request wins over partial ones; partial ones are united per group and partition', function () {
     /** @type {Map<string, Set<string> | 'all'>} */
     const first = new Map();

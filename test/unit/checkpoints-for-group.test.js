@@ -26,8 +26,12 @@ function sync(topic, partition, u, d) {
   return { topic, partition, upstreamOffset: BigInt(u), downstreamOffset: BigInt(d) };
 }
 
-function liveStore(syncs = []) {
-  const store = new OffsetSyncStore({ keepHistoryOnLoad: true });
+/**
+ * MM2's answers (these tests are MirrorCheckpointTaskTest's): the store in mm2 mode unless asked.
+ * @param {'precise' | 'mm2'} [translation]
+ */
+function liveStore(syncs = [], translation = 'mm2') {
+  const store = new OffsetSyncStore({ keepHistoryOnLoad: true, translation });
   store.markLoaded();
   for (const s of syncs) store.apply(s);
   return store;
@@ -116,6 +120,18 @@ describe('checkpointsForGroup (MirrorCheckpointTask.poll step 3, MirrorCheckpoin
       assert.deepEqual(cps.get('g'), [cp('g', 'source1.t', 0, 12, 5)]);
     });
 
+    it('precise mode: the same group keeps the sync MM2 evicts, so its translation stays at the checkpoint instead of falling behind it', function () {
+      const s = liveStore([sync('t', 0, 11, 4), sync('t', 0, 12, 5)], 'precise');
+      const cps = loadedCheckpoints();
+      assert.deepEqual(run('g', [offset('t', 0, 13)], s, cps).checkpoints, [cp('g', 'source1.t', 0, 13, 6)]);
+      for (let u = 13; u <= 17; u++) s.apply(sync('t', 0, u, u - 7));
+      assert.equal(s.translate('t', 0, 13n), 5n, "MM2's slots no longer hold 13");
+      const second = run('g', [offset('t', 0, 13)], s, cps);
+      assert.equal(second.coverage[0].status, 'unchanged');
+      assert.equal(second.coverage[0].downstreamOffset, 6n, 'exactly the synced record 13 -> 6, kept for the group');
+      assert.match(second.coverage[0].reason, /unchanged: downstream offset 6 was already checkpointed \(upstream 13 is exactly the synced record 13→6\)/);
+    });
+
     it('uses restored checkpoints after a restart (CheckpointStore, KAFKA-15905 example)', function () {
       // before the restart: syncs 100, 200, 300; the group at 250 gives 250 -> 201
       const before = liveStore([100, 200, 300].map((u) => sync('t', 0, u, u)));
@@ -123,7 +139,7 @@ describe('checkpointsForGroup (MirrorCheckpointTask.poll step 3, MirrorCheckpoin
       assert.deepEqual(first.checkpoints, [cp('g', 'source1.t', 0, 250, 201)]);
       // restart: the checkpoint is restored, so the sync store keeps the history of its initial load
       const restored = loadedCheckpoints(first.checkpoints);
-      const after = new OffsetSyncStore({ keepHistoryOnLoad: restored.loadedOk });
+      const after = new OffsetSyncStore({ keepHistoryOnLoad: restored.loadedOk, translation: 'mm2' });
       for (const u of [175, 275, 375, 475]) after.apply(sync('t', 0, u, u));
       after.markLoaded();
       for (const g of [250, 370]) {
@@ -204,7 +220,7 @@ describe('checkpointsForGroup (MirrorCheckpointTask.poll step 3, MirrorCheckpoin
     });
 
     it('reports store-loading while the offset-sync store reads to the end', function () {
-      const store = new OffsetSyncStore({ keepHistoryOnLoad: false });
+      const store = new OffsetSyncStore({ keepHistoryOnLoad: false, translation: 'mm2' });
       store.apply(sync('a', 0, 1, 1));
       const r = run('g', [offset('a', 0, 5)], store, loadedCheckpoints());
       assert.deepEqual(r.checkpoints, []);

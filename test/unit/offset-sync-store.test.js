@@ -14,20 +14,32 @@ const PART = 2;
 const INT64_MAX = (1n << 63n) - 1n;
 const INT64_MIN = -(1n << 63n);
 
+/**
+ * The translation mode of the stores the tests below create: every describe of the MM2 vectors runs
+ * in both modes. In 'precise' mode each lookup is the first translation of a new group once the load
+ * history is released, which must be exactly MM2's answer (a group has nothing kept before its first
+ * translation), and tracking all those groups must leave the 64 slots exactly as MM2 has them.
+ */
+let MODE = 'mm2';
+let lookups = 0;
+function newStore(opts) {
+  return new OffsetSyncStore({ ...opts, translation: MODE });
+}
+
 function sync(u, d, topic = TOPIC, partition = PART) {
   return { topic, partition, upstreamOffset: BigInt(u), downstreamOffset: BigInt(d) };
 }
 
 /** A store in must-read-to-end mode (keepHistoryOnLoad false) with an empty initial load: every sync is live. */
 function liveStore() {
-  const store = new OffsetSyncStore({ keepHistoryOnLoad: false });
+  const store = newStore({ keepHistoryOnLoad: false });
   store.markLoaded();
   return store;
 }
 
 /** A store after an initial load of `syncs` in the given mode. */
 function loadedStore(keepHistoryOnLoad, syncs) {
-  const store = new OffsetSyncStore({ keepHistoryOnLoad });
+  const store = newStore({ keepHistoryOnLoad });
   for (const s of syncs) store.apply(s);
   store.markLoaded();
   return store;
@@ -40,7 +52,14 @@ function range(from, to, step) {
 }
 
 function tr(store, g, topic = TOPIC, partition = PART) {
-  return store.translate(topic, partition, BigInt(g));
+  const mm2 = store.translate(topic, partition, BigInt(g));
+  if (MODE === 'mm2') return mm2;
+  // (the load history, which makes a first translation after a start better than MM2's, is tested on its own below)
+  store.releaseLoadHistory();
+  const t = store.explain(topic, partition, BigInt(g), `first-translation-${++lookups}`);
+  const precise = t.kind === 'translated' ? t.downstreamOffset : t.kind === 'too-old' ? -1n : undefined;
+  assert.equal(precise, mm2, `a group's first translation of ${g} is MM2's`);
+  return precise;
 }
 
 function assertTranslations(store, table) {
@@ -128,7 +147,10 @@ function assertBoundedExpirations(first, steps, maxExpired, checkInvariants) {
   return maxSeen;
 }
 
-describe('OffsetSyncStore', function () {
+for (const mode of ['mm2', 'precise']) describe(`OffsetSyncStore (${mode} mode)`, function () {
+  before(() => {
+    MODE = mode;
+  });
   describe('translation (upstream testOffsetTranslation, OffsetSyncStoreTest example 1)', function () {
     it('translates with the +1 rule, exact matches, -1 for too old, downstream reset and upstream rewind', function () {
       const store = liveStore();
@@ -148,7 +170,7 @@ describe('OffsetSyncStore', function () {
   describe('loading', function () {
     for (const keepHistoryOnLoad of [true, false]) {
       it(`gives no translation before the initial read-to-end (keepHistoryOnLoad=${keepHistoryOnLoad})`, function () {
-        const store = new OffsetSyncStore({ keepHistoryOnLoad });
+        const store = newStore({ keepHistoryOnLoad });
         assert.equal(store.loaded, false);
         store.apply(sync(100, 200));
         assert.equal(tr(store, 0), undefined);
@@ -177,7 +199,7 @@ describe('OffsetSyncStore', function () {
     });
 
     it('keeps only the latest sync per partition while loading in must-read-to-end mode', function () {
-      const store = new OffsetSyncStore({ keepHistoryOnLoad: false });
+      const store = newStore({ keepHistoryOnLoad: false });
       assert.equal(store.keepHistoryOnLoad, false);
       for (const u of [0, 10, 20, 30]) store.apply(sync(u, u));
       assert.equal(store.describeSlots(TOPIC, PART), '[0-63=30:30]');
@@ -503,7 +525,7 @@ describe('OffsetSyncStore', function () {
     it('random mixed traffic with rewinds and both start modes keeps B and C after every update', function () {
       const next = prng(7);
       for (const keepHistoryOnLoad of [true, false]) {
-        const store = new OffsetSyncStore({ keepHistoryOnLoad });
+        const store = newStore({ keepHistoryOnLoad });
         let u = 0n;
         let d = 0n;
         for (let i = 0; i < 600; i++) {
@@ -605,5 +627,176 @@ describe('OffsetSyncStore', function () {
       assert.equal(store.translate(TOPIC, PART, 5n), INT64_MAX);
       assert.equal(store.translate(TOPIC, PART, 6n), INT64_MIN);
     });
+  });
+});
+
+describe('OffsetSyncStore precise mode: the newest sync at or below each tracked group partition', function () {
+  const T = 't';
+  const s = (u, d) => ({ topic: T, partition: 0, upstreamOffset: BigInt(u), downstreamOffset: BigInt(d) });
+  function live(translation) {
+    const store = new OffsetSyncStore({ keepHistoryOnLoad: false, translation });
+    store.markLoaded();
+    return store;
+  }
+  /** @returns {any} a Translation, read without narrowing */
+  const ex = (store, topic, partition, offset, group) => store.explain(topic, partition, offset, group);
+  const down = (t) => (t.kind === 'translated' ? t.downstreamOffset : t.kind === 'too-old' ? -1n : undefined);
+
+  it('translates a group far behind from the sync just below it, where MM2 has only a sync far below (or none)', function () {
+    const precise = live('precise');
+    const mm2 = live('mm2');
+    precise.apply(s(0, 0));
+    mm2.apply(s(0, 0));
+    // the group sits at 1050 from early on, then 100,000 more records are mirrored with a sync every 100
+    ex(precise, T, 0, 1050n, 'slow');
+    for (let u = 100; u <= 100000; u += 100) {
+      precise.apply(s(u, u));
+      mm2.apply(s(u, u));
+    }
+    const p = ex(precise, T, 0, 1050n, 'slow');
+    assert.equal(p.kind, 'translated');
+    assert.equal(p.sync.upstreamOffset, 1000n, 'the sync just below 1050');
+    assert.equal(p.downstreamOffset, 1001n);
+    assert.equal(p.kept, true);
+    const m = ex(mm2, T, 0, 1050n, 'slow');
+    assert.ok(m.kind === 'too-old' || m.downstreamOffset < 1001n, `MM2 has only something far below: ${m.kind} ${m.downstreamOffset}`);
+    // the same question without a group, or in mm2 mode, is MM2's answer
+    assert.deepEqual(down(ex(precise, T, 0, 1050n)), down(m));
+    assert.deepEqual(ex(mm2, T, 0, 1050n, 'slow'), ex(mm2, T, 0, 1050n));
+    assert.equal(mm2.trackedGroupPartitions, 0, 'mm2 mode keeps nothing beside the slots');
+    assert.equal(precise.trackedGroupPartitions, 1);
+  });
+
+  it('follows a group at the live end sync by sync, and settles on the newest below it when a sync passes it', function () {
+    const store = live('precise');
+    store.apply(s(10, 10));
+    ex(store, T, 0, 25n, 'g'); // at or above the newest sync: follows
+    store.apply(s(20, 20)); // still below 25: followed
+    store.apply(s(30, 30)); // above 25: 'g' keeps 20
+    for (let u = 40; u <= 50000; u += 10) store.apply(s(u, u));
+    const t = ex(store, T, 0, 25n, 'g');
+    assert.equal(t.sync.upstreamOffset, 20n);
+    assert.equal(t.downstreamOffset, 21n);
+  });
+
+  it('a rewind below the kept sync drops it (MM2 answer, then kept from there); an upstream rewind of the syncs forgets all', function () {
+    const store = live('precise');
+    store.apply(s(0, 0));
+    ex(store, T, 0, 5050n, 'g');
+    for (let u = 100; u <= 100000; u += 100) store.apply(s(u, u));
+    assert.equal(ex(store, T, 0, 5050n, 'g').sync.upstreamOffset, 5000n);
+    const back = ex(store, T, 0, 4990n, 'g');
+    assert.deepEqual(down(back), down(ex(store, T, 0, 4990n)), 'rewound below the kept sync: MM2 answer');
+    // the source partition was re-created: syncs start again from 0
+    ex(store, T, 0, 99950n, 'h');
+    store.apply(s(0, 0));
+    assert.equal(store.trackedGroupPartitions, 0);
+    assert.equal(ex(store, T, 0, 99950n, 'h').sync.upstreamOffset, 0n);
+  });
+
+  it('after a start with the checkpoints restored, a first translation finds the sync just below it among all read, until the load history is released', function () {
+    const store = new OffsetSyncStore({ keepHistoryOnLoad: true, translation: 'precise' });
+    const mm2 = new OffsetSyncStore({ keepHistoryOnLoad: true, translation: 'mm2' });
+    for (let u = 0; u <= 100000; u += 100) {
+      store.apply(s(u, u / 2));
+      mm2.apply(s(u, u / 2));
+    }
+    store.markLoaded();
+    mm2.markLoaded();
+    assert.equal(store.holdsLoadHistory, true);
+    const t = ex(store, T, 0, 1250n, 'g');
+    assert.equal(t.sync.upstreamOffset, 1200n);
+    assert.equal(t.downstreamOffset, 601n);
+    assert.ok(down(ex(mm2, T, 0, 1250n, 'g')) < 601n, 'MM2 answers from a sync far below');
+    store.releaseLoadHistory();
+    assert.equal(store.holdsLoadHistory, false);
+    assert.equal(ex(store, T, 0, 1250n, 'g').sync.upstreamOffset, 1200n, 'kept for the group');
+    assert.deepEqual(down(ex(store, T, 0, 1250n, 'other')), down(ex(mm2, T, 0, 1250n, 'other')), 'a group first seen after the release: MM2');
+    // must-read-to-end start (no restored checkpoints): no history, as MM2 keeps only the latest sync then
+    assert.equal(new OffsetSyncStore({ keepHistoryOnLoad: false, translation: 'precise' }).holdsLoadHistory, false);
+  });
+
+  it('retainGroups forgets the groups no longer selected', function () {
+    const store = live('precise');
+    store.apply(s(0, 0));
+    for (const g of ['a', 'b', 'c']) ex(store, T, 0, 10n, g);
+    ex(store, 'other', 0, 10n, 'a'); // no sync there: nothing kept
+    assert.equal(store.trackedGroupPartitions, 3);
+    store.retainGroups(new Set(['b']));
+    assert.equal(store.trackedGroupPartitions, 1);
+  });
+
+  it('refuses an unknown mode', function () {
+    assert.throws(() => new OffsetSyncStore({ keepHistoryOnLoad: true, translation: /** @type {any} */ ('exact') }), /offset translation must be one of precise, mm2/);
+  });
+
+  it('differentially, on random syncs and group moves: never below MM2, never past the newest sync at or below (no skipped record), exactly it when the bound holds', function () {
+    let exactChecks = 0;
+    let better = 0;
+    for (let seed = 1; seed <= 30; seed++) {
+      const next = prng(seed);
+      const rand = () => Number(next() >> 11n) / 2 ** 53;
+      const store = live('precise');
+      const mm2 = live('mm2');
+      let all = []; // every sync since the last upstream rewind, in order
+      let up = 0;
+      let dn = 0;
+      const groups = Array.from({ length: 8 }, (_, i) => ({ name: `g${i}`, pos: 0n, last: null, lastExact: false, lastEpoch: all }));
+      for (let step = 0; step < 1500; step++) {
+        const r = rand();
+        if (r < 0.6) {
+          up += 1 + Math.floor(rand() * 40);
+          dn += 1 + Math.floor(rand() * 40);
+          const again = Math.floor(rand() * 50);
+          if (rand() < 0.002 && again < up) {
+            up = again; // the source partition re-created: an upstream rewind
+            all = [];
+          }
+          const x = s(up, dn);
+          store.apply(x);
+          mm2.apply(x);
+          all.push(x);
+          continue;
+        }
+        const g = groups[Math.floor(rand() * groups.length)];
+        const q = rand();
+        // small steps, long jumps, rewinds; some groups stay at the live end
+        if (q < 0.5) g.pos += BigInt(Math.floor(rand() * 60));
+        else if (q < 0.6) g.pos += BigInt(Math.floor(rand() * 5000));
+        else if (q < 0.7) g.pos = BigInt(Math.max(0, Number(g.pos) - Math.floor(rand() * 500)));
+        else if (q < 0.8) g.pos = BigInt(up + Math.floor(rand() * 5));
+        if (all.length === 0) continue;
+        const oracle = [...all].reverse().find((x) => x.upstreamOffset <= g.pos);
+        // the bound holds when the newest sync at or below the position is still in the slots, or was at or
+        // below the last position while the answer there was exact (and, after a rewind, that answer is at or below the new position)
+        // what is kept for the last position, when it was exact there: the newest sync at or below it now
+        const atLast = g.last === null ? undefined : [...all].reverse().find((x) => x.upstreamOffset <= g.last);
+        const inSlots = oracle !== undefined && store.distinctSyncs(T, 0).some((x) => x.upstreamOffset === oracle.upstreamOffset && x.downstreamOffset === oracle.downstreamOffset);
+        const holds = oracle !== undefined && ((g.last !== null && g.lastExact && oracle.upstreamOffset <= g.last && atLast !== undefined && atLast.upstreamOffset <= g.pos && g.lastEpoch === all) || inSlots);
+        const p = ex(store, T, 0, g.pos, g.name);
+        const m = ex(mm2, T, 0, g.pos);
+        if (m.kind === 'translated') {
+          assert.equal(p.kind, 'translated', `seed ${seed} step ${step}`);
+          assert.ok(p.sync.upstreamOffset >= m.sync.upstreamOffset, `never below MM2 (seed ${seed} step ${step})`);
+          assert.ok(p.downstreamOffset >= m.downstreamOffset, `never below MM2 (seed ${seed} step ${step})`);
+        }
+        if (p.kind === 'translated') {
+          assert.ok(oracle !== undefined && p.sync.upstreamOffset <= g.pos, 'a sync at or below the position');
+          assert.ok(p.downstreamOffset <= (oracle.upstreamOffset === g.pos ? oracle.downstreamOffset : oracle.downstreamOffset + 1n), `no skipped record (seed ${seed} step ${step})`);
+          if (m.kind !== 'translated' || p.downstreamOffset > m.downstreamOffset) better++;
+        }
+        if (holds) {
+          exactChecks++;
+          assert.equal(p.kind, 'translated');
+          assert.equal(p.sync.upstreamOffset, oracle.upstreamOffset, `exactly the newest sync at or below ${g.pos} (seed ${seed} step ${step})`);
+          assert.equal(p.sync.downstreamOffset, oracle.downstreamOffset);
+        }
+        g.last = p.kind === 'translated' ? g.pos : null;
+        g.lastExact = p.kind === 'translated' && p.sync.upstreamOffset === oracle.upstreamOffset && p.sync.downstreamOffset === oracle.downstreamOffset;
+        g.lastEpoch = all;
+      }
+    }
+    assert.ok(exactChecks > 3000, `the bound was checked (${exactChecks} times)`);
+    assert.ok(better > 100, `precise was better than MM2 somewhere (${better} times)`);
   });
 });

@@ -89,3 +89,38 @@ describe('refused settings: export and the other nodes', function () {
     assert.equal(normaliseValue(getPropertyDef('offset.lag.max'), '-5').ok, false, 'the catalogue refuses it too (paste, export)');
   });
 });
+
+describe('offsetTranslation (mm2-replication, ours, not an MM2 property)', function () {
+  const { readReplicationSettings } = require('../../dist/nodes/lib/settings/replication');
+  const read = (over) => readReplicationSettings({ ...GOOD, ...over }, { source: 'east', target: 'west' }, () => undefined);
+
+  it("is 'precise' when absent or empty, and takes 'mm2'", function () {
+    assert.equal(read({}).values.offsetTranslation, 'precise');
+    assert.equal(read({ offsetTranslation: '' }).values.offsetTranslation, 'precise');
+    assert.equal(read({ offsetTranslation: 'mm2' }).values.offsetTranslation, 'mm2');
+    assert.deepEqual(read({ offsetTranslation: 'mm2' }).problems, []);
+  });
+
+  it('refuses an unknown value, naming the field and the choices', function () {
+    const r = read({ offsetTranslation: 'exact' });
+    assert.equal(r.problems.length, 1);
+    assert.match(r.problems[0], /offsetTranslation/);
+    assert.match(r.problems[0], /"exact" is not one of precise, mm2/);
+    assert.equal(r.values.policy, null, 'a refused flow makes no policy');
+  });
+
+  it('is never in the MM2 property map, nor in any export format', function () {
+    assert.ok(!Object.keys(read({ offsetTranslation: 'mm2' }).values.props).some((k) => /translation/i.test(k)));
+    const flow = {
+      replication: { ...GOOD, offsetTranslation: 'mm2' },
+      source: { id: 'src', alias: 'east', bootstrap: 'k1:9092' },
+      target: { id: 'tgt', alias: 'west', bootstrap: 'k2:9092' },
+      nodes: [{ id: 'cp', type: 'mm2-checkpoint' }, { id: 'm', type: 'mm2-mirror' }],
+    };
+    const r = exportConnectors(flow);
+    assert.deepEqual(r.problems, []);
+    assert.ok(r.connectors.length >= 2);
+    for (const c of r.connectors) assert.ok(!Object.keys(c.config).some((k) => /translation/i.test(k)), c.kind);
+    assert.doesNotMatch(JSON.stringify(r.mm2Properties), /translation/i);
+  });
+});

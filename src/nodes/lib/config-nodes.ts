@@ -1,4 +1,5 @@
 /** The shapes of our two config nodes as flow nodes see them (RED.nodes.getNode(id)). */
+import type { OffsetTranslationMode } from '../../core/offset-sync-store';
 import type { Node } from './red';
 import type { ClusterConnection } from '../../kafka/connection';
 import type { ReplicationPolicy } from '../../core/replication-policy';
@@ -20,6 +21,8 @@ export interface ReplicationConfigNode extends Node {
   /** MM2 property map of the flow-wide settings (replication.policy.*, offset-syncs.topic.location, ...). */
   props: Record<string, string>;
   offsetSyncsLocation: 'source' | 'target';
+  /** Ours, not MM2's: how the checkpoint side translates offsets ('precise' default, or 'mm2'). */
+  offsetTranslation: OffsetTranslationMode;
   /** Of the internal topics; -1: the target broker's default.replication.factor. */
   replicationFactor: number;
   problems: string[];

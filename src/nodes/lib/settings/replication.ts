@@ -5,6 +5,7 @@
  */
 import { problemText, resolveReplicationSettings, type EnvLookup } from '../settings';
 import { createReplicationPolicy, type ReplicationPolicy } from '../../../core/replication-policy';
+import { OFFSET_TRANSLATION_MODES, type OffsetTranslationMode } from '../../../core/offset-sync-store';
 
 export interface ReplicationFlowSettings {
   offsetSyncsLocation: 'source' | 'target';
@@ -14,6 +15,26 @@ export interface ReplicationFlowSettings {
   props: Record<string, string>;
   /** null when the settings do not make one (see problems). */
   policy: ReplicationPolicy | null;
+  /**
+   * Ours, not an MM2 property (never in `props`, never exported): 'precise' (default) keeps, per
+   * tracked group partition, the newest offset sync at or below its position; 'mm2' translates
+   * exactly as MM2 does (its 64 syncs per partition).
+   */
+  offsetTranslation: OffsetTranslationMode;
+}
+
+/** The offsetTranslation field: absent or '' is 'precise'; anything else not a mode is refused. */
+export function readOffsetTranslation(raw: unknown): { value: OffsetTranslationMode; problem?: string } {
+  const text = raw === undefined || raw === null ? '' : String(raw).trim();
+  if (text === '') return { value: 'precise' };
+  if ((OFFSET_TRANSLATION_MODES as readonly string[]).includes(text)) return { value: text as OffsetTranslationMode };
+  return {
+    value: 'precise',
+    problem: problemText({
+      property: 'offsetTranslation',
+      reason: `"${text}" is not one of ${OFFSET_TRANSLATION_MODES.join(', ')} (precise: keep the offset sync each group needs; mm2: exactly MM2's translation)`,
+    }),
+  };
 }
 
 /** Values are always given (the config node keeps them to show); problems say they are not to be used. */
@@ -25,6 +46,8 @@ export function readReplicationSettings(
   // A bad setting is refused naming the MM2 property, never replaced by a default.
   const settings = resolveReplicationSettings(def, lookup);
   const problems = settings.problems.map(problemText);
+  const translation = readOffsetTranslation(def.offsetTranslation);
+  if (translation.problem) problems.push(translation.problem);
   const factor = String(settings.replicationFactor);
   const props: Record<string, string> = {
     'source.cluster.alias': aliases.source,
@@ -46,5 +69,5 @@ export function readReplicationSettings(
       problems.push((e as Error).message);
     }
   }
-  return { values: { offsetSyncsLocation: settings.offsetSyncsLocation, replicationFactor: settings.replicationFactor, props, policy }, problems };
+  return { values: { offsetSyncsLocation: settings.offsetSyncsLocation, replicationFactor: settings.replicationFactor, props, policy, offsetTranslation: translation.value }, problems };
 }
