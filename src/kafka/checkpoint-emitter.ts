@@ -468,6 +468,7 @@ export class CheckpointEmitter {
         topic: checkpointsTopic,
         tail: false,
         groupPrefix: '__mm2-node-red-checkpoints-restore',
+        settings: target.settings,
         onRecord: (r) => {
           report.read++;
           let cp: Checkpoint;

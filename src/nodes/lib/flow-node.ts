@@ -10,12 +10,25 @@ import type { ReplicationConfigNode } from './config-nodes';
 import type { ClusterConnection, ConnectionState, ConnectionUser } from '../../kafka/connection';
 import { assertTimerMs } from '../../core/intervals';
 import { ReportThrottle } from '../../core/report-throttle';
+import { refusalSummary } from '../../kafka/client';
 
 /** The longest status text a node shows (longer ones are cut with an ellipsis). */
 export const STATUS_MAX = 60;
 
 export function truncate(text: string, max = STATUS_MAX): string {
   return text.length > max ? text.slice(0, max - 1) + '…' : text;
+}
+
+/** The longest status text of a refusal: the ACL it names is the point, a resource name can be long. */
+export const REFUSAL_STATUS_MAX = 100;
+
+/**
+ * A status text, cut to STATUS_MAX; one that tells of a refusal by the authorizer shows the ACL
+ * it needs instead (refusalSummary: `not authorized: needs WRITE on Topic:heartbeats`).
+ */
+export function failureStatusText(text: string): string {
+  const refusal = refusalSummary(text);
+  return refusal ? truncate(refusal, REFUSAL_STATUS_MAX) : truncate(text);
 }
 
 /** How long a failure that stays the same goes unrepeated in the log. */
@@ -130,7 +143,7 @@ export class StatusReporter implements ConnectionUser {
 
   /** A failure of the node itself (bad settings, a failed cycle). */
   fail(text: string): void {
-    this.own = { fill: 'red', shape: 'ring', text: truncate(text) };
+    this.own = { fill: 'red', shape: 'ring', text: failureStatusText(text) };
     this.render();
   }
 
@@ -163,7 +176,8 @@ export class StatusReporter implements ConnectionUser {
     let st: NodeStatus | null = null;
     for (const [alias, s] of this.conn) {
       if (s.state === 'error') {
-        st = { fill: 'red', shape: 'ring', text: truncate(`${alias}: ${s.error ?? 'error'}`) };
+        const why = s.error ?? 'error';
+        st = { fill: 'red', shape: 'ring', text: refusalSummary(why) ? failureStatusText(why) : truncate(`${alias}: ${why}`) };
         break;
       }
     }
