@@ -683,7 +683,7 @@ export class CheckpointEmitter {
           for (const c of chunk.checkpoints) this.unsent.delete(unsentKey(c));
         }
       } catch (e) {
-        throw new Error(target.reportError(e));
+        throw new Error(target.reportError(e, [{ resource: 'Topic', name: this.o.checkpointsTopic, operations: ['WRITE'] }]));
       }
       target.reportOk();
     } else if (full) {
