@@ -84,8 +84,25 @@ function resolveKafka(version = process.env.KAFKA_VERSION || DEFAULT_KAFKA_VERSI
   return libs;
 }
 
-/** A free TCP port on 127.0.0.1 (the kernel picks it, so parallel runs do not collide). */
-function freePort() {
+/** Ports freePort handed out in this process: the kernel may offer a port again once it is closed. */
+const handedOut = new Set();
+
+/**
+ * A free TCP port on 127.0.0.1 (the kernel picks it, so parallel runs do not collide), never one
+ * this process was given before: a broker's listeners are asked for one after the other, and a
+ * port the kernel offered twice makes the broker refuse two listeners on one port.
+ */
+async function freePort() {
+  for (let i = 0; ; i++) {
+    const port = await kernelPort();
+    if (!handedOut.has(port) || i >= 20) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+}
+
+function kernelPort() {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.unref();

@@ -507,6 +507,7 @@ export class CheckpointEmitter {
         topic: checkpointsTopic,
         tail: false,
         groupPrefix: '__mm2-node-red-checkpoints-restore',
+        settings: target.settings,
         onRecord: (r) => {
           report.read++;
           let cp: Checkpoint;
@@ -747,7 +748,7 @@ export class CheckpointEmitter {
           for (const c of chunk.checkpoints) this.unsent.delete(unsentKey(c));
         }
       } catch (e) {
-        throw new Error(target.reportError(e));
+        throw new Error(target.reportError(e, [{ resource: 'Topic', name: this.o.checkpointsTopic, operations: ['WRITE'] }]));
       }
       target.reportOk();
     } else if (full) {

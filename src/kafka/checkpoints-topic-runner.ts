@@ -9,6 +9,7 @@ import { assertTimerMs } from '../core/intervals';
 import type { MalformedRecordError } from '../core/errors';
 import { CheckpointsTopicFollower, type GroupOffsetSyncer } from './group-offset-syncer';
 import { TopicNotFoundError } from './topic-reader';
+import type { ClusterSettings } from './client';
 
 export interface CheckpointsTopicRunnerEvents {
   /** Initial load progress: records read of those that existed at start. */
@@ -27,7 +28,7 @@ export interface CheckpointsTopicRunnerEvents {
 }
 
 export interface CheckpointsTopicRunnerOptions {
-  connection: { kafka: Kafka; admin(): Promise<Admin> };
+  connection: { kafka: Kafka; admin(): Promise<Admin>; settings?: ClusterSettings };
   topic: string;
   syncer: GroupOffsetSyncer;
   groupPrefix?: string;
@@ -83,6 +84,7 @@ export class CheckpointsTopicRunner {
       topic: o.topic,
       syncer: o.syncer,
       groupPrefix: o.groupPrefix,
+      settings: o.connection.settings,
       onProgress: (read, total) => {
         if (!this.stopped) ev?.progress?.(read, total);
       },

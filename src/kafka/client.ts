@@ -134,6 +134,41 @@ export class ExplainedKafkaError extends Error {
   }
 }
 
+/**
+ * A refusal by the broker's authorizer, explained: `acls` are the ACLs the refused call needs (of
+ * the refused resource type), `denied` Kafka's error code (TOPIC_AUTHORIZATION_FAILED, ...).
+ * Made by notAuthorized(); `code` is NOT_AUTHORIZED.
+ */
+export class NotAuthorizedError extends ExplainedKafkaError {
+  readonly code = 'NOT_AUTHORIZED';
+  constructor(message: string, readonly denied: string, readonly acls: AclNeed[], cause?: unknown) {
+    super(message, cause);
+    this.name = 'NotAuthorizedError';
+  }
+}
+
+/**
+ * `err` as a NotAuthorizedError naming the ACLs of `acls` the refusal is about (see
+ * explainNotAuthorized), or null when `err` is no authorization refusal. An explained refusal
+ * passes as it is.
+ */
+export function notAuthorized(err: unknown, acls: AclNeed[], s?: Pick<ClusterSettings, 'alias' | 'bootstrapServers'> & Partial<Pick<ClusterSettings, 'sasl' | 'tls'>>): NotAuthorizedError | null {
+  if (err instanceof NotAuthorizedError) return err;
+  const denied = authorizationFailure(err);
+  if (!denied) return null;
+  const where = s ? ` (${s.alias}: ${s.bootstrapServers.join(',')})` : '';
+  return new NotAuthorizedError(explainNotAuthorized(denied, acls, s ? principalOf(s) : undefined, where), denied, acls, err);
+}
+
+/** Runs `call`; a refusal by the authorizer rejects as a NotAuthorizedError naming `acls` (notAuthorized), anything else as it is. */
+export async function needing<T>(acls: AclNeed[], s: Parameters<typeof notAuthorized>[2], call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (e) {
+    throw notAuthorized(e, acls, s) ?? e;
+  }
+}
+
 function isExplained(err: unknown): err is ExplainedKafkaError {
   return !!err && typeof err === 'object' && (err as { explained?: unknown }).explained === true && typeof (err as Error).message === 'string';
 }
@@ -184,12 +219,104 @@ function mechanismName(m: SaslMechanism | undefined): string {
   return m ? m.toUpperCase() : '';
 }
 
+/** A Kafka resource type as ACLs name it (kafka-acls prints `Topic:orders`). */
+export type AclResource = 'Topic' | 'Group' | 'Cluster' | 'TransactionalId';
+
+/** One ACL a call needs: operations on one resource (a literal name or a prefix). */
+export interface AclNeed {
+  resource: AclResource;
+  /** The resource name (`kafka-cluster` for the Cluster), or the prefix when `prefixed`. */
+  name: string;
+  prefixed?: boolean;
+  /** Kafka's operation names: READ, WRITE, CREATE, DESCRIBE, DESCRIBE_CONFIGS, ... */
+  operations: string[];
+}
+
+/** The Kafka error codes of an authorization refusal and the resource type each is about. */
+const AUTHORIZATION_FAILURES: Record<string, AclResource> = {
+  TOPIC_AUTHORIZATION_FAILED: 'Topic',
+  GROUP_AUTHORIZATION_FAILED: 'Group',
+  CLUSTER_AUTHORIZATION_FAILED: 'Cluster',
+  TRANSACTIONAL_ID_AUTHORIZATION_FAILED: 'TransactionalId',
+};
+
+/**
+ * The Kafka authorization error code anywhere in an error's cause chain (kafkajs's `type`, or its
+ * words "Not authorized to access topics/group"), e.g. `TOPIC_AUTHORIZATION_FAILED`; null when
+ * the error is no refusal.
+ */
+export function authorizationFailure(err: unknown): string | null {
+  let cur: unknown = err;
+  for (let i = 0; cur && i < 8; i++) {
+    const c = cur as { type?: string; message?: string; cause?: unknown; originalError?: unknown; errors?: unknown[] };
+    const m = /\b((?:TOPIC|GROUP|CLUSTER|TRANSACTIONAL_ID)_AUTHORIZATION_FAILED)\b/.exec(`${c.type ?? ''} ${c.message ?? ''}`);
+    if (m) return m[1];
+    const words = /not authorized to access (topics|group|cluster)/i.exec(c.message ?? '');
+    if (words) return `${words[1].toLowerCase() === 'topics' ? 'TOPIC' : words[1].toUpperCase()}_AUTHORIZATION_FAILED`;
+    // createTopics and friends: one error per resource in `errors`
+    const nested = Array.isArray(c.errors) ? c.errors.map((x) => authorizationFailure(x)).find(Boolean) : null;
+    if (nested) return nested;
+    cur = c.cause ?? c.originalError;
+  }
+  return null;
+}
+
+/** `READ and DESCRIBE on Topic:orders`, `READ on Group:__mm2-node-red-reader (prefixed)`. */
+export function aclText(n: AclNeed): string {
+  const ops = n.operations.length <= 1 ? n.operations.join('') : `${n.operations.slice(0, -1).join(', ')} and ${n.operations[n.operations.length - 1]}`;
+  return `${ops} on ${n.resource}:${n.name}${n.prefixed ? ' (prefixed)' : ''}`;
+}
+
+/**
+ * The principal a connection is authorized as, for messages: `User:<name>` for a SASL login with
+ * Kafka's default principal builder; over TLS without SASL, the client certificate's (its subject
+ * as the broker's ssl.principal.mapping.rules map it); undefined otherwise.
+ */
+export function principalOf(s: Partial<Pick<ClusterSettings, 'sasl' | 'tls'>>): string | undefined {
+  if (s.sasl && s.sasl.mechanism !== 'none' && s.sasl.username) return `User:${s.sasl.username}`;
+  if (s.tls && typeof s.tls === 'object' && s.tls.cert) return "the client certificate's principal";
+  return undefined;
+}
+
+/**
+ * The explanation of an authorization refusal (`denied`, e.g. TOPIC_AUTHORIZATION_FAILED): which
+ * of the ACLs the call needs (`acls`) are of the refused resource type, for whom. Every node
+ * explains a refusal through here, so each one names the missing ACL the same way.
+ */
+export function explainNotAuthorized(denied: string, acls: AclNeed[], principal?: string, where = ''): string {
+  const type = AUTHORIZATION_FAILURES[denied];
+  const of = acls.filter((a) => a.resource === type);
+  const who = principal ? ` for ${principal.startsWith('User:') ? 'principal ' : ''}${principal}` : '';
+  if (of.length === 0) {
+    const what = type ? `an ACL on ${type === 'Cluster' ? 'the Cluster' : `a ${type}`}` : 'an ACL';
+    return `not authorized${where} (${denied}): the broker refused ${what}${who}; grant the ACLs the node's help lists`;
+  }
+  return `not authorized${where} (${denied}): ${NEEDS}${of.map(aclText).join('; ')}${who}`;
+}
+
+const NEEDS = 'needs ';
+
+/**
+ * The short form of a refusal explained by explainNotAuthorized, for a node status (60
+ * characters): `not authorized: needs WRITE on Topic:orders`; null for any other text.
+ */
+export function refusalSummary(text: string): string | null {
+  const acl = "[A-Z_]+(?:(?:, | and )[A-Z_]+)* on [A-Za-z]+:[^\\s;]+(?: \\(prefixed\\))?";
+  const m = new RegExp(`not authorized(?: \\([^)]*\\))? \\((?:TOPIC|GROUP|CLUSTER|TRANSACTIONAL_ID)_AUTHORIZATION_FAILED\\): ${NEEDS}(${acl}(?:; ${acl})*)`).exec(text);
+  return m ? `not authorized: ${NEEDS}${m[1]}` : null;
+}
+
 /**
  * A short explanation of a Kafka error with what to fix, for node status and logs.
  * Works on kafkajs errors (type, name, cause chain) and on plain Errors. With the cluster's
  * settings it can tell a SASL client on a plaintext listener from the opposite.
  */
-export function explainKafkaError(err: unknown, s?: Pick<ClusterSettings, 'alias' | 'bootstrapServers'> & Partial<Pick<ClusterSettings, 'sasl' | 'tls'>>): string {
+export function explainKafkaError(
+  err: unknown,
+  s?: Pick<ClusterSettings, 'alias' | 'bootstrapServers'> & Partial<Pick<ClusterSettings, 'sasl' | 'tls'>>,
+  /** What the failed call needs: an authorization failure names the ACLs of the refused resource type. */
+  acls?: AclNeed[],
+): string {
   if (isExplained(err)) return err.message;
   const e = err as { name?: string; type?: string; message?: string; code?: string; cause?: unknown; originalError?: unknown; stack?: string };
   const chain: Array<typeof e> = [];
@@ -203,6 +330,8 @@ export function explainKafkaError(err: unknown, s?: Pick<ClusterSettings, 'alias
   const where = s ? ` (${s.alias}: ${s.bootstrapServers.join(',')})` : '';
   // an explanation of ours passed on in a plain Error (it names the cluster already): as it is
   if (where && typeof e?.message === 'string' && e.message.includes(where) && !e.type && !/^KafkaJS/.test(e.name ?? '')) return e.message;
+  const denied = authorizationFailure(err);
+  if (denied) return explainNotAuthorized(denied, acls ?? [], s ? principalOf(s) : undefined, where);
   // kafkajs itself failing on an answer it did not expect (a topic deleted or without a leader in
   // the middle of a request): a TypeError from inside the client, not a bug of the caller
   const internal = clientInternalError(e);
@@ -243,9 +372,6 @@ export function explainKafkaError(err: unknown, s?: Pick<ClusterSettings, 'alias
   }
   if (/EPROTO|wrong version number|SSL|TLS|certificate|self.signed/i.test(text)) {
     return `TLS handshake failed${where}: check the TLS setting and certificates (is the listener TLS?)`;
-  }
-  if (/TOPIC_AUTHORIZATION_FAILED|GROUP_AUTHORIZATION_FAILED|CLUSTER_AUTHORIZATION_FAILED/i.test(text)) {
-    return `not authorized${where}: grant the ACLs the node needs (${(/(\w+_AUTHORIZATION_FAILED)/.exec(text) ?? [])[1]})`;
   }
   if (/UNKNOWN_TOPIC_OR_PARTITION|This server does not host this topic-partition/i.test(text)) {
     return `topic does not exist${where}`;

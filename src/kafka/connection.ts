@@ -5,7 +5,7 @@
  * every user so each can show it in its status.
  */
 import type { Admin, Kafka, Producer } from 'kafkajs';
-import { createKafka, diagnoseClosedConnection, explainKafkaError, ExplainedKafkaError, isClosedConnectionExplanation, type ClusterSettings, type HostLogger } from './client';
+import { createKafka, diagnoseClosedConnection, explainKafkaError, ExplainedKafkaError, isClosedConnectionExplanation, type AclNeed, type ClusterSettings, type HostLogger } from './client';
 import { AdminOffsetCommitter, GroupOffsetFetcher } from './groups';
 
 export type ConnectionStateName = 'idle' | 'connecting' | 'connected' | 'error' | 'closed';
@@ -76,9 +76,12 @@ export class ClusterConnection {
     }
   }
 
-  /** Marks the connection failed with an explanation (users show it); returns the explanation. */
-  reportError(err: unknown): string {
-    let text = explainKafkaError(err, this.settings);
+  /**
+   * Marks the connection failed with an explanation (users show it); returns the explanation.
+   * `acls`: what the failed call needs, named when the broker refused it (explainKafkaError).
+   */
+  reportError(err: unknown, acls?: AclNeed[]): string {
+    let text = explainKafkaError(err, this.settings, acls);
     if (isClosedConnectionExplanation(text)) {
       // the broker closed the connection: a restart, or a listener that wants SASL. Asking the
       // listener tells (the answer is kept a minute); the state shows the certain text once known.

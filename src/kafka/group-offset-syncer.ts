@@ -33,7 +33,7 @@ import { MalformedRecordError } from '../core/errors';
 import type { NameFilter } from '../core/filters';
 import { decideGroupOffsetSync, isWritableGroupState, type TargetEndOffset } from '../core/group-offset-sync';
 import type { Checkpoint } from '../core/types';
-import { explainKafkaError } from './client';
+import { explainKafkaError, notAuthorized, type ClusterSettings } from './client';
 import { fetchEndOffsets, type AdminCommitResult, type CommittedOffset, type ListedGroupState } from './groups';
 import { TopicReader, type RawRecord } from './topic-reader';
 import { partitionKey } from '../core/partition-key';
@@ -47,6 +47,9 @@ export interface TargetGroupReader {
 /** What the syncer needs from a cluster connection (ClusterConnection fits). */
 export interface SyncerConnection {
   admin(): Promise<Admin>;
+  /** With the client and settings, a refusal names the ACL and the principal (a topic the principal may not see, a group it may not read). */
+  readonly kafka?: Kafka;
+  readonly settings?: ClusterSettings;
   committer(): {
     commitMany(
       commits: ReadonlyArray<{ group: string; offsets: Array<{ topic: string; partition: number; offset: bigint; metadata?: string }> }>,
@@ -452,7 +455,9 @@ export class GroupOffsetSyncer {
     const read = writable.length > 0 ? await connection.offsetFetcher().fetchMany(writable) : { offsets: new Map<string, CommittedOffset[]>(), failed: new Map<string, string>() };
     this.checkOpen();
     for (const [g, reason] of read.failed) {
-      result.skipped.push({ group: g, code: 'error', state: states.get(g)?.state, reason: `could not read the group's offsets on the target: ${reason}` });
+      // reading needs DESCRIBE, writing READ on the group: the ACL to grant is READ
+      const refused = notAuthorized({ message: reason }, [{ resource: 'Group', name: g, operations: ['READ'] }], connection.settings);
+      result.skipped.push({ group: g, code: 'error', state: states.get(g)?.state, reason: `could not read the group's offsets on the target: ${refused?.message ?? reason}` });
       this.known.delete(g);
     }
 
@@ -461,7 +466,7 @@ export class GroupOffsetSyncer {
     const endsOf = (topic: string): Promise<TargetEndOffset[]> => {
       let p = ends.get(topic);
       if (!p) {
-        p = fetchEndOffsets(admin, topic).then((list) => list.map((e) => ({ topic, partition: e.partition, offset: e.offset })));
+        p = fetchEndOffsets(admin, topic, connection.kafka ? { kafka: connection.kafka, settings: connection.settings } : undefined).then((list) => list.map((e) => ({ topic, partition: e.partition, offset: e.offset })));
         ends.set(topic, p);
       }
       return p;
@@ -559,6 +564,8 @@ export interface CheckpointsTopicFollowerOptions {
   topic: string;
   syncer: GroupOffsetSyncer;
   groupPrefix?: string;
+  /** The cluster's settings, for the principal a refusal names. */
+  settings?: ClusterSettings;
   onProgress?: (read: bigint, total: bigint) => void;
   onLoaded?: () => void;
   onMalformed?: (err: MalformedRecordError, offset: bigint) => void;
@@ -592,6 +599,7 @@ export class CheckpointsTopicFollower {
       topic: o.topic,
       tail: true,
       groupPrefix: o.groupPrefix,
+      settings: o.settings,
       onRecord: (r) => {
         const { error, group } = o.syncer.applyRecordOf(r);
         if (error) o.onMalformed?.(error, r.offset);

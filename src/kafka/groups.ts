@@ -8,7 +8,7 @@
  */
 import type { Admin, Kafka } from 'kafkajs';
 import { mapLimit } from '../core/worker-pool';
-import { explainKafkaError } from './client';
+import { explainKafkaError, notAuthorized, type AclNeed, type ClusterSettings, type NotAuthorizedError } from './client';
 import {
   API_KEYS,
   decodeFindCoordinatorV4,
@@ -87,9 +87,18 @@ export async function describeGroupState(admin: Admin, groupId: string): Promise
   }
 }
 
-/** Log-end offsets (high watermarks) of a topic; an empty list when the topic does not exist. */
-export async function fetchEndOffsets(admin: Admin, topic: string): Promise<Array<{ partition: number; offset: bigint }>> {
-  if (!(await admin.listTopics()).includes(topic)) return []; // see partitionZeroRange
+/**
+ * Log-end offsets (high watermarks) of a topic; an empty list when the topic does not exist.
+ * With `cluster`, a topic that is not listed is asked for alone: one the principal may not see
+ * rejects with a NotAuthorizedError naming READ on it (what committing a group's offsets of it needs).
+ */
+export async function fetchEndOffsets(admin: Admin, topic: string, cluster?: { kafka: Kafka; settings?: ClusterSettings }): Promise<Array<{ partition: number; offset: bigint }>> {
+  if (!(await admin.listTopics()).includes(topic)) {
+    // see partitionZeroRange
+    const refused = cluster ? notAuthorized(await findTopicProblem(cluster.kafka, topic).catch(() => null), [{ resource: 'Topic', name: topic, operations: ['READ'] }], cluster.settings) : null;
+    if (refused) throw refused;
+    return [];
+  }
   try {
     const offs = await admin.fetchTopicOffsets(topic);
     return offs.map((o) => ({ partition: o.partition, offset: BigInt(o.high) }));
@@ -168,6 +177,39 @@ export async function findCoordinatorProblem(kafka: Kafka, groupId: string): Pro
     const seed = cluster.brokerPool?.seedBroker;
     if (!seed) return null;
     await seed.findGroupCoordinator({ groupId, coordinatorType: 0 });
+    return null;
+  } catch (e) {
+    return e;
+  } finally {
+    await cluster.disconnect().catch(() => undefined);
+  }
+}
+
+/**
+ * A consumer's failure as a NotAuthorizedError naming `acls` when the broker refused it, or null:
+ * kafkajs replaces a refused FindCoordinator of the consumer's group with a bare "Failed to find
+ * group coordinator", so then the broker is asked again for its answer.
+ */
+export async function consumerRefusal(kafka: Kafka, groupId: string, err: unknown, acls: AclNeed[], settings?: ClusterSettings): Promise<NotAuthorizedError | null> {
+  const direct = notAuthorized(err, acls, settings);
+  if (direct || (err as Error)?.name !== 'KafkaJSGroupCoordinatorNotFound') return direct;
+  return notAuthorized(await findCoordinatorProblem(kafka, groupId).catch(() => null), acls, settings);
+}
+
+/**
+ * Why `topic` is not in the topic list, as the broker says it when asked for that topic alone
+ * (TOPIC_AUTHORIZATION_FAILED when the principal may not describe it; UNKNOWN_TOPIC_OR_PARTITION
+ * when it does not exist), or null when the broker knows it. A listing of all topics leaves out
+ * the ones the principal may not describe; asking through a short-lived cluster object keeps the
+ * topic out of the shared client's metadata refreshes (see partitionZeroRange).
+ */
+export async function findTopicProblem(kafka: Kafka, topic: string): Promise<unknown> {
+  const cluster = internalCluster(kafka) as InternalCluster & { brokerPool?: { seedBroker?: { metadata(topics: string[]): Promise<unknown> } } };
+  await cluster.connect();
+  try {
+    const seed = cluster.brokerPool?.seedBroker;
+    if (!seed) return null;
+    await seed.metadata([topic]);
     return null;
   } catch (e) {
     return e;

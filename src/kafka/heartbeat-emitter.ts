@@ -84,7 +84,7 @@ export class HeartbeatEmitter {
       } catch (e) {
         // The topic was deleted under us: create it again before the next send.
         if (errorTypes(e).includes('UNKNOWN_TOPIC_OR_PARTITION')) this.ensured = null;
-        throw new Error(this.opts.connection.reportError(e));
+        throw new Error(this.opts.connection.reportError(e, [{ resource: 'Topic', name: this.opts.topic, operations: ['WRITE'] }]));
       }
       this.opts.connection.reportOk();
       this.emitted += 1;

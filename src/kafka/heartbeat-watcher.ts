@@ -152,6 +152,7 @@ export class HeartbeatWatcher {
         tail: true,
         maxWaitTimeMs: 500,
         groupPrefix: this.opts.groupPrefix ?? '__mm2-node-red-heartbeats',
+        settings: this.opts.connection.settings,
         onRecord: (r) => {
           if (gen !== this.generation) return;
           try {

@@ -7,6 +7,7 @@
  */
 import type { Admin } from 'kafkajs';
 import { ConfigResourceTypes } from 'kafkajs';
+import { authorizationFailure, notAuthorized, type ClusterSettings } from './client';
 
 export interface InternalTopicStatus {
   topic: string;
@@ -52,6 +53,8 @@ export async function fittedReplicationFactor(admin: Admin, factor: number): Pro
 /** What creates an internal topic needs of a cluster connection. */
 export interface InternalTopicCluster {
   readonly alias: string;
+  /** For the principal a refusal names. */
+  readonly settings?: ClusterSettings;
   admin(): Promise<Admin>;
 }
 
@@ -69,7 +72,7 @@ export async function ensureInternalTopicOn(
   const admin = await cluster.admin();
   const fit = await fittedReplicationFactor(admin, replicationFactor);
   if (fit.lowered) onLowered({ topic, factor: fit.lowered.from, brokers: fit.lowered.brokers, alias: cluster.alias });
-  return ensureInternalTopic(admin, topic, fit.factor, separator);
+  return ensureInternalTopic(admin, topic, fit.factor, separator, cluster.settings);
 }
 
 /** Error codes MM2 treats as "exists, or will be created by someone allowed to". */
@@ -81,8 +84,13 @@ export async function ensureInternalTopic(
   replicationFactor: number,
   /** `replication.policy.separator`, to name it when it made the topic name invalid. */
   separator?: string,
+  /** The cluster's settings, for the principal a refusal names. */
+  settings?: ClusterSettings,
 ): Promise<InternalTopicStatus> {
   let created = false;
+  // MM2 goes on when it may not create the topic (someone allowed to may have); if the topic is
+  // then missing, CREATE is the ACL to name
+  let createRefused = false;
   // kafkajs refreshes the metadata of every topic its client has looked up before it creates a
   // topic; while another user of the shared admin is probing a topic that does not exist yet,
   // that refresh can fail with UNKNOWN_TOPIC_OR_PARTITION. Such failures are retried here.
@@ -98,7 +106,10 @@ export async function ensureInternalTopic(
     } catch (e) {
       const err = e as { type?: string; errors?: Array<{ type?: string }>; message: string };
       const types = [err.type, ...(err.errors ?? []).map((x) => x.type)].filter(Boolean) as string[];
-      if (types.some((t) => BENIGN.has(t))) break;
+      if (types.some((t) => BENIGN.has(t))) {
+        createRefused = !!authorizationFailure(e);
+        break;
+      }
       const transient = types.some((t) => t === 'UNKNOWN_TOPIC_OR_PARTITION' || t === 'LEADER_NOT_AVAILABLE' || t === 'NOT_CONTROLLER');
       if (!transient || Date.now() > deadline) {
         const invalid = invalidTopicNameReason(topic, separator);
@@ -107,8 +118,20 @@ export async function ensureInternalTopic(
       await new Promise((r) => setTimeout(r, 250));
     }
   }
-  await waitForTopic(admin, topic);
-  return describeInternalTopic(admin, topic, created);
+  try {
+    await waitForTopic(admin, topic, createRefused ? 3000 : undefined);
+  } catch (e) {
+    // the topic is not there and we may not create it; or we may not see it (WRITE gives DESCRIBE)
+    const refused = notAuthorized((e as { cause?: unknown }).cause ?? e, [{ resource: 'Topic', name: topic, operations: ['WRITE'] }], settings);
+    if (refused) throw refused;
+    if (createRefused) throw notAuthorized({ type: 'TOPIC_AUTHORIZATION_FAILED' }, [{ resource: 'Topic', name: topic, operations: ['CREATE'] }], settings) ?? e;
+    throw e;
+  }
+  try {
+    return await describeInternalTopic(admin, topic, created);
+  } catch (e) {
+    throw notAuthorized(e, [{ resource: 'Topic', name: topic, operations: ['DESCRIBE_CONFIGS'] }], settings) ?? e;
+  }
 }
 
 /** Waits until every partition of a topic has a leader (metadata propagates after creation). */
@@ -122,9 +145,11 @@ export async function waitForTopic(admin: Admin, topic: string, timeoutMs = 1500
       if (t && t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0)) return;
     } catch (e) {
       last = e;
+      // a refusal does not go away by waiting
+      if (authorizationFailure(e)) throw Object.assign(new Error(`topic ${topic}: ${(e as Error).message}`), { cause: e });
     }
     if (Date.now() > deadline) {
-      throw new Error(`topic ${topic} has no leader after ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ''}`);
+      throw Object.assign(new Error(`topic ${topic} has no leader after ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ''}`), { cause: last });
     }
     await new Promise((r) => setTimeout(r, 200));
   }

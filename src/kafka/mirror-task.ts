@@ -26,6 +26,8 @@ import { chunkBySize } from '../core/chunks';
 import { CoalescingRunner } from '../core/coalescing-runner';
 import { askCluster, PROBE_EVERY_MS, PROBE_TIMEOUT_MS } from './cluster-probe';
 import { topicEnds } from './topic-reader';
+import { consumerRefusal } from './groups';
+import type { AclNeed } from './client';
 
 const MAX_CHUNK_RECORDS = 500;
 const MAX_CHUNK_BYTES = 512 * 1024;
@@ -143,7 +145,7 @@ export class Mirror {
           },
           onSendError: (e) => {
             this.syncsFailed++;
-            this.setError('sync', syncs.connection.reportError(e));
+            this.setError('sync', syncs.connection.reportError(e, [{ resource: 'Topic', name: syncs.topic, operations: ['WRITE'] }]));
           },
         })
       : null;
@@ -230,10 +232,18 @@ export class Mirror {
       maxWaitTimeInMs: this.o.maxWaitTimeInMs ?? 1000,
       retry: { retries: 5, initialRetryTime: 300, maxRetryTime: 10000 },
     });
+    // what the consumer needs: its group, and the topics it reads
+    const acls: AclNeed[] = [{ resource: 'Group', name: this.o.groupId, operations: ['READ'] }, ...topics.map((t) => ({ resource: 'Topic' as const, name: t, operations: ['READ'] }))];
+    const consumerFailed = (error: unknown): void => {
+      this.setError('consumer', this.o.source.reportError(error, acls));
+      void consumerRefusal(this.o.source.kafka, this.o.groupId, error, acls, this.o.source.settings).then((refused) => {
+        if (refused && !this.stopping) this.setError('consumer', this.o.source.reportError(refused));
+      });
+    };
     consumer.on(consumer.events.CRASH, (ev) => {
       const { error, restart } = ev.payload;
       if (this.stopping) return;
-      this.setError('consumer', this.o.source.reportError(error));
+      consumerFailed(error);
       if (!restart && this.consumer === consumer) {
         // kafkajs gave up: start a new consumer (through a refresh) after a back-off.
         this.consumer = null;
@@ -263,7 +273,7 @@ export class Mirror {
     } catch (e) {
       this.consumer = null;
       consumer.disconnect().catch(() => undefined);
-      this.setError('consumer', this.o.source.reportError(e));
+      this.setError('consumer', this.o.source.reportError(e, acls));
       throw e;
     }
   }
@@ -338,7 +348,7 @@ export class Mirror {
       } catch (e) {
         if (abandoned()) return null;
         const text = errText(e);
-        this.setError('produce', this.o.target.reportError(e), remote);
+        this.setError('produce', this.o.target.reportError(e, [{ resource: 'Topic', name: remote, operations: ['WRITE'] }]), remote);
         if (/UNKNOWN_TOPIC_OR_PARTITION|does not host|partition|topic/i.test(text)) this.requestRefresh();
         await this.sleep(delay);
         await heartbeat().catch(() => undefined);

@@ -10,6 +10,7 @@ import type { ReplicationPolicy } from '../core/replication-policy';
 import { shouldReplicateTopic, type TopicFilterLike } from '../core/topic-selection';
 import { planRemoteTopics } from '../core/mirror-plan';
 import { fittedReplicationFactor, invalidTopicNameReason } from './internal-topics';
+import { needing, notAuthorized } from './client';
 
 /** Source topic configs copied to a remote topic at creation when set on the source topic. */
 const COPIED_TOPIC_CONFIGS = ['cleanup.policy', 'retention.ms', 'retention.bytes', 'max.message.bytes', 'min.compaction.lag.ms', 'delete.retention.ms', 'compression.type'];
@@ -86,7 +87,8 @@ export class MirrorTopics {
     const plan = planRemoteTopics(selected, existing, remoteName);
     if (plan.create.length > 0) await this.createRemoteTopics(plan.create);
     if (plan.grow.length > 0) {
-      await targetAdmin.createPartitions({ topicPartitions: plan.grow.map((g) => ({ topic: g.remote, count: g.to })) });
+      const grow = plan.grow.map((g) => ({ resource: 'Topic' as const, name: g.remote, operations: ['ALTER'] }));
+      await needing(grow, this.o.target.settings, () => targetAdmin.createPartitions({ topicPartitions: plan.grow.map((g) => ({ topic: g.remote, count: g.to })) }));
       await this.waitForLeaders(plan.grow.map((g) => ({ topic: g.remote, partitions: g.to })));
       for (const g of plan.grow) this.o.onEvent({ type: 'partitions-added', topic: g.remote, from: g.from, to: g.to, alias: this.o.target.alias });
     }
@@ -132,6 +134,9 @@ export class MirrorTopics {
         const err = e as { type?: string; errors?: Array<{ type?: string }> };
         const types = [err.type, ...(err.errors ?? []).map((x) => x.type)];
         if (!types.includes('TOPIC_ALREADY_EXISTS')) {
+          // the target did not list it: missing, or hidden from a principal without WRITE (DESCRIBE) on it
+          const refused = notAuthorized(e, [{ resource: 'Topic', name: c.remote, operations: ['CREATE', 'WRITE'] }], this.o.target.settings);
+          if (refused) throw refused;
           const invalid = invalidTopicNameReason(c.remote, this.o.policy.separator);
           throw new Error(`cannot create ${c.remote} on ${this.o.target.alias}: ${invalid ?? errText(e)}`);
         }

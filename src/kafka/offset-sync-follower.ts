@@ -436,7 +436,7 @@ export class OffsetSyncFollower {
     if (this.stale(g)) return;
     let range: { low: bigint; high: bigint };
     try {
-      range = await partitionZeroRange(admin, this.topic);
+      range = await partitionZeroRange(admin, this.topic, { kafka: connection.kafka, settings: connection.settings });
     } catch (e) {
       if (this.stale(g)) return;
       if (e instanceof TopicNotFoundError) {
@@ -462,6 +462,7 @@ export class OffsetSyncFollower {
     const r: SyncReader = this.createReader(admin, {
       topic: this.topic,
       tail: true,
+      settings: connection.settings,
       onRecord: (rec) => {
         if (this.stale(g)) return;
         try {

@@ -20,6 +20,7 @@ import { Batcher } from '../core/batcher';
 import { decodeConsumerOffsetsRecord, type ConsumerOffsetsRecord } from '../core/consumer-offsets-record';
 import { fetchStableEndOffsets, findCoordinatorProblem } from './groups';
 import { disconnectQuietly, readerConsumer } from './topic-reader';
+import { aclText, authorizationFailure, NotAuthorizedError, type AclNeed } from './client';
 
 export const CONSUMER_OFFSETS_TOPIC = '__consumer_offsets';
 const DEFAULT_GROUP_PREFIX = '__mm2-node-red-commits';
@@ -64,26 +65,15 @@ export interface SourceCommitStreamOptions {
   maxWaitTimeMs?: number;
 }
 
-/** The principal may not read `__consumer_offsets` or use the stream's consumer group. */
-export class NotAuthorizedError extends Error {
-  readonly code = 'NOT_AUTHORIZED';
-  constructor(message: string, readonly cause?: unknown) {
-    super(message);
-    this.name = 'NotAuthorizedError';
-  }
-}
+/** The principal may not read `__consumer_offsets` or use the stream's consumer group (the shared refusal of kafka/client). */
+export { NotAuthorizedError };
 
-/** The kafkajs authorization error type anywhere in an error's cause chain, or null. */
-function authorizationFailure(err: unknown): string | null {
-  let cur: unknown = err;
-  for (let i = 0; cur && i < 6; i++) {
-    const c = cur as { type?: string; message?: string; cause?: unknown; originalError?: unknown };
-    const m = /(TOPIC|GROUP|CLUSTER)_AUTHORIZATION_FAILED/.exec(`${c.type ?? ''} ${c.message ?? ''}`);
-    if (m) return m[0];
-    if (/not authorized to access (topics|group)/i.test(c.message ?? '')) return /group/i.test(c.message ?? '') ? 'GROUP_AUTHORIZATION_FAILED' : 'TOPIC_AUTHORIZATION_FAILED';
-    cur = c.cause ?? c.originalError;
-  }
-  return null;
+/** The ACLs the stream needs: follow __consumer_offsets in a throwaway consumer group of `groupPrefix`. */
+export function commitStreamAcls(groupPrefix = DEFAULT_GROUP_PREFIX): AclNeed[] {
+  return [
+    { resource: 'Topic', name: CONSUMER_OFFSETS_TOPIC, operations: ['READ', 'DESCRIBE'] },
+    { resource: 'Group', name: groupPrefix, prefixed: true, operations: ['READ'] },
+  ];
 }
 
 /** Whether an error (or its cause) says the group coordinator is moving or loading: worth another try. */
@@ -171,16 +161,14 @@ export class SourceCommitStream {
     if (!denied && (e as Error)?.name === 'KafkaJSGroupCoordinatorNotFound') {
       denied = authorizationFailure(await findCoordinatorProblem(this.o.kafka, this.groupId).catch(() => null));
     }
-    if (denied) throw new NotAuthorizedError(this.aclHint(denied), e);
+    if (denied) throw new NotAuthorizedError(this.aclHint(denied), denied, commitStreamAcls(this.prefix), e);
     throw e;
   }
 
+  /** Every ACL of the event path, whichever was refused: the node falls back to polling until all are granted. */
   private aclHint(denied: string): string {
     const who = this.o.principal ? ` for principal ${this.o.principal}` : '';
-    return (
-      `not authorized to follow ${CONSUMER_OFFSETS_TOPIC} (${denied}): the event path needs the ACLs` +
-      ` READ and DESCRIBE on Topic:${CONSUMER_OFFSETS_TOPIC} (literal) and READ on Group:${this.prefix} (prefixed)${who}`
-    );
+    return `not authorized to follow ${CONSUMER_OFFSETS_TOPIC} (${denied}): the event path needs the ACLs ${commitStreamAcls(this.prefix).map(aclText).join(' and ')}${who}`;
   }
 
   private async startInner(): Promise<void> {

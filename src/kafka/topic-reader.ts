@@ -7,6 +7,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Consumer, Kafka, Admin } from 'kafkajs';
+import { notAuthorized, type AclNeed, type ClusterSettings } from './client';
+import { consumerRefusal, findTopicProblem } from './groups';
+
+/** The cluster a reader reads from, to tell a topic it may not see from a missing one and to name the principal. */
+export interface ReaderCluster {
+  kafka: Kafka;
+  settings?: ClusterSettings;
+}
 
 export interface RawRecord {
   key: Buffer | null;
@@ -30,6 +38,13 @@ export interface TopicReaderOptions {
   /** How long an empty fetch waits on the broker; lower = fresher tail, more requests. */
   maxWaitTimeMs?: number;
   groupPrefix?: string;
+  /** The cluster's settings, for the principal named when the broker refuses (see notAuthorized). */
+  settings?: ClusterSettings;
+}
+
+/** The ACLs reading `topic` needs: READ on it (DESCRIBE comes with READ). */
+export function readTopicAcl(topic: string): AclNeed {
+  return { resource: 'Topic', name: topic, operations: ['READ'] };
 }
 
 export class TopicNotFoundError extends Error {
@@ -64,17 +79,27 @@ export async function topicEnds(admin: Admin, topics: readonly string[]): Promis
   return out;
 }
 
-/** Offsets [low, high) of partition 0, or throws TopicNotFoundError. */
-export async function partitionZeroRange(admin: Admin, topic: string): Promise<{ low: bigint; high: bigint }> {
+/**
+ * Offsets [low, high) of partition 0, or throws TopicNotFoundError. With `cluster`, a topic that
+ * is not listed is asked for alone: a principal without READ (DESCRIBE) on it gets a
+ * NotAuthorizedError naming that ACL instead of waiting for a topic that exists.
+ */
+export async function partitionZeroRange(admin: Admin, topic: string, cluster?: ReaderCluster): Promise<{ low: bigint; high: bigint }> {
   // Look the topic up in the full topic list first: asking kafkajs for the offsets of a missing
   // topic makes it part of the shared client's metadata refreshes for a while.
-  if (!(await admin.listTopics()).includes(topic)) throw new TopicNotFoundError(topic);
+  if (!(await admin.listTopics()).includes(topic)) {
+    if (cluster) {
+      const refused = notAuthorized(await findTopicProblem(cluster.kafka, topic).catch(() => null), [readTopicAcl(topic)], cluster.settings);
+      if (refused) throw refused;
+    }
+    throw new TopicNotFoundError(topic);
+  }
   let offs;
   try {
     offs = await admin.fetchTopicOffsets(topic);
   } catch (e) {
     if (isUnknownTopic(e)) throw new TopicNotFoundError(topic);
-    throw e;
+    throw notAuthorized(e, [readTopicAcl(topic)], cluster?.settings) ?? e;
   }
   const p0 = offs.find((o) => o.partition === 0);
   if (!p0) throw new TopicNotFoundError(topic);
@@ -118,9 +143,11 @@ export class TopicReader {
   private low = 0n;
   private position = 0n;
   readonly groupId: string;
+  private readonly groupPrefix: string;
 
   constructor(private readonly kafka: Kafka, private readonly admin: Admin, private readonly opts: TopicReaderOptions) {
-    this.groupId = `${opts.groupPrefix ?? '__mm2-node-red-reader'}-${randomUUID()}`;
+    this.groupPrefix = opts.groupPrefix ?? '__mm2-node-red-reader';
+    this.groupId = `${this.groupPrefix}-${randomUUID()}`;
   }
 
   get isLoaded(): boolean {
@@ -129,7 +156,7 @@ export class TopicReader {
 
   /** Resolves when the initial load is complete (or rejects if the topic is missing). */
   async start(): Promise<void> {
-    const { low, high } = await partitionZeroRange(this.admin, this.opts.topic);
+    const { low, high } = await partitionZeroRange(this.admin, this.opts.topic, { kafka: this.kafka, settings: this.opts.settings });
     if (this.stopped) return; // stop() came first: start nothing
     this.low = low;
     this.high = high;
@@ -158,7 +185,8 @@ export class TopicReader {
     });
     consumer.on(consumer.events.CRASH, (ev) => {
       const err = ev.payload.error as Error;
-      this.opts.onError?.(err);
+      if (!this.opts.onError) return;
+      void this.explained(err).then((e) => this.opts.onError?.(e));
     });
     await consumer.connect();
     if (this.stopped) return this.abandon(consumer);
@@ -181,6 +209,16 @@ export class TopicReader {
     if (this.stopped) return this.abandon(consumer);
     await loadedP;
     if (!this.opts.tail) await this.stop();
+  }
+
+  /** The ACLs this reader needs: READ on its topic and on its throwaway group's prefix. */
+  get acls(): AclNeed[] {
+    return [readTopicAcl(this.opts.topic), { resource: 'Group', name: this.groupPrefix, prefixed: true, operations: ['READ'] }];
+  }
+
+  /** A consumer failure, as a NotAuthorizedError naming the ACL when the broker refused (consumerRefusal). */
+  private async explained(err: Error): Promise<Error> {
+    return (await consumerRefusal(this.kafka, this.groupId, err, this.acls, this.opts.settings)) ?? err;
   }
 
   /** stop() ran while start() was connecting: make sure the consumer it raced with is gone. */

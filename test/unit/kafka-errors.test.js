@@ -65,3 +65,59 @@ describe('invalidTopicNameReason: names replication.policy.separator when it mad
     assert.equal(invalidTopicNameReason('..'), "'..' is not a topic name");
   });
 });
+
+describe('authorization refusals: one explanation naming the ACL', function () {
+  const { notAuthorized, explainNotAuthorized, authorizationFailure, refusalSummary, aclText, NotAuthorizedError } = require('../../dist/kafka/client');
+  /** @type {any} */
+  const SASL = { ...S, sasl: { mechanism: 'scram-sha-512', username: 'alice', password: 'x' } };
+  /** @type {any[]} */
+  const needs = [
+    { resource: 'Topic', name: 'heartbeats', operations: ['WRITE'] },
+    { resource: 'Group', name: '__mm2-node-red-reader', prefixed: true, operations: ['READ'] },
+  ];
+  /** A kafkajs protocol error as kafkajs builds it from the broker's error code. */
+  const refusal = (type, message) => Object.assign(new Error(message), { name: 'KafkaJSProtocolError', type });
+
+  it('finds each of the four refusal codes in kafkajs errors, their causes and their per-resource errors', function () {
+    for (const type of ['TOPIC_AUTHORIZATION_FAILED', 'GROUP_AUTHORIZATION_FAILED', 'CLUSTER_AUTHORIZATION_FAILED', 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED']) {
+      assert.equal(authorizationFailure(refusal(type, 'refused')), type);
+      assert.equal(authorizationFailure({ name: 'KafkaJSNumberOfRetriesExceeded', message: 'retries', cause: refusal(type, 'refused') }), type);
+    }
+    // createTopics: one error per topic
+    assert.equal(authorizationFailure({ name: 'KafkaJSAggregateError', message: 'Topic creation errors', errors: [refusal('TOPIC_AUTHORIZATION_FAILED', 'x')] }), 'TOPIC_AUTHORIZATION_FAILED');
+    // kafkajs's words only (an error re-thrown as text)
+    assert.equal(authorizationFailure(new Error('Not authorized to access group: Group authorization failed')), 'GROUP_AUTHORIZATION_FAILED');
+    assert.equal(authorizationFailure(new Error('connection refused')), null);
+  });
+
+  it('names the ACLs of the refused resource type and the SASL principal', function () {
+    const e = notAuthorized(refusal('TOPIC_AUTHORIZATION_FAILED', 'Not authorized to access topics: [Topic authorization failed]'), needs, SASL);
+    assert.ok(e instanceof NotAuthorizedError);
+    assert.equal(e.code, 'NOT_AUTHORIZED');
+    assert.equal(e.denied, 'TOPIC_AUTHORIZATION_FAILED');
+    assert.equal(e.message, 'not authorized (src: h:9092) (TOPIC_AUTHORIZATION_FAILED): needs WRITE on Topic:heartbeats for principal User:alice');
+    const g = notAuthorized(refusal('GROUP_AUTHORIZATION_FAILED', 'x'), needs, SASL);
+    assert.equal(g.message, 'not authorized (src: h:9092) (GROUP_AUTHORIZATION_FAILED): needs READ on Group:__mm2-node-red-reader (prefixed) for principal User:alice');
+    // explained once: passed on as it is
+    assert.equal(notAuthorized(g, [], S), g);
+    assert.equal(explainKafkaError(g, S), g.message);
+    assert.equal(notAuthorized(new Error('connection refused'), needs, S), null);
+  });
+
+  it('over mutual TLS names the client certificate, and without a matching need names the resource type', function () {
+    /** @type {any} */
+    const mtls = { ...S, tls: { cert: 'PEM', key: 'PEM' } };
+    assert.match(explainKafkaError(refusal('TOPIC_AUTHORIZATION_FAILED', 'x'), mtls, needs), /needs WRITE on Topic:heartbeats for the client certificate's principal$/);
+    assert.equal(
+      explainKafkaError(refusal('CLUSTER_AUTHORIZATION_FAILED', 'x'), SASL),
+      "not authorized (src: h:9092) (CLUSTER_AUTHORIZATION_FAILED): the broker refused an ACL on the Cluster for principal User:alice; grant the ACLs the node's help lists",
+    );
+  });
+
+  it('lists several operations on one resource, and gives the status its short form', function () {
+    assert.equal(aclText({ resource: /** @type {const} */ ('Topic'), name: 't', operations: ['CREATE', 'WRITE', 'DESCRIBE_CONFIGS'] }), 'CREATE, WRITE and DESCRIBE_CONFIGS on Topic:t');
+    const text = explainNotAuthorized('TOPIC_AUTHORIZATION_FAILED', [{ resource: /** @type {const} */ ('Topic'), name: 'source.orders', operations: ['CREATE', 'WRITE'] }], 'User:bob', ' (target: h:1)');
+    assert.equal(refusalSummary(`cannot create source.orders: ${text} (retrying)`), 'not authorized: needs CREATE and WRITE on Topic:source.orders');
+    assert.equal(refusalSummary('connection refused (src: h:9092)'), null);
+  });
+});

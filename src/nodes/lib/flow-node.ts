@@ -10,7 +10,7 @@ import type { ReplicationConfigNode } from './config-nodes';
 import type { ClusterConnection, ConnectionState, ConnectionUser } from '../../kafka/connection';
 import { assertTimerMs } from '../../core/intervals';
 import { ReportThrottle } from '../../core/report-throttle';
-import { isClientInternalFailure } from '../../kafka/client';
+import { isClientInternalFailure, refusalSummary } from '../../kafka/client';
 
 /** The longest status text a node shows (longer ones are cut with an ellipsis). */
 export const STATUS_MAX = 60;
@@ -27,6 +27,18 @@ export function truncate(text: string, max = STATUS_MAX): string {
 export function logFailure(node: Pick<Node, 'warn' | 'error'>, text: string): void {
   if (isClientInternalFailure(text)) node.warn(text);
   else node.error(text);
+}
+
+/** The longest status text of a refusal: the ACL it names is the point, a resource name can be long. */
+export const REFUSAL_STATUS_MAX = 100;
+
+/**
+ * A status text, cut to STATUS_MAX; one that tells of a refusal by the authorizer shows the ACL
+ * it needs instead (refusalSummary: `not authorized: needs WRITE on Topic:heartbeats`).
+ */
+export function failureStatusText(text: string): string {
+  const refusal = refusalSummary(text);
+  return refusal ? truncate(refusal, REFUSAL_STATUS_MAX) : truncate(text);
 }
 
 /** How long a failure that stays the same goes unrepeated in the log. */
@@ -144,7 +156,7 @@ export class StatusReporter implements ConnectionUser {
 
   /** A failure of the node itself (bad settings, a failed cycle). */
   fail(text: string): void {
-    this.own = { fill: 'red', shape: 'ring', text: truncate(text) };
+    this.own = { fill: 'red', shape: 'ring', text: failureStatusText(text) };
     this.render();
   }
 
@@ -177,7 +189,8 @@ export class StatusReporter implements ConnectionUser {
     let st: NodeStatus | null = null;
     for (const [alias, s] of this.conn) {
       if (s.state === 'error') {
-        st = { fill: 'red', shape: 'ring', text: truncate(`${alias}: ${s.error ?? 'error'}`) };
+        const why = s.error ?? 'error';
+        st = { fill: 'red', shape: 'ring', text: refusalSummary(why) ? failureStatusText(why) : truncate(`${alias}: ${why}`) };
         break;
       }
     }

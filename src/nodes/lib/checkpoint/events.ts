@@ -31,6 +31,9 @@ export function checkpointEmitterEvents(o: CheckpointEventsOptions): EmitterEven
     },
     discovered(d) {
       state.groups = d.groups.length;
+      // a principal that may not DESCRIBE a group (or its topics) does not see it: say so, once
+      if (d.groups.length === 0) log.warn('no-groups', t('mm2-checkpoint.warn.no-groups'));
+      else log.ok('no-groups');
       if (d.errors.length > 0) {
         log.warn('discovery-groups', t('mm2-checkpoint.warn.group-offsets', { groups: d.errors.map((e) => `${e.group} (${e.error})`).join(', ') }));
       }

@@ -4,7 +4,7 @@
  */
 import { counted, type Translate } from '../i18n';
 import type { FlowNodeContext } from '../flow-node';
-import { explainKafkaError } from '../../../kafka/client';
+import { explainKafkaError, NotAuthorizedError } from '../../../kafka/client';
 import type { ClusterConnection } from '../../../kafka/connection';
 import type { GroupOffsetSyncer } from '../../../kafka/group-offset-syncer';
 import { CheckpointsTopicRunner } from '../../../kafka/checkpoints-topic-runner';
@@ -61,7 +61,11 @@ export function followCheckpointsTopic(o: TopicModeOptions): CheckpointsTopicRun
         ctx.log.limited('malformed', text, COUNT_EVERY_MS);
       },
       readerError: (err) => {
-        if (!ctx.closing) ctx.log.warn('reader', t('mm2-group-offsets.warn.reader', { topic, error: explainKafkaError(err) }));
+        if (ctx.closing) return;
+        const text = explainKafkaError(err);
+        // a refusal does not heal by itself: the status says which ACL
+        if (err instanceof NotAuthorizedError) status.fail(t('mm2-group-offsets.status.error', { error: text }));
+        ctx.log.warn('reader', t('mm2-group-offsets.warn.reader', { topic, error: text }));
       },
       waitingTopic: () => {
         if (!ctx.closing) status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-common.status.waiting-topic', { topic }) });

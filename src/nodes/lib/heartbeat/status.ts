@@ -1,7 +1,7 @@
 /** The status an `mm2-heartbeat` node shows: emission first (a failed or stalled send is red), then the watch. */
 import type { NodeStatus } from '../red';
 import type { Translate } from '../i18n';
-import { truncate } from '../flow-node';
+import { failureStatusText } from '../flow-node';
 import { compactDuration, type HeartbeatSnapshot } from '../../../core/heartbeat-monitor';
 import type { WatchPhase } from '../../../kafka/heartbeat-watcher';
 
@@ -58,5 +58,5 @@ export function heartbeatStatus(t: Translate, v: HeartbeatNodeView, now: number)
   } else {
     st = { fill: 'grey', shape: 'ring', text: t('mm2-heartbeat.status.idle') };
   }
-  return { ...st, text: truncate(st.text ?? '') };
+  return { ...st, text: failureStatusText(st.text ?? '') };
 }

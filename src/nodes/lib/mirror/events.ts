@@ -34,7 +34,10 @@ export class MirrorView {
     switch (e.type) {
       case 'subscribed':
         this.subscribed = e.topics;
-        if (e.topics.length === 0) status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-mirror.status.no-topics') });
+        if (e.topics.length === 0) {
+          status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-mirror.status.no-topics') });
+          node.warn(t('mm2-mirror.warn.none-visible'));
+        }
         else status.activity({ fill: 'green', shape: 'dot', text: t('mm2-mirror.status.mirroring', { count: e.topics.length, rate: '0' }) });
         node.log(t('mm2-mirror.log.subscribed', { count: e.topics.length, partitions: e.partitions, topics: e.topics.join(', ') }));
         break;
