@@ -63,18 +63,8 @@ const FLOW = 'source->target';
 /** @param {number} i */
 const GROUP = (i) => `bench-g${String(i).padStart(3, '0')}`;
 
-/** xorshift32, seeded: the workload is the same for the same BENCH_SEED. */
-function rng(seed) {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 4294967296;
-  };
-}
+/** seeded: the workload is the same for the same BENCH_SEED */
+const { seededRandom: rng } = require(path.join(root, 'scripts', 'seeded-random'));
 
 /** Every record of a topic: `partition/value` -> offset, once `expect` are read. */
 async function offsetsByValue(kafka, topic, expect, readUncommitted = false) {

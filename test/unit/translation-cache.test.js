@@ -16,18 +16,8 @@ const policy = {
 };
 const topicFilter = { accept: (t) => t !== 'skipped' };
 
-/** A small deterministic random generator (tests must be repeatable). */
-function rng(seed) {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 4294967296;
-  };
-}
+/** A deterministic random generator (tests must be repeatable). */
+const { seededRandom: rng } = require('../../scripts/seeded-random');
 
 function loadedCheckpoints() {
   const c = new CheckpointStore();
