@@ -237,22 +237,25 @@ export function isClientInternalFailure(failure: unknown): boolean {
   return typeof message === 'string' && message.includes(CLIENT_INTERNAL_MARK);
 }
 
-/** A failed OAUTHBEARER token request, explained: what failed and which field of the cluster node to fix. */
+/**
+ * A failed OAUTHBEARER token request, explained: what failed and which field of the cluster node
+ * to fix. The field comes first, so that a node status (cut at 60 characters) names it too.
+ */
 function explainTokenFailure(t: OAuthTokenError, where: string): string {
-  const at = `the OAUTHBEARER token endpoint ${t.url}`;
+  const at = `the token endpoint ${t.url}`;
   switch (t.failure) {
     case 'client':
-      return `OAUTHBEARER login refused${where}: ${at} does not accept client '${t.clientId}' (${t.detail}): check the client id and the client secret in the cluster node`;
+      return `OAUTHBEARER client id or secret refused${where}: ${at} does not accept client '${t.clientId}' (${t.detail}): check the client id and the client secret in the cluster node`;
     case 'unreachable':
-      return `cannot reach ${at}${where} (${t.detail}): check the token endpoint URL in the cluster node and that the identity provider is up`;
+      return `OAUTHBEARER token endpoint URL unreachable${where}: cannot reach ${t.url} (${t.detail}): check the token endpoint URL in the cluster node and that the identity provider is up`;
     case 'timeout':
-      return `${at} did not answer${where} (${t.detail}): check the token endpoint URL in the cluster node and the network to the identity provider`;
+      return `OAUTHBEARER token endpoint URL not answering${where}: ${at} (${t.detail}): check the token endpoint URL in the cluster node and the network to the identity provider`;
     case 'scope':
-      return `${at} refused the scope${where} (${t.detail}): check the scope in the cluster node`;
+      return `OAUTHBEARER scope refused${where}: ${at} refused it (${t.detail}): check the scope in the cluster node`;
     case 'grant':
-      return `${at} does not let client '${t.clientId}' use the client-credentials grant${where} (${t.detail}): allow that grant for the client at the identity provider`;
+      return `OAUTHBEARER client-credentials grant refused${where}: ${at} does not let client '${t.clientId}' use it (${t.detail}): allow that grant for the client at the identity provider`;
     default:
-      return `${at} gave no token${where} (${t.detail}): check the token endpoint URL in the cluster node (the identity provider's token URL, not its issuer or JWKS URL)`;
+      return `OAUTHBEARER token endpoint URL gave no token${where}: ${at} (${t.detail}): check the token endpoint URL in the cluster node (the identity provider's token URL, not its issuer or JWKS URL)`;
   }
 }
 
@@ -399,7 +402,7 @@ export function explainKafkaError(
     return `SASL mechanism ${mech || ''}${mech ? ' ' : ''}not enabled on this listener${where}: choose one the listener enables (sasl.enabled.mechanisms)`;
   }
   if (mech === 'OAUTHBEARER' && /KafkaJSSASLAuthenticationError|SASL_AUTHENTICATION_FAILED|authentication failed|invalid_token/i.test(text)) {
-    return `the broker refused the OAUTHBEARER token${where}: it does not pass the listener's checks (signature by a key of its JWKS, issuer, audience, expiry): check that the token endpoint URL is the one of the identity provider the cluster trusts, and the scope (some providers set the audience from it)`;
+    return `OAUTHBEARER token refused by the broker${where}: it does not pass the listener's checks (signature by a key of its JWKS, issuer, audience, expiry): check that the token endpoint URL is the one of the identity provider the cluster trusts, and the scope (some providers set the audience from it)`;
   }
   if (/KafkaJSSASLAuthenticationError|SASL_AUTHENTICATION_FAILED|authentication failed|invalid credentials|Invalid username or password/i.test(text)) {
     const scram = /SCRAM/i.test(mech || text);

@@ -57,6 +57,12 @@ const KAFKAJS_REAUTH_THRESHOLD_MS = 10000;
 export const MIN_TOKEN_REMAINING_MS = KAFKAJS_REAUTH_THRESHOLD_MS + 5000;
 const REFRESH_FRACTION = 0.2;
 const TOKEN_REQUEST_TIMEOUT_MS = 10000;
+/**
+ * How long a refusal that only a change of the settings can cure (client, scope, grant) is given
+ * again without asking: kafkajs connects again at every use, and an identity provider may lock out
+ * a client that keeps failing. A change of the settings makes a new provider (a redeploy).
+ */
+export const REFUSAL_HOLD_MS = 30000;
 
 export interface OAuthBearerToken {
   value: string;
@@ -152,16 +158,19 @@ export async function requestToken(o: OAuthSettings, opts: TokenProviderOptions 
 
 /**
  * kafkajs's `oauthBearerProvider` for one cluster: the cached token while fresh (tokenIsFresh),
- * else a new one (one request at a time, shared by the connections asking meanwhile).
+ * else a new one (one request at a time, shared by the connections asking meanwhile). A refusal of
+ * the client, scope or grant is given again for REFUSAL_HOLD_MS without asking.
  */
 export function oauthBearerProvider(o: OAuthSettings, opts: TokenProviderOptions = {}): () => Promise<OAuthBearerToken> {
   const now = opts.now ?? Date.now;
   let cached: CachedToken | null = null;
   let pending: Promise<CachedToken> | null = null;
+  let refused: { error: OAuthTokenError; at: number } | null = null;
   const extensions = o.extensions && Object.keys(o.extensions).length > 0 ? { ...o.extensions } : undefined;
   const give = (t: CachedToken): OAuthBearerToken => (extensions ? { value: t.value, extensions } : { value: t.value });
   return async () => {
     if (cached && tokenIsFresh(cached, now())) return give(cached);
+    if (refused && now() - refused.at < REFUSAL_HOLD_MS) throw refused.error;
     if (!pending) {
       pending = requestToken(o, opts).then(
         (t) => {
@@ -169,8 +178,9 @@ export function oauthBearerProvider(o: OAuthSettings, opts: TokenProviderOptions
           pending = null;
           return t;
         },
-        (e) => {
+        (e: unknown) => {
           pending = null;
+          if (e instanceof OAuthTokenError && !e.retriable) refused = { error: e, at: now() };
           throw e;
         },
       );

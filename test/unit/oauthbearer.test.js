@@ -8,7 +8,7 @@
  */
 const assert = require('node:assert/strict');
 const http = require('node:http');
-const { oauthBearerProvider, requestToken, tokenIsFresh, MIN_TOKEN_REMAINING_MS, OAuthTokenError } = require('../../dist/kafka/oauth-token');
+const { oauthBearerProvider, requestToken, tokenIsFresh, MIN_TOKEN_REMAINING_MS, REFUSAL_HOLD_MS, OAuthTokenError } = require('../../dist/kafka/oauth-token');
 const { explainKafkaError, validateClusterSettings, createKafka, principalOf } = require('../../dist/kafka/client');
 const { oauthFieldProblem, parseSaslExtensions } = require('../../dist/core/oauth-fields');
 const { exportConnectors } = require('../../dist/flows/export-connectors');
@@ -113,11 +113,18 @@ describe('OAUTHBEARER: token provider, explanations, field checks, export', func
       // as kafkajs hands it on: wrapped, the token error its cause
       const wrapped = Object.assign(new Error(e.message), { name: 'KafkaJSNonRetriableError', cause: e });
       const text = explainKafkaError(wrapped, { alias: 'east', bootstrapServers: ['k1:9092'], sasl: { mechanism: 'oauthbearer' } });
-      assert.match(text, /OAUTHBEARER login refused \(east: k1:9092\)/);
+      assert.match(text, /^OAUTHBEARER client id or secret refused \(east: k1:9092\)/);
       assert.match(text, /does not accept client 'mm2 client' \(HTTP 401 invalid_client: bad secret\)/);
       assert.match(text, /check the client id and the client secret in the cluster node/);
       assert.ok(!text.includes('wrong'), 'the secret is not in the text');
-      // a failed request is not cached: the right secret works at once
+      // the identity provider is not asked again and again with a secret it refused (kafkajs connects at every use)
+      const asked = ep.seen.length;
+      assert.equal(await provider().then(() => null, (x) => x), e);
+      assert.equal(ep.seen.length, asked);
+      clock += REFUSAL_HOLD_MS;
+      assert.equal((await provider().then(() => null, (x) => x)).failure, 'client');
+      assert.equal(ep.seen.length, asked + 1);
+      // the right secret (a redeploy: a new provider) works at once
       const ok = oauthBearerProvider(settings(), { now });
       assert.ok((await ok()).value);
     });
@@ -125,16 +132,16 @@ describe('OAUTHBEARER: token provider, explanations, field checks, export', func
     it('a refused scope names the scope', async function () {
       const e = await requestToken(settings({ scope: 'bad' }), { now }).then(() => null, (x) => x);
       assert.equal(e.failure, 'scope');
-      assert.match(explainKafkaError(e), /refused the scope \(HTTP 400 invalid_scope\): check the scope in the cluster node/);
+      assert.match(explainKafkaError(e), /^OAUTHBEARER scope refused: .* \(HTTP 400 invalid_scope\): check the scope in the cluster node/);
     });
 
-    it('an unreachable token endpoint (retried by kafkajs) names the token endpoint URL', async function () {
+    it('an unreachable token endpoint (retried by kafkajs, asked again at once) names the token endpoint URL', async function () {
       const url = ep.url;
       await ep.close();
       const e = await requestToken(settings({ tokenEndpointUrl: url }), { now }).then(() => null, (x) => x);
       assert.equal(e.failure, 'unreachable');
       assert.equal(e.retriable, true);
-      assert.match(explainKafkaError(e, { alias: 'east', bootstrapServers: ['k1:9092'] }), new RegExp(`cannot reach the OAUTHBEARER token endpoint ${url} \\(east: k1:9092\\) \\(ECONNREFUSED.*\\): check the token endpoint URL in the cluster node`));
+      assert.match(explainKafkaError(e, { alias: 'east', bootstrapServers: ['k1:9092'] }), new RegExp(`^OAUTHBEARER token endpoint URL unreachable \\(east: k1:9092\\): cannot reach ${url} \\(ECONNREFUSED.*\\): check the token endpoint URL in the cluster node`));
       ep = await tokenEndpoint(() => ({ status: 200, body: {} }));
     });
 
@@ -143,7 +150,7 @@ describe('OAUTHBEARER: token provider, explanations, field checks, export', func
       ep = await tokenEndpoint(() => ({ status: 200, body: '<html>login</html>' }));
       const e = await requestToken(settings(), { now }).then(() => null, (x) => x);
       assert.equal(e.failure, 'answer');
-      assert.match(explainKafkaError(e), /gave no token \(HTTP 200 without an access_token.*\): check the token endpoint URL in the cluster node/);
+      assert.match(explainKafkaError(e), /^OAUTHBEARER token endpoint URL gave no token: .*\(HTTP 200 without an access_token.*\): check the token endpoint URL in the cluster node/);
     });
   });
 
@@ -151,7 +158,7 @@ describe('OAUTHBEARER: token provider, explanations, field checks, export', func
     const oauth = { tokenEndpointUrl: 'http://127.0.0.1:1/t', clientId: 'c', clientSecret: 's' };
     const e = Object.assign(new Error('SASL OAUTHBEARER authentication failed: Authentication failed during authentication due to invalid credentials with SASL mechanism OAUTHBEARER'), { name: 'KafkaJSSASLAuthenticationError' });
     const text = explainKafkaError(e, { alias: 'east', bootstrapServers: ['k1:9092'], sasl: { mechanism: 'oauthbearer', oauth } });
-    assert.match(text, /^the broker refused the OAUTHBEARER token \(east: k1:9092\): .*issuer, audience/);
+    assert.match(text, /^OAUTHBEARER token refused by the broker \(east: k1:9092\): .*issuer, audience/);
     assert.doesNotMatch(text, /password/);
     assert.equal(principalOf({ sasl: { mechanism: 'oauthbearer', oauth } }), "the token's principal (OAuth client 'c')");
   });
