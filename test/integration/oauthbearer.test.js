@@ -1,0 +1,142 @@
+'use strict';
+/**
+ * OAUTHBEARER in mm2-cluster (issue 11, item 2) against a real broker that validates JWTs with
+ * Kafka's OAuthBearerValidatorCallbackHandler, from a JWKS this test serves on a local port beside
+ * a client-credentials token endpoint (test/harness/oauth-server.js) that issues RS256 tokens for
+ * 30 s. The broker ends a session when its token expires (connections.max.reauth.ms on the
+ * listener), so a node that did not renew its token in time would stop working.
+ *
+ * In a real Node-RED (scripts/node-red-runner.js), deployed as the editor deploys (the client
+ * secret sent as a credential): an mm2-heartbeat node writes heartbeats over OAUTHBEARER, its
+ * token is renewed before it expires and it goes on writing past the first token's expiry; a
+ * wrong client secret gives a red status and a logged error naming the client id and secret;
+ * the secret is neither in GET /flows nor in the Connect export.
+ */
+const assert = require('node:assert/strict');
+const env = require('../harness/env');
+const { useSecuredCluster } = require('../harness/secured');
+const { startOAuthServer } = require('../harness/oauth-server');
+const { startNodeRed } = require('../../scripts/node-red-runner');
+const { DEFAULT_KAFKA_VERSION } = require('../../scripts/kafka/cluster');
+
+const CLIENT = 'mm2-node-red';
+const SECRET = 'oauth-cl1ent-s3cret';
+const LIFETIME_S = 30;
+
+describe(`OAUTHBEARER: mm2-cluster with a client-credentials token, a broker validating it from a JWKS (Kafka ${process.env.KAFKA_VERSION || DEFAULT_KAFKA_VERSION})`, function () {
+  this.timeout(180000);
+  /** @type {Awaited<ReturnType<typeof startOAuthServer>>} */
+  let auth;
+  /** @type {Awaited<ReturnType<typeof startNodeRed>>} */
+  let nr;
+  /** @type {Awaited<ReturnType<Awaited<ReturnType<typeof startNodeRed>>['watchStatuses']>>} */
+  let statuses;
+  // the JWKS must answer before the broker starts: this before() runs ahead of the cluster's
+  before(async function () {
+    auth = await startOAuthServer({ clients: { [CLIENT]: SECRET }, lifetimeSeconds: LIFETIME_S });
+  });
+  const secured = useSecuredCluster('oauth', () => ({
+    oauth: { jwksUrl: auth.jwksUrl, issuer: auth.issuer, audience: auth.audience, allowedUrls: [auth.tokenUrl] },
+  }));
+  let admin;
+  before(async function () {
+    // PLAINTEXT: the harness's own view of the cluster
+    admin = secured.kafka('PLAINTEXT', {}, { retry: { retries: 8, initialRetryTime: 200 } }).admin();
+    await admin.connect();
+    secured.closeLater(() => admin.disconnect());
+    nr = await startNodeRed({ quiet: true, logLevel: 'info', flows: [{ id: 'tab', type: 'tab', label: 'oauth', disabled: false, info: '' }] });
+    statuses = await nr.watchStatuses();
+  });
+  after(async function () {
+    if (statuses) statuses.close();
+    if (nr) await nr.stop();
+    if (auth) await auth.stop();
+  });
+
+  const written = async () => (await admin.fetchTopicOffsets('heartbeats').catch(() => [])).reduce((n, o) => n + Number(o.high), 0);
+
+  /** The flow: a source cluster on the OAUTH listener (the secret as a credential, as the editor deploys it), a heartbeat node writing into it. */
+  function flow(secret, alias) {
+    return [
+      { id: 'tab', type: 'tab', label: 'oauth', disabled: false, info: '' },
+      {
+        id: 'src', type: 'mm2-cluster', name: '', alias, bootstrap: secured.cluster.listeners.OAUTH, clientId: '', usetls: false, tls: '',
+        saslMechanism: 'oauthbearer', oauthTokenEndpoint: auth.tokenUrl, oauthClientId: CLIENT, oauthScope: 'kafka', oauthExtensions: '',
+        connectionTimeoutMs: '', requestTimeoutMs: '',
+        credentials: { oauthClientSecret: secret },
+      },
+      { id: 'tgt', type: 'mm2-cluster', name: '', alias: `${alias}-t`, bootstrap: env.cluster('target').bootstrap, clientId: '', usetls: false, tls: '', saslMechanism: 'none' },
+      { id: 'rep', type: 'mm2-replication', source: 'src', target: 'tgt', policy: 'DefaultReplicationPolicy', separator: '.', internalSeparator: true, offsetSyncsLocation: 'source', replicationFactor: '1' },
+      { id: 'hb', type: 'mm2-heartbeat', z: 'tab', replication: 'rep', emitHeartbeatsEnabled: true, emitHeartbeatsIntervalSeconds: '1', staleAfterSeconds: '30', watch: false, wires: [[], []] },
+    ];
+  }
+  const status = () => statuses.get('hb') || {};
+  const shown = () => `status ${JSON.stringify(status())}; token requests: ${JSON.stringify(auth.issued)} refused ${JSON.stringify(auth.refused)}\nNode-RED's log:\n${nr.log.slice(-4000)}`;
+
+  it('a node works over OAUTHBEARER, renews its token before it expires and goes on past the first token\'s expiry', async function () {
+    const before = await written();
+    await nr.deploy(flow(SECRET, 'oauth-ok'));
+    await env.eventually(() => status().fill === 'green' && /^emitted/.test(status().text || ''), { timeout: 60000, what: 'a green "emitted" status' })
+      .catch((e) => assert.fail(`${e.message}; ${shown()}`));
+    await env.eventually(async () => (await written()) > before, { timeout: 30000, what: 'heartbeats written over OAUTHBEARER' });
+    const first = auth.issued[0];
+    assert.equal(first.clientId, CLIENT);
+    assert.equal(first.scope, 'kafka');
+
+    // a second token, asked for while the first was still valid (kafkajs re-authenticates its connections with it)
+    await env.eventually(() => auth.issued.length >= 2, { timeout: (LIFETIME_S + 30) * 1000, what: 'a renewed token' })
+      .catch((e) => assert.fail(`${e.message}; ${shown()}`));
+    assert.ok(auth.issued[1].at < first.exp, `the token was renewed before it expired (${JSON.stringify(auth.issued.slice(0, 2))})`);
+
+    // past the first token's expiry the broker has ended every session still on it: heartbeats go on
+    await env.eventually(() => Date.now() > first.exp + 2000, { timeout: (LIFETIME_S + 10) * 1000, what: "the first token's expiry" });
+    const atExpiry = await written();
+    await env.eventually(async () => (await written()) >= atExpiry + 3, { timeout: 30000, what: "heartbeats written after the first token's expiry" })
+      .catch((e) => assert.fail(`${e.message}; ${shown()}`));
+    assert.equal(status().fill, 'green', shown());
+    assert.deepEqual(auth.refused, []);
+    assert.doesNotMatch(nr.log, /\[error\] \[mm2-heartbeat:hb\]/, shown());
+  });
+
+  it('the client secret is in no export: not in GET /flows, not in the Kafka Connect export (a reference there)', async function () {
+    // deployed by the test before; a flow of its own when run alone
+    if (!(await nr.request('GET', '/flows')).text.includes('oauthbearer')) await nr.deploy(flow(SECRET, 'oauth-ok'));
+    const flows = await nr.request('GET', '/flows', undefined, { 'Node-RED-API-Version': 'v2' });
+    assert.equal(flows.status, 200);
+    assert.ok(flows.json.flows.some((n) => n.id === 'src' && n.saslMechanism === 'oauthbearer'), 'the flow is deployed');
+    assert.ok(!flows.text.includes(SECRET), 'GET /flows holds no client secret');
+    // it is stored as the node's credential
+    const creds = await nr.request('GET', '/credentials/mm2-cluster/src');
+    assert.equal(creds.json.has_oauthClientSecret, true);
+    assert.ok(!creds.text.includes(SECRET));
+
+    for (const format of ['json', 'yaml', 'properties', 'mm2']) {
+      const r = await nr.request('GET', `/mm2/export/rep?format=${format}`);
+      assert.equal(r.status, 200, r.text);
+      assert.ok(!r.text.includes(SECRET), `the ${format} export holds no client secret`);
+      assert.match(r.json.text, /sasl\.mechanism.{1,4}OAUTHBEARER/);
+      assert.match(r.json.text, /OAuthBearerLoginCallbackHandler/);
+      // a config-provider reference in its place (in .properties its colons escaped)
+      assert.match(r.json.text, /\$\{file\\?:[^}]+\\?:(source\.cluster|oauth-ok)\.sasl\.jaas\.config\}/);
+      assert.match(r.json.secrets.template, /clientSecret="<secret>"/);
+    }
+    // asked for in clear (the editor's "include secrets", which needs write permission), the stored secret is there
+    const clear = await nr.request('GET', '/mm2/export/rep?format=json&includeSecrets=true');
+    const jaas = JSON.parse(clear.json.text)[0].config['source.cluster.sasl.jaas.config'];
+    assert.ok(jaas.includes(`clientSecret="${SECRET}"`), 'the secret was stored: withheld above by choice');
+  });
+
+  it('a wrong client secret: a red status and a logged error naming the client id and secret', async function () {
+    const refusedBefore = auth.refused.length;
+    await nr.deploy(flow('not-the-secret', 'oauth-bad'));
+    const red = await env.eventually(() => (status().fill === 'red' && /OAUTHBEARER client id or secret refused/.test(status().text || '') ? status() : null), { timeout: 60000, what: 'a red status naming the client id or secret' })
+      .catch((e) => assert.fail(`${e.message}; ${shown()}`));
+    assert.ok(red);
+    assert.ok(auth.refused.length > refusedBefore && auth.refused.every((r) => r.clientId === CLIENT && r.reason === 'invalid_client'));
+    // the heartbeat node logs a failed write as a warning (it retries every interval)
+    const line = await env.eventually(() => nr.log.split('\n').find((l) => /\[(error|warn)\] \[mm2-heartbeat:hb\].*check the client id and the client secret in the cluster node/.test(l)), { timeout: 30000, what: 'a logged error naming the fix' })
+      .catch((e) => assert.fail(`${e.message}; ${shown()}`));
+    assert.match(line, /does not accept client 'mm2-node-red' \(HTTP 401 invalid_client/);
+    assert.ok(!nr.log.includes('not-the-secret'), 'the wrong secret is not logged');
+  });
+});
