@@ -10,14 +10,37 @@
  * secret sent as a credential): an mm2-heartbeat node writes heartbeats over OAUTHBEARER, its
  * token is renewed before it expires and it goes on writing past the first token's expiry; a
  * wrong client secret gives a red status and a logged error naming the client id and secret;
- * the secret is neither in GET /flows nor in the Connect export.
+ * the secret is neither in GET /flows nor in the Connect export; and the exported client
+ * properties let Kafka's own Java client (its OAuthBearerLoginCallbackHandler) get a token and log in.
  */
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const { useSecuredCluster } = require('../harness/secured');
 const { startOAuthServer } = require('../harness/oauth-server');
 const { startNodeRed } = require('../../scripts/node-red-runner');
-const { DEFAULT_KAFKA_VERSION } = require('../../scripts/kafka/cluster');
+const { DEFAULT_KAFKA_VERSION, resolveKafka } = require('../../scripts/kafka/cluster');
+const { parseJavaProperties } = require('../../dist/core/java-properties');
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+/** Runs java with `args`; resolves with its exit status and output (killed after 120 s). */
+function java(args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn('java', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120000);
+    child.on('error', reject);
+    child.on('exit', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
 
 const CLIENT = 'mm2-node-red';
 const SECRET = 'oauth-cl1ent-s3cret';
@@ -76,7 +99,7 @@ describe(`OAUTHBEARER: mm2-cluster with a client-credentials token, a broker val
   it('a node works over OAUTHBEARER, renews its token before it expires and goes on past the first token\'s expiry', async function () {
     const before = await written();
     await nr.deploy(flow(SECRET, 'oauth-ok'));
-    await env.eventually(() => status().fill === 'green' && /^emitted/.test(status().text || ''), { timeout: 60000, what: 'a green "emitted" status' })
+    await env.eventually(() => status().fill === 'green' && /^emitted/.test(status().text || ''), { timeout: 90000, what: 'a green "emitted" status' })
       .catch((e) => assert.fail(`${e.message}; ${shown()}`));
     await env.eventually(async () => (await written()) > before, { timeout: 30000, what: 'heartbeats written over OAUTHBEARER' });
     const first = auth.issued[0];
@@ -124,6 +147,37 @@ describe(`OAUTHBEARER: mm2-cluster with a client-credentials token, a broker val
     const clear = await nr.request('GET', '/mm2/export/rep?format=json&includeSecrets=true');
     const jaas = JSON.parse(clear.json.text)[0].config['source.cluster.sasl.jaas.config'];
     assert.ok(jaas.includes(`clientSecret="${SECRET}"`), 'the secret was stored: withheld above by choice');
+  });
+
+  it("Kafka's Java client gets a token and logs in with the exported client properties (the worker's JVM allowing the token endpoint)", async function () {
+    if (!(await nr.request('GET', '/flows')).text.includes('oauthbearer')) await nr.deploy(flow(SECRET, 'oauth-ok'));
+    const exported = await nr.request('GET', '/mm2/export/rep?format=properties&connectors=heartbeat&includeSecrets=true');
+    assert.equal(exported.status, 200, exported.text);
+    const note = exported.json.notes.find((n) => n.code === 'oauth-allowed-urls');
+    assert.ok(note && note.text.includes(`-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=${auth.tokenUrl}`), JSON.stringify(exported.json.notes));
+    // the source cluster's client properties, as a Connect worker gives them to its clients
+    const client = parseJavaProperties(exported.json.text).entries
+      .filter(([k]) => k.startsWith('source.cluster.') && k !== 'source.cluster.alias')
+      .map(([k, v]) => [k.slice('source.cluster.'.length), v]);
+    assert.deepEqual(client.map(([k]) => k).sort(), ['bootstrap.servers', 'sasl.jaas.config', 'sasl.login.callback.handler.class', 'sasl.mechanism', 'sasl.oauthbearer.token.endpoint.url', 'security.protocol']);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mm2-oauth-client-'));
+    try {
+      const file = path.join(dir, 'client.properties');
+      const { propertiesValue } = require('../../dist/core/java-properties');
+      fs.writeFileSync(file, client.map(([k, v]) => `${k}=${propertiesValue(v)}`).join('\n') + '\n');
+      const issued = auth.issued.length;
+      // not spawnSync: the token endpoint it asks is served by this very process
+      const res = await java([
+        '-Xmx256m', '-XX:TieredStopAtLevel=1', `-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=${auth.tokenUrl}`,
+        '-cp', path.join(resolveKafka(), '*'), 'org.apache.kafka.tools.TopicCommand',
+        '--bootstrap-server', secured.cluster.listeners.OAUTH, '--command-config', file, '--list',
+      ]);
+      assert.equal(res.status, 0, `TopicCommand --list over OAUTHBEARER failed:\n${res.stdout}\n${res.stderr}`);
+      assert.match(res.stdout, /^heartbeats$/m);
+      assert.ok(auth.issued.length > issued && auth.issued.slice(issued).every((t) => t.clientId === CLIENT && t.scope === 'kafka'), 'the Java client asked the token endpoint');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a wrong client secret: a red status and a logged error naming the client id and secret', async function () {
