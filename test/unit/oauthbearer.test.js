@@ -8,8 +8,11 @@
  */
 const assert = require('node:assert/strict');
 const http = require('node:http');
+const fs = require('node:fs');
+const path = require('node:path');
+const vm = require('node:vm');
 const { oauthBearerProvider, requestToken, tokenIsFresh, MIN_TOKEN_REMAINING_MS, REFUSAL_HOLD_MS, OAuthTokenError } = require('../../dist/kafka/oauth-token');
-const { explainKafkaError, validateClusterSettings, createKafka, principalOf } = require('../../dist/kafka/client');
+const { explainKafkaError, validateClusterSettings, principalOf } = require('../../dist/kafka/client');
 const { oauthFieldProblem, parseSaslExtensions } = require('../../dist/core/oauth-fields');
 const { exportConnectors } = require('../../dist/flows/export-connectors');
 const { flowFromConnectorConfigs } = require('../../dist/flows/import-connectors');
@@ -185,9 +188,42 @@ describe('OAUTHBEARER: token provider, explanations, field checks, export', func
     assert.deepEqual(parseSaslExtensions('logicalCluster=lkc-1,\nidentityPoolId = pool-2'), { logicalCluster: 'lkc-1', identityPoolId: 'pool-2' });
   });
 
-  it('createKafka gives kafkajs the OAUTHBEARER provider, not a username and password', function () {
-    const kafka = createKafka({ alias: 'a', bootstrapServers: ['h:1'], sasl: { mechanism: 'oauthbearer', oauth: { tokenEndpointUrl: 'http://127.0.0.1:1/t', clientId: 'c', clientSecret: 's' } } });
-    assert.ok(kafka, 'a client');
+  it("the dialog checks the OAUTHBEARER fields with the runtime's check, only when OAUTHBEARER is chosen, in words of both catalogs", function () {
+    const html = fs.readFileSync(path.join(__dirname, '..', '..', 'dist', 'nodes', 'mm2-cluster.html'), 'utf8');
+    const registered = [];
+    /** @type {string | null} the SASL select's value while the dialog is open, null when it is closed */
+    let selected = null;
+    const context = vm.createContext({
+      RED: { nodes: { registerType: (_type, def) => registered.push(def) }, validators: { number: () => () => true } },
+      $: () => ({ length: selected === null ? 0 : 1, val: () => selected, on() {} }),
+    });
+    for (const m of html.matchAll(/<script type="text\/javascript">([\s\S]*?)<\/script>/g)) vm.runInContext(m[1], context);
+    const { defaults } = registered[0];
+    const check = (field, value, saslMechanism, opt) => defaults[field].validate.call({ saslMechanism, _: (k, subs) => `${k} ${subs.field}` }, value, opt);
+    assert.equal(check('oauthTokenEndpoint', '', 'none', {}), true, 'not checked without OAUTHBEARER');
+    assert.equal(check('oauthTokenEndpoint', '', 'oauthbearer'), false, 'Node-RED 2: false');
+    assert.equal(check('oauthTokenEndpoint', '', 'oauthbearer', { label: 'Token endpoint' }), 'mm2-cluster.validate.required Token endpoint');
+    assert.equal(check('oauthTokenEndpoint', 'idp.example.com/token', 'oauthbearer', { label: 'T' }), 'mm2-cluster.validate.url T');
+    assert.equal(check('oauthTokenEndpoint', 'https://idp.example.com/oauth2/token', 'oauthbearer', {}), true);
+    assert.equal(check('oauthClientId', '', 'oauthbearer', { label: 'C' }), 'mm2-cluster.validate.required C');
+    assert.equal(check('oauthScope', 'a "b"', 'oauthbearer', { label: 'S' }), 'mm2-cluster.validate.scope S');
+    assert.equal(check('oauthScope', '', 'oauthbearer', {}), true);
+    assert.equal(check('oauthExtensions', 'auth=x', 'oauthbearer', { label: 'E' }), 'mm2-cluster.validate.extension-reserved E');
+    // with the dialog open its select decides, not the saved value
+    selected = 'oauthbearer';
+    assert.equal(check('oauthClientId', '', 'none', { label: 'C' }), 'mm2-cluster.validate.required C');
+    selected = 'scram-sha-512';
+    assert.equal(check('oauthClientId', '', 'oauthbearer', { label: 'C' }), true);
+    // every answer of the check has its words in both languages
+    const codes = ['required', 'url', 'scope', 'extension-pair', 'extension-key', 'extension-reserved', 'extension-value'];
+    for (const [field, value] of [['tokenEndpointUrl', ''], ['tokenEndpointUrl', 'x'], ['scope', '"'], ['extensions', 'a'], ['extensions', 'a_b=1'], ['extensions', 'auth=1'], ['extensions', 'a=']]) {
+      assert.ok(codes.includes(/** @type {string} */ (oauthFieldProblem(field, value))), `${field} '${value}'`);
+    }
+    for (const lang of ['en-US', 'zh-CN']) {
+      const words = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'src', 'locales', lang, 'mm2-cluster.json'), 'utf8'))['mm2-cluster'].validate;
+      assert.deepEqual(Object.keys(words).sort(), [...codes].sort(), lang);
+      for (const c of codes) assert.match(words[c], /__field__/, `${lang} ${c} names the field`);
+    }
   });
 
   describe('export for Kafka Connect', function () {
