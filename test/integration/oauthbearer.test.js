@@ -11,13 +11,15 @@
  * token is renewed before it expires and it goes on writing past the first token's expiry; a
  * wrong client secret gives a red status and a logged error naming the client id and secret;
  * the secret is neither in GET /flows nor in the Connect export; and the exported client
- * properties let Kafka's own Java client (its OAuthBearerLoginCallbackHandler) get a token and log in.
+ * properties let Kafka's own Java client (its OAuthBearerLoginCallbackHandler) get a token and log in;
+ * the cluster dialog in Chromium shows the OAUTHBEARER fields and marks a bad one.
  */
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const { useSecuredCluster } = require('../harness/secured');
 const { startOAuthServer } = require('../harness/oauth-server');
 const { startNodeRed } = require('../../scripts/node-red-runner');
+const { skipWithoutChromium, openEditor } = require('../harness/editor');
 const { DEFAULT_KAFKA_VERSION, resolveKafka } = require('../../scripts/kafka/cluster');
 const { parseJavaProperties } = require('../../dist/core/java-properties');
 const { spawn } = require('node:child_process');
@@ -177,6 +179,38 @@ describe(`OAUTHBEARER: mm2-cluster with a client-credentials token, a broker val
       assert.ok(auth.issued.length > issued && auth.issued.slice(issued).every((t) => t.clientId === CLIENT && t.scope === 'kafka'), 'the Java client asked the token endpoint');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the cluster dialog (Chromium): OAUTHBEARER shows its fields instead of username and password, refuses a token endpoint that is no URL, never shows the secret', async function () {
+    skipWithoutChromium(this);
+    if (!(await nr.request('GET', '/flows')).text.includes('oauthbearer')) await nr.deploy(flow(SECRET, 'oauth-ok'));
+    const { browser, page } = await openEditor(nr.url);
+    try {
+      await page.evaluate(() => RED.editor.editConfig('', 'mm2-cluster', 'src'));
+      await page.waitForSelector('#node-config-input-oauthTokenEndpoint', { state: 'visible' });
+      const visible = (id) => page.isVisible(`#node-config-input-${id}`);
+      for (const id of ['oauthTokenEndpoint', 'oauthClientId', 'oauthClientSecret', 'oauthScope', 'oauthExtensions']) assert.equal(await visible(id), true, `${id} shown`);
+      for (const id of ['username', 'password']) assert.equal(await visible(id), false, `${id} hidden`);
+      // the editor has a placeholder for the stored secret, never the secret
+      assert.notEqual(await page.inputValue('#node-config-input-oauthClientSecret'), SECRET);
+      const invalid = (id, value) => page.evaluate(({ id, value }) => {
+        const input = /** @type {HTMLInputElement} */ (document.querySelector(`#node-config-input-${id}`));
+        input.value = value;
+        input.dispatchEvent(new Event('change', { bubbles: true }));
+        return input.classList.contains('input-error');
+      }, { id, value });
+      assert.equal(await invalid('oauthTokenEndpoint', 'idp.example.com/token'), true, 'a token endpoint that is no URL is marked');
+      assert.equal(await invalid('oauthExtensions', 'auth=x'), true, 'the reserved extension key is marked');
+      assert.equal(await invalid('oauthTokenEndpoint', 'https://idp.example.com/oauth2/token'), false);
+      assert.equal(await invalid('oauthExtensions', 'logicalCluster=lkc-1'), false);
+      await page.selectOption('#node-config-input-saslMechanism', 'scram-sha-512');
+      assert.equal(await visible('username'), true);
+      assert.equal(await visible('oauthTokenEndpoint'), false);
+      assert.equal(await invalid('oauthTokenEndpoint', 'idp.example.com/token'), false, 'not checked without OAUTHBEARER');
+      await page.click('#node-config-dialog-cancel');
+    } finally {
+      await browser.close();
     }
   });
 
