@@ -12,7 +12,7 @@
  * CLI: node scripts/kafka/cluster.js up [--clusters source,target] [--version 4.1.1] [--security tls,authorizer]
  *      node scripts/kafka/cluster.js resolve [--version 4.1.1]
  *
- * Options: { version, heap, ports: { broker, sasl, controller, ssl, saslSsl, mtls } } (fixed ports
+ * Options: { version, heap, ports: { broker, sasl, controller, ssl, saslSsl, mtls, oauth } } (fixed ports
  * for the demo; tests let the kernel pick free ones), `properties` (below), and `security` for secured clusters:
  *   security: {
  *     tls: true,         // three more listeners: SSL (server authenticated by a test CA), SASL_SSL
@@ -20,6 +20,13 @@
  *                        // the client certificate's CN is the principal: User:mm2-client)
  *     authorizer: true,  // KRaft's StandardAuthorizer, no ACL means no access
  *     users: { bob: 'bob-secret' },  // SASL users beside SASL_USERS (PLAIN and SCRAM), none super
+ *     oauth: { jwksUrl, issuer, audience, allowedUrls },  // one more listener, OAUTH (SASL_PLAINTEXT
+ *                        // with OAUTHBEARER only): JWTs validated by Kafka's OAuthBearerValidatorCallbackHandler
+ *                        // against the JWKS at jwksUrl (which must answer before the broker starts), with
+ *                        // the expected issuer and audience when given; the principal is User:<sub>.
+ *                        // The JVM's org.apache.kafka.sasl.oauthbearer.allowed.urls lists jwksUrl and
+ *                        // allowedUrls (e.g. the token endpoint). The broker makes a client authenticate
+ *                        // again before its token expires (connections.max.reauth.ms on the listener).
  *   }
  * With the authorizer, the listeners that authenticate nobody (PLAINTEXT, SSL, and CONTROLLER,
  * which the broker uses to reach its controller) are the principal User:ANONYMOUS, a super user:
@@ -165,13 +172,21 @@ function makeCertificates(dir) {
   return { dir, caFile: f('ca.pem'), certFile: f('client.pem'), keyFile: f('client.key'), brokerKeystoreFile };
 }
 
-function serverProperties({ dataDir, brokerPort, saslPort, controllerPort, tlsPorts, certs, authorizer, users, extra }) {
+/** Kafka's classes for OAUTHBEARER on the broker (in 3.9.1 and 4.1.1). */
+const OAUTH_LOGIN_MODULE = 'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule';
+const OAUTH_VALIDATOR = 'org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler';
+
+function serverProperties({ dataDir, brokerPort, saslPort, controllerPort, tlsPorts, certs, authorizer, users, oauth, extra }) {
   const scramJaas = 'org.apache.kafka.common.security.scram.ScramLoginModule required;';
   const listeners = [`PLAINTEXT://127.0.0.1:${brokerPort}`, `SASL_PLAINTEXT://127.0.0.1:${saslPort}`];
   const protocols = ['PLAINTEXT:PLAINTEXT', 'SASL_PLAINTEXT:SASL_PLAINTEXT', 'CONTROLLER:PLAINTEXT'];
   if (tlsPorts) {
     listeners.push(`SSL://127.0.0.1:${tlsPorts.ssl}`, `SASL_SSL://127.0.0.1:${tlsPorts.saslSsl}`, `MTLS://127.0.0.1:${tlsPorts.mtls}`);
     protocols.push('SSL:SSL', 'SASL_SSL:SASL_SSL', 'MTLS:SSL');
+  }
+  if (oauth) {
+    listeners.push(`OAUTH://127.0.0.1:${oauth.port}`);
+    protocols.push('OAUTH:SASL_PLAINTEXT');
   }
   const lines = {
     'process.roles': 'broker,controller',
@@ -188,6 +203,19 @@ function serverProperties({ dataDir, brokerPort, saslPort, controllerPort, tlsPo
     lines[`listener.name.${l}.plain.sasl.jaas.config`] = jaasPlain(users);
     lines[`listener.name.${l}.scram-sha-256.sasl.jaas.config`] = scramJaas;
     lines[`listener.name.${l}.scram-sha-512.sasl.jaas.config`] = scramJaas;
+  }
+  if (oauth) {
+    Object.assign(lines, {
+      'listener.name.oauth.sasl.enabled.mechanisms': 'OAUTHBEARER',
+      'listener.name.oauth.oauthbearer.sasl.jaas.config': `${OAUTH_LOGIN_MODULE} required;`,
+      'listener.name.oauth.oauthbearer.sasl.server.callback.handler.class': OAUTH_VALIDATOR,
+      // a session lasts at most until the token expires (and at most an hour): the client must
+      // authenticate again with a new token on its open connections
+      'listener.name.oauth.oauthbearer.connections.max.reauth.ms': '3600000',
+      'sasl.oauthbearer.jwks.endpoint.url': oauth.jwksUrl,
+      ...(oauth.issuer ? { 'sasl.oauthbearer.expected.issuer': oauth.issuer } : {}),
+      ...(oauth.audience ? { 'sasl.oauthbearer.expected.audience': oauth.audience } : {}),
+    });
   }
   if (tlsPorts) {
     Object.assign(lines, {
@@ -258,8 +286,9 @@ const LOG4J2 = [
   '',
 ].join('\n');
 
-function javaArgs(libs, dataDir, heap) {
+function javaArgs(libs, dataDir, heap, systemProperties = {}) {
   return [
+    ...Object.entries(systemProperties).map(([k, v]) => `-D${k}=${v}`),
     `-Xmx${heap}`, `-Xms${heap === '512m' ? '256m' : heap}`,
     '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', '-XX:TieredStopAtLevel=1', '-Xss512k',
     '-Djava.awt.headless=true',
@@ -399,8 +428,21 @@ async function startCluster(name, opts = {}) {
       throw e;
     }
   }
+  let oauth = null;
+  /** @type {Record<string, string>} JVM system properties of the broker */
+  const sysProps = {};
+  if (security.oauth) {
+    const o = security.oauth;
+    if (!o.jwksUrl) {
+      removeData(dataDir);
+      throw new Error('startCluster: security.oauth needs jwksUrl (the JWKS the broker validates tokens with)');
+    }
+    oauth = { port: fixed.oauth || (await freePort()), jwksUrl: o.jwksUrl, issuer: o.issuer, audience: o.audience };
+    // Kafka reads OAuth URLs only when this JVM property lists them (4.x; also enforced in 3.9.1)
+    sysProps['org.apache.kafka.sasl.oauthbearer.allowed.urls'] = [o.jwksUrl, ...(o.allowedUrls || [])].join(',');
+  }
   const props = path.join(dataDir, 'server.properties');
-  fs.writeFileSync(props, serverProperties({ dataDir, brokerPort, saslPort, controllerPort, tlsPorts, certs, authorizer: !!security.authorizer, users, extra }));
+  fs.writeFileSync(props, serverProperties({ dataDir, brokerPort, saslPort, controllerPort, tlsPorts, certs, authorizer: !!security.authorizer, users, oauth, extra }));
   fs.writeFileSync(path.join(dataDir, 'log4j.properties'), LOG4J1);
   fs.writeFileSync(path.join(dataDir, 'log4j2.properties'), LOG4J2);
   const logFile = path.join(dataDir, 'server.log');
@@ -423,7 +465,7 @@ async function startCluster(name, opts = {}) {
 
   const launch = () => {
     const out = fs.openSync(path.join(dataDir, 'stdout.log'), 'a');
-    const c = spawn('java', [...javaArgs(libs, dataDir, heap), 'kafka.Kafka', props], {
+    const c = spawn('java', [...javaArgs(libs, dataDir, heap, sysProps), 'kafka.Kafka', props], {
       stdio: ['ignore', out, out],
     });
     fs.closeSync(out);
@@ -444,7 +486,7 @@ async function startCluster(name, opts = {}) {
     removeData(dataDir);
     throw new Error(`cluster '${name}' (Kafka ${version}) did not start: ${e.message}`);
   }
-  const secured = [tlsPorts && `SSL ${tlsPorts.ssl}, SASL_SSL ${tlsPorts.saslSsl}, MTLS ${tlsPorts.mtls}`, security.authorizer && 'StandardAuthorizer'].filter(Boolean);
+  const secured = [tlsPorts && `SSL ${tlsPorts.ssl}, SASL_SSL ${tlsPorts.saslSsl}, MTLS ${tlsPorts.mtls}`, oauth && `OAUTH ${oauth.port}`, security.authorizer && 'StandardAuthorizer'].filter(Boolean);
   log(`cluster '${name}' (Kafka ${version}) up at ${bootstrap} (SASL_PLAINTEXT ${saslPort}${secured.length ? `; ${secured.join('; ')}` : ''}), data in ${dataDir}`);
 
   let stopped;
@@ -482,11 +524,12 @@ async function startCluster(name, opts = {}) {
   const cluster = {
     name, version, bootstrap, saslBootstrap: `127.0.0.1:${saslPort}`, brokerPort, saslPort,
     dataDir, logFile, saslUsers: users, process: child, stop, kill, restart,
-    /** Bootstrap address per listener name (SSL, SASL_SSL and MTLS only with security.tls). */
+    /** Bootstrap address per listener name (SSL, SASL_SSL and MTLS only with security.tls, OAUTH with security.oauth). */
     listeners: {
       PLAINTEXT: bootstrap,
       SASL_PLAINTEXT: `127.0.0.1:${saslPort}`,
       ...(tlsPorts ? { SSL: `127.0.0.1:${tlsPorts.ssl}`, SASL_SSL: `127.0.0.1:${tlsPorts.saslSsl}`, MTLS: `127.0.0.1:${tlsPorts.mtls}` } : {}),
+      ...(oauth ? { OAUTH: `127.0.0.1:${oauth.port}` } : {}),
     },
     /**
      * With security.tls: the test CA and the client certificate as file paths and PEM text, ready for

@@ -89,9 +89,11 @@ export function nodeRedFlowFromImport(imp: FlowImport, newId: () => string = def
       id, type: 'mm2-cluster', name: '', alias: c.alias ?? '', bootstrap: typeof c.bootstrap === 'string' ? c.bootstrap : (c.bootstrap ?? []).join(', '),
       clientId: '', usetls: c.tls !== undefined && c.tls !== false, tls: tlsId, saslMechanism: mechanism,
     };
+    for (const f of ['oauthTokenEndpoint', 'oauthClientId', 'oauthScope', 'oauthExtensions'] as const) node[f] = c[f] ?? '';
     const creds: Record<string, string> = {};
     if (c.username) creds.username = c.username;
     if (c.password) creds.password = c.password;
+    if (c.oauthClientSecret) creds.oauthClientSecret = c.oauthClientSecret;
     if (Object.keys(creds).length > 0) node.credentials = creds;
     out.push(node);
     return id;

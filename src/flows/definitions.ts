@@ -51,9 +51,15 @@ function clusterFromDefinition(
   if (def.usetls === true || def.usetls === 'true') c.tls = tlsFromDefinition(tls);
   const username = (def.credentials as { username?: string } | undefined)?.username ?? creds?.username;
   if (username) c.username = username;
+  for (const f of ['oauthTokenEndpoint', 'oauthClientId', 'oauthScope', 'oauthExtensions'] as const) {
+    if (typeof def[f] === 'string' && def[f] !== '') c[f] = def[f] as string;
+  }
   if (withPassword) {
-    const password = (def.credentials as { password?: string } | undefined)?.password ?? creds?.password;
+    const given = def.credentials as { password?: string; oauthClientSecret?: string } | undefined;
+    const password = given?.password ?? creds?.password;
     if (password) c.password = password;
+    const secret = given?.oauthClientSecret ?? creds?.oauthClientSecret;
+    if (secret) c.oauthClientSecret = secret;
   }
   return c;
 }

@@ -44,7 +44,7 @@ const FLOW_WIDE = new Set([
   'sync.group.offsets.enabled',
 ]);
 
-const SECURITY_KEYS = ['security.protocol', 'sasl.mechanism', 'sasl.jaas.config', 'ssl.truststore.type', 'ssl.truststore.location', 'ssl.endpoint.identification.algorithm'];
+const SECURITY_KEYS = ['security.protocol', 'sasl.mechanism', 'sasl.jaas.config', 'sasl.oauthbearer.token.endpoint.url', 'ssl.truststore.type', 'ssl.truststore.location', 'ssl.endpoint.identification.algorithm'];
 
 function fieldValue(property: string, v: SettingValue): unknown {
   const d = getPropertyDef(property);
@@ -149,7 +149,13 @@ export function flowFromConnectorConfigs(inputs: ReadonlyArray<string | Readonly
         const j = parseJaasConfig(jaas);
         if (j.username !== undefined) c.username = j.username;
         if (j.password !== undefined) c.password = j.password;
+        if (j.clientId !== undefined) c.oauthClientId = j.clientId;
+        if (j.clientSecret !== undefined) c.oauthClientSecret = j.clientSecret;
+        if (j.scope !== undefined) c.oauthScope = j.scope;
+        if (j.extensions) c.oauthExtensions = Object.entries(j.extensions).map(([k, v]) => `${k}=${v}`).join(', ');
       }
+      const tokenUrl = flowWide.get(`${role}.cluster.sasl.oauthbearer.token.endpoint.url`);
+      if (tokenUrl !== undefined) c.oauthTokenEndpoint = tokenUrl;
     }
   }
   const policy = flowWide.get('replication.policy.class');

@@ -1,7 +1,8 @@
 import { CONNECTOR_CLASS_NAMES, getPropertyDef, type ConnectorKind, type SettingValue } from '../core/config-properties';
 import { missingEnvReason, substituteEnv, type EnvLookup } from '../core/env-substitution';
 import type { ConfigProblem } from '../core/errors';
-import { jaasConfig } from '../core/export/jaas';
+import { jaasConfig, oauthJaasConfig, OAUTHBEARER_LOGIN_CALLBACK_HANDLER } from '../core/export/jaas';
+import { parseSaslExtensions } from '../core/oauth-fields';
 import { CONNECTOR_KINDS, type ExportNote, type ExportOptions, type ReplicationModel } from '../core/export/model';
 import { DEFAULT_REPLICATION_POLICY_CLASS, policyClassName } from '../core/replication-policy';
 import { fieldName, resolveNodeSettings } from '../core/setting-fields';
@@ -15,7 +16,7 @@ import { FLOW_NODE_CONNECTOR, FLOW_NODE_PROPERTIES, NODE_TYPE_OF, NODE_TYPE_OF_S
  * `${VAR}` substituted, checked by the catalogue), so an export says exactly what the nodes do.
  */
 
-export type SaslMechanismName = 'none' | 'plain' | 'scram-sha-256' | 'scram-sha-512';
+export type SaslMechanismName = 'none' | 'plain' | 'scram-sha-256' | 'scram-sha-512' | 'oauthbearer';
 
 /** TLS of a cluster as Node-RED's tls-config node holds it (file paths; uploaded data cannot be exported). */
 export interface TlsExportSettings {
@@ -42,6 +43,13 @@ export interface ClusterExportSettings {
   saslMechanism?: SaslMechanismName | string;
   username?: string;
   password?: string;
+  /** OAUTHBEARER (the mm2-cluster node's fields): token endpoint URL, client id, scope, `key=value, ...` extensions. */
+  oauthTokenEndpoint?: string;
+  oauthClientId?: string;
+  oauthScope?: string;
+  oauthExtensions?: string;
+  /** OAUTHBEARER client secret, only when secrets are to be exported. */
+  oauthClientSecret?: string;
 }
 
 /** An mm2-replication node's fields. */
@@ -92,6 +100,7 @@ function boolOf(v: unknown, dflt: boolean): boolean {
 function clusterSecurity(
   c: ClusterExportSettings,
   role: 'source' | 'target',
+  sub: (property: string, raw: unknown) => string,
 ): { props: Array<[string, string]>; notes: ExportNote[] } {
   const props: Array<[string, string]> = [];
   const notes: ExportNote[] = [];
@@ -100,7 +109,20 @@ function clusterSecurity(
   const tls = c.tls !== undefined && c.tls !== false && c.tls !== null;
   if (!sasl && !tls) return { props, notes };
   props.push(['security.protocol', sasl ? (tls ? 'SASL_SSL' : 'SASL_PLAINTEXT') : 'SSL']);
-  if (sasl) {
+  if (sasl && mech === 'oauthbearer') {
+    // Kafka's Java client does the client-credentials flow itself with its login callback handler
+    const url = sub(`${role}.cluster.sasl.oauthbearer.token.endpoint.url`, c.oauthTokenEndpoint);
+    const jaas = `${role}.cluster.sasl.jaas.config`;
+    props.push(['sasl.mechanism', 'OAUTHBEARER']);
+    props.push(['sasl.oauthbearer.token.endpoint.url', url]);
+    props.push(['sasl.login.callback.handler.class', OAUTHBEARER_LOGIN_CALLBACK_HANDLER]);
+    props.push(['sasl.jaas.config', oauthJaasConfig(sub(jaas, c.oauthClientId), textOf(c.oauthClientSecret), sub(jaas, c.oauthScope), parseSaslExtensions(sub(jaas, c.oauthExtensions)))]);
+    notes.push({
+      code: 'oauth-allowed-urls',
+      text: `${role} cluster: Kafka's Java clients call the token endpoint only when the JVM system property org.apache.kafka.sasl.oauthbearer.allowed.urls lists it (required from Kafka 4.0): start the Connect workers with -Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=${url} (e.g. in KAFKA_OPTS).`,
+      property: `${role}.cluster.sasl.oauthbearer.token.endpoint.url`,
+    });
+  } else if (sasl) {
     props.push(['sasl.mechanism', mech.toUpperCase()]);
     props.push(['sasl.jaas.config', jaasConfig(mech, textOf(c.username), textOf(c.password))]);
   }
@@ -191,8 +213,8 @@ export function readFlow(input: FlowExportInput, options: ExportOptions, notes: 
     problems.push({ property: 'checkpoints.topic.replication.factor', reason: `'${rfText}' is not a replication factor (a whole number of at least 1, or -1 for the broker's default.replication.factor)` });
   }
 
-  const src = clusterSecurity(input.source ?? {}, 'source');
-  const tgt = clusterSecurity(input.target ?? {}, 'target');
+  const src = clusterSecurity(input.source ?? {}, 'source', sub);
+  const tgt = clusterSecurity(input.target ?? {}, 'target', sub);
   notes.push(...src.notes, ...tgt.notes);
 
   const perConnector: Record<ConnectorKind, Array<[string, SettingValue]>> = { source: [], checkpoint: [], heartbeat: [] };

@@ -7,8 +7,11 @@ import * as net from 'node:net';
 import { Kafka, Partitioners, logLevel as KafkaLogLevel } from 'kafkajs';
 import type { LogEntry, KafkaConfig, Producer, ProducerConfig, SASLOptions } from 'kafkajs';
 import { CONNECTION_TIMEOUT_BOUNDS_MS, REQUEST_TIMEOUT_BOUNDS_MS } from '../core/field-bounds';
+import { oauthFieldProblem, oauthFieldText, type OAuthField } from '../core/oauth-fields';
+import { oauthBearerProvider, OAuthTokenError, type OAuthSettings } from './oauth-token';
 
-export type SaslMechanism = 'none' | 'plain' | 'scram-sha-256' | 'scram-sha-512';
+export type SaslMechanism = 'none' | 'plain' | 'scram-sha-256' | 'scram-sha-512' | 'oauthbearer';
+export type { OAuthSettings };
 
 export interface ClusterSettings {
   /** MM2 cluster alias, e.g. `us-west`. */
@@ -18,7 +21,8 @@ export interface ClusterSettings {
   clientId?: string;
   /** TLS options (from Node-RED's tls-config node) or true for TLS with system CAs. */
   tls?: tls.ConnectionOptions | boolean;
-  sasl?: { mechanism: SaslMechanism; username?: string; password?: string };
+  /** username and password for PLAIN and SCRAM; `oauth` for OAUTHBEARER (client-credentials flow). */
+  sasl?: { mechanism: SaslMechanism; username?: string; password?: string; oauth?: OAuthSettings };
   connectionTimeoutMs?: number;
   requestTimeoutMs?: number;
 }
@@ -47,9 +51,25 @@ export function validateClusterSettings(s: ClusterSettings): string[] {
     const m = /^(\[[^\]]+\]|[^:\s]+):(\d{1,5})$/.exec(b);
     if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535) problems.push(`bootstrap server '${b}' is not host:port`);
   }
-  if (s.sasl && s.sasl.mechanism !== 'none') {
+  if (s.sasl && s.sasl.mechanism === 'oauthbearer') {
+    const o = s.sasl.oauth;
+    const fields: Array<[OAuthField, string]> = [
+      ['tokenEndpointUrl', o?.tokenEndpointUrl ?? ''],
+      ['clientId', o?.clientId ?? ''],
+      ['clientSecret', o?.clientSecret ?? ''],
+      ['scope', o?.scope ?? ''],
+    ];
+    for (const [field, value] of fields) {
+      const why = oauthFieldProblem(field, value);
+      if (why) problems.push(oauthFieldText(field, field === 'clientSecret' ? '' : value, why));
+    }
+    for (const [k, v] of Object.entries(o?.extensions ?? {})) {
+      const why = oauthFieldProblem('extensions', `${k}=${v}`);
+      if (why) problems.push(oauthFieldText('extensions', `${k}=${v}`, why));
+    }
+  } else if (s.sasl && s.sasl.mechanism !== 'none') {
     if (!['plain', 'scram-sha-256', 'scram-sha-512'].includes(s.sasl.mechanism)) {
-      problems.push(`SASL mechanism '${s.sasl.mechanism}' is not supported (use PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)`);
+      problems.push(`SASL mechanism '${s.sasl.mechanism}' is not supported (use PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER)`);
     }
     if (!s.sasl.username) problems.push('SASL is on but the username is empty');
     if (!s.sasl.password) problems.push('SASL is on but the password is empty');
@@ -115,7 +135,10 @@ export function createKafka(s: ClusterSettings, logger?: HostLogger, level: Kafk
     retry: { initialRetryTime: 300, retries: 5, maxRetryTime: 10000 },
   };
   if (s.tls) cfg.ssl = s.tls;
-  if (s.sasl && s.sasl.mechanism !== 'none') {
+  if (s.sasl && s.sasl.mechanism === 'oauthbearer' && s.sasl.oauth) {
+    // one token cache per client: kafkajs asks on every (re)authentication of every connection
+    cfg.sasl = { mechanism: 'oauthbearer', oauthBearerProvider: oauthBearerProvider(s.sasl.oauth) };
+  } else if (s.sasl && s.sasl.mechanism !== 'none') {
     cfg.sasl = { mechanism: s.sasl.mechanism, username: s.sasl.username ?? '', password: s.sasl.password ?? '' } as SASLOptions;
   }
   return new Mm2Kafka(cfg);
@@ -214,6 +237,28 @@ export function isClientInternalFailure(failure: unknown): boolean {
   return typeof message === 'string' && message.includes(CLIENT_INTERNAL_MARK);
 }
 
+/**
+ * A failed OAUTHBEARER token request, explained: what failed and which field of the cluster node
+ * to fix. The field comes first, so that a node status (cut at 60 characters) names it too.
+ */
+function explainTokenFailure(t: OAuthTokenError, where: string): string {
+  const at = `the token endpoint ${t.url}`;
+  switch (t.failure) {
+    case 'client':
+      return `OAUTHBEARER client id or secret refused${where}: ${at} does not accept client '${t.clientId}' (${t.detail}): check the client id and the client secret in the cluster node`;
+    case 'unreachable':
+      return `OAUTHBEARER token endpoint URL unreachable${where}: cannot reach ${t.url} (${t.detail}): check the token endpoint URL in the cluster node and that the identity provider is up`;
+    case 'timeout':
+      return `OAUTHBEARER token endpoint URL not answering${where}: ${at} (${t.detail}): check the token endpoint URL in the cluster node and the network to the identity provider`;
+    case 'scope':
+      return `OAUTHBEARER scope refused${where}: ${at} refused it (${t.detail}): check the scope in the cluster node`;
+    case 'grant':
+      return `OAUTHBEARER client-credentials grant refused${where}: ${at} does not let client '${t.clientId}' use it (${t.detail}): allow that grant for the client at the identity provider`;
+    default:
+      return `OAUTHBEARER token endpoint URL gave no token${where}: ${at} (${t.detail}): check the token endpoint URL in the cluster node (the identity provider's token URL, not its issuer or JWKS URL)`;
+  }
+}
+
 /** The SASL mechanism as Kafka names it (SCRAM-SHA-512), for messages. */
 function mechanismName(m: SaslMechanism | undefined): string {
   return m ? m.toUpperCase() : '';
@@ -273,6 +318,7 @@ export function aclText(n: AclNeed): string {
  * as the broker's ssl.principal.mapping.rules map it); undefined otherwise.
  */
 export function principalOf(s: Partial<Pick<ClusterSettings, 'sasl' | 'tls'>>): string | undefined {
+  if (s.sasl && s.sasl.mechanism === 'oauthbearer') return s.sasl.oauth?.clientId ? `the token's principal (OAuth client '${s.sasl.oauth.clientId}')` : "the token's principal";
   if (s.sasl && s.sasl.mechanism !== 'none' && s.sasl.username) return `User:${s.sasl.username}`;
   if (s.tls && typeof s.tls === 'object' && s.tls.cert) return "the client certificate's principal";
   return undefined;
@@ -332,6 +378,8 @@ export function explainKafkaError(
   if (where && typeof e?.message === 'string' && e.message.includes(where) && !e.type && !/^KafkaJS/.test(e.name ?? '')) return e.message;
   const denied = authorizationFailure(err);
   if (denied) return explainNotAuthorized(denied, acls ?? [], s ? principalOf(s) : undefined, where);
+  const token = chain.find((x): x is OAuthTokenError => x instanceof OAuthTokenError || (x as { code?: string }).code === 'OAUTH_TOKEN_FAILED');
+  if (token) return explainTokenFailure(token, where);
   // kafkajs itself failing on an answer it did not expect (a topic deleted or without a leader in
   // the middle of a request): a TypeError from inside the client, not a bug of the caller
   const internal = clientInternalError(e);
@@ -343,7 +391,7 @@ export function explainKafkaError(
   }
   const sasl = s?.sasl && s.sasl.mechanism !== 'none' ? s.sasl : undefined;
   // the mechanism from the settings, else from kafkajs' words ("SASL SCRAM SHA512 authentication failed")
-  const said = /SASL (PLAIN|SCRAM SHA(256|512))\b/.exec(text);
+  const said = /SASL (PLAIN|OAUTHBEARER|SCRAM SHA(256|512))\b/.exec(text);
   const mech = mechanismName(sasl?.mechanism) || (said ? said[1].replace('SCRAM SHA', 'SCRAM-SHA-') : '');
   const user = sasl?.username ? ` '${sasl.username}'` : '';
   // a SASL client on a listener without SASL: the broker refuses the SASL handshake
@@ -352,6 +400,9 @@ export function explainKafkaError(
   }
   if (/UNSUPPORTED_SASL_MECHANISM|mechanism is not supported|does not support the requested SASL mechanism/i.test(text)) {
     return `SASL mechanism ${mech || ''}${mech ? ' ' : ''}not enabled on this listener${where}: choose one the listener enables (sasl.enabled.mechanisms)`;
+  }
+  if (mech === 'OAUTHBEARER' && /KafkaJSSASLAuthenticationError|SASL_AUTHENTICATION_FAILED|authentication failed|invalid_token/i.test(text)) {
+    return `OAUTHBEARER token refused by the broker${where}: it does not pass the listener's checks (signature by a key of its JWKS, issuer, audience, expiry): check that the token endpoint URL is the one of the identity provider the cluster trusts, and the scope (some providers set the audience from it)`;
   }
   if (/KafkaJSSASLAuthenticationError|SASL_AUTHENTICATION_FAILED|authentication failed|invalid credentials|Invalid username or password/i.test(text)) {
     const scram = /SCRAM/i.test(mech || text);

@@ -1,6 +1,6 @@
 /**
  * `mm2-cluster` config node: one Kafka cluster (alias, bootstrap servers, TLS, SASL).
- * `${VAR}` works inside alias, bootstrap and client id; an unset variable is a problem.
+ * `${VAR}` works inside alias, bootstrap, client id and the OAUTHBEARER fields; an unset variable is a problem.
  * Secrets live in Node-RED credentials. One shared ClusterConnection per config node,
  * connected lazily by the first user, closed when the last user goes or on redeploy.
  */
@@ -10,6 +10,7 @@ import type { ClusterConfigNode } from './lib/config-nodes';
 import { nodeEnvLookup } from './lib/settings';
 import { readClusterTimeouts } from './lib/settings/cluster';
 import { missingEnvReason, substituteEnv } from '../core/env-substitution';
+import { oauthFieldProblem, oauthFieldText, parseSaslExtensions } from '../core/oauth-fields';
 import { ClusterConnection } from '../kafka/connection';
 import { parseBootstrapServers, validateClusterSettings, type ClusterSettings, type SaslMechanism } from '../kafka/client';
 
@@ -21,6 +22,10 @@ interface ClusterDef extends NodeDef {
   usetls?: boolean;
   tls?: string;
   saslMechanism?: string;
+  oauthTokenEndpoint?: string;
+  oauthClientId?: string;
+  oauthScope?: string;
+  oauthExtensions?: string;
   connectionTimeoutMs?: string | number;
   requestTimeoutMs?: string | number;
 }
@@ -65,10 +70,26 @@ export = function register(RED: NodeAPI): void {
         settings.tls = true;
       }
     }
-    if (mechanism !== 'none') {
+    const extensionProblems: string[] = [];
+    if (mechanism === 'oauthbearer') {
+      // client-credentials flow: the secret in the credentials, the rest in the node's fields
+      const extensions = text('oauthExtensions', def.oauthExtensions);
+      const why = oauthFieldProblem('extensions', extensions);
+      if (why) extensionProblems.push(oauthFieldText('extensions', extensions.trim(), why));
+      settings.sasl = {
+        mechanism,
+        oauth: {
+          tokenEndpointUrl: text('oauthTokenEndpoint', def.oauthTokenEndpoint).trim(),
+          clientId: text('oauthClientId', def.oauthClientId).trim(),
+          clientSecret: node.credentials?.oauthClientSecret ?? '',
+          scope: text('oauthScope', def.oauthScope).trim(),
+          extensions: why ? {} : parseSaslExtensions(extensions),
+        },
+      };
+    } else if (mechanism !== 'none') {
       settings.sasl = { mechanism, username: node.credentials?.username, password: node.credentials?.password };
     }
-    node.problems = [...envProblems, ...timeouts.problems, ...validateClusterSettings(settings)];
+    node.problems = [...envProblems, ...timeouts.problems, ...extensionProblems, ...validateClusterSettings(settings)];
     node.connection = null;
     if (node.problems.length > 0) {
       node.error(t('mm2-cluster.errors.invalid', { alias: node.alias || node.id, problems: node.problems.join('; ') }));
@@ -100,6 +121,7 @@ export = function register(RED: NodeAPI): void {
     credentials: {
       username: { type: 'text' },
       password: { type: 'password' },
+      oauthClientSecret: { type: 'password' },
     },
   });
 };

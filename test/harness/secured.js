@@ -1,7 +1,7 @@
 'use strict';
 /**
  * A secured Kafka cluster for one test file, beside the two plain ones the root hooks start:
- * TLS listeners (SSL, SASL_SSL, MTLS) and/or KRaft's StandardAuthorizer
+ * TLS listeners (SSL, SASL_SSL, MTLS), an OAUTHBEARER listener (OAUTH) and/or KRaft's StandardAuthorizer
  * (scripts/kafka/cluster.js, option `security`). Call it inside a describe(): the cluster starts
  * in before() and stops in after(), also when a test fails; clients made through it are
  * disconnected before the cluster stops.
@@ -24,10 +24,11 @@ const { startCluster } = require('../../scripts/kafka/cluster');
  * opts.user: the SASL user (SASL_PLAINTEXT, SASL_SSL; its password comes from the cluster);
  * opts.mechanism: 'scram-sha-512' (default), 'scram-sha-256' or 'plain'; opts.password: another
  * password than the user's (to be refused); opts.cert: false to leave the client certificate out on
- * MTLS; opts.ca: false to trust the system's CAs instead of the test CA.
+ * MTLS; opts.ca: false to trust the system's CAs instead of the test CA; opts.oauthBearerProvider: the
+ * token provider for the OAUTH listener (security.oauth).
  * @param {Awaited<ReturnType<typeof startCluster>>} cluster
- * @param {'PLAINTEXT'|'SASL_PLAINTEXT'|'SSL'|'SASL_SSL'|'MTLS'} listener
- * @param {{ user?: string, password?: string, mechanism?: 'plain'|'scram-sha-256'|'scram-sha-512', cert?: boolean, ca?: boolean }} [opts]
+ * @param {'PLAINTEXT'|'SASL_PLAINTEXT'|'SSL'|'SASL_SSL'|'MTLS'|'OAUTH'} listener
+ * @param {{ user?: string, password?: string, mechanism?: 'plain'|'scram-sha-256'|'scram-sha-512', cert?: boolean, ca?: boolean, oauthBearerProvider?: () => Promise<{ value: string }> }} [opts]
  */
 function connectionFor(cluster, listener, opts = {}) {
   const broker = cluster.listeners[listener];
@@ -38,7 +39,10 @@ function connectionFor(cluster, listener, opts = {}) {
     config.ssl = opts.ca === false ? {} : { ca: [cluster.tls.ca] };
     if (listener === 'MTLS' && opts.cert !== false) Object.assign(config.ssl, { cert: cluster.tls.cert, key: cluster.tls.key });
   }
-  if (listener === 'SASL_PLAINTEXT' || listener === 'SASL_SSL') {
+  if (listener === 'OAUTH') {
+    if (!opts.oauthBearerProvider) throw new Error('the OAUTH listener needs opts.oauthBearerProvider (an async function giving { value: <JWT> })');
+    config.sasl = { mechanism: 'oauthbearer', oauthBearerProvider: opts.oauthBearerProvider };
+  } else if (listener === 'SASL_PLAINTEXT' || listener === 'SASL_SSL') {
     const user = opts.user || 'admin';
     if (!(user in cluster.saslUsers)) throw new Error(`cluster '${cluster.name}' has no SASL user '${user}' (users: ${Object.keys(cluster.saslUsers).join(', ')}; add one with security.users)`);
     config.sasl = { mechanism: opts.mechanism || 'scram-sha-512', username: user, password: opts.password === undefined ? cluster.saslUsers[user] : opts.password };
@@ -49,7 +53,9 @@ function connectionFor(cluster, listener, opts = {}) {
 /**
  * Starts a secured cluster for the enclosing describe() (see the header).
  * @param {string} name the cluster's name (its temporary folder and log lines carry it)
- * @param {{ tls?: boolean, authorizer?: boolean, users?: Record<string, string> }} [security]
+ * @param {SecurityOptions | (() => SecurityOptions)} [security] a function is called in before(),
+ *   after the before() hooks registered ahead of this call (e.g. one that starts the JWKS server)
+ * @typedef {{ tls?: boolean, authorizer?: boolean, users?: Record<string, string>, oauth?: { jwksUrl: string, issuer?: string, audience?: string, allowedUrls?: string[] } }} SecurityOptions
  */
 function useSecuredCluster(name, security = { tls: true, authorizer: true }) {
   const toClose = [];
@@ -78,7 +84,7 @@ function useSecuredCluster(name, security = { tls: true, authorizer: true }) {
   };
   before(async function () {
     this.timeout(120000);
-    handle.cluster = await startCluster(name, { security });
+    handle.cluster = await startCluster(name, { security: typeof security === 'function' ? security() : security });
   });
   after(async function () {
     this.timeout(30000);

@@ -24,7 +24,7 @@ const locales = path.join(root, 'src', 'locales');
  * Names, not words: shown as they are in every language (SASL mechanisms, MM2's connector classes).
  * Anything else with letters in a template must come from the catalog.
  */
-const NAMES = new Set(['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512', 'MirrorSourceConnector', 'MirrorCheckpointConnector', 'MirrorHeartbeatConnector']);
+const NAMES = new Set(['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512', 'OAUTHBEARER', 'MirrorSourceConnector', 'MirrorCheckpointConnector', 'MirrorHeartbeatConnector']);
 
 /** i18next's plural suffixes: `x_one` and `x_other` are the key `x` (a language has the forms it needs). */
 const PLURAL = /_(zero|one|two|few|many|other)$/;

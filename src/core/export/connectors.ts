@@ -2,7 +2,7 @@ import { CONFIG_PROVIDER_REFERENCE, CONNECTOR_CLASS_NAMES, isSecretProperty, set
 import { DEFAULT_SECRETS_FILE, analyzeConnectorConfig, formatConnectorConfig, secretPlaceholder, type ConfigFormat } from '../connector-config';
 import type { ConfigProblem } from '../errors';
 import { escapePropertiesText, propertiesValue as propsValue } from '../java-properties';
-import { parseJaasConfig } from './jaas';
+import { maskJaasSecrets } from './jaas';
 import { mm2PropertiesText } from './mm2-properties';
 import { BYTE_ARRAY_CONVERTER, CONNECTOR_KINDS, SECRETS_WARNING, tasksMaxFor, type ConnectorExport, type ExportNote, type ExportOptions, type ExportedConnector, type ReplicationModel } from './model';
 
@@ -77,16 +77,14 @@ function warningComment(): string {
   return `# ${SECRETS_WARNING}\n`;
 }
 
-/** The secrets file for the references: `property=value`, passwords masked. */
+/** The secrets file for the references: `property=value`, passwords and client secrets masked. */
 function secretsTemplate(secrets: Map<string, string>): string {
   if (secrets.size === 0) return '';
   const lines = ['# Secrets for the MM2 connector configs: one line per ${file:...:<property>} reference.'];
   for (const [k, v] of secrets) {
     let shown = v;
-    if (/sasl\.jaas\.config$/.test(k)) {
-      const j = parseJaasConfig(v);
-      if (j.password !== undefined) shown = v.replace(/password\s*=\s*(?:"(?:[^"\\]|\\.)*"|[^\s;]+)/, 'password="<password>"');
-    } else shown = '<secret>';
+    if (/sasl\.jaas\.config$/.test(k)) shown = maskJaasSecrets(v);
+    else shown = '<secret>';
     lines.push(`${escapePropertiesText(k, true)}=${propsValue(shown)}`);
   }
   return lines.join('\n') + '\n';

@@ -47,6 +47,7 @@ export interface ExportNote {
     | 'tls-client-cert'
     | 'tls-uploaded'
     | 'tls-no-verify'
+    | 'oauth-allowed-urls'
     | 'no-offset-syncs'
     | 'heartbeats-direction'
     | 'dedicated-topics'
