@@ -156,6 +156,8 @@ export function unlistedGroupReadiness(group: string, last: GroupReadiness | nul
 /** Every group's readiness in a cycle, counted, and the worst group (what the status shows). */
 export interface ReadinessSummary {
   thresholds: ReadinessThresholds;
+  /** When the cycle listed the groups' offsets (epoch ms): a partition's `checkpointAt` is this long before it when its checkpoint has stood since. */
+  listedAt: number | null;
   /** Groups per verdict. */
   ready: number;
   atRisk: number;
@@ -166,8 +168,8 @@ export interface ReadinessSummary {
   worst: GroupReadiness | null;
 }
 
-export function summarizeReadiness(groups: GroupReadiness[], th: ReadinessThresholds): ReadinessSummary {
-  const s: ReadinessSummary = { thresholds: th, ready: 0, atRisk: 0, notCovered: 0, groups, worst: null };
+export function summarizeReadiness(groups: GroupReadiness[], th: ReadinessThresholds, listedAt: number | null = null): ReadinessSummary {
+  const s: ReadinessSummary = { thresholds: th, listedAt, ready: 0, atRisk: 0, notCovered: 0, groups, worst: null };
   for (const g of groups) {
     if (g.verdict === 'ready') {
       s.ready++;

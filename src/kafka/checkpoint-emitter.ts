@@ -654,9 +654,11 @@ export class CheckpointEmitter {
     // rule would select it (group filter, and a commit on a replicated topic).
     const perGroup: Array<{ group: string; ts: number; offsets: readonly CommittedOffset[] }> = [];
     let groups: string[];
+    let listedAt: number | null = null;
     if (full) {
       groups = [...(this.selected ?? [])];
       const ts = this.now();
+      listedAt = ts;
       try {
         await source.admin(); // connects (and reports a connection failure) before the fetch
         // following: the stream's offsets, read in full only every FULL_SOURCE_READ_EVERY_MS
@@ -788,7 +790,7 @@ export class CheckpointEmitter {
         summaries.push(unlistedGroupReadiness(f.group, last?.summary ?? null, last?.listedAt ?? null, now, th));
       }
       if (failedGroups.length > 0) summaries.sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
-      readiness = summarizeReadiness(summaries, th);
+      readiness = summarizeReadiness(summaries, th, listedAt);
     }
     return {
       ...base,

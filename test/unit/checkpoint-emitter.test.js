@@ -307,6 +307,9 @@ describe('CheckpointEmitter: requests sharing one cycle (mergeCycleOptions)', fu
     // g re-reads the records 6..9 of the sync 5->3 (+1): 4, above 3; h sits on the sync
     assert.deepEqual(verdicts(r), [['g', 'at-risk', 'reread', 4, null], ['h', 'ready', null, 0, null]]);
     assert.deepEqual([r.readiness.ready, r.readiness.atRisk, r.readiness.notCovered, r.readiness.worst.group], [1, 1, 0, 'g']);
+    // the time of this cycle's listing, which the checkpoints written now reflect
+    assert.equal(r.readiness.listedAt, 1000);
+    assert.deepEqual(r.coverage.map((c) => [c.group, c.status, c.checkpointAt]), [['g', 'emitted', 1000], ['h', 'emitted', 1000]]);
     // the source stops answering: the last verdicts stand, with the time of the last listing
     source.fail.fetch = true;
     clock = 61000;

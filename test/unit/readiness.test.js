@@ -243,7 +243,7 @@ describe('readiness: the CoverageMessage entry and payload', function () {
     assert.ok(p.entries.every((e) => Object.isFrozen(e)));
     assert.equal(coveragePayload(r).entries[0], p.entries[0], 'converted once per entry');
     assert.deepEqual({ ...p.readiness, groups: p.readiness.groups.map((g) => [g.group, g.verdict, g.why, g.reread]) }, {
-      ready: 1, atRisk: 0, notCovered: 1, thresholds: { maxReread: 100, maxAgeSeconds: 60 },
+      ready: 1, atRisk: 0, notCovered: 1, thresholds: { maxReread: 100, maxAgeSeconds: 60 }, listedAt: null,
       groups: [['a', 'ready', null, 49], ['b', 'not-covered', 'no-sync', null]],
       worst: b.summary,
     });

@@ -179,6 +179,8 @@ export interface CoverageMessage {
       atRisk: number;
       notCovered: number;
       thresholds: { maxReread: number; maxAgeSeconds: number };
+      /** When this cycle listed the groups' offsets (epoch ms); `listedAt - entries[].checkpointAt` is how long a partition's newest checkpoint has stood (0: written this cycle). */
+      listedAt: number | null;
       groups: GroupReadinessJson[];
       worst: GroupReadinessJson | null;
     };
@@ -237,6 +239,7 @@ export function coveragePayload(r: CycleResult): CoverageMessage['payload'] {
       atRisk: rd.atRisk,
       notCovered: rd.notCovered,
       thresholds: { maxReread: rd.thresholds.maxReread, maxAgeSeconds: rd.thresholds.maxAgeMs / 1000 },
+      listedAt: rd.listedAt,
       groups: rd.groups,
       worst: rd.worst,
     };
