@@ -116,7 +116,7 @@ export class TranslationCache {
     return { checkpoints: r.checkpoints, coverage, summary, reused: false };
   }
 
-  /** The group's last readiness and when its offsets were last listed, or undefined when it was never translated (or was forgotten). */
+  /** The group's last readiness and when its offsets were last listed, or undefined when it was never translated (or is no longer retained). */
   last(group: string): { summary: GroupReadiness; listedAt: number | undefined } | undefined {
     const e = this.byGroup.get(group);
     return e === undefined ? undefined : { summary: e.summary, listedAt: e.listedAt };
