@@ -49,6 +49,8 @@ export class CheckpointStore {
   /** group -> its checkpoints as one frozen array (get), dropped when one of them changes. */
   private readonly lists = new Map<string, readonly Checkpoint[]>();
   private state: 'loading' | 'loaded' | 'failed' = 'loading';
+  /** Stored checkpoint -> when the source offsets it reflects were listed (epoch ms; the record timestamp). */
+  private readonly listedAt = new WeakMap<Checkpoint, number>();
 
   constructor(options: CheckpointStoreOptions = {}) {
     this.acceptGroup = options.acceptGroup ?? (() => true);
@@ -71,14 +73,15 @@ export class CheckpointStore {
    * Applies one decoded record of the checkpoints topic during the start-up restore, in log
    * order: the last record wins (not the largest value). Records of groups not accepted are
    * ignored. Malformed records are the caller's to skip (they never reach here).
+   * `timestamp`: the record's timestamp (the time its source offsets were listed), when known.
    * Returns whether the record was kept.
    */
-  loadRecord(checkpoint: Checkpoint): boolean {
+  loadRecord(checkpoint: Checkpoint, timestamp?: number): boolean {
     if (this.state !== 'loading') {
       throw new Error('CheckpointStore.loadRecord called after markLoaded: the store is read only once, at start');
     }
     if (!this.acceptGroup(checkpoint.group)) return false;
-    this.put(checkpoint);
+    this.put(checkpoint, timestamp);
     return true;
   }
 
@@ -103,15 +106,21 @@ export class CheckpointStore {
   /**
    * Merges new checkpoints of `group` into the map (each replaces the previous one of its
    * remote partition). An empty list changes nothing: unlike MM2 it does not create an empty
-   * entry for the group, which is indistinguishable for {@link isMoreRecent}.
+   * entry for the group, which is indistinguishable for {@link isMoreRecent}. `listedAt`: when the
+   * source offsets they reflect were listed (epoch ms), when known.
    */
-  update(group: string, checkpoints: readonly Checkpoint[]): void {
+  update(group: string, checkpoints: readonly Checkpoint[], listedAt?: number): void {
     for (const cp of checkpoints) {
       if (cp.group !== group) {
         throw new Error(`CheckpointStore.update: checkpoint of group '${cp.group}' passed for group '${group}'`);
       }
     }
-    for (const cp of checkpoints) this.put(cp);
+    for (const cp of checkpoints) this.put(cp, listedAt);
+  }
+
+  /** When the source offsets a stored checkpoint (one of {@link get}'s) reflects were listed (epoch ms), or undefined when not known. */
+  listedAtOf(checkpoint: Checkpoint): number | undefined {
+    return this.listedAt.get(checkpoint);
   }
 
   /**
@@ -144,13 +153,15 @@ export class CheckpointStore {
     return [...this.byGroup.keys()];
   }
 
-  private put(cp: Checkpoint): void {
+  private put(cp: Checkpoint, listedAt: number | undefined): void {
     let m = this.byGroup.get(cp.group);
     if (m === undefined) {
       m = new Map();
       this.byGroup.set(cp.group, m);
     }
-    m.set(key(cp.topic, cp.partition), copy(cp));
+    const stored = copy(cp);
+    if (listedAt !== undefined && Number.isFinite(listedAt) && listedAt >= 0) this.listedAt.set(stored, listedAt);
+    m.set(key(cp.topic, cp.partition), stored);
     this.lists.delete(cp.group);
   }
 }

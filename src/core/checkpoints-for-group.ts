@@ -78,6 +78,8 @@ export interface CheckpointsForGroupInput {
    * false (default): merge the produced checkpoints into `checkpoints` before returning, as MM2 does.
    */
   dryRun?: boolean;
+  /** When `offsets` were listed (epoch ms): kept with the checkpoints produced (the checkpoints topic's record timestamp). */
+  listedAt?: number;
 }
 
 export interface CheckpointsForGroupResult {
@@ -244,6 +246,6 @@ export function checkpointsForGroup(input: CheckpointsForGroupInput): Checkpoint
   }
 
   const result = [...produced.values()];
-  if (!input.dryRun) checkpoints.update(group, result);
+  if (!input.dryRun) checkpoints.update(group, result, input.listedAt);
   return { checkpoints: result, coverage };
 }

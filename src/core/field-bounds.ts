@@ -48,6 +48,9 @@ export const FIELD_BOUNDS: Readonly<Record<string, Readonly<Record<string, Numbe
   'mm2-checkpoint': {
     emitCheckpointsIntervalSeconds: seconds(true),
     refreshGroupsIntervalSeconds: seconds(true),
+    // readiness: at risk above this many records re-read by a failover, or this old (core/readiness)
+    readyMaxReread: { min: 0, max: Number.MAX_SAFE_INTEGER, integer: true },
+    readyMaxAgeSeconds: seconds(true),
   },
   'mm2-group-offsets': {
     syncGroupOffsetsIntervalSeconds: seconds(false),

@@ -153,6 +153,19 @@ function heapPop(h: HeapItem[]): HeapItem | undefined {
   return top;
 }
 
+/** The index of the newest sync at or below `offset` in a list in upstream order (binary search), or -1. */
+function newestAtOrBelow(list: readonly OffsetSync[], offset: bigint): number {
+  if (list.length === 0 || list[0].upstreamOffset > offset) return -1;
+  let lo = 0;
+  let hi = list.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (list[mid].upstreamOffset <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
 export class OffsetSyncStore {
   /** MM2 `initializationMustReadToEnd`. */
   private readonly mustReadToEnd: boolean;
@@ -208,15 +221,9 @@ export class OffsetSyncStore {
   /** The newest sync of the load history at or below `offset` (binary search; the list is in upstream order). */
   private fromHistory(topic: string, partition: number, offset: bigint): OffsetSync | undefined {
     const list = this.history?.get(topic)?.get(partition);
-    if (list === undefined || list.length === 0 || list[0].upstreamOffset > offset) return undefined;
-    let lo = 0;
-    let hi = list.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (list[mid].upstreamOffset <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return list[lo];
+    if (list === undefined) return undefined;
+    const i = newestAtOrBelow(list, offset);
+    return i < 0 ? undefined : list[i];
   }
 
   /** Whether the initial read-to-end is complete (MM2 `readToEnd`); translation needs it. */
@@ -445,6 +452,42 @@ export class OffsetSyncStore {
     // checkpoint side then drops like a -1; unreachable with real offsets.
     const downstreamOffset = exact ? found.downstreamOffset : toInt64(found.downstreamOffset + 1n);
     return { kind: 'translated', downstreamOffset, sync: found, exact };
+  }
+
+  /**
+   * The syncs around `offset` on a partition, without tracking anything: `below`, the newest sync at
+   * or below it that the store would translate from (with `group` in precise mode: the newer of the
+   * slots' answer, the sync kept for the group and the load history's), and `above`, the oldest sync
+   * above it that the store holds (the slots, and the load history while it is held). Either is
+   * undefined when the store has none (not loaded yet: both).
+   */
+  around(topic: string, partition: number, offset: bigint, group?: string): { below?: OffsetSync; above?: OffsetSync } {
+    const s = this.syncs.get(topic)?.get(partition);
+    if (!this.readToEnd || s === undefined) return {};
+    let i = 0;
+    while (i < SYNCS_PER_PARTITION && s[i].upstreamOffset > offset) i++;
+    let below: OffsetSync | undefined = i < SYNCS_PER_PARTITION ? s[i] : undefined;
+    let above: OffsetSync | undefined = i > 0 ? s[i - 1] : undefined;
+    if (this.translation === 'precise') {
+      const consider = (x: OffsetSync | undefined): void => {
+        if (x === undefined) return;
+        if (x.upstreamOffset <= offset) {
+          if (below === undefined || x.upstreamOffset > below.upstreamOffset) below = x;
+        } else if (above === undefined || x.upstreamOffset < above.upstreamOffset) above = x;
+      };
+      if (group !== undefined) {
+        const k = this.kept.get(topic)?.get(partition)?.groups.get(group);
+        if (k !== undefined) consider(k.follows ? s[0] : k.sync);
+      }
+      const list = this.history?.get(topic)?.get(partition);
+      if (list !== undefined) {
+        // the history is in upstream order: the one after the newest at or below is the oldest above
+        const h = newestAtOrBelow(list, offset);
+        consider(list[h]);
+        consider(list[h + 1]);
+      }
+    }
+    return { below, above };
   }
 
   /** Every partition that has at least one sync, topics and partitions in first-seen order. */

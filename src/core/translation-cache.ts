@@ -3,6 +3,7 @@ import { checkpointsForGroup, type CheckpointsForGroupInput, type CheckpointsFor
 import type { OffsetSyncStore } from './offset-sync-store';
 import type { OffsetSync } from './types';
 import { flatten } from './partition-key';
+import { DEFAULT_READINESS, entryReadiness, groupReadiness, type EntryReadiness, type GroupReadiness, type ReadinessThresholds } from './readiness';
 
 /**
  * The last translation of every group, so that a full checkpoint cycle translates again only
@@ -19,15 +20,23 @@ import { flatten } from './partition-key';
  * once (its entries say "emitted" and would now say "unchanged").
  */
 
-/** A coverage entry with its group (what a cycle reports). */
-export interface GroupCoverageEntry extends CoverageEntry {
+/** A coverage entry with its group and its readiness (what a cycle reports). */
+export interface GroupCoverageEntry extends CoverageEntry, EntryReadiness {
   group: string;
+}
+
+/** What the cache translates: a group's checkpointsForGroup input, and how readiness is judged. */
+export interface CacheInput extends CheckpointsForGroupInput {
+  /** Default DEFAULT_READINESS. */
+  readiness?: ReadinessThresholds;
 }
 
 export interface CachedTranslation {
   checkpoints: CheckpointsForGroupResult['checkpoints'];
   /** The same objects as long as the group is reused (callers may cache what they derive from them). */
   coverage: readonly GroupCoverageEntry[];
+  /** The group's readiness from its coverage (the same object as long as the group is reused). */
+  summary: GroupReadiness;
   /** true: nothing was translated (the last answer stands). */
   reused: boolean;
 }
@@ -42,6 +51,12 @@ interface Entry {
   slots: Array<readonly OffsetSync[] | undefined>;
   found: Array<OffsetSync | undefined>;
   coverage: readonly GroupCoverageEntry[];
+  summary: GroupReadiness;
+  /** When the group's offsets were last listed and translated (or found unchanged), epoch ms; undefined when not said. */
+  listedAt: number | undefined;
+  /** The last answer emitted (or replaced a duplicate): it reads differently next time, translate it again then. */
+  stale: boolean;
+  readiness: ReadinessThresholds;
 }
 
 /** The sync a position translates from in the current slots (the oldest one when it is older than all), or undefined. */
@@ -64,13 +79,24 @@ export class TranslationCache {
    * `checkpointsForGroup(input)`, or its last answer when none of its inputs moved. `input.offsets`
    * must be a new array whenever the group's offsets change (the same array means "unchanged").
    */
-  translate(input: CheckpointsForGroupInput): CachedTranslation {
+  translate(input: CacheInput): CachedTranslation {
     const { group, offsets, store, checkpoints } = input;
+    const th = input.readiness ?? DEFAULT_READINESS;
     const had = this.byGroup.get(group);
-    if (had !== undefined && this.stillValid(had, input)) return { checkpoints: [], coverage: had.coverage, reused: true };
+    if (had !== undefined && this.stillValid(had, input, th)) {
+      if (input.listedAt !== undefined) had.listedAt = input.listedAt;
+      return { checkpoints: [], coverage: had.coverage, summary: had.summary, reused: true };
+    }
     const r = checkpointsForGroup(input);
     // kept for many cycles: the reason strings flat (a template literal leaves a rope of its parts)
-    const coverage = r.coverage.map((c) => ({ group, ...c, reason: flatten(c.reason) }));
+    const coverage = r.coverage.map((c): GroupCoverageEntry => {
+      const cp = c.remoteTopic === null ? undefined : checkpoints.getPartition(group, c.remoteTopic, c.partition);
+      const inexact = c.sync !== undefined && c.upstreamOffset !== null && c.upstreamOffset > c.sync.upstreamOffset;
+      const above = inexact ? store.around(c.topic, c.partition, c.upstreamOffset as bigint, group).above : undefined;
+      const rd = entryReadiness(c, above, cp, cp === undefined ? undefined : checkpoints.listedAtOf(cp), th);
+      return { group, ...c, reason: flatten(c.reason), verdict: rd.verdict, reread: rd.reread, checkpointAt: rd.checkpointAt };
+    });
+    const summary = groupReadiness(group, coverage);
     const entry: Entry = {
       offsets,
       store,
@@ -80,16 +106,26 @@ export class TranslationCache {
       slots: offsets.map((o) => store.slots(o.topic, o.partition)),
       found: offsets.map((o) => syncFor(store, group, o.topic, o.partition, o.offset)),
       coverage,
+      summary,
+      listedAt: input.listedAt,
+      // an answer that emitted (or replaced a duplicate) reads differently next time: translate it again then
+      stale: coverage.some((c) => c.status === 'emitted' || c.status === 'duplicate-remote-partition'),
+      readiness: th,
     };
-    // an answer that emitted (or replaced a duplicate) reads differently next time: translate it again then
-    if (coverage.some((c) => c.status === 'emitted' || c.status === 'duplicate-remote-partition')) this.byGroup.delete(group);
-    else this.byGroup.set(group, entry);
-    return { checkpoints: r.checkpoints, coverage, reused: false };
+    this.byGroup.set(group, entry);
+    return { checkpoints: r.checkpoints, coverage, summary, reused: false };
   }
 
-  /** The group's checkpoints changed elsewhere (a partial cycle): translate it in full next time. */
+  /** The group's last readiness and when its offsets were last listed, or undefined when it was never translated (or is no longer retained). */
+  last(group: string): { summary: GroupReadiness; listedAt: number | undefined } | undefined {
+    const e = this.byGroup.get(group);
+    return e === undefined ? undefined : { summary: e.summary, listedAt: e.listedAt };
+  }
+
+  /** The group's checkpoints changed elsewhere (a partial cycle): translate it in full next time (its last readiness stays readable). */
   forget(group: string): void {
-    this.byGroup.delete(group);
+    const e = this.byGroup.get(group);
+    if (e !== undefined) e.stale = true;
   }
 
   /** Keeps only these groups. */
@@ -101,8 +137,9 @@ export class TranslationCache {
     this.byGroup.clear();
   }
 
-  private stillValid(e: Entry, input: CheckpointsForGroupInput): boolean {
+  private stillValid(e: Entry, input: CheckpointsForGroupInput, th: ReadinessThresholds): boolean {
     const { offsets, store, checkpoints } = input;
+    if (e.stale || e.readiness !== th) return false;
     if (e.offsets !== offsets || e.store !== store || e.checkpoints !== checkpoints) return false;
     if (e.syncsLoaded !== store.loaded || e.checkpointsLoaded !== checkpoints.loaded) return false;
     for (let i = 0; i < offsets.length; i++) {

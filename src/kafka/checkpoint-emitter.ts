@@ -36,6 +36,7 @@ import { OffsetSyncStore, type OffsetTranslationMode } from '../core/offset-sync
 import type { RenamePolicy } from '../core/rename-topic-partition';
 import type { Checkpoint, OffsetSync } from '../core/types';
 import { readPercent } from '../core/load-percent';
+import { DEFAULT_READINESS, summarizeReadiness, unlistedGroupReadiness, type GroupReadiness, type ReadinessSummary, type ReadinessThresholds } from '../core/readiness';
 import type { ClusterConnection } from './connection';
 import { listConsumerGroups, type CommittedOffset } from './groups';
 import { SourceOffsets, tpKey, type GroupPartitions, type SourceOffsetsMode } from './source-offsets';
@@ -101,6 +102,8 @@ export interface CheckpointEmitterOptions {
   sourceOffsets?: 'auto' | 'poll';
   /** 'precise' (default): the sync store also keeps, per tracked group partition, the newest sync at or below its position; 'mm2': exactly MM2's 64 slots (mm2-replication's offsetTranslation). */
   offsetTranslation?: OffsetTranslationMode;
+  /** When a group partition or a group counts as at risk (mm2-checkpoint's readiness fields). Default DEFAULT_READINESS. */
+  readiness?: ReadinessThresholds;
   /** The event path's batching window (ms). Default 50. */
   batchMs?: number;
   /** Longest wait between two attempts to prepare the checkpoints topic (it doubles from 2 s up to this). Default 60 s. */
@@ -165,6 +168,8 @@ export interface CycleResult {
   durationMs: number;
   /** Whether the offset-sync history has been read to its end. */
   syncsLoaded: boolean;
+  /** Full cycles: every selected group's failover readiness (groups whose offsets could not be listed included). */
+  readiness?: ReadinessSummary;
 }
 
 /**
@@ -223,9 +228,11 @@ export class CheckpointEmitter {
   private readonly translations = new TranslationCache();
   /** When the source offsets were last read in full (ms; 0: never). */
   private lastFullReadAt = 0;
+  private readonly readinessThresholds: ReadinessThresholds;
 
   constructor(private readonly o: CheckpointEmitterOptions) {
     this.now = o.now ?? Date.now;
+    this.readinessThresholds = o.readiness ?? DEFAULT_READINESS;
     this.checkpointStore = new CheckpointStore({ acceptGroup: (g) => o.groupFilter.accept(g) });
     this.runner = new CoalescingRunner<CycleOptions, CycleResult>((opts) => this.runCycle(opts), mergeCycleOptions);
     this.sourceOffsets = new SourceOffsets({
@@ -520,7 +527,7 @@ export class CheckpointEmitter {
             }
             throw e;
           }
-          if (this.checkpointStore.loadRecord(cp)) kept.add(`${cp.group}\u0000${cp.partition}:${cp.topic}`);
+          if (this.checkpointStore.loadRecord(cp, r.timestamp)) kept.add(`${cp.group}\u0000${cp.partition}:${cp.topic}`);
         },
         onProgress: (read, total) => {
           this.o.events?.phase?.({ kind: 'restoring', percent: readPercent(read, total) });
@@ -647,9 +654,11 @@ export class CheckpointEmitter {
     // rule would select it (group filter, and a commit on a replicated topic).
     const perGroup: Array<{ group: string; ts: number; offsets: readonly CommittedOffset[] }> = [];
     let groups: string[];
+    let listedAt: number | null = null;
     if (full) {
       groups = [...(this.selected ?? [])];
       const ts = this.now();
+      listedAt = ts;
       try {
         await source.admin(); // connects (and reports a connection failure) before the fetch
         // following: the stream's offsets, read in full only every FULL_SOURCE_READ_EVERY_MS
@@ -694,6 +703,7 @@ export class CheckpointEmitter {
     // Translation and the store update run synchronously, in group order, after all fetches.
     const store = this.syncStore as OffsetSyncStore;
     const coverage: GroupCoverageEntry[] = [];
+    const summaries: GroupReadiness[] = [];
     for (const g of perGroup) {
       const input = {
         group: g.group,
@@ -704,12 +714,15 @@ export class CheckpointEmitter {
         policy: this.o.policy,
         sourceAlias: this.o.sourceAlias,
         targetAlias: this.o.targetAlias,
+        listedAt: g.ts,
+        readiness: this.readinessThresholds,
       };
       let r: { checkpoints: Checkpoint[] };
       if (full) {
         // only what moved is translated again (the cache says what did)
         const t = this.translations.translate(input);
         for (const c of t.coverage) coverage.push(c);
+        summaries.push(t.summary);
         r = t;
       } else {
         // a partial translation (some partitions): the group's next full cycle translates it whole
@@ -767,6 +780,18 @@ export class CheckpointEmitter {
       const list = this.checkpointStore.get(g);
       if (list && list.length > 0) latest.set(g, list);
     }
+    let readiness: ReadinessSummary | undefined;
+    if (full) {
+      // a group whose offsets could not be listed: its last readiness stands until it is too old
+      const th = this.readinessThresholds;
+      const now = this.now();
+      for (const f of failedGroups) {
+        const last = this.translations.last(f.group);
+        summaries.push(unlistedGroupReadiness(f.group, last?.summary ?? null, last?.listedAt ?? null, now, th));
+      }
+      if (failedGroups.length > 0) summaries.sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
+      readiness = summarizeReadiness(summaries, th, listedAt);
+    }
     return {
       ...base,
       groups,
@@ -777,6 +802,7 @@ export class CheckpointEmitter {
       latest,
       durationMs: this.now() - startedAt,
       syncsLoaded: store.loaded,
+      readiness,
     };
   }
 }

@@ -35,6 +35,8 @@ interface CheckpointDef extends NodeDef {
   emitCheckpointsIntervalSeconds?: string | number;
   refreshGroupsIntervalSeconds?: string | number;
   sourceOffsets?: string;
+  readyMaxReread?: string | number;
+  readyMaxAgeSeconds?: string | number;
 }
 
 /** The node as the runtime holds it: its emitter is readable (by tests, and to inspect a running flow). */
@@ -63,7 +65,7 @@ export = function register(RED: NodeAPI): void {
       const logText = t('mm2-checkpoint.errors.config', { problems: text });
       return refuseSettings(node, status, text, { statusText: t('mm2-checkpoint.status.error', { error: text }), logText, refuseInput: true });
     }
-    const { emitMs, refreshMs, groupFilter, topicFilter, sourceOffsets } = read.values;
+    const { emitMs, refreshMs, groupFilter, topicFilter, sourceOffsets, readiness } = read.values;
     const checkpointsTopic = rep.checkpointsTopic();
     const staleMs = 2 * emitMs + 30000; // no completed cycle for this long: not green
 
@@ -79,6 +81,7 @@ export = function register(RED: NodeAPI): void {
       retryMaxMs: emitMs, // an unreachable target is tried again at least every interval
       sourceOffsets,
       offsetTranslation: rep.offsetTranslation,
+      readiness,
       events: checkpointEmitterEvents({ node, t, log, state, checkpointsTopic, render: () => render(), delivered: (r) => cycles.deliver(r) }),
     });
     node.emitter = emitter;

@@ -157,7 +157,9 @@ describe('mm2-checkpoint (real clusters)', function () {
       assert.equal(r.metadata, '');
       assert.ok(r.timestamp >= before - 5 && r.timestamp <= after + 5, 'record timestamp = when the offsets were listed');
     }
-    assert.match(lastStatusText(f.cp), /^3 groups, 1 checkpointed, 2 new \/ \d+ s ago$/);
+    // readiness: g1 has a partition without a sync, g2 is older than the oldest sync, g3 never committed
+    assert.deepEqual([cov.payload.readiness.ready, cov.payload.readiness.notCovered], [0, 3]);
+    assert.ok(lastStatusText(f.cp).startsWith(`0 ready, 3 not covered: ${g1} has no`), lastStatusText(f.cp));
     assert.equal(statusCalls(f.cp).at(-1).fill, 'green');
 
     // nothing changed: no new records, coverage says unchanged
@@ -206,6 +208,61 @@ describe('mm2-checkpoint (real clusters)', function () {
       [g, `source.${t}`, 0, 13, 6],
       [g, `source.${t}`, 0, 12, 5],
     ]);
+  });
+
+  for (const offsetTranslation of ['mm2', 'precise']) it(`readiness: a group far behind the newest sync, first translated after a start, is at risk with its re-read in mm2 translation and ready in precise; one at a sync is ready (${offsetTranslation})`, async function () {
+    const precise = offsetTranslation === 'precise';
+    const p = env.unique('cpr');
+    const t = await topic(`${p}-t`);
+    const [far, at] = [`${p}-far`, `${p}-at`];
+    await commit(far, [[t, 0, 11151]]);
+    await commit(at, [[t, 0, 100000]]);
+    const f = await loadFlow({ groups: `${p}-.*`, readyMaxReread: '1000' }, { offsetTranslation });
+    await ready(f.cp);
+    // the initial load: a sync every 100 records up to 100,000, every record copied (downstream = upstream + 7)
+    const syncs = [];
+    for (let u = 0; u <= 100000; u += 100) syncs.push([t, 0, u, u + 7]);
+    f.cp.receive(syncsMsg(syncs));
+    f.cp.receive(loadedMsg);
+    const cov = await cycle(f);
+    const e = byGroupPartition(cov);
+    const farEntry = e[`${far}/${t}-0`];
+    const atEntry = e[`${at}/${t}-0`];
+    assert.equal(farEntry.status, 'emitted');
+    // every record was copied: a failover from the checkpoint re-reads exactly the copies of 11,151 + 7 minus it
+    const rereads = 11158 - Number(farEntry.downstreamOffset);
+    assert.equal(farEntry.reread, rereads);
+    if (precise) {
+      assert.deepEqual([farEntry.downstreamOffset, farEntry.readiness, farEntry.reread], ['11108', 'ready', 50], 'from the sync at 11,100');
+    } else {
+      assert.ok(rereads > 1000, `MM2's slots translate it from far below (${farEntry.downstreamOffset})`);
+      assert.equal(farEntry.readiness, 'at-risk');
+    }
+    assert.deepEqual([atEntry.downstreamOffset, atEntry.readiness, atEntry.reread, atEntry.membersOnTarget], ['100007', 'ready', 0, 'unknown']);
+    const rd = cov.payload.readiness;
+    // written this cycle: they reflect this cycle's listing
+    for (const x of [farEntry, atEntry]) assert.equal(x.checkpointAt, rd.listedAt, 'when the offsets were listed');
+    assert.ok(rd.listedAt > 0);
+    assert.deepEqual([rd.ready, rd.atRisk, rd.notCovered], precise ? [2, 0, 0] : [1, 1, 0]);
+    assert.deepEqual(rd.thresholds, { maxReread: 1000, maxAgeSeconds: 300 });
+    if (precise) {
+      assert.equal(rd.worst, null);
+      await env.eventually(() => /^2 groups ready, 2 new \//.test(lastStatusText(f.cp) || ''), { what: `the status says every group is ready (${lastStatusText(f.cp)})` });
+    } else {
+      assert.deepEqual([rd.worst.group, rd.worst.verdict, rd.worst.why, rd.worst.reread], [far, 'at-risk', 'reread', rereads]);
+      await env.eventually(() => (lastStatusText(f.cp) || '').startsWith(`1 ready, 1 at risk: ${far}`.slice(0, 50)), { what: `the status names the group at risk (${lastStatusText(f.cp)})` });
+      const last = statusCalls(f.cp).pop();
+      assert.equal(last.fill, 'yellow');
+    }
+    // restored after a restart: the checkpoint keeps the time its offsets were listed (the record timestamp)
+    await nodes.helper.unload();
+    const g = await loadFlow({ groups: `${p}-.*` }, { offsetTranslation });
+    await ready(g.cp);
+    const listed = cov.payload.entries.find((x) => x.group === at).checkpointAt;
+    g.cp.receive(syncsMsg([[t, 0, 100000, 100007]]));
+    g.cp.receive(loadedMsg);
+    const again = byGroupPartition(await cycle(g))[`${at}/${t}-0`];
+    assert.deepEqual([again.status, again.readiness, again.checkpointAt], ['unchanged', 'ready', listed]);
   });
 
   it('restores the last checkpoints at restart and does not move them backwards (CheckpointStore, KAFKA-15905), skipping malformed records', async function () {

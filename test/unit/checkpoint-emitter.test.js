@@ -292,6 +292,39 @@ describe('CheckpointEmitter: requests sharing one cycle (mergeCycleOptions)', fu
     // the inputs are not changed
     assert.deepEqual([...a.only.get('g1')], ['0:t']);
   });
+
+  it("readiness: every full cycle judges each group; one whose offsets cannot be listed keeps its last verdict until its last listing is too old", async function () {
+    const source = memoryConnection('source', { groups: { g: [{ topic: 't', partition: 0, offset: 10n, metadata: '' }], h: [{ topic: 't', partition: 0, offset: 5n, metadata: '' }] } });
+    const target = memoryConnection('target');
+    let clock = 1000;
+    const e = newEmitter(source, target, { now: () => clock, readiness: { maxReread: 3, maxAgeMs: 60000 } });
+    await e.start();
+    e.handleSyncEvent({ event: 'syncs', syncs: [{ topic: 't', partition: 0, upstreamOffset: 5n, downstreamOffset: 3n }] });
+    e.handleSyncEvent({ event: 'loaded' });
+    /** @param {any} r */
+    const verdicts = (r) => r.readiness.groups.map((/** @type {any} */ g) => [g.group, g.verdict, g.why, g.reread, g.listedAt ?? null]);
+    let r = await e.cycle({ refreshGroups: true });
+    // g re-reads the records 6..9 of the sync 5->3 (+1): 4, above 3; h sits on the sync
+    assert.deepEqual(verdicts(r), [['g', 'at-risk', 'reread', 4, null], ['h', 'ready', null, 0, null]]);
+    assert.deepEqual([r.readiness.ready, r.readiness.atRisk, r.readiness.notCovered, r.readiness.worst.group], [1, 1, 0, 'g']);
+    // the time of this cycle's listing, which the checkpoints written now reflect
+    assert.equal(r.readiness.listedAt, 1000);
+    assert.deepEqual(r.coverage.map((c) => [c.group, c.status, c.checkpointAt]), [['g', 'emitted', 1000], ['h', 'emitted', 1000]]);
+    // the source stops answering: the last verdicts stand, with the time of the last listing
+    source.fail.fetch = true;
+    clock = 61000;
+    r = await e.cycle();
+    assert.equal(r.failedGroups.length, 2);
+    assert.deepEqual(verdicts(r), [['g', 'at-risk', 'reread', 4, 1000], ['h', 'ready', null, 0, 1000]]);
+    clock = 61001;
+    r = await e.cycle();
+    assert.deepEqual(verdicts(r), [['g', 'at-risk', 'age', 4, 1000], ['h', 'at-risk', 'age', 0, 1000]]);
+    // listed again: judged from what it is now
+    source.fail.fetch = false;
+    r = await e.cycle();
+    assert.deepEqual(verdicts(r), [['g', 'at-risk', 'reread', 4, null], ['h', 'ready', null, 0, null]]);
+    await e.stop();
+  });
 });
 
 describe('CheckpointEmitter: a source that cannot be followed (no broker)', function () {

@@ -13,6 +13,7 @@
 import { checkpointToJson, parseOffset, type CheckpointJsonLike } from '../../core/checkpoint-json';
 import type { Checkpoint, OffsetSync } from '../../core/types';
 import type { GroupCoverageEntry } from '../../core/translation-cache';
+import type { GroupReadiness, MembersOnTarget, ReadinessVerdict } from '../../core/readiness';
 import { readSyncStreamPosition, type SyncStreamPosition } from '../../core/sync-stream';
 import type { CycleResult, SyncEvent } from '../../kafka/checkpoint-emitter';
 import type { MirrorStats } from '../../kafka/mirror-task';
@@ -146,7 +147,18 @@ export interface CoverageJson {
   status: string;
   downstreamOffset?: string;
   reason: string;
+  /** Failover readiness: 'ready', 'at-risk' (re-reads more than readyMaxReread) or 'not-covered' (no checkpoint to resume from; `reason` says why). */
+  readiness: ReadinessVerdict;
+  /** At most this many records a consumer failing over now would read again on this partition (0: the translation is exact); null when not covered. */
+  reread: number | null;
+  /** When the source offsets the partition's newest checkpoint reflects were listed (epoch ms, the checkpoints topic's record timestamp); null without one. */
+  checkpointAt: number | null;
+  /** Whether the group has members on the target: 'unknown' (this node does not ask the target; mm2-group-offsets does, and never writes such a group). */
+  membersOnTarget: MembersOnTarget;
 }
+
+/** One group's readiness in a CoverageMessage: its worst partition. */
+export type GroupReadinessJson = GroupReadiness;
 
 /** mm2-checkpoint output 2, once per cycle. */
 export interface CoverageMessage {
@@ -161,6 +173,17 @@ export interface CoverageMessage {
     /** Groups whose offsets could not be listed this cycle, with the error. */
     failedGroups: Array<{ group: string; error: string }>;
     durationMs: number;
+    /** Every selected group's failover readiness (groups whose offsets could not be listed included), counted; `worst` is what the status shows. */
+    readiness?: {
+      ready: number;
+      atRisk: number;
+      notCovered: number;
+      thresholds: { maxReread: number; maxAgeSeconds: number };
+      /** When this cycle listed the groups' offsets (epoch ms); `listedAt - entries[].checkpointAt` is how long a partition's newest checkpoint has stood (0: written this cycle). */
+      listedAt: number | null;
+      groups: GroupReadinessJson[];
+      worst: GroupReadinessJson | null;
+    };
   };
 }
 
@@ -191,6 +214,10 @@ function coverageJsonOf(c: GroupCoverageEntry): CoverageJson {
       upstreamOffset: c.upstreamOffset === null ? null : c.upstreamOffset.toString(),
       status: c.status,
       reason: c.reason,
+      readiness: c.verdict,
+      reread: c.reread,
+      checkpointAt: c.checkpointAt,
+      membersOnTarget: 'unknown',
     };
     if (c.downstreamOffset !== undefined) e.downstreamOffset = c.downstreamOffset.toString();
     Object.freeze(e);
@@ -204,7 +231,20 @@ export function coveragePayload(r: CycleResult): CoverageMessage['payload'] {
   const summary: Record<string, number> = {};
   for (const c of r.coverage) summary[c.status] = (summary[c.status] ?? 0) + 1;
   const entries = r.coverage.map(coverageJsonOf);
-  return { cycle: r.cycle, groups: r.groups.length, partitions: r.coverage.length, summary, entries, failedGroups: r.failedGroups, durationMs: r.durationMs };
+  const payload: CoverageMessage['payload'] = { cycle: r.cycle, groups: r.groups.length, partitions: r.coverage.length, summary, entries, failedGroups: r.failedGroups, durationMs: r.durationMs };
+  const rd = r.readiness;
+  if (rd !== undefined) {
+    payload.readiness = {
+      ready: rd.ready,
+      atRisk: rd.atRisk,
+      notCovered: rd.notCovered,
+      thresholds: { maxReread: rd.thresholds.maxReread, maxAgeSeconds: rd.thresholds.maxAgeMs / 1000 },
+      listedAt: rd.listedAt,
+      groups: rd.groups,
+      worst: rd.worst,
+    };
+  }
+  return payload;
 }
 
 /** mm2-group-offsets output, once per sync cycle. */

@@ -3,6 +3,7 @@ import { counted, type Translate } from '../i18n';
 import { truncate, STATUS_MAX, type StatusView } from '../flow-node';
 import { ago, type AgoScale } from '../ago';
 import type { CycleResult, EmitterPhase, SourceOffsetsMode } from '../../../kafka/checkpoint-emitter';
+import type { ReadinessSummary } from '../../../core/readiness';
 
 const AGE: AgoScale = {
   seconds: 'mm2-checkpoint.ago.seconds',
@@ -57,14 +58,46 @@ export function checkpointStatus(t: Translate, state: CheckpointNodeState, syncs
   if (checkpointed === 0) {
     return { activity: { fill: 'yellow', shape: 'ring', text: truncate(t('mm2-checkpoint.status.none-checkpointed', { groups: counted(t, 'groups', last.groups.length), ago: when })) } };
   }
-  let text = failed > 0
-    ? t('mm2-checkpoint.status.cycle-failed-groups', { groups: counted(t, 'groups', last.groups.length), checkpointed, checkpoints: last.written.length, failed, ago: when })
-    : t('mm2-checkpoint.status.cycle', { groups: counted(t, 'groups', last.groups.length), checkpointed, checkpoints: last.written.length, ago: when });
+  const rd = last.readiness;
+  let atRisk = false;
+  let text: string;
+  if (failed > 0) text = t('mm2-checkpoint.status.cycle-failed-groups', { groups: counted(t, 'groups', last.groups.length), checkpointed, checkpoints: last.written.length, failed, ago: when });
+  else if (rd !== undefined && rd.groups.length > 0) {
+    text = readinessText(t, rd, last.written.length, when, now);
+    atRisk = rd.atRisk > 0;
+  } else text = t('mm2-checkpoint.status.cycle', { groups: counted(t, 'groups', last.groups.length), checkpointed, checkpoints: last.written.length, ago: when });
   // polling although following was wanted: still delivering, but say so (the log says why and which ACL);
   // a long cycle text is shortened, never the word that says polling
   if (state.sourceMode?.kind === 'poll' && state.sourceMode.reason) {
     const room = STATUS_MAX - t('mm2-checkpoint.status.polling', { text: '' }).length;
     text = t('mm2-checkpoint.status.polling', { text: truncate(text, room) });
   }
-  return { activity: { fill: failed > 0 ? 'yellow' : 'green', shape: 'dot', text: truncate(text) } };
+  return { activity: { fill: failed > 0 || atRisk ? 'yellow' : 'green', shape: 'dot', text: truncate(text) } };
+}
+
+/** `1,095 records` (en-US), `1,095 条记录` (zh-CN): a record count, plural as the language has it, digits grouped. */
+export function recordsText(t: Translate, n: number): string {
+  return t('mm2-common.count.records', { count: n, n: n.toLocaleString('en-US') });
+}
+
+/**
+ * The readiness of a full cycle: "3 groups ready, 2 new / 5 s ago" when every group is ready,
+ * else the counts and the worst group: "12 ready, 1 at risk: orders-analytics re-reads 1,095 records".
+ */
+export function readinessText(t: Translate, rd: ReadinessSummary, written: number, when: string, now = Date.now()): string {
+  const w = rd.worst;
+  if (w === null) return t('mm2-checkpoint.status.all-ready', { groups: counted(t, 'groups', rd.ready), checkpoints: written, ago: when });
+  const others: string[] = [];
+  if (rd.atRisk > 0) others.push(t('mm2-checkpoint.status.at-risk-count', { count: rd.atRisk }));
+  if (rd.notCovered > 0) others.push(t('mm2-checkpoint.status.not-covered-count', { count: rd.notCovered }));
+  let worst: string;
+  if (w.verdict === 'at-risk' && w.why === 'age') {
+    worst = t('mm2-checkpoint.status.worst-age', { group: w.group, ago: ago(t, now - (w.listedAt ?? now), AGE) });
+  } else if (w.verdict === 'at-risk') {
+    worst = t('mm2-checkpoint.status.worst-reread', { group: w.group, records: recordsText(t, w.reread ?? 0) });
+  } else {
+    const why = t(`mm2-checkpoint.why.${w.why ?? 'offsets-not-listed'}`);
+    worst = t('mm2-checkpoint.status.worst-not-covered', { group: w.group, why });
+  }
+  return t('mm2-checkpoint.status.readiness', { ready: rd.ready, others: others.join(t('mm2-checkpoint.status.list-separator')), worst });
 }

@@ -6,7 +6,10 @@
  */
 import { NODE_SETTINGS, problemText, resolveNodeSettings, type EnvLookup } from '../settings';
 import { createGroupFilter, createTopicFilter, type NameFilter } from '../../../core/filters';
-import { settingsOk, settingsRefused, type SettingsRead } from './read';
+import { fieldText, settingsOk, settingsRefused, type SettingsRead } from './read';
+import { FIELD_BOUNDS, numberFieldProblem } from '../../../core/field-bounds';
+import { missingEnvReason, substituteEnv } from '../../../core/env-substitution';
+import { DEFAULT_READINESS, type ReadinessThresholds } from '../../../core/readiness';
 
 export interface CheckpointSettings {
   groupFilter: NameFilter;
@@ -17,6 +20,34 @@ export interface CheckpointSettings {
   refreshMs: number;
   /** How the source groups' offsets are read: 'auto' follows `__consumer_offsets` where allowed (else polls); 'poll' never does. */
   sourceOffsets: 'auto' | 'poll';
+  /** When a group partition counts as at risk (readyMaxReread, readyMaxAgeSeconds: ours, not MM2 properties). */
+  readiness: ReadinessThresholds;
+}
+
+/** The readiness fields: empty takes the default; `${VAR}` substituted; a bad value refused naming the field. */
+function readReadiness(def: Readonly<Record<string, unknown>>, lookup: EnvLookup): { values: ReadinessThresholds; problems: string[] } {
+  const problems: string[] = [];
+  const values = { maxReread: DEFAULT_READINESS.maxReread, maxAgeMs: DEFAULT_READINESS.maxAgeMs };
+  const fields = [
+    ['readyMaxReread', 'a whole number of records, 0 or more', (n: number) => (values.maxReread = n)],
+    ['readyMaxAgeSeconds', 'a whole number of seconds', (n: number) => (values.maxAgeMs = n * 1000)],
+  ] as const;
+  for (const [field, what, set] of fields) {
+    const sub = substituteEnv(fieldText(def[field]), lookup);
+    if (sub.missing.length > 0) {
+      problems.push(problemText({ property: field, reason: missingEnvReason(sub.missing) }));
+      continue;
+    }
+    const text = sub.value.trim();
+    if (text === '') continue;
+    const b = FIELD_BOUNDS['mm2-checkpoint'][field];
+    if (numberFieldProblem(b, text) !== undefined) {
+      problems.push(problemText({ property: field, reason: `"${text}" is not ${what} from ${b.min} to ${b.max} (empty: ${field === 'readyMaxReread' ? DEFAULT_READINESS.maxReread : DEFAULT_READINESS.maxAgeMs / 1000})` }));
+      continue;
+    }
+    set(Number(text));
+  }
+  return { values, problems };
 }
 
 /** The node's own field (not an MM2 property): its allowed values. */
@@ -27,6 +58,8 @@ export function readCheckpointSettings(def: Readonly<Record<string, unknown>>, l
   const resolved = resolveNodeSettings(def, NODE_SETTINGS['mm2-checkpoint'], lookup);
   if (resolved.problems.length > 0) return settingsRefused(...resolved.problems.map(problemText));
   const v = resolved.values;
+  const readiness = readReadiness(def, lookup);
+  if (readiness.problems.length > 0) return settingsRefused(...readiness.problems);
   const so = def['sourceOffsets'];
   const sourceOffsets = so === undefined || so === null || so === '' ? 'auto' : String(so);
   if (!(SOURCE_OFFSETS_VALUES as readonly string[]).includes(sourceOffsets)) {
@@ -39,6 +72,7 @@ export function readCheckpointSettings(def: Readonly<Record<string, unknown>>, l
       emitMs: Number(v['emit.checkpoints.interval.seconds']) * 1000,
       refreshMs: Number(v['refresh.groups.interval.seconds']) * 1000,
       sourceOffsets: sourceOffsets as 'auto' | 'poll',
+      readiness: readiness.values,
     });
   } catch (e) {
     return settingsRefused(problemText({ property: '', reason: (e as Error).message }));
