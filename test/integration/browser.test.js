@@ -164,7 +164,7 @@ describe('editor in a real browser (playwright-core + Debian Chromium)', functio
       if (type === 'mm2-replication') {
         const label = await page.textContent('label[for="node-config-input-replicationFactor"]');
         assert.match(label, /Replicas of internal topics/);
-        await page.screenshot({ path: path.join(root, 'docs', 'images', 'replication-dialog.png') });
+        await page.screenshot({ path: screenshotFile('replication-dialog.png') });
       }
       await closeDialog(page);
     }
@@ -198,7 +198,7 @@ describe('editor in a real browser (playwright-core + Debian Chromium)', functio
       await p.evaluate(() => { document.querySelectorAll('.red-ui-notification').forEach((n) => n.remove()); });
       await p.evaluate(() => RED.actions.invoke('core:toggle-show-tips', false));
       await p.evaluate(() => RED.actions.invoke('core:toggle-sidebar', false));
-      await p.screenshot({ path: path.join(root, 'docs', 'images', 'failover-flow.zh-CN.png') });
+      await p.screenshot({ path: screenshotFile('failover-flow.zh-CN.png') });
 
       const rep = await p.evaluate(() => RED.nodes.filterNodes({ type: 'mm2-checkpoint', z: RED.workspaces.active() })[0].replication);
       await openDialog(p, 'mm2-replication', rep, true);
@@ -207,9 +207,9 @@ describe('editor in a real browser (playwright-core + Debian Chromium)', functio
         if (!s.picker) assert.ok(Math.abs(s.width - s.rowWidth) <= 1, `zh-CN ${s.id}: ${s.width}px wide in a row of ${s.rowWidth}px`);
         assert.ok(s.widest <= s.room, `zh-CN ${s.id}: "${s.longest}" is cut off`);
       }
-      await p.screenshot({ path: path.join(root, 'docs', 'images', 'replication-dialog.zh-CN.png') });
+      await p.screenshot({ path: screenshotFile('replication-dialog.zh-CN.png') });
       await closeDialog(p);
-      const out = path.join(root, 'docs', 'images', 'failover-flow.zh-CN.png');
+      const out = screenshotFile('failover-flow.zh-CN.png');
       assert.ok(fs.statSync(out).size > 10000, 'zh-CN screenshot written');
     } finally {
       await zh.browser.close();
