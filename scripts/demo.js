@@ -142,7 +142,7 @@ async function main() {
   const nr = await nodeRed;
   started(() => undefined);
   console.log(`\nNode-RED editor: ${nr.url}   (the flow is deployed; open it to see the nodes' status)`);
-  for (const page of dashboardPages(flows)) console.log(`${page.name.padEnd(15)}: ${nr.url.replace(/\/$/, '')}${page.path}   (the dashboard)`);
+  for (const page of dashboardPages(flows)) console.log(`Dashboard      : ${nr.url.replace(/\/$/, '')}${page.path}   (${page.name})`);
   console.log(`source cluster : ${clusters.source.bootstrap}    target cluster: ${clusters.target.bootstrap}`);
   console.log('Every 10 s: committed offsets per group, source -> target (translated by the flow). Ctrl-C stops.\n');
 
