@@ -3,10 +3,14 @@
  * The demo (run through scripts/demo.sh): two local Kafka clusters on the ports the examples use
  * (source 127.0.0.1:19092, target 127.0.0.1:29092), sample traffic (a producer, and consumer
  * groups committing on the source at different speeds), and Node-RED with this package and the
- * full failover example deployed. Every 10 s it prints each group's committed offsets on the
- * source next to the translated offsets the flow wrote on the target. Ctrl-C stops everything.
+ * readiness-dashboard example deployed: the full failover example's nodes and settings, and a
+ * FlowFuse Dashboard 2.0 page of every group's failover readiness (the dashboard package is
+ * installed into Node-RED's user folder, from a cache: scripts/dashboard.js). Every 10 s it
+ * prints each group's committed offsets on the source next to the translated offsets the flow
+ * wrote on the target. Ctrl-C stops everything.
  *
- * Options: --port N (Node-RED port, default 1880), --example NAME (default full-failover),
+ * Options: --port N (Node-RED port, default 1880), --example NAME (default readiness-dashboard;
+ *          full-failover: the same flow without the dashboard),
  *          --duration S (stop by itself after S seconds; for smoke tests),
  *          --kafka-ports S,T (broker ports of source and target, default 19092,29092; 0 = a free
  *          port, and the flow's cluster nodes are pointed at the ports used).
@@ -26,7 +30,7 @@ const opt = (n, d) => {
   return i >= 0 ? args[i + 1] : d;
 };
 const PORT = Number(opt('--port', 1880));
-const EXAMPLE = opt('--example', 'full-failover');
+const EXAMPLE = opt('--example', 'readiness-dashboard');
 const DURATION = Number(opt('--duration', 0));
 const DEFAULT_PORTS = { source: 19092, target: 29092 };
 const KAFKA_PORTS = (() => {
@@ -130,12 +134,15 @@ async function main() {
       if (n.type === 'mm2-cluster' && n.bootstrap === `127.0.0.1:${DEFAULT_PORTS[name]}`) n.bootstrap = clusters[name].bootstrap;
     }
   }
-  console.log(`starting Node-RED with @kafka-mm2/node-red and examples/${EXAMPLE}.json...`);
-  const nodeRed = startNodeRed({ port: PORT, flows, quiet: true, logLevel: 'warn' });
+  // an example with dashboard widgets gets FlowFuse Dashboard 2.0 in Node-RED's user folder
+  const dashboard = flows.some((n) => typeof n.type === 'string' && n.type.startsWith('ui-'));
+  console.log(`starting Node-RED with @kafka-mm2/node-red${dashboard ? ' and @flowfuse/node-red-dashboard' : ''} and examples/${EXAMPLE}.json...`);
+  const nodeRed = startNodeRed({ port: PORT, flows, dashboard, quiet: true, logLevel: 'warn' });
   stops.push(() => nodeRed.then((nr) => nr.stop(), () => undefined));
   const nr = await nodeRed;
   started(() => undefined);
   console.log(`\nNode-RED editor: ${nr.url}   (the flow is deployed; open it to see the nodes' status)`);
+  for (const page of dashboardPages(flows)) console.log(`Dashboard      : ${nr.url.replace(/\/$/, '')}${page.path}   (${page.name})`);
   console.log(`source cluster : ${clusters.source.bootstrap}    target cluster: ${clusters.target.bootstrap}`);
   console.log('Every 10 s: committed offsets per group, source -> target (translated by the flow). Ctrl-C stops.\n');
 
@@ -156,6 +163,19 @@ async function main() {
   const timer = setInterval(() => report().catch((e) => console.log(`report failed: ${e.message}`)), 10000);
   started(() => clearInterval(timer));
   if (DURATION > 0) setTimeout(() => stopAll(0), DURATION * 1000);
+}
+
+/**
+ * The dashboard pages of a flow: each ui-page's name and its path under its ui-base's.
+ * @param {any[]} flows
+ * @returns {{ name: string, path: string }[]}
+ */
+function dashboardPages(flows) {
+  const byId = new Map(flows.map((n) => [n.id, n]));
+  return flows.filter((n) => n.type === 'ui-page').map((p) => {
+    const base = byId.get(p.ui);
+    return { name: p.name, path: `${(base && base.path) || '/dashboard'}${p.path}` };
+  });
 }
 
 main().catch((e) => {

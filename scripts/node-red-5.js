@@ -44,6 +44,7 @@ function paths() {
   };
 }
 
+/** `npm install --prefix <prefix> <spec>` into an emptied `prefix`; throws, saying what failed. */
 function npmInstall(prefix, spec, env) {
   fs.rmSync(prefix, { recursive: true, force: true });
   fs.mkdirSync(prefix, { recursive: true });
@@ -103,7 +104,7 @@ function selectedNodeRed() {
   return { nodeRedDir, redJs, node, version };
 }
 
-module.exports = { NODE_RED_VERSION, NODE_VERSION, ensureNodeRed5, selectedNodeRed };
+module.exports = { NODE_RED_VERSION, NODE_VERSION, ensureNodeRed5, selectedNodeRed, npmInstall };
 
 if (require.main === module) {
   try {

@@ -18,6 +18,7 @@ const path = require('node:path');
 const http = require('node:http');
 const { freePort } = require('./kafka/cluster');
 const { selectedNodeRed } = require('./node-red-5');
+const { DASHBOARD_PACKAGE, DASHBOARD_VERSION, linkDashboard } = require('./dashboard');
 
 const root = path.join(__dirname, '..');
 
@@ -133,8 +134,10 @@ function watchStatuses(port) {
 
 /**
  * `linkPackage: false` leaves the user dir's packages as they are (a package installed there
- * with npm, as a user installs it); by default the repository is linked in.
- * @param {{port?: number, userDir?: string, flows?: object[], env?: object, logLevel?: string, quiet?: boolean, linkPackage?: boolean}} opts
+ * with npm, as a user installs it); by default the repository is linked in. `dashboard: true`
+ * also installs FlowFuse Dashboard 2.0 (scripts/dashboard.js: from the npm registry into the
+ * cache, once) in the user dir, for the readiness-dashboard example.
+ * @param {{port?: number, userDir?: string, flows?: object[], env?: object, logLevel?: string, quiet?: boolean, linkPackage?: boolean, dashboard?: boolean}} opts
  */
 async function startNodeRed(opts = {}) {
   const port = opts.port || (await freePort());
@@ -144,10 +147,15 @@ async function startNodeRed(opts = {}) {
     fs.mkdirSync(modDir, { recursive: true });
     const link = path.join(modDir, 'node-red');
     if (!fs.existsSync(link)) fs.symlinkSync(root, link, 'dir');
-    fs.writeFileSync(
-      path.join(userDir, 'package.json'),
-      JSON.stringify({ name: 'node-red-project', private: true, dependencies: { '@kafka-mm2/node-red': `file:${root}` } }, null, 2),
-    );
+    /** @type {Record<string, string>} */
+    const dependencies = { '@kafka-mm2/node-red': `file:${root}` };
+    if (opts.dashboard) {
+      linkDashboard(userDir);
+      dependencies[DASHBOARD_PACKAGE] = DASHBOARD_VERSION;
+    }
+    fs.writeFileSync(path.join(userDir, 'package.json'), JSON.stringify({ name: 'node-red-project', private: true, dependencies }, null, 2));
+  } else if (opts.dashboard) {
+    linkDashboard(userDir);
   }
   const flowFile = path.join(userDir, 'flows.json');
   if (opts.flows) fs.writeFileSync(flowFile, JSON.stringify(opts.flows, null, 2));

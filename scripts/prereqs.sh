@@ -48,3 +48,13 @@ ensure_node_red_5() {
     exit 1
   fi
 }
+ensure_dashboard() {
+  # FlowFuse Dashboard 2.0 for the readiness-dashboard example (the demo deploys it, the tests open
+  # it): installed from the npm registry by `npm install --prefix` into a private folder of the
+  # cache, once, and linked into each Node-RED user folder. It is the example's dependency, not the
+  # package's. Exits when it cannot be installed: the tests that need it would fail.
+  if ! node scripts/dashboard.js; then
+    echo "cannot install @flowfuse/node-red-dashboard for the readiness-dashboard example (see above)" >&2
+    exit 1
+  fi
+}

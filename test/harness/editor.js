@@ -1,7 +1,7 @@
 'use strict';
 /**
- * The Node-RED editor in Debian's Chromium, driven by playwright-core (never a downloaded
- * browser): what the browser tests share.
+ * The Node-RED editor (and the dashboard of the readiness-dashboard example) in Debian's
+ * Chromium, driven by playwright-core (never a downloaded browser): what the browser tests share.
  */
 const fs = require('node:fs');
 const path = require('node:path');
@@ -39,6 +39,18 @@ function skipWithoutChromium(ctx) {
  * @param {string} [locale]
  */
 async function openEditor(url, viewport = { width: 1600, height: 1000 }, locale = 'en-US') {
+  const { browser, page } = await openPage(url, viewport, locale);
+  await page.waitForSelector('#red-ui-palette .red-ui-palette-node', { timeout: 60000 });
+  return { browser, page };
+}
+
+/**
+ * Opens `url` in Debian's Chromium (headless, nothing downloaded, no network beyond the page).
+ * @param {string} url
+ * @param {{ width: number, height: number }} viewport
+ * @param {string} [locale]
+ */
+async function openPage(url, viewport, locale = 'en-US') {
   const { chromium } = require('playwright-core');
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -47,8 +59,7 @@ async function openEditor(url, viewport = { width: 1600, height: 1000 }, locale 
   });
   const page = await browser.newPage({ viewport, locale });
   await page.goto(url);
-  await page.waitForSelector('#red-ui-palette .red-ui-palette-node', { timeout: 60000 });
   return { browser, page };
 }
 
-module.exports = { CHROMIUM, skipWithoutChromium, openEditor, screenshotFile };
+module.exports = { CHROMIUM, skipWithoutChromium, openEditor, openPage, screenshotFile };

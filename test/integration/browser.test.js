@@ -7,7 +7,9 @@
  * pipeline order; every dialog shows its selects whole (as wide as their row, the longest option
  * fits) and MM2 property names one way. Then the same editor in zh-CN: Chinese palette and canvas
  * labels. Saves the screenshots the README shows, in both languages, to docs/images/ (see
- * screenshotFile in test/harness/editor.js).
+ * screenshotFile in test/harness/editor.js). Then the readiness-dashboard example, with FlowFuse
+ * Dashboard 2.0 in Node-RED's user folder: its page fills the table with the groups' verdicts and
+ * draws its charts, and its screenshot goes beside the others.
  */
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -15,7 +17,7 @@ const path = require('node:path');
 const env = require('../harness/env');
 const { startNodeRed } = require('../../scripts/node-red-runner');
 
-const { skipWithoutChromium, openEditor, screenshotFile } = require('../harness/editor');
+const { skipWithoutChromium, openEditor, openPage, screenshotFile } = require('../harness/editor');
 const root = path.join(__dirname, '..', '..');
 const pkg = require(path.join(root, 'package.json'));
 const FLOW_TYPES = Object.keys(pkg['node-red'].nodes).filter((t) => t !== 'mm2-cluster' && t !== 'mm2-replication');
@@ -48,10 +50,12 @@ describe('editor in a real browser (playwright-core + Debian Chromium)', functio
     assert.deepEqual(order, ['mm2-mirror', 'mm2-offset-syncs', 'mm2-checkpoint', 'mm2-group-offsets', 'mm2-heartbeat', 'mm2-connect']);
   });
 
-  it("lists both examples under Import > Examples (the editor's library API)", async function () {
+  it("lists every example under Import > Examples (the editor's library API)", async function () {
     const list = await nr.request('GET', '/library/examples/flows/');
     assert.ok(list.json.includes('@kafka-mm2/node-red'));
-    for (const name of ['full-failover', 'checkpoints-beside-mm2']) {
+    const names = fs.readdirSync(path.join(root, 'examples')).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, ''));
+    for (const name of ['full-failover', 'checkpoints-beside-mm2', 'readiness-dashboard']) assert.ok(names.includes(name), name);
+    for (const name of names) {
       const r = await nr.request('GET', `/library/examples/flows/@kafka-mm2/node-red/${name}`);
       assert.equal(r.status, 200, name);
       assert.deepEqual(r.json, JSON.parse(fs.readFileSync(path.join(root, 'examples', `${name}.json`), 'utf8')));
@@ -160,7 +164,7 @@ describe('editor in a real browser (playwright-core + Debian Chromium)', functio
       if (type === 'mm2-replication') {
         const label = await page.textContent('label[for="node-config-input-replicationFactor"]');
         assert.match(label, /Replicas of internal topics/);
-        await page.screenshot({ path: path.join(root, 'docs', 'images', 'replication-dialog.png') });
+        await page.screenshot({ path: screenshotFile('replication-dialog.png') });
       }
       await closeDialog(page);
     }
@@ -194,7 +198,7 @@ describe('editor in a real browser (playwright-core + Debian Chromium)', functio
       await p.evaluate(() => { document.querySelectorAll('.red-ui-notification').forEach((n) => n.remove()); });
       await p.evaluate(() => RED.actions.invoke('core:toggle-show-tips', false));
       await p.evaluate(() => RED.actions.invoke('core:toggle-sidebar', false));
-      await p.screenshot({ path: path.join(root, 'docs', 'images', 'failover-flow.zh-CN.png') });
+      await p.screenshot({ path: screenshotFile('failover-flow.zh-CN.png') });
 
       const rep = await p.evaluate(() => RED.nodes.filterNodes({ type: 'mm2-checkpoint', z: RED.workspaces.active() })[0].replication);
       await openDialog(p, 'mm2-replication', rep, true);
@@ -203,15 +207,136 @@ describe('editor in a real browser (playwright-core + Debian Chromium)', functio
         if (!s.picker) assert.ok(Math.abs(s.width - s.rowWidth) <= 1, `zh-CN ${s.id}: ${s.width}px wide in a row of ${s.rowWidth}px`);
         assert.ok(s.widest <= s.room, `zh-CN ${s.id}: "${s.longest}" is cut off`);
       }
-      await p.screenshot({ path: path.join(root, 'docs', 'images', 'replication-dialog.zh-CN.png') });
+      await p.screenshot({ path: screenshotFile('replication-dialog.zh-CN.png') });
       await closeDialog(p);
-      const out = path.join(root, 'docs', 'images', 'failover-flow.zh-CN.png');
+      const out = screenshotFile('failover-flow.zh-CN.png');
       assert.ok(fs.statSync(out).size > 10000, 'zh-CN screenshot written');
     } finally {
       await zh.browser.close();
     }
   });
 });
+
+describe('the readiness dashboard (examples/readiness-dashboard.json, FlowFuse Dashboard 2.0) in Chromium', function () {
+  this.timeout(240000);
+  const flow = JSON.parse(fs.readFileSync(path.join(root, 'examples', 'readiness-dashboard.json'), 'utf8'));
+  const base = flow.find((n) => n.type === 'ui-base');
+  const uiPage = flow.find((n) => n.type === 'ui-page');
+  // names of this suite only (the clusters are this run's: fixed names read well in the screenshot)
+  const topic = 'dashboard-orders';
+  const groups = [{ id: 'orders-fulfilment', share: 1 }, { id: 'orders-analytics', share: 0.4 }, { id: 'orders-audit', share: 0.1 }];
+  const charts = flow.filter((n) => n.type === 'ui-chart').map((n) => ({ id: n.id, colors: n.colors }));
+  let nr;
+  let browser;
+  let page;
+  let producer;
+  let admin;
+  let stopTraffic = () => undefined;
+
+  before(async function () {
+    skipWithoutChromium(this);
+    admin = await env.admin('source');
+    await admin.createTopics({ topics: [{ topic, numPartitions: 3 }], waitForLeaders: true });
+    producer = env.kafka('source').producer({ allowAutoTopicCreation: false });
+    await producer.connect();
+    // traffic as in the demo, smaller: 3 records every 100 ms, and the groups committing at their
+    // share of the end offsets (each round awaited before the next: a group is never set twice at once)
+    let n = 0;
+    const produce = () => producer.send({ topic, messages: [0, 1, 2].map((partition) => ({ partition, value: `order-${n++}` })) });
+    const commit = async () => {
+      const ends = await admin.fetchTopicOffsets(topic);
+      for (const g of groups) {
+        const partitions = ends.map((e) => ({ partition: e.partition, offset: String(Math.max(1, Math.floor(Number(e.high) * g.share))) }));
+        await admin.setOffsets({ groupId: g.id, topic, partitions });
+      }
+    };
+    await produce();
+    await commit();
+    const loops = [repeat(100, produce), repeat(500, commit)];
+    stopTraffic = () => loops.forEach((stop) => stop());
+    const deployed = flow.map((n) => {
+      const c = { ...n };
+      if (c.type === 'mm2-cluster') c.bootstrap = env.cluster(c.alias === 'source' ? 'source' : 'target').bootstrap;
+      // only this suite's topic and groups; a cycle every 2 s instead of 10 s, so the charts fill sooner
+      if (c.type === 'mm2-mirror') c.topics = topic;
+      if (c.type === 'mm2-checkpoint') Object.assign(c, { groups: 'orders-.*', topics: topic, emitCheckpointsIntervalSeconds: '2' });
+      if (c.type === 'mm2-group-offsets') c.groups = 'orders-.*';
+      return c;
+    });
+    nr = await startNodeRed({ flows: deployed, dashboard: true, quiet: true, logLevel: 'warn' });
+    ({ browser, page } = await openPage(`${nr.url.replace(/\/$/, '')}${base.path}${uiPage.path}`, { width: 1600, height: 1120 }));
+  });
+
+  after(async function () {
+    stopTraffic();
+    if (browser) await browser.close();
+    if (nr) await nr.stop();
+    if (producer) await producer.disconnect();
+  });
+
+  it("fills the table with every group's verdict and re-read bound", async function () {
+    const rows = await env.eventually(async () => {
+      const r = await page.$$eval('#nrdb-ui-widget-rd-table tbody tr', (trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => (td.textContent || '').trim())));
+      return r.length === groups.length && r.every((cells) => /^\d+$/.test(cells[2])) && r;
+    }, { timeout: 120000, interval: 1000, what: 'the table to show a row with a re-read bound for each group' });
+    assert.deepEqual(rows.map((cells) => cells[0]).sort(), groups.map((g) => g.id).sort());
+    for (const cells of rows) {
+      assert.match(cells[1], /^(ready|at-risk)$/, `${cells[0]}: a verdict (${cells.join(' | ')})`);
+      assert.match(cells[3], new RegExp(`^${topic}-[0-2]$`), `${cells[0]}: the partition the verdict comes from`);
+      assert.match(cells[4], /^\d+ \/ \d+ \/ \d+$/, `${cells[0]}: partitions ready / at risk / not covered`);
+    }
+  });
+
+  it("draws every chart: its series' lines in the plot area, for the groups, the heartbeats and the mirror", async function () {
+    // pixels of the series colours below the legend: drawn data, not axes or grid (lines of equal
+    // values lie on each other, so any series colour counts)
+    const drawn = () => page.evaluate((charts) => charts.map(({ id, colors }) => {
+      const rgb = colors.map((c) => [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16)));
+      const canvas = /** @type {HTMLCanvasElement | null} */ (document.querySelector(`#nrdb-ui-widget-${id} canvas`));
+      const ctx = canvas && canvas.getContext('2d');
+      if (!canvas || !ctx || canvas.height < 50) return { id, pixels: 0 };
+      const top = Math.floor(canvas.height * 0.2);
+      const data = ctx.getImageData(0, top, canvas.width, canvas.height - top).data;
+      let pixels = 0;
+      for (let i = 0; i < data.length; i += 4) {
+        if (data[i + 3] > 200 && rgb.some((c) => Math.abs(c[0] - data[i]) < 24 && Math.abs(c[1] - data[i + 1]) < 24 && Math.abs(c[2] - data[i + 2]) < 24)) pixels++;
+      }
+      return { id, pixels };
+    }), charts);
+    // this flow's new mirror copies `heartbeats` from its start: the earlier suites' heartbeats
+    // arrive late (true latencies, not this flow's steady state); the chart starts again from now,
+    // as its Clear button does, once the mirror runs (the table filled: offset syncs came)
+    const cleared = await nr.request('POST', '/dashboard/chart/rd-chart-heartbeat/clear');
+    assert.equal(cleared.status, 200, cleared.text);
+    let seen = [];
+    await env.eventually(async () => {
+      seen = await drawn();
+      return seen.every((c) => c.pixels >= 100);
+    }, { timeout: 120000, interval: 1000, what: 'every chart to draw a line' }).catch(() => undefined);
+    for (const c of seen) assert.ok(c.pixels >= 100, `${c.id}: ${c.pixels} pixels of its series (${JSON.stringify(seen)})`);
+    const out = screenshotFile('readiness-dashboard.png');
+    await page.screenshot({ path: out });
+    assert.ok(fs.statSync(out).size > 10000, 'screenshot written');
+  });
+});
+
+/**
+ * Runs `fn` again `ms` after each run ends (a failed run too), until the returned function is called.
+ * @param {number} ms
+ * @param {() => Promise<unknown>} fn
+ */
+function repeat(ms, fn) {
+  let stopped = false;
+  let timer;
+  const next = () => {
+    if (!stopped) timer = setTimeout(() => fn().catch(() => undefined).then(next), ms);
+  };
+  next();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
 
 /**
  * Opens the edit dialog of node `id` (a config node: `config`) and waits until its template shows.

@@ -7,7 +7,8 @@
  * bootstrap addresses set to the test clusters, its aliases made unique so it shares no topic with
  * other suites), its flows start with no error and no missing type, and each mm2 flow node shows a status that is not
  * red, as the editor sees it (the runtime's comms WebSocket); the mm2-connect node, pointed at a
- * port where no Kafka Connect listens, says so in red.
+ * port where no Kafka Connect listens, says so in red. FlowFuse Dashboard 2.0 is in the user dir
+ * (the readiness-dashboard example's dependency): that example's page is served.
  */
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -28,7 +29,8 @@ describe('the package in a real Node-RED process: node types register, every exa
   let statuses;
 
   before(async function () {
-    nr = await startNodeRed({ quiet: true, logLevel: 'info' });
+    // with FlowFuse Dashboard 2.0 in the user dir: the readiness-dashboard example needs it
+    nr = await startNodeRed({ quiet: true, logLevel: 'info', dashboard: true });
     statuses = await nr.watchStatuses();
   });
 
@@ -98,6 +100,13 @@ describe('the package in a real Node-RED process: node types register, every exa
       }, { timeout: 90000, interval: 500, what: `${file}: a status on every mm2 node (${JSON.stringify(statuses.all())})` });
       for (const n of watched) {
         if (expectRed(n)) assert.equal(seen[n.id].text, 'unreachable: connection refused', `${file}: ${n.id}`);
+      }
+      // a dashboard page of the example is served where its ui-base and ui-page say
+      for (const p of flow.filter((n) => n.type === 'ui-page')) {
+        const base = flow.find((n) => n.id === p.ui);
+        const r = await nr.request('GET', `${base.path}${p.path}`);
+        assert.equal(r.status, 200, `${file}: ${base.path}${p.path} answers ${r.status}`);
+        assert.match(r.text, /<div id="app"/, `${file}: ${base.path}${p.path} is the dashboard's page`);
       }
       console.log(`      ${file}: ${watched.map((n) => `${n.type} ${seen[n.id].fill} "${seen[n.id].text}"`).join('; ')}`);
     });
