@@ -455,4 +455,5 @@ export const TOPICS = {
   heartbeatAlarm: 'mm2/heartbeat-alarm',
   mirror: 'mm2/mirror',
   connect: 'mm2/connect',
+  switchover: 'mm2/switchover',
 } as const;
