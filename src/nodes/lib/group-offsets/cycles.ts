@@ -151,16 +151,20 @@ export class GroupOffsetsCycles {
       () => (this.fullInFlight = false),
       () => (this.fullInFlight = false),
     );
-    this.report(run, null, null, null); // the sync's own message and status, as any run
+    // the sync's own message and status, as any run; its failure ends the message
+    this.report(run, null, null, (err?: Error) => err && done(err));
     const groups = plan.groups.map((g) => g.group);
     run
-      .then(async (result) => {
-        const read = await connection.offsetFetcher().fetchMany(groups);
-        const excluded = new Set(groups.filter((g) => !syncer.selects(g)));
-        const report = verifySwitchover(plan, { committed: read.offsets, readFailed: read.failed, skipped: result.skipped, excluded });
-        send({ ...msg, topic: TOPICS.switchover, payload: report });
-        done();
-      })
+      .then(
+        async (result) => {
+          const read = await connection.offsetFetcher().fetchMany(groups);
+          const excluded = new Set(groups.filter((g) => !syncer.selects(g)));
+          const report = verifySwitchover(plan, { committed: read.offsets, readFailed: read.failed, skipped: result.skipped, excluded });
+          send({ ...msg, topic: TOPICS.switchover, payload: report });
+          done();
+        },
+        () => undefined, // reported above
+      )
       .catch((e: unknown) => done(new Error(t('mm2-group-offsets.errors.cycle-failed', { error: explainKafkaError(e, connection.settings) }))));
   }
 
