@@ -11,6 +11,7 @@
  *   mm2-connect ──ConnectMessage (after each action, and a poll whose states changed)
  */
 import { checkpointToJson, parseOffset, type CheckpointJsonLike } from '../../core/checkpoint-json';
+import type { SwitchoverReport } from '../../core/switchover';
 import type { Checkpoint, OffsetSync } from '../../core/types';
 import type { GroupCoverageEntry } from '../../core/translation-cache';
 import type { GroupReadiness, MembersOnTarget, ReadinessVerdict } from '../../core/readiness';
@@ -278,6 +279,16 @@ export function groupOffsetsPayload(cycle: GroupOffsetsCycle): GroupOffsetsMessa
     checkpoints: cycle.checkpoints,
     durationMs: cycle.durationMs,
   };
+}
+
+/**
+ * mm2-group-offsets' answer to a planned switchover (`msg.action = 'switchover'`, lib/switchover):
+ * per group ok or refused with the reasons, per partition where a consumer on the target starts
+ * and how many records it re-reads at most (core/switchover).
+ */
+export interface SwitchoverMessage {
+  topic: string; // 'mm2/switchover'
+  payload: SwitchoverReport;
 }
 
 /** mm2-heartbeat output 1: one per replicated heartbeat seen on the target. */
