@@ -7,6 +7,8 @@
  * - A group that is idle and ready on the source: ok, its target offsets (read on the target)
  *   equal the translation (the newest checkpoint in the checkpoints topic), partition by partition.
  * - A group with an active member on the source: refused, naming it.
+ * - A group whose offsets on the target are ahead of the translation (consumed there already;
+ *   they never move backwards): refused, naming the partition and both offsets.
  * - With the mirror stopped the replicated heartbeats go stale: the switchover is refused.
  */
 const assert = require('node:assert/strict');
@@ -26,7 +28,9 @@ const TOPIC = `${TAG}-orders`;
 const REMOTE = `${SOURCE}.${TOPIC}`;
 const IDLE = `${TAG}-idle`;
 const ACTIVE = `${TAG}-active`;
+const AHEAD = `${TAG}-ahead`;
 const IDLE_AT = [250n, 120n]; // g-idle's committed position per partition
+const AHEAD_ON_TARGET = 290n;
 
 /** Receives what the flow posts: the reports and the failed steps. */
 function startReceiver() {
@@ -103,8 +107,14 @@ describe('planned switchover example (real Node-RED, real brokers)', function ()
     }
     await producer.disconnect();
     // the idle group: committed and stopped (as a consumer that was shut down leaves it)
-    const committed = await new AdminOffsetCommitter(env.kafka('source')).commit(IDLE, IDLE_AT.map((offset, partition) => ({ topic: TOPIC, partition, offset })));
-    assert.equal(committed.ok, true);
+    const committer = new AdminOffsetCommitter(env.kafka('source'));
+    assert.equal((await committer.commit(IDLE, IDLE_AT.map((offset, partition) => ({ topic: TOPIC, partition, offset })))).ok, true);
+    assert.equal((await committer.commit(AHEAD, [0, 1].map((partition) => ({ topic: TOPIC, partition, offset: 100n })))).ok, true);
+    // AHEAD has consumed on the target already (the remote topic made before the mirror starts,
+    // which then uses it): its offsets there are ahead of any translation, before any sync
+    const target = await env.admin('target');
+    await target.createTopics({ topics: [{ topic: REMOTE, numPartitions: 2 }], waitForLeaders: true });
+    assert.equal((await new AdminOffsetCommitter(env.kafka('target')).commit(AHEAD, [0, 1].map((partition) => ({ topic: REMOTE, partition, offset: AHEAD_ON_TARGET })))).ok, true);
     // the active group: a member that still consumes on the source
     live = env.kafka('source').consumer({ groupId: ACTIVE });
     await live.connect();
@@ -128,33 +138,46 @@ describe('planned switchover example (real Node-RED, real brokers)', function ()
     return got.reports.length > reports ? got.reports[reports] : { error: got.errors[errors] };
   }
 
-  it('an idle, ready group switches over (its target offsets equal the translation); one with a member on the source is refused by name', async function () {
+  it('an idle, ready group switches over (its target offsets equal the translation); one with a member on the source, one ahead on the target are refused by name', async function () {
     nr = await startNodeRed({ flows: exampleFlow(receiver.port), quiet: true, logLevel: 'warn' });
+    const target = await env.admin('target');
     const group = (r, g) => (r.groups || []).find((x) => x.group === g);
     /** @type {any} */
     let report;
     // until the flow has loaded, checkpointed and the heartbeats arrive: then both groups are judged
     await env.eventually(async () => {
       report = await switchOver();
-      return report.reasons && report.reasons.length === 0 && group(report, IDLE)?.ok && group(report, ACTIVE)?.reasons.some((x) => x.code === 'members-on-source');
+      return report.reasons && report.reasons.length === 0 && group(report, IDLE)?.ok && group(report, ACTIVE)?.reasons.some((x) => x.code === 'members-on-source') &&
+        group(report, AHEAD)?.reasons.some((x) => x.code === 'target-differs');
     }, { timeout: 180000, interval: 2000, what: 'the idle group ok and the active one refused' }).catch((e) => {
       throw new Error(`${e.message}; the last answer: ${JSON.stringify(report)}`);
     });
 
     assert.equal(report.ok, false, 'one group refused: the switchover as a whole is refused');
-    assert.deepEqual(report.groups.map((g) => g.group).sort(), [ACTIVE, IDLE].sort());
+    assert.deepEqual(report.groups.map((g) => g.group).sort(), [ACTIVE, AHEAD, IDLE].sort());
+    assert.deepEqual([report.okGroups, report.refusedGroups], [1, 2]);
     const active = group(report, ACTIVE);
     assert.equal(active.ok, false);
     assert.match(active.sourceState, /^(Stable|PreparingRebalance|CompletingRebalance|Assigning|Reconciling)$/);
     assert.ok(report.refused.some((s) => s.startsWith(`${ACTIVE}: has members on the source (state ${active.sourceState})`)), report.refused.join('; '));
     assert.ok(!report.refused.some((s) => s.startsWith(`${IDLE}:`)), report.refused.join('; '));
 
+    // ahead on the target: ready and idle on the source, but its consumers would not start from the translation
+    const ahead = group(report, AHEAD);
+    assert.equal(ahead.sourceState, 'Empty');
+    assert.deepEqual(ahead.reasons.map((x) => x.code), ['target-differs', 'target-differs']);
+    for (const p of ahead.partitions) {
+      assert.equal(p.committed, String(AHEAD_ON_TARGET));
+      assert.ok(BigInt(p.targetOffset) <= 100n);
+      assert.ok(report.refused.includes(`${AHEAD}: ${REMOTE}-${p.partition} is at ${AHEAD_ON_TARGET} there, not at the translation ${p.targetOffset}`), report.refused.join('; '));
+    }
+
     const idle = group(report, IDLE);
     assert.equal(idle.readiness, 'ready');
     assert.equal(idle.sourceState, 'Empty');
     assert.deepEqual(idle.partitions.map((p) => [p.topic, p.partition, p.sourceTopic, p.sourceOffset]), IDLE_AT.map((o, p) => [REMOTE, p, TOPIC, String(o)]));
     // the report's numbers against the clusters: the target holds the translation, which is the newest checkpoint
-    const onTarget = await fetchCommittedOffsets(await env.admin('target'), IDLE);
+    const onTarget = await fetchCommittedOffsets(target, IDLE);
     const checkpoints = await latestCheckpoints(IDLE);
     for (const p of idle.partitions) {
       const committed = onTarget.find((o) => o.topic === REMOTE && o.partition === p.partition);
