@@ -38,7 +38,8 @@ import type { Checkpoint, OffsetSync } from '../core/types';
 import { readPercent } from '../core/load-percent';
 import { DEFAULT_READINESS, summarizeReadiness, unlistedGroupReadiness, type GroupReadiness, type ReadinessSummary, type ReadinessThresholds } from '../core/readiness';
 import type { ClusterConnection } from './connection';
-import { listConsumerGroups, type CommittedOffset } from './groups';
+import { listConsumerGroups, type CommittedOffset, type ListedGroupState } from './groups';
+import { explainKafkaError } from './client';
 import { SourceOffsets, tpKey, type GroupPartitions, type SourceOffsetsMode } from './source-offsets';
 
 export type { GroupPartitions, SourceOffsetsMode };
@@ -288,6 +289,18 @@ export class CheckpointEmitter {
       if (list && list.length > 0) latest.set(g, list);
     }
     return latest;
+  }
+
+  /**
+   * The source's groups with their states (one ListGroups per broker): a planned switchover
+   * checks that a group has no members there. Rejects with the error explained.
+   */
+  async sourceGroupStates(): Promise<Map<string, ListedGroupState>> {
+    try {
+      return await this.o.source.offsetFetcher().listGroupStates();
+    } catch (e) {
+      throw new Error(explainKafkaError(e, this.o.source.settings));
+    }
   }
 
   /** Whether the restore has finished (cycles may run). */

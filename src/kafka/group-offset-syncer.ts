@@ -204,6 +204,11 @@ export class GroupOffsetSyncer {
     return !had || had.downstreamOffset !== cp.downstreamOffset || had.upstreamOffset !== cp.upstreamOffset;
   }
 
+  /** Whether the writer's group filter selects the group (groups / groups.exclude). */
+  selects(group: string): boolean {
+    return this.opts.groupFilter.accept(group);
+  }
+
   /** The stored checkpoints of a group. */
   checkpointsOf(group: string): Checkpoint[] {
     return [...(this.byGroup.get(group)?.values() ?? [])];

@@ -3,7 +3,8 @@
  * node. A thin shell around kafka/checkpoint-emitter: settings, wiring, status (lib/checkpoint).
  *
  * Input: OffsetSyncsMessage (from mm2-offset-syncs) feeds the offset-sync store; any other
- * message asks for a cycle now (`msg.refreshGroups === true` re-lists the groups first).
+ * message asks for a cycle now (`msg.refreshGroups === true` re-lists the groups first);
+ * `msg.action === 'switchover'` is a planned switchover's step (lib/checkpoint/switchover).
  * Output 1: CheckpointsMessage every completed cycle: what the cycle wrote, and the latest
  * checkpoints of the groups that changed; the whole state (what a group-offset writer needs
  * after a restart, a redeploy or a lost message) on the first cycle, at least every minute and
@@ -20,6 +21,7 @@ import { checkpointEmitterEvents } from './lib/checkpoint/events';
 import { CheckpointCycles } from './lib/checkpoint/cycles';
 import { SyncsIntake } from './lib/checkpoint/syncs';
 import { checkpointInput } from './lib/checkpoint/input';
+import { checkpointSwitchover } from './lib/checkpoint/switchover';
 import { registerPasteEndpoint } from './lib/paste-endpoint';
 import { CheckpointEmitter } from '../kafka/checkpoint-emitter';
 import { CHECKPOINT_STATE_EVENT } from './lib/checkpoint-state';
@@ -89,7 +91,7 @@ export = function register(RED: NodeAPI): void {
     const { topic, alias } = rep.offsetSyncs();
     const requester = `${TYPE} ${node.name || node.id}`;
     const syncs = new SyncsIntake({ RED, t, log, emitter, topic, cluster: alias, requester, closing: () => ctx.closing, render });
-    checkpointInput(node, cycles, syncs);
+    checkpointInput(node, cycles, syncs, (msg, send) => checkpointSwitchover({ t, cycles, emitter }, msg, send));
 
     // ---- timers (intervals within core/intervals' bounds: the settings reader checks them) ----
     ctx.after(0, () => syncs.requestReplay()); // a node started on its own missed the history: ask for it

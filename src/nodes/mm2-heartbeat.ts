@@ -7,6 +7,9 @@
  * Emission goes to the SOURCE cluster's `heartbeats`, so that the mirror of the flow replicates
  * it to `<source>.heartbeats` on the target, where the watcher reads it back.
  *
+ * `msg.action === 'switchover'` (a planned switchover, lib/switchover) adds the heartbeats' age
+ * to the message and passes it on output 2.
+ *
  * The logic lives in kafka/heartbeats.ts and core/heartbeat-monitor.ts; this file maps settings,
  * status, messages and close handling.
  */
@@ -21,6 +24,8 @@ import type { WatchState } from './lib/heartbeat/watch-events';
 import { HeartbeatEmission } from './lib/heartbeat/emission';
 import { startWatching } from './lib/heartbeat/watching';
 import type { HeartbeatWatcher } from '../kafka/heartbeat-watcher';
+import type { SwitchoverHeartbeat } from '../core/switchover';
+import { isSwitchoverRequest, switchoverOf } from './lib/switchover';
 
 interface HeartbeatDef extends NodeDef, HeartbeatDefFields {
   replication?: string;
@@ -70,8 +75,16 @@ export = function register(RED: NodeAPI): void {
     else if (emission) ctx.every(1000, render);
     render();
 
-    // ---- input: one heartbeat now ----
-    onInput(node, (_msg, _send, done) => {
+    // ---- input: a planned switchover's step (lib/switchover): the heartbeats' age, on output 2 ----
+    onInput(node, (msg, send, done) => {
+      if (isSwitchoverRequest(msg)) {
+        const snap = watcher?.monitor.snapshot(Date.now());
+        const heartbeat: SwitchoverHeartbeat = { watched: snap !== undefined, lastSeen: snap?.lastSeen ?? null, ageMs: snap?.ageMs ?? null, staleAfterMs, topic: watchTopic };
+        switchoverOf(msg).heartbeat = heartbeat;
+        send([null, msg]);
+        return done();
+      }
+      // any other message: one heartbeat now
       if (!emission) return done(new Error(t('mm2-heartbeat.errors.emit-off')));
       emission.emitNow().then(() => done(), (e: unknown) => done(e as Error));
     });

@@ -54,7 +54,7 @@ describe('editor in a real browser (playwright-core + Debian Chromium)', functio
     const list = await nr.request('GET', '/library/examples/flows/');
     assert.ok(list.json.includes('@kafka-mm2/node-red'));
     const names = fs.readdirSync(path.join(root, 'examples')).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, ''));
-    for (const name of ['full-failover', 'checkpoints-beside-mm2', 'readiness-dashboard']) assert.ok(names.includes(name), name);
+    for (const name of ['full-failover', 'checkpoints-beside-mm2', 'readiness-dashboard', 'planned-switchover']) assert.ok(names.includes(name), name);
     for (const name of names) {
       const r = await nr.request('GET', `/library/examples/flows/@kafka-mm2/node-red/${name}`);
       assert.equal(r.status, 200, name);

@@ -11,6 +11,7 @@
  *   mm2-connect ──ConnectMessage (after each action, and a poll whose states changed)
  */
 import { checkpointToJson, parseOffset, type CheckpointJsonLike } from '../../core/checkpoint-json';
+import type { SwitchoverReport } from '../../core/switchover';
 import type { Checkpoint, OffsetSync } from '../../core/types';
 import type { GroupCoverageEntry } from '../../core/translation-cache';
 import type { GroupReadiness, MembersOnTarget, ReadinessVerdict } from '../../core/readiness';
@@ -280,6 +281,16 @@ export function groupOffsetsPayload(cycle: GroupOffsetsCycle): GroupOffsetsMessa
   };
 }
 
+/**
+ * mm2-group-offsets' answer to a planned switchover (`msg.action = 'switchover'`, lib/switchover):
+ * per group ok or refused with the reasons, per partition where a consumer on the target starts
+ * and how many records it re-reads at most (core/switchover).
+ */
+export interface SwitchoverMessage {
+  topic: string; // 'mm2/switchover'
+  payload: SwitchoverReport;
+}
+
 /** mm2-heartbeat output 1: one per replicated heartbeat seen on the target. */
 export interface HeartbeatMessage {
   topic: string; // 'mm2/heartbeat'
@@ -455,4 +466,5 @@ export const TOPICS = {
   heartbeatAlarm: 'mm2/heartbeat-alarm',
   mirror: 'mm2/mirror',
   connect: 'mm2/connect',
+  switchover: 'mm2/switchover',
 } as const;

@@ -33,6 +33,8 @@ export interface CheckpointCyclesOptions {
 export interface CycleRequester {
   msg: NodeMessage;
   send: SendFn;
+  /** Called with a completed full cycle before its outputs are sent (it may add to `msg`). */
+  prepare?(r: CycleResult): void;
 }
 
 export class CheckpointCycles {
@@ -100,6 +102,7 @@ export class CheckpointCycles {
     } else log.ok('failed-groups');
     this.o.render();
     this.sent.add(r);
+    requester?.prepare?.(r);
     const [first, second] = this.outputs(r, requester?.msg);
     // two sends, one per output: within one send Node-RED deep-copies every message after the
     // first destination, so the coverage (an entry per group partition, 100,000 at 10,000 groups)

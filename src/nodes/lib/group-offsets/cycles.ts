@@ -3,7 +3,8 @@
  * for the groups whose checkpoints changed (a CheckpointsMessage with `full: false` in mode
  * "input", new records of the checkpoints topic in mode "topic", batched for CHANGES_WINDOW_MS),
  * their output messages, status and failures; and what an input message asks (checkpoints to
- * apply in mode "input", `msg.sync` or any other message: a full run now).
+ * apply in mode "input", `msg.sync` or any other message: a full run now; `msg.action =
+ * 'switchover'`: a planned switchover's last step).
  */
 import type { DoneFn, Node, NodeMessage, SendFn } from '../red';
 import { counted, type Translate } from '../i18n';
@@ -12,6 +13,8 @@ import { TOPICS, groupOffsetsPayload } from '../contracts';
 import { cycleStatus } from './status';
 import { COUNT_EVERY_MS } from './topic-mode';
 import { explainKafkaError } from '../../../kafka/client';
+import { readSwitchoverPlan, verifySwitchover } from '../../../core/switchover';
+import { isSwitchoverRequest, switchoverOf } from '../switchover';
 import type { ClusterConnection } from '../../../kafka/connection';
 import type { GroupOffsetSyncer, GroupOffsetsCycle } from '../../../kafka/group-offset-syncer';
 
@@ -97,9 +100,10 @@ export class GroupOffsetsCycles {
     this.changed.clear();
   }
 
-  /** An input message: checkpoints to apply (mode "input") and/or a run now. */
+  /** An input message: checkpoints to apply (mode "input") and/or a run now; a planned switchover's last step. */
   input(msg: NodeMessage, send: SendFn, done: DoneFn): void {
     const { ctx, t, syncer } = this.o;
+    if (isSwitchoverRequest(msg)) return this.switchover(msg, send, done);
     const cps = checkpointsLatest(msg);
     if (cps !== null) {
       if (this.o.mode === 'input') {
@@ -127,6 +131,41 @@ export class GroupOffsetsCycles {
     }
     if (!this.ready) return done(new Error(t('mm2-group-offsets.errors.not-ready', { topic: this.o.checkpointsTopic })));
     this.run(msg, send, done);
+  }
+
+  /**
+   * A planned switchover's last step (lib/switchover): the message's checkpoints taken (in both
+   * modes: they are what the checkpoint node has just written to the checkpoints topic), every
+   * group synced now, the groups' offsets read back on the target and the report sent.
+   */
+  private switchover(msg: NodeMessage, send: SendFn, done: DoneFn): void {
+    const { t, syncer, connection } = this.o;
+    const plan = readSwitchoverPlan(switchoverOf(msg).plan);
+    if (!plan) return done(new Error(t('mm2-group-offsets.errors.switchover-no-plan')));
+    const cps = checkpointsLatest(msg);
+    if (cps !== null) syncer.applyCheckpointsJson(cps.latest);
+    if (!this.ready) return done(new Error(t('mm2-group-offsets.errors.not-ready', { topic: this.o.checkpointsTopic })));
+    this.fullInFlight = true;
+    const run = syncer.sync();
+    run.then(
+      () => (this.fullInFlight = false),
+      () => (this.fullInFlight = false),
+    );
+    // the sync's own message and status, as any run; its failure ends the message
+    this.report(run, null, null, (err?: Error) => err && done(err));
+    const groups = plan.groups.map((g) => g.group);
+    run
+      .then(
+        async (result) => {
+          const read = await connection.offsetFetcher().fetchMany(groups);
+          const excluded = new Set(groups.filter((g) => !syncer.selects(g)));
+          const report = verifySwitchover(plan, { committed: read.offsets, readFailed: read.failed, skipped: result.skipped, excluded });
+          send({ ...msg, topic: TOPICS.switchover, payload: report });
+          done();
+        },
+        () => undefined, // reported above
+      )
+      .catch((e: unknown) => done(new Error(t('mm2-group-offsets.errors.cycle-failed', { error: explainKafkaError(e, connection.settings) }))));
   }
 
   /** A full run; its result is sent (as `msg` when one asked for it), its failure ends `done` or is logged. */
