@@ -104,7 +104,7 @@ export function remoteTopicConfigSync(source: readonly TopicConfigEntry[], filte
  * that can only replace a topic's dynamic configs at once (AlterConfigs, not the incremental
  * one): the remote topic's own topic-level configs that the sync does not touch are kept, the
  * synced ones take the source's value, the reset ones are left out. `changed` is false when the
- * remote topic holds exactly that already (nothing to write). Null when a kept config's value is
+ * remote topic holds exactly that already (nothing to tell). Null when a kept config's value is
  * hidden (sensitive): replacing the set would lose it.
  */
 export function plannedRemoteConfigs(sync: RemoteConfigSync, remote: readonly TopicConfigEntry[]): { configs: ConfigValue[]; changed: boolean } | null {

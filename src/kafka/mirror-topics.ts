@@ -76,10 +76,14 @@ function entriesOf(r: { configEntries: Array<{ configName: string; configValue: 
   }));
 }
 
-const ACL_OPERATION_NAMES = AclOperationTypes as unknown as Record<number, string>;
-const ACL_PERMISSION_NAMES = AclPermissionTypes as unknown as Record<number, string>;
-const ACL_PATTERN_NAMES = ResourcePatternTypes as unknown as Record<number, string>;
-const ACL_RESOURCE_NAMES = AclResourceTypes as unknown as Record<number, string>;
+/** Number -> name of one of kafkajs's ACL tables (plain objects name -> number at run time, not TypeScript enums). */
+function namesOf(table: object): Record<number, string> {
+  return Object.fromEntries(Object.entries(table).filter(([, v]) => typeof v === 'number').map(([k, v]) => [v as number, k]));
+}
+const ACL_OPERATION_NAMES = namesOf(AclOperationTypes);
+const ACL_PERMISSION_NAMES = namesOf(AclPermissionTypes);
+const ACL_PATTERN_NAMES = namesOf(ResourcePatternTypes);
+const ACL_RESOURCE_NAMES = namesOf(AclResourceTypes);
 
 export class MirrorTopics {
   /** The source topics of the last refresh whose remote topics exist (MM2's topicsBeingReplicated). */
@@ -100,7 +104,7 @@ export class MirrorTopics {
   /**
    * MM2's syncTopicConfigs: the copyable configs of each replicated source topic
    * (core/topic-sync) are set on its remote topic, those at their default on the source reset to
-   * the target's default; the remote topic's other configs stay. Written only when they differ.
+   * the target's default; the remote topic's other configs stay.
    * Rejects with the failure (a refusal names the ACL).
    */
   async syncConfigs(): Promise<void> {
@@ -113,19 +117,21 @@ export class MirrorTopics {
     const src = await needing(topics.map((name) => ({ resource: 'Topic' as const, name, operations: ['DESCRIBE_CONFIGS'] })), this.o.source.settings, () => describe(sourceAdmin, topics));
     this.o.source.reportOk();
     const remotes = topics.map((t) => this.remoteName(t));
-    const tgt = await needing(remotes.map((name) => ({ resource: 'Topic' as const, name, operations: ['DESCRIBE_CONFIGS'] })), this.o.target.settings, () => describe(targetAdmin, remotes));
+    // the remote topics are read to be written: ALTER_CONFIGS (which includes DESCRIBE_CONFIGS) is what to grant
+    const tgt = await needing(remotes.map((name) => ({ resource: 'Topic' as const, name, operations: ['ALTER_CONFIGS'] })), this.o.target.settings, () => describe(targetAdmin, remotes));
     const remoteEntries = new Map(tgt.resources.map((r) => [r.resourceName, entriesOf(r)] as [string, TopicConfigEntry[]]));
     for (const r of src.resources) {
       const remote = this.remoteName(r.resourceName);
       const current = remoteEntries.get(remote);
       if (!current) continue;
       const plan = plannedRemoteConfigs(remoteTopicConfigSync(entriesOf(r), this.o.configPropertyFilter), current);
-      if (!plan || !plan.changed) continue;
+      if (!plan) continue;
+      // Written every sync, as MM2 does (so a refused ALTER_CONFIGS shows before the first change); told when it changed something.
       const need: AclNeed[] = [{ resource: 'Topic', name: remote, operations: ['ALTER_CONFIGS'] }];
       await needing(need, this.o.target.settings, () =>
         targetAdmin.alterConfigs({ validateOnly: false, resources: [{ type: TOPIC_RESOURCE, name: remote, configEntries: plan.configs }] }),
       );
-      this.o.onEvent({ type: 'configs-synced', topic: remote, alias: this.o.target.alias, configs: plan.configs.map((c) => `${c.name}=${c.value}`).join(', ') });
+      if (plan.changed) this.o.onEvent({ type: 'configs-synced', topic: remote, alias: this.o.target.alias, configs: plan.configs.map((c) => `${c.name}=${c.value}`).join(', ') });
     }
     this.o.target.reportOk();
   }
