@@ -15,12 +15,6 @@ const { startMirrorMaker } = require('../../scripts/kafka/connect');
 const { DEFAULT_KAFKA_VERSION } = require('../../scripts/kafka/cluster');
 
 const TOPIC_RESOURCE = 2;
-const DYNAMIC_TOPIC_CONFIG = 1;
-
-async function topicConfigs(admin, topic) {
-  const res = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: TOPIC_RESOURCE, name: topic }] });
-  return Object.fromEntries(res.resources[0].configEntries.filter((c) => c.configSource === DYNAMIC_TOPIC_CONFIG).map((c) => [c.configName, c.configValue]).sort(([x], [y]) => (x < y ? -1 : 1)));
-}
 
 describe(`conformance: topic config sync as the real MM2 does it (Kafka ${process.env.KAFKA_VERSION || DEFAULT_KAFKA_VERSION})`, function () {
   this.timeout(300000);
@@ -77,9 +71,9 @@ describe(`conformance: topic config sync as the real MM2 does it (Kafka ${proces
       const names = await target.listTopics();
       return names.includes(theirs) && names.includes(ours);
     }, { timeout: 120000, what: `${theirs} and ${ours} on the target` });
-    const created = await topicConfigs(target, theirs);
+    const created = await env.topicConfigs(target, theirs);
     assert.equal(created['retention.ms'], '3600000', `MM2 copied the source's configs: ${JSON.stringify(created)}`);
-    assert.deepEqual(await topicConfigs(target, ours), created, 'created with the same configs as MM2');
+    assert.deepEqual(await env.topicConfigs(target, ours), created, 'created with the same configs as MM2');
 
     // the source changes: retention changed, compaction set, max.message.bytes back to its default (segment.ms and min.insync.replicas stay)
     await source.alterConfigs({ validateOnly: false, resources: [{ type: TOPIC_RESOURCE, name: topic, configEntries: [
@@ -89,11 +83,11 @@ describe(`conformance: topic config sync as the real MM2 does it (Kafka ${proces
     let mine;
     let mm2s;
     await env.eventually(async () => {
-      mm2s = await topicConfigs(target, theirs);
-      mine = await topicConfigs(target, ours);
+      mm2s = await env.topicConfigs(target, theirs);
+      mine = await env.topicConfigs(target, ours);
       const synced = (x) => x['retention.ms'] === '5400000' && x['cleanup.policy'] === 'compact,delete' && !('max.message.bytes' in x);
       return synced(mm2s) && synced(mine);
     }, { timeout: 120000, what: `the change on both remote topics (MM2: ${JSON.stringify(mm2s)}; ours: ${JSON.stringify(mine)})` });
-    assert.deepEqual(await topicConfigs(target, ours), await topicConfigs(target, theirs));
+    assert.deepEqual(await env.topicConfigs(target, ours), await env.topicConfigs(target, theirs));
   });
 });

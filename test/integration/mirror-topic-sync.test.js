@@ -16,13 +16,6 @@ const { useSecuredCluster } = require('../harness/secured');
 const { DEFAULT_KAFKA_VERSION } = require('../../scripts/kafka/cluster');
 
 const TOPIC_RESOURCE = 2;
-const DYNAMIC_TOPIC_CONFIG = 1;
-
-/** The topic-level configs (set on the topic itself) of `topic`. */
-async function topicConfigs(admin, topic) {
-  const res = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: TOPIC_RESOURCE, name: topic }] });
-  return Object.fromEntries(res.resources[0].configEntries.filter((c) => c.configSource === DYNAMIC_TOPIC_CONFIG).map((c) => [c.configName, c.configValue]));
-}
 
 const mirrorNode = (topics, extra = {}) => ({
   id: 'm', type: 'mm2-mirror', name: '', replication: 'rep', topics, topicsExclude: '', heartbeatsReplicationEnabled: false, replicationFactor: '1',
@@ -55,7 +48,7 @@ describe(`mm2-mirror: remote topics follow their source (configs, partitions, AC
       const m = nodes.helper.getNode('m');
 
       await env.eventually(async () => (await target.listTopics()).includes(remote), { timeout: 60000, what: `${remote} created` });
-      assert.deepEqual(await topicConfigs(target, remote), { 'retention.ms': '3600000', 'max.message.bytes': '2000000' }, 'created with the source configs, min.insync.replicas (excluded) not copied');
+      assert.deepEqual(await env.topicConfigs(target, remote), { 'retention.ms': '3600000', 'max.message.bytes': '2000000' }, 'created with the source configs, min.insync.replicas (excluded) not copied');
 
       // the target's own choice for an excluded property
       await target.alterConfigs({ validateOnly: false, resources: [{ type: TOPIC_RESOURCE, name: remote, configEntries: [
@@ -67,10 +60,10 @@ describe(`mm2-mirror: remote topics follow their source (configs, partitions, AC
       ] }] });
       let last;
       await env.eventually(async () => {
-        last = await topicConfigs(target, remote);
+        last = await env.topicConfigs(target, remote);
         return last['retention.ms'] === '7200000' && last['cleanup.policy'] === 'compact,delete' && !('max.message.bytes' in last);
       }, { timeout: 60000, what: `the source's change on ${remote} (last: ${JSON.stringify(last)})` });
-      assert.deepEqual(await topicConfigs(target, remote), { 'retention.ms': '7200000', 'cleanup.policy': 'compact,delete', 'min.insync.replicas': '1' });
+      assert.deepEqual(await env.topicConfigs(target, remote), { 'retention.ms': '7200000', 'cleanup.policy': 'compact,delete', 'min.insync.replicas': '1' });
 
       // new partitions on the source: the remote topic grows, records of a new partition arrive in the same partition
       await source.createPartitions({ topicPartitions: [{ topic: t, count: 3 }] });
