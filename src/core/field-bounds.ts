@@ -44,6 +44,8 @@ export const FIELD_BOUNDS: Readonly<Record<string, Readonly<Record<string, Numbe
     offsetLagMax: { min: 0, max: Number.MAX_SAFE_INTEGER, integer: true },
     offsetFlushIntervalMs: { min: MIN_INTERVAL_MS, max: MAX_INTERVAL_MS, integer: true },
     refreshTopicsIntervalSeconds: seconds(true),
+    syncTopicConfigsIntervalSeconds: seconds(true),
+    syncTopicAclsIntervalSeconds: seconds(true),
   },
   'mm2-checkpoint': {
     emitCheckpointsIntervalSeconds: seconds(true),

@@ -2,6 +2,7 @@ import { settingToString, type SettingValue } from './config-properties';
 import { missingEnvReason, substituteEnvValue, type EnvLookup } from './env-substitution';
 import { ConfigError, type ConfigProblem } from './errors';
 import { createTopicFilter, type TopicFilter } from './filters';
+import { createConfigPropertyFilter, type ConfigPropertyFilter } from './topic-sync';
 import { intervalMs } from './intervals';
 import { CONNECTOR_SETTINGS, OFFSET_FLUSH_SETTING, resolveNodeSettings, settingProperties } from './setting-fields';
 
@@ -41,6 +42,14 @@ export interface MirrorSettings {
   /** The same settings as an MM2 property map (normalised text), e.g. for export to a connector config. */
   props: Record<string, string>;
   topicFilter: TopicFilter;
+  /** `sync.topic.configs.enabled`: copy topic configs to the remote topics every `syncTopicConfigsIntervalSeconds`. */
+  syncTopicConfigsEnabled: boolean;
+  syncTopicConfigsIntervalSeconds: number;
+  /** DefaultConfigPropertyFilter of `config.properties.exclude` (also used when a remote topic is created). */
+  configPropertyFilter: ConfigPropertyFilter;
+  /** `sync.topic.acls.enabled`: copy topic ACLs to the remote topics every `syncTopicAclsIntervalSeconds`. */
+  syncTopicAclsEnabled: boolean;
+  syncTopicAclsIntervalSeconds: number;
 }
 
 /** The catalogued MM2 properties of the mirror (all but the Connect worker's offset.flush.interval.ms). */
@@ -81,15 +90,17 @@ export function parseMirrorSettings(input: MirrorSettingsInput, lookup: EnvLooku
   }
 
   let topicFilter: TopicFilter | undefined;
+  let configPropertyFilter: ConfigPropertyFilter | undefined;
   if (problems.length === 0) {
     try {
       topicFilter = createTopicFilter({ topics: props.topics, 'topics.exclude': props['topics.exclude'] });
+      configPropertyFilter = createConfigPropertyFilter(props['config.properties.exclude']);
     } catch (e) {
       if (e instanceof ConfigError) problems.push(...e.problems);
       else throw e;
     }
   }
-  if (problems.length > 0 || !topicFilter) throw new ConfigError(problems);
+  if (problems.length > 0 || !topicFilter || !configPropertyFilter) throw new ConfigError(problems);
   return {
     topics: String(values.topics),
     topicsExclude: String(values.topicsExclude),
@@ -101,5 +112,10 @@ export function parseMirrorSettings(input: MirrorSettingsInput, lookup: EnvLooku
     offsetFlushIntervalMs: Number(values.offsetFlushIntervalMs),
     props,
     topicFilter,
+    syncTopicConfigsEnabled: values.syncTopicConfigsEnabled as boolean,
+    syncTopicConfigsIntervalSeconds: Number(values.syncTopicConfigsIntervalSeconds),
+    configPropertyFilter,
+    syncTopicAclsEnabled: values.syncTopicAclsEnabled as boolean,
+    syncTopicAclsIntervalSeconds: Number(values.syncTopicAclsIntervalSeconds),
   };
 }

@@ -36,6 +36,11 @@ export const CONNECTOR_SETTINGS = Object.freeze({
     { field: 'heartbeatsReplicationEnabled', property: 'heartbeats.replication.enabled' },
     { field: 'replicationFactor', property: 'replication.factor' },
     { field: 'emitOffsetSyncsEnabled', property: 'emit.offset-syncs.enabled' },
+    { field: 'syncTopicConfigsEnabled', property: 'sync.topic.configs.enabled' },
+    { field: 'syncTopicConfigsIntervalSeconds', property: 'sync.topic.configs.interval.seconds' },
+    { field: 'configPropertiesExclude', property: 'config.properties.exclude' },
+    { field: 'syncTopicAclsEnabled', property: 'sync.topic.acls.enabled' },
+    { field: 'syncTopicAclsIntervalSeconds', property: 'sync.topic.acls.interval.seconds' },
   ] as const),
   checkpoint: Object.freeze([
     { field: 'groups', property: 'groups' },

@@ -45,3 +45,26 @@ export function shouldReplicateTopic(options: TopicSelectionOptions, topic: stri
   const selected = topicFilter.accept(topic) || (heartbeatsEnabled && policy.isHeartbeatsTopic(topic));
   return selected && !policy.isInternalTopic(topic) && !isCycle(policy, targetAlias, topic);
 }
+
+/** One replication flow, as the active/active check needs it. */
+export interface FlowDirection {
+  id: string;
+  sourceAlias: string;
+  targetAlias: string;
+  /** Its replication policy is IdentityReplicationPolicy. */
+  identity: boolean;
+}
+
+/**
+ * The flows running opposite to `flow` over the same two clusters (by alias: MM2's cycle check
+ * works on aliases), when `flow` or the opposite flow uses IdentityReplicationPolicy. Such a pair
+ * copies every record back and forth: a remote topic keeps its name, so no policy can tell it came
+ * from the other cluster (MM2 documents that IdentityReplicationPolicy cannot detect cycles).
+ * Empty when the pair is safe (both DefaultReplicationPolicy) or there is no opposite flow.
+ */
+export function identityCycleFlows(flow: FlowDirection, others: readonly FlowDirection[]): FlowDirection[] {
+  if (!flow.sourceAlias || !flow.targetAlias) return [];
+  return others.filter(
+    (o) => o.id !== flow.id && o.sourceAlias === flow.targetAlias && o.targetAlias === flow.sourceAlias && (flow.identity || o.identity),
+  );
+}

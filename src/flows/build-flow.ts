@@ -57,7 +57,8 @@ function defaultId(): string {
 
 /** Defaults of each flow node as its editor defines them (an empty text field means MM2's default). */
 const NODE_DEFAULTS: Record<string, Record<string, unknown>> = {
-  'mm2-mirror': { topics: '', topicsExclude: '', heartbeatsReplicationEnabled: true, replicationFactor: '', offsetLagMax: '', emitOffsetSyncsEnabled: true, offsetFlushIntervalMs: '', refreshTopicsIntervalSeconds: '' },
+  'mm2-mirror': { topics: '', topicsExclude: '', heartbeatsReplicationEnabled: true, replicationFactor: '', offsetLagMax: '', emitOffsetSyncsEnabled: true, offsetFlushIntervalMs: '', refreshTopicsIntervalSeconds: '',
+    syncTopicConfigsEnabled: true, syncTopicConfigsIntervalSeconds: '', configPropertiesExclude: '', syncTopicAclsEnabled: true, syncTopicAclsIntervalSeconds: '' },
   'mm2-checkpoint': { groups: '', groupsExclude: '', topics: '', topicsExclude: '', emitCheckpointsIntervalSeconds: '', refreshGroupsIntervalSeconds: '' },
   'mm2-group-offsets': { mode: 'input', syncGroupOffsetsIntervalSeconds: '', groups: '', groupsExclude: '' },
   'mm2-heartbeat': { emitHeartbeatsEnabled: true, emitHeartbeatsIntervalSeconds: '', staleAfterSeconds: '', watch: true },

@@ -39,7 +39,7 @@ export type MirrorEvent =
   | { type: 'recovered'; where: MirrorErrorPlace };
 
 /** `source`/`target`: the cluster did not answer a probe; `delivery`: records wait on the source and none are copied. */
-export type MirrorErrorPlace = 'refresh' | 'produce' | 'sync' | 'commit' | 'consumer' | 'syncs-topic' | 'source' | 'target' | 'delivery';
+export type MirrorErrorPlace = 'refresh' | 'produce' | 'sync' | 'commit' | 'consumer' | 'syncs-topic' | 'source' | 'target' | 'delivery' | 'configs' | 'acls';
 
 /** The topic management's settings (./mirror-topics), plus the record copy's. */
 export interface MirrorOptions extends Omit<MirrorTopicsOptions, 'onEvent' | 'stopped' | 'sleep'> {
@@ -54,6 +54,10 @@ export interface MirrorOptions extends Omit<MirrorTopicsOptions, 'onEvent' | 'st
   partitionsConsumedConcurrently?: number;
   /** probe(): a cluster that does not answer within this is reported (default 10 s). */
   probeTimeoutMs?: number;
+  /** `sync.topic.configs.enabled`: the first refresh that works copies the topic configs (then syncConfigs() on the caller's interval). */
+  syncTopicConfigs?: boolean;
+  /** `sync.topic.acls.enabled`: the first refresh that works copies the topic ACLs (then syncAcls() on the caller's interval). */
+  syncTopicAcls?: boolean;
 }
 
 export interface MirrorStats {
@@ -113,6 +117,7 @@ export class Mirror {
   private stopping = false;
   private started = false;
   private syncsTopicReady = false;
+  private firstSyncs = false;
   /** Refreshes never overlap; one asked while one runs runs once after it, shared by later callers. */
   private readonly refresher = new CoalescingRunner<void, void>(() => this.doRefresh(), () => undefined);
   private wake: Array<() => void> = [];
@@ -155,6 +160,26 @@ export class Mirror {
   async start(): Promise<void> {
     this.started = true;
     await this.refresh();
+  }
+
+  /** MM2's syncTopicConfigs (./mirror-topics); a failure is a `configs` error, cleared by the next sync that works. Never rejects. */
+  async syncConfigs(): Promise<void> {
+    await this.syncStep('configs', () => this.topics.syncConfigs());
+  }
+
+  /** MM2's syncTopicAcls (./mirror-topics); a failure is an `acls` error, cleared by the next sync that works. Never rejects. */
+  async syncAcls(): Promise<void> {
+    await this.syncStep('acls', () => this.topics.syncAcls());
+  }
+
+  private async syncStep(where: 'configs' | 'acls', run: () => Promise<void>): Promise<void> {
+    if (this.stopping) return;
+    try {
+      await run();
+      this.clearError(where);
+    } catch (e) {
+      if (!this.stopping) this.setError(where, errText(e));
+    }
   }
 
   /**
@@ -205,6 +230,14 @@ export class Mirror {
       }
       this.clearError('refresh');
       this.retryDelay = 1000;
+      if (!this.firstSyncs) {
+        // MM2 syncs configs and ACLs right at start; here once the remote topics exist (then on the caller's intervals).
+        this.firstSyncs = true;
+        void (async () => {
+          if (this.o.syncTopicConfigs) await this.syncConfigs();
+          if (this.o.syncTopicAcls) await this.syncAcls();
+        })();
+      }
     } catch (e) {
       if (this.stopping) return;
       this.setError('refresh', errText(e));

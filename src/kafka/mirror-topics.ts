@@ -5,21 +5,35 @@
  * on the target, created with the source's partition count and settings (and grown when the
  * source grows). No Node-RED here; ./mirror-task copies the records.
  */
+import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes, type AclEntry } from 'kafkajs';
 import type { ClusterConnection } from './connection';
 import type { ReplicationPolicy } from '../core/replication-policy';
 import { shouldReplicateTopic, type TopicFilterLike } from '../core/topic-selection';
 import { planRemoteTopics } from '../core/mirror-plan';
 import { fittedReplicationFactor, invalidTopicNameReason } from './internal-topics';
-import { needing, notAuthorized } from './client';
+import { authorizationFailure, needing, notAuthorized, type AclNeed } from './client';
+import {
+  aclKey,
+  plannedRemoteConfigs,
+  remoteTopicAcls,
+  remoteTopicConfigSync,
+  remoteTopicCreateConfigs,
+  type ConfigPropertyFilter,
+  type TopicAclBinding,
+  type TopicConfigEntry,
+} from '../core/topic-sync';
 
-/** Source topic configs copied to a remote topic at creation when set on the source topic. */
-const COPIED_TOPIC_CONFIGS = ['cleanup.policy', 'retention.ms', 'retention.bytes', 'max.message.bytes', 'min.compaction.lag.ms', 'delete.retention.ms', 'compression.type'];
+/** DescribeConfigs' TOPIC resource type. */
+const TOPIC_RESOURCE = 2;
 
 /** What the topic management tells about the remote topics. */
 export type MirrorTopicEvent =
   | { type: 'topic-created'; topic: string; partitions: number; alias: string }
   | { type: 'partitions-added'; topic: string; from: number; to: number; alias: string }
-  | { type: 'rf-lowered'; topic: string; factor: number; brokers: number; alias: string };
+  | { type: 'rf-lowered'; topic: string; factor: number; brokers: number; alias: string }
+  | { type: 'configs-synced'; topic: string; alias: string; configs: string }
+  | { type: 'acls-synced'; count: number; alias: string }
+  | { type: 'acls-unavailable'; alias: string };
 
 export interface MirrorTopicsOptions {
   source: ClusterConnection;
@@ -31,6 +45,8 @@ export interface MirrorTopicsOptions {
   heartbeatsReplicationEnabled: boolean;
   /** Replication factor for new remote topics; -1 = broker default. Lowered to the broker count. */
   replicationFactor: number;
+  /** DefaultConfigPropertyFilter (`config.properties.exclude`): which source topic configs a remote topic gets. */
+  configPropertyFilter: ConfigPropertyFilter;
   onEvent: (e: MirrorTopicEvent) => void;
   /** True once the engine stops (waits end early). */
   stopped: () => boolean;
@@ -43,8 +59,148 @@ export function errText(e: unknown): string {
   return (e as Error)?.message ?? String(e);
 }
 
+/** Kafka's error for a cluster without an authorizer (DescribeAcls / CreateAcls). */
+function securityDisabled(e: unknown): boolean {
+  const err = e as { type?: string; message?: string; errors?: Array<{ type?: string }> };
+  return err?.type === 'SECURITY_DISABLED' || (err?.errors ?? []).some((x) => x?.type === 'SECURITY_DISABLED') || /SECURITY_DISABLED|no authorizer|Security features are disabled/i.test(err?.message ?? '');
+}
+
+function entriesOf(r: { configEntries: Array<{ configName: string; configValue: string | null; isDefault?: boolean; readOnly?: boolean; isSensitive?: boolean }> }): TopicConfigEntry[] {
+  return r.configEntries.map((c) => ({
+    name: c.configName,
+    value: c.configValue ?? null,
+    source: (c as unknown as { configSource?: number }).configSource,
+    isDefault: c.isDefault,
+    readOnly: c.readOnly,
+    sensitive: c.isSensitive,
+  }));
+}
+
+/** Number -> name of one of kafkajs's ACL tables (plain objects name -> number at run time, not TypeScript enums). */
+function namesOf(table: object): Record<number, string> {
+  return Object.fromEntries(Object.entries(table).filter(([, v]) => typeof v === 'number').map(([k, v]) => [v as number, k]));
+}
+const ACL_OPERATION_NAMES = namesOf(AclOperationTypes);
+const ACL_PERMISSION_NAMES = namesOf(AclPermissionTypes);
+const ACL_PATTERN_NAMES = namesOf(ResourcePatternTypes);
+const ACL_RESOURCE_NAMES = namesOf(AclResourceTypes);
+
 export class MirrorTopics {
+  /** The source topics of the last refresh whose remote topics exist (MM2's topicsBeingReplicated). */
+  private replicated: string[] = [];
+  /** The ACL bindings created by the last ACL sync (told only when they change). */
+  private lastAcls = '';
+  private aclsUnavailableTold = false;
+
   constructor(private readonly o: MirrorTopicsOptions) {}
+
+  private selects(topic: string): boolean {
+    return shouldReplicateTopic(
+      { policy: this.o.policy, topicFilter: this.o.topicFilter, targetAlias: this.o.targetAlias, heartbeatsReplicationEnabled: this.o.heartbeatsReplicationEnabled },
+      topic,
+    );
+  }
+
+  /**
+   * MM2's syncTopicConfigs: the copyable configs of each replicated source topic
+   * (core/topic-sync) are set on its remote topic, those at their default on the source reset to
+   * the target's default; the remote topic's other configs stay.
+   * Rejects with the failure (a refusal names the ACL).
+   */
+  async syncConfigs(): Promise<void> {
+    const topics = [...this.replicated];
+    if (topics.length === 0) return;
+    const sourceAdmin = await this.o.source.admin();
+    const targetAdmin = await this.o.target.admin();
+    const describe = (admin: typeof sourceAdmin, names: string[]) =>
+      admin.describeConfigs({ includeSynonyms: false, resources: names.map((name) => ({ type: TOPIC_RESOURCE, name })) });
+    const src = await needing(topics.map((name) => ({ resource: 'Topic' as const, name, operations: ['DESCRIBE_CONFIGS'] })), this.o.source.settings, () => describe(sourceAdmin, topics));
+    this.o.source.reportOk();
+    const remotes = topics.map((t) => this.remoteName(t));
+    // the remote topics are read to be written: ALTER_CONFIGS (which includes DESCRIBE_CONFIGS) is what to grant
+    const tgt = await needing(remotes.map((name) => ({ resource: 'Topic' as const, name, operations: ['ALTER_CONFIGS'] })), this.o.target.settings, () => describe(targetAdmin, remotes));
+    const remoteEntries = new Map(tgt.resources.map((r) => [r.resourceName, entriesOf(r)] as [string, TopicConfigEntry[]]));
+    for (const r of src.resources) {
+      const remote = this.remoteName(r.resourceName);
+      const current = remoteEntries.get(remote);
+      if (!current) continue;
+      const plan = plannedRemoteConfigs(remoteTopicConfigSync(entriesOf(r), this.o.configPropertyFilter), current);
+      if (!plan) continue;
+      // Written every sync, as MM2 does (so a refused ALTER_CONFIGS shows before the first change); told when it changed something.
+      const need: AclNeed[] = [{ resource: 'Topic', name: remote, operations: ['ALTER_CONFIGS'] }];
+      await needing(need, this.o.target.settings, () =>
+        targetAdmin.alterConfigs({ validateOnly: false, resources: [{ type: TOPIC_RESOURCE, name: remote, configEntries: plan.configs }] }),
+      );
+      if (plan.changed) this.o.onEvent({ type: 'configs-synced', topic: remote, alias: this.o.target.alias, configs: plan.configs.map((c) => `${c.name}=${c.value}`).join(', ') });
+    }
+    this.o.target.reportOk();
+  }
+
+  /**
+   * An ACL call to `cluster`, which needs `operation` on its Cluster resource (a refusal names it);
+   * null when the cluster runs no authorizer (told once: there are no ACLs to copy).
+   */
+  private async withAuthorizer<T>(cluster: ClusterConnection, operation: string, call: () => Promise<T>): Promise<T | null> {
+    try {
+      return await needing([{ resource: 'Cluster', name: 'kafka-cluster', operations: [operation] }], cluster.settings, call);
+    } catch (e) {
+      if (!securityDisabled(e) || authorizationFailure(e)) throw e;
+      if (!this.aclsUnavailableTold) this.o.onEvent({ type: 'acls-unavailable', alias: cluster.alias });
+      this.aclsUnavailableTold = true;
+      return null;
+    }
+  }
+
+  /**
+   * MM2's syncTopicAcls: the source's literal topic ACLs of replicated topics become ACLs of
+   * their remote topics (core/topic-sync: never ALLOW WRITE, ALLOW ALL as ALLOW READ). ACLs are
+   * only ever added, as MM2 does. A cluster without an authorizer is told once and skipped.
+   * Rejects with the failure (a refusal names the ACL).
+   */
+  async syncAcls(): Promise<void> {
+    const sourceAdmin = await this.o.source.admin();
+    const described = await this.withAuthorizer(this.o.source, 'DESCRIBE', () =>
+      sourceAdmin.describeAcls({
+        resourceType: AclResourceTypes.TOPIC,
+        resourcePatternType: ResourcePatternTypes.ANY,
+        operation: AclOperationTypes.ANY,
+        permissionType: AclPermissionTypes.ANY,
+      }),
+    );
+    if (described === null) return;
+    this.o.source.reportOk();
+    const bindings: TopicAclBinding[] = [];
+    for (const r of described.resources) {
+      for (const a of r.acls) {
+        bindings.push({
+          resourceType: ACL_RESOURCE_NAMES[r.resourceType] ?? String(r.resourceType),
+          resourceName: r.resourceName,
+          patternType: ACL_PATTERN_NAMES[r.resourcePatternType] ?? String(r.resourcePatternType),
+          principal: a.principal,
+          host: a.host,
+          operation: ACL_OPERATION_NAMES[a.operation] ?? String(a.operation),
+          permissionType: ACL_PERMISSION_NAMES[a.permissionType] ?? String(a.permissionType),
+        });
+      }
+    }
+    const wanted = remoteTopicAcls(bindings, (t) => this.selects(t), (t) => this.remoteName(t));
+    if (wanted.length === 0) return;
+    const acl: AclEntry[] = wanted.map((b) => ({
+      resourceType: AclResourceTypes.TOPIC,
+      resourceName: b.resourceName,
+      resourcePatternType: ResourcePatternTypes.LITERAL,
+      principal: b.principal,
+      host: b.host,
+      operation: (AclOperationTypes as unknown as Record<string, AclOperationTypes>)[b.operation],
+      permissionType: (AclPermissionTypes as unknown as Record<string, AclPermissionTypes>)[b.permissionType],
+    }));
+    const targetAdmin = await this.o.target.admin();
+    if ((await this.withAuthorizer(this.o.target, 'ALTER', () => targetAdmin.createAcls({ acl }))) === null) return;
+    this.o.target.reportOk();
+    const key = wanted.map(aclKey).join('\n');
+    if (key !== this.lastAcls) this.o.onEvent({ type: 'acls-synced', count: wanted.length, alias: this.o.target.alias });
+    this.lastAcls = key;
+  }
 
   /** The remote topic of a source topic. */
   remoteName(topic: string): string {
@@ -59,14 +215,7 @@ export class MirrorTopics {
   async refresh(): Promise<Array<{ topic: string; partitions: number }>> {
     const sourceAdmin = await this.o.source.admin();
     const names = await sourceAdmin.listTopics();
-    const selectedNames = names
-      .filter((t) =>
-        shouldReplicateTopic(
-          { policy: this.o.policy, topicFilter: this.o.topicFilter, targetAlias: this.o.targetAlias, heartbeatsReplicationEnabled: this.o.heartbeatsReplicationEnabled },
-          t,
-        ),
-      )
-      .sort();
+    const selectedNames = names.filter((t) => this.selects(t)).sort();
     const selected: Array<{ topic: string; partitions: number }> = [];
     if (selectedNames.length > 0) {
       const md = await sourceAdmin.fetchTopicMetadata({ topics: selectedNames });
@@ -93,6 +242,7 @@ export class MirrorTopics {
       for (const g of plan.grow) this.o.onEvent({ type: 'partitions-added', topic: g.remote, from: g.from, to: g.to, alias: this.o.target.alias });
     }
     this.o.target.reportOk();
+    this.replicated = selected.map((s) => s.topic);
     return selected;
   }
 
@@ -102,26 +252,14 @@ export class MirrorTopics {
     const lowered = fit.lowered;
     if (lowered) for (const c of list) this.o.onEvent({ type: 'rf-lowered', topic: c.remote, factor: lowered.from, brokers: lowered.brokers, alias: this.o.target.alias });
     const factor = fit.factor;
-    // Copy the settings a remote topic must share with its source (compaction, retention, size limit).
+    // Created with the source topic's configs that are not at their default (MM2's createNewTopics), filtered by config.properties.exclude.
     const configs = new Map<string, Array<{ name: string; value: string }>>();
     try {
       const sourceAdmin = await this.o.source.admin();
-      const res = await sourceAdmin.describeConfigs({
-        includeSynonyms: false,
-        resources: list.map((c) => ({ type: 2 /* TOPIC */, name: c.topic, configNames: COPIED_TOPIC_CONFIGS })),
-      });
-      for (const r of res.resources) {
-        const entries = r.configEntries
-          .filter((c) => {
-            const src = (c as unknown as { configSource?: number }).configSource;
-            return src !== undefined ? src === 1 /* DYNAMIC_TOPIC_CONFIG */ : !c.isDefault;
-          })
-          .filter((c) => c.configValue !== null && c.configValue !== undefined)
-          .map((c) => ({ name: c.configName, value: String(c.configValue) }));
-        configs.set(r.resourceName, entries);
-      }
+      const res = await sourceAdmin.describeConfigs({ includeSynonyms: false, resources: list.map((c) => ({ type: TOPIC_RESOURCE, name: c.topic })) });
+      for (const r of res.resources) configs.set(r.resourceName, remoteTopicCreateConfigs(entriesOf(r), this.o.configPropertyFilter));
     } catch {
-      /* configs are a nicety: create with the target's defaults */
+      /* created with the target's defaults; the config sync (sync.topic.configs.*) copies them later and names a refusal */
     }
     for (const c of list) {
       try {

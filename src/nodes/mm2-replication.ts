@@ -12,6 +12,7 @@ import { registerExportEndpoint } from './lib/export-flow';
 import { registerBuildFlowEndpoint } from './lib/build-flow';
 import { nodeEnvLookup } from './lib/settings';
 import { readReplicationSettings } from './lib/settings/replication';
+import { identityCycleFlows, type FlowDirection } from '../core/topic-selection';
 
 
 interface ReplicationDef extends NodeDef {
@@ -31,6 +32,27 @@ export = function register(RED: NodeAPI): void {
   registerExportEndpoint(RED);
   // The dialog's "Build flow from configs" button (POST /mm2/flow/build).
   registerBuildFlowEndpoint(RED, (key) => t(key));
+  /** The other mm2-replication flows of the deployed flows, with their clusters' aliases and their policy. */
+  function otherFlows(selfId: string): FlowDirection[] {
+    const defs = new Map<string, NodeDef>();
+    RED.nodes.eachNode((d) => defs.set(d.id, d));
+    const aliasOf = (id: unknown): string => {
+      if (typeof id !== 'string') return '';
+      const made = RED.nodes.getNode(id) as ClusterConfigNode | null;
+      if (made) return made.alias ?? '';
+      const d = defs.get(id);
+      return typeof d?.alias === 'string' ? d.alias.trim() : '';
+    };
+    const out: FlowDirection[] = [];
+    for (const d of defs.values()) {
+      if (d.type !== 'mm2-replication' || d.id === selfId) continue;
+      const aliases = { source: aliasOf(d.source), target: aliasOf(d.target) };
+      const policy = readReplicationSettings(d as unknown as Record<string, unknown>, aliases, () => undefined).values.policy;
+      out.push({ id: d.id, sourceAlias: aliases.source, targetAlias: aliases.target, identity: policy?.kind === 'identity' });
+    }
+    return out;
+  }
+
   function MM2ReplicationNode(this: ReplicationConfigNode, def: ReplicationDef): void {
     RED.nodes.createNode(this, def);
     const node = this;
@@ -52,6 +74,13 @@ export = function register(RED: NodeAPI): void {
     node.offsetTranslation = read.values.offsetTranslation;
     node.props = read.values.props;
     node.policy = read.values.policy;
+    // Active/active with IdentityReplicationPolicy: records would go round for ever (no policy can see the cycle).
+    if (node.policy) {
+      const self: FlowDirection = { id: node.id, sourceAlias: node.sourceAlias, targetAlias: node.targetAlias, identity: node.policy.kind === 'identity' };
+      for (const o of identityCycleFlows(self, otherFlows(node.id))) {
+        node.problems.push(t('mm2-replication.errors.identity-active-active', { other: o.id, source: node.sourceAlias, target: node.targetAlias }));
+      }
+    }
     if (node.problems.length > 0) node.error(t('mm2-replication.errors.invalid', { problems: node.problems.join('; ') }));
 
     node.offsetSyncs = () => {

@@ -111,4 +111,10 @@ async function stopAll() {
   clusters = null;
 }
 
-module.exports = { setClusters, cluster, kafka, admin, unique, eventually, deleteRecordsBefore, whileUnresponsive, stopAll };
+/** The configs set on `topic` itself (DescribeConfigs source DYNAMIC_TOPIC_CONFIG), name -> value, sorted by name. */
+async function topicConfigs(admin, topic) {
+  const res = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: 2 /* TOPIC */, name: topic }] });
+  return Object.fromEntries(res.resources[0].configEntries.filter((c) => c.configSource === 1).map((c) => [c.configName, c.configValue]).sort(([x], [y]) => (x < y ? -1 : 1)));
+}
+
+module.exports = { setClusters, cluster, kafka, admin, unique, eventually, deleteRecordsBefore, whileUnresponsive, stopAll, topicConfigs };

@@ -155,7 +155,7 @@ describe(`ACLs per node: each works with exactly its ACLs and names the one miss
     }
   }
 
-  it('mm2-mirror: source READ on its topics and its group, CREATE/WRITE/DESCRIBE_CONFIGS on the offset-syncs topic; target CREATE and WRITE on the remote topics', async function () {
+  it('mm2-mirror: source READ on its topics and its group, CREATE/WRITE/DESCRIBE_CONFIGS on the offset-syncs topic; target CREATE and WRITE on the remote topics; config sync DESCRIBE_CONFIGS on the source topics and ALTER_CONFIGS on the remote ones; ACL sync DESCRIBE on the source Cluster and ALTER on the target Cluster', async function () {
     const list = [
       acl('source', 'TOPIC', `${P}-m`, 'READ', 'PREFIXED'),
       acl('source', 'GROUP', '__mm2-node-red-mirror.', 'READ', 'PREFIXED'),
@@ -164,22 +164,35 @@ describe(`ACLs per node: each works with exactly its ACLs and names the one miss
       acl('source', 'TOPIC', SYNCS_TOPIC, 'DESCRIBE_CONFIGS'),
       acl('target', 'TOPIC', `source.${P}-m`, 'CREATE', 'PREFIXED'),
       acl('target', 'TOPIC', `source.${P}-m`, 'WRITE', 'PREFIXED'),
+      // sync.topic.configs.enabled (MM2's default)
+      acl('source', 'TOPIC', `${P}-m`, 'DESCRIBE_CONFIGS', 'PREFIXED'),
+      // (ALTER_CONFIGS includes DESCRIBE_CONFIGS)
+      acl('target', 'TOPIC', `source.${P}-m`, 'ALTER_CONFIGS', 'PREFIXED'),
+      // sync.topic.acls.enabled (MM2's default)
+      acl('source', 'CLUSTER', 'kafka-cluster', 'DESCRIBE'),
+      acl('target', 'CLUSTER', 'kafka-cluster', 'ALTER'),
     ];
     // the source topic hint names READ on Topic:<name>: nothing is listed to name
     list[0].hint = true;
     list[0].expect = 'log';
     let n = 0;
     await exactly(list, async (without) => {
-      // a new topic each round: its remote topic is created, its records copied, its syncs written
+      // a new topic each round: its remote topic is created, its records copied, its syncs written, its configs and its ACL copied
       const t = `${P}-m${++n}`;
       await topic('source', t);
+      await admins.source.cluster().acl.create({ principal: 'User:reader', resourceType: 'TOPIC', resourceName: t, operation: 'READ' });
       await admins.source.producer.send({ topic: t, messages: [{ value: 'a' }, { value: 'b' }] });
       if (without && without.resourceName === SYNCS_TOPIC && without.operation === 'CREATE') await deleteTopic('source', SYNCS_TOPIC);
       return deploy([{
         id: 'm', type: 'mm2-mirror', name: '', replication: 'rep', topics: t, topicsExclude: '', heartbeatsReplicationEnabled: false,
-        replicationFactor: '', offsetLagMax: '', emitOffsetSyncsEnabled: true, offsetFlushIntervalMs: '1000', refreshTopicsIntervalSeconds: '600', wires: [['out1']],
+        replicationFactor: '', offsetLagMax: '', emitOffsetSyncsEnabled: true, offsetFlushIntervalMs: '1000', refreshTopicsIntervalSeconds: '600',
+        syncTopicConfigsEnabled: true, syncTopicConfigsIntervalSeconds: '2', configPropertiesExclude: '', syncTopicAclsEnabled: true, syncTopicAclsIntervalSeconds: '2', wires: [['out1']],
       }], 'm');
-    }, ({ out1 }) => out1.some((m) => m.payload.records >= 2 && m.payload.syncsSent >= 1));
+    }, async ({ node, out1 }) => {
+      const calls = statusCalls(node);
+      const copied = node.log.getCalls().some((c) => c.thisValue === node && /topic ACL\(s\) of the source now on the remote topics/.test(String(c.args[0])));
+      return out1.some((m) => m.payload.records >= 2 && m.payload.syncsSent >= 1) && copied && calls.length > 0 && calls[calls.length - 1].fill === 'green';
+    });
   });
 
   it('mm2-offset-syncs: source READ on the offset-syncs topic and on its reader group', async function () {

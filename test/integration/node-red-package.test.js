@@ -71,7 +71,7 @@ describe('the package in a real Node-RED process: node types register, every exa
       const tag = env.unique('ex');
       for (const n of flow) {
         if (n.type === 'mm2-cluster') {
-          const which = n.alias === 'source' ? 'source' : 'target';
+          const which = n.alias === 'source' || n.alias === 'east' ? 'source' : 'target';
           Object.assign(n, { alias: `${tag}-${n.alias}`, bootstrap: env.cluster(which).bootstrap });
         }
         if (n.type === 'mm2-connect') n.url = `http://127.0.0.1:${closedPort}`;

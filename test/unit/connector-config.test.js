@@ -908,7 +908,7 @@ status:
     ]);
     // the mirror node gets the source connector's
     const m = paste(STRIMZI_V1BETA2, {}, 'mm2-mirror');
-    assert.deepEqual(m.fields, { topics: 'orders.*', refreshTopicsIntervalSeconds: '600', replicationFactor: '-1' });
+    assert.deepEqual(m.fields, { topics: 'orders.*', refreshTopicsIntervalSeconds: '600', replicationFactor: '-1', syncTopicAclsEnabled: 'false' });
   });
 
   it('Strimzi v1 (spec.target, mirrors[].source) with SCRAM: two mirrors are two flows to choose from', () => {

@@ -45,6 +45,8 @@ function fullFlow(over = {}) {
       {
         id: 'mirror', type: 'mm2-mirror', topics: 'orders, billing', topicsExclude: 'tmp-.*', offsetLagMax: '7', refreshTopicsIntervalSeconds: '30',
         heartbeatsReplicationEnabled: false, replicationFactor: '-1', emitOffsetSyncsEnabled: true, offsetFlushIntervalMs: '2000',
+        syncTopicConfigsEnabled: true, syncTopicConfigsIntervalSeconds: '120', configPropertiesExclude: 'segment\\.bytes, min\\.insync\\.replicas',
+        syncTopicAclsEnabled: false, syncTopicAclsIntervalSeconds: '300',
       },
       {
         id: 'cp', type: 'mm2-checkpoint', groups: 'orders-.*', groupsExclude: 'test-.*', topics: 'orders, billing', topicsExclude: 'tmp-.*',
@@ -432,10 +434,12 @@ describe('connector import (Google Cloud sample -> flow)', function () {
     const f = flowFromConnectorConfigs([json, props]);
     assert.deepEqual(f.problems, []);
     assert.deepEqual(f.options.names, { source: 'my-source', heartbeat: 'hb' });
-    assert.deepEqual(f.options.extraProperties, { source: { 'sync.topic.acls.enabled': 'false', 'consumer.poll.timeout.ms': '500' } });
+    // sync.topic.acls.enabled is a field of the mirror node; consumer.poll.timeout.ms no node holds
+    assert.deepEqual(f.options.extraProperties, { source: { 'consumer.poll.timeout.ms': '500' } });
+    assert.equal(f.nodes.find((n) => n.type === 'mm2-mirror').syncTopicAclsEnabled, false);
     assert.equal(f.nodes.find((n) => n.type === 'mm2-mirror').topics, 't1');
     assert.equal(f.nodes.find((n) => n.type === 'mm2-heartbeat').emitHeartbeatsIntervalSeconds, '5');
-    assert.equal(f.notes.filter((n) => n.code === 'not-imported').length, 2);
+    assert.equal(f.notes.filter((n) => n.code === 'not-imported').length, 1);
     const r = exportConnectors(f, { ...f.options, connectors: f.connectors });
     assert.equal(byKind(r, 'source').name, 'my-source');
     assert.equal(byKind(r, 'source').config['sync.topic.acls.enabled'], 'false');

@@ -28,11 +28,22 @@ describe('mirror settings', function () {
       'heartbeats.replication.enabled': 'true',
       'replication.factor': '2',
       'emit.offset-syncs.enabled': 'true',
+      'sync.topic.configs.enabled': 'true',
+      'sync.topic.configs.interval.seconds': '600',
+      'config.properties.exclude': 'follower\\.replication\\.throttled\\.replicas, leader\\.replication\\.throttled\\.replicas, message\\.timestamp\\.difference\\.max\\.ms, message\\.timestamp\\.type, unclean\\.leader\\.election\\.enable, min\\.insync\\.replicas',
+      'sync.topic.acls.enabled': 'true',
+      'sync.topic.acls.interval.seconds': '600',
       'offset.flush.interval.ms': '60000',
     });
     assert.equal(s.topicFilter.accept('orders'), true);
     assert.equal(s.topicFilter.accept('x.internal'), false);
     assert.equal(s.topicFilter.accept('__consumer_offsets'), false);
+    assert.equal(s.syncTopicConfigsEnabled, true);
+    assert.equal(s.syncTopicConfigsIntervalSeconds, 600);
+    assert.equal(s.syncTopicAclsEnabled, true);
+    assert.equal(s.syncTopicAclsIntervalSeconds, 600);
+    assert.equal(s.configPropertyFilter.shouldReplicateConfigProperty('min.insync.replicas'), false);
+    assert.equal(s.configPropertyFilter.shouldReplicateConfigProperty('retention.ms'), true);
   });
 
   it('maps every node field to its MM2 property name', function () {
@@ -44,6 +55,11 @@ describe('mirror settings', function () {
       heartbeatsReplicationEnabled: 'heartbeats.replication.enabled',
       replicationFactor: 'replication.factor',
       emitOffsetSyncsEnabled: 'emit.offset-syncs.enabled',
+      syncTopicConfigsEnabled: 'sync.topic.configs.enabled',
+      syncTopicConfigsIntervalSeconds: 'sync.topic.configs.interval.seconds',
+      configPropertiesExclude: 'config.properties.exclude',
+      syncTopicAclsEnabled: 'sync.topic.acls.enabled',
+      syncTopicAclsIntervalSeconds: 'sync.topic.acls.interval.seconds',
       offsetFlushIntervalMs: 'offset.flush.interval.ms',
     });
   });

@@ -1,6 +1,6 @@
 'use strict';
 const assert = require('node:assert/strict');
-const { isCycle, shouldReplicateTopic } = require('../../dist/core/topic-selection');
+const { isCycle, shouldReplicateTopic, identityCycleFlows } = require('../../dist/core/topic-selection');
 const { createReplicationPolicy } = require('../../dist/core/replication-policy');
 const { createTopicFilter } = require('../../dist/core/filters');
 
@@ -104,5 +104,18 @@ describe('shouldReplicateTopic: source connector topic selection (ReplicationPol
       assert.equal(shouldReplicateTopic(opts, 'othersource.heartbeats'), true);
       assert.equal(shouldReplicateTopic({ ...opts, topicFilter: rejectAll }, 'othersource.heartbeats'), true);
     });
+  });
+});
+
+describe('active/active with IdentityReplicationPolicy (identityCycleFlows)', () => {
+  const flow = (id, sourceAlias, targetAlias, identity = false) => ({ id, sourceAlias, targetAlias, identity });
+  it('an opposite flow over the same two aliases is refused when either of the two uses the Identity policy', () => {
+    assert.deepEqual(identityCycleFlows(flow('a', 'east', 'west', true), [flow('b', 'west', 'east')]).map((f) => f.id), ['b']);
+    assert.deepEqual(identityCycleFlows(flow('a', 'east', 'west'), [flow('b', 'west', 'east', true)]).map((f) => f.id), ['b']);
+  });
+  it('Default on both, the same direction twice, other clusters or the flow itself are fine', () => {
+    assert.deepEqual(identityCycleFlows(flow('a', 'east', 'west'), [flow('b', 'west', 'east')]), []);
+    assert.deepEqual(identityCycleFlows(flow('a', 'east', 'west', true), [flow('b', 'east', 'west', true), flow('c', 'west', 'north', true), flow('a', 'west', 'east', true)]), []);
+    assert.deepEqual(identityCycleFlows(flow('a', '', 'west', true), [flow('b', 'west', '', true)]), []);
   });
 });

@@ -53,6 +53,8 @@ export interface NodeAPI {
     createNode(node: object, def: NodeDef): void;
     registerType(type: string, ctor: (this: Node, def: NodeDef) => void, opts?: { credentials?: Record<string, { type: 'text' | 'password' }>; settings?: Record<string, unknown> }): void;
     getNode(id: string): unknown;
+    /** Every node definition of the deployed flows (config nodes included). */
+    eachNode(cb: (def: NodeDef) => void): void;
   };
   httpAdmin: ExpressLike;
   /** The runtime's in-process event bus (also carries our own replay requests, see lib/sync-replay). */

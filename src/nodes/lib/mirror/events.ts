@@ -47,6 +47,15 @@ export class MirrorView {
       case 'partitions-added':
         node.log(t('mm2-mirror.log.partitions', { topic: e.topic, alias: e.alias, from: e.from, to: e.to }));
         break;
+      case 'configs-synced':
+        node.log(t('mm2-mirror.log.configs', { topic: e.topic, alias: e.alias, configs: e.configs }));
+        break;
+      case 'acls-synced':
+        node.log(t('mm2-mirror.log.acls', { count: e.count, alias: e.alias }));
+        break;
+      case 'acls-unavailable':
+        node.log(t('mm2-mirror.log.acls-unavailable', { alias: e.alias }));
+        break;
       case 'rf-lowered':
         node.warn(t('mm2-mirror.warn.rf-lowered', { topic: e.topic, alias: e.alias, factor: e.factor, brokers: e.brokers }));
         break;

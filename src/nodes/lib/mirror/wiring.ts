@@ -19,6 +19,17 @@ export function scheduleMirror(ctx: FlowNodeContext, mirror: Mirror, settings: M
   ctx.every(settings.refreshTopicsIntervalSeconds * 1000, () => {
     mirror.refresh().catch(() => undefined);
   });
+  // MM2's scheduleRepeating(syncTopicConfigs / syncTopicAcls): the first run is in Mirror.start.
+  if (settings.syncTopicConfigsEnabled) {
+    ctx.every(settings.syncTopicConfigsIntervalSeconds * 1000, () => {
+      mirror.syncConfigs().catch(() => undefined);
+    });
+  }
+  if (settings.syncTopicAclsEnabled) {
+    ctx.every(settings.syncTopicAclsIntervalSeconds * 1000, () => {
+      mirror.syncAcls().catch(() => undefined);
+    });
+  }
   ctx.every(PROBE_EVERY_MS, () => {
     mirror.probe().catch(() => undefined);
   });
