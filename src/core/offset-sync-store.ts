@@ -109,8 +109,9 @@ export interface OffsetSyncStoreOptions {
   retainedSyncsPerPartition?: number;
 }
 
-/** What the precise mode keeps for one group partition. */
+/** What the precise mode keeps for one group partition (a new object whenever its position or sync changes, except followers settling). */
 interface Kept {
+  group: string;
   /** The group's committed offset when it was last translated. */
   position: bigint;
   /** true: the position is at or above the newest sync, which is therefore the kept one (slot 0, whatever it is now). */
@@ -134,7 +135,8 @@ interface HeapItem {
 interface PartitionKept {
   groups: Map<string, Kept>;
   heap: HeapItem[];
-  positions: HeapItem[];
+  /** Stale when no longer the group's Kept. */
+  positions: Kept[];
   /**
    * In upstream order from `head`: the newest sync at or below the lowest tracked position (or the
    * oldest retained, when none is), then the syncs above it up to the newest sync, thinned to one per
@@ -167,7 +169,7 @@ function thinned(list: readonly OffsetSync[], spacing: bigint): OffsetSync[] {
   return out;
 }
 
-function heapPush(h: HeapItem[], x: HeapItem): void {
+function heapPush<T extends { position: bigint }>(h: T[], x: T): void {
   h.push(x);
   let i = h.length - 1;
   while (i > 0) {
@@ -178,7 +180,7 @@ function heapPush(h: HeapItem[], x: HeapItem): void {
   }
 }
 
-function heapPop(h: HeapItem[]): HeapItem | undefined {
+function heapPop<T extends { position: bigint }>(h: T[]): T | undefined {
   const top = h[0];
   const last = h.pop();
   if (h.length > 0 && last !== undefined) {
@@ -437,15 +439,14 @@ export class OffsetSyncStore {
     const follows = found === slots[0] && offset >= found.upstreamOffset;
     if (had === undefined || had.position !== offset || had.follows !== follows || (!follows && had.sync !== found)) {
       const seq = ++this.seq;
-      pk.groups.set(group, { position: offset, follows, sync: found, seq });
+      const k: Kept = { group, position: offset, follows, sync: found, seq };
+      pk.groups.set(group, k);
       if (follows) {
         heapPush(pk.heap, { position: offset, group, seq });
         if (pk.heap.length > 2 * pk.groups.size + 16) this.compactHeap(pk);
       }
-      if (had === undefined || had.position !== offset) {
-        heapPush(pk.positions, { position: offset, group, seq });
-        if (pk.positions.length > 2 * pk.groups.size + 16) this.compactPositions(pk);
-      }
+      heapPush(pk.positions, k);
+      if (pk.positions.length > 2 * pk.groups.size + 16) this.compactPositions(pk);
     }
     if (pk.head >= pk.retained.length || offset < pk.retained[pk.head].upstreamOffset) this.retainFrom(pk, found, slots);
     if (!fromKept) return t;
@@ -532,8 +533,7 @@ export class OffsetSyncStore {
   private lowestPosition(pk: PartitionKept): bigint | undefined {
     const h = pk.positions;
     while (h.length > 0) {
-      const k = pk.groups.get(h[0].group);
-      if (k !== undefined && k.position === h[0].position) return h[0].position;
+      if (pk.groups.get(h[0].group) === h[0]) return h[0].position;
       heapPop(h);
     }
     return undefined;
@@ -561,9 +561,7 @@ export class OffsetSyncStore {
   }
 
   private compactPositions(pk: PartitionKept): void {
-    const live: HeapItem[] = [];
-    for (const [group, k] of pk.groups) live.push({ position: k.position, group, seq: k.seq });
-    pk.positions = sortedByPosition(live);
+    pk.positions = sortedByPosition([...pk.groups.values()]);
   }
 
   /** Precise mode: forgets the kept syncs of every group not in `groups`. */
@@ -721,7 +719,7 @@ export class OffsetSyncStore {
 }
 
 /** Heap items in position order (a sorted array is a min-heap). */
-function sortedByPosition(items: HeapItem[]): HeapItem[] {
+function sortedByPosition<T extends { position: bigint }>(items: T[]): T[] {
   return items.sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
 }
 
