@@ -145,24 +145,29 @@ async function ourLatest(sides) {
   return latest;
 }
 
-/** MM2's checkpoints of the groups at `position` (read until all are there, or their count stands for 10 s). */
+/**
+ * MM2's latest checkpoint of every group partition, once MM2 has checkpointed them at `position`: read
+ * until all are there, or the count of those there stands for 10 s (MM2 writes no checkpoint for a
+ * move that its translation does not carry past the last one; that last one is where a failover resumes).
+ */
 async function mm2AtPositions(tgt, mm2Admin, position) {
   const mm2Latest = new Map();
   let lastCount = -1;
   let countSince = Date.now();
   for (let deadline = Date.now() + 180000; ; ) {
     mm2Latest.clear();
+    let have = 0;
     const reader = new TopicReader(tgt, mm2Admin, {
       topic: 'source.checkpoints.internal',
       tail: false,
       onRecord: (r) => {
         const c = decodeCheckpoint(r.key, r.value);
-        const pos = position[c.group] && position[c.group][c.partition].offset;
-        if (pos !== undefined && c.upstreamOffset === pos) (mm2Latest.get(c.group) ?? mm2Latest.set(c.group, new Map()).get(c.group)).set(c.partition, c.downstreamOffset);
+        if (position[c.group] === undefined) return;
+        (mm2Latest.get(c.group) ?? mm2Latest.set(c.group, new Map()).get(c.group)).set(c.partition, c);
       },
     });
     await reader.start().catch(() => undefined);
-    const have = [...mm2Latest.values()].reduce((a, m) => a + m.size, 0);
+    for (const [g, m] of mm2Latest) for (const [p, c] of m) if (c.upstreamOffset === position[g][p].offset) have++;
     if (have >= S.groups * S.partitions) break;
     if (have > 0 && have === lastCount && Date.now() - countSince >= 10000) break;
     if (have !== lastCount) {
@@ -172,7 +177,7 @@ async function mm2AtPositions(tgt, mm2Admin, position) {
     if (Date.now() > deadline) throw new Error(`MM2 checkpointed ${have} of ${S.groups * S.partitions} group partitions in 180 s`);
     await sleep(1000);
   }
-  return mm2Latest;
+  return new Map([...mm2Latest].map(([g, m]) => [g, new Map([...m].map(([p, c]) => [p, c.downstreamOffset]))]));
 }
 
 async function main() {
