@@ -12,11 +12,16 @@
  * along) translates them, and so do two of our emitters started then (as after a restart: they read
  * the offset-syncs topic from its start), one per mode, each writing its own checkpoints topic.
  *
+ * Then every group moves forward BENCH_MOVES times (a random part of the way to the partition's end,
+ * each move checkpointed by our sides before the next; MM2 checkpoints the last positions): a group
+ * that keeps moving far behind passes syncs that left MM2's 64 slots long ago.
+ *
  * Re-read of a group partition = the target offset of the copy of the first record at or after the
  * group's source position (aborted ones included: the real MM2 copies them) minus the checkpoint's
  * target offset. The bound for 'precise' is
  * the target records between the two syncs around the position, + 1. Then the memory of a precise
- * store at 1,000 groups x 10 partitions, measured in this process (node --expose-gc).
+ * store at 1,000 groups x 10 partitions, measured in this process (node --expose-gc); with
+ * BENCH_MEMORY_ONLY=1 only that (no Kafka).
  *
  * Everything it starts is stopped at the end, also on failure. Progress on stderr, figures on stdout.
  */
@@ -53,6 +58,8 @@ const S = {
   seed: envInt('BENCH_SEED', 1),
   memGroups: envInt('BENCH_MEM_GROUPS', 1000),
   memPartitions: envInt('BENCH_MEM_PARTITIONS', 10),
+  moves: envInt('BENCH_MOVES', 3),
+  memoryOnly: envInt('BENCH_MEMORY_ONLY', 0) === 1,
   timeoutS: envInt('BENCH_TIMEOUT_S', 1800),
 };
 const KAFKA_VERSION = process.env.KAFKA_VERSION || DEFAULT_KAFKA_VERSION;
@@ -123,9 +130,61 @@ async function ourSide(clusters, mode) {
   return { emitter, read: () => read };
 }
 
-const report = { rows: [], notes: [], memory: null, env: null };
+const report = { phases: [], memory: null, env: null };
+
+/** Our two sides translate every group once more (two full cycles: the second writes nothing new); their latest checkpoints per group and partition. */
+async function ourLatest(sides) {
+  const latest = {};
+  for (const mode of ['precise', 'mm2']) {
+    const { emitter } = sides[mode];
+    let r = await emitter.cycle({ refreshGroups: true });
+    r = await emitter.cycle({});
+    if (r.groups.length !== S.groups) throw new Error(`our ${mode} side selected ${r.groups.length} of ${S.groups} groups`);
+    latest[mode] = new Map([...r.latest].map(([g, l]) => [g, new Map(l.map((c) => [c.partition, c.downstreamOffset]))]));
+  }
+  return latest;
+}
+
+/**
+ * MM2's latest checkpoint of every group partition, once MM2 has checkpointed them at `position`: read
+ * until all are there, or the count of those there stands for 10 s (MM2 writes no checkpoint for a
+ * move that its translation does not carry past the last one; that last one is where a failover resumes).
+ */
+async function mm2AtPositions(tgt, mm2Admin, position) {
+  const mm2Latest = new Map();
+  let lastCount = -1;
+  let countSince = Date.now();
+  for (let deadline = Date.now() + 180000; ; ) {
+    mm2Latest.clear();
+    let have = 0;
+    const reader = new TopicReader(tgt, mm2Admin, {
+      topic: 'source.checkpoints.internal',
+      tail: false,
+      onRecord: (r) => {
+        const c = decodeCheckpoint(r.key, r.value);
+        if (position[c.group] === undefined) return;
+        (mm2Latest.get(c.group) ?? mm2Latest.set(c.group, new Map()).get(c.group)).set(c.partition, c);
+      },
+    });
+    await reader.start().catch(() => undefined);
+    for (const [g, m] of mm2Latest) for (const [p, c] of m) if (c.upstreamOffset === position[g][p].offset) have++;
+    if (have >= S.groups * S.partitions) break;
+    if (have > 0 && have === lastCount && Date.now() - countSince >= 10000) break;
+    if (have !== lastCount) {
+      lastCount = have;
+      countSince = Date.now();
+    }
+    if (Date.now() > deadline) throw new Error(`MM2 checkpointed ${have} of ${S.groups * S.partitions} group partitions in 180 s`);
+    await sleep(1000);
+  }
+  return new Map([...mm2Latest].map(([g, m]) => [g, new Map([...m].map(([p, c]) => [p, c.downstreamOffset]))]));
+}
 
 async function main() {
+  if (S.memoryOnly) {
+    report.memory = measureMemory(S.memGroups, S.memPartitions);
+    return;
+  }
   const rand = rng(S.seed);
   const P = S.partitions;
   report.env = { cpu: cpuModel(), cores: os.cpus().length, loadBefore: os.loadavg().map((x) => x.toFixed(2)).join(' ') };
@@ -218,7 +277,6 @@ async function main() {
   const sides = {};
   for (const mode of ['precise', 'mm2']) sides[mode] = await ourSide(clusters, mode);
   const [syncsEnd] = await admin.fetchTopicOffsets(SYNCS_TOPIC);
-  const latest = {};
   for (const mode of ['precise', 'mm2']) {
     const { emitter, read } = sides[mode];
     for (let deadline = Date.now() + 120000; read() < Number(syncsEnd.high) - Number(syncsEnd.low); ) {
@@ -229,43 +287,36 @@ async function main() {
       if (Date.now() > deadline) throw new Error(`our ${mode} side did not finish loading the offset syncs in 120 s`);
       await sleep(200);
     }
-    // two full cycles: every group translated (the second writes nothing new)
-    let r = await emitter.cycle({ refreshGroups: true });
-    r = await emitter.cycle({});
-    if (r.groups.length !== S.groups) throw new Error(`our ${mode} side selected ${r.groups.length} of ${S.groups} groups`);
-    latest[mode] = new Map([...r.latest].map(([g, l]) => [g, new Map(l.map((c) => [c.partition, c.downstreamOffset]))]));
   }
-
-  progress('  waiting for MM2 to checkpoint the group partitions at their positions (until its count stands for 10 s)');
-  const mm2Latest = new Map();
   const mm2Admin = tgt.admin();
   await mm2Admin.connect();
   onCleanup('target admin 2', () => mm2Admin.disconnect());
-  let lastCount = -1;
-  let countSince = Date.now();
-  for (let deadline = Date.now() + 180000; ; ) {
-    mm2Latest.clear();
-    const reader = new TopicReader(tgt, mm2Admin, {
-      topic: 'source.checkpoints.internal',
-      tail: false,
-      onRecord: (r) => {
-        const c = decodeCheckpoint(r.key, r.value);
-        const pos = position[c.group] && position[c.group][c.partition].offset;
-        if (pos !== undefined && c.upstreamOffset === pos) (mm2Latest.get(c.group) ?? mm2Latest.set(c.group, new Map()).get(c.group)).set(c.partition, c.downstreamOffset);
-      },
-    });
-    await reader.start().catch(() => undefined);
-    const have = [...mm2Latest.values()].reduce((a, m) => a + m.size, 0);
-    if (have >= S.groups * P) break;
-    if (have > 0 && have === lastCount && Date.now() - countSince >= 10000) break;
-    if (have !== lastCount) {
-      lastCount = have;
-      countSince = Date.now();
-    }
-    if (Date.now() > deadline) throw new Error(`MM2 checkpointed ${have} of ${S.groups * P} group partitions in 180 s`);
-    await sleep(1000);
+  const phases = [];
+  {
+    const latest = await ourLatest(sides);
+    progress('  waiting for MM2 to checkpoint the group partitions at their positions (until its count stands for 10 s)');
+    latest.real = await mm2AtPositions(tgt, mm2Admin, position);
+    phases.push({ title: `${S.groups} idle groups at random positions`, position, latest });
   }
-  latest.real = mm2Latest;
+  if (S.moves > 0) {
+    // every group moves forward a random part of the way to the end, BENCH_MOVES times, each move translated by our sides
+    let at = position;
+    let moved;
+    for (let m = 0; m < S.moves; m++) {
+      const next = {};
+      for (const [g, offsets] of Object.entries(at)) {
+        next[g] = offsets.map((o) => ({ ...o, offset: o.offset + BigInt(Math.floor(rand() * Number(ends[o.partition].high - o.offset) * 0.4)) }));
+        const r = await committer.commit(g, next[g]);
+        if (!r.ok) throw new Error(`committing ${g}: ${JSON.stringify(r)}`);
+      }
+      at = next;
+      progress(`  move ${m + 1} of ${S.moves}: every group a random part of the way further; our sides translate them`);
+      moved = await ourLatest(sides);
+    }
+    progress('  waiting for MM2 to checkpoint the moved group partitions');
+    moved.real = await mm2AtPositions(tgt, mm2Admin, at);
+    phases.push({ title: `the same groups after ${S.moves} moves forward (each translated; the syncs they pass left MM2's slots long before)`, position: at, latest: moved });
+  }
   report.env.loadDuring = os.loadavg().map((x) => x.toFixed(2)).join(' ');
   try {
     report.env.top = execFileSync('ps', ['-eo', 'pcpu,comm', '--sort=-pcpu'], { encoding: 'utf8' }).split('\n').slice(1, 6).map((l) => l.trim()).join(', ');
@@ -300,63 +351,89 @@ async function main() {
     const reader = new TopicReader(src, admin, { topic: SYNCS_TOPIC, tail: false, onRecord: (r) => { const s = decodeOffsetSync(r.key, r.value); if (s.topic === TOPIC) syncs[s.partition].push(s); } });
     await reader.start();
   }
-  const stats = {};
-  for (const side of ['precise', 'mm2', 'real']) stats[side] = { total: 0n, perPartitionMax: 0n, overBound: 0, covered: 0 };
-  let boundTotal = 0n;
-  let notAll = 0;
-  const overCases = [];
-  for (const [g, offsets] of Object.entries(position)) {
-    for (const { partition: p, offset: pos } of offsets) {
-      const at = resumeAt(p, pos);
-      const below = syncs[p].filter((s) => s.upstreamOffset <= pos).pop();
-      const above = syncs[p].find((s) => s.upstreamOffset > pos);
-      const bound = below === undefined ? null : (above ? above.downstreamOffset : tgtEnds[p]) - below.downstreamOffset + 1n;
-      if (bound !== null) boundTotal += bound;
-      const downs = ['precise', 'mm2', 'real'].map((side) => latest[side].get(g)?.get(p));
-      for (const [i, side] of ['precise', 'mm2', 'real'].entries()) if (downs[i] !== undefined) stats[side].covered++;
-      // the totals compare the group partitions all three checkpointed
-      if (downs.some((d) => d === undefined)) {
-        notAll++;
-        continue;
-      }
-      for (const [i, side] of ['precise', 'mm2', 'real'].entries()) {
-        const down = downs[i];
-        const reread = at - down;
-        if (reread < 0n) throw new Error(`${side}: ${g} partition ${p} resumes at ${down}, past ${at}: a skipped record`);
-        const st = stats[side];
-        st.total += reread;
-        if (reread > st.perPartitionMax) st.perPartitionMax = reread;
-        if (bound !== null && reread > bound) {
-          st.overBound++;
-          if (side === 'precise') overCases.push(`${g} p${p} at ${pos}: resumes at ${down}, next record at ${at}; syncs around ${below.upstreamOffset}->${below.downstreamOffset} and ${above ? `${above.upstreamOffset}->${above.downstreamOffset}` : 'the end'}`);
+  for (const { title, position, latest } of phases) {
+    const rows = [];
+    const notes = [];
+    report.phases.push({ title, rows, notes });
+    const stats = {};
+    for (const side of ['precise', 'mm2', 'real']) stats[side] = { total: 0n, perPartitionMax: 0n, overBound: 0, covered: 0 };
+    let boundTotal = 0n;
+    let notAll = 0;
+    const overCases = [];
+    for (const [g, offsets] of Object.entries(position)) {
+      for (const { partition: p, offset: pos } of offsets) {
+        const at = resumeAt(p, pos);
+        const below = syncs[p].filter((s) => s.upstreamOffset <= pos).pop();
+        const above = syncs[p].find((s) => s.upstreamOffset > pos);
+        const bound = below === undefined ? null : (above ? above.downstreamOffset : tgtEnds[p]) - below.downstreamOffset + 1n;
+        if (bound !== null) boundTotal += bound;
+        const downs = ['precise', 'mm2', 'real'].map((side) => latest[side].get(g)?.get(p));
+        for (const [i, side] of ['precise', 'mm2', 'real'].entries()) if (downs[i] !== undefined) stats[side].covered++;
+        // the totals compare the group partitions all three checkpointed
+        if (downs.some((d) => d === undefined)) {
+          notAll++;
+          continue;
+        }
+        for (const [i, side] of ['precise', 'mm2', 'real'].entries()) {
+          const down = downs[i];
+          const reread = at - down;
+          if (reread < 0n) throw new Error(`${side}: ${g} partition ${p} resumes at ${down}, past ${at}: a skipped record`);
+          const st = stats[side];
+          st.total += reread;
+          if (reread > st.perPartitionMax) st.perPartitionMax = reread;
+          if (bound !== null && reread > bound) {
+            st.overBound++;
+            if (side === 'precise') overCases.push(`${g} p${p} at ${pos}: resumes at ${down}, next record at ${at}; syncs around ${below.upstreamOffset}->${below.downstreamOffset} and ${above ? `${above.upstreamOffset}->${above.downstreamOffset}` : 'the end'}`);
+          }
         }
       }
     }
+    const label = { precise: "ours, 'precise'", mm2: "ours, 'mm2'", real: 'MM2 checkpoint connector' };
+    for (const side of ['precise', 'mm2', 'real']) {
+      const st = stats[side];
+      rows.push([label[side], fmtInt(st.covered), fmtInt(Number(st.total)), fmtInt(Number(st.perPartitionMax)), fmtInt(st.overBound)]);
+    }
+    for (const c of overCases.slice(0, 10)) notes.push(`precise over the bound: ${c}`);
+    notes.push(`group partitions not checkpointed by all three (left out of the totals): ${notAll}`);
+    notes.push(`syncs per partition: ${syncs.map((l) => l.length).join(', ')}; sum of the bounds (target records between the syncs around each position, +1): ${fmtInt(Number(boundTotal))}`);
+    const ratio = Number(stats.real.total) / Math.max(1, Number(stats.precise.total));
+    notes.push(`MM2's total / precise's total: ${ratio.toFixed(1)}x`);
+    const same = [...latest.mm2].every(([g, m]) => [...m].every(([p, d]) => latest.real.get(g)?.get(p) === d));
+    notes.push(`ours in 'mm2' mode wrote exactly MM2's target offsets: ${same ? 'yes' : 'NO'}`);
   }
-  const label = { precise: "ours, 'precise'", mm2: "ours, 'mm2'", real: 'MM2 checkpoint connector' };
-  for (const side of ['precise', 'mm2', 'real']) {
-    const st = stats[side];
-    report.rows.push([label[side], fmtInt(st.covered), fmtInt(Number(st.total)), fmtInt(Number(st.perPartitionMax)), fmtInt(st.overBound)]);
-  }
-  for (const c of overCases.slice(0, 10)) report.notes.push(`precise over the bound: ${c}`);
-  report.notes.push(`group partitions not checkpointed by all three (left out of the totals): ${notAll}`);
-  report.notes.push(`syncs per partition: ${syncs.map((l) => l.length).join(', ')}; sum of the bounds (target records between the syncs around each position, +1): ${fmtInt(Number(boundTotal))}`);
-  const ratio = Number(stats.real.total) / Math.max(1, Number(stats.precise.total));
-  report.notes.push(`MM2's total / precise's total: ${ratio.toFixed(1)}x`);
-  const same = [...latest.mm2].every(([g, m]) => [...m].every(([p, d]) => latest.real.get(g)?.get(p) === d));
-  report.notes.push(`ours in 'mm2' mode wrote exactly MM2's target offsets: ${same ? 'yes' : 'NO'}`);
 
   // memory of the store at 1,000 groups x 10 partitions (no Kafka: the store alone)
   progress(`memory: a precise store, ${S.memGroups} groups x ${S.memPartitions} partitions`);
   report.memory = measureMemory(S.memGroups, S.memPartitions);
 }
 
-/** Heap bytes of a store after 10,000 syncs per partition, in mm2 mode and in precise mode with every group partition tracked. */
+/**
+ * Heap bytes of a store after 10,000 syncs per partition (one every 100 offsets), in mm2 mode and in
+ * precise mode with every group partition tracked from the start at a random position in the first
+ * tenth, each moving forward (to at most half the way) and translated again every 1,000 syncs: the
+ * groups far behind keep every sync above the lowest of them retained, so each partition reaches the
+ * cap of retained syncs and is thinned (the most a partition retains).
+ */
 function measureMemory(groups, partitions) {
-  const build = (translation) => {
-    const store = new OffsetSyncStore({ keepHistoryOnLoad: false, translation });
+  const SYNCS = 10000;
+  // the groups' names and positions (start, and the step of each move) outside the heap measured
+  const r = rng(7);
+  const names = Array.from({ length: groups }, (_, g) => `group-${g}`);
+  const start = Array.from({ length: groups * partitions }, () => Math.floor(r() * SYNCS * 10));
+  const step = Array.from({ length: groups * partitions }, () => Math.floor(r() * 5000));
+  const build = (translation, retainedSyncsPerPartition) => {
+    const store = new OffsetSyncStore({ keepHistoryOnLoad: false, translation, retainedSyncsPerPartition });
     store.markLoaded();
-    for (let p = 0; p < partitions; p++) for (let u = 0; u < 10000; u++) store.apply({ topic: 't', partition: p, upstreamOffset: BigInt(u * 100), downstreamOffset: BigInt(u * 90) });
+    const translate = (moves) => {
+      if (translation === 'mm2') return;
+      for (let g = 0; g < groups; g++) {
+        for (let p = 0; p < partitions; p++) store.explain('t', p, BigInt(start[g * partitions + p] + moves * step[g * partitions + p]), names[g]);
+      }
+    };
+    for (let u = 0; u < SYNCS; u++) {
+      for (let p = 0; p < partitions; p++) store.apply({ topic: 't', partition: p, upstreamOffset: BigInt(u * 100), downstreamOffset: BigInt(u * 90) });
+      if (u % 1000 === 0) translate(u / 1000);
+    }
     return store;
   };
   const heap = () => {
@@ -364,30 +441,47 @@ function measureMemory(groups, partitions) {
     global.gc();
     return process.memoryUsage().heapUsed;
   };
+  heap(); // settle what the start allocated
   const h0 = heap();
   const mm2 = build('mm2');
   const mm2Bytes = heap() - h0;
   const h1 = heap();
   const precise = build('precise');
-  const r = rng(7);
-  for (let g = 0; g < groups; g++) {
-    for (let p = 0; p < partitions; p++) precise.explain('t', p, BigInt(Math.floor(r() * 1000000)), `group-${g}`);
-  }
   const preciseBytes = heap() - h1;
+  // the same with (nearly) nothing retained: what the retained syncs take
+  const h2 = heap();
+  const few = build('precise', 4);
+  const fewBytes = heap() - h2;
+  const fewRetained = few.retainedSyncs;
   const tracked = precise.trackedGroupPartitions;
+  const retained = precise.retainedSyncs;
+  const spacing = Array.from({ length: partitions }, (_, p) => precise.retention('t', p)?.spacing ?? 0n).reduce((a, b) => (b > a ? b : a), 0n);
   void mm2.partitions();
-  return { groups, partitions, tracked, mm2Bytes, preciseBytes, perGroupPartition: (preciseBytes - mm2Bytes) / tracked };
+  const perGroupPartition = (fewBytes - mm2Bytes) / tracked;
+  const perRetained = (preciseBytes - fewBytes) / Math.max(1, retained - fewRetained);
+  return { groups, partitions, tracked, retained, spacing, cap: precise.retainedSyncsPerPartition, mm2Bytes, preciseBytes, perGroupPartition, perRetained };
 }
 
 function printReport() {
-  const e = report.env || {};
+  const e = report.env;
+  if (e === null) {
+    // BENCH_MEMORY_ONLY: no workload
+    printMemory();
+    return;
+  }
   console.log(`\nPrecision: records a failover would re-read (${S.groups} idle groups at random positions, ${S.partitions} partitions, ~${fmtInt(S.records)} records each, offset.lag.max ${S.lagMax}, seed ${S.seed}, Kafka ${KAFKA_VERSION})`);
   console.log(`machine: ${e.cpu}, ${e.cores} cores; load before ${e.loadBefore}, during ${e.loadDuring}; busiest processes at the end: ${e.top}`);
-  printTable('re-read per side', ['side', 'group partitions', 're-read total', 'max per partition', 'over the bound'], report.rows);
-  for (const n of report.notes) console.log(n);
+  for (const { title, rows, notes } of report.phases) {
+    printTable(`re-read per side: ${title}`, ['side', 'group partitions', 're-read total', 'max per partition', 'over the bound'], rows);
+    for (const n of notes) console.log(n);
+  }
+  printMemory();
+}
+
+function printMemory() {
   if (report.memory) {
     const m = report.memory;
-    console.log(`store memory, 10,000 syncs per partition: mm2 mode ${fmtInt(m.mm2Bytes / 1024)} KiB; precise with ${fmtInt(m.tracked)} group partitions tracked (${m.groups} groups x ${m.partitions} partitions) ${fmtInt(m.preciseBytes / 1024)} KiB, about ${fmtInt(m.perGroupPartition)} bytes per group partition`);
+    console.log(`store memory, 10,000 syncs per partition: mm2 mode ${fmtInt(m.mm2Bytes / 1024)} KiB; precise with ${fmtInt(m.tracked)} group partitions tracked (${m.groups} groups x ${m.partitions} partitions, moving far behind) ${fmtInt(m.preciseBytes / 1024)} KiB with ${fmtInt(m.retained)} syncs retained (cap ${fmtInt(m.cap)} per partition, thinned to one per ${m.spacing} offsets at most); about ${fmtInt(m.perGroupPartition)} bytes per group partition and ${fmtInt(m.perRetained)} per retained sync`);
   }
 }
 

@@ -22,6 +22,13 @@ import type { OffsetSync, TopicPartition } from './types';
 /** Precise mode: how many of the newest syncs per partition the load history holds at most. */
 export const LOAD_HISTORY_PER_PARTITION = 10000;
 
+/**
+ * Precise mode: how many syncs per partition are retained at most for the tracked groups (the syncs
+ * from the newest at or below the lowest tracked position up to the newest sync). Beyond it they are
+ * thinned (see {@link OffsetSyncStore.retention}).
+ */
+export const RETAINED_SYNCS_PER_PARTITION = 1024;
+
 /** Slots per partition: `Long.SIZE` in MM2. */
 export const SYNCS_PER_PARTITION = 64;
 const LAST_SLOT = SYNCS_PER_PARTITION - 1;
@@ -66,14 +73,16 @@ export type Translation =
   /** The offset is older than the oldest retained sync (MM2: -1). `oldest` is slot 63. */
   | { kind: 'too-old'; oldest: OffsetSync }
   /**
-   * Translated: `downstreamOffset` = `sync.downstreamOffset` (+1 unless `exact`). `kept`: the sync is
-   * the one the precise mode kept for the group (it is older than the 64 slots' answer would be, or gone from them).
+   * Translated: `downstreamOffset` = `sync.downstreamOffset` (+1 unless `exact`). `kept`: the precise
+   * mode's answer, newer than the 64 slots' (a sync kept for the group, retained for the tracked groups
+   * of the partition, or from the load history).
    */
   | { kind: 'translated'; downstreamOffset: bigint; sync: OffsetSync; exact: boolean; kept?: boolean };
 
 /**
  * How offsets are translated. `mm2`: exactly MM2's 64 slots. `precise` (the default): besides them,
- * the newest sync at or below each tracked group partition's position is kept (see OffsetSyncStore).
+ * the newest sync at or below each tracked group partition's position is kept, and per partition the
+ * syncs from the lowest tracked position up (at most a cap, then thinned; see OffsetSyncStore.track).
  */
 export type OffsetTranslationMode = 'precise' | 'mm2';
 export const OFFSET_TRANSLATION_MODES: readonly OffsetTranslationMode[] = Object.freeze(['precise', 'mm2']);
@@ -96,10 +105,13 @@ export interface OffsetSyncStoreOptions {
   keepHistoryOnLoad: boolean;
   /** Default 'precise'. */
   translation?: OffsetTranslationMode;
+  /** Precise mode: the cap of retained syncs per partition, default {@link RETAINED_SYNCS_PER_PARTITION} (at least 4). */
+  retainedSyncsPerPartition?: number;
 }
 
-/** What the precise mode keeps for one group partition. */
+/** What the precise mode keeps for one group partition (a new object whenever its position or sync changes, except followers settling). */
 interface Kept {
+  group: string;
   /** The group's committed offset when it was last translated. */
   position: bigint;
   /** true: the position is at or above the newest sync, which is therefore the kept one (slot 0, whatever it is now). */
@@ -116,13 +128,48 @@ interface HeapItem {
   seq: number;
 }
 
-/** Per partition: the kept syncs of the tracked groups, and the followers by position (a min-heap). */
+/**
+ * Per partition: the kept syncs of the tracked groups, the followers by position (a min-heap), every
+ * tracked group by position (a min-heap: the lowest tracked position), and the retained syncs.
+ */
 interface PartitionKept {
   groups: Map<string, Kept>;
   heap: HeapItem[];
+  /** Stale when no longer the group's Kept. */
+  positions: Kept[];
+  /**
+   * In upstream order from `head`: the newest sync at or below the lowest tracked position (or the
+   * oldest retained, when none is), then the syncs above it up to the newest sync, thinned to one per
+   * `spacing`-aligned range of upstream offsets (besides the first) once they were more than the cap.
+   */
+  retained: OffsetSync[];
+  head: number;
+  /** 1n: nothing thinned since the list was last short; else a power of two. */
+  spacing: bigint;
 }
 
-function heapPush(h: HeapItem[], x: HeapItem): void {
+function clearRetained(pk: PartitionKept): void {
+  pk.retained = [];
+  pk.head = 0;
+  pk.spacing = 1n;
+}
+
+/** Whether `x` and `y` fall into the same `spacing`-aligned range of upstream offsets. */
+function sameRange(x: OffsetSync, y: OffsetSync, spacing: bigint): boolean {
+  return x.upstreamOffset / spacing === y.upstreamOffset / spacing;
+}
+
+/** Keeps the first of `list` and the newest in every `spacing`-aligned range of the rest (so the newest of all too). */
+function thinned(list: readonly OffsetSync[], spacing: bigint): OffsetSync[] {
+  const out: OffsetSync[] = [];
+  for (const x of list) {
+    if (out.length >= 2 && sameRange(out[out.length - 1], x, spacing)) out[out.length - 1] = x;
+    else out.push(x);
+  }
+  return out;
+}
+
+function heapPush<T extends { position: bigint }>(h: T[], x: T): void {
   h.push(x);
   let i = h.length - 1;
   while (i > 0) {
@@ -133,7 +180,7 @@ function heapPush(h: HeapItem[], x: HeapItem): void {
   }
 }
 
-function heapPop(h: HeapItem[]): HeapItem | undefined {
+function heapPop<T extends { position: bigint }>(h: T[]): T | undefined {
   const top = h[0];
   const last = h.pop();
   if (h.length > 0 && last !== undefined) {
@@ -153,10 +200,10 @@ function heapPop(h: HeapItem[]): HeapItem | undefined {
   return top;
 }
 
-/** The index of the newest sync at or below `offset` in a list in upstream order (binary search), or -1. */
-function newestAtOrBelow(list: readonly OffsetSync[], offset: bigint): number {
-  if (list.length === 0 || list[0].upstreamOffset > offset) return -1;
-  let lo = 0;
+/** The index of the newest sync at or below `offset` in a list in upstream order from `from` (binary search), or -1. */
+function newestAtOrBelow(list: readonly OffsetSync[], offset: bigint, from = 0): number {
+  if (list.length <= from || list[from].upstreamOffset > offset) return -1;
+  let lo = from;
   let hi = list.length - 1;
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1;
@@ -177,6 +224,8 @@ export class OffsetSyncStore {
   private seq = 0;
   /** The translation mode (fixed for the store's life). */
   readonly translation: OffsetTranslationMode;
+  /** Precise mode: the cap of retained syncs per partition. */
+  readonly retainedSyncsPerPartition: number;
   /**
    * Precise mode with keepHistoryOnLoad: every sync read (the initial load of the offset-syncs
    * topic, and what follows until {@link releaseLoadHistory}), per partition, at most
@@ -185,11 +234,14 @@ export class OffsetSyncStore {
    */
   private history: Map<string, Map<number, OffsetSync[]>> | null;
 
-  constructor({ keepHistoryOnLoad, translation }: OffsetSyncStoreOptions) {
+  constructor({ keepHistoryOnLoad, translation, retainedSyncsPerPartition }: OffsetSyncStoreOptions) {
     this.mustReadToEnd = !keepHistoryOnLoad;
     const mode = translation ?? 'precise';
     if (!OFFSET_TRANSLATION_MODES.includes(mode)) throw new TypeError(`offset translation must be one of ${OFFSET_TRANSLATION_MODES.join(', ')}, got ${String(mode)}`);
     this.translation = mode;
+    const cap = retainedSyncsPerPartition ?? RETAINED_SYNCS_PER_PARTITION;
+    if (!Number.isSafeInteger(cap) || cap < 4) throw new TypeError(`retained syncs per partition must be a whole number of at least 4, got ${String(retainedSyncsPerPartition)}`);
+    this.retainedSyncsPerPartition = cap;
     this.history = mode === 'precise' && keepHistoryOnLoad ? new Map() : null;
   }
 
@@ -269,6 +321,7 @@ export class OffsetSyncStore {
       byPartition.set(n.partition, Object.freeze(s));
       return;
     }
+    this.retainNew(n);
     // Step 4.
     let replacement = n;
     let k = 0;
@@ -326,21 +379,29 @@ export class OffsetSyncStore {
   }
 
   /**
-   * Precise mode: the kept sync of (group, partition) for its new position, from what was kept at
-   * its last position and MM2's answer now (`t`), and remembered for the next time.
+   * Precise mode: the sync to translate (group, partition) from at its new position, from what was
+   * kept at its last position, the retained syncs and MM2's answer now (`t`), and remembered for the
+   * next time.
    *
-   * What is kept is exactly the newest sync at or below the position whenever the group's last
-   * move (forward from P_old to P) crossed no sync that has since left the 64 slots: a sync at or
-   * below P_old is kept already (while a group is at or above the newest sync it follows every new
-   * sync up to its position, and is settled on the newest below it when a sync above it arrives),
-   * and a sync in (P_old, P] is found in the slots as long as it is still there. A sync in
-   * (P_old, P] that arrived before the move and was evicted from the slots since is lost: the answer
-   * is then the newest of the kept one and the slots' one, never older than MM2's. A rewind to P
-   * below the kept sync drops it (MM2's answer, then kept from there); a rewind above it keeps it.
+   * Two things are kept. Per group partition, the newest sync at or below its position (while a
+   * group is at or above the newest sync it follows every new sync up to its position, and is
+   * settled on the newest below it when a sync above it arrives): exact for a group that does not
+   * move, whatever else is dropped. Per partition, the retained syncs: the newest at or below the
+   * lowest tracked position and every sync above it (those the slots held when the lowest group was
+   * first tracked there, and every sync since), so a group that moves, at any distance behind the
+   * newest sync, finds the sync just below its new position. Once more than the cap are retained on
+   * a partition they are thinned to one per range of 2^k upstream offsets (k as small as brings them
+   * to 3/4 of the cap; see {@link retention}): the answer is then a retained sync below the newest
+   * one at or below the position, never above it, and the readiness bound ({@link around}) says
+   * what it costs. The answer is the newest of the kept sync (when at or below the position), the
+   * newest retained sync at or below it and MM2's: never older than MM2's. A rewind to P below the
+   * kept sync drops it; an upstream rewind of the syncs (a re-created partition) drops all.
    * While the load history is held (from the start, with the checkpoints restored, until the
    * emitter's first full cycle after the load translated every group), the newest sync at or below
-   * P among all that were read is a candidate too: a group first translated after a start gets the
-   * sync just below it among what the offset-syncs topic still held.
+   * P among all that were read is a candidate too, and a group first tracked below the retained
+   * syncs adds those of the history above its position to them: a group first translated after a
+   * start gets the sync just below it among what the offset-syncs topic still held, and keeps
+   * finding it as it moves.
    */
   private track(group: string, topic: string, partition: number, offset: bigint, t: Translation & { kind: 'translated' | 'too-old' }): Translation {
     const slots = this.syncs.get(topic)?.get(partition) as readonly OffsetSync[];
@@ -351,42 +412,131 @@ export class OffsetSyncStore {
     }
     let pk = byPartition.get(partition);
     if (pk === undefined) {
-      pk = { groups: new Map(), heap: [] };
+      pk = { groups: new Map(), heap: [], positions: [], retained: [], head: 0, spacing: 1n };
       byPartition.set(partition, pk);
     }
     const had = pk.groups.get(group);
     const keptSync = had === undefined ? undefined : had.follows ? slots[0] : had.sync;
     let best: OffsetSync | undefined = t.kind === 'translated' ? t.sync : undefined;
     let fromKept = false;
-    if (this.history !== null) {
-      // after a start, until every group was translated once: the sync just below it among all that were read
-      const h = this.fromHistory(topic, partition, offset);
-      if (h !== undefined && (best === undefined || h.upstreamOffset > best.upstreamOffset)) {
-        best = h;
+    const consider = (x: OffsetSync | undefined): void => {
+      if (x !== undefined && x.upstreamOffset <= offset && (best === undefined || x.upstreamOffset > best.upstreamOffset)) {
+        best = x;
         fromKept = true;
       }
-    }
-    if (keptSync !== undefined && keptSync.upstreamOffset <= offset && (best === undefined || keptSync.upstreamOffset > best.upstreamOffset)) {
-      best = keptSync;
-      fromKept = true;
-    }
+    };
+    // after a start, until every group was translated once: the sync just below it among all that were read
+    if (this.history !== null) consider(this.fromHistory(topic, partition, offset));
+    consider(keptSync);
+    const r = newestAtOrBelow(pk.retained, offset, pk.head);
+    if (r >= 0) consider(pk.retained[r]);
     if (best === undefined) {
       // below every sync: nothing to keep
       if (had !== undefined) pk.groups.delete(group);
       return t;
     }
-    const follows = best === slots[0] && offset >= best.upstreamOffset;
-    if (had === undefined || had.position !== offset || had.follows !== follows || (!follows && had.sync !== best)) {
+    const found: OffsetSync = best;
+    const follows = found === slots[0] && offset >= found.upstreamOffset;
+    if (had === undefined || had.position !== offset || had.follows !== follows || (!follows && had.sync !== found)) {
       const seq = ++this.seq;
-      pk.groups.set(group, { position: offset, follows, sync: best, seq });
+      const k: Kept = { group, position: offset, follows, sync: found, seq };
+      pk.groups.set(group, k);
       if (follows) {
         heapPush(pk.heap, { position: offset, group, seq });
         if (pk.heap.length > 2 * pk.groups.size + 16) this.compactHeap(pk);
       }
+      heapPush(pk.positions, k);
+      if (pk.positions.length > 2 * pk.groups.size + 16) this.compactPositions(pk);
     }
+    if (pk.head >= pk.retained.length || offset < pk.retained[pk.head].upstreamOffset) this.retainFrom(pk, found, slots);
     if (!fromKept) return t;
-    const exact = best.upstreamOffset === offset;
-    return { kind: 'translated', downstreamOffset: exact ? best.downstreamOffset : toInt64(best.downstreamOffset + 1n), sync: best, exact, kept: true };
+    const exact = found.upstreamOffset === offset;
+    return { kind: 'translated', downstreamOffset: exact ? found.downstreamOffset : toInt64(found.downstreamOffset + 1n), sync: found, exact, kept: true };
+  }
+
+  /**
+   * A group tracked below the retained syncs (or the first one): they start at `from` (its answer),
+   * with every sync above it that the slots and the load history hold, below the retained ones.
+   */
+  private retainFrom(pk: PartitionKept, from: OffsetSync, slots: readonly OffsetSync[]): void {
+    const r = pk.retained;
+    const until = pk.head < r.length ? r[pk.head].upstreamOffset : undefined;
+    const between = (x: OffsetSync): boolean => x.upstreamOffset > from.upstreamOffset && (until === undefined || x.upstreamOffset < until);
+    const list = this.history?.get(from.topic)?.get(from.partition);
+    const firstInHistory = list !== undefined && list.length > 0 ? list[0].upstreamOffset : undefined;
+    const seed: OffsetSync[] = [from];
+    // the slots (newest first) older than the history, then the history (in upstream order)
+    for (let i = LAST_SLOT; i >= 0; i--) {
+      const x = slots[i];
+      if ((i === LAST_SLOT || slots[i + 1] !== x) && between(x) && (firstInHistory === undefined || x.upstreamOffset < firstInHistory)) seed.push(x);
+    }
+    if (list !== undefined) {
+      for (let i = newestAtOrBelow(list, from.upstreamOffset) + 1; i < list.length && between(list[i]); i++) seed.push(list[i]);
+    }
+    for (let i = pk.head; i < r.length; i++) seed.push(r[i]);
+    pk.retained = seed;
+    pk.head = 0;
+    if (seed.length > this.retainedSyncsPerPartition) this.thin(pk);
+  }
+
+  /** Precise mode: a new sync (the newest of its partition) is retained while a group is tracked there. */
+  private retainNew(n: OffsetSync): void {
+    const pk = this.kept.get(n.topic)?.get(n.partition);
+    if (pk === undefined) return;
+    if (pk.groups.size === 0) {
+      // nobody to retain for: the next group tracked here starts them again (from the slots)
+      clearRetained(pk);
+      return;
+    }
+    const r = pk.retained;
+    // the first stays (a group's sync at the lowest position); one per range of `spacing` offsets after it
+    if (r.length - pk.head >= 2 && sameRange(r[r.length - 1], n, pk.spacing)) r[r.length - 1] = n;
+    else r.push(n);
+    this.pruneRetained(pk);
+  }
+
+  /** Drops the retained syncs below the newest at or below the lowest tracked position; thins them over the cap. */
+  private pruneRetained(pk: PartitionKept): void {
+    const low = this.lowestPosition(pk);
+    if (low === undefined) {
+      clearRetained(pk);
+      return;
+    }
+    const r = pk.retained;
+    while (r.length - pk.head >= 2 && r[pk.head + 1].upstreamOffset <= low) pk.head++;
+    if (pk.head > 32 && 2 * pk.head > r.length) {
+      pk.retained = r.slice(pk.head);
+      pk.head = 0;
+    }
+    const n = pk.retained.length - pk.head;
+    if (n > this.retainedSyncsPerPartition) this.thin(pk);
+    // fewer again: the next syncs at a finer spacing (those already thinned stay as they are)
+    else if (pk.spacing > 1n && 4 * n <= this.retainedSyncsPerPartition) pk.spacing /= 2n;
+  }
+
+  /** The retained syncs over the cap: a spacing twice as coarse (or more) until they are at most 3/4 of it. */
+  private thin(pk: PartitionKept): void {
+    const list = pk.retained.slice(pk.head);
+    const target = Math.max(2, Math.floor((3 * this.retainedSyncsPerPartition) / 4));
+    let spacing = pk.spacing;
+    let out: OffsetSync[];
+    do {
+      spacing *= 2n;
+      out = thinned(list, spacing);
+    } while (out.length > target);
+    pk.retained = out;
+    pk.head = 0;
+    pk.spacing = spacing;
+  }
+
+  /** The lowest position of a tracked group on the partition (stale heap items dropped), or undefined. */
+  private lowestPosition(pk: PartitionKept): bigint | undefined {
+    const h = pk.positions;
+    while (h.length > 0) {
+      if (pk.groups.get(h[0].group) === h[0]) return h[0].position;
+      heapPop(h);
+    }
+    return undefined;
   }
 
   /** A new sync `n` above some followers: they keep the newest sync below it (`previous`, slot 0 until now). */
@@ -407,8 +557,11 @@ export class OffsetSyncStore {
   private compactHeap(pk: PartitionKept): void {
     const live: HeapItem[] = [];
     for (const [group, k] of pk.groups) if (k.follows) live.push({ position: k.position, group, seq: k.seq });
-    live.sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
-    pk.heap = live; // a sorted array is a min-heap
+    pk.heap = sortedByPosition(live);
+  }
+
+  private compactPositions(pk: PartitionKept): void {
+    pk.positions = sortedByPosition([...pk.groups.values()]);
   }
 
   /** Precise mode: forgets the kept syncs of every group not in `groups`. */
@@ -422,7 +575,11 @@ export class OffsetSyncStore {
             removed = true;
           }
         }
-        if (removed) this.compactHeap(pk);
+        if (removed) {
+          this.compactHeap(pk);
+          this.compactPositions(pk);
+          this.pruneRetained(pk);
+        }
       }
     }
   }
@@ -432,6 +589,26 @@ export class OffsetSyncStore {
     let n = 0;
     for (const byPartition of this.kept.values()) for (const pk of byPartition.values()) n += pk.groups.size;
     return n;
+  }
+
+  /** Precise mode: how many syncs are retained for the tracked groups, all partitions together (at most the cap per partition). */
+  get retainedSyncs(): number {
+    let n = 0;
+    for (const byPartition of this.kept.values()) for (const pk of byPartition.values()) n += pk.retained.length - pk.head;
+    return n;
+  }
+
+  /**
+   * Precise mode: the syncs retained on a partition for its tracked groups, and `spacing`: 1 while
+   * every sync above the lowest tracked position is retained; once they were more than the cap,
+   * the power of two such that at most one sync per range of `spacing` upstream offsets is retained
+   * (besides the first). A moving group then translates from a sync up to about `spacing` offsets
+   * (plus the gap between two syncs) below its position. Undefined when no group is tracked there.
+   */
+  retention(topic: string, partition: number): { syncs: number; spacing: bigint } | undefined {
+    const pk = this.kept.get(topic)?.get(partition);
+    if (pk === undefined || pk.groups.size === 0) return undefined;
+    return { syncs: pk.retained.length - pk.head, spacing: pk.spacing };
   }
 
   /** MM2's answer from the 64 slots. */
@@ -456,10 +633,11 @@ export class OffsetSyncStore {
 
   /**
    * The syncs around `offset` on a partition, without tracking anything: `below`, the newest sync at
-   * or below it that the store would translate from (with `group` in precise mode: the newer of the
-   * slots' answer, the sync kept for the group and the load history's), and `above`, the oldest sync
-   * above it that the store holds (the slots, and the load history while it is held). Either is
-   * undefined when the store has none (not loaded yet: both).
+   * or below it that the store would translate from (in precise mode the newest of the slots' answer,
+   * the retained syncs', the load history's and, with `group`, the sync kept for the group), and
+   * `above`, the oldest sync above it that the store holds (the slots, and in precise mode the
+   * retained syncs and the load history while it is held). Either is undefined when the store has
+   * none (not loaded yet: both).
    */
   around(topic: string, partition: number, offset: bigint, group?: string): { below?: OffsetSync; above?: OffsetSync } {
     const s = this.syncs.get(topic)?.get(partition);
@@ -475,9 +653,19 @@ export class OffsetSyncStore {
           if (below === undefined || x.upstreamOffset > below.upstreamOffset) below = x;
         } else if (above === undefined || x.upstreamOffset < above.upstreamOffset) above = x;
       };
+      const pk = this.kept.get(topic)?.get(partition);
       if (group !== undefined) {
-        const k = this.kept.get(topic)?.get(partition)?.groups.get(group);
+        const k = pk?.groups.get(group);
         if (k !== undefined) consider(k.follows ? s[0] : k.sync);
+      }
+      if (pk !== undefined && pk.head < pk.retained.length) {
+        // the retained syncs are in upstream order too
+        const r = newestAtOrBelow(pk.retained, offset, pk.head);
+        if (r < 0) consider(pk.retained[pk.head]);
+        else {
+          consider(pk.retained[r]);
+          consider(pk.retained[r + 1]);
+        }
       }
       const list = this.history?.get(topic)?.get(partition);
       if (list !== undefined) {
@@ -528,6 +716,11 @@ export class OffsetSyncStore {
   describeSlots(topic: string, partition: number): string {
     return describeSlotArray(this.slots(topic, partition) ?? []);
   }
+}
+
+/** Heap items in position order (a sorted array is a min-heap). */
+function sortedByPosition<T extends { position: bigint }>(items: T[]): T[] {
+  return items.sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
 }
 
 /** Renders any slot array in the notation of describeSlots (exported for tests and diagnostics). */

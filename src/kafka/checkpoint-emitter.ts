@@ -338,6 +338,11 @@ export class CheckpointEmitter {
     return this.syncStore?.trackedGroupPartitions ?? 0;
   }
 
+  /** Precise mode: the syncs the sync store retains for the tracked groups, all partitions (0 in mm2 mode or before the store exists). */
+  get retainedSyncs(): number {
+    return this.syncStore?.retainedSyncs ?? 0;
+  }
+
   /** Precise mode: whether the sync store still holds the syncs read since the start (until every group was translated once). */
   get holdsLoadHistory(): boolean {
     return this.syncStore?.holdsLoadHistory ?? false;

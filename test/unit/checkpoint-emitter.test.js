@@ -267,6 +267,8 @@ describe('CheckpointEmitter: requests sharing one cycle (mergeCycleOptions)', fu
       written[offsetTranslation] = r.written.map(brief);
       assert.equal(e.holdsLoadHistory, false, 'released once every group was translated');
       assert.equal(e.trackedGroupPartitions, offsetTranslation === 'precise' ? 1 : 0);
+      // retained from the load history for the group as it moves on: 1200, 1300, ..., 99,900
+      assert.equal(e.retainedSyncs, offsetTranslation === 'precise' ? 988 : 0);
       await e.stop();
     }
     assert.deepEqual(written.precise, [['g', 'source.t', 0, 1250n, 601n]], 'from 1200->600, the sync just below 1250');

@@ -17,8 +17,9 @@ const INT64_MIN = -(1n << 63n);
 /**
  * The translation mode of the stores the tests below create: every describe of the MM2 vectors runs
  * in both modes. In 'precise' mode each lookup is the first translation of a new group once the load
- * history is released, which must be exactly MM2's answer (a group has nothing kept before its first
- * translation), and tracking all those groups must leave the 64 slots exactly as MM2 has them.
+ * history is released, with no other group tracked (each is forgotten after its lookup), which must
+ * be exactly MM2's answer (nothing is kept or retained before a first translation), and tracking
+ * those groups must leave the 64 slots exactly as MM2 has them.
  */
 let MODE = 'mm2';
 let lookups = 0;
@@ -57,6 +58,7 @@ function tr(store, g, topic = TOPIC, partition = PART) {
   // (the load history, which makes a first translation after a start better than MM2's, is tested on its own below)
   store.releaseLoadHistory();
   const t = store.explain(topic, partition, BigInt(g), `first-translation-${++lookups}`);
+  store.retainGroups(new Set());
   const precise = t.kind === 'translated' ? t.downstreamOffset : t.kind === 'too-old' ? -1n : undefined;
   assert.equal(precise, mm2, `a group's first translation of ${g} is MM2's`);
   return precise;
@@ -633,10 +635,20 @@ for (const mode of ['mm2', 'precise']) describe(`OffsetSyncStore (${mode} mode)`
 describe('OffsetSyncStore precise mode: the newest sync at or below each tracked group partition', function () {
   const T = 't';
   const s = (u, d) => ({ topic: T, partition: 0, upstreamOffset: BigInt(u), downstreamOffset: BigInt(d) });
-  function live(translation) {
-    const store = new OffsetSyncStore({ keepHistoryOnLoad: false, translation });
+  function live(translation, retainedSyncsPerPartition) {
+    const store = new OffsetSyncStore({ keepHistoryOnLoad: false, translation, retainedSyncsPerPartition });
     store.markLoaded();
     return store;
+  }
+  /** `precise` beside a live store in mm2 mode, both with the sync 0 -> 0; `both` applies a sync to both. */
+  function paired(precise) {
+    const mm2 = live('mm2');
+    const both = (x) => {
+      precise.apply(x);
+      mm2.apply(x);
+    };
+    both(s(0, 0));
+    return { precise, mm2, both };
   }
   /** @returns {any} a Translation, read without narrowing */
   const ex = (store, topic, partition, offset, group) => store.explain(topic, partition, offset, group);
@@ -711,9 +723,113 @@ describe('OffsetSyncStore precise mode: the newest sync at or below each tracked
     store.releaseLoadHistory();
     assert.equal(store.holdsLoadHistory, false);
     assert.equal(ex(store, T, 0, 1250n, 'g').sync.upstreamOffset, 1200n, 'kept for the group');
-    assert.deepEqual(down(ex(store, T, 0, 1250n, 'other')), down(ex(mm2, T, 0, 1250n, 'other')), 'a group first seen after the release: MM2');
+    // a group first seen after the release: what is retained for the tracked ones (the syncs from 1200 up), else MM2's answer
+    assert.equal(ex(store, T, 0, 1750n, 'other').sync.upstreamOffset, 1700n, 'retained for g: every sync above its position');
+    assert.deepEqual(down(ex(store, T, 0, 650n, 'low')), down(ex(mm2, T, 0, 650n, 'low')), 'below every tracked group: MM2');
     // must-read-to-end start (no restored checkpoints): no history, as MM2 keeps only the latest sync then
     assert.equal(new OffsetSyncStore({ keepHistoryOnLoad: false, translation: 'precise' }).holdsLoadHistory, false);
+  });
+
+  it('translates a group that keeps moving far behind from the sync just below each new position (re-read within the gap around it, +1)', function () {
+    const { precise, mm2, both } = paired(live('precise'));
+    // a slow group: 300 records further every round while 1,000 more are mirrored (a sync every 100),
+    // so it falls further behind all the time and passes syncs that have long left the 64 slots
+    let pos = 50n;
+    let up = 0;
+    let worstMm2 = 0n;
+    ex(precise, T, 0, pos, 'slow'); // translated every cycle, from early on
+    // 120 rounds: 84,000 offsets behind in the end, 842 syncs retained (under the cap, RETAINED_SYNCS_PER_PARTITION)
+    for (let round = 0; round < 120; round++) {
+      for (let i = 0; i < 10; i++) {
+        up += 100;
+        both(s(up, up)); // every record copied: downstream = upstream
+      }
+      pos += 300n;
+      const t = ex(precise, T, 0, pos, 'slow');
+      const below = (pos / 100n) * 100n; // the sync just below the position
+      assert.equal(t.kind, 'translated', `round ${round}`);
+      assert.equal(t.sync.upstreamOffset, below, `round ${round}: the sync just below ${pos}`);
+      // a failover resumes at the checkpoint and reads again up to the position: at most the gap between the syncs around it, +1
+      const reread = pos - t.downstreamOffset;
+      assert.ok(reread >= 0n && reread <= 100n + 1n, `round ${round}: re-read ${reread}`);
+      const m = ex(mm2, T, 0, pos);
+      if (m.kind === 'translated' && pos - m.downstreamOffset > worstMm2) worstMm2 = pos - m.downstreamOffset;
+      const a = precise.around(T, 0, pos, 'slow');
+      assert.equal(a.below.upstreamOffset, below, 'the readiness bound reads the same syncs');
+      assert.equal(a.above.upstreamOffset, below + 100n);
+    }
+    assert.ok(worstMm2 > 10000n, `MM2's slots re-read far more (${worstMm2})`);
+    // what is retained (those below the group's sync go at the next sync): the sync below the group and every one above it
+    both(s(up + 100, up + 100));
+    assert.deepEqual(precise.retention(T, 0), { syncs: Number((BigInt(up + 100) - (pos / 100n) * 100n) / 100n) + 1, spacing: 1n });
+    assert.equal(mm2.retention(T, 0), undefined);
+  });
+
+  it('retains the syncs from the lowest tracked position up, and none below the sync just below it', function () {
+    const store = live('precise');
+    store.apply(s(0, 0));
+    ex(store, T, 0, 550n, 'low');
+    ex(store, T, 0, 5000n, 'high');
+    for (let u = 100; u <= 20000; u += 100) store.apply(s(u, u));
+    assert.deepEqual(store.retention(T, 0), { syncs: 196, spacing: 1n }, '500, 600, ..., 20000');
+    // the lowest group moves up to 10,050: those below 10,000 go at the next sync
+    assert.equal(ex(store, T, 0, 10050n, 'low').sync.upstreamOffset, 10000n);
+    store.apply(s(20100, 20100));
+    // 'high' at 5,000 is lower now: 5,000 .. 20,100
+    assert.equal(store.retention(T, 0).syncs, 152);
+    ex(store, T, 0, 19000n, 'high');
+    store.apply(s(20200, 20200));
+    assert.equal(store.retention(T, 0).syncs, 103, '10,000 .. 20,200');
+    assert.equal(store.retainedSyncs, 103);
+    // no group left: nothing retained
+    store.retainGroups(new Set());
+    assert.equal(store.retention(T, 0), undefined);
+    assert.equal(store.retainedSyncs, 0);
+    // a group first tracked later starts from what the slots hold
+    const t = ex(store, T, 0, 12345n, 'new');
+    assert.deepEqual(down(t), down(ex(live('mm2'), T, 0, 12345n)) ?? down(t), 'its first translation is the slots\' answer');
+    assert.equal(store.retention(T, 0).syncs, store.distinctSyncs(T, 0).filter((x) => x.upstreamOffset >= t.sync.upstreamOffset).length);
+  });
+
+  it('over the cap, thins the retained syncs to one per 2^k offsets: never past the position, never below MM2, the bound reported by around', function () {
+    const cap = 16;
+    const { precise: store, mm2, both } = paired(live('precise', cap));
+    let pos = 50n;
+    let up = 0;
+    let thinnedRounds = 0;
+    ex(store, T, 0, pos, 'slow');
+    for (let round = 0; round < 200; round++) {
+      for (let i = 0; i < 10; i++) {
+        up += 100;
+        both(s(up, up));
+      }
+      pos += 300n;
+      const t = ex(store, T, 0, pos, 'slow');
+      const m = ex(mm2, T, 0, pos);
+      const r = store.retention(T, 0);
+      assert.ok(r.syncs <= cap, `round ${round}: ${r.syncs} retained, cap ${cap}`);
+      assert.equal(t.kind, 'translated');
+      assert.ok(t.sync.upstreamOffset <= pos, 'never past the position (no skipped record)');
+      if (m.kind === 'translated') assert.ok(t.downstreamOffset >= m.downstreamOffset, `round ${round}: never below MM2`);
+      if (r.spacing > 1n) {
+        thinnedRounds++;
+        // the newest sync of each range of `spacing` offsets is kept: the one below is at most twice
+        // `spacing` (and the gap between two syncs) below the position
+        assert.ok(pos - t.sync.upstreamOffset <= 2n * r.spacing + 100n, `round ${round}: ${pos} from ${t.sync.upstreamOffset}, spacing ${r.spacing}`);
+      }
+      // the readiness bound reads the syncs the store holds around the position: an honest upper bound
+      const a = store.around(T, 0, pos, 'slow');
+      assert.equal(a.below, t.sync);
+      assert.ok(a.above === undefined || a.above.upstreamOffset > pos);
+    }
+    assert.ok(thinnedRounds > 100, `thinned (${thinnedRounds} rounds)`);
+    assert.ok(store.retention(T, 0).spacing > 100n);
+  });
+
+  it('refuses a cap of retained syncs below 4 or not a whole number', function () {
+    for (const bad of [0, 3, 1.5, NaN]) {
+      assert.throws(() => new OffsetSyncStore({ keepHistoryOnLoad: true, retainedSyncsPerPartition: bad }), /retained syncs per partition must be a whole number of at least 4/);
+    }
   });
 
   it('retainGroups forgets the groups no longer selected', function () {
@@ -730,18 +846,19 @@ describe('OffsetSyncStore precise mode: the newest sync at or below each tracked
     assert.throws(() => new OffsetSyncStore({ keepHistoryOnLoad: true, translation: /** @type {any} */ ('exact') }), /offset translation must be one of precise, mm2/);
   });
 
-  it('differentially, on random syncs and group moves: never below MM2, never past the newest sync at or below (no skipped record), exactly it when the bound holds', function () {
+  for (const cap of [1000000, 16]) it(`differentially, on random syncs and group moves (cap ${cap}): never below MM2, never past the newest sync at or below (no skipped record)${cap > 10000 ? ', exactly it when the bound holds' : ''}`, function () {
     let exactChecks = 0;
     let better = 0;
+    let thinnedChecks = 0;
     for (let seed = 1; seed <= 30; seed++) {
       const next = prng(seed);
       const rand = () => Number(next() >> 11n) / 2 ** 53;
-      const store = live('precise');
+      const store = live('precise', cap);
       const mm2 = live('mm2');
       let all = []; // every sync since the last upstream rewind, in order
       let up = 0;
       let dn = 0;
-      const groups = Array.from({ length: 8 }, (_, i) => ({ name: `g${i}`, pos: 0n, last: null, lastExact: false, lastEpoch: all }));
+      const groups = Array.from({ length: 8 }, (_, i) => ({ name: `g${i}`, pos: 0n, last: null, lastExact: false, lastEpoch: all, arrivedAfter: 0, slotUps: new Set() }));
       for (let step = 0; step < 1500; step++) {
         const r = rand();
         if (r < 0.6) {
@@ -766,13 +883,16 @@ describe('OffsetSyncStore precise mode: the newest sync at or below each tracked
         else if (q < 0.7) g.pos = BigInt(Math.max(0, Number(g.pos) - Math.floor(rand() * 500)));
         else if (q < 0.8) g.pos = BigInt(up + Math.floor(rand() * 5));
         if (all.length === 0) continue;
-        const oracle = [...all].reverse().find((x) => x.upstreamOffset <= g.pos);
-        // the bound holds when the newest sync at or below the position is still in the slots, or was at or
-        // below the last position while the answer there was exact (and, after a rewind, that answer is at or below the new position)
-        // what is kept for the last position, when it was exact there: the newest sync at or below it now
-        const atLast = g.last === null ? undefined : [...all].reverse().find((x) => x.upstreamOffset <= g.last);
+        let oracleAt = all.length - 1;
+        while (oracleAt >= 0 && all[oracleAt].upstreamOffset > g.pos) oracleAt--;
+        const oracle = oracleAt < 0 ? undefined : all[oracleAt];
+        // the bound holds when the newest sync at or below the position is still in the slots; or the
+        // group moved forward since its last translation (in this epoch) and that sync arrived after it,
+        // or was in the slots then, or is the one the last translation found exactly
         const inSlots = oracle !== undefined && store.distinctSyncs(T, 0).some((x) => x.upstreamOffset === oracle.upstreamOffset && x.downstreamOffset === oracle.downstreamOffset);
-        const holds = oracle !== undefined && ((g.last !== null && g.lastExact && oracle.upstreamOffset <= g.last && atLast !== undefined && atLast.upstreamOffset <= g.pos && g.lastEpoch === all) || inSlots);
+        const forward = g.last !== null && g.lastEpoch === all && g.pos >= g.last;
+        const holds = oracle !== undefined && (inSlots || (forward && (oracleAt >= g.arrivedAfter || g.slotUps.has(oracle.upstreamOffset) || (oracle.upstreamOffset <= g.last && g.lastExact))));
+        const slotUps = new Set(store.distinctSyncs(T, 0).map((x) => x.upstreamOffset));
         const p = ex(store, T, 0, g.pos, g.name);
         const m = ex(mm2, T, 0, g.pos);
         if (m.kind === 'translated') {
@@ -785,7 +905,10 @@ describe('OffsetSyncStore precise mode: the newest sync at or below each tracked
           assert.ok(p.downstreamOffset <= (oracle.upstreamOffset === g.pos ? oracle.downstreamOffset : oracle.downstreamOffset + 1n), `no skipped record (seed ${seed} step ${step})`);
           if (m.kind !== 'translated' || p.downstreamOffset > m.downstreamOffset) better++;
         }
-        if (holds) {
+        const retention = store.retention(T, 0);
+        if (retention !== undefined) assert.ok(retention.syncs <= cap, `at most ${cap} retained`);
+        if (retention !== undefined && retention.spacing > 1n) thinnedChecks++;
+        if (holds && cap > 10000) {
           exactChecks++;
           assert.equal(p.kind, 'translated');
           assert.equal(p.sync.upstreamOffset, oracle.upstreamOffset, `exactly the newest sync at or below ${g.pos} (seed ${seed} step ${step})`);
@@ -794,9 +917,12 @@ describe('OffsetSyncStore precise mode: the newest sync at or below each tracked
         g.last = p.kind === 'translated' ? g.pos : null;
         g.lastExact = p.kind === 'translated' && p.sync.upstreamOffset === oracle.upstreamOffset && p.sync.downstreamOffset === oracle.downstreamOffset;
         g.lastEpoch = all;
+        g.arrivedAfter = all.length;
+        g.slotUps = slotUps;
       }
     }
-    assert.ok(exactChecks > 3000, `the bound was checked (${exactChecks} times)`);
+    if (cap > 10000) assert.ok(exactChecks > 5000, `the bound was checked (${exactChecks} times)`);
+    else assert.ok(thinnedChecks > 1000, `thinned (${thinnedChecks} times)`);
     assert.ok(better > 100, `precise was better than MM2 somewhere (${better} times)`);
   });
 });
