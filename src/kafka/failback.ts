@@ -163,7 +163,9 @@ export class Failback {
 
   private async runCycle(): Promise<FailbackCycle> {
     if (this.closed) throw new Error('closed');
-    if (!this.store.loaded) throw new SyncsNotLoadedError();
+    // the store as loaded now: a reset while the target is read replaces this.store, not this one
+    const store = this.store;
+    if (!store.loaded) throw new SyncsNotLoadedError();
     const started = this.now();
     const cycle = ++this.cycleNo;
     const { target, groupFilter, topicFilter, policy, sourceAlias } = this.o;
@@ -181,7 +183,6 @@ export class Failback {
     else target.reportOk();
     if (this.closed) throw new Error('closed');
 
-    const store = this.store;
     const entries: FailbackEntry[] = [];
     const translatedGroups = new Set<string>();
     for (const g of groups) {
