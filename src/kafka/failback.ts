@@ -88,7 +88,7 @@ export type FailbackGroupState =
   | 'active-on-source'
   /** Some partition could not be written (missing on the source, or an error); see the reason. */
   | 'not-written'
-  /** No partition of the group could be translated. */
+  /** Some partition of the group could not be translated (its target offset is below every sync): it is not safe to move back yet. */
   | 'not-translated';
 
 export interface FailbackGroup {
@@ -225,6 +225,13 @@ export class Failback {
     states: Map<string, { state?: string }>,
   ): FailbackGroup[] {
     const withEntry = new Set(entries.map((e) => e.group));
+    const untranslated = new Map<string, { of: number; not: number }>();
+    for (const e of entries) {
+      const u = untranslated.get(e.group) ?? { of: 0, not: 0 };
+      u.of++;
+      if (e.skip !== undefined) u.not++;
+      untranslated.set(e.group, u);
+    }
     const skipped = new Map(write.skipped.map((s) => [s.group, s]));
     const partitionProblems = new Map<string, string>();
     for (const p of write.partitionsSkipped) {
@@ -236,8 +243,10 @@ export class Failback {
       if (!withEntry.has(g)) continue;
       const targetState = states.get(g)?.state;
       const base = { group: g, ...(targetState !== undefined ? { targetState } : {}) };
-      if (!translated.has(g)) {
-        out.push({ ...base, state: 'not-translated', reason: 'no partition of the group could be translated (no sync at or below its target offset)' });
+      const u = untranslated.get(g) ?? { of: 0, not: 0 };
+      if (!translated.has(g) || u.not > 0) {
+        // the translated partitions are written all the same; a consumer of the others would start where the source has them
+        out.push({ ...base, state: 'not-translated', reason: `${u.not} of ${u.of} partitions could not be translated (no sync at or below their target offset)` });
         continue;
       }
       const s = skipped.get(g);

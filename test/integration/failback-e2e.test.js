@@ -84,7 +84,7 @@ async function untilStable(admin, groups, topic, what, timeout, also = () => tru
 }
 
 describe('failback end to end with the failback example (real Node-RED, real brokers)', function () {
-  this.timeout(480000);
+  this.timeout(720000);
   let nr = null;
   let producer;
   let txProducer;
@@ -180,7 +180,7 @@ describe('failback end to end with the failback example (real Node-RED, real bro
 
     // ---- fail over: the flow translates the groups to the target ----
     nr = await startNodeRed({ flows: flow, quiet: true, logLevel: 'warn' });
-    await untilStable(target, GROUPS, REMOTE, 'target group offsets written and stable over one sync interval', 240000);
+    await untilStable(target, GROUPS, REMOTE, 'target group offsets written and stable over one sync interval', 360000);
     // the mirror has committed everything it copied (a restart resumes at the end, copying nothing twice)
     const lastRecord = new Map();
     for (const r of await readAll('source', TOPIC, committedRecords())) if ((lastRecord.get(r.partition) ?? -1n) < r.offset) lastRecord.set(r.partition, r.offset);

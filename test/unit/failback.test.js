@@ -126,7 +126,7 @@ describe('failback (no broker)', function () {
   });
 
   it('too old and unknown partitions are not written; the topic filter applies to the source topic names', async function () {
-    const c = clusters({ target: { a: [['source.orders', 1, 450]], z: [['source.orders', 5, 3]], x: [['source.other', 0, 3]] } });
+    const c = clusters({ target: { a: [['source.orders', 1, 450]], y: [['source.orders', 1, 450], ['source.orders', 5, 3]], z: [['source.orders', 5, 3]], x: [['source.other', 0, 3]] } });
     const f = failbackOn(c, { topicFilter: createTopicFilter({ 'topics.exclude': 'other' }) });
     f.handleSyncEvent({ event: 'syncs', syncs: [sync(50, 10, 'orders', 5)] });
     f.handleSyncEvent({ event: 'loaded' });
@@ -134,9 +134,11 @@ describe('failback (no broker)', function () {
     assert.deepEqual(r.entries.find((e) => e.group === 'z'), { group: 'z', topic: 'source.orders', partition: 5, targetOffset: 3n, sourceTopic: 'orders', skip: 'too-old' });
     assert.ok(!r.entries.some((e) => e.group === 'x'), 'source topic other is excluded');
     assert.deepEqual(r.groups.find((g) => g.group === 'z').state, 'not-translated');
-    assert.deepEqual(c.commits.map((x) => x.group), ['a']);
+    // one partition of y translated, one not: written where it could be, and not in step
+    assert.deepEqual(r.groups.find((g) => g.group === 'y'), { group: 'y', targetState: 'Empty', state: 'not-translated', reason: '1 of 2 partitions could not be translated (no sync at or below their target offset)' });
+    assert.deepEqual(c.commits.map((x) => x.group).sort(), ['a', 'y']);
     const st = failbackStatus(t, r, Date.now(), 60000);
-    assert.match(st.activity.text, /^1\/2 groups in step on source, 1 too old/);
+    assert.match(st.activity.text, /^1\/3 groups in step on source, 2 too old/);
     // green once every group is in step; stale when cycles stop
     const ok = { ...r, groups: r.groups.filter((g) => g.group === 'a') };
     assert.deepEqual(failbackStatus(t, ok, 1000, 60000, 2000).activity, { fill: 'green', shape: 'dot', text: '1/1 group in step on source / 1 s ago' });
