@@ -37,6 +37,8 @@ export {
 // offset syncs and translation
 export { OffsetSyncStore, type Translation } from './core/offset-sync-store';
 export { PartitionState, OffsetSyncWriter } from './core/offset-sync-writer';
+// failback: a target position translated back to the source (reverse checkpoints)
+export { reverseTranslate, reverseFromSyncs, type ReverseTranslation } from './core/reverse-translation';
 
 // checkpoints
 export { renameTopicPartition } from './core/rename-topic-partition';

@@ -58,6 +58,9 @@ export const FIELD_BOUNDS: Readonly<Record<string, Readonly<Record<string, Numbe
     syncGroupOffsetsIntervalSeconds: seconds(false),
     minWriteIntervalMs: { min: MIN_WRITE_INTERVAL_BOUNDS_MS.min, max: MIN_WRITE_INTERVAL_BOUNDS_MS.max, integer: true },
   },
+  'mm2-failback': {
+    syncGroupOffsetsIntervalSeconds: seconds(true),
+  },
   'mm2-heartbeat': {
     emitHeartbeatsIntervalSeconds: seconds(true),
     staleAfterSeconds: seconds(false),

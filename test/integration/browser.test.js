@@ -21,8 +21,8 @@ const { skipWithoutChromium, openEditor, openPage, screenshotFile } = require('.
 const root = path.join(__dirname, '..', '..');
 const pkg = require(path.join(root, 'package.json'));
 const FLOW_TYPES = Object.keys(pkg['node-red'].nodes).filter((t) => t !== 'mm2-cluster' && t !== 'mm2-replication');
-/** The nodes of the full failover example: every flow node but mm2-connect (Kafka Connect deploy has its own example). */
-const FAILOVER_TYPES = FLOW_TYPES.filter((t) => t !== 'mm2-connect');
+/** The nodes of the full failover example: every flow node but mm2-connect and mm2-failback (Kafka Connect deploy and failback have their own examples). */
+const FAILOVER_TYPES = FLOW_TYPES.filter((t) => t !== 'mm2-connect' && t !== 'mm2-failback');
 
 describe('editor in a real browser (playwright-core + Debian Chromium)', function () {
   this.timeout(180000);
@@ -47,7 +47,7 @@ describe('editor in a real browser (playwright-core + Debian Chromium)', functio
       assert.ok(el, `palette has ${type} in the mm2 category`);
     }
     const order = await page.$$eval('#red-ui-palette-mm2 .red-ui-palette-node', (els) => els.map((e) => e.getAttribute('data-palette-type')));
-    assert.deepEqual(order, ['mm2-mirror', 'mm2-offset-syncs', 'mm2-checkpoint', 'mm2-group-offsets', 'mm2-heartbeat', 'mm2-connect']);
+    assert.deepEqual(order, ['mm2-mirror', 'mm2-offset-syncs', 'mm2-checkpoint', 'mm2-group-offsets', 'mm2-failback', 'mm2-heartbeat', 'mm2-connect']);
   });
 
   it("lists every example under Import > Examples (the editor's library API)", async function () {

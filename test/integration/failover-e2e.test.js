@@ -22,6 +22,10 @@ const { AdminOffsetCommitter, fetchCommittedOffsets } = require('../../dist/kafk
 const { decodeCheckpoint } = require('../../dist/core/checkpoint');
 const { decodeOffsetSync } = require('../../dist/core/offset-sync');
 const { TopicReader } = require('../../dist/kafka/topic-reader');
+const { readTopic } = require('../harness/records');
+
+/** Reads a whole topic (read_committed), going on for half a second after the expected records. */
+const readAll = (kafkaName, topic, expectAtLeast) => readTopic(kafkaName, topic, expectAtLeast, { lingerMs: 500 });
 
 const TOPIC = 'orders';
 const REMOTE = 'source.orders';
@@ -46,21 +50,6 @@ async function readSyncs() {
     onRecord: (r) => out.push(decodeOffsetSync(r.key, r.value)),
   });
   await reader.start();
-  return out;
-}
-
-/** Reads a whole topic: [{partition, offset, value}] (read_committed). */
-async function readAll(kafkaName, topic, expectAtLeast) {
-  const kafka = env.kafka(kafkaName);
-  const consumer = kafka.consumer({ groupId: env.unique('__e2e-read') });
-  /** @type {Array<{ partition: number, offset: bigint, value: string }>} */
-  const out = [];
-  await consumer.connect();
-  await consumer.subscribe({ topics: [topic], fromBeginning: true });
-  await consumer.run({ eachMessage: async ({ partition, message }) => { out.push({ partition, offset: BigInt(message.offset), value: message.value.toString() }); } });
-  await env.eventually(() => out.length >= expectAtLeast, { timeout: 30000, what: `${expectAtLeast} records of ${topic} on ${kafkaName}` });
-  await new Promise((r) => setTimeout(r, 500));
-  await consumer.disconnect();
   return out;
 }
 

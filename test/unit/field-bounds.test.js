@@ -15,6 +15,7 @@ const { readClusterTimeouts } = require('../../dist/nodes/lib/settings/cluster')
 const { readMirrorSettings } = require('../../dist/nodes/lib/settings/mirror');
 const { readCheckpointSettings } = require('../../dist/nodes/lib/settings/checkpoint');
 const { readGroupOffsetsSettings } = require('../../dist/nodes/lib/settings/group-offsets');
+const { readFailbackSettings } = require('../../dist/nodes/lib/settings/failback');
 const { readHeartbeatSettings } = require('../../dist/nodes/lib/settings/heartbeat');
 const { readConnectSettings } = require('../../dist/nodes/lib/settings/connect');
 
@@ -33,6 +34,7 @@ const RUNTIME = {
   'mm2-mirror': (field, value) => readMirrorSettings({ [field]: value }, none, tr('mm2-mirror')).problems,
   'mm2-checkpoint': (field, value) => readCheckpointSettings({ [field]: value }, none).problems,
   'mm2-group-offsets': (field, value) => readGroupOffsetsSettings({ [field]: value }, none, tr('mm2-group-offsets')).problems,
+  'mm2-failback': (field, value) => readFailbackSettings({ [field]: value }, none).problems,
   'mm2-heartbeat': (field, value) => readHeartbeatSettings({ [field]: value }, none, tr('mm2-heartbeat')).problems,
   'mm2-connect': (field, value) => readConnectSettings({ url: 'http://127.0.0.1:8083', [field]: value }, none, () => '', tr('mm2-connect')).problems,
 };

@@ -6,6 +6,7 @@
  *   mm2-mirror ──(writes offset syncs to Kafka)
  *   mm2-offset-syncs ──OffsetSyncsMessage──▶ mm2-checkpoint ──CheckpointsMessage──▶ mm2-group-offsets
  *                                                 └──CoverageMessage (2nd output)
+ *   mm2-offset-syncs ──OffsetSyncsMessage──▶ mm2-failback ──FailbackMessage
  *   mm2-heartbeat ──HeartbeatMessage / HeartbeatAlarmMessage
  *   mm2-mirror ──MirrorStatsMessage (periodic stats)
  *   mm2-connect ──ConnectMessage (after each action, and a poll whose states changed)
@@ -19,6 +20,7 @@ import { readSyncStreamPosition, type SyncStreamPosition } from '../../core/sync
 import type { CycleResult, SyncEvent } from '../../kafka/checkpoint-emitter';
 import type { MirrorStats } from '../../kafka/mirror-task';
 import type { GroupOffsetsCycle } from '../../kafka/group-offset-syncer';
+import type { FailbackCycle, FailbackGroupState, FailbackSkip } from '../../kafka/failback';
 import type { ObservedHeartbeat } from '../../kafka/heartbeat-watcher';
 import type { ConnectorKind } from '../../core/config-properties';
 import { traceSummary } from '../../kafka/connect-rest';
@@ -291,6 +293,61 @@ export interface SwitchoverMessage {
   payload: SwitchoverReport;
 }
 
+/** mm2-failback output, once per cycle: where each group on a remote topic stands on the source, and what was written there. */
+export interface FailbackMessage {
+  topic: string; // 'mm2/failback'
+  payload: {
+    cycle: number;
+    /** The cluster written to (the replication flow's source) and the one read (its target). */
+    sourceCluster: string;
+    targetCluster: string;
+    /** Per group with an offset on a remote topic of the flow. */
+    groups: Array<{ group: string; state: FailbackGroupState; targetState?: string; reason?: string }>;
+    /** Per group partition on a remote topic: the target offset, and the source offset it translates to (or why not). */
+    partitions: Array<{
+      group: string;
+      topic: string;
+      partition: number;
+      targetOffset: string;
+      sourceTopic: string;
+      sourceOffset?: string;
+      exact?: boolean;
+      sync?: { upstreamOffset: string; downstreamOffset: string };
+      reread?: string;
+      skip?: FailbackSkip;
+    }>;
+    /** Target groups whose offsets could not be read. */
+    readFailed: Array<{ group: string; reason: string }>;
+    /** What the group-offset writer did on the SOURCE cluster (its "target"), as mm2-group-offsets reports it. */
+    write: GroupOffsetsMessage['payload'];
+    durationMs: number;
+  };
+}
+
+/** The FailbackMessage payload of a cycle, offsets as decimal strings. */
+export function failbackPayload(r: FailbackCycle, clusters: { source: string; target: string }): FailbackMessage['payload'] {
+  return {
+    cycle: r.cycle,
+    sourceCluster: clusters.source,
+    targetCluster: clusters.target,
+    groups: r.groups,
+    partitions: r.entries.map((e) => ({
+      group: e.group,
+      topic: e.topic,
+      partition: e.partition,
+      targetOffset: e.targetOffset.toString(),
+      sourceTopic: e.sourceTopic,
+      ...(e.sourceOffset !== undefined ? { sourceOffset: e.sourceOffset.toString(), exact: e.exact } : {}),
+      ...(e.sync !== undefined ? { sync: { upstreamOffset: e.sync.upstreamOffset.toString(), downstreamOffset: e.sync.downstreamOffset.toString() } } : {}),
+      ...(e.reread !== undefined ? { reread: e.reread.toString() } : {}),
+      ...(e.skip !== undefined ? { skip: e.skip } : {}),
+    })),
+    readFailed: r.readFailed,
+    write: groupOffsetsPayload(r.write),
+    durationMs: r.durationMs,
+  };
+}
+
 /** mm2-heartbeat output 1: one per replicated heartbeat seen on the target. */
 export interface HeartbeatMessage {
   topic: string; // 'mm2/heartbeat'
@@ -462,6 +519,7 @@ export const TOPICS = {
   checkpoints: 'mm2/checkpoints',
   coverage: 'mm2/coverage',
   groupOffsets: 'mm2/group-offsets',
+  failback: 'mm2/failback',
   heartbeat: 'mm2/heartbeat',
   heartbeatAlarm: 'mm2/heartbeat-alarm',
   mirror: 'mm2/mirror',

@@ -1,5 +1,5 @@
 /**
- * How an `mm2-checkpoint` node takes its offset-sync history. It arrives as messages
+ * How an `mm2-checkpoint` node (and an `mm2-failback` node) takes its offset-sync history. It arrives as messages
  * (OffsetSyncsMessage from mm2-offset-syncs): one missed (this node redeployed on its own, a
  * message lost) would leave it without history for good. The stream positions tell; the node
  * then asks for the whole history again (the replay request of lib/sync-replay, on RED.events).
@@ -8,17 +8,25 @@ import type { NodeAPI } from '../red';
 import type { Translate } from '../i18n';
 import type { FailureLog } from '../flow-node';
 import type { ReceivedSyncs } from '../contracts';
-import type { CheckpointEmitter } from '../../../kafka/checkpoint-emitter';
+import type { SyncEvent } from '../../../kafka/checkpoint-emitter';
 import { SyncStreamReceiver } from '../../../core/sync-stream';
 import { SYNC_REPLAY_EVENT, type SyncReplayRequest } from '../sync-replay';
 
 const WARN_EVERY_MS = 60000;
 
+/** What takes the syncs (the checkpoint emitter, failback). */
+export interface SyncsReceiver {
+  handleSyncEvent(ev: SyncEvent): void;
+  readonly syncsLoaded: boolean;
+}
+
 export interface SyncsIntakeOptions {
   RED: NodeAPI;
   t: Translate;
   log: FailureLog;
-  emitter: CheckpointEmitter;
+  emitter: SyncsReceiver;
+  /** The node set whose catalog holds the texts (errors.wrong-syncs-topic, warn.syncs-gap, warn.malformed-syncs); default mm2-checkpoint. */
+  catalog?: string;
   /** The offset-syncs topic of the replication, and the alias of the cluster that holds it. */
   topic: string | undefined;
   cluster: string;
@@ -32,7 +40,11 @@ export class SyncsIntake {
   private readonly stream = new SyncStreamReceiver();
   private malformed = 0;
 
-  constructor(private readonly o: SyncsIntakeOptions) {}
+  private readonly catalog: string;
+
+  constructor(private readonly o: SyncsIntakeOptions) {
+    this.catalog = o.catalog ?? 'mm2-checkpoint';
+  }
 
   /** Asks the mm2-offset-syncs node of our topic to send its whole history again. */
   requestReplay(): void {
@@ -46,12 +58,12 @@ export class SyncsIntake {
   receive(syncs: ReceivedSyncs): Error | undefined {
     const { t, log, emitter, topic } = this.o;
     if (syncs.sourceTopic !== undefined && topic && syncs.sourceTopic !== topic) {
-      return new Error(t('mm2-checkpoint.errors.wrong-syncs-topic', { got: syncs.sourceTopic, expected: topic }));
+      return new Error(t(`${this.catalog}.errors.wrong-syncs-topic`, { got: syncs.sourceTopic, expected: topic }));
     }
     const decision = this.stream.accept(syncs.stream);
     if (decision.action === 'ignore') {
       if (decision.requestReplay) {
-        if (decision.reason === 'gap') log.warn('syncs-gap', t('mm2-checkpoint.warn.syncs-gap', { topic: topic ?? '' }));
+        if (decision.reason === 'gap') log.warn('syncs-gap', t(`${this.catalog}.warn.syncs-gap`, { topic: topic ?? '' }));
         this.requestReplay();
       }
       return undefined;
@@ -60,7 +72,7 @@ export class SyncsIntake {
     if (decision.action === 'reset-then-apply') emitter.handleSyncEvent({ event: 'reset' });
     if (syncs.malformed > 0) {
       this.malformed += syncs.malformed;
-      log.limited('malformed-syncs', t('mm2-checkpoint.warn.malformed-syncs', { count: this.malformed }), WARN_EVERY_MS);
+      log.limited('malformed-syncs', t(`${this.catalog}.warn.malformed-syncs`, { count: this.malformed }), WARN_EVERY_MS);
     }
     const wasLoaded = emitter.syncsLoaded;
     emitter.handleSyncEvent(syncs.event);

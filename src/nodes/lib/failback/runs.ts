@@ -1,0 +1,98 @@
+/**
+ * `mm2-failback` cycles: on the timer, once the offset syncs are loaded, and for any input message
+ * that is not an OffsetSyncsMessage (the result sent on that message); their output messages,
+ * status and failures.
+ */
+import type { DoneFn, Node, NodeMessage, SendFn } from '../red';
+import type { Translate } from '../i18n';
+import type { FlowNodeContext } from '../flow-node';
+import { TOPICS, failbackPayload } from '../contracts';
+import { failbackStatus } from './status';
+import { explainKafkaError } from '../../../kafka/client';
+import type { ClusterConnection } from '../../../kafka/connection';
+import { SyncsNotLoadedError, type Failback, type FailbackCycle } from '../../../kafka/failback';
+
+export interface FailbackRunsOptions {
+  node: Pick<Node, 'send'>;
+  ctx: FlowNodeContext;
+  t: Translate;
+  failback: Failback;
+  source: ClusterConnection;
+  intervalMs: number;
+  /** The offset-syncs topic (named while it loads). */
+  syncsTopic: string;
+  clusters: { source: string; target: string };
+}
+
+export class FailbackRuns {
+  private last: { result: FailbackCycle; at: number } | null = null;
+  private lastError = '';
+  private inFlight = false;
+
+  constructor(private readonly o: FailbackRunsOptions) {}
+
+  /** The status now: waiting for the syncs, the last failure, or the last cycle. */
+  render(): void {
+    const { ctx, t, failback } = this.o;
+    if (!failback.syncsLoaded) {
+      ctx.status.activity({ fill: 'grey', shape: 'ring', text: t('mm2-failback.status.waiting-syncs', { topic: this.o.syncsTopic }) });
+      return;
+    }
+    if (this.lastError) return; // the failure stays shown until a cycle completes
+    if (!this.last) {
+      ctx.status.activity({ fill: 'grey', shape: 'dot', text: t('mm2-failback.status.first-cycle') });
+      return;
+    }
+    ctx.status.show(failbackStatus(t, this.last.result, this.last.at, this.o.intervalMs));
+  }
+
+  /** The timer: a cycle, unless the syncs are still loading or the previous cycle still runs. */
+  tick(): void {
+    if (!this.o.failback.syncsLoaded) return;
+    if (this.inFlight) {
+      this.o.ctx.log.warn('overrun', this.o.t('mm2-failback.warn.overrun', { seconds: this.o.intervalMs / 1000 }));
+      return;
+    }
+    this.run(null, null, null);
+  }
+
+  /** A cycle now; its result is sent (on `msg` when one asked), its failure ends `done` or is logged. */
+  run(msg: NodeMessage | null, send: SendFn | null, done: DoneFn | null): void {
+    const { node, ctx, t, failback } = this.o;
+    if (!failback.syncsLoaded) {
+      done?.(new Error(t('mm2-failback.errors.not-ready', { topic: this.o.syncsTopic })));
+      return;
+    }
+    this.inFlight = true;
+    failback.cycle().then(
+      (result) => {
+        this.inFlight = false;
+        this.lastError = '';
+        ctx.log.ok('cycle');
+        this.last = { result, at: Date.now() };
+        this.render();
+        if (ctx.closing) return done?.();
+        const out: NodeMessage = msg ?? {};
+        out.topic = TOPICS.failback;
+        out.payload = failbackPayload(result, this.o.clusters);
+        if (send) send(out);
+        else node.send(out);
+        done?.();
+      },
+      (err: unknown) => {
+        this.inFlight = false;
+        if (ctx.closing) return done?.();
+        if (err instanceof SyncsNotLoadedError) {
+          // the syncs were reset (the topic was recreated) while the cycle waited: it runs again once they are loaded
+          this.render();
+          return done?.(new Error(t('mm2-failback.errors.not-ready', { topic: this.o.syncsTopic })));
+        }
+        const text = explainKafkaError(err, this.o.source.settings);
+        this.lastError = text;
+        ctx.status.fail(t('mm2-failback.status.error', { error: text }));
+        if (done) done(new Error(t('mm2-failback.errors.cycle-failed', { error: text })));
+        else ctx.log.error('cycle', t('mm2-failback.errors.cycle-failed', { error: text }));
+      },
+    );
+  }
+}
