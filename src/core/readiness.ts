@@ -1,5 +1,6 @@
 import type { Checkpoint, OffsetSync } from './types';
 import type { CoverageEntry } from './checkpoints-for-group';
+import { isWritableGroupState } from './group-offset-sync';
 
 /**
  * Failover readiness per group partition and per group: what a consumer that fails over now,
@@ -29,8 +30,31 @@ export interface ReadinessThresholds {
 /** The defaults of mm2-checkpoint's two fields (1,000 records, 300 s). */
 export const DEFAULT_READINESS: Readonly<ReadinessThresholds> = Object.freeze({ maxReread: 1000, maxAgeMs: 300000 });
 
-/** Whether a group has members on the target (the checkpoint node does not ask the target: 'unknown'). */
-export type MembersOnTarget = 'yes' | 'no' | 'unknown';
+/**
+ * Whether a group has members on the target: true (listed in a state other than Empty or Dead),
+ * false (Empty, Dead, or not listed by a principal allowed to describe it), 'unknown' (the
+ * listing failed, or the principal may not describe the group).
+ */
+export type MembersOnTarget = boolean | 'unknown';
+
+/** Whether a group listed on the target in `state` (undefined: not listed) has members. */
+export function membersInState(state: string | undefined): boolean {
+  return !isWritableGroupState(state);
+}
+
+const groupVariants = new WeakMap<GroupReadiness, Map<MembersOnTarget, GroupReadiness>>();
+/**
+ * `g` saying `members`: a group's readiness is kept across cycles while nothing moved, its
+ * members on the target change apart from that; each (readiness, value) pair is made once.
+ */
+export function withMembersOnTarget(g: GroupReadiness, members: MembersOnTarget): GroupReadiness {
+  if (g.membersOnTarget === members) return g;
+  let v = groupVariants.get(g);
+  if (v === undefined) groupVariants.set(g, (v = new Map()));
+  let out = v.get(members);
+  if (out === undefined) v.set(members, (out = Object.freeze({ ...g, membersOnTarget: members })));
+  return out;
+}
 
 /** What a coverage entry adds about readiness (kept with the entry: small numbers, a shared string). */
 export interface EntryReadiness {
@@ -162,6 +186,9 @@ export interface ReadinessSummary {
   ready: number;
   atRisk: number;
   notCovered: number;
+  /** Groups with members on the target (membersOnTarget true), and groups for which that is unknown. */
+  withMembersOnTarget: number;
+  membersUnknown: number;
   /** In group order. */
   groups: GroupReadiness[];
   /** The worst group: not covered before at risk, then the largest re-read; null when every group is ready. */
@@ -169,8 +196,10 @@ export interface ReadinessSummary {
 }
 
 export function summarizeReadiness(groups: GroupReadiness[], th: ReadinessThresholds, listedAt: number | null = null): ReadinessSummary {
-  const s: ReadinessSummary = { thresholds: th, listedAt, ready: 0, atRisk: 0, notCovered: 0, groups, worst: null };
+  const s: ReadinessSummary = { thresholds: th, listedAt, ready: 0, atRisk: 0, notCovered: 0, withMembersOnTarget: 0, membersUnknown: 0, groups, worst: null };
   for (const g of groups) {
+    if (g.membersOnTarget === true) s.withMembersOnTarget++;
+    else if (g.membersOnTarget === 'unknown') s.membersUnknown++;
     if (g.verdict === 'ready') {
       s.ready++;
       continue;

@@ -36,7 +36,7 @@ import { OffsetSyncStore, type OffsetTranslationMode } from '../core/offset-sync
 import type { RenamePolicy } from '../core/rename-topic-partition';
 import type { Checkpoint, OffsetSync } from '../core/types';
 import { readPercent } from '../core/load-percent';
-import { DEFAULT_READINESS, summarizeReadiness, unlistedGroupReadiness, type GroupReadiness, type ReadinessSummary, type ReadinessThresholds } from '../core/readiness';
+import { DEFAULT_READINESS, membersInState, summarizeReadiness, unlistedGroupReadiness, withMembersOnTarget, type GroupReadiness, type MembersOnTarget, type ReadinessSummary, type ReadinessThresholds } from '../core/readiness';
 import type { ClusterConnection } from './connection';
 import { listConsumerGroups, type CommittedOffset, type ListedGroupState } from './groups';
 import { explainKafkaError } from './client';
@@ -171,6 +171,13 @@ export interface CycleResult {
   syncsLoaded: boolean;
   /** Full cycles: every selected group's failover readiness (groups whose offsets could not be listed included). */
   readiness?: ReadinessSummary;
+  /**
+   * Whether each selected group has members on the target, from the target's group listing of
+   * the last full cycle (one ListGroups per broker); a group missing here: 'unknown'.
+   */
+  membersOnTarget?: ReadonlyMap<string, MembersOnTarget>;
+  /** Why the target's groups could not be listed (every group's membersOnTarget is then 'unknown'). */
+  targetGroupsError?: string;
 }
 
 /**
@@ -230,6 +237,8 @@ export class CheckpointEmitter {
   /** When the source offsets were last read in full (ms; 0: never). */
   private lastFullReadAt = 0;
   private readonly readinessThresholds: ReadinessThresholds;
+  /** The last full cycle's listing of the target's groups (see CycleResult.membersOnTarget). */
+  private targetMembers: { members: ReadonlyMap<string, MembersOnTarget>; error?: string } = { members: new Map() };
 
   constructor(private readonly o: CheckpointEmitterOptions) {
     this.now = o.now ?? Date.now;
@@ -300,6 +309,31 @@ export class CheckpointEmitter {
       return await this.o.source.offsetFetcher().listGroupStates();
     } catch (e) {
       throw new Error(explainKafkaError(e, this.o.source.settings));
+    }
+  }
+
+  /**
+   * Whether each of `groups` has members on the target: one ListGroups per broker; a group not
+   * listed is asked for its coordinator, which a principal without DESCRIBE on it is refused
+   * (ListGroups leaves out what the principal may not describe): 'unknown' then. Never rejects:
+   * a failed listing makes every group 'unknown', with the error.
+   */
+  private async listTargetMembers(groups: readonly string[]): Promise<{ members: Map<string, MembersOnTarget>; error?: string }> {
+    const members = new Map<string, MembersOnTarget>();
+    try {
+      const fetcher = this.o.target.offsetFetcher();
+      const states = await fetcher.listGroupStates();
+      const unlisted: string[] = [];
+      for (const g of groups) {
+        const s = states.get(g);
+        if (s !== undefined) members.set(g, membersInState(s.state));
+        else unlisted.push(g);
+      }
+      const refused = unlisted.length > 0 ? await fetcher.coordinatorFailures(unlisted) : new Map<string, string>();
+      for (const g of unlisted) members.set(g, refused.has(g) ? 'unknown' : false);
+      return { members };
+    } catch (e) {
+      return { members: new Map(), error: explainKafkaError(e, this.o.target.settings) };
     }
   }
 
@@ -673,10 +707,13 @@ export class CheckpointEmitter {
     const perGroup: Array<{ group: string; ts: number; offsets: readonly CommittedOffset[] }> = [];
     let groups: string[];
     let listedAt: number | null = null;
+    let targetListing: Promise<{ members: Map<string, MembersOnTarget>; error?: string }> | null = null;
     if (full) {
       groups = [...(this.selected ?? [])];
       const ts = this.now();
       listedAt = ts;
+      // the target's groups are listed alongside the source's offsets
+      targetListing = this.listTargetMembers(groups);
       try {
         await source.admin(); // connects (and reports a connection failure) before the fetch
         // following: the stream's offsets, read in full only every FULL_SOURCE_READ_EVERY_MS
@@ -717,6 +754,7 @@ export class CheckpointEmitter {
       }
       groups.sort();
     }
+    if (targetListing !== null) this.targetMembers = await targetListing;
     if (this.stopped) return { ...base, skipped: 'restoring' };
     // Translation and the store update run synchronously, in group order, after all fetches.
     const store = this.syncStore as OffsetSyncStore;
@@ -740,7 +778,7 @@ export class CheckpointEmitter {
         // only what moved is translated again (the cache says what did)
         const t = this.translations.translate(input);
         for (const c of t.coverage) coverage.push(c);
-        summaries.push(t.summary);
+        summaries.push(withMembersOnTarget(t.summary, this.targetMembers.members.get(g.group) ?? 'unknown'));
         r = t;
       } else {
         // a partial translation (some partitions): the group's next full cycle translates it whole
@@ -805,7 +843,7 @@ export class CheckpointEmitter {
       const now = this.now();
       for (const f of failedGroups) {
         const last = this.translations.last(f.group);
-        summaries.push(unlistedGroupReadiness(f.group, last?.summary ?? null, last?.listedAt ?? null, now, th));
+        summaries.push(withMembersOnTarget(unlistedGroupReadiness(f.group, last?.summary ?? null, last?.listedAt ?? null, now, th), this.targetMembers.members.get(f.group) ?? 'unknown'));
       }
       if (failedGroups.length > 0) summaries.sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
       readiness = summarizeReadiness(summaries, th, listedAt);
@@ -821,6 +859,8 @@ export class CheckpointEmitter {
       durationMs: this.now() - startedAt,
       syncsLoaded: store.loaded,
       readiness,
+      membersOnTarget: this.targetMembers.members,
+      ...(this.targetMembers.error !== undefined ? { targetGroupsError: this.targetMembers.error } : {}),
     };
   }
 }

@@ -451,6 +451,15 @@ abstract class InternalClusterClient {
   }
 
   /**
+   * Of `groups`, those whose coordinator could not be found, with the reason: a principal without
+   * DESCRIBE on a group gets GROUP_AUTHORIZATION_FAILED here (ListGroups leaves such a group out).
+   * Coordinators found are remembered, as for any request.
+   */
+  async coordinatorFailures(groups: readonly string[]): Promise<Map<string, string>> {
+    return (await this.coordinatorsOf(groups)).failed;
+  }
+
+  /**
    * Every group of the cluster with its state: one ListGroups (v4, or v5 with the group type)
    * per broker, all at once. Throws when a broker does not answer (a group missing from the
    * listing would look like a group that does not exist) or lacks ListGroups v4 (Kafka < 2.6).

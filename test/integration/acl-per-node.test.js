@@ -236,14 +236,37 @@ describe(`ACLs per node: each works with exactly its ACLs and names the one miss
         const { key, value } = encodeCheckpoint({ group: `${P}-x`, topic: `source.${t}`, partition: 0, upstreamOffset: 1, downstreamOffset: 1, metadata: '' });
         await admins.target.producer.send({ topic: CHECKPOINTS_TOPIC, messages: [{ key, value, partition: 0 }] });
       }
-      const round = await deploy([{
+      return deployCheckpoint();
+    }, ({ out1 }) => out1.some((m) => m.payload.checkpoints.some((c) => c.group === group && c.upstreamOffset === '5' && c.downstreamOffset === '101')));
+
+    // readiness: without DESCRIBE on the groups on the target the node cannot know whether they have
+    // members there ('unknown', not false: the listing leaves out what the principal may not describe);
+    // with that optional ACL a group not on the target has none
+    await nodes.helper.unload();
+    const round = await deployCheckpoint();
+    /** @param {any[]} out2 the group's entry in the newest coverage message of a full cycle that translated it */
+    const entryOf = (out2) => {
+      for (let i = out2.length - 1; i >= 0; i--) {
+        const e = out2[i].payload.readiness && out2[i].payload.entries.find((x) => x.group === group && (x.status === 'emitted' || x.status === 'unchanged'));
+        if (e) return { e, rd: out2[i].payload.readiness };
+      }
+      return null;
+    };
+    await env.eventually(() => entryOf(round.out2)?.e.membersOnTarget === 'unknown', { what: `membersOnTarget 'unknown' without DESCRIBE on the groups on the target (${JSON.stringify(entryOf(round.out2))})`, timeout: 60000 });
+    assert.equal(entryOf(round.out2).rd.targetGroupsError, undefined, 'the listing itself succeeded');
+    assert.ok(entryOf(round.out2).rd.membersUnknown >= 1);
+    await setAcls([acl('target', 'GROUP', `${P}-cg`, 'DESCRIBE', 'PREFIXED')], 'create');
+    await env.eventually(() => entryOf(round.out2)?.e.membersOnTarget === false, { what: `membersOnTarget false with DESCRIBE on the groups on the target (${JSON.stringify(entryOf(round.out2))})`, timeout: 60000 });
+
+    async function deployCheckpoint() {
+      const r = await deploy([{
         id: 'cp', type: 'mm2-checkpoint', name: '', replication: 'rep', groups: `${P}-cg.*`, groupsExclude: '', topics: t, topicsExclude: '',
         emitCheckpointsIntervalSeconds: '2', refreshGroupsIntervalSeconds: '2', sourceOffsets: 'auto', wires: [['out1'], ['out2']],
       }], 'cp');
-      round.node.receive(syncsMsg([[t, 0, 0, 100]]));
-      round.node.receive(loadedMsg);
-      return round;
-    }, ({ out1 }) => out1.some((m) => m.payload.checkpoints.some((c) => c.group === group && c.upstreamOffset === '5' && c.downstreamOffset === '101')));
+      r.node.receive(syncsMsg([[t, 0, 0, 100]]));
+      r.node.receive(loadedMsg);
+      return r;
+    }
   });
 
   it('mm2-group-offsets: target READ on the checkpoints topic, on its reader group, on the groups it writes and on their topics', async function () {

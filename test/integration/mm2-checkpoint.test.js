@@ -8,7 +8,7 @@ const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const nodes = require('../harness/nodes');
 const { CHECKPOINTS_TOPIC, syncsMsg, loadedMsg, statusCalls, lastStatusText, checkpointRecords, commitOffsets } = require('../harness/checkpoint-node');
-const { AdminOffsetCommitter } = require('../../dist/kafka/groups');
+const { AdminOffsetCommitter, describeGroupState } = require('../../dist/kafka/groups');
 const { CheckpointEmitter } = require('../../dist/kafka/checkpoint-emitter');
 const { ClusterConnection } = require('../../dist/kafka/connection');
 const { ensureInternalTopic } = require('../../dist/kafka/internal-topics');
@@ -238,7 +238,7 @@ describe('mm2-checkpoint (real clusters)', function () {
       assert.ok(rereads > 1000, `MM2's slots translate it from far below (${farEntry.downstreamOffset})`);
       assert.equal(farEntry.readiness, 'at-risk');
     }
-    assert.deepEqual([atEntry.downstreamOffset, atEntry.readiness, atEntry.reread, atEntry.membersOnTarget], ['100007', 'ready', 0, 'unknown']);
+    assert.deepEqual([atEntry.downstreamOffset, atEntry.readiness, atEntry.reread, atEntry.membersOnTarget], ['100007', 'ready', 0, false], 'no such group on the target');
     const rd = cov.payload.readiness;
     // written this cycle: they reflect this cycle's listing
     for (const x of [farEntry, atEntry]) assert.equal(x.checkpointAt, rd.listedAt, 'when the offsets were listed');
@@ -263,6 +263,46 @@ describe('mm2-checkpoint (real clusters)', function () {
     g.cp.receive(loadedMsg);
     const again = byGroupPartition(await cycle(g))[`${at}/${t}-0`];
     assert.deepEqual([again.status, again.readiness, again.checkpointAt], ['unchanged', 'ready', listed]);
+  });
+
+  it('readiness: a group with a consumer joined on the target has membersOnTarget true on each entry, false once it left', async function () {
+    const p = env.unique('cpm');
+    const t = await topic(`${p}-t`, 2);
+    const [joined, alone] = [`${p}-joined`, `${p}-alone`];
+    await commit(joined, [[t, 0, 5], [t, 1, 5]]);
+    await commit(alone, [[t, 0, 5]]);
+    const targetAdmin = await env.admin('target');
+    const remote = `source.${t}`;
+    await targetAdmin.createTopics({ topics: [{ topic: remote, numPartitions: 2 }], waitForLeaders: true });
+    const consumer = env.kafka('target').consumer({ groupId: joined });
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topics: [remote], fromBeginning: true });
+      await consumer.run({ autoCommit: false, eachMessage: async () => {} });
+      await env.eventually(async () => (await describeGroupState(targetAdmin, joined)).state === 'Stable', { what: 'the consumer to join its group on the target', timeout: 30000 });
+      const f = await loadFlow({ groups: `${p}-.*` });
+      await ready(f.cp);
+      f.cp.receive(syncsMsg([[t, 0, 5, 3], [t, 1, 5, 4]]));
+      f.cp.receive(loadedMsg);
+      let cov = await cycle(f);
+      const members = (c) => c.payload.entries.map((e) => [e.group, e.topic, e.partition, e.membersOnTarget]);
+      assert.deepEqual(members(cov), [[alone, t, 0, false], [joined, t, 0, true], [joined, t, 1, true]]);
+      for (const e of cov.payload.entries) assert.equal(/members on the target/.test(e.reason), e.group === joined, e.reason);
+      const groupsOf = (c) => c.payload.readiness.groups.map((g) => [g.group, g.verdict, g.membersOnTarget]);
+      assert.deepEqual(groupsOf(cov), [[alone, 'ready', false], [joined, 'ready', true]]);
+      assert.deepEqual([cov.payload.readiness.withMembersOnTarget, cov.payload.readiness.membersUnknown], [1, 0]);
+      // the consumer leaves: the next cycle (nothing moved on the source: the same entries, reused) says false
+      await consumer.disconnect();
+      await env.eventually(async () => (await describeGroupState(targetAdmin, joined)).state === 'Empty', { what: 'the group on the target to be Empty', timeout: 30000 });
+      cov = await cycle(f);
+      assert.deepEqual(cov.payload.entries.map((e) => e.status), ['unchanged', 'unchanged', 'unchanged']);
+      assert.deepEqual(members(cov), [[alone, t, 0, false], [joined, t, 0, false], [joined, t, 1, false]]);
+      assert.ok(cov.payload.entries.every((e) => !/members on the target/.test(e.reason)));
+      assert.deepEqual(groupsOf(cov), [[alone, 'ready', false], [joined, 'ready', false]]);
+      assert.equal(cov.payload.readiness.withMembersOnTarget, 0);
+    } finally {
+      await consumer.disconnect();
+    }
   });
 
   it('restores the last checkpoints at restart and does not move them backwards (CheckpointStore, KAFKA-15905), skipping malformed records', async function () {

@@ -19,12 +19,16 @@ const CP_TOPIC = 'source.checkpoints.internal';
  * @param {string} alias
  * @param {{
  *   groups?: Record<string, Array<{ topic: string, partition: number, offset: bigint, metadata: string }>>,
+ *   states?: Record<string, string>,
+ *   denied?: string[],
  *   fail?: { listGroups?: boolean, hangRestore?: boolean, restore?: boolean, probe?: boolean,
- *            admin?: boolean, producer?: boolean, send?: boolean, fetch?: boolean }
+ *            admin?: boolean, producer?: boolean, send?: boolean, fetch?: boolean, listGroupStates?: boolean }
  * }} [options]
+ * `states`: the groups ListGroups lists, with their states (the groups of `denied` are left out,
+ * as a broker does for a principal without DESCRIBE on them, and their coordinator is refused).
  */
-function memoryConnection(alias, { groups = {}, fail = {} } = {}) {
-  const state = { errors: [], oks: 0, sent: [] };
+function memoryConnection(alias, { groups = {}, states = {}, denied = [], fail = {} } = {}) {
+  const state = { errors: [], oks: 0, sent: [], listings: 0, states, denied };
   const admin = {
     listGroups: async () => {
       if (fail.listGroups) throw new Error('Connection error: connect ECONNREFUSED');
@@ -72,6 +76,12 @@ function memoryConnection(alias, { groups = {}, fail = {} } = {}) {
         }
         return { offsets, failed };
       },
+      listGroupStates: async () => {
+        state.listings++;
+        if (fail.listGroupStates) throw new Error('Connection error: connect ECONNREFUSED');
+        return new Map(Object.entries(state.states).filter(([g]) => !state.denied.includes(g)).map(([g, s]) => [g, { state: s, protocolType: 'consumer' }]));
+      },
+      coordinatorFailures: async (gs) => new Map(gs.filter((g) => state.denied.includes(g)).map((g) => [g, 'FindCoordinator: GROUP_AUTHORIZATION_FAILED'])),
     }),
     reportOk: () => {
       state.oks++;
@@ -325,6 +335,40 @@ describe('CheckpointEmitter: requests sharing one cycle (mergeCycleOptions)', fu
     source.fail.fetch = false;
     r = await e.cycle();
     assert.deepEqual(verdicts(r), [['g', 'at-risk', 'reread', 4, null], ['h', 'ready', null, 0, null]]);
+    await e.stop();
+  });
+});
+
+describe("CheckpointEmitter: the groups' members on the target (no broker)", function () {
+  it('each full cycle lists the target once: a state with members -> true, Empty/Dead/not listed -> false, refused or failed -> unknown', async function () {
+    const offsets = [{ topic: 't', partition: 0, offset: 10n, metadata: '' }];
+    const groups = { dead: offsets, empty: offsets, gone: offsets, hidden: offsets, rebalancing: offsets, stable: offsets };
+    const source = memoryConnection('source', { groups });
+    const target = memoryConnection('target', {
+      states: { dead: 'Dead', empty: 'Empty', hidden: 'Stable', rebalancing: 'PreparingRebalance', stable: 'Stable', other: 'Stable' },
+      denied: ['hidden'],
+    });
+    const e = await readyEmitter(source, target);
+    /** @param {any} r */
+    const members = (r) => Object.fromEntries(r.readiness.groups.map((/** @type {any} */ g) => [g.group, g.membersOnTarget]));
+    let r = await e.cycle({ refreshGroups: true });
+    assert.equal(target.state.listings, 1, 'one listing of the target per full cycle');
+    assert.deepEqual(members(r), { dead: false, empty: false, gone: false, hidden: 'unknown', rebalancing: true, stable: true });
+    assert.deepEqual([r.readiness.withMembersOnTarget, r.readiness.membersUnknown], [2, 1]);
+    assert.deepEqual(r.coverage.map((c) => [c.group, r.membersOnTarget.get(c.group)]), Object.entries(members(r)));
+    assert.equal(r.targetGroupsError, undefined);
+    // the consumers on the target leave, another joins: the next cycle (nothing moved on the source) says so
+    target.state.states = { ...target.state.states, stable: 'Empty', rebalancing: 'Empty', gone: 'Stable' };
+    r = await e.cycle();
+    assert.equal(target.state.listings, 2);
+    assert.deepEqual(members(r), { dead: false, empty: false, gone: true, hidden: 'unknown', rebalancing: false, stable: false });
+    assert.equal(r.written.length, 0, 'nothing moved on the source');
+    // the target does not answer the listing: unknown, with why; the cycle still completes
+    target.fail.listGroupStates = true;
+    r = await e.cycle();
+    assert.ok(Object.values(members(r)).every((m) => m === 'unknown'));
+    assert.equal(r.readiness.membersUnknown, 6);
+    assert.match(r.targetGroupsError, /connection refused/);
     await e.stop();
   });
 });

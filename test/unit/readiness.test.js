@@ -278,8 +278,55 @@ describe('readiness: the CoverageMessage entry and payload', function () {
       ready: 1, atRisk: 0, notCovered: 1, thresholds: { maxReread: 100, maxAgeSeconds: 60 }, listedAt: null,
       groups: [['a', 'ready', null, 49], ['b', 'not-covered', 'no-sync', null]],
       worst: b.summary,
+      withMembersOnTarget: 0,
+      membersUnknown: 2,
     });
     // it survives JSON (a debug sidebar, a file)
     assert.equal(JSON.parse(JSON.stringify(p)).entries[0].reread, 49);
+  });
+
+  it("membersOnTarget is applied per group at payload time: the cached entry of a reused translation follows the target's listing", function () {
+    const { withMembersOnTarget, membersInState } = require('../../dist/core/readiness');
+    const { MEMBERS_ON_TARGET_REASON } = require('../../dist/nodes/lib/contracts');
+    for (const s of ['Stable', 'PreparingRebalance', 'CompletingRebalance', 'Assigning', 'Reconciling']) assert.equal(membersInState(s), true, s);
+    for (const s of ['Empty', 'Dead', undefined]) assert.equal(membersInState(s), false, String(s));
+    const store = storeWith('precise', 1000);
+    const checkpoints = new CheckpointStore();
+    checkpoints.markLoaded(true);
+    const cache = new TranslationCache();
+    const base = { topicFilter, store, checkpoints, policy, sourceAlias: 's', targetAlias: 't', listedAt: 777, readiness: th };
+    const offsetsA = [{ topic: 'a', partition: 0, offset: 950n, metadata: '' }];
+    const offsetsB = [{ topic: 'b', partition: 0, offset: 5n, metadata: '' }];
+    const translate = () => [cache.translate({ ...base, group: 'a', offsets: offsetsA }), cache.translate({ ...base, group: 'b', offsets: offsetsB })];
+    const cycleWith = (members) => {
+      const [a, b] = translate();
+      const m = new Map(Object.entries(members));
+      const groups = [a.summary, b.summary].map((g) => withMembersOnTarget(g, m.get(g.group) ?? 'unknown'));
+      return { first: a, r: { cycle: 1, full: true, groups: ['a', 'b'], written: [], coverage: [...a.coverage, ...b.coverage], failedGroups: [], latest: new Map(), startedAt: 0, durationMs: 1, syncsLoaded: true, readiness: summarizeReadiness(groups, th), membersOnTarget: m } };
+    };
+    translate(); // the first translation emits; from the next on, nothing moves and the entries are reused
+    const one = cycleWith({ a: true, b: false });
+    const p1 = coveragePayload(one.r);
+    assert.deepEqual(p1.entries.map((e) => [e.group, e.membersOnTarget]), [['a', true], ['b', false]]);
+    assert.ok(p1.entries[0].reason.endsWith(MEMBERS_ON_TARGET_REASON), p1.entries[0].reason);
+    assert.ok(!p1.entries[1].reason.includes(MEMBERS_ON_TARGET_REASON));
+    assert.deepEqual([p1.readiness.withMembersOnTarget, p1.readiness.membersUnknown], [1, 0]);
+    assert.deepEqual(p1.readiness.groups.map((g) => [g.group, g.membersOnTarget, g.verdict]), [['a', true, 'ready'], ['b', false, 'not-covered']]);
+    // nothing moved: the same translation (and entries) is reused; the consumer on the target left
+    const two = cycleWith({ a: false, b: false });
+    assert.equal(two.first.coverage[0], one.first.coverage[0], 'the translation was reused');
+    const p2 = coveragePayload(two.r);
+    assert.deepEqual(p2.entries.map((e) => [e.group, e.membersOnTarget]), [['a', false], ['b', false]], 'not frozen into the cached JSON');
+    assert.ok(!p2.entries[0].reason.includes(MEMBERS_ON_TARGET_REASON));
+    assert.equal(p2.entries[0].readiness, 'ready', 'the verdict does not change with the members');
+    assert.equal(p2.readiness.groups[0].membersOnTarget, false);
+    assert.equal(p2.readiness.withMembersOnTarget, 0);
+    // each (entry, value) pair is converted once: back to true gives the first cycle's JSON
+    const p3 = coveragePayload(cycleWith({ a: true, b: false }).r);
+    assert.equal(p3.entries[0], p1.entries[0]);
+    assert.equal(coveragePayload(two.r).entries[0], p2.entries[0]);
+    // no listing: unknown
+    const p4 = coveragePayload({ ...two.r, membersOnTarget: undefined });
+    assert.deepEqual(p4.entries.map((e) => e.membersOnTarget), ['unknown', 'unknown']);
   });
 });

@@ -156,7 +156,13 @@ export interface CoverageJson {
   reread: number | null;
   /** When the source offsets the partition's newest checkpoint reflects were listed (epoch ms, the checkpoints topic's record timestamp); null without one. */
   checkpointAt: number | null;
-  /** Whether the group has members on the target: 'unknown' (this node does not ask the target; mm2-group-offsets does, and never writes such a group). */
+  /**
+   * Whether the group has members on the target (the target's group listing of the last full
+   * cycle): true (a state other than Empty or Dead: mm2-group-offsets does not write the group,
+   * a failover resumes where its consumers on the target committed; `reason` says so), false
+   * (Empty, Dead or not listed), 'unknown' (the listing failed, or the principal may not describe
+   * the group: DESCRIBE on the group on the target).
+   */
   membersOnTarget: MembersOnTarget;
 }
 
@@ -186,6 +192,11 @@ export interface CoverageMessage {
       listedAt: number | null;
       groups: GroupReadinessJson[];
       worst: GroupReadinessJson | null;
+      /** Groups with members on the target, and groups for which that is unknown. */
+      withMembersOnTarget: number;
+      membersUnknown: number;
+      /** Why the target's groups could not be listed (every membersOnTarget is 'unknown'). */
+      targetGroupsError?: string;
     };
   };
 }
@@ -204,10 +215,20 @@ export function checkpointsPayload(
   return { checkpoints: r.written.map(checkpointToJson), latest, full: send.whole ?? r.full, fullCycle: r.full, cycle: r.cycle, ...where };
 }
 
-/** A coverage entry as JSON: converted once per entry (a group translated again gets new entries; one reused keeps them). */
-const coverageJson = new WeakMap<GroupCoverageEntry, CoverageJson>();
-function coverageJsonOf(c: GroupCoverageEntry): CoverageJson {
-  let e = coverageJson.get(c);
+/** What a coverage entry's reason adds when the group has members on the target. */
+export const MEMBERS_ON_TARGET_REASON =
+  'the group has members on the target: mm2-group-offsets does not write its offsets there, a failover resumes where its consumers on the target committed';
+
+/**
+ * A coverage entry as JSON: converted once per entry and membersOnTarget value (a group
+ * translated again gets new entries; one reused keeps them, and its members on the target
+ * change apart from its translation).
+ */
+const coverageJson = new WeakMap<GroupCoverageEntry, Map<MembersOnTarget, CoverageJson>>();
+function coverageJsonOf(c: GroupCoverageEntry, members: MembersOnTarget): CoverageJson {
+  let variants = coverageJson.get(c);
+  if (variants === undefined) coverageJson.set(c, (variants = new Map()));
+  let e = variants.get(members);
   if (e === undefined) {
     e = {
       group: c.group,
@@ -216,15 +237,15 @@ function coverageJsonOf(c: GroupCoverageEntry): CoverageJson {
       remoteTopic: c.remoteTopic,
       upstreamOffset: c.upstreamOffset === null ? null : c.upstreamOffset.toString(),
       status: c.status,
-      reason: c.reason,
+      reason: members === true ? `${c.reason}; ${MEMBERS_ON_TARGET_REASON}` : c.reason,
       readiness: c.verdict,
       reread: c.reread,
       checkpointAt: c.checkpointAt,
-      membersOnTarget: 'unknown',
+      membersOnTarget: members,
     };
     if (c.downstreamOffset !== undefined) e.downstreamOffset = c.downstreamOffset.toString();
     Object.freeze(e);
-    coverageJson.set(c, e);
+    variants.set(members, e);
   }
   return e;
 }
@@ -233,7 +254,8 @@ function coverageJsonOf(c: GroupCoverageEntry): CoverageJson {
 export function coveragePayload(r: CycleResult): CoverageMessage['payload'] {
   const summary: Record<string, number> = {};
   for (const c of r.coverage) summary[c.status] = (summary[c.status] ?? 0) + 1;
-  const entries = r.coverage.map(coverageJsonOf);
+  const members = r.membersOnTarget;
+  const entries = r.coverage.map((c) => coverageJsonOf(c, members?.get(c.group) ?? 'unknown'));
   const payload: CoverageMessage['payload'] = { cycle: r.cycle, groups: r.groups.length, partitions: r.coverage.length, summary, entries, failedGroups: r.failedGroups, durationMs: r.durationMs };
   const rd = r.readiness;
   if (rd !== undefined) {
@@ -245,7 +267,10 @@ export function coveragePayload(r: CycleResult): CoverageMessage['payload'] {
       listedAt: rd.listedAt,
       groups: rd.groups,
       worst: rd.worst,
+      withMembersOnTarget: rd.withMembersOnTarget,
+      membersUnknown: rd.membersUnknown,
     };
+    if (r.targetGroupsError !== undefined) payload.readiness.targetGroupsError = r.targetGroupsError;
   }
   return payload;
 }
