@@ -329,4 +329,44 @@ describe(`ACLs per node: each works with exactly its ACLs and names the one miss
       return (await ends()) > before;
     });
   });
+
+  it('mm2-failback: target DESCRIBE on its groups and on the remote topics (the groups\' offsets); source READ on the groups and the source topics (the commits)', async function () {
+    const t = `${P}-f`;
+    const remote = `source.${t}`;
+    await topic('source', t);
+    await topic('target', remote);
+    // records on both: the translated source offset (3) is below the source's log end
+    const five = ['a', 'b', 'c', 'd', 'e'].map((value) => ({ value }));
+    await admins.source.producer.send({ topic: t, messages: five });
+    await admins.target.producer.send({ topic: remote, messages: five });
+    const list = [
+      acl('target', 'GROUP', `${P}-fg`, 'DESCRIBE', 'PREFIXED', 'log'),
+      acl('target', 'TOPIC', remote, 'DESCRIBE', 'LITERAL', 'log'),
+      acl('source', 'GROUP', `${P}-fg`, 'READ', 'PREFIXED'),
+      acl('source', 'TOPIC', t, 'READ'),
+    ];
+    // a group or topic the target principal may not DESCRIBE is not listed: the hint names the operation and the resource type
+    list[0].hint = true;
+    list[1].hint = true;
+    let n = 0;
+    let group;
+    await exactly(list, async () => {
+      // a new group each round, committed on the target's remote topic: an offset to write on the source
+      group = `${P}-fg${++n}`;
+      await env.eventually(async () => {
+        await admins.target.admin.setOffsets({ groupId: group, topic: remote, partitions: [{ partition: 0, offset: '3' }] });
+        return true;
+      }, { what: `a commit for ${group} on the target`, timeout: 30000 });
+      const round = await deploy([{
+        id: 'fb', type: 'mm2-failback', name: '', replication: 'rep', groups: `${P}-fg.*`, groupsExclude: '', topics: t, topicsExclude: '',
+        syncGroupOffsetsIntervalSeconds: '2', wires: [['out1']],
+      }], 'fb');
+      round.node.receive(syncsMsg([[t, 0, 3, 3]]));
+      round.node.receive(loadedMsg);
+      return round;
+    }, async () => {
+      const [o] = await admins.source.admin.fetchOffsets({ groupId: group, topics: [t] });
+      return o && o.partitions[0].offset === '3';
+    });
+  });
 });

@@ -9,37 +9,12 @@
  * IdentityReplicationPolicy the same pair is refused, naming the field and the fix.
  */
 const assert = require('node:assert/strict');
-const fs = require('node:fs');
-const path = require('node:path');
 const env = require('../harness/env');
 const nodes = require('../harness/nodes');
+const { exampleFlow } = require('../harness/active-active');
 const { DEFAULT_KAFKA_VERSION } = require('../../scripts/kafka/cluster');
 
-const EXAMPLE = path.join(__dirname, '..', '..', 'examples', 'active-active.json');
 const N = 20;
-
-/** The example, runnable in the test helper: debug nodes become helper nodes, injects and comments go. */
-function exampleFlow(tag, P, over = {}) {
-  const flow = JSON.parse(fs.readFileSync(EXAMPLE, 'utf8'));
-  const out = [];
-  for (const n of flow) {
-    if (n.type === 'comment' || n.type === 'inject') continue;
-    if (n.type === 'debug') {
-      out.push({ id: n.id, z: n.z, type: 'helper' });
-      continue;
-    }
-    if (n.type === 'mm2-cluster') Object.assign(n, { alias: `${tag}${n.alias}`, bootstrap: env.cluster(n.alias === 'east' ? 'source' : 'target').bootstrap });
-    if (n.type === 'mm2-replication') Object.assign(n, over.rep || {});
-    // this file's topics (local and remote of either direction: the cycle check must leave those out) and groups
-    if (n.type === 'mm2-mirror') Object.assign(n, { topics: `.*${P}.*`, refreshTopicsIntervalSeconds: '2', offsetFlushIntervalMs: '1000' });
-    if (n.type === 'mm2-checkpoint') Object.assign(n, { groups: `${P}.*`, topics: `.*${P}.*`, emitCheckpointsIntervalSeconds: '2', refreshGroupsIntervalSeconds: '2' });
-    if (n.type === 'mm2-group-offsets') Object.assign(n, { groups: `${P}.*`, syncGroupOffsetsIntervalSeconds: '2' });
-    if (n.type === 'mm2-heartbeat') Object.assign(n, { emitHeartbeatsIntervalSeconds: '1' });
-    if (n.wires) n.wires = n.wires.map((ws) => ws.filter((w) => flow.some((x) => x.id === w && x.type !== 'comment' && x.type !== 'inject')));
-    out.push(n);
-  }
-  return out;
-}
 
 describe(`active/active in one Node-RED: the active-active example, both directions (Kafka ${process.env.KAFKA_VERSION || DEFAULT_KAFKA_VERSION})`, function () {
   this.timeout(240000);

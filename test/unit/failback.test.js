@@ -144,6 +144,12 @@ describe('failback (no broker)', function () {
     assert.deepEqual(failbackStatus(t, ok, 1000, 60000, 2000).activity, { fill: 'green', shape: 'dot', text: '1/1 group in step on source / 1 s ago' });
     assert.equal(failbackStatus(t, ok, 0, 10000, 60000).activity.fill, 'yellow');
     assert.equal(failbackStatus(t, { ...r, groups: [] }, 1000, 60000, 2000).activity.fill, 'yellow', 'no group on a remote topic is not green');
+    // no group could be written (e.g. READ missing on the source): red, with the reason; one of two: yellow
+    const refused = 'not authorized: needs READ on Group:a';
+    const none = { ...r, groups: [{ group: 'a', state: 'not-written', reason: refused }] };
+    assert.deepEqual(failbackStatus(t, none, 1000, 60000, 2000), { fail: `nothing written on the source: ${refused}` });
+    const one = { ...r, groups: [...none.groups, { group: 'b', state: 'in-step' }] };
+    assert.equal(failbackStatus(t, one, 1000, 60000, 2000).activity.fill, 'yellow');
     await f.close();
   });
 });

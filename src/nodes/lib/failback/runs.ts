@@ -56,6 +56,17 @@ export class FailbackRuns {
     this.run(null, null, null);
   }
 
+  /** What the status cannot hold: why groups were not written (e.g. the ACL missing on the source), and why none is listed. */
+  private logProblems(result: FailbackCycle): void {
+    const { ctx, t } = this.o;
+    const failed = result.groups.filter((g) => g.state === 'not-written');
+    if (failed.length > 0) ctx.log.warn('not-written', t('mm2-failback.warn.not-written', { count: failed.length, group: failed[0].group, error: failed[0].reason ?? '' }));
+    else ctx.log.ok('not-written');
+    // the target lists only the groups, and a group's offsets only of the topics, the principal may DESCRIBE
+    if (result.groups.length === 0 && result.readFailed.length === 0) ctx.log.warn('no-groups', t('mm2-failback.warn.no-groups'));
+    else ctx.log.ok('no-groups');
+  }
+
   /** A cycle now; its result is sent (on `msg` when one asked), its failure ends `done` or is logged. */
   run(msg: NodeMessage | null, send: SendFn | null, done: DoneFn | null): void {
     const { node, ctx, t, failback } = this.o;
@@ -71,6 +82,7 @@ export class FailbackRuns {
         ctx.log.ok('cycle');
         this.last = { result, at: Date.now() };
         this.render();
+        this.logProblems(result);
         if (ctx.closing) return done?.();
         const out: NodeMessage = msg ?? {};
         out.topic = TOPICS.failback;

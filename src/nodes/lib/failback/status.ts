@@ -22,6 +22,9 @@ export function failbackStatus(t: Translate, r: FailbackCycle, at: number, inter
     if (r.readFailed.length > 0) return { fail: t('mm2-failback.status.read-failed-all', { error: r.readFailed[0].reason }) };
     return { activity: { fill: 'yellow', shape: 'ring', text: truncate(`${t('mm2-failback.status.no-groups')} / ${when}`) } };
   }
+  const notWritten = r.groups.filter((g) => g.state === 'not-written');
+  // nothing could be written (e.g. an ACL missing on the source): red, naming why
+  if (notWritten.length === total) return { fail: t('mm2-failback.status.not-written-all', { error: notWritten[0].reason ?? '' }) };
   const inStep = count('in-step');
   const parts = [t('mm2-failback.status.in-step', { done: inStep, count: total })];
   const add = (n: number, key: string): void => {
