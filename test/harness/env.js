@@ -8,8 +8,11 @@ const { Kafka, logLevel } = require('kafkajs');
 let clusters = null;
 const toClose = [];
 
+/** Sets the clusters tests reach as `source`, `target`...; returns the ones set before. */
 function setClusters(c) {
+  const before = clusters;
   clusters = c;
+  return before;
 }
 
 function cluster(name) {

@@ -22,6 +22,7 @@ const env = require('../harness/env');
 const { startNodeRed } = require('../../scripts/node-red-runner');
 const { seededRandom } = require('../../scripts/seeded-random');
 const { AdminOffsetCommitter, fetchCommittedOffsets } = require('../../dist/kafka/groups');
+const { startClusters } = require('../../scripts/kafka/cluster');
 const { decodeOffsetSync } = require('../../dist/core/offset-sync');
 const { ourReads } = require('../harness/mm2-reads');
 const { readTopic } = require('../harness/records');
@@ -101,7 +102,16 @@ describe('failback end to end with the failback example (real Node-RED, real bro
     await producer.send({ topic: TOPIC, messages });
   }
 
+  // Its own pair of clusters. On the suite's shared pair, after the other files, the failover step
+  // of this test did not settle within 6 minutes on either Kafka version (while it passes on a
+  // fresh pair, also after node-red-package deploys every example there); the cause is not found
+  // yet and is named in the closing note of the session that added this.
+  let own = null;
+  let shared = null;
   before(async function () {
+    this.timeout(300000);
+    own = await startClusters(['failback-source', 'failback-target']);
+    shared = env.setClusters({ source: own['failback-source'], target: own['failback-target'] });
     const admin = await env.admin('source');
     await admin.createTopics({ topics: [{ topic: TOPIC, numPartitions: PARTITIONS }], waitForLeaders: true });
     const kafka = env.kafka('source');
@@ -135,6 +145,8 @@ describe('failback end to end with the failback example (real Node-RED, real bro
     if (nr) await nr.stop();
     if (producer) await producer.disconnect();
     if (txProducer) await txProducer.disconnect();
+    if (shared) env.setClusters(shared);
+    if (own) await own.stop();
   });
 
   it('groups fail over, consume on the target, fail back and consume on the source: nothing skipped, the re-read bounded, source offsets never backwards', async function () {
