@@ -24,7 +24,7 @@ import type { NameFilter } from '../core/filters';
 import { OffsetSyncStore, type OffsetTranslationMode } from '../core/offset-sync-store';
 import type { ReplicationPolicy } from '../core/replication-policy';
 import { reverseTranslate } from '../core/reverse-translation';
-import type { OffsetSync } from '../core/types';
+import type { Checkpoint, OffsetSync } from '../core/types';
 import type { SyncEvent } from './checkpoint-emitter';
 import { isConsumerGroupListing } from './groups';
 import { GroupOffsetSyncer, type GroupOffsetsCycle, type SyncerConnection, type TargetGroupReader } from './group-offset-syncer';
@@ -184,6 +184,7 @@ export class Failback {
     if (this.closed) throw new Error('closed');
 
     const entries: FailbackEntry[] = [];
+    const checkpoints: Checkpoint[] = [];
     const translatedGroups = new Set<string>();
     for (const g of groups) {
       for (const o of read.offsets.get(g) ?? []) {
@@ -196,13 +197,16 @@ export class Failback {
         if (r.kind === 'translated') {
           entries.push({ ...base, sourceOffset: r.upstreamOffset, exact: r.exact, sync: r.sync, reread: r.reread });
           // the reverse flow's checkpoint: upstream = where the group is on the target, downstream = the source offset
-          this.syncer.put({ group: g, topic: sourceTopic, partition: o.partition, upstreamOffset: o.offset, downstreamOffset: r.upstreamOffset, metadata: o.metadata });
+          checkpoints.push({ group: g, topic: sourceTopic, partition: o.partition, upstreamOffset: o.offset, downstreamOffset: r.upstreamOffset, metadata: o.metadata });
           translatedGroups.add(g);
         } else if (r.kind === 'too-old' || r.kind === 'no-sync') {
           entries.push({ ...base, skip: r.kind });
         }
       }
     }
+    // what this cycle read, nothing older: a group gone from the target or a partition no longer
+    // translated is not written again
+    this.syncer.replaceCheckpoints(checkpoints);
     const write = await this.syncer.sync();
     const result: FailbackCycle = {
       cycle,

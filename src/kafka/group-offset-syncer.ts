@@ -204,6 +204,16 @@ export class GroupOffsetSyncer {
     return !had || had.downstreamOffset !== cp.downstreamOffset || had.upstreamOffset !== cp.upstreamOffset;
   }
 
+  /**
+   * Holds exactly `list` from now on (the last one per group and remote partition wins): for a
+   * caller that derives the whole set again each cycle, so that nothing it no longer reads is
+   * written again from an older cycle.
+   */
+  replaceCheckpoints(list: Iterable<Checkpoint>): void {
+    this.byGroup.clear();
+    for (const cp of list) this.put(cp);
+  }
+
   /** Whether the writer's group filter selects the group (groups / groups.exclude). */
   selects(group: string): boolean {
     return this.opts.groupFilter.accept(group);

@@ -152,4 +152,25 @@ describe('failback (no broker)', function () {
     assert.equal(failbackStatus(t, one, 1000, 60000, 2000).activity.fill, 'yellow');
     await f.close();
   });
+
+  it('writes what each cycle reads: a group gone from the target, or now below every sync, is not written again from an older cycle', async function () {
+    /** @type {Record<string, Array<[string, number, number]>>} */
+    const target = { a: [['source.orders', 0, 90]], gone: [['source.orders', 0, 90]] };
+    const c = clusters({ target });
+    const f = failbackOn(c);
+    f.handleSyncEvent({ event: 'loaded' });
+    await f.cycle();
+    assert.deepEqual(c.commits.map((x) => x.group).sort(), ['a', 'gone']);
+    // the source groups are reset (say, the topic recreated); on the target `gone` is deleted and
+    // `a` no longer has an offset on orders-0
+    delete target.gone;
+    target.a = [['source.orders', 1, 0]];
+    c.sourceGroups.a = [];
+    c.sourceGroups.gone = [];
+    c.commits.length = 0;
+    const r = await f.cycle();
+    assert.deepEqual(c.commits, [{ group: 'a', offsets: ['orders-1@0'] }], 'only what this cycle translated: orders-1 of a, nothing of gone, not a\'s old orders-0');
+    assert.ok(!r.groups.some((g) => g.group === 'gone'));
+    await f.close();
+  });
 });
