@@ -120,6 +120,9 @@ export class Mirror {
   private firstSyncs = false;
   /** Refreshes never overlap; one asked while one runs runs once after it, shared by later callers. */
   private readonly refresher = new CoalescingRunner<void, void>(() => this.doRefresh(), () => undefined);
+  /** Topic config and ACL syncs: serialised the same way (a timer tick during a slow sync does not start a second one). */
+  private readonly configSyncs = new CoalescingRunner<void, void>(() => this.syncStep('configs', () => this.topics.syncConfigs()), () => undefined);
+  private readonly aclSyncs = new CoalescingRunner<void, void>(() => this.syncStep('acls', () => this.topics.syncAcls()), () => undefined);
   private wake: Array<() => void> = [];
   private retryTimer: NodeJS.Timeout | null = null;
   private retryDelay = 1000;
@@ -162,14 +165,14 @@ export class Mirror {
     await this.refresh();
   }
 
-  /** MM2's syncTopicConfigs (./mirror-topics); a failure is a `configs` error, cleared by the next sync that works. Never rejects. */
+  /** MM2's syncTopicConfigs (./mirror-topics); a failure is a `configs` error, cleared by the next sync that works. Never rejects; never two at once (one asked meanwhile runs once after). */
   async syncConfigs(): Promise<void> {
-    await this.syncStep('configs', () => this.topics.syncConfigs());
+    await this.configSyncs.run();
   }
 
-  /** MM2's syncTopicAcls (./mirror-topics); a failure is an `acls` error, cleared by the next sync that works. Never rejects. */
+  /** MM2's syncTopicAcls (./mirror-topics); a failure is an `acls` error, cleared by the next sync that works. Never rejects; never two at once. */
   async syncAcls(): Promise<void> {
-    await this.syncStep('acls', () => this.topics.syncAcls());
+    await this.aclSyncs.run();
   }
 
   private async syncStep(where: 'configs' | 'acls', run: () => Promise<void>): Promise<void> {

@@ -11,7 +11,7 @@ import type { ReplicationPolicy } from '../core/replication-policy';
 import { shouldReplicateTopic, type TopicFilterLike } from '../core/topic-selection';
 import { planRemoteTopics } from '../core/mirror-plan';
 import { fittedReplicationFactor, invalidTopicNameReason } from './internal-topics';
-import { authorizationFailure, needing, notAuthorized, type AclNeed } from './client';
+import { authorizationFailure, needing, notAuthorized } from './client';
 import {
   aclKey,
   plannedRemoteConfigs,
@@ -120,18 +120,23 @@ export class MirrorTopics {
     // the remote topics are read to be written: ALTER_CONFIGS (which includes DESCRIBE_CONFIGS) is what to grant
     const tgt = await needing(remotes.map((name) => ({ resource: 'Topic' as const, name, operations: ['ALTER_CONFIGS'] })), this.o.target.settings, () => describe(targetAdmin, remotes));
     const remoteEntries = new Map(tgt.resources.map((r) => [r.resourceName, entriesOf(r)] as [string, TopicConfigEntry[]]));
+    const plans: Array<{ remote: string; configs: Array<{ name: string; value: string }>; changed: boolean }> = [];
     for (const r of src.resources) {
       const remote = this.remoteName(r.resourceName);
       const current = remoteEntries.get(remote);
       if (!current) continue;
       const plan = plannedRemoteConfigs(remoteTopicConfigSync(entriesOf(r), this.o.configPropertyFilter), current);
-      if (!plan) continue;
-      // Written every sync, as MM2 does (so a refused ALTER_CONFIGS shows before the first change); told when it changed something.
-      const need: AclNeed[] = [{ resource: 'Topic', name: remote, operations: ['ALTER_CONFIGS'] }];
-      await needing(need, this.o.target.settings, () =>
-        targetAdmin.alterConfigs({ validateOnly: false, resources: [{ type: TOPIC_RESOURCE, name: remote, configEntries: plan.configs }] }),
+      if (plan) plans.push({ remote, ...plan });
+    }
+    // Written every sync, as MM2 does (so a refused ALTER_CONFIGS shows before the first change),
+    // every topic in one request; told per topic when it changed something.
+    if (plans.length > 0) {
+      await needing(plans.map((p) => ({ resource: 'Topic' as const, name: p.remote, operations: ['ALTER_CONFIGS'] })), this.o.target.settings, () =>
+        targetAdmin.alterConfigs({ validateOnly: false, resources: plans.map((p) => ({ type: TOPIC_RESOURCE, name: p.remote, configEntries: p.configs })) }),
       );
-      if (plan.changed) this.o.onEvent({ type: 'configs-synced', topic: remote, alias: this.o.target.alias, configs: plan.configs.map((c) => `${c.name}=${c.value}`).join(', ') });
+    }
+    for (const p of plans) {
+      if (p.changed) this.o.onEvent({ type: 'configs-synced', topic: p.remote, alias: this.o.target.alias, configs: p.configs.map((c) => `${c.name}=${c.value}`).join(', ') });
     }
     this.o.target.reportOk();
   }
