@@ -85,7 +85,7 @@ export interface CheckpointsForGroupInput {
 export interface CheckpointsForGroupResult {
   /** The checkpoints to write, at most one per remote partition, in input order. */
   checkpoints: Checkpoint[];
-  /** One entry per input offset, in input order. */
+  /** One entry per input offset, sorted by topic, then partition. */
   coverage: CoverageEntry[];
 }
 
@@ -114,6 +114,11 @@ export interface CheckpointsForGroupResult {
  * checkpoint store is still loading the function produces nothing (MM2's `poll` does not get
  * this far) and reports 'store-loading'.
  */
+function byTopicPartition(a: CoverageEntry, b: CoverageEntry): number {
+  if (a.topic !== b.topic) return a.topic < b.topic ? -1 : 1;
+  return a.partition - b.partition;
+}
+
 export function checkpointsForGroup(input: CheckpointsForGroupInput): CheckpointsForGroupResult {
   const { group, offsets, topicFilter, store, checkpoints, policy, sourceAlias, targetAlias } = input;
   const coverage: CoverageEntry[] = [];
@@ -247,5 +252,7 @@ export function checkpointsForGroup(input: CheckpointsForGroupInput): Checkpoint
 
   const result = [...produced.values()];
   if (!input.dryRun) checkpoints.update(group, result, input.listedAt);
+  // the report in a stable order (topic, then partition), whatever order the broker listed the offsets in
+  coverage.sort(byTopicPartition);
   return { checkpoints: result, coverage };
 }

@@ -167,19 +167,19 @@ describe('checkpointsForGroup (MirrorCheckpointTask.poll step 3, MirrorCheckpoin
   });
 
   describe('coverage report', function () {
-    it('gives one entry per input partition, in input order, with a status and a reason', function () {
+    it('gives one entry per input partition, sorted by topic then partition whatever the input order, with a status and a reason', function () {
       const store = liveStore([sync('a', 0, 100, 1000), sync('b', 0, 50, 60), sync('c', 0, 10, 20)]);
       const cps = loadedCheckpoints([cp('g', 'source1.c', 0, 10, 20)]);
       const r = checkpointsForGroup({
         group: 'g',
         offsets: [
-          offset('a', 0, 150, 'm'),
           offset('x.internal', 0, 5),
-          offset('a', 1, null),
           offset('a', 2, -1),
           offset('nosync', 0, 5),
-          offset('b', 0, 10),
+          offset('a', 0, 150, 'm'),
           offset('c', 0, 10),
+          offset('b', 0, 10),
+          offset('a', 1, null),
         ],
         topicFilter: { accept: (t) => !t.endsWith('.internal') },
         store,
@@ -193,29 +193,29 @@ describe('checkpointsForGroup (MirrorCheckpointTask.poll step 3, MirrorCheckpoin
         r.coverage.map((c) => [c.topic, c.partition, c.remoteTopic, c.upstreamOffset, c.status, c.downstreamOffset]),
         [
           ['a', 0, 'source1.a', 150n, 'emitted', 1001n],
-          ['x.internal', 0, null, 5n, 'topic-not-replicated', undefined],
           ['a', 1, 'source1.a', null, 'no-committed-offset', undefined],
           ['a', 2, 'source1.a', null, 'no-committed-offset', undefined],
-          ['nosync', 0, 'source1.nosync', 5n, 'no-sync', undefined],
           ['b', 0, 'source1.b', 10n, 'older-than-oldest-sync', undefined],
           ['c', 0, 'source1.c', 10n, 'unchanged', 20n],
+          ['nosync', 0, 'source1.nosync', 5n, 'no-sync', undefined],
+          ['x.internal', 0, null, 5n, 'topic-not-replicated', undefined],
         ],
       );
       const reasons = r.coverage.map((c) => c.reason);
       assert.equal(reasons[0], 'checkpoint 150 → 1001: the group is past the synced record 100→1000, so it resumes right after it');
-      assert.equal(reasons[1], 'topic is not replicated: the topic filter (topics / topics.exclude) rejects it');
-      assert.equal(reasons[2], 'the group has no committed offset for this partition');
+      assert.equal(reasons[6], 'topic is not replicated: the topic filter (topics / topics.exclude) rejects it');
+      assert.equal(reasons[1], 'the group has no committed offset for this partition');
       assert.equal(
-        reasons[4],
+        reasons[5],
         'no offset sync for this partition yet: no record of it has been mirrored since the sync history began',
       );
       assert.equal(
-        reasons[5],
+        reasons[3],
         "the group's offset 10 is older than the oldest retained offset sync (upstream 50); translating it could skip " +
           'records, so it is checkpointed once the group reaches offset 50',
       );
-      assert.deepEqual(r.coverage[5].sync, sync('b', 0, 50, 60));
-      assert.match(reasons[6], /^unchanged: downstream offset 20 was already checkpointed/);
+      assert.deepEqual(r.coverage[3].sync, sync('b', 0, 50, 60));
+      assert.match(reasons[4], /^unchanged: downstream offset 20 was already checkpointed/);
       assert.deepEqual(r.coverage[0].sync, sync('a', 0, 100, 1000));
     });
 
