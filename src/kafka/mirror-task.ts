@@ -136,12 +136,19 @@ export class Mirror {
     const syncs = options.offsetSyncs;
     // One write in flight, the rest batched behind it: kafkajs may reorder concurrent sends,
     // and readers take a lower upstream offset as a rewind (see ordered-sender.ts).
+    // A failed write is written again (in order, with back-off) until it lands or the task stops:
+    // a dropped batch would lose the translations between its syncs for good (see ordered-sender.ts).
+    const syncWriteFailed = (e: unknown): void => {
+      if (!syncs) return;
+      this.syncsFailed++;
+      this.setError('sync', syncs.connection.reportError(e, [{ resource: 'Topic', name: syncs.topic, operations: ['WRITE'] }]));
+    };
     const ordered = syncs
       ? new OrderedBatchSender<OffsetSync>(async (list) => {
           const producer = await syncs.connection.producer();
           const messages = list.map((s) => ({ partition: 0, ...encodeOffsetSync(s) }));
           await producer.send({ topic: syncs.topic, acks: -1, messages });
-        })
+        }, 500, { giveUp: () => this.stopping, sleep: (ms) => this.sleep(ms), onRetry: syncWriteFailed })
       : null;
     this.writer = syncs && ordered
       ? new OffsetSyncWriter({
@@ -151,10 +158,7 @@ export class Mirror {
             this.syncsSent++;
             this.clearError('sync');
           },
-          onSendError: (e) => {
-            this.syncsFailed++;
-            this.setError('sync', syncs.connection.reportError(e, [{ resource: 'Topic', name: syncs.topic, operations: ['WRITE'] }]));
-          },
+          onSendError: syncWriteFailed,
         })
       : null;
   }

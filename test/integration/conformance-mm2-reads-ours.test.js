@@ -164,7 +164,9 @@ describe('conformance 1: MirrorMaker 2 reads the offset syncs, checkpoints and h
       const real = c.partition === 0 ? c.upstreamOffset - BigInt(DELETED) : c.upstreamOffset;
       const k = `${c.group}/${c.partition}`;
       if (k in exact) assert.equal(c.downstreamOffset, exact[k], k);
-      assert.ok(c.downstreamOffset >= 0n && c.downstreamOffset <= real, `${k}: ${c.downstreamOffset} for ${real}`);
+      // (on failure, the syncs of the partition in log order: a hole or a rewind there is the cause)
+      const syncsOf = () => syncsWritten.filter((s) => s.topic === topic && s.partition === c.partition).map((s) => `${s.upstreamOffset}->${s.downstreamOffset}`).join(' ');
+      assert.ok(c.downstreamOffset >= 0n && c.downstreamOffset <= real, `${k}: ${c.downstreamOffset} for ${real}; syncs of partition ${c.partition}: ${syncsOf()}`);
     }
     const latestOut = () => {
       const latest = new Map();

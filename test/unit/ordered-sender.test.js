@@ -104,4 +104,89 @@ describe('OrderedBatchSender (offset syncs in send order)', function () {
     assert.equal(store.translate('t', 0, 30n), 0n, 'the first sync is still known');
     assert.equal(store.translate('t', 0, 120n), 90n);
   });
+
+  describe('with retry (the mirror: a failed batch is written again until it lands)', function () {
+    /** A retry whose sleeps are recorded and return at once. */
+    function instantRetry(extra = {}) {
+      const sleeps = [];
+      const retries = [];
+      return {
+        sleeps, retries,
+        retry: { giveUp: () => false, sleep: async (ms) => { sleeps.push(ms); }, onRetry: (e, n) => retries.push([e.message, n]), ...extra },
+      };
+    }
+
+    it('writes the failed batch again, whole and before what was queued behind it; nothing is rejected', async function () {
+      const { write, batches } = controlledWrite();
+      const r = instantRetry({ initialDelayMs: 100, maxDelayMs: 300 });
+      const sender = new OrderedBatchSender(write, 500, r.retry);
+      const settled = [];
+      const a = sender.send('a').then(() => settled.push('a'));
+      const b = sender.send('b').then(() => settled.push('b'));
+      batches[0].reject(new Error('leader moved'));
+      await tick();
+      const c = sender.send('c').then(() => settled.push('c'));
+      assert.deepEqual(batches.map((x) => x.items), [['a'], ['a']], 'the same batch again, c waits behind it');
+      for (let i = 1; i <= 3; i++) {
+        batches[i].reject(new Error(`fail ${i}`));
+        await tick();
+      }
+      batches[4].resolve();
+      await a;
+      await tick();
+      assert.deepEqual(batches.map((x) => x.items), [['a'], ['a'], ['a'], ['a'], ['a'], ['b', 'c']]);
+      batches[5].resolve();
+      await Promise.all([b, c]);
+      assert.deepEqual(settled, ['a', 'b', 'c']);
+      assert.deepEqual(r.retries, [['leader moved', 1], ['fail 1', 2], ['fail 2', 3], ['fail 3', 4]]);
+      assert.deepEqual(r.sleeps, [100, 200, 300, 300], 'each failure doubles the delay, up to the cap');
+    });
+
+    it('rejects the batch once it gives up (the owner stops), and writes what comes next', async function () {
+      const { write, batches } = controlledWrite();
+      let stopping = false;
+      const sender = new OrderedBatchSender(write, 500, { giveUp: () => stopping, sleep: async () => { stopping = true; } });
+      const a = sender.send('a');
+      batches[0].reject(new Error('down'));
+      await assert.rejects(a, /down/);
+      assert.equal(batches.length, 1, 'not written again after giving up during the back-off');
+      const b = sender.send('b');
+      batches[1].reject(new Error('still down'));
+      await assert.rejects(b, /still down/);
+      assert.equal(batches.length, 2, 'a failure while giving up is not retried');
+    });
+
+    it('behind the OffsetSyncWriter, the first batches failed still reach the log whole: a group between its syncs translates', async function () {
+      const log = [];
+      // the first write (one sync) fails after a while, with everything else queued behind it; then that batch fails too
+      let failures = 2;
+      const writeOnce = async (items) => {
+        if (failures-- > 0) throw new Error('UNKNOWN_TOPIC_OR_PARTITION');
+        log.push(...items);
+      };
+      const feed = async (sender) => {
+        const writer = new OffsetSyncWriter({ maxOffsetLag: 20, send: (s) => sender.send(s) });
+        for (let u = 30; u < 120; u++) {
+          writer.maybeQueueOffsetSyncs('t', 0, BigInt(u), BigInt(u - 30));
+          writer.firePendingOffsetSyncs();
+        }
+        await writer.flush();
+        const store = new OffsetSyncStore({ keepHistoryOnLoad: true, translation: 'mm2' });
+        for (const s of log) store.apply(s);
+        store.markLoaded();
+        return store;
+      };
+      // without retry (what kafkajs giving up did): only the newest sync of the failed batch is sent again
+      const lost = await feed(new OrderedBatchSender(writeOnce));
+      assert.deepEqual(log.filter((s) => s.upstreamOffset <= 100n), [], 'the syncs at 30, 51, 72 and 93 are lost');
+      const t = lost.translate('t', 0, 100n);
+      assert.ok(t === undefined || t === -1n, `no translation of 100 (${t})`);
+      log.length = 0;
+      failures = 2;
+      const kept = await feed(new OrderedBatchSender(writeOnce, 500, instantRetry().retry));
+      assert.deepEqual(log.map((s) => Number(s.upstreamOffset)), [30, 51, 72, 93, 114, 119]);
+      assert.equal(kept.translate('t', 0, 100n), 64n, 'from the sync 93 -> 63: one past it');
+      assert.equal(kept.translate('t', 0, 30n), 0n);
+    });
+  });
 });
