@@ -144,7 +144,8 @@ export class StatusReporter implements ConnectionUser {
   private own: NodeStatus | null = null;
   private last = '';
 
-  constructor(private readonly node: Node) {
+  /** `t` words the connection states in the user's language (`mm2-common.status.*`). */
+  constructor(private readonly node: Node, private readonly t?: Translate) {
     this.id = node.id;
   }
 
@@ -184,6 +185,10 @@ export class StatusReporter implements ConnectionUser {
     this.closed = true;
   }
 
+  private word(state: 'connecting' | 'connected'): string {
+    return this.t ? this.t(`mm2-common.status.${state}`) : state;
+  }
+
   private render(): void {
     if (this.closed) return;
     let st: NodeStatus | null = null;
@@ -198,10 +203,11 @@ export class StatusReporter implements ConnectionUser {
     if (!st) {
       const connecting = [...this.conn.values()].some((s) => s.state === 'connecting');
       const connected = this.conn.size > 0 && [...this.conn.values()].every((s) => s.state === 'connected');
-      if (connecting) st = { fill: 'yellow', shape: 'ring', text: 'node-red:common.status.connecting' };
+      // our own words, translated here: Node-RED 5's editor showed the key node-red:common.status.connecting as it was
+      if (connecting) st = { fill: 'yellow', shape: 'ring', text: this.word('connecting') };
       // connected, but the node has not said yet that it does its job: not green (a node
       // redeployed on its own finds its cluster connected and would show green at once)
-      else if (connected) st = { fill: 'grey', shape: 'dot', text: 'node-red:common.status.connected' };
+      else if (connected) st = { fill: 'grey', shape: 'dot', text: this.word('connected') };
     }
     const key = JSON.stringify(st);
     if (key === this.last) return;
@@ -231,7 +237,7 @@ export interface FlowNodeContext {
  * config node is missing or invalid.
  */
 export function setupFlowNode(RED: NodeAPI, node: Node, replicationId: unknown, t: Translate): FlowNodeContext | null {
-  const status = new StatusReporter(node);
+  const status = new StatusReporter(node, t);
   const rep = typeof replicationId === 'string' && replicationId ? (RED.nodes.getNode(replicationId) as ReplicationConfigNode | null) : null;
   if (!rep) {
     status.fail(t('mm2-common.errors.no-replication'));
