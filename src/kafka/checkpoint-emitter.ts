@@ -239,6 +239,8 @@ export class CheckpointEmitter {
   private readonly readinessThresholds: ReadinessThresholds;
   /** The last full cycle's listing of the target's groups (see CycleResult.membersOnTarget). */
   private targetMembers: { members: ReadonlyMap<string, MembersOnTarget>; error?: string } = { members: new Map() };
+  /** Groups whose coordinator the target refused to name (no DESCRIBE), since the last group discovery. */
+  private refusedCoordinators = new Set<string>();
 
   constructor(private readonly o: CheckpointEmitterOptions) {
     this.now = o.now ?? Date.now;
@@ -329,8 +331,13 @@ export class CheckpointEmitter {
         if (s !== undefined) members.set(g, membersInState(s.state));
         else unlisted.push(g);
       }
-      const refused = unlisted.length > 0 ? await fetcher.coordinatorFailures(unlisted) : new Map<string, string>();
-      for (const g of unlisted) members.set(g, refused.has(g) ? 'unknown' : false);
+      // a coordinator found is remembered by the fetcher; a refusal (no DESCRIBE on the group) is
+      // remembered here until the next group discovery (ACLs change rarely), so a full cycle does not
+      // ask again for every refused group; other failures are asked again next cycle
+      const ask = unlisted.filter((g) => !this.refusedCoordinators.has(g));
+      const failed = ask.length > 0 ? await fetcher.coordinatorFailures(ask) : new Map<string, string>();
+      for (const [g, why] of failed) if (/AUTHORIZATION_FAILED|not authori[sz]ed/i.test(why)) this.refusedCoordinators.add(g);
+      for (const g of unlisted) members.set(g, failed.has(g) || this.refusedCoordinators.has(g) ? 'unknown' : false);
       return { members };
     } catch (e) {
       return { members: new Map(), error: explainKafkaError(e, this.o.target.settings) };
@@ -415,6 +422,7 @@ export class CheckpointEmitter {
     if (!this.discoveryP) {
       this.discoveryP = this.discover().finally(() => {
         this.discoveryP = null;
+        this.refusedCoordinators.clear();
       });
     }
     return this.discoveryP;

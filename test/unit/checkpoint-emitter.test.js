@@ -28,7 +28,7 @@ const CP_TOPIC = 'source.checkpoints.internal';
  * as a broker does for a principal without DESCRIBE on them, and their coordinator is refused).
  */
 function memoryConnection(alias, { groups = {}, states = {}, denied = [], fail = {} } = {}) {
-  const state = { errors: [], oks: 0, sent: [], listings: 0, states, denied };
+  const state = { errors: [], oks: 0, sent: [], listings: 0, states, denied, unavailable: [], coordinatorsAsked: [] };
   const admin = {
     listGroups: async () => {
       if (fail.listGroups) throw new Error('Connection error: connect ECONNREFUSED');
@@ -81,7 +81,11 @@ function memoryConnection(alias, { groups = {}, states = {}, denied = [], fail =
         if (fail.listGroupStates) throw new Error('Connection error: connect ECONNREFUSED');
         return new Map(Object.entries(state.states).filter(([g]) => !state.denied.includes(g)).map(([g, s]) => [g, { state: s, protocolType: 'consumer' }]));
       },
-      coordinatorFailures: async (gs) => new Map(gs.filter((g) => state.denied.includes(g)).map((g) => [g, 'FindCoordinator: GROUP_AUTHORIZATION_FAILED'])),
+      coordinatorFailures: async (gs) => {
+        state.coordinatorsAsked.push([...gs]);
+        return new Map(gs.filter((g) => state.denied.includes(g) || state.unavailable.includes(g))
+          .map((g) => [g, state.denied.includes(g) ? 'FindCoordinator: GROUP_AUTHORIZATION_FAILED' : 'FindCoordinator: COORDINATOR_LOAD_IN_PROGRESS']));
+      },
     }),
     reportOk: () => {
       state.oks++;
@@ -369,6 +373,32 @@ describe("CheckpointEmitter: the groups' members on the target (no broker)", fun
     assert.ok(Object.values(members(r)).every((m) => m === 'unknown'));
     assert.equal(r.readiness.membersUnknown, 6);
     assert.match(r.targetGroupsError, /connection refused/);
+    await e.stop();
+  });
+});
+
+describe("CheckpointEmitter: the groups' coordinators on the target (no broker)", function () {
+  it('a group whose coordinator the target refuses is asked once per group discovery; a failure of another kind is asked again next cycle', async function () {
+    const offsets = [{ topic: 't', partition: 0, offset: 10n, metadata: '' }];
+    const source = memoryConnection('source', { groups: { hidden: offsets, loading: offsets, stable: offsets } });
+    const target = memoryConnection('target', { states: { hidden: 'Stable', stable: 'Stable' }, denied: ['hidden'] });
+    target.state.unavailable = ['loading'];
+    const e = await readyEmitter(source, target);
+    const members = (r) => Object.fromEntries(r.readiness.groups.map((/** @type {any} */ g) => [g.group, g.membersOnTarget]));
+    let r = await e.cycle({ refreshGroups: true });
+    assert.deepEqual(members(r), { hidden: 'unknown', loading: 'unknown', stable: true });
+    assert.deepEqual(target.state.coordinatorsAsked, [['hidden', 'loading']]);
+    r = await e.cycle();
+    assert.deepEqual(members(r), { hidden: 'unknown', loading: 'unknown', stable: true });
+    assert.deepEqual(target.state.coordinatorsAsked.at(-1), ['loading'], 'the refusal is remembered, the other failure asked again');
+    target.state.unavailable = [];
+    r = await e.cycle();
+    assert.deepEqual(members(r), { hidden: 'unknown', loading: false, stable: true });
+    assert.deepEqual(target.state.coordinatorsAsked.at(-1), ['loading']);
+    // the next discovery forgets the refusals (the ACLs may have changed): asked again
+    r = await e.cycle({ refreshGroups: true });
+    assert.deepEqual(target.state.coordinatorsAsked.at(-1), ['hidden', 'loading']);
+    assert.deepEqual(members(r), { hidden: 'unknown', loading: false, stable: true });
     await e.stop();
   });
 });
