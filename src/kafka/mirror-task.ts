@@ -31,6 +31,8 @@ import type { AclNeed } from './client';
 
 const MAX_CHUNK_RECORDS = 500;
 const MAX_CHUNK_BYTES = 512 * 1024;
+/** First and longest wait before a failed config or ACL sync is tried again (MirrorOptions.syncRetryMs). */
+const SYNC_RETRY_MS = { first: 5000, max: 300000 };
 
 export type MirrorEvent =
   | { type: 'subscribed'; topics: string[]; partitions: number }
@@ -58,6 +60,8 @@ export interface MirrorOptions extends Omit<MirrorTopicsOptions, 'onEvent' | 'st
   syncTopicConfigs?: boolean;
   /** `sync.topic.acls.enabled`: the first refresh that works copies the topic ACLs (then syncAcls() on the caller's interval). */
   syncTopicAcls?: boolean;
+  /** The back-off of a failed config or ACL sync, in ms (default 5 s, doubling up to 5 minutes). */
+  syncRetryMs?: { first: number; max: number };
 }
 
 export interface MirrorStats {
@@ -125,6 +129,8 @@ export class Mirror {
   private readonly aclSyncs = new CoalescingRunner<void, void>(() => this.syncStep('acls', () => this.topics.syncAcls()), () => undefined);
   private wake: Array<() => void> = [];
   private retryTimer: NodeJS.Timeout | null = null;
+  /** The back-off of a failed config or ACL sync (see syncStep). */
+  private readonly syncRetries: Record<'configs' | 'acls', { timer: NodeJS.Timeout | null; delay: number }>;
   private retryDelay = 1000;
   private probing = false;
   /** Partitions that had records waiting on the source at the last probe: their restart point then. */
@@ -132,6 +138,8 @@ export class Mirror {
 
   constructor(options: MirrorOptions) {
     this.o = options;
+    const first = (options.syncRetryMs ?? SYNC_RETRY_MS).first;
+    this.syncRetries = { configs: { timer: null, delay: first }, acls: { timer: null, delay: first } };
     this.topics = new MirrorTopics({ ...options, stopped: () => this.stopping, sleep: (ms) => this.sleep(ms) });
     const syncs = options.offsetSyncs;
     // One write in flight, the rest batched behind it: kafkajs may reorder concurrent sends,
@@ -179,13 +187,29 @@ export class Mirror {
     await this.aclSyncs.run();
   }
 
+  /**
+   * One config or ACL sync. A failure is shown and tried again after a back-off (5 s, doubling up
+   * to 5 minutes), not only at the next `sync.topic.*.interval.seconds` (10 minutes by default):
+   * a target that did not answer for a moment does not leave the node red for that long.
+   */
   private async syncStep(where: 'configs' | 'acls', run: () => Promise<void>): Promise<void> {
     if (this.stopping) return;
+    const retry = this.syncRetries[where];
+    if (retry.timer) clearTimeout(retry.timer);
+    retry.timer = null;
     try {
       await run();
       this.clearError(where);
+      retry.delay = (this.o.syncRetryMs ?? SYNC_RETRY_MS).first;
     } catch (e) {
-      if (!this.stopping) this.setError(where, errText(e));
+      if (this.stopping) return;
+      this.setError(where, errText(e));
+      const delay = retry.delay;
+      retry.delay = Math.min(delay * 2, (this.o.syncRetryMs ?? SYNC_RETRY_MS).max);
+      retry.timer = setTimeout(() => {
+        retry.timer = null;
+        if (!this.stopping) void (where === 'configs' ? this.syncConfigs() : this.syncAcls());
+      }, delay);
     }
   }
 
@@ -548,6 +572,10 @@ export class Mirror {
     this.stopping = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
+    for (const r of Object.values(this.syncRetries)) {
+      if (r.timer) clearTimeout(r.timer);
+      r.timer = null;
+    }
     for (const w of [...this.wake]) w();
     let timer: NodeJS.Timeout | undefined;
     const work = (async () => {
