@@ -258,14 +258,17 @@ export class MirrorTopics {
     if (lowered) for (const c of list) this.o.onEvent({ type: 'rf-lowered', topic: c.remote, factor: lowered.from, brokers: lowered.brokers, alias: this.o.target.alias });
     const factor = fit.factor;
     // Created with the source topic's configs that are not at their default (MM2's createNewTopics), filtered by config.properties.exclude.
+    // As MM2, a remote topic is not created while its source configs cannot be read (whatever
+    // sync.topic.configs.enabled says): created with the target's defaults, a compacted source
+    // topic would become a remote topic that deletes by age. The refresh fails, names the ACL, and is retried.
     const configs = new Map<string, Array<{ name: string; value: string }>>();
-    try {
-      const sourceAdmin = await this.o.source.admin();
-      const res = await sourceAdmin.describeConfigs({ includeSynonyms: false, resources: list.map((c) => ({ type: TOPIC_RESOURCE, name: c.topic })) });
-      for (const r of res.resources) configs.set(r.resourceName, remoteTopicCreateConfigs(entriesOf(r), this.o.configPropertyFilter));
-    } catch {
-      /* created with the target's defaults; the config sync (sync.topic.configs.*) copies them later and names a refusal */
-    }
+    const sourceAdmin = await this.o.source.admin();
+    const res = await sourceAdmin.describeConfigs({ includeSynonyms: false, resources: list.map((c) => ({ type: TOPIC_RESOURCE, name: c.topic })) }).catch((e: unknown) => {
+      const refused = notAuthorized(e, list.map((c) => ({ resource: 'Topic' as const, name: c.topic, operations: ['DESCRIBE_CONFIGS'] })), this.o.source.settings);
+      if (refused) throw refused;
+      throw new Error(`cannot create the remote topics of ${list.map((c) => c.topic).join(', ')}: their configs on ${this.o.source.alias} could not be read (${errText(e)})`);
+    });
+    for (const r of res.resources) configs.set(r.resourceName, remoteTopicCreateConfigs(entriesOf(r), this.o.configPropertyFilter));
     for (const c of list) {
       try {
         await targetAdmin.createTopics({

@@ -155,7 +155,7 @@ describe(`ACLs per node: each works with exactly its ACLs and names the one miss
     }
   }
 
-  it('mm2-mirror: source READ on its topics and its group, CREATE/WRITE/DESCRIBE_CONFIGS on the offset-syncs topic; target CREATE and WRITE on the remote topics; config sync DESCRIBE_CONFIGS on the source topics and ALTER_CONFIGS on the remote ones; ACL sync DESCRIBE on the source Cluster and ALTER on the target Cluster', async function () {
+  it('mm2-mirror: source READ on its topics and its group, CREATE/WRITE/DESCRIBE_CONFIGS on the offset-syncs topic; DESCRIBE_CONFIGS on the source topics; target CREATE and WRITE on the remote topics; config sync ALTER_CONFIGS on the remote ones; ACL sync DESCRIBE on the source Cluster and ALTER on the target Cluster', async function () {
     const list = [
       acl('source', 'TOPIC', `${P}-m`, 'READ', 'PREFIXED'),
       acl('source', 'GROUP', '__mm2-node-red-mirror.', 'READ', 'PREFIXED'),
@@ -164,9 +164,9 @@ describe(`ACLs per node: each works with exactly its ACLs and names the one miss
       acl('source', 'TOPIC', SYNCS_TOPIC, 'DESCRIBE_CONFIGS'),
       acl('target', 'TOPIC', `source.${P}-m`, 'CREATE', 'PREFIXED'),
       acl('target', 'TOPIC', `source.${P}-m`, 'WRITE', 'PREFIXED'),
-      // sync.topic.configs.enabled (MM2's default)
+      // the remote topic is created with the source topic's configs (MM2's createNewTopics): not created without
       acl('source', 'TOPIC', `${P}-m`, 'DESCRIBE_CONFIGS', 'PREFIXED'),
-      // (ALTER_CONFIGS includes DESCRIBE_CONFIGS)
+      // sync.topic.configs.enabled (MM2's default; ALTER_CONFIGS includes DESCRIBE_CONFIGS)
       acl('target', 'TOPIC', `source.${P}-m`, 'ALTER_CONFIGS', 'PREFIXED'),
       // sync.topic.acls.enabled (MM2's default)
       acl('source', 'CLUSTER', 'kafka-cluster', 'DESCRIBE'),
