@@ -25,7 +25,7 @@ export const LOAD_HISTORY_PER_PARTITION = 10000;
 /**
  * Precise mode: how many syncs per partition are retained at most for the tracked groups (the syncs
  * from the newest at or below the lowest tracked position up to the newest sync). Beyond it they are
- * thinned (see {@link OffsetSyncStore.retention}).
+ * thinned (see OffsetSyncStore.thin).
  */
 export const RETAINED_SYNCS_PER_PARTITION = 1024;
 
@@ -391,7 +391,7 @@ export class OffsetSyncStore {
    * first tracked there, and every sync since), so a group that moves, at any distance behind the
    * newest sync, finds the sync just below its new position. Once more than the cap are retained on
    * a partition they are thinned to one per range of 2^k upstream offsets (k as small as brings them
-   * to 3/4 of the cap; see {@link retention}): the answer is then a retained sync below the newest
+   * to 3/4 of the cap; see {@link thin}): the answer is then a retained sync below the newest
    * one at or below the position, never above it, and the readiness bound ({@link around}) says
    * what it costs. The answer is the newest of the kept sync (when at or below the position), the
    * newest retained sync at or below it and MM2's: never older than MM2's. A rewind to P below the

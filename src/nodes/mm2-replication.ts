@@ -11,6 +11,7 @@ import { ensureInternalTopicOn } from '../kafka/internal-topics';
 import { registerExportEndpoint } from './lib/export-flow';
 import { registerBuildFlowEndpoint } from './lib/build-flow';
 import { nodeEnvLookup } from './lib/settings';
+import { substituteEnv } from '../core/env-substitution';
 import { readReplicationSettings } from './lib/settings/replication';
 import { identityCycleFlows, type FlowDirection } from '../core/topic-selection';
 
@@ -36,18 +37,26 @@ export = function register(RED: NodeAPI): void {
   function otherFlows(selfId: string): FlowDirection[] {
     const defs = new Map<string, NodeDef>();
     RED.nodes.eachNode((d) => defs.set(d.id, d));
+    // A node already built has its settings resolved; a definition not built yet is read the way
+    // its node will read it, `${VAR}` included (the environment of the runtime: config nodes have no flow of their own here)
+    const env = nodeEnvLookup(RED, null);
     const aliasOf = (id: unknown): string => {
       if (typeof id !== 'string') return '';
       const made = RED.nodes.getNode(id) as ClusterConfigNode | null;
       if (made) return made.alias ?? '';
       const d = defs.get(id);
-      return typeof d?.alias === 'string' ? d.alias.trim() : '';
+      return typeof d?.alias === 'string' ? substituteEnv(d.alias, env).value.trim() : '';
     };
     const out: FlowDirection[] = [];
     for (const d of defs.values()) {
       if (d.type !== 'mm2-replication' || d.id === selfId) continue;
+      const made = RED.nodes.getNode(d.id) as ReplicationConfigNode | null;
+      if (made && made.policy !== undefined) {
+        out.push({ id: d.id, sourceAlias: made.sourceAlias, targetAlias: made.targetAlias, identity: made.policy?.kind === 'identity' });
+        continue;
+      }
       const aliases = { source: aliasOf(d.source), target: aliasOf(d.target) };
-      const policy = readReplicationSettings(d as unknown as Record<string, unknown>, aliases, () => undefined).values.policy;
+      const policy = readReplicationSettings(d as unknown as Record<string, unknown>, aliases, env).values.policy;
       out.push({ id: d.id, sourceAlias: aliases.source, targetAlias: aliases.target, identity: policy?.kind === 'identity' });
     }
     return out;

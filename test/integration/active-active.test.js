@@ -150,13 +150,19 @@ describe(`active/active in one Node-RED: the active-active example, both directi
     assert.ok((await east.listTopics()).includes(`${W}.heartbeats`), `${W}.heartbeats on east`);
   });
 
-  it('IdentityReplicationPolicy on an active/active pair is refused on both flows, naming the field and the fix; nothing is mirrored', async function () {
+  for (const how of ['as it is', 'with a ${VAR} inside']) {
+  it(`IdentityReplicationPolicy (${how}) on an active/active pair is refused on both flows, naming the field and the fix; nothing is mirrored`, async function () {
     const tag = env.unique('aai').replace(/-/g, '') + '_';
     const P = env.unique('aaiorders');
     await topic(east, P);
     await produce('source', P, ['x']);
-    const flow = exampleFlow(tag, P, { rep: { policy: 'IdentityReplicationPolicy' } });
+    // Node-RED resolves a whole-value ${VAR} in the definitions, our nodes one inside a value too
+    // (each flow refuses from its own policy and the other flow's direction)
+    const variable = `${tag.toUpperCase()}POLICY`;
+    process.env[variable] = 'ReplicationPolicy';
+    const flow = exampleFlow(tag, P, { rep: { policy: how === 'as it is' ? 'IdentityReplicationPolicy' : `Identity\${${variable}}` } });
     await nodes.helper.load(nodes.modules, flow);
+    delete process.env[variable];
     for (const id of ['rep-ew', 'rep-we']) {
       const node = nodes.helper.getNode(id);
       const errors = node.error.getCalls().filter((c) => c.thisValue === node).map((c) => String(c.args[0]));
@@ -170,4 +176,5 @@ describe(`active/active in one Node-RED: the active-active example, both directi
     }
     assert.ok(!(await west.listTopics()).includes(P), `${P} is not mirrored to west`);
   });
+  }
 });
