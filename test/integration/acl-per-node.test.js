@@ -24,7 +24,8 @@ const { useSecuredCluster } = require('../harness/secured');
 const { syncsMsg, loadedMsg, statusCalls } = require('../harness/checkpoint-node');
 const { encodeCheckpoint } = require('../../dist/core/checkpoint');
 const { encodeHeartbeat } = require('../../dist/core/heartbeat');
-const { encodeOffsetSync } = require('../../dist/core/offset-sync');
+const { encodeOffsetSync, decodeOffsetSync } = require('../../dist/core/offset-sync');
+const { TopicReader } = require('../../dist/kafka/topic-reader');
 const { DEFAULT_KAFKA_VERSION } = require('../../scripts/kafka/cluster');
 const tlsModule = require('@node-red/nodes/core/network/05-tls.js');
 
@@ -193,6 +194,52 @@ describe(`ACLs per node: each works with exactly its ACLs and names the one miss
       const copied = node.log.getCalls().some((c) => c.thisValue === node && /topic ACL\(s\) of the source now on the remote topics/.test(String(c.args[0])));
       return out1.some((m) => m.payload.records >= 2 && m.payload.syncsSent >= 1) && copied && calls.length > 0 && calls[calls.length - 1].fill === 'green';
     });
+  });
+
+  it('mm2-mirror: offset syncs refused for want of WRITE are all written, the first one included and in order, once WRITE is granted', async function () {
+    const t = `${P}-w`;
+    const list = [
+      acl('source', 'TOPIC', t, 'READ'),
+      acl('source', 'GROUP', '__mm2-node-red-mirror.', 'READ', 'PREFIXED'),
+      acl('source', 'TOPIC', SYNCS_TOPIC, 'CREATE'),
+      acl('source', 'TOPIC', SYNCS_TOPIC, 'DESCRIBE_CONFIGS'),
+      // (WRITE includes DESCRIBE: without WRITE the topic must still be seen, for the mirror to start)
+      acl('source', 'TOPIC', SYNCS_TOPIC, 'DESCRIBE'),
+      acl('source', 'TOPIC', t, 'DESCRIBE_CONFIGS'),
+      acl('target', 'TOPIC', `source.${t}`, 'CREATE'),
+      acl('target', 'TOPIC', `source.${t}`, 'WRITE'),
+    ];
+    const write = acl('source', 'TOPIC', SYNCS_TOPIC, 'WRITE');
+    await topic('source', t);
+    if (!(await admins.source.admin.listTopics()).includes(SYNCS_TOPIC)) await topic('source', SYNCS_TOPIC);
+    const RECORDS = 20;
+    await admins.source.producer.send({ topic: t, messages: Array.from({ length: RECORDS }, (_, i) => ({ value: `r${i}` })) });
+    await setAcls(list, 'create');
+    const { node, out1 } = await deploy([{
+      id: 'm', type: 'mm2-mirror', name: '', replication: 'rep', topics: t, topicsExclude: '', heartbeatsReplicationEnabled: false,
+      replicationFactor: '', offsetLagMax: '5', emitOffsetSyncsEnabled: true, offsetFlushIntervalMs: '1000', refreshTopicsIntervalSeconds: '600',
+      syncTopicConfigsEnabled: false, syncTopicAclsEnabled: false, wires: [['out1']],
+    }], 'm');
+    // the records are copied; their syncs are refused, the status says why
+    await env.eventually(() => out1.some((m) => m.payload.records >= RECORDS), { what: `the records copied (${statusCalls(node).map((st) => st.text).join(' | ')})`, timeout: 60000 });
+    await env.eventually(() => statusCalls(node).some((st) => st.fill === 'red' && namesAcl(st.text, write)), { what: `a red status naming WRITE on ${SYNCS_TOPIC} (${statusCalls(node).map((st) => st.text).join(' | ')})`, timeout: 60000 });
+    await setAcls([write], 'create');
+    /** This topic's syncs in the offset-syncs topic, in log order (read as the super user). */
+    const superKafka = src.kafka('PLAINTEXT', {}, { retry: { retries: 8, initialRetryTime: 200 } });
+    const syncsOfT = async () => {
+      const out = [];
+      const reader = new TopicReader(superKafka, admins.source.admin, { topic: SYNCS_TOPIC, tail: false, onRecord: (r) => out.push(decodeOffsetSync(r.key, r.value)) });
+      await reader.start();
+      return out.filter((x) => x.topic === t);
+    };
+    let syncs = [];
+    await env.eventually(async () => (syncs = await syncsOfT()).some((x) => x.upstreamOffset === BigInt(RECORDS - 1)), { what: 'the sync of the last record once WRITE is granted', timeout: 60000 });
+    const ups = syncs.map((x) => Number(x.upstreamOffset));
+    assert.equal(ups[0], 0, `the first record's sync is written (syncs: ${ups.join(', ')})`);
+    assert.deepEqual(ups, [...ups].sort((a, b) => a - b), `in order (${ups.join(', ')})`);
+    assert.ok(ups.length >= RECORDS / 5, `every urgent sync of offset.lag.max 5 (${ups.join(', ')})`);
+    for (const x of syncs) assert.equal(x.downstreamOffset, x.upstreamOffset, 'each points at the same record (the remote topic starts at 0 too)');
+    await env.eventually(() => statusCalls(node).at(-1)?.fill === 'green', { what: `green again (${statusCalls(node).map((st) => st.text).join(' | ')})`, timeout: 30000 });
   });
 
   it('mm2-offset-syncs: source READ on the offset-syncs topic and on its reader group', async function () {
