@@ -31,6 +31,17 @@ import type { AclNeed } from './client';
 
 const MAX_CHUNK_RECORDS = 500;
 const MAX_CHUNK_BYTES = 512 * 1024;
+/**
+ * Offset syncs queued for writing at once (MM2: 10, MAX_OUTSTANDING_OFFSET_SYNCS). In MM2 each sync
+ * is a record of its own and the producer's callbacks free a slot on another thread while the
+ * task goes on; here a chunk's syncs are queued in one synchronous loop, so no slot frees during it,
+ * and beyond the limit each urgent sync of a partition replaced the previous one in its single
+ * pending slot: on a source with many heartbeats topics (10 first syncs at once) a partition kept
+ * only the last urgent sync of the chunk, its first one lost, and the groups below it could never
+ * be translated. Queued syncs cost a few bytes each and leave in batches of 500 (OrderedBatchSender),
+ * so the bound is only there to keep memory finite while writes fail: then the pending slots take over.
+ */
+export const MIRROR_SYNCS_IN_FLIGHT = 5000;
 /** First and longest wait before a failed config or ACL sync is tried again (MirrorOptions.syncRetryMs). */
 const SYNC_RETRY_MS = { first: 5000, max: 300000 };
 
@@ -161,6 +172,7 @@ export class Mirror {
     this.writer = syncs && ordered
       ? new OffsetSyncWriter({
           maxOffsetLag: options.offsetLagMax,
+          maxInFlight: MIRROR_SYNCS_IN_FLIGHT,
           send: async (sync) => {
             await ordered.send(sync);
             this.syncsSent++;

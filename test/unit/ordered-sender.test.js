@@ -9,6 +9,7 @@ const assert = require('node:assert/strict');
 const { OrderedBatchSender } = require('../../dist/kafka/ordered-sender');
 const { OffsetSyncWriter } = require('../../dist/core/offset-sync-writer');
 const { OffsetSyncStore } = require('../../dist/core/offset-sync-store');
+const { MIRROR_SYNCS_IN_FLIGHT } = require('../../dist/kafka/mirror-task');
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -188,5 +189,31 @@ describe('OrderedBatchSender (offset syncs in send order)', function () {
       assert.equal(kept.translate('t', 0, 100n), 64n, 'from the sync 93 -> 63: one past it');
       assert.equal(kept.translate('t', 0, 30n), 0n);
     });
+  });
+
+  it("behind the mirror's writer, a chunk's urgent syncs all reach the log while other partitions' first syncs are in flight (the mirror's in-flight bound)", async function () {
+    // a source with 10 heartbeats topics: their first syncs take MM2's 10 slots, then a chunk of 90
+    // records of the test topic queues its urgent syncs in the same synchronous loop
+    const run = async (maxInFlight) => {
+      const log = [];
+      const sender = new OrderedBatchSender(async (items) => {
+        await new Promise((r) => setTimeout(r, 5));
+        log.push(...items);
+      });
+      const writer = new OffsetSyncWriter({ maxOffsetLag: 20, maxInFlight, send: (s) => sender.send(s) });
+      for (let h = 0; h < 10; h++) {
+        writer.maybeQueueOffsetSyncs(`hb${h}.heartbeats`, 0, 0n, 0n);
+        writer.firePendingOffsetSyncs();
+      }
+      for (let u = 30; u < 120; u++) {
+        writer.maybeQueueOffsetSyncs('t', 0, BigInt(u), BigInt(u - 30));
+        writer.firePendingOffsetSyncs();
+      }
+      await writer.flush();
+      return log.filter((x) => x.topic === 't').map((x) => Number(x.upstreamOffset));
+    };
+    const mm2 = await run(10);
+    assert.ok(!mm2.includes(30), `with MM2's 10 the first sync of t is replaced before it is sent (${mm2.join(', ')})`);
+    assert.deepEqual(await run(MIRROR_SYNCS_IN_FLIGHT), [30, 51, 72, 93, 114, 119]);
   });
 });
