@@ -128,13 +128,19 @@ export class MirrorTopics {
       const plan = plannedRemoteConfigs(remoteTopicConfigSync(entriesOf(r), this.o.configPropertyFilter), current);
       if (plan) plans.push({ remote, ...plan });
     }
-    // Written every sync, as MM2 does (so a refused ALTER_CONFIGS shows before the first change),
-    // every topic in one request; told per topic when it changed something.
-    if (plans.length > 0) {
-      await needing(plans.map((p) => ({ resource: 'Topic' as const, name: p.remote, operations: ['ALTER_CONFIGS'] })), this.o.target.settings, () =>
-        targetAdmin.alterConfigs({ validateOnly: false, resources: plans.map((p) => ({ type: TOPIC_RESOURCE, name: p.remote, configEntries: p.configs })) }),
+    // Only what changes is written (every such topic in one request). AlterConfigs replaces a
+    // topic's whole set with what was read a moment before, so writing the unchanged ones too, as
+    // MM2 does every interval, could undo a change someone made to a remote topic meanwhile (an
+    // excluded property of its own). The unchanged ones are checked with validateOnly instead, so a
+    // refused ALTER_CONFIGS still shows before the first change, as in MM2.
+    const write = async (list: typeof plans, validateOnly: boolean): Promise<void> => {
+      if (list.length === 0) return;
+      await needing(list.map((p) => ({ resource: 'Topic' as const, name: p.remote, operations: ['ALTER_CONFIGS'] })), this.o.target.settings, () =>
+        targetAdmin.alterConfigs({ validateOnly, resources: list.map((p) => ({ type: TOPIC_RESOURCE, name: p.remote, configEntries: p.configs })) }),
       );
-    }
+    };
+    await write(plans.filter((p) => p.changed), false);
+    await write(plans.filter((p) => !p.changed), true);
     for (const p of plans) {
       if (p.changed) this.o.onEvent({ type: 'configs-synced', topic: p.remote, alias: this.o.target.alias, configs: p.configs.map((c) => `${c.name}=${c.value}`).join(', ') });
     }

@@ -440,7 +440,7 @@ export interface MirrorStatsMessage {
     records: number;
     bytes: number;
     recordsPerSecond: number;
-    /** Offset syncs acknowledged by the offset-syncs topic / failed (not retried, as MM2). */
+    /** Offset syncs acknowledged by the offset-syncs topic / failed writes (each written again until it lands; MM2 drops them). */
     syncsSent: number;
     syncsFailed: number;
     /** The offset-syncs topic, or null with emit.offset-syncs.enabled=false. */
