@@ -130,9 +130,12 @@ describe('failback end to end with the failback example (real Node-RED, real bro
 
   // Its own pair of clusters (FAILBACK_SHARED=1: the run's shared pair instead, to run it after
   // other files). In one full suite run (both Kafka versions) the failover step did not settle
-  // within 6 minutes on the shared pair; the cause is not found: runs on the shared pair after
-  // every file that runs before it there, on Kafka 4.1.1, passed. On a timeout of that step the
-  // test prints the flow's state (showFailoverState).
+  // within 6 minutes on the shared pair. Likely cause (seen on the event-pipeline test on the
+  // shared pair, not yet on this one): the mirror also copies every heartbeats topic the other
+  // files left on the source; with 10 offset syncs in flight the urgent syncs of a partition
+  // queued meanwhile replace each other (MM2's pending map), so a partition can lose its first
+  // syncs, and a group below the first one left is never translated. On a timeout of that step
+  // the test prints the flow's state (showFailoverState).
   let own = null;
   let shared = null;
   before(async function () {
