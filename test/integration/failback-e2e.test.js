@@ -14,6 +14,9 @@
  * the source (nothing skipped); what is read again stays within the records between the two offset
  * syncs around the position; source group offsets never moved backwards; the failback node is
  * green, every group in step.
+ *
+ * It runs on a cluster pair of its own; FAILBACK_SHARED=1 runs it on the suite's shared pair
+ * instead (after other files, with their topics, groups, offset syncs and checkpoints there).
  */
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -24,6 +27,7 @@ const { seededRandom } = require('../../scripts/seeded-random');
 const { AdminOffsetCommitter, fetchCommittedOffsets } = require('../../dist/kafka/groups');
 const { startClusters } = require('../../scripts/kafka/cluster');
 const { decodeOffsetSync } = require('../../dist/core/offset-sync');
+const { decodeCheckpoint } = require('../../dist/core/checkpoint');
 const { ourReads } = require('../harness/mm2-reads');
 const { readTopic } = require('../harness/records');
 
@@ -48,6 +52,28 @@ function exampleFlow() {
 
 /** Every offset sync of the flow (the example keeps them on the source), in log order. */
 const readSyncs = () => ourReads('source', 'mm2-offset-syncs.target.internal', decodeOffsetSync);
+
+const asText = (x) => JSON.stringify(x, (_k, v) => (typeof v === 'bigint' ? String(v) : v));
+
+/**
+ * When the failover step does not settle: what the flow shows (every node's status), what the
+ * checkpoints topic holds for this test's groups, their offsets on both clusters, the offset syncs
+ * of the test topic, and the end of Node-RED's log.
+ */
+async function showFailoverState(source, target, statuses, log) {
+  const lines = [`node statuses: ${asText(statuses.all())}`];
+  const checkpoints = await ourReads('target', 'source.checkpoints.internal', decodeCheckpoint).catch((e) => e);
+  lines.push(checkpoints instanceof Error ? `checkpoints: ${checkpoints.message}`
+    : `checkpoints (${checkpoints.length} in all): ${asText(checkpoints.filter((c) => ALL.includes(c.group)))}`);
+  for (const [side, admin] of [['source', source], ['target', target]]) {
+    for (const g of ALL) lines.push(`${g} on the ${side}: ${asText(await fetchCommittedOffsets(admin, g).catch((e) => e.message))}`);
+  }
+  const syncs = await readSyncs().catch((e) => e);
+  lines.push(syncs instanceof Error ? `offset syncs: ${syncs.message}` : `offset syncs (${syncs.length} in all) of ${TOPIC}: ${asText(syncs.filter((x) => x.topic === TOPIC))}`);
+  lines.push(`${REMOTE} on the target: ${asText(await target.fetchTopicOffsets(REMOTE).catch((e) => e.message))}`);
+  lines.push(`Node-RED log (end):\n${log.slice(-8000)}`);
+  console.log(lines.join('\n'));
+}
 
 /** Reads a whole topic (read_committed): [{partition, offset, value}]. */
 const readAll = (kafkaName, topic, expectAtLeast) => readTopic(kafkaName, topic, expectAtLeast, { timeout: 60000 });
@@ -102,16 +128,22 @@ describe('failback end to end with the failback example (real Node-RED, real bro
     await producer.send({ topic: TOPIC, messages });
   }
 
-  // Its own pair of clusters. On the suite's shared pair, after the other files, the failover step
-  // of this test did not settle within 6 minutes on either Kafka version (while it passes on a
-  // fresh pair, also after node-red-package deploys every example there); the cause is not found
-  // yet and is named in the closing note of the session that added this.
+  // Its own pair of clusters (FAILBACK_SHARED=1: the run's shared pair instead, to run it after
+  // other files). In one full suite run (both Kafka versions) the failover step did not settle
+  // within 6 minutes on the shared pair. Likely cause (seen on the event-pipeline test on the
+  // shared pair, not yet on this one): the mirror also copies every heartbeats topic the other
+  // files left on the source; with 10 offset syncs in flight the urgent syncs of a partition
+  // queued meanwhile replace each other (MM2's pending map), so a partition can lose its first
+  // syncs, and a group below the first one left is never translated. On a timeout of that step
+  // the test prints the flow's state (showFailoverState).
   let own = null;
   let shared = null;
   before(async function () {
     this.timeout(300000);
-    own = await startClusters(['failback-source', 'failback-target']);
-    shared = env.setClusters({ source: own['failback-source'], target: own['failback-target'] });
+    if (!process.env.FAILBACK_SHARED) {
+      own = await startClusters(['failback-source', 'failback-target']);
+      shared = env.setClusters({ source: own['failback-source'], target: own['failback-target'] });
+    }
     const admin = await env.admin('source');
     await admin.createTopics({ topics: [{ topic: TOPIC, numPartitions: PARTITIONS }], waitForLeaders: true });
     const kafka = env.kafka('source');
@@ -192,7 +224,11 @@ describe('failback end to end with the failback example (real Node-RED, real bro
 
     // ---- fail over: the flow translates the groups to the target ----
     nr = await startNodeRed({ flows: flow, quiet: true, logLevel: 'warn' });
-    await untilStable(target, GROUPS, REMOTE, 'target group offsets written and stable over one sync interval', 360000);
+    const failoverStatuses = await nr.watchStatuses();
+    await untilStable(target, GROUPS, REMOTE, 'target group offsets written and stable over one sync interval', 360000).catch(async (e) => {
+      await showFailoverState(source, target, failoverStatuses, nr.log);
+      throw e;
+    });
     // the mirror has committed everything it copied (a restart resumes at the end, copying nothing twice)
     const lastRecord = new Map();
     for (const r of await readAll('source', TOPIC, committedRecords())) if ((lastRecord.get(r.partition) ?? -1n) < r.offset) lastRecord.set(r.partition, r.offset);
