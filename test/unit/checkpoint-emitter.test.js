@@ -391,3 +391,45 @@ describe('CheckpointEmitter: a source that cannot be followed (no broker)', func
     await e.stop();
   });
 });
+
+describe('CheckpointEmitter: new offset syncs translate again only the groups at or above them (no broker)', function () {
+  /** Resolves once `cond()` holds (checked every few ms, for up to 20 s). */
+  async function until(cond, what) {
+    for (const deadline = Date.now() + 20000; Date.now() < deadline; ) {
+      if (cond()) return;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    assert.fail(`never: ${what}`);
+  }
+
+  it('per partition, the groups whose position is at or above the lowest new sync, and no other', async function () {
+    const o = (topic, partition, offset) => ({ topic, partition, offset, metadata: '' });
+    const source = memoryConnection('source', { groups: { a: [o('t', 0, 10n), o('t', 1, 70n)], b: [o('t', 0, 50n)], c: [o('t', 0, 100n)] } });
+    const target = memoryConnection('target');
+    const delivered = [];
+    const e = newEmitter(source, target, { sourceOffsets: 'auto', events: { delivered: (r) => delivered.push(r), deliveryFailed: (err) => delivered.push({ err }) } });
+    await e.start(); // the stream cannot start here (no broker): the offsets come from full reads
+    e.handleSyncEvent({ event: 'syncs', syncs: [o('t', 0, 0n), o('t', 1, 0n)].map((s) => ({ ...s, upstreamOffset: 0n, downstreamOffset: 0n })) });
+    e.handleSyncEvent({ event: 'loaded' }); // a full cycle at once (after the partial one of these syncs)
+    await until(() => delivered.some((r) => r.full), 'the full cycle after the load');
+    assert.deepEqual(delivered[delivered.length - 1].groups, ['a', 'b', 'c']);
+    assert.ok(delivered.every((r) => !r.err));
+    delivered.splice(0, delivered.length, 'the cycles of the start');
+
+    // two syncs on t/0: the lower one (40) concerns b (50) and c (100), not a (10)
+    e.handleSyncEvent({ event: 'syncs', syncs: [{ topic: 't', partition: 0, upstreamOffset: 40n, downstreamOffset: 40n }, { topic: 't', partition: 0, upstreamOffset: 60n, downstreamOffset: 60n }] });
+    await until(() => delivered.length === 2, 'the partial cycle of the syncs on t/0');
+    assert.equal(delivered[1].full, false);
+    assert.deepEqual(delivered[1].groups, ['b', 'c']);
+    assert.deepEqual(delivered[1].written.map(brief), [['b', 'source.t', 0, 50n, 41n], ['c', 'source.t', 0, 100n, 61n]]);
+
+    // a sync above every position concerns nobody; the next one, at a's position on t/1, only a there
+    e.handleSyncEvent({ event: 'syncs', syncs: [{ topic: 't', partition: 1, upstreamOffset: 200n, downstreamOffset: 200n }] });
+    e.handleSyncEvent({ event: 'syncs', syncs: [{ topic: 't', partition: 1, upstreamOffset: 70n, downstreamOffset: 70n }] });
+    await until(() => delivered.length === 3, 'the partial cycle of the sync on t/1');
+    assert.deepEqual(delivered[2].groups, ['a']);
+    assert.deepEqual(delivered[2].written.map(brief), [['a', 'source.t', 1, 70n, 70n]]);
+    await e.stop();
+    assert.equal(delivered.length, 3, 'the sync above every position started no cycle');
+  });
+});
