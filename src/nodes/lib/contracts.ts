@@ -231,20 +231,21 @@ function coverageJsonOf(c: GroupCoverageEntry, members: MembersOnTarget): Covera
   const variants = coverageJson[String(members) as 'true' | 'false' | 'unknown'];
   let e = variants.get(c);
   if (e === undefined) {
-    e = {
-      group: c.group,
-      topic: c.topic,
-      partition: c.partition,
-      remoteTopic: c.remoteTopic,
-      upstreamOffset: c.upstreamOffset === null ? null : c.upstreamOffset.toString(),
-      status: c.status,
-      reason: members === true ? `${c.reason}; ${MEMBERS_ON_TARGET_REASON}` : c.reason,
-      readiness: c.verdict,
-      reread: c.reread,
-      checkpointAt: c.checkpointAt,
-      membersOnTarget: members,
-    };
-    if (c.downstreamOffset !== undefined) e.downstreamOffset = c.downstreamOffset.toString();
+    // one literal of fixed shape per case: a property added afterwards goes to a property array of its own (100,000 of them)
+    const group = c.group;
+    const topic = c.topic;
+    const partition = c.partition;
+    const remoteTopic = c.remoteTopic;
+    const upstreamOffset = c.upstreamOffset === null ? null : c.upstreamOffset.toString();
+    const status = c.status;
+    const reason = members === true ? `${c.reason}; ${MEMBERS_ON_TARGET_REASON}` : c.reason;
+    const readiness = c.verdict;
+    const reread = c.reread;
+    const checkpointAt = c.checkpointAt;
+    e =
+      c.downstreamOffset === undefined
+        ? { group, topic, partition, remoteTopic, upstreamOffset, status, reason, readiness, reread, checkpointAt, membersOnTarget: members }
+        : { group, topic, partition, remoteTopic, upstreamOffset, status, reason, readiness, reread, checkpointAt, membersOnTarget: members, downstreamOffset: c.downstreamOffset.toString() };
     Object.freeze(e);
     variants.set(c, e);
   }
