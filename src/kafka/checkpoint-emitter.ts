@@ -40,7 +40,7 @@ import { DEFAULT_READINESS, membersInState, summarizeReadiness, unlistedGroupRea
 import type { ClusterConnection } from './connection';
 import { listConsumerGroups, type CommittedOffset, type ListedGroupState } from './groups';
 import { explainKafkaError } from './client';
-import { SourceOffsets, tpKey, type GroupPartitions, type SourceOffsetsMode } from './source-offsets';
+import { SourceOffsets, tpKey, type GroupPartitions, type SourceOffsetsMode, type SourceOffsetsOptions } from './source-offsets';
 
 export type { GroupPartitions, SourceOffsetsMode };
 import { TopicReader } from './topic-reader';
@@ -113,6 +113,8 @@ export interface CheckpointEmitterOptions {
   restoreTimeoutMs?: number;
   /** Clock (ms); tests may replace it. */
   now?: () => number;
+  /** Makes the stream following the source's `__consumer_offsets` (default: a SourceCommitStream); tests may replace it. */
+  openSourceStream?: SourceOffsetsOptions['openStream'];
 }
 
 
@@ -250,6 +252,7 @@ export class CheckpointEmitter {
       want: o.sourceOffsets ?? 'auto',
       batchMs: o.batchMs,
       now: this.now,
+      openStream: o.openSourceStream,
       acceptGroup: (g) => o.groupFilter.accept(g),
       onChanged: (changed) => this.deliverCycle({ only: changed }),
       onMode: (m) => {

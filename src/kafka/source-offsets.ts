@@ -13,7 +13,7 @@
  */
 import type { CommittedOffset } from './groups';
 import type { ClusterConnection } from './connection';
-import { SourceCommitStream, type SourceCommitBatch } from './source-commit-stream';
+import { SourceCommitStream, type SourceCommitBatch, type SourceCommitStreamOptions } from './source-commit-stream';
 import { partitionKey } from '../core/partition-key';
 import { PositionIndex } from '../core/position-index';
 
@@ -46,7 +46,12 @@ export interface SourceOffsetsOptions {
   startTimeoutMs?: number;
   /** Clock (ms). */
   now?: () => number;
+  /** Makes the stream that follows `__consumer_offsets` (default: a SourceCommitStream); tests may replace it. */
+  openStream?: (options: SourceCommitStreamOptions) => CommitStreamLike;
 }
+
+/** What SourceOffsets uses of a SourceCommitStream. */
+export type CommitStreamLike = Pick<SourceCommitStream, 'start' | 'stop' | 'lastFetchAt'>;
 
 /**
  * The principal a SASL login (PLAIN, SCRAM) is authorized as with Kafka's default principal
@@ -70,9 +75,9 @@ export class SourceOffsets {
   private readonly lists = new Map<string, readonly CommittedOffset[]>();
   /** (topic, partition) -> the groups with a commit there, by their committed offset: the groups a new offset sync concerns. */
   private readonly byPartition = new Map<string, PositionIndex<string>>();
-  private stream: SourceCommitStream | null = null;
+  private stream: CommitStreamLike | null = null;
   /** A stream still positioning (stopped with the rest on close). */
-  private opening: SourceCommitStream | null = null;
+  private opening: CommitStreamLike | null = null;
   private streamStarting: Promise<void> | null = null;
   private modeNow: SourceOffsetsMode;
   private stopped = false;
@@ -204,10 +209,10 @@ export class SourceOffsets {
 
   private async openStream(): Promise<void> {
     const { source } = this.o;
-    let stream: SourceCommitStream | null = null;
+    let stream: CommitStreamLike | null = null;
     try {
       const admin = await source.admin();
-      stream = new SourceCommitStream({
+      stream = (this.o.openStream ?? ((options) => new SourceCommitStream(options)))({
         kafka: source.kafka,
         admin,
         batchMs: this.o.batchMs ?? 50,
@@ -241,7 +246,7 @@ export class SourceOffsets {
     }
   }
 
-  private streamFailed(stream: SourceCommitStream | null, err: Error): void {
+  private streamFailed(stream: CommitStreamLike | null, err: Error): void {
     if (!stream || stream !== this.stream) return;
     this.stream = null;
     void stream.stop().catch(() => undefined);

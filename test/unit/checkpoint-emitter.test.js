@@ -433,3 +433,58 @@ describe('CheckpointEmitter: new offset syncs translate again only the groups at
     assert.equal(delivered.length, 3, 'the sync above every position started no cycle');
   });
 });
+
+describe('CheckpointEmitter: while __consumer_offsets is followed, the source offsets are read in full only every FULL_SOURCE_READ_EVERY_MS (no broker)', function () {
+  const { FULL_SOURCE_READ_EVERY_MS } = require('../../dist/kafka/checkpoint-emitter');
+
+  it('reads once the stream stands, then not again before the interval, again at it; every cycle while the stream is silent', async function () {
+    const source = memoryConnection('source', { groups: { g: [{ topic: 't', partition: 0, offset: 5n, metadata: '' }] } });
+    const target = memoryConnection('target');
+    source.settings = {}; // no SASL: the stream's ACL hint names no principal
+    let fetches = 0;
+    const fetcher = source.offsetFetcher();
+    source.offsetFetcher = () => ({
+      ...fetcher,
+      fetchMany: (gs) => {
+        fetches++;
+        return fetcher.fetchMany(gs);
+      },
+    });
+    // a stream that stands at once; its last fetch answered `silentMs` ago (real clock, as the stream's own)
+    let silentMs = 0;
+    const stream = { start: async () => undefined, stop: async () => undefined, get lastFetchAt() { return Date.now() - silentMs; } };
+    let clock = 1_000_000;
+    const e = newEmitter(source, target, { sourceOffsets: 'auto', now: () => clock, openSourceStream: () => stream });
+    await e.start();
+    assert.equal(e.sourceMode.kind, 'events', JSON.stringify(e.sourceMode));
+    e.handleSyncEvent({ event: 'syncs', syncs: [{ topic: 't', partition: 0, upstreamOffset: 5n, downstreamOffset: 3n }] });
+    e.handleSyncEvent({ event: 'loaded' });
+    const first = await e.cycle(); // after the cycles the stream and the load started
+    assert.equal(first.full, true);
+    assert.deepEqual(first.failedGroups, []);
+    const read = fetches;
+    assert.ok(read >= 1, 'read in full once the stream stood');
+
+    clock += 1000;
+    assert.deepEqual((await e.cycle()).groups, ['g']);
+    clock = 1_000_000 + FULL_SOURCE_READ_EVERY_MS - 1;
+    await e.cycle();
+    assert.equal(fetches, read, 'not read again within the interval: the stream keeps them current');
+
+    clock = 1_000_000 + FULL_SOURCE_READ_EVERY_MS;
+    await e.cycle();
+    assert.equal(fetches, read + 1, 'read again once the interval has passed');
+    clock += 1000;
+    await e.cycle();
+    assert.equal(fetches, read + 1);
+
+    // a stream that has not answered for longer than STREAM_SILENT_MS is not trusted: every cycle reads
+    silentMs = 60000;
+    clock += 1000;
+    await e.cycle();
+    clock += 1000;
+    await e.cycle();
+    assert.equal(fetches, read + 3);
+    await e.stop();
+  });
+});
