@@ -45,8 +45,10 @@ const names = Array.from({ length: GROUPS }, (_, i) => groupName(i));
 function memoryConnection() {
   const admin = {
     listGroups: async () => ({ groups: names.map((n) => ({ groupId: `${n}`.slice(0), protocolType: 'consumer' })) }),
-    listTopics: async () => [CP_TOPIC],
-    fetchTopicOffsets: async () => [{ partition: 0, offset: '0', high: '0', low: '0' }],
+    listTopics: async () => [CP_TOPIC, `source.${TOPIC}`],
+    // the checkpoints topic is empty; the remote topic has every partition, its log end past every checkpoint
+    fetchTopicOffsets: async (topic) =>
+      topic === CP_TOPIC ? [{ partition: 0, offset: '0', high: '0', low: '0' }] : Array.from({ length: PARTS }, (_, partition) => ({ partition, offset: '100000', high: '100000', low: '0' })),
   };
   return {
     alias: 'x',
