@@ -39,7 +39,7 @@ import { readPercent } from '../core/load-percent';
 import { DEFAULT_READINESS, membersInState, summarizeReadiness, unlistedGroupReadiness, withMembersOnTarget, type GroupReadiness, type MembersOnTarget, type ReadinessSummary, type ReadinessThresholds } from '../core/readiness';
 import type { ClusterConnection } from './connection';
 import { listConsumerGroups, type CommittedOffset, type ListedGroupState } from './groups';
-import { explainKafkaError } from './client';
+import { authorizationFailure, explainKafkaError } from './client';
 import { SourceOffsets, tpKey, type GroupPartitions, type SourceOffsetsMode } from './source-offsets';
 
 export type { GroupPartitions, SourceOffsetsMode };
@@ -336,7 +336,7 @@ export class CheckpointEmitter {
       // ask again for every refused group; other failures are asked again next cycle
       const ask = unlisted.filter((g) => !this.refusedCoordinators.has(g));
       const failed = ask.length > 0 ? await fetcher.coordinatorFailures(ask) : new Map<string, string>();
-      for (const [g, why] of failed) if (/AUTHORIZATION_FAILED|not authori[sz]ed/i.test(why)) this.refusedCoordinators.add(g);
+      for (const [g, why] of failed) if (authorizationFailure({ message: why })) this.refusedCoordinators.add(g);
       for (const g of unlisted) members.set(g, failed.has(g) || this.refusedCoordinators.has(g) ? 'unknown' : false);
       return { members };
     } catch (e) {

@@ -142,6 +142,7 @@ export class Mirror {
   private retryTimer: NodeJS.Timeout | null = null;
   /** The back-off of a failed config or ACL sync (see syncStep). */
   private readonly syncRetries: Record<'configs' | 'acls', { timer: NodeJS.Timeout | null; delay: number }>;
+  private readonly syncRetryMs: { first: number; max: number };
   private retryDelay = 1000;
   private probing = false;
   /** Partitions that had records waiting on the source at the last probe: their restart point then. */
@@ -149,7 +150,8 @@ export class Mirror {
 
   constructor(options: MirrorOptions) {
     this.o = options;
-    const first = (options.syncRetryMs ?? SYNC_RETRY_MS).first;
+    this.syncRetryMs = options.syncRetryMs ?? SYNC_RETRY_MS;
+    const first = this.syncRetryMs.first;
     this.syncRetries = { configs: { timer: null, delay: first }, acls: { timer: null, delay: first } };
     this.topics = new MirrorTopics({ ...options, stopped: () => this.stopping, sleep: (ms) => this.sleep(ms) });
     const syncs = options.offsetSyncs;
@@ -212,12 +214,12 @@ export class Mirror {
     try {
       await run();
       this.clearError(where);
-      retry.delay = (this.o.syncRetryMs ?? SYNC_RETRY_MS).first;
+      retry.delay = this.syncRetryMs.first;
     } catch (e) {
       if (this.stopping) return;
       this.setError(where, errText(e));
       const delay = retry.delay;
-      retry.delay = Math.min(delay * 2, (this.o.syncRetryMs ?? SYNC_RETRY_MS).max);
+      retry.delay = Math.min(delay * 2, this.syncRetryMs.max);
       retry.timer = setTimeout(() => {
         retry.timer = null;
         if (!this.stopping) void (where === 'configs' ? this.syncConfigs() : this.syncAcls());
