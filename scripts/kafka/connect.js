@@ -10,6 +10,7 @@
  *   await mm2.stop(); await worker.stop();
  */
 const { spawn, spawnSync } = require('node:child_process');
+const { cdsOptions } = require('./cds');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -81,9 +82,11 @@ function startJava({ name, version, mainClass, args, loudLoggers, heap = '512m' 
   fs.writeFileSync(path.join(dir, 'log4j.properties'), LOG4J1(logFile, loudLoggers));
   fs.writeFileSync(path.join(dir, 'log4j2.properties'), LOG4J2(logFile, loudLoggers));
   const out = fs.openSync(path.join(dir, 'stdout.log'), 'a');
+  const cds = cdsOptions(libs, mainClass);
   const child = spawn(
     'java',
     [
+      ...cds.args,
       `-Xmx${heap}`, '-XX:+UseG1GC', '-XX:TieredStopAtLevel=1', '-Djava.awt.headless=true',
       `-Dlog4j.configuration=file:${path.join(dir, 'log4j.properties')}`,
       `-Dlog4j2.configurationFile=${path.join(dir, 'log4j2.properties')}`,
@@ -93,7 +96,10 @@ function startJava({ name, version, mainClass, args, loudLoggers, heap = '512m' 
   );
   fs.closeSync(out);
   running.add(child);
-  child.once('exit', () => running.delete(child));
+  child.once('exit', (_code, signal) => {
+    running.delete(child);
+    cds.settle(signal === null);
+  });
   const log = () => {
     try {
       return fs.readFileSync(logFile, 'utf8') + fs.readFileSync(path.join(dir, 'stdout.log'), 'utf8');
@@ -110,7 +116,8 @@ function startJava({ name, version, mainClass, args, loudLoggers, heap = '512m' 
           resolve();
         };
         if (child.exitCode !== null || child.signalCode !== null) return done();
-        const t = setTimeout(() => child.kill('SIGKILL'), 15000);
+        // writing the class archive at exit (the first run) takes a few seconds more
+        const t = setTimeout(() => child.kill('SIGKILL'), cds.writing ? 40000 : 15000);
         child.once('exit', () => { clearTimeout(t); done(); });
         child.kill('SIGTERM');
       });
@@ -265,8 +272,9 @@ async function startConnectWorker({ bootstrap, version, groupId = `mm2-connect-$
  */
 function consoleConsume({ bootstrap, topic, formatter, maxMessages, timeoutMs = 15000, version }) {
   const libs = resolveConnect(version);
+  const cds = cdsOptions(libs, 'org.apache.kafka.tools.consumer.ConsoleConsumer');
   const args = [
-    '-Xmx256m', '-XX:TieredStopAtLevel=1', '-cp', path.join(libs, '*'),
+    ...cds.args, '-Xmx256m', '-XX:TieredStopAtLevel=1', '-cp', path.join(libs, '*'),
     'org.apache.kafka.tools.consumer.ConsoleConsumer',
     '--bootstrap-server', bootstrap, '--topic', topic, '--from-beginning',
     '--formatter', `org.apache.kafka.connect.mirror.formatters.${formatter}`,
@@ -274,6 +282,7 @@ function consoleConsume({ bootstrap, topic, formatter, maxMessages, timeoutMs = 
   ];
   if (maxMessages) args.push('--max-messages', String(maxMessages));
   const res = spawnSync('java', args, { encoding: 'utf8', timeout: timeoutMs + 60000 });
+  cds.settle(res.signal === null);
   if (res.error) throw new Error(`console consumer: ${res.error.message}`);
   return res.stdout.split('\n').map((l) => l.trim()).filter((l) => /^(OffsetSync|Checkpoint|Heartbeat)\{/.test(l));
 }
