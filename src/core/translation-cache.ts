@@ -67,6 +67,25 @@ function syncFor(store: OffsetSyncStore, group: string, topic: string, partition
   return t.kind === 'translated' ? t.sync : t.kind === 'too-old' ? t.oldest : undefined;
 }
 
+/**
+ * `{ group, ...c, reason, verdict, reread, checkpointAt }` as one literal of fixed shape for the
+ * usual sets of keys (a spread copy keeps most of its properties in a property array of its own:
+ * one more object per entry, 100,000 at 10,000 groups x 10 partitions). Same keys, same values.
+ */
+function coverageRecord(group: string, c: CoverageEntry, reason: string, rd: EntryReadiness): GroupCoverageEntry {
+  const { topic, partition, remoteTopic, upstreamOffset, status, downstreamOffset, sync, previous } = c;
+  const { verdict, reread, checkpointAt } = rd;
+  const has = (k: keyof CoverageEntry): boolean => Object.prototype.hasOwnProperty.call(c, k);
+  const keys = Object.keys(c).length;
+  if (keys === 9 && has('downstreamOffset') && has('sync') && has('previous')) {
+    return { group, topic, partition, remoteTopic, upstreamOffset, status, downstreamOffset, sync, previous, reason, verdict, reread, checkpointAt };
+  }
+  if (keys === 8 && has('downstreamOffset') && has('sync')) return { group, topic, partition, remoteTopic, upstreamOffset, status, downstreamOffset, sync, reason, verdict, reread, checkpointAt };
+  if (keys === 7 && has('sync')) return { group, topic, partition, remoteTopic, upstreamOffset, status, sync, reason, verdict, reread, checkpointAt };
+  if (keys === 6) return { group, topic, partition, remoteTopic, upstreamOffset, status, reason, verdict, reread, checkpointAt };
+  return { group, ...c, reason, verdict, reread, checkpointAt };
+}
+
 export class TranslationCache {
   private readonly byGroup = new Map<string, Entry>();
 
@@ -94,7 +113,7 @@ export class TranslationCache {
       const inexact = c.sync !== undefined && c.upstreamOffset !== null && c.upstreamOffset > c.sync.upstreamOffset;
       const above = inexact ? store.around(c.topic, c.partition, c.upstreamOffset as bigint, group).above : undefined;
       const rd = entryReadiness(c, above, cp, cp === undefined ? undefined : checkpoints.listedAtOf(cp), th);
-      return { group, ...c, reason: flatten(c.reason), verdict: rd.verdict, reread: rd.reread, checkpointAt: rd.checkpointAt };
+      return coverageRecord(group, c, flatten(c.reason), rd);
     });
     const summary = groupReadiness(group, coverage);
     const entry: Entry = {

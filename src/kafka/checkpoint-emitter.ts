@@ -40,7 +40,7 @@ import { DEFAULT_READINESS, membersInState, summarizeReadiness, unlistedGroupRea
 import type { ClusterConnection } from './connection';
 import { listConsumerGroups, type CommittedOffset, type ListedGroupState } from './groups';
 import { authorizationFailure, explainKafkaError } from './client';
-import { SourceOffsets, tpKey, type GroupPartitions, type SourceOffsetsMode } from './source-offsets';
+import { SourceOffsets, tpKey, type GroupPartitions, type SourceOffsetsMode, type SourceOffsetsOptions } from './source-offsets';
 
 export type { GroupPartitions, SourceOffsetsMode };
 import { TopicReader } from './topic-reader';
@@ -113,6 +113,8 @@ export interface CheckpointEmitterOptions {
   restoreTimeoutMs?: number;
   /** Clock (ms); tests may replace it. */
   now?: () => number;
+  /** Makes the stream following the source's `__consumer_offsets` (default: a SourceCommitStream); tests may replace it. */
+  openSourceStream?: SourceOffsetsOptions['openStream'];
 }
 
 
@@ -252,6 +254,7 @@ export class CheckpointEmitter {
       want: o.sourceOffsets ?? 'auto',
       batchMs: o.batchMs,
       now: this.now,
+      openStream: o.openSourceStream,
       acceptGroup: (g) => o.groupFilter.accept(g),
       onChanged: (changed) => this.deliverCycle({ only: changed }),
       onMode: (m) => {
@@ -467,15 +470,17 @@ export class CheckpointEmitter {
    */
   private syncsArrived(syncs: readonly OffsetSync[]): void {
     if (this.selected === null || !this.eventDriven) return;
-    const only = new Map<string, GroupPartitions>();
+    // per partition, the lowest sync concerns every group any of them concerns: one look-up each
+    const lowest = new Map<string, OffsetSync>();
     for (const s of syncs) {
       const k = tpKey(s.topic, s.partition);
-      // a sync above every group's position (the usual case: syncs follow the log end) concerns none
-      const highest = this.sourceOffsets.highestOn(s.topic, s.partition);
-      if (highest === null || highest < s.upstreamOffset) continue;
-      for (const g of this.sourceOffsets.groupsOn(s.topic, s.partition)) {
-        const at = this.sourceOffsets.offsetOf(g, s.topic, s.partition);
-        if (at === null || at < s.upstreamOffset) continue;
+      const have = lowest.get(k);
+      if (have === undefined || s.upstreamOffset < have.upstreamOffset) lowest.set(k, s);
+    }
+    const only = new Map<string, GroupPartitions>();
+    for (const [k, s] of lowest) {
+      // only the groups at or above it (the usual sync follows the log end, above every group: none)
+      for (const g of this.sourceOffsets.groupsAtOrAbove(s.topic, s.partition, s.upstreamOffset)) {
         const have = only.get(g);
         if (have === undefined) only.set(g, new Set([k]));
         else if (have !== 'all') have.add(k);

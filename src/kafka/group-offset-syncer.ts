@@ -326,7 +326,11 @@ export class GroupOffsetSyncer {
         this.running = false;
       }
     });
-    this.chain = run.catch(() => undefined);
+    // the chain only orders the runs: it must not hold the last result (100,000 entries at 10,000 groups) until the next run
+    this.chain = run.then(
+      () => undefined,
+      () => undefined,
+    );
     return run;
   }
 

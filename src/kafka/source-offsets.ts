@@ -13,8 +13,9 @@
  */
 import type { CommittedOffset } from './groups';
 import type { ClusterConnection } from './connection';
-import { SourceCommitStream, type SourceCommitBatch } from './source-commit-stream';
+import { SourceCommitStream, type SourceCommitBatch, type SourceCommitStreamOptions } from './source-commit-stream';
 import { partitionKey } from '../core/partition-key';
+import { PositionIndex } from '../core/position-index';
 
 /** Source partitions of one group (`partition:topic` keys) whose offsets changed; 'all': the whole group (deleted, or read again). */
 export type GroupPartitions = Set<string> | 'all';
@@ -45,7 +46,12 @@ export interface SourceOffsetsOptions {
   startTimeoutMs?: number;
   /** Clock (ms). */
   now?: () => number;
+  /** Makes the stream that follows `__consumer_offsets` (default: a SourceCommitStream); tests may replace it. */
+  openStream?: (options: SourceCommitStreamOptions) => CommitStreamLike;
 }
+
+/** What SourceOffsets uses of a SourceCommitStream. */
+export type CommitStreamLike = Pick<SourceCommitStream, 'start' | 'stop' | 'lastFetchAt'>;
 
 /**
  * The principal a SASL login (PLAIN, SCRAM) is authorized as with Kafka's default principal
@@ -67,13 +73,11 @@ export class SourceOffsets {
   private readonly byGroup = new Map<string, Map<string, CommittedOffset>>();
   /** group -> its offsets as one array (offsetsOf), dropped when one of them changes. */
   private readonly lists = new Map<string, readonly CommittedOffset[]>();
-  /** (topic, partition) -> groups with a commit there: the groups a new offset sync concerns. */
-  private readonly byPartition = new Map<string, Set<string>>();
-  /** (topic, partition) -> an upper bound of the groups' committed offsets there (never lowered: a bound, not the maximum). */
-  private readonly highest = new Map<string, bigint>();
-  private stream: SourceCommitStream | null = null;
+  /** (topic, partition) -> the groups with a commit there, by their committed offset: the groups a new offset sync concerns. */
+  private readonly byPartition = new Map<string, PositionIndex<string>>();
+  private stream: CommitStreamLike | null = null;
   /** A stream still positioning (stopped with the rest on close). */
-  private opening: SourceCommitStream | null = null;
+  private opening: CommitStreamLike | null = null;
   private streamStarting: Promise<void> | null = null;
   private modeNow: SourceOffsetsMode;
   private stopped = false;
@@ -167,14 +171,9 @@ export class SourceOffsets {
     return this.byGroup.get(group)?.get(tpKey(topic, partition))?.offset ?? null;
   }
 
-  /** At least the highest committed offset of any group on a source partition (null: none seen): a sync above it concerns no group. */
-  highestOn(topic: string, partition: number): bigint | null {
-    return this.highest.get(tpKey(topic, partition)) ?? null;
-  }
-
-  /** The groups with a commit on a source partition. */
-  groupsOn(topic: string, partition: number): ReadonlySet<string> {
-    return this.byPartition.get(tpKey(topic, partition)) ?? new Set();
+  /** The groups whose committed offset on a source partition is at or above `offset` (the groups a sync there concerns), in proportion to how many there are. */
+  groupsAtOrAbove(topic: string, partition: number, offset: bigint): string[] {
+    return this.byPartition.get(tpKey(topic, partition))?.atOrAbove(offset) ?? [];
   }
 
   /** Forgets groups no longer selected. */
@@ -210,10 +209,10 @@ export class SourceOffsets {
 
   private async openStream(): Promise<void> {
     const { source } = this.o;
-    let stream: SourceCommitStream | null = null;
+    let stream: CommitStreamLike | null = null;
     try {
       const admin = await source.admin();
-      stream = new SourceCommitStream({
+      stream = (this.o.openStream ?? ((options) => new SourceCommitStream(options)))({
         kafka: source.kafka,
         admin,
         batchMs: this.o.batchMs ?? 50,
@@ -247,7 +246,7 @@ export class SourceOffsets {
     }
   }
 
-  private streamFailed(stream: SourceCommitStream | null, err: Error): void {
+  private streamFailed(stream: CommitStreamLike | null, err: Error): void {
     if (!stream || stream !== this.stream) return;
     this.stream = null;
     void stream.stop().catch(() => undefined);
@@ -272,14 +271,10 @@ export class SourceOffsets {
       }
       const k = tpKey(c.topic, c.partition);
       this.lists.delete(c.group);
-      if (c.offset === null) {
-        m.delete(k);
-        this.byPartition.get(k)?.delete(c.group);
-      } else {
-        const prev = m.get(k);
-        m.set(k, { topic: c.topic, partition: c.partition, offset: c.offset, metadata: prev?.metadata ?? '' });
-        this.index(k, c.group, c.offset);
-      }
+      const prev = m.get(k);
+      if (c.offset === null) m.delete(k);
+      else m.set(k, { topic: c.topic, partition: c.partition, offset: c.offset, metadata: prev?.metadata ?? '' });
+      this.index(k, c.group, prev?.offset ?? null, c.offset);
       this.mark(c.group, k);
     }
     if (b.skipped > 0) {
@@ -302,32 +297,27 @@ export class SourceOffsets {
       // a partition listed without a committed offset (-1) stays: MM2's discovery counts its topic
       const k = tpKey(o.topic, o.partition);
       m.set(k, o);
-      if (o.offset !== null) this.index(k, group, o.offset);
+      this.index(k, group, null, o.offset);
     }
     this.byGroup.set(group, m);
   }
 
-  private index(k: string, group: string, offset: bigint): void {
-    const h = this.highest.get(k);
-    if (h === undefined || offset > h) this.highest.set(k, offset);
+  /** The group's committed offset on partition `k` moved from `from` to `to` (null: none). */
+  private index(k: string, group: string, from: bigint | null, to: bigint | null): void {
+    if (from === null && to === null) return;
     let s = this.byPartition.get(k);
     if (!s) {
-      s = new Set();
+      s = new PositionIndex<string>();
       this.byPartition.set(k, s);
     }
-    s.add(group);
+    s.move(group, from, to);
+    if (s.size === 0) this.byPartition.delete(k);
   }
 
   private dropGroup(group: string): void {
     const m = this.byGroup.get(group);
     if (!m) return;
-    for (const k of m.keys()) {
-      const s = this.byPartition.get(k);
-      if (s) {
-        s.delete(group);
-        if (s.size === 0) this.byPartition.delete(k);
-      }
-    }
+    for (const [k, o] of m) this.index(k, group, o.offset, null);
     this.byGroup.delete(group);
     this.lists.delete(group);
   }

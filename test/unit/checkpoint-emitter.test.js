@@ -421,3 +421,100 @@ describe('CheckpointEmitter: a source that cannot be followed (no broker)', func
     await e.stop();
   });
 });
+
+describe('CheckpointEmitter: new offset syncs translate again only the groups at or above them (no broker)', function () {
+  /** Resolves once `cond()` holds (checked every few ms, for up to 20 s). */
+  async function until(cond, what) {
+    for (const deadline = Date.now() + 20000; Date.now() < deadline; ) {
+      if (cond()) return;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    assert.fail(`never: ${what}`);
+  }
+
+  it('per partition, the groups whose position is at or above the lowest new sync, and no other', async function () {
+    const o = (topic, partition, offset) => ({ topic, partition, offset, metadata: '' });
+    const source = memoryConnection('source', { groups: { a: [o('t', 0, 10n), o('t', 1, 70n)], b: [o('t', 0, 50n)], c: [o('t', 0, 100n)] } });
+    const target = memoryConnection('target');
+    const delivered = [];
+    const e = newEmitter(source, target, { sourceOffsets: 'auto', events: { delivered: (r) => delivered.push(r), deliveryFailed: (err) => delivered.push({ err }) } });
+    await e.start(); // the stream cannot start here (no broker): the offsets come from full reads
+    e.handleSyncEvent({ event: 'syncs', syncs: [o('t', 0, 0n), o('t', 1, 0n)].map((s) => ({ ...s, upstreamOffset: 0n, downstreamOffset: 0n })) });
+    e.handleSyncEvent({ event: 'loaded' }); // a full cycle at once (after the partial one of these syncs)
+    await until(() => delivered.some((r) => r.full), 'the full cycle after the load');
+    assert.deepEqual(delivered[delivered.length - 1].groups, ['a', 'b', 'c']);
+    assert.ok(delivered.every((r) => !r.err));
+    delivered.splice(0, delivered.length, 'the cycles of the start');
+
+    // two syncs on t/0: the lower one (40) concerns b (50) and c (100), not a (10)
+    e.handleSyncEvent({ event: 'syncs', syncs: [{ topic: 't', partition: 0, upstreamOffset: 40n, downstreamOffset: 40n }, { topic: 't', partition: 0, upstreamOffset: 60n, downstreamOffset: 60n }] });
+    await until(() => delivered.length === 2, 'the partial cycle of the syncs on t/0');
+    assert.equal(delivered[1].full, false);
+    assert.deepEqual(delivered[1].groups, ['b', 'c']);
+    assert.deepEqual(delivered[1].written.map(brief), [['b', 'source.t', 0, 50n, 41n], ['c', 'source.t', 0, 100n, 61n]]);
+
+    // a sync above every position concerns nobody; the next one, at a's position on t/1, only a there
+    e.handleSyncEvent({ event: 'syncs', syncs: [{ topic: 't', partition: 1, upstreamOffset: 200n, downstreamOffset: 200n }] });
+    e.handleSyncEvent({ event: 'syncs', syncs: [{ topic: 't', partition: 1, upstreamOffset: 70n, downstreamOffset: 70n }] });
+    await until(() => delivered.length === 3, 'the partial cycle of the sync on t/1');
+    assert.deepEqual(delivered[2].groups, ['a']);
+    assert.deepEqual(delivered[2].written.map(brief), [['a', 'source.t', 1, 70n, 70n]]);
+    await e.stop();
+    assert.equal(delivered.length, 3, 'the sync above every position started no cycle');
+  });
+});
+
+describe('CheckpointEmitter: while __consumer_offsets is followed, the source offsets are read in full only every FULL_SOURCE_READ_EVERY_MS (no broker)', function () {
+  const { FULL_SOURCE_READ_EVERY_MS } = require('../../dist/kafka/checkpoint-emitter');
+
+  it('reads once the stream stands, then not again before the interval, again at it; every cycle while the stream is silent', async function () {
+    const source = memoryConnection('source', { groups: { g: [{ topic: 't', partition: 0, offset: 5n, metadata: '' }] } });
+    const target = memoryConnection('target');
+    source.settings = {}; // no SASL: the stream's ACL hint names no principal
+    let fetches = 0;
+    const fetcher = source.offsetFetcher();
+    source.offsetFetcher = () => ({
+      ...fetcher,
+      fetchMany: (gs) => {
+        fetches++;
+        return fetcher.fetchMany(gs);
+      },
+    });
+    // a stream that stands at once; its last fetch answered `silentMs` ago (real clock, as the stream's own)
+    let silentMs = 0;
+    const stream = { start: async () => undefined, stop: async () => undefined, get lastFetchAt() { return Date.now() - silentMs; } };
+    let clock = 1_000_000;
+    const e = newEmitter(source, target, { sourceOffsets: 'auto', now: () => clock, openSourceStream: () => stream });
+    await e.start();
+    assert.equal(e.sourceMode.kind, 'events', JSON.stringify(e.sourceMode));
+    e.handleSyncEvent({ event: 'syncs', syncs: [{ topic: 't', partition: 0, upstreamOffset: 5n, downstreamOffset: 3n }] });
+    e.handleSyncEvent({ event: 'loaded' });
+    const first = await e.cycle(); // after the cycles the stream and the load started
+    assert.equal(first.full, true);
+    assert.deepEqual(first.failedGroups, []);
+    const read = fetches;
+    assert.ok(read >= 1, 'read in full once the stream stood');
+
+    clock += 1000;
+    assert.deepEqual((await e.cycle()).groups, ['g']);
+    clock = 1_000_000 + FULL_SOURCE_READ_EVERY_MS - 1;
+    await e.cycle();
+    assert.equal(fetches, read, 'not read again within the interval: the stream keeps them current');
+
+    clock = 1_000_000 + FULL_SOURCE_READ_EVERY_MS;
+    await e.cycle();
+    assert.equal(fetches, read + 1, 'read again once the interval has passed');
+    clock += 1000;
+    await e.cycle();
+    assert.equal(fetches, read + 1);
+
+    // a stream that has not answered for longer than STREAM_SILENT_MS is not trusted: every cycle reads
+    silentMs = 60000;
+    clock += 1000;
+    await e.cycle();
+    clock += 1000;
+    await e.cycle();
+    assert.equal(fetches, read + 3);
+    await e.stop();
+  });
+});

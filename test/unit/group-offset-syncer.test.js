@@ -121,6 +121,21 @@ describe('GroupOffsetSyncer (no broker)', function () {
     assert.deepEqual(later.written, []);
   });
 
+  it('keeps no run result alive once the run is over (a full run at 10,000 groups reports 100,000 entries)', async function () {
+    require('node:v8').setFlagsFromString('--expose-gc');
+    const gc = require('node:vm').runInNewContext('gc');
+    const { connection } = fakeConnection({ committed: { b: 9 } });
+    const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0 });
+    s.applyCheckpointsJson({ a: cp(5), b: cp(9) });
+    const ref = await (async () => new WeakRef(await s.sync()))();
+    for (let i = 0; i < 20 && ref.deref() !== undefined; i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      gc();
+    }
+    assert.equal(ref.deref(), undefined, 'the result of the last run is collectable');
+    assert.equal((await s.sync()).cycle, 2, 'runs still follow one another');
+  });
+
   it('a group deleted on the target (no longer listed) is read and written again by the next full run, not a minute later', async function () {
     const { calls, connection, target } = fakeConnection();
     let clock = 0; // every reading of the clock a millisecond later: a listing is always newer than the write before it
