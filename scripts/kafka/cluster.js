@@ -352,6 +352,8 @@ async function waitForBroker(bootstrap, timeoutMs) {
 
 /** Brokers running now -> their data folder. */
 const running = new Map();
+/** Brokers that write the class archive at exit (./cds.js): their stop waits longer. */
+const writingArchive = new WeakSet();
 let exitHooked = false;
 function removeData(dataDir) {
   if (process.env.KAFKA_KEEP_DATA !== '1') fs.rmSync(dataDir, { recursive: true, force: true });
@@ -477,7 +479,7 @@ async function startCluster(name, opts = {}) {
     fs.closeSync(out);
     hookExit();
     running.set(c, dataDir);
-    c.cdsWriting = cds.writing;
+    if (cds.writing) writingArchive.add(c);
     c.once('exit', (_code, signal) => {
       running.delete(c);
       cds.settle(signal === null);
@@ -509,7 +511,7 @@ async function startCluster(name, opts = {}) {
         };
         if (child.exitCode !== null || child.signalCode !== null) return done();
         // writing the class archive at exit (the broker's first run) takes a few seconds more
-        const killTimer = setTimeout(() => child.kill('SIGKILL'), child.cdsWriting ? 40000 : 8000);
+        const killTimer = setTimeout(() => child.kill('SIGKILL'), writingArchive.has(child) ? 40000 : 8000);
         child.once('exit', () => { clearTimeout(killTimer); done(); });
         child.kill('SIGTERM');
       });
