@@ -26,6 +26,7 @@ const {
 } = require('./lib');
 const { ClusterConnection } = require(path.join(root, 'dist', 'kafka', 'connection'));
 const { decodeOffsetSync } = require(path.join(root, 'dist', 'core', 'offset-sync'));
+const { decodeCheckpoint } = require(path.join(root, 'dist', 'core', 'checkpoint'));
 
 // ---- settings ---------------------------------------------------------------------------------
 
@@ -116,6 +117,34 @@ function checkpointNodeKnowsSourceOffsets() {
   const html = path.join(root, 'dist', 'nodes', 'mm2-checkpoint.html');
   if (!fs.existsSync(html)) return false;
   return /\bsourceOffsets\s*:/.test(fs.readFileSync(html, 'utf8'));
+}
+
+/** Every record of a checkpoints topic (one partition) with its timestamp, decoded; undecodable ones left out. */
+async function checkpointRecords(cluster, topic) {
+  const kafka = rawKafka(cluster, 'bench-fresh-trace');
+  const admin = kafka.admin();
+  await admin.connect();
+  const end = BigInt((await admin.fetchTopicOffsets(topic)).find((o) => o.partition === 0).high);
+  await admin.disconnect();
+  const out = [];
+  if (end === 0n) return out;
+  const consumer = kafka.consumer({ groupId: `__bench-fresh-trace-${process.pid}`, maxWaitTimeInMs: 100 });
+  await consumer.connect();
+  let last = -1n;
+  await consumer.subscribe({ topics: [topic], fromBeginning: true });
+  await consumer.run({
+    eachMessage: async ({ message }) => {
+      last = BigInt(message.offset);
+      try {
+        out.push({ timestamp: Number(message.timestamp), cp: decodeCheckpoint(message.key, message.value) });
+      } catch {
+        /* not a checkpoint */
+      }
+    },
+  });
+  for (const deadline = Date.now() + 120000; last < end - 1n && Date.now() < deadline; ) await sleep(200);
+  await consumer.disconnect();
+  return out;
 }
 
 // ---- the flow --------------------------------------------------------------------------------
@@ -465,6 +494,17 @@ async function runOne(N, variant) {
       for (const l of nr.log.split('\n')) {
         const m = /TRACE (\{.*\})/.exec(l);
         if (m) lines.push(JSON.stringify({ N, variant, ...JSON.parse(m[1]) }));
+      }
+      // a slow sample (over 5 s): when its checkpoint reached the checkpoints topic, to tell the
+      // checkpoint node's delay from the group-offset writer's
+      const slow = samples.filter((x) => x.seen.ours - x.at.ours > 5000);
+      if (slow.length > 0) {
+        const records = await checkpointRecords(clusters.target, 'source.checkpoints.internal');
+        for (const x of slow) {
+          const g = name('ours', x.i);
+          const mine = records.filter((r) => r.cp.group === g && r.cp.partition === x.p).map((r) => ({ at: r.timestamp - Math.round(epoch + x.at.ours), up: String(r.cp.upstreamOffset), down: String(r.cp.downstreamOffset) }));
+          lines.push(JSON.stringify({ slow: true, N, variant, group: g, p: x.p, latencyMs: Math.round(x.seen.ours - x.at.ours), before: String(x.before.ours), committed: String(cur[x.i][x.p]), checkpointsMsAfterCommit: mine.slice(-6) }));
+        }
       }
       fs.appendFileSync(S.trace, lines.join('\n') + '\n');
       progress(`  trace: ${lines.length} lines appended to ${S.trace}`);
