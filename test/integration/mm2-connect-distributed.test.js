@@ -117,7 +117,10 @@ describe('mm2-connect: two Connect workers, one killed', function () {
         const m = out[out.length - 1];
         const tasks = tasksOf(m);
         return tasks && tasks.length === 4 && tasks.every((x) => x.state === 'RUNNING') && tasks.some((x) => x.workerId === victimId) && tasks.some((x) => x.workerId === survivorId);
-      }, { timeout: 150000, interval: 500, what: 'two RUNNING tasks per connector, on both workers' });
+      }, { timeout: 150000, interval: 500, what: 'two RUNNING tasks per connector, on both workers' }).catch((e) => {
+        const m = out[out.length - 1];
+        throw new Error(`${e.message}; workers ${victimId} and ${survivorId}; the last of ${out.length} messages: ${JSON.stringify(m && { action: m.action, payload: m.payload })}`);
+      });
 
       // replication runs
       await env.eventually(async () => (await readTopic('target', remote)).length >= produced, { timeout: 120000, what: `${produced} records in ${remote}` });
