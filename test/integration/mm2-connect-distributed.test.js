@@ -112,12 +112,16 @@ describe('mm2-connect: two Connect workers, one killed', function () {
       const deployed = await env.eventually(() => out.find((m) => m.action === 'deploy'), { timeout: 90000, what: 'the deploy result' });
       assert.equal(deployed.payload.ok, true, JSON.stringify(deployed.payload));
 
-      // both connectors run two tasks each, spread over both workers (the node's poll messages say where)
+      // both connectors run their tasks (MM2 decides how many, at most tasks.max: the source
+      // connector ran one for minutes in a full suite run on 3.9.1, the checkpoint connector two),
+      // spread over both workers (the node's messages say where)
+      let tasksBefore = 0;
       await env.eventually(() => {
         const m = out[out.length - 1];
         const tasks = tasksOf(m);
-        return tasks && tasks.length === 4 && tasks.every((x) => x.state === 'RUNNING') && tasks.some((x) => x.workerId === victimId) && tasks.some((x) => x.workerId === survivorId);
-      }, { timeout: 150000, interval: 500, what: 'two RUNNING tasks per connector, on both workers' }).catch((e) => {
+        tasksBefore = tasks ? tasks.length : 0;
+        return tasks && m.payload.connectors.every((c) => c.tasks.length >= 1) && tasks.every((x) => x.state === 'RUNNING') && tasks.some((x) => x.workerId === victimId) && tasks.some((x) => x.workerId === survivorId);
+      }, { timeout: 150000, interval: 500, what: 'the RUNNING tasks of both connectors, on both workers' }).catch((e) => {
         const m = out[out.length - 1];
         throw new Error(`${e.message}; workers ${victimId} and ${survivorId}; the last of ${out.length} messages: ${JSON.stringify(m && { action: m.action, payload: m.payload })}`);
       });
@@ -134,7 +138,7 @@ describe('mm2-connect: two Connect workers, one killed', function () {
       // the node reports the move: a poll message with every task RUNNING on the surviving worker
       const moved = await env.eventually(() => out.slice(killedAt).find((m) => {
         const tasks = tasksOf(m);
-        return m.action === 'poll' && tasks && tasks.length === 4 && tasks.every((x) => x.state === 'RUNNING' && x.workerId === survivorId);
+        return m.action === 'poll' && tasks && tasks.length >= tasksBefore && m.payload.connectors.every((c) => c.tasks.length >= 1) && tasks.every((x) => x.state === 'RUNNING' && x.workerId === survivorId);
       }), { timeout: 150000, interval: 500, what: `a poll message with every task RUNNING on ${survivorId}` });
       assert.equal(moved.topic, 'mm2/connect');
       assert.equal(moved.payload.ok, true);
