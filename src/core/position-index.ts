@@ -12,11 +12,6 @@ export class PositionIndex<K> {
     return this.keys.length;
   }
 
-  /** The highest position held (null when empty). */
-  get highest(): bigint | null {
-    return this.offsets.length === 0 ? null : this.offsets[this.offsets.length - 1];
-  }
-
   /** `key` moved from `from` to `to` (null: not held there / no longer held). `from` must be the position it was added with. */
   move(key: K, from: bigint | null, to: bigint | null): void {
     if (from !== null && from === to) return;

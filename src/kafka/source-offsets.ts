@@ -166,11 +166,6 @@ export class SourceOffsets {
     return out;
   }
 
-  /** The committed offset kept for one partition of a group. */
-  offsetOf(group: string, topic: string, partition: number): bigint | null {
-    return this.byGroup.get(group)?.get(tpKey(topic, partition))?.offset ?? null;
-  }
-
   /** The groups whose committed offset on a source partition is at or above `offset` (the groups a sync there concerns), in proportion to how many there are. */
   groupsAtOrAbove(topic: string, partition: number, offset: bigint): string[] {
     return this.byPartition.get(tpKey(topic, partition))?.atOrAbove(offset) ?? [];

@@ -13,45 +13,31 @@ function offsetsPartition(group, partitions) {
 }
 
 /**
- * OffsetCommit v2 (request header v1) of one offset as an administrator (generation -1, no member)
- * with `retentionMs`, to the single broker at `bootstrap` (it is the coordinator of every group):
- * resolves with the partition's error code. kafkajs always sends the newest version both sides
- * speak (v5 and later have no retention time), so this request is written by hand.
+ * OffsetCommit v2 of one offset as an administrator (generation -1, no member) with `retentionMs`,
+ * to the single broker at `bootstrap` (it is the coordinator of every group): resolves with the
+ * partition's error code. kafkajs always sends the newest version both sides speak (v5 and later
+ * have no retention time), so its own v2 request and response codecs go over a socket of our own.
  */
 function commitWithRetention(bootstrap, group, topic, partition, offset, retentionMs) {
   const net = require('node:net');
-  const str = (x) => {
-    const b = Buffer.from(x, 'utf8');
-    const n = Buffer.alloc(2);
-    n.writeInt16BE(b.length);
-    return Buffer.concat([n, b]);
-  };
-  const i32 = (x) => { const b = Buffer.alloc(4); b.writeInt32BE(x); return b; };
-  const i64 = (x) => { const b = Buffer.alloc(8); b.writeBigInt64BE(BigInt(x)); return b; };
-  const i16 = (x) => { const b = Buffer.alloc(2); b.writeInt16BE(x); return b; };
-  const body = Buffer.concat([
-    i16(8), i16(2), i32(1), str('expiry-test'), // api key OffsetCommit, version 2, correlation id, client id
-    str(group), i32(-1), str(''), i64(retentionMs),
-    i32(1), str(topic), i32(1), i32(partition), i64(offset), i16(-1), // one topic, one partition, null metadata
-  ]);
+  const frame = require('kafkajs/src/protocol/request');
+  const v2 = require('kafkajs/src/protocol/requests/offsetCommit').protocol({ version: 2 });
+  const { request, response } = v2({ groupId: group, groupGenerationId: -1, memberId: '', retentionTime: retentionMs, topics: [{ topic, partitions: [{ partition, offset: String(offset) }] }] });
   const [host, port] = bootstrap.split(':');
   return new Promise((resolve, reject) => {
-    const sock = net.connect({ host, port: Number(port) }, () => sock.write(Buffer.concat([i32(body.length), body])));
+    const sock = net.connect({ host, port: Number(port) });
+    sock.on('connect', async () => sock.write((await frame({ correlationId: 1, clientId: 'expiry-test', request })).buffer));
     let got = Buffer.alloc(0);
-    sock.on('data', (d) => {
+    sock.on('data', async (d) => {
       got = Buffer.concat([got, d]);
       if (got.length < 4 || got.length < 4 + got.readInt32BE(0)) return;
       sock.destroy();
       try {
-        // size, correlation id, [topic name, [partition, error code]]
-        let o = 8;
-        assert.equal(got.readInt32BE(o), 1, 'one topic answered');
-        o += 4;
-        o += 2 + got.readInt16BE(o);
-        assert.equal(got.readInt32BE(o), 1, 'one partition answered');
-        o += 4;
-        assert.equal(got.readInt32BE(o), partition);
-        resolve(got.readInt16BE(o + 4));
+        // size, correlation id, then the response body
+        const { responses } = await response.decode(got.subarray(8, 4 + got.readInt32BE(0)));
+        const [p] = responses.flatMap((r) => r.partitions);
+        assert.equal(p.partition, partition);
+        resolve(p.errorCode);
       } catch (e) {
         reject(e);
       }
