@@ -138,9 +138,23 @@ export class SourceOffsets {
    */
   async readAll(groups: readonly string[]): Promise<{ failed: Map<string, string> }> {
     if (groups.length === 0) return { failed: new Map() };
-    const { offsets, failed } = await this.o.source.offsetFetcher().fetchMany([...groups]);
-    for (const [group, list] of offsets) this.replaceGroup(group, list);
-    return { failed };
+    // What the stream changes while the read is under way is newer than (or the same as) what
+    // the read answers: it stands. Replacing it would undo a commit that arrived meanwhile, and
+    // nothing would bring it back before the next full read (a minute later).
+    const during = new Map<string, GroupPartitions>();
+    this.reads.add(during);
+    let answer: { offsets: Map<string, CommittedOffset[]>; failed: Map<string, string> };
+    try {
+      answer = await this.o.source.offsetFetcher().fetchMany([...groups]);
+    } finally {
+      this.reads.delete(during);
+    }
+    for (const [group, list] of answer.offsets) {
+      const streamed = during.get(group);
+      if (streamed === 'all') continue; // deleted (and maybe committed again) meanwhile: the stream's state stands
+      this.replaceGroup(group, list, streamed);
+    }
+    return { failed: answer.failed };
   }
 
   /**
@@ -188,12 +202,12 @@ export class SourceOffsets {
   // -------------------------------------------------------------------------------------------
 
   private pending = new Map<string, GroupPartitions>();
+  /** Per full read under way: what the stream changed since it was sent. */
+  private readonly reads = new Set<Map<string, GroupPartitions>>();
 
   private mark(group: string, k: string | 'all'): void {
-    const have = this.pending.get(group);
-    if (k === 'all') this.pending.set(group, 'all');
-    else if (have === undefined) this.pending.set(group, new Set([k]));
-    else if (have !== 'all') have.add(k);
+    markIn(this.pending, group, k);
+    for (const during of this.reads) markIn(during, group, k);
   }
 
   private setMode(m: SourceOffsetsMode): void {
@@ -284,8 +298,18 @@ export class SourceOffsets {
     }
   }
 
-  private replaceGroup(group: string, list: readonly CommittedOffset[]): void {
-    if (sameOffsets(this.byGroup.get(group), list)) return; // unchanged: the same array stays
+  /** A full read's answer for a group; the partitions in `keep` (changed by the stream meanwhile) keep what the stream gave. */
+  private replaceGroup(group: string, list: readonly CommittedOffset[], keep?: ReadonlySet<string>): void {
+    const kept = this.byGroup.get(group);
+    if (keep !== undefined && kept !== undefined) {
+      const merged = list.filter((o) => !keep.has(tpKey(o.topic, o.partition)));
+      for (const k of keep) {
+        const o = kept.get(k);
+        if (o !== undefined) merged.push(o);
+      }
+      list = merged;
+    }
+    if (sameOffsets(kept, list)) return; // unchanged: the same array stays
     this.dropGroup(group);
     const m = new Map<string, CommittedOffset>();
     for (const o of list) {
@@ -316,6 +340,13 @@ export class SourceOffsets {
     this.byGroup.delete(group);
     this.lists.delete(group);
   }
+}
+
+function markIn(marks: Map<string, GroupPartitions>, group: string, k: string | 'all'): void {
+  const have = marks.get(group);
+  if (k === 'all') marks.set(group, 'all');
+  else if (have === undefined) marks.set(group, new Set([k]));
+  else if (have !== 'all') have.add(k);
 }
 
 /** Whether a fresh read holds exactly what is kept (same partitions, offsets and metadata). */
