@@ -27,6 +27,7 @@ import type { Admin } from 'kafkajs';
 import { CheckpointStore } from '../core/checkpoint-store';
 import { checkpointsForGroup } from '../core/checkpoints-for-group';
 import { TranslationCache, type GroupCoverageEntry } from '../core/translation-cache';
+import { ListReuse } from '../core/list-reuse';
 import { encodeCheckpoint, decodeValidCheckpoint } from '../core/checkpoint';
 import { CoalescingRunner } from '../core/coalescing-runner';
 import { MalformedRecordError } from '../core/errors';
@@ -117,6 +118,22 @@ export interface CheckpointEmitterOptions {
   openSourceStream?: SourceOffsetsOptions['openStream'];
 }
 
+
+/** The topics of a group's offsets, once per offsets array (the same array while the group's offsets stand; discovery asks every interval). */
+const topicsOfList = new WeakMap<readonly CommittedOffset[], string[]>();
+function topicsOf(list: readonly CommittedOffset[] | undefined): string[] {
+  if (list === undefined) return [];
+  let t = topicsOfList.get(list);
+  if (t === undefined) topicsOfList.set(list, (t = [...new Set(list.map((o) => o.topic))]));
+  return t;
+}
+
+/** Whether two maps hold the same keys with the same values. */
+function sameEntries<K, V>(a: ReadonlyMap<K, V>, b: ReadonlyMap<K, V>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [k, v] of b) if (a.get(k) !== v) return false;
+  return true;
+}
 
 export interface CycleOptions {
   /** Re-list the groups before the cycle. */
@@ -309,7 +326,7 @@ export class CheckpointEmitter {
    * The source's groups with their states (one ListGroups per broker): a planned switchover
    * checks that a group has no members there. Rejects with the error explained.
    */
-  async sourceGroupStates(): Promise<Map<string, ListedGroupState>> {
+  async sourceGroupStates(): Promise<ReadonlyMap<string, ListedGroupState>> {
     try {
       return await this.o.source.offsetFetcher().listGroupStates();
     } catch (e) {
@@ -341,10 +358,46 @@ export class CheckpointEmitter {
       const failed = ask.length > 0 ? await fetcher.coordinatorFailures(ask) : new Map<string, string>();
       for (const [g, why] of failed) if (authorizationFailure({ message: why })) this.refusedCoordinators.add(g);
       for (const g of unlisted) members.set(g, failed.has(g) || this.refusedCoordinators.has(g) ? 'unknown' : false);
+      // unchanged (the usual cycle): the last map stays, and what was derived from it with it
+      const prev = this.targetMembers;
+      if (prev.error === undefined && sameEntries(prev.members, members)) return prev as { members: Map<string, MembersOnTarget> };
       return { members };
     } catch (e) {
       return { members: new Map(), error: explainKafkaError(e, this.o.target.settings) };
     }
+  }
+
+  /** The last full cycle's lists (a full cycle that finds the same gives them back). */
+  private lastFull: { coverage: readonly GroupCoverageEntry[]; summaries: readonly GroupReadiness[]; latest: Map<string, readonly Checkpoint[]> } | null = null;
+
+  /** Each of `groups` with checkpoints, and their checkpoint lists. */
+  private latestOf(groups: readonly string[]): Map<string, readonly Checkpoint[]> {
+    const latest = new Map<string, readonly Checkpoint[]>();
+    for (const g of groups) {
+      const list = this.checkpointStore.get(g);
+      if (list && list.length > 0) latest.set(g, list);
+    }
+    return latest;
+  }
+
+  /** latestOf(groups), or the last full cycle's map when it holds exactly that (the store's lists are new arrays whenever they change). */
+  private fullLatest(groups: readonly string[]): Map<string, readonly Checkpoint[]> {
+    const prev = this.lastFull?.latest;
+    if (prev !== undefined) {
+      let n = 0;
+      let same = true;
+      for (const g of groups) {
+        const list = this.checkpointStore.get(g);
+        if (!list || list.length === 0) continue;
+        n++;
+        if (prev.get(g) !== list) {
+          same = false;
+          break;
+        }
+      }
+      if (same && n === prev.size) return prev;
+    }
+    return this.latestOf(groups);
   }
 
   /** Whether the restore has finished (cycles may run). */
@@ -655,7 +708,7 @@ export class CheckpointEmitter {
             const fresh = this.sourceFresh();
             const { failed } = await this.sourceOffsets.readAll(fresh ? groups.filter((g) => this.sourceOffsets.offsetsOf(g) === undefined) : groups);
             const topics = new Map<string, string[]>();
-            for (const g of groups) if (!failed.has(g)) topics.set(g, (this.sourceOffsets.offsetsOf(g) ?? []).map((o) => o.topic));
+            for (const g of groups) if (!failed.has(g)) topics.set(g, topicsOf(this.sourceOffsets.offsetsOf(g)));
             return { topics, failed };
           },
         },
@@ -771,8 +824,9 @@ export class CheckpointEmitter {
     if (this.stopped) return { ...base, skipped: 'restoring' };
     // Translation and the store update run synchronously, in group order, after all fetches.
     const store = this.syncStore as OffsetSyncStore;
-    const coverage: GroupCoverageEntry[] = [];
-    const summaries: GroupReadiness[] = [];
+    // a full cycle's lists are usually the last one's, entry for entry: kept, not built again
+    const coverageList = new ListReuse<GroupCoverageEntry>(full ? this.lastFull?.coverage : undefined);
+    const summaryList = new ListReuse<GroupReadiness>(full ? this.lastFull?.summaries : undefined);
     for (const g of perGroup) {
       const input = {
         group: g.group,
@@ -790,8 +844,8 @@ export class CheckpointEmitter {
       if (full) {
         // only what moved is translated again (the cache says what did)
         const t = this.translations.translate(input);
-        for (const c of t.coverage) coverage.push(c);
-        summaries.push(withMembersOnTarget(t.summary, this.targetMembers.members.get(g.group) ?? 'unknown'));
+        for (const c of t.coverage) coverageList.push(c);
+        summaryList.push(withMembersOnTarget(t.summary, this.targetMembers.members.get(g.group) ?? 'unknown'));
         r = t;
       } else {
         // a partial translation (some partitions): the group's next full cycle translates it whole
@@ -844,21 +898,21 @@ export class CheckpointEmitter {
       }
       target.reportOk();
     }
-    const latest = new Map<string, readonly Checkpoint[]>();
-    for (const g of groups) {
-      const list = this.checkpointStore.get(g);
-      if (list && list.length > 0) latest.set(g, list);
-    }
+    const latest = full ? this.fullLatest(groups) : this.latestOf(groups);
     let readiness: ReadinessSummary | undefined;
+    const coverage = coverageList.result() as GroupCoverageEntry[];
     if (full) {
       // a group whose offsets could not be listed: its last readiness stands until it is too old
       const th = this.readinessThresholds;
       const now = this.now();
       for (const f of failedGroups) {
         const last = this.translations.last(f.group);
-        summaries.push(withMembersOnTarget(unlistedGroupReadiness(f.group, last?.summary ?? null, last?.listedAt ?? null, now, th), this.targetMembers.members.get(f.group) ?? 'unknown'));
+        summaryList.push(withMembersOnTarget(unlistedGroupReadiness(f.group, last?.summary ?? null, last?.listedAt ?? null, now, th), this.targetMembers.members.get(f.group) ?? 'unknown'));
       }
-      if (failedGroups.length > 0) summaries.sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
+      let summaries = summaryList.result() as GroupReadiness[];
+      // sorted in a copy: the list may be the last cycle's
+      if (failedGroups.length > 0) summaries = [...summaries].sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
+      this.lastFull = { coverage, summaries, latest };
       readiness = summarizeReadiness(summaries, th, listedAt);
     }
     return {

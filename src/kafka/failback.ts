@@ -226,7 +226,7 @@ export class Failback {
     entries: FailbackEntry[],
     translated: Set<string>,
     write: GroupOffsetsCycle,
-    states: Map<string, { state?: string }>,
+    states: ReadonlyMap<string, { state?: string }>,
   ): FailbackGroup[] {
     const withEntry = new Set(entries.map((e) => e.group));
     const untranslated = new Map<string, { of: number; not: number }>();

@@ -41,7 +41,7 @@ import { partitionKey } from '../core/partition-key';
 /** What the syncer reads target groups with (GroupOffsetFetcher fits). */
 export interface TargetGroupReader {
   fetchMany(groups: readonly string[]): Promise<{ offsets: Map<string, CommittedOffset[]>; failed: Map<string, string> }>;
-  listGroupStates(): Promise<Map<string, ListedGroupState>>;
+  listGroupStates(): Promise<ReadonlyMap<string, ListedGroupState>>;
 }
 
 /** What the syncer needs from a cluster connection (ClusterConnection fits). */
@@ -162,7 +162,7 @@ export class GroupOffsetSyncer {
   /** Groups waiting for the floor, and the timer that runs them. */
   private readonly deferredGroups = new Set<string>();
   private deferTimer: ReturnType<typeof setTimeout> | null = null;
-  private states: { at: number; map: Map<string, ListedGroupState> } | null = null;
+  private states: { at: number; map: ReadonlyMap<string, ListedGroupState> } | null = null;
   private received = 0;
   private malformedCount = 0;
   private cycleNo = 0;
@@ -390,7 +390,7 @@ export class GroupOffsetSyncer {
   }
 
   /** Target group states: fresh for a full run, at most STATES_MAX_AGE_MS old for a partial one. */
-  private async groupStates(full: boolean): Promise<Map<string, ListedGroupState>> {
+  private async groupStates(full: boolean): Promise<ReadonlyMap<string, ListedGroupState>> {
     const s = this.states;
     if (!full && s && this.now() - s.at <= STATES_MAX_AGE_MS) return s.map;
     const map = await this.opts.connection.offsetFetcher().listGroupStates();
@@ -399,13 +399,33 @@ export class GroupOffsetSyncer {
   }
 
   /** Whether every checkpoint of the group is at or behind what we know the target holds (nothing to write, no need to read). */
-  private knownUpToDate(group: string, checkpoints: Checkpoint[]): boolean {
+  private knownUpToDate(group: string): boolean {
     const k = this.known.get(group);
     if (!k) return false;
-    return checkpoints.every((c) => {
+    for (const c of this.byGroup.get(group)?.values() ?? []) {
       const t = k.get(key(c.topic, c.partition));
-      return t !== undefined && t >= c.downstreamOffset;
-    });
+      if (t === undefined || t < c.downstreamOffset) return false;
+    }
+    return true;
+  }
+
+  /** Whether the target holds exactly every checkpoint of the group, as last read or written (what decideGroupOffsetSync would call up to date in every partition). */
+  private knownExactly(group: string): boolean {
+    const k = this.known.get(group);
+    const cps = this.byGroup.get(group);
+    if (!k || !cps || cps.size === 0) return false;
+    for (const c of cps.values()) if (k.get(key(c.topic, c.partition)) !== c.downstreamOffset) return false;
+    return true;
+  }
+
+  /** The skip entry of an up-to-date group, the same (frozen) object from run to run while its state stays: a full run at 10,000 groups reports most of them every interval. */
+  private readonly upToDateSkips = new Map<string, SkippedGroup>();
+  private upToDateSkip(group: string, state: string | undefined): SkippedGroup {
+    const had = this.upToDateSkips.get(group);
+    if (had !== undefined && had.state === state) return had;
+    const e: SkippedGroup = Object.freeze({ group, code: 'up-to-date', state, reason: 'every checkpointed partition is at this offset or further on the target (as last read or written)' });
+    this.upToDateSkips.set(group, e);
+    return e;
   }
 
   private remember(group: string, offsets: CommittedOffset[]): void {
@@ -442,7 +462,7 @@ export class GroupOffsetSyncer {
     const { connection } = this.opts;
     const admin = await connection.admin();
     this.checkOpen();
-    let states: Map<string, ListedGroupState>;
+    let states: ReadonlyMap<string, ListedGroupState>;
     try {
       states = await this.groupStates(job.full);
     } catch (e) {
@@ -454,7 +474,6 @@ export class GroupOffsetSyncer {
 
     const statesAt = this.states?.at ?? -Infinity;
     // groups with members are left alone without reading them; the others are read in batches
-    const cps = new Map(groups.map((g) => [g, this.checkpointsOf(g)]));
     const writable: string[] = [];
     for (const g of groups) {
       const state = states.get(g)?.state;
@@ -462,11 +481,11 @@ export class GroupOffsetSyncer {
       // now (deleted on the target, or expired), whatever we remember
       if (state === undefined && Math.max(this.lastWrite.get(g) ?? -Infinity, this.readAt.get(g) ?? -Infinity) < statesAt) this.known.delete(g);
       if (!isWritableGroupState(state)) {
-        const d = decideGroupOffsetSync({ group: g, checkpoints: cps.get(g) ?? [], targetGroupState: state });
+        const d = decideGroupOffsetSync({ group: g, checkpoints: this.checkpointsOf(g), targetGroupState: state });
         result.skipped.push({ group: g, code: 'group-active', state, reason: d.reason });
         this.known.delete(g);
-      } else if ((!job.full || this.now() - (this.readAt.get(g) ?? -Infinity) < FULL_TARGET_READ_EVERY_MS) && this.knownUpToDate(g, cps.get(g) ?? [])) {
-        result.skipped.push({ group: g, code: 'up-to-date', state, reason: 'every checkpointed partition is at this offset or further on the target (as last read or written)' });
+      } else if ((!job.full || this.now() - (this.readAt.get(g) ?? -Infinity) < FULL_TARGET_READ_EVERY_MS) && this.knownUpToDate(g)) {
+        result.skipped.push(this.upToDateSkip(g, state));
       } else {
         writable.push(g);
       }
@@ -495,8 +514,14 @@ export class GroupOffsetSyncer {
       const offsets = read.offsets.get(g);
       if (!offsets) continue;
       this.remember(g, offsets);
-      const checkpoints = cps.get(g) ?? [];
       const state = states.get(g)?.state;
+      // the read finds every checkpoint already there (the usual answer of the re-read once a
+      // minute): nothing to decide, no log-end offsets needed
+      if (this.knownExactly(g)) {
+        result.skipped.push(this.upToDateSkip(g, state));
+        continue;
+      }
+      const checkpoints = this.checkpointsOf(g);
       const endList: TargetEndOffset[] = [];
       try {
         for (const list of await Promise.all([...new Set(checkpoints.map((c) => c.topic))].map(endsOf))) endList.push(...list);
@@ -557,6 +582,7 @@ export class GroupOffsetSyncer {
       this.known.clear();
       this.readAt.clear();
     }
+    if (this.upToDateSkips.size > 4 * Math.max(1000, this.byGroup.size)) this.upToDateSkips.clear();
 
     const order = (a: { group: string }, b: { group: string }): number => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0);
     result.written.sort(order);

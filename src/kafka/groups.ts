@@ -41,7 +41,7 @@ export function isConsumerGroupListing(protocolType: string | undefined): boolea
  * Given a group client (GroupOffsetFetcher), one ListGroups v4+ per broker of ours; given a
  * kafkajs admin, its listGroups.
  */
-export async function listConsumerGroups(source: Admin | { listGroupStates(): Promise<Map<string, ListedGroupState>> }): Promise<string[]> {
+export async function listConsumerGroups(source: Admin | { listGroupStates(): Promise<ReadonlyMap<string, ListedGroupState>> }): Promise<string[]> {
   if ('listGroupStates' in source) {
     const states = await source.listGroupStates();
     return [...states].filter(([, g]) => isConsumerGroupListing(g.protocolType)).map(([id]) => id).sort();
@@ -464,12 +464,12 @@ abstract class InternalClusterClient {
    * per broker, all at once. Throws when a broker does not answer (a group missing from the
    * listing would look like a group that does not exist) or lacks ListGroups v4 (Kafka < 2.6).
    */
-  async listGroupStates(): Promise<Map<string, ListedGroupState>> {
+  async listGroupStates(): Promise<ReadonlyMap<string, ListedGroupState>> {
     const cluster = await this.connected();
     await cluster.refreshMetadata();
     const ids = Object.keys(cluster.brokerPool.brokers);
     if (ids.length === 0) throw new Error('the cluster has no brokers in its metadata');
-    const out = new Map<string, ListedGroupState>();
+    const listed: Array<ReturnType<typeof decodeListGroups>['groups']> = [];
     await Promise.all(
       ids.map(async (id) => {
         const broker = await cluster.findBroker({ nodeId: id });
@@ -487,15 +487,45 @@ abstract class InternalClusterClient {
             }
             throw protocolError(res.errorCode, `ListGroups on broker ${id}`);
           }
-          for (const g of res.groups) {
-            const v: ListedGroupState = { state: g.state, protocolType: g.protocolType };
-            if (g.type !== undefined) v.type = g.type;
-            out.set(g.groupId, v);
-          }
+          listed.push(res.groups);
           return;
         }
       }),
     );
+    return this.keepListing(listed);
+  }
+
+  /** The last listing, whose names and states the next one reuses (called every second at 10,000 groups: it is the same map while nothing changed). */
+  private lastListing: Map<string, ListedGroupState> = new Map();
+
+  private keepListing(listed: ReadonlyArray<ReadonlyArray<{ groupId: string; state: string; protocolType: string; type?: string }>>): ReadonlyMap<string, ListedGroupState> {
+    const prev = this.lastListing;
+    const same = (v: ListedGroupState | undefined, g: { state: string; protocolType: string; type?: string }): v is ListedGroupState =>
+      v !== undefined && v.state === g.state && v.protocolType === g.protocolType && v.type === g.type;
+    let count = 0;
+    let unchanged = true;
+    for (const list of listed) {
+      for (const g of list) {
+        count++;
+        if (!same(prev.get(g.groupId), g)) unchanged = false;
+      }
+    }
+    if (unchanged && count === prev.size) return prev;
+    // a new map (a caller may still hold the last one); unchanged entries keep their objects
+    const out = new Map<string, ListedGroupState>();
+    for (const list of listed) {
+      for (const g of list) {
+        const had = prev.get(g.groupId);
+        if (same(had, g)) {
+          out.set(g.groupId, had);
+          continue;
+        }
+        const v: ListedGroupState = { state: g.state, protocolType: g.protocolType };
+        if (g.type !== undefined) v.type = g.type;
+        out.set(g.groupId, v);
+      }
+    }
+    this.lastListing = out;
     return out;
   }
 

@@ -22,7 +22,8 @@ async function following(fetcher) {
   let onBatch;
   const changed = [];
   const so = new SourceOffsets({
-    source: { admin: async () => ({}), kafka: {}, settings: {}, offsetFetcher: () => fetcher },
+    // only what SourceOffsets uses of a ClusterConnection
+    source: /** @type {any} */ ({ admin: async () => ({}), kafka: {}, settings: {}, offsetFetcher: () => fetcher }),
     want: 'auto',
     acceptGroup: () => true,
     onChanged: (c) => changed.push(c),
