@@ -33,9 +33,4 @@ export class ListReuse<T> {
     if (this.out !== null) return this.out;
     return this.matched === this.prev.length ? this.prev : this.prev.slice(0, this.matched);
   }
-
-  /** Whether `result()` is the previous list. */
-  get reused(): boolean {
-    return this.out === null && this.matched === this.prev.length;
-  }
 }

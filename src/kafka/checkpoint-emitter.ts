@@ -340,7 +340,7 @@ export class CheckpointEmitter {
    * (ListGroups leaves out what the principal may not describe): 'unknown' then. Never rejects:
    * a failed listing makes every group 'unknown', with the error.
    */
-  private async listTargetMembers(groups: readonly string[]): Promise<{ members: Map<string, MembersOnTarget>; error?: string }> {
+  private async listTargetMembers(groups: readonly string[]): Promise<{ members: ReadonlyMap<string, MembersOnTarget>; error?: string }> {
     const members = new Map<string, MembersOnTarget>();
     try {
       const fetcher = this.o.target.offsetFetcher();
@@ -360,7 +360,7 @@ export class CheckpointEmitter {
       for (const g of unlisted) members.set(g, failed.has(g) || this.refusedCoordinators.has(g) ? 'unknown' : false);
       // unchanged (the usual cycle): the last map stays, and what was derived from it with it
       const prev = this.targetMembers;
-      if (prev.error === undefined && sameEntries(prev.members, members)) return prev as { members: Map<string, MembersOnTarget> };
+      if (prev.error === undefined && sameEntries(prev.members, members)) return prev;
       return { members };
     } catch (e) {
       return { members: new Map(), error: explainKafkaError(e, this.o.target.settings) };
@@ -773,7 +773,7 @@ export class CheckpointEmitter {
     const perGroup: Array<{ group: string; ts: number; offsets: readonly CommittedOffset[] }> = [];
     let groups: string[];
     let listedAt: number | null = null;
-    let targetListing: Promise<{ members: Map<string, MembersOnTarget>; error?: string }> | null = null;
+    let targetListing: Promise<{ members: ReadonlyMap<string, MembersOnTarget>; error?: string }> | null = null;
     if (full) {
       groups = [...(this.selected ?? [])];
       const ts = this.now();
