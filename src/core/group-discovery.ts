@@ -16,9 +16,9 @@ import type { NameFilter } from './filters';
 
 export interface DiscoveryIo {
   /** Group ids on the source cluster. */
-  listGroups(): Promise<string[]>;
+  listGroups(): Promise<readonly string[]>;
   /** The topics of each group's committed partitions (duplicates allowed); groups that could not be read in `failed`. */
-  committedTopics(groups: string[]): Promise<{ topics: Map<string, string[]>; failed: Map<string, string> }>;
+  committedTopics(groups: string[]): Promise<{ topics: { get(group: string): readonly string[] | undefined }; failed: ReadonlyMap<string, string> }>;
 }
 
 export interface DiscoveryResult {
@@ -32,8 +32,15 @@ export interface DiscoveryResult {
   errors: Array<{ group: string; error: string }>;
 }
 
+/** `list` sorted without duplicates: `list` itself when it already is (a listing usually is: no copy of 20,000 names per refresh). */
+function sortedUnique(list: readonly string[]): readonly string[] {
+  let ordered = true;
+  for (let i = 1; i < list.length && ordered; i++) ordered = list[i - 1] < list[i];
+  return ordered ? list : [...new Set(list)].sort();
+}
+
 export async function findCheckpointGroups(io: DiscoveryIo, groupFilter: NameFilter, topicFilter: NameFilter): Promise<DiscoveryResult> {
-  const all = [...new Set(await io.listGroups())].sort();
+  const all = sortedUnique(await io.listGroups());
   const accepted = all.filter((g) => groupFilter.accept(g));
   const rejectedByGroupFilter = all.filter((g) => !groupFilter.accept(g));
   const errors: Array<{ group: string; error: string }> = [];

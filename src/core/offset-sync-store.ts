@@ -565,7 +565,7 @@ export class OffsetSyncStore {
   }
 
   /** Precise mode: forgets the kept syncs of every group not in `groups`. */
-  retainGroups(groups: ReadonlySet<string>): void {
+  retainGroups(groups: { has(group: string): boolean }): void {
     for (const byPartition of this.kept.values()) {
       for (const pk of byPartition.values()) {
         let removed = false;

@@ -148,7 +148,7 @@ export class TranslationCache {
   }
 
   /** Keeps only these groups. */
-  retain(groups: ReadonlySet<string>): void {
+  retain(groups: { has(group: string): boolean }): void {
     for (const g of this.byGroup.keys()) if (!groups.has(g)) this.byGroup.delete(g);
   }
 

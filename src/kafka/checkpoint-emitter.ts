@@ -26,7 +26,7 @@ import { clampTimer } from '../core/intervals';
 import type { Admin } from 'kafkajs';
 import { CheckpointStore } from '../core/checkpoint-store';
 import { checkpointsForGroup } from '../core/checkpoints-for-group';
-import { TranslationCache, type GroupCoverageEntry } from '../core/translation-cache';
+import { TranslationCache, type CacheInput, type GroupCoverageEntry } from '../core/translation-cache';
 import { ListReuse } from '../core/list-reuse';
 import { encodeCheckpoint, decodeValidCheckpoint } from '../core/checkpoint';
 import { CoalescingRunner } from '../core/coalescing-runner';
@@ -223,6 +223,30 @@ export function chunkCheckpoints(
     checkpoints: list.slice(start, end),
     records: records.slice(start, end),
   }));
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Membership in a sorted list, by binary search (no Set of 10,000 names per group refresh). */
+function sortedMembers(sorted: readonly string[]): { has(g: string): boolean } {
+  return {
+    has(g: string): boolean {
+      let lo = 0;
+      let hi = sorted.length - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >>> 1;
+        const v = sorted[mid];
+        if (v === g) return true;
+        if (v < g) lo = mid + 1;
+        else hi = mid - 1;
+      }
+      return false;
+    },
+  };
 }
 
 function unsentKey(c: Checkpoint): string {
@@ -699,16 +723,16 @@ export class CheckpointEmitter {
   private async discover(): Promise<DiscoveryResult> {
     const { source, groupFilter, topicFilter } = this.o;
     try {
-      const admin = await source.admin();
+      await source.admin(); // connects (and reports a connection failure) first
       const result = await findCheckpointGroups(
         {
-          listGroups: () => listConsumerGroups(admin),
+          // one ListGroups per broker, the same names while nothing changed (refreshed every second at scale)
+          listGroups: () => listConsumerGroups(source.offsetFetcher()),
           committedTopics: async (groups) => {
             // while the stream follows (and was read in full since), what it keeps is current: read only the others
             const fresh = this.sourceFresh();
             const { failed } = await this.sourceOffsets.readAll(fresh ? groups.filter((g) => this.sourceOffsets.offsetsOf(g) === undefined) : groups);
-            const topics = new Map<string, string[]>();
-            for (const g of groups) if (!failed.has(g)) topics.set(g, topicsOf(this.sourceOffsets.offsetsOf(g)));
+            const topics = { get: (g: string) => (failed.has(g) ? undefined : topicsOf(this.sourceOffsets.offsetsOf(g))) };
             return { topics, failed };
           },
         },
@@ -716,11 +740,16 @@ export class CheckpointEmitter {
         topicFilter,
       );
       source.reportOk();
+      const same = this.selected !== null && sameList(this.selected, result.groups);
       this.selected = result.groups;
-      const kept = new Set(result.groups);
+      // what the groups no longer selected held goes: the stream also keeps groups never selected;
+      // the translations and the sync store only selected ones (nothing to drop while the selection stands)
+      const kept = sortedMembers(result.groups);
       this.sourceOffsets.retain(kept);
-      this.translations.retain(kept);
-      this.syncStore?.retainGroups(kept);
+      if (!same) {
+        this.translations.retain(kept);
+        this.syncStore?.retainGroups(kept);
+      }
       this.o.events?.discovered?.(result);
       return result;
     } catch (e) {
@@ -774,6 +803,7 @@ export class CheckpointEmitter {
     let groups: string[];
     let listedAt: number | null = null;
     let targetListing: Promise<{ members: ReadonlyMap<string, MembersOnTarget>; error?: string }> | null = null;
+    let fullRead: { groups: readonly string[]; ts: number } | null = null;
     if (full) {
       groups = [...(this.selected ?? [])];
       const ts = this.now();
@@ -793,10 +823,9 @@ export class CheckpointEmitter {
         const error = (e as Error)?.message ?? String(e);
         for (const group of groups) failedGroups.push({ group, error });
       }
+      // the groups read, without an object per group (10,000 of them per second, alive across the cycle's awaits)
       const failedSet = new Set(failedGroups.map((f) => f.group));
-      for (const group of groups) {
-        if (!failedSet.has(group)) perGroup.push({ group, ts, offsets: this.sourceOffsets.offsetsOf(group) ?? [] });
-      }
+      fullRead = { groups: groups.filter((g) => !failedSet.has(g)), ts };
       // Every selected group failed: the source is not answering, whatever the cached admin client
       // thinks (its users show the error; the checkpoints already held stay valid and are reported).
       if (groups.length > 0 && failedGroups.length === groups.length) source.reportError(new Error(failedGroups[0].error));
@@ -827,34 +856,40 @@ export class CheckpointEmitter {
     // a full cycle's lists are usually the last one's, entry for entry: kept, not built again
     const coverageList = new ListReuse<GroupCoverageEntry>(full ? this.lastFull?.coverage : undefined);
     const summaryList = new ListReuse<GroupReadiness>(full ? this.lastFull?.summaries : undefined);
-    for (const g of perGroup) {
-      const input = {
-        group: g.group,
-        offsets: g.offsets,
-        topicFilter: this.o.topicFilter,
-        store,
-        checkpoints: this.checkpointStore,
-        policy: this.o.policy,
-        sourceAlias: this.o.sourceAlias,
-        targetAlias: this.o.targetAlias,
-        listedAt: g.ts,
-        readiness: this.readinessThresholds,
-      };
+    // one input, its group fields set per group (neither call keeps it)
+    const input: CacheInput = {
+      group: '',
+      offsets: [],
+      topicFilter: this.o.topicFilter,
+      store,
+      checkpoints: this.checkpointStore,
+      policy: this.o.policy,
+      sourceAlias: this.o.sourceAlias,
+      targetAlias: this.o.targetAlias,
+      listedAt: 0,
+      readiness: this.readinessThresholds,
+    };
+    const count = fullRead !== null ? fullRead.groups.length : perGroup.length;
+    for (let i = 0; i < count; i++) {
+      const group = fullRead !== null ? fullRead.groups[i] : perGroup[i].group;
+      input.group = group;
+      input.offsets = fullRead !== null ? (this.sourceOffsets.offsetsOf(group) ?? []) : perGroup[i].offsets;
+      input.listedAt = fullRead !== null ? fullRead.ts : perGroup[i].ts;
       let r: { checkpoints: Checkpoint[] };
       if (full) {
         // only what moved is translated again (the cache says what did)
         const t = this.translations.translate(input);
         for (const c of t.coverage) coverageList.push(c);
-        summaryList.push(withMembersOnTarget(t.summary, this.targetMembers.members.get(g.group) ?? 'unknown'));
+        summaryList.push(withMembersOnTarget(t.summary, this.targetMembers.members.get(group) ?? 'unknown'));
         r = t;
       } else {
         // a partial translation (some partitions): the group's next full cycle translates it whole
         r = checkpointsForGroup(input);
-        this.translations.forget(g.group);
+        this.translations.forget(group);
       }
       // Into the store and onto the retry list together (see below).
       for (const c of r.checkpoints) {
-        const w: WrittenCheckpoint = { ...c, timestamp: g.ts };
+        const w: WrittenCheckpoint = { ...c, timestamp: input.listedAt as number };
         this.unsent.set(unsentKey(w), w);
       }
     }

@@ -41,10 +41,17 @@ export function isConsumerGroupListing(protocolType: string | undefined): boolea
  * Given a group client (GroupOffsetFetcher), one ListGroups v4+ per broker of ours; given a
  * kafkajs admin, its listGroups.
  */
-export async function listConsumerGroups(source: Admin | { listGroupStates(): Promise<ReadonlyMap<string, ListedGroupState>> }): Promise<string[]> {
+const consumerGroupsOf = new WeakMap<ReadonlyMap<string, ListedGroupState>, readonly string[]>();
+export async function listConsumerGroups(source: Admin | { listGroupStates(): Promise<ReadonlyMap<string, ListedGroupState>> }): Promise<readonly string[]> {
   if ('listGroupStates' in source) {
     const states = await source.listGroupStates();
-    return [...states].filter(([, g]) => isConsumerGroupListing(g.protocolType)).map(([id]) => id).sort();
+    // the same listing (a fetcher gives back its last map while nothing changed): the same names
+    let ids = consumerGroupsOf.get(states);
+    if (ids === undefined) {
+      ids = Object.freeze([...states].filter(([, g]) => isConsumerGroupListing(g.protocolType)).map(([id]) => id).sort());
+      consumerGroupsOf.set(states, ids);
+    }
+    return ids;
   }
   const { groups } = await source.listGroups();
   return groups.filter((g) => isConsumerGroupListing(g.protocolType)).map((g) => g.groupId).sort();
@@ -469,16 +476,16 @@ abstract class InternalClusterClient {
     await cluster.refreshMetadata();
     const ids = Object.keys(cluster.brokerPool.brokers);
     if (ids.length === 0) throw new Error('the cluster has no brokers in its metadata');
-    const listed: Array<ReturnType<typeof decodeListGroups>['groups']> = [];
+    const listed: Array<ReturnType<typeof decodeListGroups>['groups']> = new Array(ids.length);
     await Promise.all(
-      ids.map(async (id) => {
+      ids.map(async (id, index) => {
         const broker = await cluster.findBroker({ nodeId: id });
         const version = speaks(broker, API_KEYS.ListGroups, 5) ? 5 : speaks(broker, API_KEYS.ListGroups, 4) ? 4 : 0;
         if (version === 0) throw new Error(`broker ${id} does not support ListGroups v4 (group states); Kafka 2.6 or later is needed`);
         for (let attempt = 0; ; attempt++) {
           if (this.closed) throw new Error('the group client is closed');
           this.requests.ListGroups++;
-          const res = await this.send(broker, flexibleRequest('ListGroups', version, encodeListGroups(version), (b) => decodeListGroups(version, b)));
+          const res = await this.send(broker, flexibleRequest('ListGroups', version, encodeListGroups(version), (b) => this.decodeListing(id, version, b)));
           if (res.errorCode !== 0) {
             // a broker still loading its group coordinator partitions answers shortly
             if (attempt < 4 && COORDINATOR_MOVED.has(errorType(res.errorCode))) {
@@ -487,7 +494,7 @@ abstract class InternalClusterClient {
             }
             throw protocolError(res.errorCode, `ListGroups on broker ${id}`);
           }
-          listed.push(res.groups);
+          listed[index] = res.groups;
           return;
         }
       }),
@@ -495,11 +502,32 @@ abstract class InternalClusterClient {
     return this.keepListing(listed);
   }
 
+  /** Each broker's last ListGroups answer, as bytes and decoded. */
+  private readonly lastAnswers = new Map<string, { version: number; body: Buffer; decoded: ReturnType<typeof decodeListGroups> }>();
+
+  /**
+   * A broker's ListGroups answer decoded, or the last decoding when the answer is byte for byte
+   * the last one (the usual case: listed every second at 10,000 groups, a group changes rarely;
+   * decoding 20,000 names each time was most of the node's garbage).
+   */
+  private decodeListing(id: string, version: 4 | 5, body: Buffer): ReturnType<typeof decodeListGroups> {
+    const last = this.lastAnswers.get(id);
+    if (last !== undefined && last.version === version && last.body.equals(body)) return last.decoded;
+    const decoded = decodeListGroups(version, body);
+    if (decoded.errorCode === 0) this.lastAnswers.set(id, { version, body: Buffer.from(body), decoded });
+    else this.lastAnswers.delete(id);
+    return decoded;
+  }
+
   /** The last listing, whose names and states the next one reuses (called every second at 10,000 groups: it is the same map while nothing changed). */
   private lastListing: Map<string, ListedGroupState> = new Map();
+  /** The broker answers the last listing was made of (the same arrays: the same listing). */
+  private lastListed: ReadonlyArray<ReadonlyArray<unknown>> = [];
 
   private keepListing(listed: ReadonlyArray<ReadonlyArray<{ groupId: string; state: string; protocolType: string; type?: string }>>): ReadonlyMap<string, ListedGroupState> {
     const prev = this.lastListing;
+    if (listed.length === this.lastListed.length && listed.every((l, i) => l === this.lastListed[i])) return prev;
+    this.lastListed = listed;
     const same = (v: ListedGroupState | undefined, g: { state: string; protocolType: string; type?: string }): v is ListedGroupState =>
       v !== undefined && v.state === g.state && v.protocolType === g.protocolType && v.type === g.type;
     let count = 0;
@@ -535,6 +563,7 @@ abstract class InternalClusterClient {
     this.cluster = null;
     this.connecting = null;
     this.coordinators.clear();
+    this.lastAnswers.clear();
     if (c) await c.disconnect();
   }
 }

@@ -186,7 +186,7 @@ export class SourceOffsets {
   }
 
   /** Forgets groups no longer selected. */
-  retain(groups: ReadonlySet<string>): void {
+  retain(groups: { has(group: string): boolean }): void {
     for (const g of [...this.byGroup.keys()]) if (!groups.has(g)) this.dropGroup(g);
   }
 

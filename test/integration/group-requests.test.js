@@ -99,8 +99,28 @@ describe('batched group requests (real brokers)', function () {
       assert.ok(fetcher.requests.ListGroups >= brokers);
       const perCall = brokers;
       const n = fetcher.requests.ListGroups;
-      await fetcher.listGroupStates();
+      const again = await fetcher.listGroupStates();
       assert.equal(fetcher.requests.ListGroups - n, perCall, 'one ListGroups per broker');
+      // nothing changed in between (the same answers, byte for byte): the same map, decoded once
+      const still = await fetcher.listGroupStates();
+      assert.equal(still, again, 'an unchanged listing is the last map');
+      assert.equal(await listConsumerGroups(fetcher), await listConsumerGroups(fetcher), 'and the same names');
+      // a change is seen: a new group listed
+      const added = env.unique('added-group');
+      const late = env.kafka('target').consumer({ groupId: added });
+      await late.connect();
+      try {
+        await late.subscribe({ topic });
+        await late.run({ eachMessage: async () => undefined });
+        const seen = await env.eventually(async () => {
+          const s = await fetcher.listGroupStates();
+          return s.has(added) ? s : null;
+        }, { what: `${added} listed` });
+        assert.notEqual(seen, again, 'a changed listing is a new map');
+        assert.equal(seen.get(stable), states.get(stable), 'whose unchanged entries keep their objects');
+      } finally {
+        await late.disconnect();
+      }
       for (const g of groups) assert.equal(states.get(g)?.state, 'Empty', g);
       assert.equal(states.get(stable).protocolType, 'consumer');
       if (process.env.KAFKA_VERSION?.startsWith('4.')) assert.equal(states.get(stable).type, 'classic');

@@ -76,10 +76,12 @@ function memoryConnection(alias, { groups = {}, states = {}, denied = [], fail =
         }
         return { offsets, failed };
       },
+      // the groups with offsets (Empty) and those of `states`; discovery lists the source this way too
       listGroupStates: async () => {
         state.listings++;
-        if (fail.listGroupStates) throw new Error('Connection error: connect ECONNREFUSED');
-        return new Map(Object.entries(state.states).filter(([g]) => !state.denied.includes(g)).map(([g, s]) => [g, { state: s, protocolType: 'consumer' }]));
+        if (fail.listGroupStates || fail.listGroups) throw new Error('Connection error: connect ECONNREFUSED');
+        const listed = { ...Object.fromEntries(Object.keys(groups).map((g) => [g, 'Empty'])), ...state.states };
+        return new Map(Object.entries(listed).filter(([g]) => !state.denied.includes(g)).map(([g, s]) => [g, { state: s, protocolType: 'consumer' }]));
       },
       coordinatorFailures: async (gs) => {
         state.coordinatorsAsked.push([...gs]);

@@ -274,6 +274,16 @@ describe('readiness: the CoverageMessage entry and payload', function () {
     ]);
     assert.ok(p.entries.every((e) => Object.isFrozen(e)));
     assert.equal(coveragePayload(r).entries[0], p.entries[0], 'converted once per entry');
+    // the same coverage list and members (a full cycle that found nothing new): the same array, frozen
+    assert.equal(coveragePayload(r).entries, p.entries, 'one entries array per coverage list');
+    assert.ok(Object.isFrozen(p.entries));
+    assert.throws(() => p.entries.sort(), TypeError, 'shared between messages: a flow copies it before sorting');
+    const copy = coveragePayload({ ...r, coverage: [...r.coverage] });
+    assert.notEqual(copy.entries, p.entries, 'another list: another array');
+    assert.equal(copy.entries[0], p.entries[0], 'of the same entries');
+    const members = coveragePayload({ ...r, membersOnTarget: new Map([['a', false]]) });
+    assert.notEqual(members.entries, p.entries, 'other members: another array');
+    assert.deepEqual(members.entries.map((e) => e.membersOnTarget), [false, false, 'unknown']);
     assert.deepEqual({ ...p.readiness, groups: p.readiness.groups.map((g) => [g.group, g.verdict, g.why, g.reread]) }, {
       ready: 1, atRisk: 0, notCovered: 1, thresholds: { maxReread: 100, maxAgeSeconds: 60 }, listedAt: null,
       groups: [['a', 'ready', null, 49], ['b', 'not-covered', 'no-sync', null]],

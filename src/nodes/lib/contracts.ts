@@ -252,12 +252,22 @@ function coverageJsonOf(c: GroupCoverageEntry, members: MembersOnTarget): Covera
   return e;
 }
 
+const entriesOf = new WeakMap<readonly GroupCoverageEntry[], { members: CycleResult['membersOnTarget']; entries: CoverageJson[] }>();
+
 /** The CoverageMessage payload of a cycle. */
 export function coveragePayload(r: CycleResult): CoverageMessage['payload'] {
   const summary: Record<string, number> = {};
   for (const c of r.coverage) summary[c.status] = (summary[c.status] ?? 0) + 1;
   const members = r.membersOnTarget;
-  const entries = r.coverage.map((c) => coverageJsonOf(c, members?.get(c.group) ?? 'unknown'));
+  // a full cycle that found nothing new gives back the last coverage list (and members map): the same entries then
+  let entries: CoverageJson[];
+  const had = entriesOf.get(r.coverage);
+  if (had !== undefined && had.members === members) entries = had.entries;
+  else {
+    entries = r.coverage.map((c) => coverageJsonOf(c, members?.get(c.group) ?? 'unknown'));
+    Object.freeze(entries);
+    entriesOf.set(r.coverage, { members, entries });
+  }
   const payload: CoverageMessage['payload'] = { cycle: r.cycle, groups: r.groups.length, partitions: r.coverage.length, summary, entries, failedGroups: r.failedGroups, durationMs: r.durationMs };
   const rd = r.readiness;
   if (rd !== undefined) {
