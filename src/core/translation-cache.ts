@@ -75,14 +75,15 @@ function syncFor(store: OffsetSyncStore, group: string, topic: string, partition
 function coverageRecord(group: string, c: CoverageEntry, reason: string, rd: EntryReadiness): GroupCoverageEntry {
   const { topic, partition, remoteTopic, upstreamOffset, status, downstreamOffset, sync, previous } = c;
   const { verdict, reread, checkpointAt } = rd;
+  // which of the optional keys the entry has (checkpointsForGroup sets them, or leaves them out, in these combinations)
   const has = (k: keyof CoverageEntry): boolean => Object.prototype.hasOwnProperty.call(c, k);
-  const keys = Object.keys(c).length;
-  if (keys === 9 && has('downstreamOffset') && has('sync') && has('previous')) {
-    return { group, topic, partition, remoteTopic, upstreamOffset, status, downstreamOffset, sync, previous, reason, verdict, reread, checkpointAt };
-  }
-  if (keys === 8 && has('downstreamOffset') && has('sync')) return { group, topic, partition, remoteTopic, upstreamOffset, status, downstreamOffset, sync, reason, verdict, reread, checkpointAt };
-  if (keys === 7 && has('sync')) return { group, topic, partition, remoteTopic, upstreamOffset, status, sync, reason, verdict, reread, checkpointAt };
-  if (keys === 6) return { group, topic, partition, remoteTopic, upstreamOffset, status, reason, verdict, reread, checkpointAt };
+  const d = has('downstreamOffset');
+  const sy = has('sync');
+  const pr = has('previous');
+  if (d && sy && pr) return { group, topic, partition, remoteTopic, upstreamOffset, status, downstreamOffset, sync, previous, reason, verdict, reread, checkpointAt };
+  if (d && sy && !pr) return { group, topic, partition, remoteTopic, upstreamOffset, status, downstreamOffset, sync, reason, verdict, reread, checkpointAt };
+  if (!d && sy && !pr) return { group, topic, partition, remoteTopic, upstreamOffset, status, sync, reason, verdict, reread, checkpointAt };
+  if (!d && !sy && !pr) return { group, topic, partition, remoteTopic, upstreamOffset, status, reason, verdict, reread, checkpointAt };
   return { group, ...c, reason, verdict, reread, checkpointAt };
 }
 

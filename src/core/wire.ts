@@ -339,6 +339,12 @@ export class StructReader {
     return out;
   }
 
+  /** Goes back to `offset` (at or before the current position), to read again what was skipped. */
+  rewind(offset: number): void {
+    if (offset < 0 || offset > this.pos) throw new RangeError(`cannot rewind ${this.what} to ${offset} from ${this.pos}`);
+    this.pos = offset;
+  }
+
   /** Skips `n` bytes (a field the caller does not need). */
   skip(n: number, field = 'bytes'): void {
     if (n < 0) throw new MalformedRecordError(`Error reading field '${field}' of ${this.what}: length ${n} cannot be negative`);

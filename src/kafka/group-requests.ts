@@ -14,6 +14,7 @@
  * response throws MalformedRecordError naming the field and the response.
  */
 
+import { MalformedRecordError } from '../core/errors';
 import { StructReader, StructWriter } from '../core/wire';
 
 export const API_KEYS = { OffsetFetch: 9, FindCoordinator: 10, ListGroups: 16 } as const;
@@ -136,22 +137,85 @@ export interface ListedGroup {
   type?: string;
 }
 
-export function decodeListGroups(version: 4 | 5, body: Buffer): { throttleTimeMs: number; errorCode: number; groups: ListedGroup[] } {
+/** A decoded ListGroups answer, with where each group's bytes start in `body` (and where the last ends). */
+export interface ListGroupsDecoding {
+  throttleTimeMs: number;
+  errorCode: number;
+  groups: ListedGroup[];
+  body: Buffer;
+  starts: number[];
+}
+
+/** The few states, protocol types and group types, one string each (kept per listed group). */
+const smallStrings = new Map<string, string>();
+function shared(s: string): string {
+  const had = smallStrings.get(s);
+  if (had !== undefined) return had;
+  if (smallStrings.size < 64) smallStrings.set(s, s);
+  return s;
+}
+
+const NEAR = [0, 1, -1, 2];
+
+/** Skips one listed group (its strings and tags), returning where it ends. */
+function skipListedGroup(r: StructReader, version: 4 | 5): number {
+  const fields = version >= 5 ? 4 : 3;
+  for (let i = 0; i < fields; i++) {
+    const n = r.readUnsignedVarint('group field length');
+    if (n === 0) throw new MalformedRecordError(`Error reading a listed group of ListGroups v${version} response: null for a non-nullable string`);
+    r.skip(n - 1, 'group field');
+  }
+  r.skipTaggedFields();
+  return r.offset;
+}
+
+/**
+ * Decodes a ListGroups v4/v5 answer. With `previous` (the same broker's last decoding), a group
+ * whose bytes are the same as in the last answer (at the same place, or one further: a group
+ * removed before it) is the last answer's object, not decoded again: a listing of 20,000 groups
+ * every second where a few change decodes those few.
+ */
+export function decodeListGroups(version: 4 | 5, body: Buffer, previous?: ListGroupsDecoding): ListGroupsDecoding {
   const r = new StructReader(body, `ListGroups v${version} response`);
   const throttleTimeMs = r.readInt32('throttle_time_ms');
   const errorCode = r.readInt16('error_code');
+  const starts: number[] = [];
+  const last = previous !== undefined && previous.errorCode === 0 ? previous : undefined;
+  let k = 0;
+  const sameAsLast = (start: number, end: number, i: number): boolean => {
+    if (last === undefined || i < 0 || i + 1 >= last.starts.length) return false;
+    const ps = last.starts[i];
+    const pe = last.starts[i + 1];
+    return pe - ps === end - start && body.compare(last.body, ps, pe, start, end) === 0;
+  };
   const groups = r.readCompactArray((r1) => {
+    const start = r1.offset;
+    starts.push(start);
+    if (last !== undefined) {
+      const end = skipListedGroup(r1, version);
+      // where the last answer had it: here, one further (one removed before), one back (one added before), two further
+      for (const d of NEAR) {
+        if (sameAsLast(start, end, k + d)) {
+          k += d + 1;
+          return last.groups[k - 1];
+        }
+      }
+      // not the last answer's: decoded below (taken for the one it replaced)
+      k++;
+      r1.rewind(start);
+    }
     const g: ListedGroup = {
       groupId: r1.readCompactString('group_id'),
-      protocolType: r1.readCompactString('protocol_type'),
-      state: r1.readCompactString('group_state'),
+      protocolType: shared(r1.readCompactString('protocol_type')),
+      state: shared(r1.readCompactString('group_state')),
     };
-    if (version >= 5) g.type = r1.readCompactString('group_type');
+    if (version >= 5) g.type = shared(r1.readCompactString('group_type'));
     r1.skipTaggedFields();
     return g;
   }, 'groups');
+  starts.push(r.offset);
   r.skipTaggedFields();
-  return { throttleTimeMs, errorCode, groups };
+  return { throttleTimeMs, errorCode, groups, body, starts };
 }
 
 // ---------------------------------------------------------------- kafkajs framing

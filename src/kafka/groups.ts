@@ -14,6 +14,7 @@ import {
   decodeFindCoordinatorV4,
   decodeListGroups,
   decodeOffsetFetchV8,
+  type ListGroupsDecoding,
   encodeFindCoordinatorV4,
   encodeListGroups,
   encodeOffsetFetchV8,
@@ -471,7 +472,22 @@ abstract class InternalClusterClient {
    * per broker, all at once. Throws when a broker does not answer (a group missing from the
    * listing would look like a group that does not exist) or lacks ListGroups v4 (Kafka < 2.6).
    */
-  async listGroupStates(): Promise<ReadonlyMap<string, ListedGroupState>> {
+  listGroupStates(): Promise<ReadonlyMap<string, ListedGroupState>> {
+    // callers at the same moment (a cluster's checkpoint and group-offset nodes, every second) share one listing in flight
+    if (this.listing === null) {
+      const p = this.listGroupStatesNow();
+      this.listing = p;
+      const done = (): void => {
+        if (this.listing === p) this.listing = null;
+      };
+      p.then(done, done);
+    }
+    return this.listing;
+  }
+
+  private listing: Promise<ReadonlyMap<string, ListedGroupState>> | null = null;
+
+  private async listGroupStatesNow(): Promise<ReadonlyMap<string, ListedGroupState>> {
     const cluster = await this.connected();
     await cluster.refreshMetadata();
     const ids = Object.keys(cluster.brokerPool.brokers);
@@ -503,18 +519,20 @@ abstract class InternalClusterClient {
   }
 
   /** Each broker's last ListGroups answer, as bytes and decoded. */
-  private readonly lastAnswers = new Map<string, { version: number; body: Buffer; decoded: ReturnType<typeof decodeListGroups> }>();
+  private readonly lastAnswers = new Map<string, { version: number; decoded: ListGroupsDecoding }>();
 
   /**
    * A broker's ListGroups answer decoded, or the last decoding when the answer is byte for byte
    * the last one (the usual case: listed every second at 10,000 groups, a group changes rarely;
    * decoding 20,000 names each time was most of the node's garbage).
    */
-  private decodeListing(id: string, version: 4 | 5, body: Buffer): ReturnType<typeof decodeListGroups> {
-    const last = this.lastAnswers.get(id);
-    if (last !== undefined && last.version === version && last.body.equals(body)) return last.decoded;
-    const decoded = decodeListGroups(version, body);
-    if (decoded.errorCode === 0) this.lastAnswers.set(id, { version, body: Buffer.from(body), decoded });
+  private decodeListing(id: string, version: 4 | 5, body: Buffer): ListGroupsDecoding {
+    const had = this.lastAnswers.get(id);
+    const last = had !== undefined && had.version === version ? had.decoded : undefined;
+    if (last !== undefined && last.body.equals(body)) return last;
+    // decoded from a copy it keeps (the next answer is compared with it; the connection reuses its buffers)
+    const decoded = decodeListGroups(version, Buffer.from(body), last);
+    if (decoded.errorCode === 0) this.lastAnswers.set(id, { version, decoded });
     else this.lastAnswers.delete(id);
     return decoded;
   }

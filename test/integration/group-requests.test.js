@@ -105,6 +105,11 @@ describe('batched group requests (real brokers)', function () {
       const still = await fetcher.listGroupStates();
       assert.equal(still, again, 'an unchanged listing is the last map');
       assert.equal(await listConsumerGroups(fetcher), await listConsumerGroups(fetcher), 'and the same names');
+      // two callers at once (a cluster's checkpoint and group-offset nodes): one listing in flight, shared
+      const before = fetcher.requests.ListGroups;
+      const [x, y] = await Promise.all([fetcher.listGroupStates(), fetcher.listGroupStates()]);
+      assert.equal(x, y);
+      assert.equal(fetcher.requests.ListGroups - before, perCall, 'one ListGroups per broker for both');
       // a change is seen: a new group listed
       const added = env.unique('added-group');
       const late = env.kafka('target').consumer({ groupId: added });

@@ -76,6 +76,30 @@ describe('group requests (bytes)', () => {
     ]);
   });
 
+  it("ListGroups: a group listed with the same bytes as in the broker's last answer is the last answer's object; any change is decoded", () => {
+    const entry = (g, state) => str(g) + str('consumer') + str(state) + str('classic') + '00';
+    const answer = (...entries) => bytes('00000000 0000 ' + (entries.length + 1).toString(16).padStart(2, '0') + entries.join('') + '00');
+    const first = rq.decodeListGroups(5, answer(entry('a', 'Empty'), entry('b', 'Stable'), entry('c', 'Empty'), entry('d', 'Empty')));
+    assert.deepEqual(first.groups.map((g) => [g.groupId, g.state, g.type]), [['a', 'Empty', 'classic'], ['b', 'Stable', 'classic'], ['c', 'Empty', 'classic'], ['d', 'Empty', 'classic']]);
+    assert.equal(first.groups[0].state, first.groups[2].state, 'one string per state');
+    // b changed state, c removed, e added between: the others are the last objects
+    const next = rq.decodeListGroups(5, answer(entry('a', 'Empty'), entry('b', 'Empty'), entry('e', 'Empty'), entry('d', 'Empty')), first);
+    assert.deepEqual(next.groups.map((g) => [g.groupId, g.state]), [['a', 'Empty'], ['b', 'Empty'], ['e', 'Empty'], ['d', 'Empty']]);
+    assert.equal(next.groups[0], first.groups[0], 'a: unchanged, reused');
+    assert.notEqual(next.groups[1], first.groups[1], 'b: its state changed, decoded');
+    assert.equal(next.groups[3], first.groups[3], 'd: after a removed and an added group, reused');
+    // a group removed before others: they are found one further
+    const shorter = rq.decodeListGroups(5, answer(entry('b', 'Empty'), entry('e', 'Empty'), entry('d', 'Empty')), next);
+    assert.deepEqual(shorter.groups.map((g) => g.groupId), ['b', 'e', 'd']);
+    assert.equal(shorter.groups[0], next.groups[1]);
+    assert.equal(shorter.groups[2], next.groups[3]);
+    // same length, other bytes (a renamed group): decoded, never confused
+    const renamed = rq.decodeListGroups(5, answer(entry('x', 'Empty'), entry('e', 'Empty'), entry('d', 'Empty')), shorter);
+    assert.equal(renamed.groups[0].groupId, 'x');
+    // a truncated answer is still refused with the last one at hand
+    assert.throws(() => rq.decodeListGroups(5, answer(entry('b', 'Empty')).subarray(0, 12), shorter), /ListGroups v5 response/);
+  });
+
   it('lengths past 127 take a two-byte varint', () => {
     const long = 'x'.repeat(200);
     assert.equal(hex(rq.encodeFindCoordinatorV4([long])).slice(0, 8), '00' + '02' + 'c901');
@@ -91,7 +115,8 @@ describe('group requests (bytes)', () => {
     assert.equal(hex(wire.buffer), '0000000f' + '0010' + '0005' + '00000007' + '0001' + '63' + '00' + '010100');
     const payload = bytes('01 00 01 ff' + '00000000 0000 01 00'); // response header v1 with one tag, then the body
     const data = await req.response.parse(await req.response.decode(payload));
-    assert.deepEqual(data, { throttleTimeMs: 0, errorCode: 0, groups: [] });
+    assert.deepEqual({ throttleTimeMs: data.throttleTimeMs, errorCode: data.errorCode, groups: data.groups }, { throttleTimeMs: 0, errorCode: 0, groups: [] });
+    assert.equal(hex(data.body), '00000000' + '0000' + '01' + '00', 'the body it was decoded from, after the header tags');
   });
 });
 
