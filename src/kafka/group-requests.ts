@@ -171,9 +171,10 @@ function skipListedGroup(r: StructReader, version: 4 | 5): number {
 
 /**
  * Decodes a ListGroups v4/v5 answer. With `previous` (the same broker's last decoding), a group
- * whose bytes are the same as in the last answer (at the same place, or one further: a group
- * removed before it) is the last answer's object, not decoded again: a listing of 20,000 groups
- * every second where a few change decodes those few.
+ * whose bytes are the same as in the last answer near the same place (the same index, or one or
+ * two off: groups added or removed before it) is the last answer's object, not decoded again: a
+ * listing of 20,000 groups every second where a few change decodes those few. Anything else is
+ * decoded; a reused group is never a different one (its bytes are compared whole).
  */
 export function decodeListGroups(version: 4 | 5, body: Buffer, previous?: ListGroupsDecoding): ListGroupsDecoding {
   const r = new StructReader(body, `ListGroups v${version} response`);
