@@ -869,12 +869,10 @@ export class CheckpointEmitter {
       listedAt: 0,
       readiness: this.readinessThresholds,
     };
-    const count = fullRead !== null ? fullRead.groups.length : perGroup.length;
-    for (let i = 0; i < count; i++) {
-      const group = fullRead !== null ? fullRead.groups[i] : perGroup[i].group;
+    const translateGroup = (group: string, offsets: readonly CommittedOffset[], ts: number): void => {
       input.group = group;
-      input.offsets = fullRead !== null ? (this.sourceOffsets.offsetsOf(group) ?? []) : perGroup[i].offsets;
-      input.listedAt = fullRead !== null ? fullRead.ts : perGroup[i].ts;
+      input.offsets = offsets;
+      input.listedAt = ts;
       let r: { checkpoints: Checkpoint[] };
       if (full) {
         // only what moved is translated again (the cache says what did)
@@ -889,10 +887,12 @@ export class CheckpointEmitter {
       }
       // Into the store and onto the retry list together (see below).
       for (const c of r.checkpoints) {
-        const w: WrittenCheckpoint = { ...c, timestamp: input.listedAt as number };
+        const w: WrittenCheckpoint = { ...c, timestamp: ts };
         this.unsent.set(unsentKey(w), w);
       }
-    }
+    };
+    if (fullRead !== null) for (const g of fullRead.groups) translateGroup(g, this.sourceOffsets.offsetsOf(g) ?? [], fullRead.ts);
+    else for (const g of perGroup) translateGroup(g.group, g.offsets, g.ts);
     // every selected group has been translated once since the load: what each needs is kept; the load history can go
     if (full && store.loaded && failedGroups.length === 0 && discoveryError === undefined) store.releaseLoadHistory();
     failedGroups.sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));

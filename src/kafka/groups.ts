@@ -37,12 +37,14 @@ export function isConsumerGroupListing(protocolType: string | undefined): boolea
   return protocolType === 'consumer' || protocolType === '' || protocolType === undefined;
 }
 
+/** The consumer group ids of a fetcher's listing (the same listing: the same frozen array). */
+const consumerGroupsOf = new WeakMap<ReadonlyMap<string, ListedGroupState>, readonly string[]>();
+
 /**
  * Group ids on the cluster (consumer groups and groups with an empty protocol type), sorted.
  * Given a group client (GroupOffsetFetcher), one ListGroups v4+ per broker of ours; given a
  * kafkajs admin, its listGroups.
  */
-const consumerGroupsOf = new WeakMap<ReadonlyMap<string, ListedGroupState>, readonly string[]>();
 export async function listConsumerGroups(source: Admin | { listGroupStates(): Promise<ReadonlyMap<string, ListedGroupState>> }): Promise<readonly string[]> {
   if ('listGroupStates' in source) {
     const states = await source.listGroupStates();
