@@ -53,28 +53,46 @@ const GROUPS = [
   { groupId: 'billing-ledger', topics: ['billing'], delayMs: 20 },
 ];
 
-// What to undo, in reverse order, when the demo stops. Registered before anything starts, so a
-// Ctrl-C during start-up also stops what already runs and removes its folders.
+// What to undo, in reverse order, when the demo stops, each with what it waits for (printed, so
+// that a Ctrl-C is never a silent wait). Registered before anything starts, so a Ctrl-C during
+// start-up also stops what already runs and removes its folders.
+/** @type {{ what: string, stop: () => unknown }[]} */
 const stops = [];
 let stopping = false;
+/** @type {string | null} */
+let stoppingNow = null;
 const stopAll = async (code = 0) => {
-  if (stopping) return;
+  if (stopping) {
+    // a second Ctrl-C: say what is still under way (stopping half-way would leave data behind)
+    if (stoppingNow) console.log(`still stopping: ${stoppingNow}`);
+    return;
+  }
   stopping = true;
-  console.log('\nstopping...');
+  console.log(`\nstopping the demo (${stops.length} steps; each step says what it waits for)...`);
   while (stops.length > 0) {
+    const step = /** @type {{ what: string, stop: () => unknown }} */ (stops.pop());
+    stoppingNow = step.what;
+    const t0 = Date.now();
+    process.stdout.write(`  ${step.what}... `);
     try {
-      await stops.pop()();
-    } catch {
-      /* keep stopping the rest */
+      await step.stop();
+      console.log(`done (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+    } catch (e) {
+      console.log(`failed: ${e && e.message ? e.message : e} (stopping the rest)`);
     }
   }
+  console.log('stopped: nothing of the demo runs any more and its folders are removed.');
   process.exit(code);
 };
 process.on('SIGINT', () => stopAll(130));
 process.on('SIGTERM', () => stopAll(143));
 /** Records how to undo a step that just finished; when a stop already began, undoes it now. */
-function started(stop) {
-  stops.push(stop);
+function started(what, stop) {
+  stops.push({ what, stop });
+  stillStarting();
+}
+/** Ends the start-up when a stop began while a step was under way (the stop undoes what is recorded). */
+function stillStarting() {
   if (stopping) throw new Error('stopping');
 }
 
@@ -85,9 +103,10 @@ async function main() {
     ports: { source: { broker: KAFKA_PORTS.source || undefined }, target: { broker: KAFKA_PORTS.target || undefined } },
   });
   // a cluster that is still starting when a stop comes is stopped once it is up
-  stops.push(() => starting.then((c) => c.stop(), () => undefined));
+  const clustersWhat = 'stopping both Kafka brokers and removing their data folders (a broker writes its logs out first, up to about 40 s)';
+  stops.push({ what: clustersWhat, stop: () => starting.then((c) => c.stop(), () => undefined) });
   const clusters = await starting;
-  started(() => clusters.stop());
+  stillStarting();
 
   const source = new Kafka({ clientId: 'mm2-demo', brokers: [clusters.source.bootstrap], logLevel: logLevel.NOTHING });
   const target = new Kafka({ clientId: 'mm2-demo', brokers: [clusters.target.bootstrap], logLevel: logLevel.NOTHING });
@@ -95,13 +114,13 @@ async function main() {
   const tAdmin = target.admin();
   await sAdmin.connect();
   await tAdmin.connect();
-  started(() => Promise.all([sAdmin.disconnect(), tAdmin.disconnect()]));
+  started('disconnecting the demo\'s admin clients', () => Promise.all([sAdmin.disconnect(), tAdmin.disconnect()]));
   await sAdmin.createTopics({ topics: TOPICS, waitForLeaders: true });
 
   // sample traffic: ~40 records/s over both topics
   const producer = source.producer({ allowAutoTopicCreation: false });
   await producer.connect();
-  started(() => producer.disconnect());
+  started('stopping the sample producer', () => producer.disconnect());
   let n = 0;
   const produce = setInterval(() => {
     const batch = [];
@@ -110,12 +129,12 @@ async function main() {
       .sendBatch({ topicMessages: [{ topic: 'orders', messages: batch.slice(0, 3) }, { topic: 'billing', messages: batch.slice(3) }] })
       .catch(() => undefined);
   }, 100);
-  started(() => clearInterval(produce));
+  started('stopping the sample traffic', () => clearInterval(produce));
 
   for (const g of GROUPS) {
     const c = source.consumer({ groupId: g.groupId, allowAutoTopicCreation: false });
     await c.connect();
-    started(() => c.disconnect());
+    started(`stopping consumer group ${g.groupId} (it leaves the group)`, () => c.disconnect());
     await c.subscribe({ topics: g.topics, fromBeginning: true });
     await c.run({
       autoCommitInterval: 1000,
@@ -137,10 +156,13 @@ async function main() {
   // an example with dashboard widgets gets FlowFuse Dashboard 2.0 in Node-RED's user folder
   const dashboard = flows.some((n) => typeof n.type === 'string' && n.type.startsWith('ui-'));
   console.log(`starting Node-RED with @kafka-mm2/node-red${dashboard ? ' and @flowfuse/node-red-dashboard' : ''} and examples/${EXAMPLE}.json...`);
-  const nodeRed = startNodeRed({ port: PORT, flows, dashboard, quiet: true, logLevel: 'warn' });
-  stops.push(() => nodeRed.then((nr) => nr.stop(), () => undefined));
+  // Node-RED's own output stays quiet; its warnings and errors are printed here, each line marked
+  const onWarning = (text) => console.log(text.split('\n').map((l) => `node-red | ${l}`).join('\n'));
+  const nodeRed = startNodeRed({ port: PORT, flows, dashboard, quiet: true, logLevel: 'warn', onWarning });
+  const nodeRedWhat = "closing Node-RED and removing its user folder (its nodes finish their writes first, up to 15 s)";
+  stops.push({ what: nodeRedWhat, stop: () => nodeRed.then((nr) => nr.stop(), () => undefined) });
   const nr = await nodeRed;
-  started(() => undefined);
+  stillStarting();
   console.log(`\nNode-RED editor: ${nr.url}   (the flow is deployed; open it to see the nodes' status)`);
   for (const page of dashboardPages(flows)) console.log(`Dashboard      : ${nr.url.replace(/\/$/, '')}${page.path}   (${page.name})`);
   console.log(`source cluster : ${clusters.source.bootstrap}    target cluster: ${clusters.target.bootstrap}`);
@@ -161,7 +183,7 @@ async function main() {
     }
   };
   const timer = setInterval(() => report().catch((e) => console.log(`report failed: ${e.message}`)), 10000);
-  started(() => clearInterval(timer));
+  started('stopping the 10 s report', () => clearInterval(timer));
   if (DURATION > 0) setTimeout(() => stopAll(0), DURATION * 1000);
 }
 

@@ -137,7 +137,10 @@ function watchStatuses(port) {
  * with npm, as a user installs it); by default the repository is linked in. `dashboard: true`
  * also installs FlowFuse Dashboard 2.0 (scripts/dashboard.js: from the npm registry into the
  * cache, once) in the user dir, for the readiness-dashboard example.
- * @param {{port?: number, userDir?: string, flows?: object[], env?: object, logLevel?: string, quiet?: boolean, linkPackage?: boolean, dashboard?: boolean}} opts
+ * `lang`: the runtime's language (Node-RED's `lang` setting: its log lines and the nodes' statuses), e.g. 'zh-CN'.
+ * `onWarning(text)`: with `quiet`, called with each warning or error Node-RED logs (its
+ * `[warn]`/`[error]` line and the lines that follow it until the next log line, e.g. a stack).
+ * @param {{port?: number, userDir?: string, flows?: object[], env?: object, logLevel?: string, quiet?: boolean, linkPackage?: boolean, dashboard?: boolean, onWarning?: (text: string) => void, lang?: string}} opts
  */
 async function startNodeRed(opts = {}) {
   const port = opts.port || (await freePort());
@@ -172,6 +175,7 @@ async function startNodeRed(opts = {}) {
       externalModules: { autoInstall: false, palette: { allowInstall: false } },
       editorTheme: { tours: false, projects: { enabled: false }, palette: { catalogues: [] } },
       logging: { console: { level: opts.logLevel || 'info', metrics: false, audit: false } },
+      ...(opts.lang ? { lang: opts.lang } : {}),
     }, null, 2)};\n`,
   );
   const selected = selectedNodeRed();
@@ -180,10 +184,12 @@ async function startNodeRed(opts = {}) {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
+  const warnings = opts.onWarning ? warningLines(opts.onWarning) : null;
   const onData = (d) => {
     log += d;
     if (log.length > 2_000_000) log = log.slice(-1_000_000);
     if (!opts.quiet) process.stdout.write(d);
+    else if (warnings) warnings(String(d));
   };
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
@@ -255,4 +261,41 @@ async function startNodeRed(opts = {}) {
   };
 }
 
-module.exports = { startNodeRed, freePort };
+/** A Node-RED log line: `3 Dec 21:05:01 - [warn] ...` (its level in brackets after the time). */
+const LOG_LINE = /^\d{1,2} \w{3} \d{2}:\d{2}:\d{2} - \[(\w+)\]/;
+
+/**
+ * Splits Node-RED's output into log entries and calls `emit` with each warning or error entry:
+ * its `[warn]`/`[error]` line and any lines that follow it up to the next log line (a stack, a
+ * multi-line message). Output may arrive in chunks that cut lines: a partial line waits for its end.
+ * @param {(text: string) => void} emit
+ */
+function warningLines(emit) {
+  let partial = '';
+  /** @type {string[] | null} */
+  let entry = null;
+  const flush = () => {
+    if (entry) emit(entry.join('\n'));
+    entry = null;
+  };
+  let timer = null;
+  return (chunk) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop() || '';
+    for (const line of lines) {
+      const m = LOG_LINE.exec(line);
+      if (m) {
+        flush();
+        if (m[1] === 'warn' || m[1] === 'error') entry = [line];
+      } else if (entry && line.trim() !== '') {
+        entry.push(line);
+      }
+    }
+    // an entry's continuation usually comes in the same chunk: emit it once the output pauses
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(flush, 200);
+    timer.unref();
+  };
+}
+
+module.exports = { startNodeRed, freePort, warningLines };

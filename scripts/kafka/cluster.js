@@ -352,6 +352,9 @@ async function waitForBroker(bootstrap, timeoutMs) {
 
 /** Brokers running now -> their data folder. */
 const running = new Map();
+/** How long a stop waits for a broker to exit after SIGTERM before SIGKILL: a broker that writes the class archive at exit (its version's first run) gets longer. */
+const STOP_WAIT_MS = 8000;
+const STOP_WAIT_ARCHIVE_MS = 40000;
 /** Brokers that write the class archive at exit (./cds.js): their stop waits longer. */
 const writingArchive = new WeakSet();
 let exitHooked = false;
@@ -511,7 +514,7 @@ async function startCluster(name, opts = {}) {
         };
         if (child.exitCode !== null || child.signalCode !== null) return done();
         // writing the class archive at exit (the broker's first run) takes a few seconds more
-        const killTimer = setTimeout(() => child.kill('SIGKILL'), writingArchive.has(child) ? 40000 : 8000);
+        const killTimer = setTimeout(() => child.kill('SIGKILL'), writingArchive.has(child) ? STOP_WAIT_ARCHIVE_MS : STOP_WAIT_MS);
         child.once('exit', () => { clearTimeout(killTimer); done(); });
         child.kill('SIGTERM');
       });
@@ -674,7 +677,7 @@ function runKafkaTool(className, args, version = process.env.KAFKA_VERSION || DE
   return res.stdout;
 }
 
-module.exports = { cacheRoot, freePort, runKafkaTool, startCluster, startClusters, resolveKafka, DEFAULT_KAFKA_VERSION, TESTED_KAFKA_VERSIONS, SASL_USERS, SUPER_USERS };
+module.exports = { cacheRoot, freePort, runKafkaTool, startCluster, startClusters, resolveKafka, DEFAULT_KAFKA_VERSION, TESTED_KAFKA_VERSIONS, SASL_USERS, SUPER_USERS, STOP_WAIT_ARCHIVE_MS };
 
 if (require.main === module) {
   const args = process.argv.slice(2);

@@ -5,7 +5,7 @@
  * (scripts/kafka/cluster.js) and stopped at the end, also when tests fail.
  * Tests reach them through `require('../harness/env')`.
  */
-const { startClusters } = require('../../scripts/kafka/cluster');
+const { startClusters, STOP_WAIT_ARCHIVE_MS } = require('../../scripts/kafka/cluster');
 const env = require('./env');
 
 exports.mochaHooks = {
@@ -15,7 +15,9 @@ exports.mochaHooks = {
     env.setClusters(clusters);
   },
   async afterAll() {
-    this.timeout(30000);
+    // the two brokers stop at once; on a Kafka version's first run each writes its class archive
+    // at exit, which the harness allows STOP_WAIT_ARCHIVE_MS: the hook allows that and the clients' closing
+    this.timeout(STOP_WAIT_ARCHIVE_MS + 20000);
     await env.stopAll();
   },
 };

@@ -92,7 +92,12 @@ describe('the demo stops cleanly', function () {
       else demo.child.kill(signal);
       const { code } = await exited;
 
-      assert.match(demo.out, /stopping\.\.\./, 'the demo ran its own stop');
+      // the demo ran its own stop and said what each step waited for: never a silent wait
+      assert.match(demo.out, /stopping the demo \(\d+ steps; each step says what it waits for\)/, demo.out.slice(-3000));
+      for (const step of [/closing Node-RED and removing its user folder \(its nodes finish their writes first, up to 15 s\)\.\.\. done \(\d+\.\d s\)/, /stopping both Kafka brokers and removing their data folders .*\.\.\. done \(\d+\.\d s\)/]) {
+        assert.match(demo.out, step, demo.out.slice(-3000));
+      }
+      assert.match(demo.out, /stopped: nothing of the demo runs any more and its folders are removed\./, demo.out.slice(-3000));
       assert.equal(code, signal === 'SIGINT' ? 130 : 143, demo.out.slice(-3000));
       await env.eventually(() => processesOf(tmp).length === 0, { timeout: 30000, what: `no process of the demo left (${processesOf(tmp)})` });
       assert.deepEqual(fs.readdirSync(tmp), [], 'no Kafka data folder and no Node-RED user folder left');
