@@ -97,9 +97,11 @@ export = function register(RED: NodeAPI): void {
       // kafkajs may still log (retries, reconnects) after a redeploy closed this connection: the
       // failures of a configuration that was replaced are not logged any more
       const live = (): boolean => node.connection === conn;
+      // what kafkajs logs is English: the line says in the runtime's language that the client reports it
+      const reported = (m: string): string => t('mm2-cluster.log.client', { text: m });
       const conn: ClusterConnection = new ClusterConnection(settings, {
-        error: (m) => (live() ? node.error(m) : node.debug(m)),
-        warn: (m) => (live() ? node.warn(m) : node.debug(m)),
+        error: (m) => (live() ? node.error(reported(m)) : node.debug(m)),
+        warn: (m) => (live() ? node.warn(reported(m)) : node.debug(m)),
         info: (m) => node.log(m),
         debug: (m) => node.debug(m),
       });
