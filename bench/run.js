@@ -683,7 +683,7 @@ function report() {
     for (const n of results.notes) process.stdout.write(`  - ${n}\n`);
   }
 
-  // The markdown version, for the README.
+  // The markdown version, for docs/figures.md.
   const md = [];
   md.push(`Measured with \`npm run bench\` on ${env}.`, '');
   md.push('| measurement | result | details |', '|---|---|---|');

@@ -21,7 +21,7 @@ const { cacheRoot } = require('./kafka/cluster');
 const { npmInstall } = require('./node-red-5');
 
 const DASHBOARD_PACKAGE = '@flowfuse/node-red-dashboard';
-/** The release the demo and the tests install (the README says the same). */
+/** The release the demo and the tests install (docs/development.md says the same). */
 const DASHBOARD_VERSION = '1.31.0';
 
 function paths() {

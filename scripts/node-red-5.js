@@ -26,7 +26,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { cacheRoot } = require('./kafka/cluster');
 
-/** The Node-RED 5 and Node.js 22 releases the suite runs (the README's version table says the same). */
+/** The Node-RED 5 and Node.js 22 releases the suite runs (docs/development.md's version table says the same). */
 const NODE_RED_VERSION = '5.0.7';
 const NODE_VERSION = '22.23.3';
 

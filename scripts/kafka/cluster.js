@@ -49,7 +49,7 @@ const crypto = require('node:crypto');
 
 /** The Kafka version the tests and the demo run against unless KAFKA_VERSION says otherwise. */
 const DEFAULT_KAFKA_VERSION = '4.1.1';
-/** Versions the README reports on; `npm test` with KAFKA_VERSIONS runs the integration suite once per version. */
+/** Versions docs/development.md reports on; `npm test` with KAFKA_VERSIONS runs the integration suite once per version. */
 const TESTED_KAFKA_VERSIONS = ['4.1.1', '3.9.1'];
 
 /** SASL users created on every cluster's SASL listener (PLAIN and SCRAM). Test-only secrets. */
