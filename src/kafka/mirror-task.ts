@@ -301,7 +301,17 @@ export class Mirror {
     const topics = [...subscription.keys()];
     this.o.onEvent({ type: 'subscribed', topics, partitions: [...subscription.values()].reduce((a, b) => a + b, 0) });
     if (topics.length === 0) return;
-    await this.adoptLegacyProgress(subscription);
+    try {
+      await this.adoptLegacyProgress(subscription);
+    } catch (e) {
+      // the group's commits could not be read or written: as the consumer's failure (a refused
+      // FindCoordinator comes back from kafkajs as "Failed to find group coordinator": ask why)
+      const need: AclNeed[] = [{ resource: 'Group', name: this.o.groupId, operations: ['READ'] }];
+      const refused = await consumerRefusal(this.o.source.kafka, this.o.groupId, e, need, this.o.source.settings).catch(() => null);
+      const text = this.o.source.reportError(refused ?? e, need);
+      if (!this.stopping) this.setError('consumer', text);
+      throw new Error(text);
+    }
     if (this.stopping) return;
     const consumer = this.o.source.kafka.consumer({
       groupId: this.o.groupId,
