@@ -27,6 +27,7 @@ import { CoalescingRunner } from '../core/coalescing-runner';
 import { askCluster, PROBE_EVERY_MS, PROBE_TIMEOUT_MS } from './cluster-probe';
 import { topicEnds } from './topic-reader';
 import { consumerRefusal } from './groups';
+import { legacyResumePoints, type PartitionProgress } from '../core/mirror-progress';
 import type { AclNeed } from './client';
 
 const MAX_CHUNK_RECORDS = 500;
@@ -49,7 +50,9 @@ export type MirrorEvent =
   | { type: 'subscribed'; topics: string[]; partitions: number }
   | MirrorTopicEvent
   | { type: 'error'; where: MirrorErrorPlace; error: string; topic?: string }
-  | { type: 'recovered'; where: MirrorErrorPlace };
+  | { type: 'recovered'; where: MirrorErrorPlace }
+  /** Partitions the group had no commit for now start where per-node groups of an earlier build stopped. */
+  | { type: 'progress-adopted'; partitions: number; groups: string[] };
 
 /** `source`/`target`: the cluster did not answer a probe; `delivery`: records wait on the source and none are copied. */
 export type MirrorErrorPlace = 'refresh' | 'produce' | 'sync' | 'commit' | 'consumer' | 'syncs-topic' | 'source' | 'target' | 'delivery' | 'configs' | 'acls';
@@ -59,8 +62,13 @@ export interface MirrorOptions extends Omit<MirrorTopicsOptions, 'onEvent' | 'st
   offsetLagMax: bigint;
   /** Where offset syncs go; null when emit.offset-syncs.enabled=false. */
   offsetSyncs: { connection: ClusterConnection; topic: string; ensure: () => Promise<unknown> } | null;
-  /** The mirror's own consumer group on the source (holds the at-least-once restart point). */
+  /** The mirror's own consumer group on the source (holds the at-least-once restart point): mirrorGroupId of the flow. */
   groupId: string;
+  /**
+   * The per-node groups of earlier builds (core/mirror-progress): a partition the group has no
+   * commit for starts where the furthest of them stopped. Omitted: none are looked for.
+   */
+  legacyGroups?: (groupId: string) => boolean;
   onEvent: (e: MirrorEvent) => void;
   /** kafkajs consumer fetch wait; small values make stop and refresh faster. */
   maxWaitTimeInMs?: number;
@@ -93,16 +101,6 @@ interface Acked {
   partition: number;
   /** Next upstream offset to mirror (last acknowledged + 1). */
   next: bigint;
-}
-
-/** The mirror's consumer group on the source. `__` keeps it out of MM2's default `groups.exclude`. */
-/**
- * The mirror's own consumer group on the source. It carries the node id: two mirror nodes of the
- * same flow (say, for two sets of topics) must not share a group, or they would take each
- * other's partitions. The id is stable across redeploys, so a node resumes where it stopped.
- */
-export function mirrorGroupId(sourceAlias: string, targetAlias: string, nodeId: string): string {
-  return `__mm2-node-red-mirror.${sourceAlias}-${targetAlias}.${nodeId}`;
 }
 
 function tpKey(topic: string, partition: number): string {
@@ -303,6 +301,18 @@ export class Mirror {
     const topics = [...subscription.keys()];
     this.o.onEvent({ type: 'subscribed', topics, partitions: [...subscription.values()].reduce((a, b) => a + b, 0) });
     if (topics.length === 0) return;
+    try {
+      await this.adoptLegacyProgress(subscription);
+    } catch (e) {
+      // the group's commits could not be read or written: as the consumer's failure (a refused
+      // FindCoordinator comes back from kafkajs as "Failed to find group coordinator": ask why)
+      const need: AclNeed[] = [{ resource: 'Group', name: this.o.groupId, operations: ['READ'] }];
+      const refused = await consumerRefusal(this.o.source.kafka, this.o.groupId, e, need, this.o.source.settings).catch(() => null);
+      const text = this.o.source.reportError(refused ?? e, need);
+      if (!this.stopping) this.setError('consumer', text);
+      throw new Error(text);
+    }
+    if (this.stopping) return;
     const consumer = this.o.source.kafka.consumer({
       groupId: this.o.groupId,
       allowAutoTopicCreation: false,
@@ -354,6 +364,45 @@ export class Mirror {
       this.setError('consumer', this.o.source.reportError(e, acls));
       throw e;
     }
+  }
+
+  /**
+   * Before the consumer joins: partitions the group has no commit for start where the per-node
+   * groups of an earlier build stopped (the highest commit among them, core/mirror-progress), by
+   * committing that offset to the group. Throws when the source cannot be asked or the commit is
+   * refused (the refresh fails, is shown and retried): starting anyway would copy again what the
+   * old groups copied.
+   */
+  private async adoptLegacyProgress(subscription: Map<string, number>): Promise<void> {
+    const isLegacy = this.o.legacyGroups;
+    if (!isLegacy) return;
+    const admin = await this.o.source.admin();
+    const topics = [...subscription.keys()];
+    const have = new Set<string>();
+    for (const t of await admin.fetchOffsets({ groupId: this.o.groupId, topics })) {
+      for (const p of t.partitions) if (BigInt(p.offset) >= 0n) have.add(tpKey(t.topic, p.partition));
+    }
+    const missing: Array<{ topic: string; partition: number }> = [];
+    for (const [topic, count] of subscription) for (let p = 0; p < count; p++) if (!have.has(tpKey(topic, p))) missing.push({ topic, partition: p });
+    if (missing.length === 0) return;
+    const groups = (await admin.listGroups()).groups.map((g) => g.groupId).filter((g) => g !== this.o.groupId && isLegacy(g)).sort();
+    if (groups.length === 0) return;
+    const missingTopics = [...new Set(missing.map((m) => m.topic))];
+    const legacy: PartitionProgress[][] = [];
+    const used: string[] = [];
+    for (const groupId of groups) {
+      const list: PartitionProgress[] = [];
+      for (const t of await admin.fetchOffsets({ groupId, topics: missingTopics })) {
+        for (const p of t.partitions) list.push({ topic: t.topic, partition: p.partition, offset: BigInt(p.offset) });
+      }
+      if (list.some((p) => p.offset >= 0n)) used.push(groupId);
+      legacy.push(list);
+    }
+    const resume = legacyResumePoints(missing, legacy);
+    if (resume.length === 0) return;
+    const r = await this.o.source.committer().commit(this.o.groupId, resume);
+    if (!r.ok) throw new Error(`cannot take over the progress of ${used.join(', ')} into ${this.o.groupId}: ${r.message}`);
+    this.o.onEvent({ type: 'progress-adopted', partitions: resume.length, groups: used });
   }
 
   private async stopConsumer(): Promise<void> {

@@ -3,7 +3,7 @@
  * the selected source topics to `<source>.<topic>` on the target and writes MM2 offset syncs.
  * A thin shell: the engine is src/kafka/mirror.ts, the settings src/core/mirror-settings.ts.
  */
-import type { NodeAPI, Node, NodeDef, NodeMessage } from './lib/red';
+import type { NodeAPI, Node, NodeDef, NodeMessage, DoneFn, SendFn } from './lib/red';
 import { makeTranslate } from './lib/i18n';
 import { setupFlowNode } from './lib/flow-node';
 import { refuseSettings } from './lib/input';
@@ -11,7 +11,27 @@ import { nodeEnvLookup } from './lib/settings';
 import { readMirrorSettings, type MirrorDefFields } from './lib/settings/mirror';
 import { MirrorView } from './lib/mirror/events';
 import { scheduleMirror, mirrorInput } from './lib/mirror/wiring';
-import { Mirror, mirrorGroupId } from '../kafka/mirror-task';
+import { Mirror } from '../kafka/mirror-task';
+import { isLegacyMirrorGroup, mirrorGroupId } from '../core/mirror-progress';
+import { claimMirror, mirrorClaimKey, type MirrorClaimant } from './lib/mirror/claims';
+
+/** The label of the node's flow tab (Node-RED's NR_FLOW_NAME), else its id, else ''. */
+function flowLabel(RED: NodeAPI, node: Node): string {
+  const util = (RED as unknown as { util?: { getSetting?: (n: unknown, name: string) => unknown } }).util;
+  try {
+    const label = util?.getSetting?.(node, 'NR_FLOW_NAME');
+    if (typeof label === 'string' && label) return label;
+  } catch {
+    /* no flow: the id below */
+  }
+  const z = (node as unknown as { z?: unknown }).z;
+  return typeof z === 'string' ? z : '';
+}
+
+/** What the catalogue's texts say of another node: its name (else id), id and flow tab. */
+function claimantWords(c: MirrorClaimant): { node: string; id: string; flow: string } {
+  return { node: c.name || c.id, id: c.id, flow: c.flow || '-' };
+}
 
 interface MirrorDef extends NodeDef, MirrorDefFields {
   replication?: string;
@@ -49,26 +69,61 @@ export = function register(RED: NodeAPI): void {
       syncs = { connection: conn, topic: os.topic, ensure: () => rep.ensureTopic(conn, os.topic) };
     }
 
+    // ---- one node of this Node-RED copies a replication flow at a time (lib/mirror/claims) ----
+    const groupId = mirrorGroupId(rep.sourceAlias, rep.targetAlias);
+    const me: MirrorClaimant = { id: node.id, name: node.name ?? '', flow: flowLabel(RED, node) };
+    let mirror: Mirror | null = null;
+    let handleInput: ((msg: NodeMessage, send: SendFn, done: DoneFn) => void) | null = null;
+    let waitingFor: MirrorClaimant | null = null;
+    const flowWords = { source: rep.sourceAlias, target: rep.targetAlias, group: groupId };
+
     // ---- wiring: the engine (kafka/mirror-task), its events and stats (lib/mirror/events), timers and input (lib/mirror/wiring) ----
-    const view = new MirrorView(node, ctx, t, { sourceCluster: rep.sourceAlias, targetCluster: rep.targetAlias, offsetSyncsTopic: syncs ? syncs.topic : null });
-    const mirror = new Mirror({
-      source, target, sourceAlias: rep.sourceAlias, targetAlias: rep.targetAlias, policy,
-      topicFilter: settings.topicFilter,
-      heartbeatsReplicationEnabled: settings.heartbeatsReplicationEnabled,
-      offsetLagMax: settings.offsetLagMax,
-      replicationFactor: settings.replicationFactor,
-      configPropertyFilter: settings.configPropertyFilter,
-      syncTopicConfigs: settings.syncTopicConfigsEnabled,
-      syncTopicAcls: settings.syncTopicAclsEnabled,
-      offsetSyncs: syncs,
-      groupId: mirrorGroupId(rep.sourceAlias, rep.targetAlias, node.id),
-      onEvent: view.onEvent,
+    const start = (): void => {
+      if (ctx.closing) return;
+      if (waitingFor) node.log(t('mm2-mirror.log.took-over', { ...flowWords, ...claimantWords(waitingFor) }));
+      waitingFor = null;
+      const view = new MirrorView(node, ctx, t, { sourceCluster: rep.sourceAlias, targetCluster: rep.targetAlias, offsetSyncsTopic: syncs ? syncs.topic : null });
+      const m = new Mirror({
+        source, target, sourceAlias: rep.sourceAlias, targetAlias: rep.targetAlias, policy,
+        topicFilter: settings.topicFilter,
+        heartbeatsReplicationEnabled: settings.heartbeatsReplicationEnabled,
+        offsetLagMax: settings.offsetLagMax,
+        replicationFactor: settings.replicationFactor,
+        configPropertyFilter: settings.configPropertyFilter,
+        syncTopicConfigs: settings.syncTopicConfigsEnabled,
+        syncTopicAcls: settings.syncTopicAclsEnabled,
+        offsetSyncs: syncs,
+        groupId,
+        legacyGroups: (g) => isLegacyMirrorGroup(g, rep.sourceAlias, rep.targetAlias),
+        onEvent: (e) => {
+          if (e.type === 'progress-adopted') node.log(t('mm2-mirror.log.adopted', { partitions: e.partitions, groups: e.groups.join(', '), group: groupId }));
+          else view.onEvent(e);
+        },
+      });
+      mirror = m;
+      view.mirror = m;
+      m.start().catch(() => undefined); // failures are events (status + warn) and retried
+      scheduleMirror(ctx, m, settings, () => node.send(view.statsMessage() as unknown as NodeMessage));
+      handleInput = mirrorInput(t, m, view);
+    };
+    const wait = (holder: MirrorClaimant): void => {
+      waitingFor = holder;
+      status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-mirror.status.waiting', { ...flowWords, ...claimantWords(holder) }) });
+      node.warn(t('mm2-mirror.warn.waiting', { ...flowWords, ...claimantWords(holder) }));
+    };
+    const claim = claimMirror(mirrorClaimKey(groupId, source.settings.bootstrapServers), me, start, wait);
+    node.on('input', (msg: NodeMessage, send: SendFn, done: DoneFn) => {
+      if (handleInput) return handleInput(msg, send, done);
+      done(new Error(t('mm2-mirror.warn.waiting', { ...flowWords, ...claimantWords(waitingFor ?? { id: '-', name: '', flow: '' }) })));
     });
-    view.mirror = mirror;
-    mirror.start().catch(() => undefined); // failures are events (status + warn) and retried
-    scheduleMirror(ctx, mirror, settings, () => node.send(view.statsMessage() as unknown as NodeMessage));
-    node.on('input', mirrorInput(t, mirror, view));
-    ctx.onClose(() => mirror.stop());
+    ctx.onClose(async () => {
+      try {
+        if (mirror) await mirror.stop();
+      } finally {
+        // after the stop (progress committed, group left): the next node of the flow starts from there
+        claim.release();
+      }
+    });
   }
 
   RED.nodes.registerType('mm2-mirror', MM2MirrorNode as unknown as (this: Node, def: NodeDef) => void);

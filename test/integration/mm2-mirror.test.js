@@ -7,6 +7,8 @@ const { decodeOffsetSync } = require('../../dist/core/offset-sync');
 const { encodeHeartbeat } = require('../../dist/core/heartbeat');
 
 const SYNCS_TOPIC = 'mm2-offset-syncs.target.internal'; // on the source (offset-syncs.topic.location=source)
+/** The mirror's progress on the source: per replication flow, whatever the node id (core/mirror-progress). */
+const FLOW_GROUP = '__mm2-node-red-mirror.source-target';
 
 /** Every record of `topic` from its log start to the end offsets seen now, per partition, in order. */
 async function readAll(clusterName, topic) {
@@ -65,6 +67,32 @@ async function syncsOf(topic) {
     out.get(s.partition).push(s);
   }
   return out;
+}
+
+/** Per partition: the number of records of `topic` on `cluster` (the topics here have no deleted records). */
+async function counts(clusterName, topic) {
+  return new Map([...(await endOffsets(clusterName, topic))].map(([p, o]) => [p, o.high - o.low]));
+}
+
+/**
+ * Whether some mirror group of the flow on the source (the flow's, or a per-node one of an
+ * earlier build: `<flow group>.<node id>`) has committed `topic` up to its end on every partition.
+ */
+async function committedToEnd(topic) {
+  const admin = await env.admin('source');
+  const ends = await endOffsets('source', topic);
+  const groups = (await admin.listGroups()).groups.map((g) => g.groupId).filter((g) => g === FLOW_GROUP || g.startsWith(`${FLOW_GROUP}.`));
+  for (const groupId of groups) {
+    const [t] = await admin.fetchOffsets({ groupId, topics: [topic] });
+    if (t.partitions.length === ends.size && t.partitions.every((p) => BigInt(p.offset) === ends.get(p.partition).high)) return true;
+  }
+  return false;
+}
+
+/** The statuses node `id` set (from the helper's spy: also those set before the test could wrap it). */
+function statusesOf(id) {
+  const n = nodes.helper.getNode(id);
+  return n.status.getCalls().filter((c) => c.thisValue === n).map((c) => c.args[0]);
 }
 
 function mirrorNode(over = {}) {
@@ -160,7 +188,7 @@ describe('mm2-mirror (real clusters)', function () {
 
     // progress is committed in the mirror's own group on the source, at the end of each partition
     const committed = await env.eventually(async () => {
-      const offs = await srcAdmin.fetchOffsets({ groupId: '__mm2-node-red-mirror.source-target.m', topics: [topic] });
+      const offs = await srcAdmin.fetchOffsets({ groupId: FLOW_GROUP, topics: [topic] });
       const ps = offs[0].partitions;
       return ps.length === 3 && ps.every((p) => p.offset === '30') ? ps : false;
     }, { timeout: 10000, what: 'source progress committed' });
@@ -383,6 +411,105 @@ describe('mm2-mirror (real clusters)', function () {
       assert.ok(restartAt > 0, `partition ${p}: close flush then urgent first sync of the new node: ${list.map((s) => s.upstreamOffset)}`);
       for (const s of list) assert.ok(s.downstreamOffset - s.upstreamOffset <= BigInt(duplicates), 'downstream = upstream + duplicates before it');
     }
+  });
+
+  it('a copied or re-imported mirror (another node id) resumes where the last one stopped: N+M records on the target, not 2N+M', async function () {
+    const topic = env.unique('reimport');
+    const remote = `source.${topic}`;
+    const srcAdmin = await env.admin('source');
+    await srcAdmin.createTopics({ topics: [{ topic, numPartitions: 2 }], waitForLeaders: true });
+    await produce('source', topic, Array.from({ length: 40 }, (_, i) => ({ partition: i % 2, key: `k${i}`, value: `v${i}` })));
+
+    await nodes.load([mirrorNode({ id: 'original', topics: topic }), { id: 'out', type: 'helper' }]);
+    await env.eventually(async () => (await topicExists('target', remote)) && [...(await counts('target', remote)).values()].every((n) => n === 20n), {
+      timeout: 30000, what: 'the first 40 records on the target',
+    });
+    await env.eventually(() => committedToEnd(topic), { timeout: 15000, what: 'the progress committed' });
+    await nodes.helper.unload();
+
+    // the flow exported and imported again: the mirror gets a new id
+    await nodes.load([mirrorNode({ id: 'imported', topics: topic }), { id: 'out', type: 'helper' }]);
+    await produce('source', topic, Array.from({ length: 30 }, (_, i) => ({ partition: i % 2, key: `k${40 + i}`, value: `v${40 + i}` })));
+    await env.eventually(async () => [...(await counts('target', remote)).values()].reduce((a, n) => a + n, 0n) >= 70n && (await committedToEnd(topic)), {
+      timeout: 30000, what: 'the 30 new records copied and committed',
+    });
+    const src = await readAll('source', topic);
+    const tgt = await readAll('target', remote);
+    for (const p of [0, 1]) {
+      assert.deepEqual(tgt.get(p).map((r) => r.value.toString()), src.get(p).map((r) => r.value.toString()), `partition ${p}: each record once, in order (35 = 20 + 15)`);
+    }
+  });
+
+  it('two mirror nodes of the same replication in one Node-RED: one copies, the other says who and waits, then takes over where it stopped', async function () {
+    const topic = env.unique('twice');
+    const remote = `source.${topic}`;
+    const srcAdmin = await env.admin('source');
+    await srcAdmin.createTopics({ topics: [{ topic, numPartitions: 2 }], waitForLeaders: true });
+    await produce('source', topic, Array.from({ length: 40 }, (_, i) => ({ partition: i % 2, value: `a${i}` })));
+    const tabs = [{ id: 'tab-a', type: 'tab', label: 'Orders A' }, { id: 'tab-b', type: 'tab', label: 'Orders B' }];
+    const flow = (withA) => [
+      ...nodes.configNodes(),
+      ...tabs,
+      ...(withA ? [mirrorNode({ id: 'ma', z: 'tab-a', name: 'mirror A', topics: topic, wires: [[]] })] : []),
+      mirrorNode({ id: 'mb', z: 'tab-b', name: 'mirror B', topics: topic, wires: [[]] }),
+    ];
+    await nodes.helper.load(nodes.modules, flow(true));
+
+    const waiting = /^waiting: mirror ([AB]) on Orders ([AB]) copies source→target$/;
+    const waiter = await env.eventually(() => ['ma', 'mb'].find((id) => statusesOf(id).some((s) => waiting.test(s.text))), { what: 'one of them waiting' });
+    const holder = waiter === 'ma' ? 'mb' : 'ma';
+    const [, holderLetter, tabLetter] = waiting.exec(statusesOf(waiter).find((s) => waiting.test(s.text)).text);
+    assert.equal(`m${holderLetter.toLowerCase()}`, holder, 'the status names the node that copies');
+    assert.equal(tabLetter, holderLetter, 'and its flow tab');
+    const w = nodes.helper.getNode(waiter);
+    const warned = w.warn.getCalls().filter((c) => c.thisValue === w).map((c) => String(c.args[0])).find((x) => x.startsWith('another mm2-mirror node'));
+    assert.match(warned, new RegExp(`copies source → target: mirror ${holderLetter} \\(id ${holder}\\) on flow Orders ${holderLetter}\\. Two would share the progress \\(consumer group ${FLOW_GROUP.replace(/\./g, '\\.')} on the source\\)`));
+
+    await env.eventually(async () => (await topicExists('target', remote)) && [...(await counts('target', remote)).values()].every((n) => n === 20n) && (await committedToEnd(topic)), {
+      timeout: 30000, what: '40 records copied and committed',
+    });
+    assert.ok(statusesOf(holder).some((s) => s.fill === 'green'), 'the holder copies');
+    assert.ok(!statusesOf(waiter).some((s) => s.fill === 'green'), 'the other never claims to');
+    for (const p of [0, 1]) assert.equal((await counts('target', remote)).get(p), 20n, `partition ${p}: copied once`);
+
+    // the copying node removed ("modified nodes" deploy): the waiting one takes over from where it stopped
+    const keep = waiter === 'mb';
+    if (keep) await nodes.helper.setFlows(flow(false), 'nodes');
+    else await nodes.helper.setFlows(flow(true).filter((n) => n.id !== 'mb'), 'nodes');
+    const left = keep ? 'mb' : 'ma';
+    await env.eventually(() => statusesOf(left).some((s) => s.fill === 'green'), { timeout: 30000, what: 'the waiting node copies now' });
+    await produce('source', topic, Array.from({ length: 20 }, (_, i) => ({ partition: i % 2, value: `b${i}` })));
+    await env.eventually(async () => [...(await counts('target', remote)).values()].reduce((a, n) => a + n, 0n) >= 60n && (await committedToEnd(topic)), {
+      timeout: 30000, what: 'the new records copied by the node that took over',
+    });
+    const src = await readAll('source', topic);
+    const tgt = await readAll('target', remote);
+    for (const p of [0, 1]) assert.deepEqual(tgt.get(p).map((r) => r.value.toString()), src.get(p).map((r) => r.value.toString()), `partition ${p}: each record once`);
+  });
+
+  it('takes over the progress of the per-node groups of an earlier build: resumes at the highest commit among them', async function () {
+    const topic = env.unique('legacy');
+    const remote = `source.${topic}`;
+    const srcAdmin = await env.admin('source');
+    await srcAdmin.createTopics({ topics: [{ topic, numPartitions: 2 }], waitForLeaders: true });
+    await produce('source', topic, Array.from({ length: 40 }, (_, i) => ({ partition: i % 2, value: `v${i}` })));
+    // an earlier build's node copied 15 records of partition 0 and 12 of partition 1; a copy of it, 5 of partition 0
+    await srcAdmin.setOffsets({ groupId: `${FLOW_GROUP}.a1b2c3d4e5f60718`, topic, partitions: [{ partition: 0, offset: '15' }, { partition: 1, offset: '12' }] });
+    await srcAdmin.setOffsets({ groupId: `${FLOW_GROUP}.copy`, topic, partitions: [{ partition: 0, offset: '5' }] });
+
+    await nodes.load([mirrorNode({ topics: topic }), { id: 'out', type: 'helper' }]);
+    const m = nodes.helper.getNode('m');
+    const expected = { 0: 5n, 1: 8n };
+    await env.eventually(async () => {
+      if (!(await topicExists('target', remote))) return false;
+      const c = await counts('target', remote);
+      return c.get(0) >= expected[0] && c.get(1) >= expected[1];
+    }, { timeout: 30000, what: 'the records after the old commits copied' });
+    const srcRecs = await readAll('source', topic);
+    const tgt = await readAll('target', remote);
+    assert.deepEqual(tgt.get(0).map((r) => r.value.toString()), srcRecs.get(0).slice(15).map((r) => r.value.toString()), 'partition 0 from offset 15');
+    assert.deepEqual(tgt.get(1).map((r) => r.value.toString()), srcRecs.get(1).slice(12).map((r) => r.value.toString()), 'partition 1 from offset 12');
+    assert.ok(m.log.getCalls().some((c) => /2 partition\(s\) without progress in __mm2-node-red-mirror\.source-target start where the per-node group\(s\) of an earlier build stopped \(the highest commit of __mm2-node-red-mirror\.source-target\.a1b2c3d4e5f60718, __mm2-node-red-mirror\.source-target\.copy\)/.test(String(c.args[0]))), 'logged');
   });
 
   it('an unreachable target shows what to fix in the status, keeps retrying and closes cleanly', async function () {
