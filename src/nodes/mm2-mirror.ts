@@ -3,7 +3,7 @@
  * the selected source topics to `<source>.<topic>` on the target and writes MM2 offset syncs.
  * A thin shell: the engine is src/kafka/mirror.ts, the settings src/core/mirror-settings.ts.
  */
-import type { NodeAPI, Node, NodeDef, NodeMessage } from './lib/red';
+import type { NodeAPI, Node, NodeDef, NodeMessage, SendFn, DoneFn } from './lib/red';
 import { makeTranslate } from './lib/i18n';
 import { setupFlowNode } from './lib/flow-node';
 import { refuseSettings } from './lib/input';
@@ -12,6 +12,10 @@ import { readMirrorSettings, type MirrorDefFields } from './lib/settings/mirror'
 import { MirrorView } from './lib/mirror/events';
 import { scheduleMirror, mirrorInput } from './lib/mirror/wiring';
 import { Mirror, mirrorGroupId } from '../kafka/mirror-task';
+import { errText } from '../kafka/mirror-topics';
+
+/** How soon the clusters are asked for their ids again when one did not answer. */
+const CLUSTER_ID_RETRY_MS = 5000;
 
 interface MirrorDef extends NodeDef, MirrorDefFields {
   replication?: string;
@@ -65,9 +69,39 @@ export = function register(RED: NodeAPI): void {
       onEvent: view.onEvent,
     });
     view.mirror = mirror;
-    mirror.start().catch(() => undefined); // failures are events (status + warn) and retried
-    scheduleMirror(ctx, mirror, settings, () => node.send(view.statsMessage() as unknown as NodeMessage));
-    node.on('input', mirrorInput(t, mirror, view));
+    // Nothing is copied before both clusters said who they are: one cluster under two aliases, or
+    // an opposite flow over the same clusters that makes a loop, is refused naming the nodes
+    // (aliases alone cannot tell). A cluster that does not answer yet is asked again. Input that
+    // comes meanwhile waits for the answer.
+    let ready!: { resolve: () => void; reject: (e: Error) => void };
+    const started = new Promise<void>((resolve, reject) => (ready = { resolve, reject }));
+    started.catch(() => undefined);
+    const start = (): void => {
+      rep.clusterConflicts().then(
+        (conflicts) => {
+          if (ctx.closing) return;
+          ctx.log.ok('cluster-ids');
+          if (conflicts.length > 0) {
+            const text = conflicts.map((c) => c.text).join('; ');
+            refuseSettings(node, status, text, { statusText: conflicts[0].status });
+            return ready.reject(new Error(text));
+          }
+          mirror.start().catch(() => undefined); // failures are events (status + warn) and retried
+          scheduleMirror(ctx, mirror, settings, () => node.send(view.statsMessage() as unknown as NodeMessage));
+          ready.resolve();
+        },
+        (e: unknown) => {
+          // the status shows the connection's state; the log says what the mirror waits for
+          ctx.log.warn('cluster-ids', t('mm2-mirror.errors.cluster-ids', { error: errText(e) }));
+          ctx.after(CLUSTER_ID_RETRY_MS, start);
+        },
+      );
+    };
+    start();
+    const input = mirrorInput(t, mirror, view);
+    node.on('input', (msg: NodeMessage, send: SendFn, done: DoneFn) => {
+      started.then(() => input(msg, send, done), (e: Error) => done(e));
+    });
     ctx.onClose(() => mirror.stop());
   }
 
