@@ -68,3 +68,42 @@ export function identityCycleFlows(flow: FlowDirection, others: readonly FlowDir
     (o) => o.id !== flow.id && o.sourceAlias === flow.targetAlias && o.targetAlias === flow.sourceAlias && (flow.identity || o.identity),
   );
 }
+
+/** One replication flow with the ids its two clusters' brokers report (Metadata's cluster id). */
+export interface FlowClusters extends FlowDirection {
+  /** The ids of its cluster config nodes, to name them. */
+  sourceNode: string;
+  targetNode: string;
+  sourceClusterId: string;
+  targetClusterId: string;
+}
+
+/** Why a replication must not copy records between the clusters it names. */
+export type ClusterConflict =
+  /** Source and target are one Kafka cluster under two aliases: the flow would copy its own remote topics again and again. */
+  | { kind: 'same-cluster'; clusterId: string }
+  /**
+   * Another flow replicates the other way between the same two clusters (by cluster id) and the
+   * pair cannot see its cycles: either uses IdentityReplicationPolicy (remote topics keep their
+   * names), or the two flows' aliases are not each other's (east -> west beside west2 -> east2:
+   * MM2's cycle check compares aliases, so `west2.east.orders` goes back as `east.west2.east.orders`,
+   * and so on).
+   */
+  | { kind: 'opposite-loop'; other: FlowClusters; why: 'identity' | 'aliases' };
+
+/**
+ * What makes `flow` copy records round in circles, found by the clusters' ids rather than their
+ * aliases (two aliases may name one cluster). Empty when the flow is safe to run beside `others`.
+ * The alias check (identityCycleFlows) stays for flows whose clusters cannot be asked yet.
+ */
+export function clusterConflicts(flow: FlowClusters, others: readonly FlowClusters[]): ClusterConflict[] {
+  if (!flow.sourceClusterId || !flow.targetClusterId) return [];
+  if (flow.sourceClusterId === flow.targetClusterId) return [{ kind: 'same-cluster', clusterId: flow.sourceClusterId }];
+  const out: ClusterConflict[] = [];
+  for (const o of others) {
+    if (o.id === flow.id || o.sourceClusterId !== flow.targetClusterId || o.targetClusterId !== flow.sourceClusterId) continue;
+    if (flow.identity || o.identity) out.push({ kind: 'opposite-loop', other: o, why: 'identity' });
+    else if (o.sourceAlias !== flow.targetAlias || o.targetAlias !== flow.sourceAlias) out.push({ kind: 'opposite-loop', other: o, why: 'aliases' });
+  }
+  return out;
+}

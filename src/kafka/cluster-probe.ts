@@ -64,3 +64,19 @@ export class ProbeSchedule {
     this.running = false;
   }
 }
+
+const clusterIds = new WeakMap<object, Promise<string>>();
+
+/**
+ * The id the cluster's brokers report (Metadata's cluster id; no ACL needed), asked once per
+ * connection and kept: a cluster's id never changes. A failed question is asked again next time.
+ */
+export function clusterIdOf(connection: { admin(): Promise<Admin> }): Promise<string> {
+  let id = clusterIds.get(connection);
+  if (!id) {
+    id = connection.admin().then((admin) => admin.describeCluster()).then((d) => d.clusterId);
+    clusterIds.set(connection, id);
+    id.catch(() => clusterIds.delete(connection));
+  }
+  return id;
+}

@@ -12,6 +12,7 @@ import { readMirrorSettings, type MirrorDefFields } from './lib/settings/mirror'
 import { MirrorView } from './lib/mirror/events';
 import { scheduleMirror, mirrorInput } from './lib/mirror/wiring';
 import { Mirror } from '../kafka/mirror-task';
+import { errText } from '../kafka/mirror-topics';
 import { isLegacyMirrorGroup, mirrorGroupId } from '../core/mirror-progress';
 import { claimMirror, mirrorClaimKey, type MirrorClaimant } from './lib/mirror/claims';
 
@@ -32,6 +33,9 @@ function flowLabel(RED: NodeAPI, node: Node): string {
 function claimantWords(c: MirrorClaimant): { node: string; id: string; flow: string } {
   return { node: c.name || c.id, id: c.id, flow: c.flow || '-' };
 }
+
+/** How soon the clusters are asked for their ids again when one did not answer. */
+const CLUSTER_ID_RETRY_MS = 5000;
 
 interface MirrorDef extends NodeDef, MirrorDefFields {
   replication?: string;
@@ -111,9 +115,37 @@ export = function register(RED: NodeAPI): void {
       status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-mirror.status.waiting', { ...flowWords, ...claimantWords(holder) }) });
       node.warn(t('mm2-mirror.warn.waiting', { ...flowWords, ...claimantWords(holder) }));
     };
-    const claim = claimMirror(mirrorClaimKey(groupId, source.settings.bootstrapServers), me, start, wait);
+    // Nothing is copied, nor claimed, before both clusters said who they are: one cluster under two
+    // aliases, or an opposite flow over the same clusters that makes a loop, is refused naming the
+    // nodes (aliases alone cannot tell). A cluster that does not answer yet is asked again.
+    let claim: { release(): void } | null = null;
+    let refusal: string | null = null;
+    let notAnswering = '';
+    const checkClusters = (): void => {
+      rep.clusterConflicts().then(
+        (conflicts) => {
+          if (ctx.closing) return;
+          ctx.log.ok('cluster-ids');
+          if (conflicts.length > 0) {
+            refusal = conflicts.map((c) => c.text).join('; ');
+            return refuseSettings(node, status, refusal, { statusText: conflicts[0].status });
+          }
+          claim = claimMirror(mirrorClaimKey(groupId, source.settings.bootstrapServers), me, start, wait);
+        },
+        (e: unknown) => {
+          if (ctx.closing) return;
+          // the status shows the connection's state; the log says what the mirror waits for
+          notAnswering = errText(e);
+          ctx.log.warn('cluster-ids', t('mm2-mirror.errors.cluster-ids', { error: notAnswering }));
+          ctx.after(CLUSTER_ID_RETRY_MS, checkClusters);
+        },
+      );
+    };
+    checkClusters();
     node.on('input', (msg: NodeMessage, send: SendFn, done: DoneFn) => {
       if (handleInput) return handleInput(msg, send, done);
+      if (refusal) return done(new Error(refusal));
+      if (!claim) return done(new Error(t('mm2-mirror.errors.cluster-ids', { error: notAnswering || '-' })));
       done(new Error(t('mm2-mirror.warn.waiting', { ...flowWords, ...claimantWords(waitingFor ?? { id: '-', name: '', flow: '' }) })));
     });
     ctx.onClose(async () => {
@@ -121,7 +153,7 @@ export = function register(RED: NodeAPI): void {
         if (mirror) await mirror.stop();
       } finally {
         // after the stop (progress committed, group left): the next node of the flow starts from there
-        claim.release();
+        claim?.release();
       }
     });
   }

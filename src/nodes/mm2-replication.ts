@@ -13,7 +13,8 @@ import { registerBuildFlowEndpoint } from './lib/build-flow';
 import { nodeEnvLookup } from './lib/settings';
 import { substituteEnv } from '../core/env-substitution';
 import { readReplicationSettings } from './lib/settings/replication';
-import { identityCycleFlows, type FlowDirection } from '../core/topic-selection';
+import { identityCycleFlows, clusterConflicts, type FlowDirection, type FlowClusters } from '../core/topic-selection';
+import { clusterIdOf } from '../kafka/cluster-probe';
 
 
 interface ReplicationDef extends NodeDef {
@@ -102,6 +103,55 @@ export = function register(RED: NodeAPI): void {
         connection: holder?.connection ?? null,
         alias: holder?.alias ?? '',
       };
+    };
+    node.clusterConflicts = async () => {
+      const src = node.sourceNode?.connection;
+      const tgt = node.targetNode?.connection;
+      if (!src || !tgt || !node.policy) return [];
+      const [sourceClusterId, targetClusterId] = await Promise.all([clusterIdOf(src), clusterIdOf(tgt)]);
+      const self: FlowClusters = {
+        id: node.id, sourceAlias: node.sourceAlias, targetAlias: node.targetAlias, identity: node.policy.kind === 'identity',
+        sourceNode: node.sourceNode?.id ?? '', targetNode: node.targetNode?.id ?? '', sourceClusterId, targetClusterId,
+      };
+      // the other replications deployed and running; one whose cluster does not answer is left
+      // out (it copies nothing now, and its own nodes ask the same question before they copy)
+      const others: FlowClusters[] = [];
+      const ids: string[] = [];
+      RED.nodes.eachNode((d) => {
+        if (d.type === 'mm2-replication' && d.id !== node.id) ids.push(d.id);
+      });
+      await Promise.all(ids.map(async (id) => {
+        const o = RED.nodes.getNode(id) as ReplicationConfigNode | null;
+        const os = o?.sourceNode?.connection;
+        const ot = o?.targetNode?.connection;
+        if (!o || !os || !ot || !o.policy || o.problems.length > 0) return;
+        try {
+          const [a, b] = await Promise.all([clusterIdOf(os), clusterIdOf(ot)]);
+          others.push({ id: o.id, sourceAlias: o.sourceAlias, targetAlias: o.targetAlias, identity: o.policy.kind === 'identity', sourceNode: o.sourceNode?.id ?? '', targetNode: o.targetNode?.id ?? '', sourceClusterId: a, targetClusterId: b });
+        } catch {
+          /* not answering: see above */
+        }
+      }));
+      const label = (n: { id: string; name?: string } | null | undefined, id: string): string => (n?.name ? `'${n.name}' (${id})` : id);
+      return clusterConflicts(self, others).map((c) => {
+        if (c.kind === 'same-cluster') {
+          return {
+            text: t('mm2-replication.errors.same-cluster', {
+              source: label(node.sourceNode, self.sourceNode), sourceAlias: node.sourceAlias,
+              target: label(node.targetNode, self.targetNode), targetAlias: node.targetAlias, clusterId: c.clusterId,
+            }),
+            status: t('mm2-replication.errors.same-cluster-status'),
+          };
+        }
+        const other = RED.nodes.getNode(c.other.id) as ReplicationConfigNode | null;
+        return {
+          text: t(`mm2-replication.errors.opposite-loop-${c.why}`, {
+            other: label(other, c.other.id), source: node.sourceAlias, target: node.targetAlias,
+            otherSource: c.other.sourceAlias, otherTarget: c.other.targetAlias, sourceId: sourceClusterId, targetId: targetClusterId,
+          }),
+          status: t('mm2-replication.errors.opposite-loop-status', { other: label(other, c.other.id) }),
+        };
+      });
     };
     node.checkpointsTopic = () => (node.policy ? node.policy.checkpointsTopic(node.sourceAlias) : '');
     node.ensureTopic = async (connection, topic) => {

@@ -521,7 +521,8 @@ describe('mm2-mirror (real clusters)', function () {
     const seen = () => m.status.getCalls().filter((c) => c.thisValue === m).map((c) => c.args[0]);
     const red = await env.eventually(() => seen().find((s) => s.fill === 'red' && /connection refused/.test(s.text)), { timeout: 30000, what: 'red status' });
     assert.match(red.text, /^target: connection refused/);
-    await env.eventually(() => m.warn.getCalls().some((c) => c.thisValue === m && /topic refresh failed: .*connection refused.*\(retrying\)/.test(String(c.args[0]))), { what: 'refresh failure warned' });
+    // nothing is copied before both clusters said their cluster id: the log says what the mirror waits for
+    await env.eventually(() => m.warn.getCalls().some((c) => c.thisValue === m && /waiting for both clusters to say their cluster id before copying: .*connection refused.*\(retrying\)/.test(String(c.args[0]))), { what: 'the wait for the cluster ids warned' });
     assert.equal(await topicExists('target', `source.${topic}`), false);
   });
 

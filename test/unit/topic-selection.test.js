@@ -1,6 +1,6 @@
 'use strict';
 const assert = require('node:assert/strict');
-const { isCycle, shouldReplicateTopic, identityCycleFlows } = require('../../dist/core/topic-selection');
+const { isCycle, shouldReplicateTopic, identityCycleFlows, clusterConflicts } = require('../../dist/core/topic-selection');
 const { createReplicationPolicy } = require('../../dist/core/replication-policy');
 const { createTopicFilter } = require('../../dist/core/filters');
 
@@ -117,5 +117,43 @@ describe('active/active with IdentityReplicationPolicy (identityCycleFlows)', ()
     assert.deepEqual(identityCycleFlows(flow('a', 'east', 'west'), [flow('b', 'west', 'east')]), []);
     assert.deepEqual(identityCycleFlows(flow('a', 'east', 'west', true), [flow('b', 'east', 'west', true), flow('c', 'west', 'north', true), flow('a', 'west', 'east', true)]), []);
     assert.deepEqual(identityCycleFlows(flow('a', '', 'west', true), [flow('b', 'west', '', true)]), []);
+  });
+});
+
+describe('flows that copy records round in circles, by cluster id (clusterConflicts)', () => {
+  const flow = (id, sourceAlias, targetAlias, sourceClusterId, targetClusterId, identity = false) => ({
+    id, sourceAlias, targetAlias, identity, sourceNode: `${id}-src`, targetNode: `${id}-tgt`, sourceClusterId, targetClusterId,
+  });
+
+  it('source and target one cluster under two aliases: refused, whatever the aliases', () => {
+    assert.deepEqual(clusterConflicts(flow('a', 'left', 'right', 'C1', 'C1'), []), [{ kind: 'same-cluster', clusterId: 'C1' }]);
+  });
+
+  it('opposite flows over the same clusters with aliases that differ (east -> west beside west2 -> east2): a loop, also with DefaultReplicationPolicy', () => {
+    const b = flow('b', 'west2', 'east2', 'W', 'E');
+    assert.deepEqual(clusterConflicts(flow('a', 'east', 'west', 'E', 'W'), [b]), [{ kind: 'opposite-loop', other: b, why: 'aliases' }]);
+    // one alias the same, the other not: still a loop
+    const c = flow('c', 'west', 'east2', 'W', 'E');
+    assert.deepEqual(clusterConflicts(flow('a', 'east', 'west', 'E', 'W'), [c]).map((x) => ('why' in x ? x.why : x.kind)), ['aliases']);
+  });
+
+  it('opposite flows with IdentityReplicationPolicy on either: a loop, even with matching aliases', () => {
+    const b = flow('b', 'west', 'east', 'W', 'E');
+    assert.deepEqual(clusterConflicts(flow('a', 'east', 'west', 'E', 'W', true), [b]).map((x) => ('why' in x ? x.why : x.kind)), ['identity']);
+    assert.deepEqual(clusterConflicts(flow('a', 'east', 'west', 'E', 'W'), [flow('b', 'west2', 'east2', 'W', 'E', true)]).map((x) => ('why' in x ? x.why : x.kind)), ['identity']);
+  });
+
+  it("active/active as MM2 runs it (DefaultReplicationPolicy, each flow's aliases the other's reversed) is safe", () => {
+    assert.deepEqual(clusterConflicts(flow('a', 'east', 'west', 'E', 'W'), [flow('b', 'west', 'east', 'W', 'E')]), []);
+  });
+
+  it('flows between other clusters, the same direction, or the flow itself do not count', () => {
+    const a = flow('a', 'east', 'west', 'E', 'W', true);
+    assert.deepEqual(clusterConflicts(a, [a, flow('b', 'x', 'y', 'X', 'Y', true), flow('c', 'east2', 'west2', 'E', 'W', true), flow('d', 'w', 'x', 'W', 'X', true)]), []);
+  });
+
+  it('a cluster id not known yet decides nothing', () => {
+    assert.deepEqual(clusterConflicts(flow('a', 'l', 'r', '', ''), []), []);
+    assert.deepEqual(clusterConflicts(flow('a', 'east', 'west', 'E', 'W'), [flow('b', 'west2', 'east2', '', 'E')]), []);
   });
 });

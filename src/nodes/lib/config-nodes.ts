@@ -29,6 +29,13 @@ export interface ReplicationConfigNode extends Node {
   /** The offset-syncs topic name and the connection of the cluster that holds it. */
   offsetSyncs(): { topic: string; connection: ClusterConnection | null; alias: string };
   checkpointsTopic(): string;
+  /**
+   * Asks both clusters (and those of the other replications deployed) for their cluster ids and
+   * says, in words, why this flow must not copy records: source and target one cluster, or an
+   * opposite flow between the same clusters that makes a loop (`text` in full, `status` short, for
+   * a node's status). Empty: safe. Rejects when a cluster of this flow does not answer (ask again later).
+   */
+  clusterConflicts(): Promise<Array<{ text: string; status: string }>>;
   /** Creates an internal topic (1 partition, compacted) if missing; a factor above the broker count is lowered to it with a warning (-1 is left to the broker). */
   ensureTopic(connection: ClusterConnection, topic: string): Promise<InternalTopicStatus>;
 }
