@@ -114,6 +114,15 @@ describe('mm2-checkpoint status: readiness', function () {
     }
   });
 
+  it('a group not covered (nothing to resume from on the target) is never green, and the status says how many', function () {
+    const uncovered = groupReadiness('billing', [/** @type {any} */ (entry(0, 'no-sync', 'not-covered', null))]);
+    const some = /** @type {any} */ (checkpointStatus(t, stateWith(summarizeReadiness([readyGroup('a'), readyGroup('b'), uncovered], th)), true, 600000, now));
+    assert.deepEqual([some.activity.fill, some.activity.text], ['yellow', '2 ready, 1 not covered: billing has no offset sync yet']);
+    const none = /** @type {any} */ (checkpointStatus(t, stateWith(summarizeReadiness(['x', 'y', 'z'].map((g) => groupReadiness(g, [/** @type {any} */ (entry(0, 'no-committed-offset', 'not-covered', null))])), th)), true, 600000, now));
+    assert.equal(none.activity.fill, 'yellow');
+    assert.match(none.activity.text, /^0 ready, 3 not covered: x /);
+  });
+
   it('a long group name is shortened within the status length', function () {
     const g = groupReadiness('x'.repeat(80), [/** @type {any} */ (entry(0, 'emitted', 'at-risk', 123456))]);
     const v = /** @type {any} */ (checkpointStatus(t, stateWith(summarizeReadiness([g], th)), true, 600000, now));

@@ -59,12 +59,13 @@ export function checkpointStatus(t: Translate, state: CheckpointNodeState, syncs
     return { activity: { fill: 'yellow', shape: 'ring', text: truncate(t('mm2-checkpoint.status.none-checkpointed', { groups: counted(t, 'groups', last.groups.length), ago: when })) } };
   }
   const rd = last.readiness;
-  let atRisk = false;
+  // a group at risk, or one with nothing to resume from on the target (not covered): not green
+  let notReady = false;
   let text: string;
   if (failed > 0) text = t('mm2-checkpoint.status.cycle-failed-groups', { groups: counted(t, 'groups', last.groups.length), checkpointed, checkpoints: last.written.length, failed, ago: when });
   else if (rd !== undefined && rd.groups.length > 0) {
     text = readinessText(t, rd, last.written.length, when, now);
-    atRisk = rd.atRisk > 0;
+    notReady = rd.atRisk > 0 || rd.notCovered > 0;
   } else text = t('mm2-checkpoint.status.cycle', { groups: counted(t, 'groups', last.groups.length), checkpointed, checkpoints: last.written.length, ago: when });
   // polling although following was wanted: still delivering, but say so (the log says why and which ACL);
   // a long cycle text is shortened, never the word that says polling
@@ -72,7 +73,7 @@ export function checkpointStatus(t: Translate, state: CheckpointNodeState, syncs
     const room = STATUS_MAX - t('mm2-checkpoint.status.polling', { text: '' }).length;
     text = t('mm2-checkpoint.status.polling', { text: truncate(text, room) });
   }
-  return { activity: { fill: failed > 0 || atRisk ? 'yellow' : 'green', shape: 'dot', text: truncate(text) } };
+  return { activity: { fill: failed > 0 || notReady ? 'yellow' : 'green', shape: 'dot', text: truncate(text) } };
 }
 
 /** `1,095 records` (en-US), `1,095 条记录` (zh-CN): a record count, plural as the language has it, digits grouped. */
