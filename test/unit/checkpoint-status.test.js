@@ -51,6 +51,19 @@ describe('mm2-checkpoint status', function () {
   });
 });
 
+describe('mm2-checkpoint status: a source that stopped answering', function () {
+  const now = 1_800_000_000_000;
+
+  it('yellow from the first failed request, whatever the last cycle said; green again once it is cleared', function () {
+    const s = stateAfterCycle({ groups: 3, written: 2, sourceMode: { kind: 'events' }, now });
+    s.sourceUnanswered = { since: now - 2000, reason: 'a fetch of __consumer_offsets from broker 1 failed' };
+    const v = /** @type {any} */ (checkpointStatus(t, s, true, 600000, now));
+    assert.deepEqual([v.activity.fill, v.activity.text], ['yellow', 'source stopped answering 2 s ago']);
+    s.sourceUnanswered = null;
+    assert.equal(/** @type {any} */ (checkpointStatus(t, s, true, 600000, now)).activity.fill, 'green');
+  });
+});
+
 describe('mm2-checkpoint status: readiness', function () {
   const path = require('node:path');
   const { readinessText } = require('../../dist/nodes/lib/checkpoint/status');

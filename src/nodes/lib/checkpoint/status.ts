@@ -25,6 +25,12 @@ export interface CheckpointNodeState {
   groups: number | null;
   /** How the source offsets are read (absent: not known yet). */
   sourceMode?: SourceOffsetsMode;
+  /**
+   * The source stopped answering (the followed `__consumer_offsets`' first failed fetch) at
+   * `since` (epoch ms); cleared when a cycle that started after it read the source, or the
+   * stream answers again.
+   */
+  sourceUnanswered?: { since: number; reason: string } | null;
 }
 
 /**
@@ -41,6 +47,10 @@ export function checkpointStatus(t: Translate, state: CheckpointNodeState, syncs
     return { activity: { fill: 'yellow', shape: 'ring', text } };
   }
   if (state.error) return { fail: t('mm2-checkpoint.status.error', { error: state.error }) };
+  if (state.sourceUnanswered) {
+    // not after the client's retries: at the first failed request
+    return { activity: { fill: 'yellow', shape: 'ring', text: truncate(t('mm2-checkpoint.status.source-unanswered', { ago: ago(t, now - state.sourceUnanswered.since, AGE) })) } };
+  }
   if (!syncsLoaded) return { activity: { fill: 'yellow', shape: 'ring', text: t('mm2-checkpoint.status.waiting-syncs') } };
   const last = state.last;
   if (!last) {
