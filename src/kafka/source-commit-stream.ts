@@ -195,6 +195,8 @@ export class SourceCommitStream {
     const consumer = readerConsumer(this.o.kafka, this.groupId, this.o.maxWaitTimeMs);
     this.consumer = consumer;
     consumer.on(consumer.events.GROUP_JOIN, (ev) => {
+      // a (re)join abandons the fetches of before it: they did not fail
+      this.fetching.clear();
       // runs synchronously inside the join, before the first fetch: every assigned partition
       // continues where the stream is, never at the group's reset position
       const parts = (ev.payload.memberAssignment as Record<string, number[]>)[CONSUMER_OFFSETS_TOPIC] ?? [];
