@@ -82,6 +82,10 @@ export interface EmitterEvents {
   sourceMode?(mode: SourceOffsetsMode): void;
   /** Records of `__consumer_offsets` skipped because they were not understood. */
   sourceRecordsSkipped?(count: number, total: number): void;
+  /** A fetch of the followed `__consumer_offsets` failed (the first one, before the client's retries run out): the source stopped answering. */
+  sourceUnanswered?(reason: string): void;
+  /** The followed `__consumer_offsets` answered again. */
+  sourceAnswered?(): void;
   /** A cycle nobody asked for through `cycle()` completed: an event-driven partial cycle, or the full one after the stream started. */
   delivered?(result: CycleResult): void;
   /** Such a cycle failed. */
@@ -304,6 +308,8 @@ export class CheckpointEmitter {
         if (m.kind === 'events') this.deliverCycle({});
       },
       onSkipped: (count, total) => o.events?.sourceRecordsSkipped?.(count, total),
+      onUnanswered: (reason) => o.events?.sourceUnanswered?.(reason),
+      onAnswered: () => o.events?.sourceAnswered?.(),
     });
   }
 

@@ -61,6 +61,13 @@ export interface SourceCommitStreamOptions {
   onBatch(batch: SourceCommitBatch): void;
   /** A non-retriable failure after start: the stream has stopped. */
   onError?(err: Error): void;
+  /**
+   * A fetch failed after start and kafkajs tries again (a broker that went away, a closed
+   * connection): the source stopped answering, said at once rather than when kafkajs gives up.
+   */
+  onUnanswered?(reason: string): void;
+  /** A fetch answered again after onUnanswered. */
+  onAnswered?(): void;
   /** How long an empty fetch waits on the broker (ms, default 500); stop() waits at most about this long. */
   maxWaitTimeMs?: number;
 }
@@ -108,6 +115,10 @@ export class SourceCommitStream {
   private pendingSince = 0;
   /** When the last fetch answered (ms since the epoch; 0: none yet). */
   private lastFetch = 0;
+  /** Fetches sent and not answered yet, by broker id. */
+  private readonly fetching = new Set<number>();
+  /** onUnanswered was called and no fetch answered since. */
+  private unanswered = false;
 
   constructor(private readonly o: SourceCommitStreamOptions) {
     this.prefix = o.groupPrefix ?? DEFAULT_GROUP_PREFIX;
@@ -184,6 +195,8 @@ export class SourceCommitStream {
     const consumer = readerConsumer(this.o.kafka, this.groupId, this.o.maxWaitTimeMs);
     this.consumer = consumer;
     consumer.on(consumer.events.GROUP_JOIN, (ev) => {
+      // a (re)join abandons the fetches of before it: they did not fail
+      this.fetching.clear();
       // runs synchronously inside the join, before the first fetch: every assigned partition
       // continues where the stream is, never at the group's reset position
       const parts = (ev.payload.memberAssignment as Record<string, number[]>)[CONSUMER_OFFSETS_TOPIC] ?? [];
@@ -199,12 +212,25 @@ export class SourceCommitStream {
       const at = this.next.get(ev.payload.partition) ?? 0n;
       if (last + 1n > at) this.next.set(ev.payload.partition, last + 1n);
     });
-    consumer.on(consumer.events.FETCH, () => {
+    consumer.on(consumer.events.FETCH_START, (ev) => {
+      const nodeId = ev.payload.nodeId;
+      // a new fetch to a broker whose previous one never answered: that one failed (kafkajs
+      // retries quietly, for many seconds, before it gives up)
+      if (this.fetching.has(nodeId)) this.noAnswer(`a fetch of ${CONSUMER_OFFSETS_TOPIC} from broker ${nodeId} failed; the client is trying again`);
+      this.fetching.add(nodeId);
+    });
+    consumer.on(consumer.events.FETCH, (ev) => {
+      this.fetching.delete(ev.payload.nodeId);
       this.lastFetch = Date.now();
+      if (this.unanswered) {
+        this.unanswered = false;
+        if (this.running && !this.stopped) this.o.onAnswered?.();
+      }
     });
     consumer.on(consumer.events.CRASH, (ev) => {
       const err = ev.payload.error as Error;
       const restart = (ev.payload as { restart?: boolean }).restart;
+      if (restart) this.noAnswer(err?.message ?? String(err));
       // before start() resolved, start() rejects with it; a restart keeps the stream's positions (GROUP_JOIN)
       if (this.stopped || restart || !this.running) return;
       this.o.onError?.(err);
@@ -241,6 +267,13 @@ export class SourceCommitStream {
     if (this.stopped) return disconnectQuietly(consumer);
     await positioned;
     this.running = !this.stopped;
+  }
+
+  /** The source stopped answering (said once until a fetch answers again). */
+  private noAnswer(reason: string): void {
+    if (this.stopped || !this.running || this.unanswered) return;
+    this.unanswered = true;
+    this.o.onUnanswered?.(reason);
   }
 
   private async onBatch({ batch }: EachBatchPayload): Promise<void> {

@@ -42,6 +42,10 @@ export interface SourceOffsetsOptions {
   onMode?(mode: SourceOffsetsMode): void;
   /** Records of `__consumer_offsets` not understood (skipped, counted). */
   onSkipped?(count: number, total: number): void;
+  /** The stream's fetches stopped being answered (the first failed one): the source stopped answering. */
+  onUnanswered?(reason: string): void;
+  /** A fetch of the stream answered again after onUnanswered. */
+  onAnswered?(): void;
   /** Give up positioning the stream after this long (ms; then poll, and try again later). Default 30000. */
   startTimeoutMs?: number;
   /** Clock (ms). */
@@ -83,6 +87,8 @@ export class SourceOffsets {
   private stopped = false;
   private skippedTotal = 0;
   private followingSinceMs = 0;
+  /** The stream's last fetch failed and none answered since: what it keeps is not trusted to be current. */
+  private unanswered = false;
 
   constructor(private readonly o: SourceOffsetsOptions) {
     this.modeNow = o.want === 'poll' ? { kind: 'poll' } : { kind: 'starting' };
@@ -104,7 +110,7 @@ export class SourceOffsets {
    */
   get followingSince(): number | null {
     const s = this.stream;
-    if (!this.following || s === null || Date.now() - s.lastFetchAt > STREAM_SILENT_MS) return null;
+    if (!this.following || s === null || this.unanswered || Date.now() - s.lastFetchAt > STREAM_SILENT_MS) return null;
     return this.followingSinceMs;
   }
 
@@ -229,6 +235,16 @@ export class SourceOffsets {
         principal: saslPrincipal(source),
         onBatch: (b) => this.applyBatch(b),
         onError: (err) => this.streamFailed(stream, err),
+        onUnanswered: (reason) => {
+          if (stream !== this.stream) return;
+          this.unanswered = true;
+          this.o.onUnanswered?.(reason);
+        },
+        onAnswered: () => {
+          if (stream !== this.stream) return;
+          this.unanswered = false;
+          this.o.onAnswered?.();
+        },
       });
       this.opening = stream;
       const limit = this.o.startTimeoutMs ?? 30000;
@@ -258,6 +274,7 @@ export class SourceOffsets {
   private streamFailed(stream: CommitStreamLike | null, err: Error): void {
     if (!stream || stream !== this.stream) return;
     this.stream = null;
+    this.unanswered = false;
     void stream.stop().catch(() => undefined);
     this.setMode({ kind: 'poll', reason: err?.message ?? String(err) });
   }

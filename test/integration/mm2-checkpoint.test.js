@@ -160,7 +160,8 @@ describe('mm2-checkpoint (real clusters)', function () {
     // readiness: g1 has a partition without a sync, g2 is older than the oldest sync, g3 never committed
     assert.deepEqual([cov.payload.readiness.ready, cov.payload.readiness.notCovered], [0, 3]);
     assert.ok(lastStatusText(f.cp).startsWith(`0 ready, 3 not covered: ${g1} has no`), lastStatusText(f.cp));
-    assert.equal(statusCalls(f.cp).at(-1).fill, 'green');
+    // no group can resume from the target: not green
+    assert.equal(statusCalls(f.cp).at(-1).fill, 'yellow');
 
     // nothing changed: no new records, coverage says unchanged
     cov = await cycle(f);
@@ -512,5 +513,63 @@ describe('mm2-checkpoint (real clusters)', function () {
     const broken = await nodes.helper.request().post('/mm2/config/parse').send({ text: '{"groups": ' }).expect(200);
     assert.match(broken.body.problems[0].reason, /^JSON syntax error/);
     await nodes.helper.request().post('/mm2/config/parse').send({}).expect(400);
+  });
+});
+
+describe('mm2-checkpoint: the source broker killed (its own source cluster, real brokers)', function () {
+  this.timeout(300000);
+  const { startCluster } = require('../../scripts/kafka/cluster');
+  const { Kafka, logLevel } = require('kafkajs');
+  let source = null;
+  let committer = null;
+
+  before(async function () {
+    this.timeout(180000);
+    source = await startCluster('cp-kill-source');
+    await nodes.startServer();
+  });
+  after(async function () {
+    this.timeout(60000);
+    await nodes.helper.unload().catch(() => undefined);
+    await nodes.stopServer();
+    if (committer) await committer.close().catch(() => undefined);
+    if (source) await source.stop();
+  });
+
+  it('yellow at the first failed fetch of the followed commits, not once the client gives up; never green again until a cycle or a followed commit gets an answer', async function () {
+    const kafka = new Kafka({ brokers: [source.bootstrap], logLevel: logLevel.NOTHING });
+    const admin = kafka.admin();
+    await admin.connect();
+    const p = env.unique('cpk');
+    const t = `${p}-t`;
+    const g = `${p}-g`;
+    await admin.createTopics({ topics: [{ topic: t, numPartitions: 1 }], waitForLeaders: true });
+    await admin.disconnect();
+    committer = new AdminOffsetCommitter(kafka);
+    await commitOffsets(committer, g, [[t, 0, 100]]);
+    // following the source's commits, a cycle every 5 s (the demo's setting)
+    await nodes.load([checkpointNode({ groups: `${p}-.*`, sourceOffsets: 'auto', emitCheckpointsIntervalSeconds: '5' }), { id: 'out1', type: 'helper' }, { id: 'out2', type: 'helper' }], { over: { src: { bootstrap: source.bootstrap } } });
+    const cp = nodes.helper.getNode('cp');
+    cp.receive(syncsMsg([[t, 0, 100, 100]]));
+    cp.receive(loadedMsg);
+    await ready(cp);
+    await env.eventually(() => cp.emitter.sourceMode.kind === 'events', { what: 'following the source commits', timeout: 60000 });
+    await env.eventually(() => statusCalls(cp).at(-1)?.fill === 'green', { what: `green (${statusCalls(cp).map((s) => s.text).join(' | ')})`, timeout: 30000 });
+
+    const n = statusCalls(cp).length;
+    await source.kill();
+    // the first status after the kill that is not green: yellow, before the client's retries run out (they end in red)
+    await env.eventually(() => statusCalls(cp).slice(n).some((s) => s.fill !== 'green'), { what: 'a status other than green after the kill', timeout: 90000 });
+    const after = statusCalls(cp).slice(n);
+    const firstNotGreen = after.findIndex((s) => s.fill !== 'green');
+    assert.equal(after[firstNotGreen].fill, 'yellow', `yellow as soon as the source stops answering: ${JSON.stringify(after)}`);
+    assert.match(after[firstNotGreen].text, /^source stopped answering /);
+    // the cycles (every 5 s) go on while it is down: none of them may turn it green; the client gives up: red
+    await env.eventually(() => statusCalls(cp).slice(n).some((s) => s.fill === 'red'), { what: 'red once the cycle read fails', timeout: 120000 });
+    const down = statusCalls(cp).slice(n + firstNotGreen);
+    assert.deepEqual(down.filter((s) => s.fill === 'green'), [], `no green while the source is down: ${JSON.stringify(down)}`);
+
+    await source.restart();
+    await env.eventually(() => statusCalls(cp).at(-1)?.fill === 'green', { what: `green again once the source answers (${statusCalls(cp).slice(-3).map((s) => s.text).join(' | ')})`, timeout: 120000 });
   });
 });

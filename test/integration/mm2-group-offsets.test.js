@@ -176,7 +176,7 @@ describe('mm2-group-offsets (real clusters)', function () {
     assert.deepEqual(await committed(target, gOnlyMissing), {});
     assert.deepEqual(await committed(target, gExcluded), {}, 'groups.exclude default keeps console-consumer-* out');
     assert.ok(!(await listConsumerGroups(target)).includes(gExcluded));
-    assert.ok(statuses.some((s) => s.text && /^4 groups synced, skipped 1 active \/ \d+ s ago$/.test(s.text)), JSON.stringify(statuses));
+    assert.ok(statuses.some((s) => s.text && /^4 groups synced in 60 min, skipped 1 active \/ last \d+ s ago$/.test(s.text)), JSON.stringify(statuses));
 
     // any other message syncs now, on the same message; everything is up to date
     go.receive({ payload: 'now', keep: 'me' });
@@ -229,6 +229,35 @@ describe('mm2-group-offsets (real clusters)', function () {
     assert.deepEqual(skipped, { [gAhead]: 'up-to-date', [gActive]: 'group-active' });
     assert.deepEqual(await committed(target, gAhead), { [`${topic}/0`]: '15|' }, 'never backwards');
     assert.deepEqual(await committed(target, gActive), { [`${topic}/0`]: '1|' }, 'the active group is untouched');
+  });
+
+  it('the status counts what the partial runs wrote: a full run that finds every group up to date does not say 0 synced', async function () {
+    const topic = `source.${env.unique('counted')}`;
+    await remoteTopic(target, topic, 1, 20);
+    const g1 = env.unique('cnt-a');
+    const g2 = env.unique('cnt-b');
+    await nodes.load([goNode({ syncGroupOffsetsIntervalSeconds: '3600', minWriteIntervalMs: '0' }), { id: 'out', type: 'helper' }]);
+    const go = nodes.helper.getNode('go');
+    const statuses = nodes.statuses(go);
+    const out = nodes.collect(nodes.helper.getNode('out'));
+    // the whole state: a full run writes g1 only (g2 has no checkpoint yet)
+    go.receive(checkpointsMessage([cp(g1, topic, 0, 3)]));
+    await env.eventually(() => out.length >= 1, { what: 'the first full run' });
+    // the checkpoints move (what the demo's consumers do every 10 s): the partial runs write them at once
+    const changes = checkpointsMessage([cp(g1, topic, 0, 9), cp(g2, topic, 0, 7)]);
+    changes.payload.full = false;
+    go.receive(changes);
+    await env.eventually(async () => (await committed(target, g1))[`${topic}/0`] === '9|' && (await committed(target, g2))[`${topic}/0`] === '7|', { what: 'the partial run' });
+    await env.eventually(() => out.length >= 2, { what: 'the partial run message' });
+    // the next full run finds both up to date: it writes nothing, but two groups were synced in the interval
+    go.receive({ payload: 'now' });
+    await env.eventually(() => out.length >= 3, { what: 'the second full run' });
+    assert.deepEqual(out[2].payload.written, []);
+    assert.deepEqual(out[2].payload.skipped.map((x) => `${x.group} ${x.code}`).sort(), [`${g1} up-to-date`, `${g2} up-to-date`].sort());
+    const last = statuses[statuses.length - 1];
+    assert.equal(last.fill, 'green', JSON.stringify(statuses));
+    assert.match(last.text, /^2 groups synced in 60 min \/ last \d+ s ago$/, JSON.stringify(statuses));
+    assert.ok(!statuses.some((x) => /^0 groups synced/.test(x.text || '')), `never "0 groups synced" while groups are written: ${JSON.stringify(statuses)}`);
   });
 
   it('a group asked again within minWriteIntervalMs is written once when it ends, with the latest offset', async function () {

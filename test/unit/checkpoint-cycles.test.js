@@ -109,3 +109,16 @@ describe('mm2-checkpoint output 1: whole state, then what changed', function () 
     assert.equal(answers[1][1].topic, 'mm2/coverage');
   });
 });
+
+describe('mm2-checkpoint: a source that stopped answering is cleared only by a cycle that read it afterwards', function () {
+  it('a cycle started before the first failed request, or one whose every group failed, leaves it; one started after it that read a group clears it', function () {
+    const { cycles, full, state } = setup();
+    state.sourceUnanswered = { since: 5000, reason: 'a fetch failed' };
+    cycles.deliver({ ...full(), startedAt: 4999 });
+    assert.notEqual(state.sourceUnanswered, null, 'started before: it may have used what the stream kept');
+    cycles.deliver({ ...full(), startedAt: 6000, failedGroups: ['a', 'b', 'c'].map((group) => ({ group, error: 'no answer' })) });
+    assert.notEqual(state.sourceUnanswered, null, 'every group failed: the source did not answer');
+    cycles.deliver({ ...full(), startedAt: 6000, failedGroups: [{ group: 'a', error: 'no answer' }] });
+    assert.equal(state.sourceUnanswered, null);
+  });
+});

@@ -51,6 +51,19 @@ describe('mm2-checkpoint status', function () {
   });
 });
 
+describe('mm2-checkpoint status: a source that stopped answering', function () {
+  const now = 1_800_000_000_000;
+
+  it('yellow from the first failed request, whatever the last cycle said; green again once it is cleared', function () {
+    const s = stateAfterCycle({ groups: 3, written: 2, sourceMode: { kind: 'events' }, now });
+    s.sourceUnanswered = { since: now - 2000, reason: 'a fetch of __consumer_offsets from broker 1 failed' };
+    const v = /** @type {any} */ (checkpointStatus(t, s, true, 600000, now));
+    assert.deepEqual([v.activity.fill, v.activity.text], ['yellow', 'source stopped answering 2 s ago']);
+    s.sourceUnanswered = null;
+    assert.equal(/** @type {any} */ (checkpointStatus(t, s, true, 600000, now)).activity.fill, 'green');
+  });
+});
+
 describe('mm2-checkpoint status: readiness', function () {
   const path = require('node:path');
   const { readinessText } = require('../../dist/nodes/lib/checkpoint/status');
@@ -112,6 +125,15 @@ describe('mm2-checkpoint status: readiness', function () {
     for (const why of ['no-sync', 'older-than-oldest-sync', 'store-loading', 'offsets-not-listed', 'duplicate-remote-partition', 'topic-not-replicated', 'no-committed-offset']) {
       for (const tr of [t, zh()]) assert.notEqual(tr(`mm2-checkpoint.why.${why}`), `mm2-checkpoint.why.${why}`, why);
     }
+  });
+
+  it('a group not covered (nothing to resume from on the target) is never green, and the status says how many', function () {
+    const uncovered = groupReadiness('billing', [/** @type {any} */ (entry(0, 'no-sync', 'not-covered', null))]);
+    const some = /** @type {any} */ (checkpointStatus(t, stateWith(summarizeReadiness([readyGroup('a'), readyGroup('b'), uncovered], th)), true, 600000, now));
+    assert.deepEqual([some.activity.fill, some.activity.text], ['yellow', '2 ready, 1 not covered: billing has no offset sync yet']);
+    const none = /** @type {any} */ (checkpointStatus(t, stateWith(summarizeReadiness(['x', 'y', 'z'].map((g) => groupReadiness(g, [/** @type {any} */ (entry(0, 'no-committed-offset', 'not-covered', null))])), th)), true, 600000, now));
+    assert.equal(none.activity.fill, 'yellow');
+    assert.match(none.activity.text, /^0 ready, 3 not covered: x /);
   });
 
   it('a long group name is shortened within the status length', function () {

@@ -205,8 +205,8 @@ describe('every word in both languages (catalogs, not hard-coded)', function () 
     assert.equal(mirror('en-US')('mm2-mirror.status.mirroring', { count: 3, rate: '0' }), 'mirroring 3 topics, 0 rec/s');
     assert.equal(mirror('zh-CN')('mm2-mirror.status.mirroring', { count: 1, rate: '0' }), '正在镜像 1 个主题，0 条/秒');
     const go = await served('mm2-group-offsets');
-    assert.equal(go('en-US')('mm2-group-offsets.status.synced', { count: 1 }), '1 group synced');
-    assert.equal(go('zh-CN')('mm2-group-offsets.status.synced', { count: 1 }), '已同步 1 个群组');
+    assert.equal(go('en-US')('mm2-group-offsets.status.synced', { count: 1, window: '60 s' }), '1 group synced in 60 s');
+    assert.equal(go('zh-CN')('mm2-group-offsets.status.synced', { count: 1, window: '60 秒' }), '60 秒内已同步 1 个群组');
   });
 
   it('plurals without a runtime catalog (the en-US fallback of makeTranslate)', function () {
@@ -214,7 +214,7 @@ describe('every word in both languages (catalogs, not hard-coded)', function () 
     const t = makeTranslate(/** @type {any} */ ({ _: (/** @type {string} */ key) => key }), 'mm2-group-offsets');
     assert.equal(counted(t, 'groups', 1), '1 group');
     assert.equal(counted(t, 'groups', 0), '0 groups');
-    assert.equal(t('mm2-group-offsets.status.synced', { count: 1 }), '1 group synced');
-    assert.equal(t('mm2-group-offsets.status.synced', { count: 4 }), '4 groups synced');
+    assert.equal(t('mm2-group-offsets.status.synced', { count: 1, window: '60 s' }), '1 group synced in 60 s');
+    assert.equal(t('mm2-group-offsets.status.synced', { count: 4, window: '60 s' }), '4 groups synced in 60 s');
   });
 });

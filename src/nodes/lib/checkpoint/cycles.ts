@@ -92,6 +92,9 @@ export class CheckpointCycles {
     }
     state.error = null;
     log.ok('cycle');
+    // the source answered a cycle that started after it stopped answering: green may come back
+    const down = state.sourceUnanswered;
+    if (down && r.startedAt >= down.since && r.groups.length > 0 && r.failedGroups.length < r.groups.length) state.sourceUnanswered = null;
     state.last = r;
     state.lastAt = Date.now();
     state.groups = r.groups.length;

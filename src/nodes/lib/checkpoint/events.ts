@@ -51,6 +51,16 @@ export function checkpointEmitterEvents(o: CheckpointEventsOptions): EmitterEven
       }
       o.render();
     },
+    sourceUnanswered(reason) {
+      if (!state.sourceUnanswered) state.sourceUnanswered = { since: Date.now(), reason };
+      log.warn('source-unanswered', t('mm2-checkpoint.warn.source-unanswered', { reason }));
+      o.render();
+    },
+    sourceAnswered() {
+      state.sourceUnanswered = null;
+      log.ok('source-unanswered');
+      o.render();
+    },
     sourceRecordsSkipped(count, total) {
       log.limited('source-skipped', t('mm2-checkpoint.warn.source-records-skipped', { count, total }), 60000);
     },

@@ -25,6 +25,12 @@ export interface CheckpointNodeState {
   groups: number | null;
   /** How the source offsets are read (absent: not known yet). */
   sourceMode?: SourceOffsetsMode;
+  /**
+   * The source stopped answering (the followed `__consumer_offsets`' first failed fetch) at
+   * `since` (epoch ms); cleared when a cycle that started after it read the source, or the
+   * stream answers again.
+   */
+  sourceUnanswered?: { since: number; reason: string } | null;
 }
 
 /**
@@ -41,6 +47,10 @@ export function checkpointStatus(t: Translate, state: CheckpointNodeState, syncs
     return { activity: { fill: 'yellow', shape: 'ring', text } };
   }
   if (state.error) return { fail: t('mm2-checkpoint.status.error', { error: state.error }) };
+  if (state.sourceUnanswered) {
+    // not after the client's retries: at the first failed request
+    return { activity: { fill: 'yellow', shape: 'ring', text: truncate(t('mm2-checkpoint.status.source-unanswered', { ago: ago(t, now - state.sourceUnanswered.since, AGE) })) } };
+  }
   if (!syncsLoaded) return { activity: { fill: 'yellow', shape: 'ring', text: t('mm2-checkpoint.status.waiting-syncs') } };
   const last = state.last;
   if (!last) {
@@ -59,12 +69,13 @@ export function checkpointStatus(t: Translate, state: CheckpointNodeState, syncs
     return { activity: { fill: 'yellow', shape: 'ring', text: truncate(t('mm2-checkpoint.status.none-checkpointed', { groups: counted(t, 'groups', last.groups.length), ago: when })) } };
   }
   const rd = last.readiness;
-  let atRisk = false;
+  // a group at risk, or one with nothing to resume from on the target (not covered): not green
+  let notReady = false;
   let text: string;
   if (failed > 0) text = t('mm2-checkpoint.status.cycle-failed-groups', { groups: counted(t, 'groups', last.groups.length), checkpointed, checkpoints: last.written.length, failed, ago: when });
   else if (rd !== undefined && rd.groups.length > 0) {
     text = readinessText(t, rd, last.written.length, when, now);
-    atRisk = rd.atRisk > 0;
+    notReady = rd.atRisk > 0 || rd.notCovered > 0;
   } else text = t('mm2-checkpoint.status.cycle', { groups: counted(t, 'groups', last.groups.length), checkpointed, checkpoints: last.written.length, ago: when });
   // polling although following was wanted: still delivering, but say so (the log says why and which ACL);
   // a long cycle text is shortened, never the word that says polling
@@ -72,7 +83,7 @@ export function checkpointStatus(t: Translate, state: CheckpointNodeState, syncs
     const room = STATUS_MAX - t('mm2-checkpoint.status.polling', { text: '' }).length;
     text = t('mm2-checkpoint.status.polling', { text: truncate(text, room) });
   }
-  return { activity: { fill: failed > 0 || atRisk ? 'yellow' : 'green', shape: 'dot', text: truncate(text) } };
+  return { activity: { fill: failed > 0 || notReady ? 'yellow' : 'green', shape: 'dot', text: truncate(text) } };
 }
 
 /** `1,095 records` (en-US), `1,095 条记录` (zh-CN): a record count, plural as the language has it, digits grouped. */

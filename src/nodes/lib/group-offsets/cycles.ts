@@ -10,7 +10,7 @@ import type { DoneFn, Node, NodeMessage, SendFn } from '../red';
 import { counted, type Translate } from '../i18n';
 import type { FlowNodeContext } from '../flow-node';
 import { TOPICS, groupOffsetsPayload } from '../contracts';
-import { cycleStatus } from './status';
+import { GroupOffsetsRuns, runsStatus } from './status';
 import { COUNT_EVERY_MS } from './topic-mode';
 import { explainKafkaError } from '../../../kafka/client';
 import { readSwitchoverPlan, verifySwitchover } from '../../../core/switchover';
@@ -49,7 +49,8 @@ function checkpointsLatest(msg: NodeMessage): { latest: Record<string, unknown>;
 export class GroupOffsetsCycles {
   /** Whether runs may start (mode "input": at once; mode "topic": once the topic is loaded). */
   ready: boolean;
-  private last: { result: GroupOffsetsCycle; at: number } | null = null;
+  /** What the runs (full and partial) did, for the status. */
+  private readonly runs = new GroupOffsetsRuns();
   private lastCycleError = '';
   /** A full run is queued or running (the timer does not queue another). */
   private fullInFlight = false;
@@ -64,10 +65,11 @@ export class GroupOffsetsCycles {
     }
   }
 
-  /** The status of the last good run (nothing before the first, nor after a failed one). */
+  /** The status of the runs so far (nothing before the first, nor after a failed one). */
   render(): void {
-    if (!this.last || this.lastCycleError) return;
-    this.o.ctx.status.show(cycleStatus(this.o.t, this.last.result, this.last.at, this.o.intervalMs, this.o.syncer.stats.malformed));
+    if (this.lastCycleError) return;
+    const view = runsStatus(this.o.t, this.runs, this.o.intervalMs, this.o.syncer.stats.malformed);
+    if (view) this.o.ctx.status.show(view);
   }
 
   /** The timer: a full run, unless not ready or the previous full run still goes on (an overrun). */
@@ -111,7 +113,7 @@ export class GroupOffsetsCycles {
         if (r.malformed > 0) {
           ctx.log.limited('bad-entries', t('mm2-group-offsets.warn.bad-entries', { count: r.malformed, total: syncer.stats.malformed }), COUNT_EVERY_MS);
         }
-        if (!this.last && !this.lastCycleError) {
+        if (this.runs.lastRunAt === null && !this.lastCycleError) {
           const s = syncer.stats;
           ctx.status.activity({ fill: 'grey', shape: 'dot', text: t('mm2-group-offsets.status.received', { groups: counted(t, 'groups', s.groups), partitions: counted(t, 'partitions', s.partitions) }) });
         }
@@ -186,10 +188,8 @@ export class GroupOffsetsCycles {
       (result) => {
         this.lastCycleError = '';
         ctx.log.ok('cycle');
-        const at = Date.now();
-        // the status counts the last full run; a partial run only says that runs complete
-        if (!result.partial || !this.last || this.last.result.partial) this.last = { result, at };
-        else this.last.at = at;
+        // the status counts what either path wrote (a partial run's groups, a full run's)
+        this.runs.record(result, Date.now());
         this.render();
         const failed = result.skipped.filter((s) => s.code === 'error');
         if (failed.length > 0) {

@@ -1,0 +1,74 @@
+'use strict';
+/** The status an mm2-group-offsets node shows (nodes/lib/group-offsets/status), with the en-US texts. */
+const assert = require('node:assert/strict');
+const { GroupOffsetsRuns, runsStatus } = require('../../dist/nodes/lib/group-offsets/status');
+const { makeTranslate } = require('../../dist/nodes/lib/i18n');
+
+// the runtime's catalog missing (RED._ gives the key back): our en-US texts
+const t = makeTranslate(/** @type {any} */ ({ _: (/** @type {string} */ key) => key }), 'mm2-group-offsets');
+
+/**
+ * A run's result with only what the status reads.
+ * @param {boolean} partial @param {string[]} written @param {Array<[string, string]>} skipped group and code
+ * @returns {any}
+ */
+function run(partial, written, skipped = []) {
+  return {
+    cycle: 1, partial, partitionsSkipped: [], clamped: [], deferred: 0, durationMs: 1,
+    checkpoints: { groups: 0, partitions: 0, received: 0, malformed: 0 },
+    written: written.map((group) => ({ group, offsets: [] })),
+    skipped: skipped.map(([group, code]) => ({ group, code, reason: `${code} reason` })),
+  };
+}
+
+describe('mm2-group-offsets status: what either path wrote', function () {
+  const t0 = 1_800_000_000_000;
+  const interval = 60000;
+
+  it('counts the groups the partial runs wrote: a full run that finds them up to date does not make it "0 synced"', function () {
+    const runs = new GroupOffsetsRuns();
+    runs.record(run(false, ['a', 'b']), t0);
+    // the checkpoints of a and b move: the partial runs write them between the full runs
+    runs.record(run(true, ['a']), t0 + 10000);
+    runs.record(run(true, ['b']), t0 + 20000);
+    // the next full run: both already hold their offsets
+    runs.record(run(false, [], [['a', 'up-to-date'], ['b', 'up-to-date']]), t0 + 30000);
+    const v = /** @type {any} */ (runsStatus(t, runs, interval, 0, t0 + 32000));
+    assert.deepEqual([v.activity.fill, v.activity.text], ['green', '2 groups synced in 60 s / last 12 s ago']);
+    // one write inside the window, the other older than the interval
+    runs.record(run(true, ['a']), t0 + 80000);
+    const w = /** @type {any} */ (runsStatus(t, runs, interval, 0, t0 + 85000));
+    assert.equal(w.activity.text, '1 group synced in 60 s / last 5 s ago');
+  });
+
+  it('nothing written in the interval: says so, how many are up to date and when a run last checked', function () {
+    const runs = new GroupOffsetsRuns();
+    runs.record(run(false, ['a', 'b', 'c']), t0);
+    runs.record(run(false, [], [['a', 'up-to-date'], ['b', 'up-to-date'], ['c', 'group-active']]), t0 + 60000);
+    const v = /** @type {any} */ (runsStatus(t, runs, interval, 0, t0 + 62000));
+    assert.equal(v.activity.fill, 'green');
+    assert.match(v.activity.text, /^0 groups synced in 60 s, 2 up to date, .* \/ checked 2 s ago$/, 'a long list is shortened, never the time');
+    assert.ok(v.activity.text.length <= 60, v.activity.text);
+    runs.record(run(false, [], [['a', 'up-to-date'], ['b', 'up-to-date']]), t0 + 70000);
+    assert.equal(/** @type {any} */ (runsStatus(t, runs, interval, 0, t0 + 72000)).activity.text, '0 groups synced in 60 s, 2 up to date / checked 2 s ago');
+  });
+
+  it('a partial run updates the outcome of its groups only: a failure is yellow, every group failing is red', function () {
+    const runs = new GroupOffsetsRuns();
+    runs.record(run(false, ['a', 'b']), t0);
+    runs.record(run(true, [], [['a', 'error']]), t0 + 1000);
+    const v = /** @type {any} */ (runsStatus(t, runs, interval, 0, t0 + 2000));
+    assert.deepEqual([v.activity.fill, v.activity.text], ['yellow', '2 groups synced in 60 s, 1 failed / last 2 s ago']);
+    runs.record(run(true, [], [['b', 'error']]), t0 + 3000);
+    assert.deepEqual(runsStatus(t, runs, interval, 0, t0 + 3000), { fail: 'target unreachable: error reason' });
+  });
+
+  it('no run yet: nothing to show; runs that stop completing are not green', function () {
+    const runs = new GroupOffsetsRuns();
+    assert.equal(runsStatus(t, runs, interval, 0, t0), null);
+    runs.record(run(false, ['a']), t0);
+    const v = /** @type {any} */ (runsStatus(t, runs, interval, 0, t0 + 2 * interval + 31000));
+    assert.equal(v.activity.fill, 'yellow');
+    assert.match(v.activity.text, /^last completed sync/);
+  });
+});
