@@ -281,7 +281,7 @@ describe('the readiness dashboard (examples/readiness-dashboard.json, FlowFuse D
     }, { timeout: 120000, interval: 1000, what: 'the table to show a row with a re-read bound for each group' });
     assert.deepEqual(rows.map((cells) => cells[0]).sort(), groups.map((g) => g.id).sort());
     for (const cells of rows) {
-      assert.match(cells[1], /^(ready|at-risk)$/, `${cells[0]}: a verdict (${cells.join(' | ')})`);
+      assert.match(cells[1], /^(ready|at risk)$/, `${cells[0]}: a verdict (${cells.join(' | ')})`);
       assert.match(cells[3], new RegExp(`^${topic}-[0-2]$`), `${cells[0]}: the partition the verdict comes from`);
       assert.match(cells[4], /^\d+ \/ \d+ \/ \d+$/, `${cells[0]}: partitions ready / at risk / not covered`);
     }
