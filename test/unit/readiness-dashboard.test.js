@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { coveragePayload, heartbeatMessage, mirrorStatsPayload } = require('../../dist/nodes/lib/contracts');
-const { groupReadiness, summarizeReadiness, DEFAULT_READINESS } = require('../../dist/core/readiness');
+const { groupReadiness, summarizeReadiness, unlistedGroupReadiness, DEFAULT_READINESS } = require('../../dist/core/readiness');
 
 const root = path.join(__dirname, '..', '..');
 const read = (name) => JSON.parse(fs.readFileSync(path.join(root, 'examples', `${name}.json`), 'utf8'));
@@ -138,6 +138,14 @@ describe('examples/readiness-dashboard.json', function () {
     assert.deepEqual(result[0].payload.map((row) => [row.verdict, row.why]), [['有风险', '重读超过 1,000 条记录'], ['就绪', ''], ['未覆盖', 'no offset sync for orders-0 yet']]);
     assert.deepEqual(statuses, [{ fill: 'yellow', shape: 'dot', text: '1 个就绪，1 个有风险，1 个未覆盖' }]);
     assert.deepEqual(run(fn, coverageMessage(), { env: { DASHBOARD_LANG: 'en-US' } }).result[0].payload.map((row) => row.verdict), ['at risk', 'ready', 'not covered']);
+    // a group without a partition to name (never listed; no commit on a mirrored topic): why in words too
+    const never = coverageMessage();
+    never.payload.readiness.groups = [
+      unlistedGroupReadiness('billing', null, null, listedAt, DEFAULT_READINESS),
+      groupReadiness('idle', [{ topic: 'orders', partition: 0, status: 'no-committed-offset', verdict: 'not-covered', reread: null, checkpointAt: null }]),
+    ];
+    assert.deepEqual(run(fn, never).result[0].payload.map((row) => row.why), ['its offsets could not be listed yet', 'no committed offset on a mirrored topic']);
+    assert.deepEqual(run(fn, never, { env: { DASHBOARD_LANG: 'zh-CN' } }).result[0].payload.map((row) => row.why), ['尚未能列出其偏移量', '在被镜像的主题上没有已提交的偏移量']);
     const fr = run(fn, coverageMessage(), { env: { DASHBOARD_LANG: 'fr' } });
     assert.equal(fr.result, null);
     assert.match(fr.errors[0], /DASHBOARD_LANG is "fr": set the tab's environment variable DASHBOARD_LANG to en-US or zh-CN/);
