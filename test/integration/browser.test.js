@@ -9,7 +9,8 @@
  * labels. Saves the screenshots the README shows, in both languages, to docs/images/ (see
  * screenshotFile in test/harness/editor.js). Then the readiness-dashboard example, with FlowFuse
  * Dashboard 2.0 in Node-RED's user folder: its page fills the table with the groups' verdicts and
- * draws its charts, and its screenshot goes beside the others.
+ * draws its charts (a group in the same colour in both group charts), and its screenshot goes
+ * beside the others.
  */
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -281,13 +282,13 @@ describe('the readiness dashboard (examples/readiness-dashboard.json, FlowFuse D
     }, { timeout: 120000, interval: 1000, what: 'the table to show a row with a re-read bound for each group' });
     assert.deepEqual(rows.map((cells) => cells[0]).sort(), groups.map((g) => g.id).sort());
     for (const cells of rows) {
-      assert.match(cells[1], /^(ready|at-risk)$/, `${cells[0]}: a verdict (${cells.join(' | ')})`);
+      assert.match(cells[1], /^(ready|at risk)$/, `${cells[0]}: a verdict (${cells.join(' | ')})`);
       assert.match(cells[3], new RegExp(`^${topic}-[0-2]$`), `${cells[0]}: the partition the verdict comes from`);
       assert.match(cells[4], /^\d+ \/ \d+ \/ \d+$/, `${cells[0]}: partitions ready / at risk / not covered`);
     }
   });
 
-  it("draws every chart: its series' lines in the plot area, for the groups, the heartbeats and the mirror", async function () {
+  it("draws every chart: its series' lines in the plot area, for the groups (each in its colour in both group charts), the heartbeats and the mirror", async function () {
     // pixels of the series colours below the legend: drawn data, not axes or grid (lines of equal
     // values lie on each other, so any series colour counts)
     const drawn = () => page.evaluate((charts) => charts.map(({ id, colors }) => {
@@ -314,6 +315,33 @@ describe('the readiness dashboard (examples/readiness-dashboard.json, FlowFuse D
       return seen.every((c) => c.pixels >= 100);
     }, { timeout: 120000, interval: 1000, what: 'every chart to draw a line' }).catch(() => undefined);
     for (const c of seen) assert.ok(c.pixels >= 100, `${c.id}: ${c.pixels} pixels of its series (${JSON.stringify(seen)})`);
+    // each group in the colour its name gives, in both group charts (its legend swatch, its line):
+    // the colours the function node sends, asked of its code with the groups' names
+    const fn = flow.find((n) => n.type === 'function' && n.name === 'readiness per group');
+    const context = new Map();
+    const readiness = { listedAt: Date.now(), thresholds: { maxReread: 1000, maxAgeSeconds: 300 }, ready: groups.length, atRisk: 0, notCovered: 0, groups: groups.map((g) => ({ group: g.id, verdict: 'ready', why: null, reread: 1, topic, partition: 0, ready: 1, atRisk: 0, notCovered: 0 })) };
+    // eslint-disable-next-line no-new-func
+    const sent = new Function('msg', 'node', 'context', 'env', fn.func)(
+      { payload: { entries: [], readiness } }, { status: () => undefined, error: () => undefined }, { get: (k) => context.get(k), set: (k, v) => context.set(k, v) }, { get: () => undefined },
+    );
+    /** @type {string[]} */
+    const colours = sent[2].find((m) => m.ui_update).ui_update.chartOptions.color;
+    assert.equal(new Set(colours).size, groups.length, `a colour per group: ${colours}`);
+    const byColour = await page.evaluate(({ ids, colours }) => ids.map((id) => {
+      const canvas = /** @type {HTMLCanvasElement | null} */ (document.querySelector(`#nrdb-ui-widget-${id} canvas`));
+      const ctx = canvas && canvas.getContext('2d');
+      if (!canvas || !ctx) return { id, pixels: colours.map(() => 0) };
+      const data = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+      return { id, pixels: colours.map((c) => {
+        const rgb = [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16));
+        let n = 0;
+        for (let i = 0; i < data.length; i += 4) if (data[i + 3] > 200 && rgb.every((v, j) => Math.abs(v - data[i + j]) < 24)) n++;
+        return n;
+      }) };
+    }), { ids: ['rd-chart-notcopied', 'rd-chart-reread'], colours });
+    for (const c of byColour) {
+      c.pixels.forEach((n, i) => assert.ok(n >= 20, `${c.id}: ${groups[i].id} in ${colours[i]}, ${n} pixels (${JSON.stringify(byColour)})`));
+    }
     const out = screenshotFile('readiness-dashboard.png');
     await page.screenshot({ path: out });
     assert.ok(fs.statSync(out).size > 10000, 'screenshot written');
