@@ -4,7 +4,8 @@ import type { ConfigProblem } from '../core/errors';
 import { jaasConfig, oauthJaasConfig, OAUTHBEARER_LOGIN_CALLBACK_HANDLER } from '../core/export/jaas';
 import { parseSaslExtensions } from '../core/oauth-fields';
 import { CONNECTOR_KINDS, type ExportNote, type ExportOptions, type ReplicationModel } from '../core/export/model';
-import { DEFAULT_REPLICATION_POLICY_CLASS, policyClassName } from '../core/replication-policy';
+import { policyClassName } from '../core/replication-policy';
+import { INTERNAL_TOPIC_REPLICATION_FACTORS, resolveReplicationSettings, type ReplicationNodeProperty } from '../core/replication-settings';
 import { fieldName, resolveNodeSettings } from '../core/setting-fields';
 import { FLOW_NODE_CONNECTOR, FLOW_NODE_PROPERTIES, NODE_TYPE_OF, NODE_TYPE_OF_SETTINGS, OFFSET_FLUSH_FIELD } from './node-types';
 
@@ -82,10 +83,6 @@ export interface FlowExportInput {
 
 function textOf(v: unknown): string {
   return v === undefined || v === null ? '' : String(v);
-}
-
-function isBlank(v: unknown): boolean {
-  return v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
 }
 
 function boolOf(v: unknown, dflt: boolean): boolean {
@@ -179,6 +176,30 @@ function pickNode(nodes: FlowNodeSettings[], type: string, notes: ExportNote[]):
   return sorted[0];
 }
 
+/** The replication node's part of the model: read by the runtime's reader, refused values as given. */
+function readReplication(
+  rep: ReplicationExportSettings,
+  lookup: EnvLookup,
+  problems: ConfigProblem[],
+): Pick<ReplicationModel, 'policy' | 'location' | 'rf' | 'reported'> {
+  const r = resolveReplicationSettings(rep as Readonly<Record<string, unknown>>, lookup);
+  problems.push(...r.problems);
+  const refused = new Set(r.problems.map((p) => p.property));
+  const value = (property: ReplicationNodeProperty, ok: string): string => (refused.has(property) ? r.given[property] : ok);
+  const rfRefused = refused.has('checkpoints.topic.replication.factor');
+  return {
+    policy: [
+      ['replication.policy.class', value('replication.policy.class', policyClassName(r.policy))],
+      ['replication.policy.separator', value('replication.policy.separator', r.separator)],
+      ['replication.policy.internal.topic.separator.enabled', value('replication.policy.internal.topic.separator.enabled', r.internalSeparator ? 'true' : 'false')],
+    ],
+    location: value('offset-syncs.topic.location', r.offsetSyncsLocation),
+    rf: rfRefused ? r.given['checkpoints.topic.replication.factor'] : r.replicationFactor,
+    // one field, three properties: its problem is reported once
+    reported: [...refused, ...(rfRefused ? INTERNAL_TOPIC_REPLICATION_FACTORS : [])],
+  };
+}
+
 /**
  * Reads a replication flow (an mm2-replication node, its two mm2-cluster nodes and the flow nodes
  * that use it) into the replication model an export takes; what it meets goes to `notes` and
@@ -186,6 +207,8 @@ function pickNode(nodes: FlowNodeSettings[], type: string, notes: ExportNote[]):
  */
 export function readFlow(input: FlowExportInput, options: ExportOptions, notes: ExportNote[], problems: ConfigProblem[]): ReplicationModel {
   const lookup: EnvLookup = options.lookup ?? (() => undefined);
+  // A node's `${VAR}` as the runtime resolves it for that node (its flow's env), else the export's lookup.
+  const lookupOf = (id: unknown): EnvLookup => (typeof id === 'string' && id !== '' ? options.nodeLookup?.(id) : undefined) ?? lookup;
   const sub = (property: string, raw: unknown): string => {
     const s = substituteEnv(textOf(raw), lookup);
     if (s.missing.length > 0) problems.push({ property, reason: missingEnvReason(s.missing) });
@@ -199,19 +222,9 @@ export function readFlow(input: FlowExportInput, options: ExportOptions, notes: 
     problems.push({ property: 'target.cluster.alias', reason: `equals source.cluster.alias '${sourceAlias}'; MM2 needs distinct aliases` });
   }
 
-  const rep = input.replication ?? {};
-  const policyName = textOf(rep.policy).trim();
-  const policyClass = policyName === '' ? DEFAULT_REPLICATION_POLICY_CLASS : policyClassName(policyName);
-  const separator = isBlank(rep.separator) ? '.' : textOf(rep.separator);
-  const internalSeparator = boolOf(rep.internalSeparator, true);
-  const location = textOf(rep.offsetSyncsLocation).trim() === 'target' ? 'target' : 'source';
-  // As the user wrote it: -1 (the broker's default.replication.factor) is carried, a bad value is a problem.
-  const rfText = isBlank(rep.replicationFactor) ? '3' : textOf(rep.replicationFactor).trim();
-  const rfRaw = /^[+-]?[0-9]+$/.test(rfText) ? Number(rfText) : NaN;
-  const rf = Number.isInteger(rfRaw) && (rfRaw >= 1 || rfRaw === -1) && rfRaw <= 32767 ? rfRaw : 3;
-  if (rf !== rfRaw) {
-    problems.push({ property: 'checkpoints.topic.replication.factor', reason: `'${rfText}' is not a replication factor (a whole number of at least 1, or -1 for the broker's default.replication.factor)` });
-  }
+  // The replication node's fields through the runtime's own reader (core/replication-settings):
+  // a value it refuses is a problem in its words, written as given, never replaced by a default.
+  const rep = readReplication(input.replication ?? {}, lookupOf(input.replication?.id), problems);
 
   const src = clusterSecurity(input.source ?? {}, 'source', sub);
   const tgt = clusterSecurity(input.target ?? {}, 'target', sub);
@@ -225,13 +238,10 @@ export function readFlow(input: FlowExportInput, options: ExportOptions, notes: 
     targetAlias,
     sourceBootstrap,
     targetBootstrap,
-    policy: [
-      ['replication.policy.class', policyClass],
-      ['replication.policy.separator', separator],
-      ['replication.policy.internal.topic.separator.enabled', internalSeparator ? 'true' : 'false'],
-    ],
-    location,
-    rf,
+    policy: rep.policy,
+    location: rep.location,
+    rf: rep.rf,
+    reported: rep.reported,
     sourceSecurity: src.props,
     targetSecurity: tgt.props,
     perConnector,
