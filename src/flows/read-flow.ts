@@ -209,15 +209,17 @@ export function readFlow(input: FlowExportInput, options: ExportOptions, notes: 
   const lookup: EnvLookup = options.lookup ?? (() => undefined);
   // A node's `${VAR}` as the runtime resolves it for that node (its flow's env), else the export's lookup.
   const lookupOf = (id: unknown): EnvLookup => (typeof id === 'string' && id !== '' ? options.nodeLookup?.(id) : undefined) ?? lookup;
-  const sub = (property: string, raw: unknown): string => {
-    const s = substituteEnv(textOf(raw), lookup);
+  const subWith = (nodeLookup: EnvLookup) => (property: string, raw: unknown): string => {
+    const s = substituteEnv(textOf(raw), nodeLookup);
     if (s.missing.length > 0) problems.push({ property, reason: missingEnvReason(s.missing) });
     return s.value.trim();
   };
-  const sourceAlias = sub('source.cluster.alias', input.source?.alias);
-  const targetAlias = sub('target.cluster.alias', input.target?.alias);
-  const sourceBootstrap = bootstrapText(sub('source.cluster.bootstrap.servers', bootstrapText(input.source?.bootstrap)));
-  const targetBootstrap = bootstrapText(sub('target.cluster.bootstrap.servers', bootstrapText(input.target?.bootstrap)));
+  const subSource = subWith(lookupOf(input.source?.id));
+  const subTarget = subWith(lookupOf(input.target?.id));
+  const sourceAlias = subSource('source.cluster.alias', input.source?.alias);
+  const targetAlias = subTarget('target.cluster.alias', input.target?.alias);
+  const sourceBootstrap = bootstrapText(subSource('source.cluster.bootstrap.servers', bootstrapText(input.source?.bootstrap)));
+  const targetBootstrap = bootstrapText(subTarget('target.cluster.bootstrap.servers', bootstrapText(input.target?.bootstrap)));
   if (sourceAlias !== '' && sourceAlias === targetAlias) {
     problems.push({ property: 'target.cluster.alias', reason: `equals source.cluster.alias '${sourceAlias}'; MM2 needs distinct aliases` });
   }
@@ -226,8 +228,8 @@ export function readFlow(input: FlowExportInput, options: ExportOptions, notes: 
   // a value it refuses is a problem in its words, written as given, never replaced by a default.
   const rep = readReplication(input.replication ?? {}, lookupOf(input.replication?.id), problems);
 
-  const src = clusterSecurity(input.source ?? {}, 'source', sub);
-  const tgt = clusterSecurity(input.target ?? {}, 'target', sub);
+  const src = clusterSecurity(input.source ?? {}, 'source', subSource);
+  const tgt = clusterSecurity(input.target ?? {}, 'target', subTarget);
   notes.push(...src.notes, ...tgt.notes);
 
   const perConnector: Record<ConnectorKind, Array<[string, SettingValue]>> = { source: [], checkpoint: [], heartbeat: [] };
@@ -253,7 +255,7 @@ export function readFlow(input: FlowExportInput, options: ExportOptions, notes: 
   };
 
   const read = (n: FlowNodeSettings, properties: readonly string[]): Record<string, SettingValue> => {
-    const r = resolveNodeSettings(n, properties, lookup);
+    const r = resolveNodeSettings(n, properties, lookupOf(n.id));
     for (const p of r.problems) problems.push({ property: p.property, reason: `${n.type}${n.name ? ` '${n.name}'` : ''}: ${p.reason}` });
     return r.values;
   };
@@ -275,7 +277,7 @@ export function readFlow(input: FlowExportInput, options: ExportOptions, notes: 
         property: 'emit.offset-syncs.enabled',
       });
     }
-    const flush = substituteEnv(textOf(mirror[OFFSET_FLUSH_FIELD]), lookup);
+    const flush = substituteEnv(textOf(mirror[OFFSET_FLUSH_FIELD]), lookupOf(mirror.id));
     if (flush.missing.length > 0) problems.push({ property: 'offset.flush.interval.ms', reason: missingEnvReason(flush.missing) });
     else if (flush.value.trim() !== '') {
       const n = Number(flush.value.trim());
@@ -305,7 +307,7 @@ export function readFlow(input: FlowExportInput, options: ExportOptions, notes: 
   if (groupOffsets) {
     // The node takes fractional seconds; MM2's property is a long.
     const raw = groupOffsets[fieldName('sync.group.offsets.interval.seconds')];
-    const s = substituteEnv(textOf(raw), lookup);
+    const s = substituteEnv(textOf(raw), lookupOf(groupOffsets.id));
     const copy: FlowNodeSettings = { ...groupOffsets };
     if (s.missing.length === 0 && s.value.trim() !== '') {
       const n = Number(s.value.trim());

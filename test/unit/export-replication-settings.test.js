@@ -97,3 +97,77 @@ describe('export: the replication node read as the runtime reads it', function (
     }
   });
 });
+
+/**
+ * A deployed flow as the runtime holds it, for the admin endpoint and the mm2-connect export: only
+ * the slice of Node-RED's API they use. `env` is each running node's env (its flow's), as
+ * RED.util.getSetting(node, name) answers it.
+ */
+function fakeRuntime(defs, env) {
+  const routes = [];
+  const running = new Map(defs.filter((d) => d.type !== 'mm2-mirror').map((d) => [d.id, { id: d.id }]));
+  const RED = /** @type {any} */ ({
+    httpAdmin: {
+      get: (path, perm, handler) => routes.push({ method: 'get', path, handler }),
+      post: (path, perm, handler) => routes.push({ method: 'post', path, handler }),
+    },
+    auth: { needsPermission: (p) => `permission:${p}` },
+    nodes: { eachNode: (cb) => defs.forEach(cb), getNode: (id) => running.get(id) ?? null, getCredentials: () => undefined },
+    util: { getSetting: (node, name) => (node && env[node.id] ? env[node.id][name] : undefined) },
+  });
+  const get = (query) => {
+    const res = { code: 200, body: undefined, status(c) { this.code = c; return this; }, json(b) { this.body = b; } };
+    routes.find((r) => r.method === 'get').handler({ params: { id: 'rep' }, query }, res);
+    return res;
+  };
+  return { RED, get };
+}
+
+const DEPLOYED = (replication) => [
+  { id: 'rep', type: 'mm2-replication', source: 'src', target: 'tgt', ...replication },
+  { id: 'src', type: 'mm2-cluster', alias: '${SRC_ALIAS}', bootstrap: 'k1:9092', saslMechanism: 'none' },
+  { id: 'tgt', type: 'mm2-cluster', alias: 'west', bootstrap: 'k2:9092', saslMechanism: 'none' },
+  { id: 'cp', type: 'mm2-checkpoint', replication: 'rep', groups: '${GROUPS}' },
+];
+
+describe('export of the deployed flow: each node\'s ${VAR} as that node resolves it', function () {
+  const { registerExportEndpoint } = require('../../dist/nodes/lib/export-flow');
+  const { currentExport } = require('../../dist/nodes/lib/connect/export');
+  // the replication and cluster nodes live in a flow whose env differs from the checkpoint node's
+  const env = { rep: { LOC: 'target', RF: '-1' }, src: { SRC_ALIAS: 'east' }, cp: { GROUPS: 'orders-.*' } };
+
+  it('the admin endpoint (GET /mm2/export/:id)', function () {
+    const rt = fakeRuntime(DEPLOYED({ offsetSyncsLocation: '${LOC}', replicationFactor: '${RF}' }), env);
+    registerExportEndpoint(rt.RED);
+    const res = rt.get({ format: 'json' });
+    assert.equal(res.code, 200);
+    assert.deepEqual(res.body.problems, []);
+    const [source, checkpoint] = JSON.parse(res.body.text);
+    assert.equal(source.config['offset-syncs.topic.location'], 'target');
+    assert.equal(checkpoint.config['offset-syncs.topic.location'], 'target');
+    assert.equal(checkpoint.config['checkpoints.topic.replication.factor'], '-1');
+    assert.equal(source.config['source.cluster.alias'], 'east');
+    assert.equal(checkpoint.config.groups, 'orders-.*');
+    // a value the replication node refuses: the endpoint says so, in the node's words, and exports it as given
+    const middle = fakeRuntime(DEPLOYED({ offsetSyncsLocation: '${LOC}' }), { ...env, rep: { LOC: 'middle' } });
+    registerExportEndpoint(middle.RED);
+    const refused = middle.get({ format: 'properties', connectors: 'checkpoint' });
+    assert.deepEqual(refused.body.problems, [{ property: 'offset-syncs.topic.location', reason: "'middle' is not one of 'source', 'target'" }]);
+    assert.match(refused.body.text, /^offset-syncs\.topic\.location=middle$/m);
+  });
+
+  it("mm2-connect's deploy (currentExport): the connect node's own env does not hide the replication node's", function () {
+    /** @type {import('../../dist/nodes/lib/settings/connect').ConnectSettings} */
+    const settings = { url: 'http://connect:8083', kinds: ['source', 'checkpoint', 'heartbeat'], namePrefix: '', includeSecrets: false, pollMs: 0, deployOnStart: false };
+    const connectNodeLookup = () => undefined; // the mm2-connect node's flow sets none of them
+    const rt = fakeRuntime(DEPLOYED({ offsetSyncsLocation: '${LOC}', replicationFactor: '${RF}' }), env);
+    const ex = currentExport(rt.RED, 'rep', settings, connectNodeLookup, (k) => k);
+    assert.deepEqual(ex.problems, []);
+    assert.equal(ex.connectors.find((c) => c.kind === 'source').config['offset-syncs.topic.location'], 'target');
+    assert.equal(ex.connectors.find((c) => c.kind === 'heartbeat').config['heartbeats.topic.replication.factor'], '-1');
+    assert.equal(ex.sourceAlias, 'east');
+    const middle = fakeRuntime(DEPLOYED({ offsetSyncsLocation: 'middle' }), env);
+    const refused = currentExport(middle.RED, 'rep', settings, connectNodeLookup, (k) => k);
+    assert.deepEqual(refused.problems, [{ property: 'offset-syncs.topic.location', reason: "'middle' is not one of 'source', 'target'" }]);
+  });
+});
