@@ -2,7 +2,7 @@ import { CONNECTOR_CLASS_NAMES, getPropertyDef, type ConnectorKind, type Setting
 import { missingEnvReason, substituteEnv, type EnvLookup } from '../core/env-substitution';
 import type { ConfigProblem } from '../core/errors';
 import { jaasConfig, oauthJaasConfig, OAUTHBEARER_LOGIN_CALLBACK_HANDLER } from '../core/export/jaas';
-import { parseSaslExtensions } from '../core/oauth-fields';
+import { clusterFieldProblems, readClusterFields, type ClusterField, type ClusterFields } from '../core/cluster-settings';
 import { CONNECTOR_KINDS, type ExportNote, type ExportOptions, type ReplicationModel } from '../core/export/model';
 import { policyClassName } from '../core/replication-policy';
 import { INTERNAL_TOPIC_REPLICATION_FACTORS, resolveReplicationSettings, type ReplicationNodeProperty } from '../core/replication-settings';
@@ -97,23 +97,23 @@ function boolOf(v: unknown, dflt: boolean): boolean {
 function clusterSecurity(
   c: ClusterExportSettings,
   role: 'source' | 'target',
-  sub: (property: string, raw: unknown) => string,
+  read: ClusterFields,
 ): { props: Array<[string, string]>; notes: ExportNote[] } {
   const props: Array<[string, string]> = [];
   const notes: ExportNote[] = [];
-  const mech = textOf(c.saslMechanism).trim().toLowerCase();
+  const mech = read.mechanism;
   const sasl = mech !== '' && mech !== 'none';
   const tls = c.tls !== undefined && c.tls !== false && c.tls !== null;
   if (!sasl && !tls) return { props, notes };
   props.push(['security.protocol', sasl ? (tls ? 'SASL_SSL' : 'SASL_PLAINTEXT') : 'SSL']);
-  if (sasl && mech === 'oauthbearer') {
+  if (sasl && read.oauth) {
     // Kafka's Java client does the client-credentials flow itself with its login callback handler
-    const url = sub(`${role}.cluster.sasl.oauthbearer.token.endpoint.url`, c.oauthTokenEndpoint);
-    const jaas = `${role}.cluster.sasl.jaas.config`;
+    const url = read.oauth.tokenEndpointUrl;
     props.push(['sasl.mechanism', 'OAUTHBEARER']);
     props.push(['sasl.oauthbearer.token.endpoint.url', url]);
     props.push(['sasl.login.callback.handler.class', OAUTHBEARER_LOGIN_CALLBACK_HANDLER]);
-    props.push(['sasl.jaas.config', oauthJaasConfig(sub(jaas, c.oauthClientId), textOf(c.oauthClientSecret), sub(jaas, c.oauthScope), parseSaslExtensions(sub(jaas, c.oauthExtensions)))]);
+    // the client secret as stored (a credential: never substituted)
+    props.push(['sasl.jaas.config', oauthJaasConfig(read.oauth.clientId, textOf(c.oauthClientSecret), read.oauth.scope, read.oauth.extensions)]);
     notes.push({
       code: 'oauth-allowed-urls',
       text: `${role} cluster: Kafka's Java clients call the token endpoint only when the JVM system property org.apache.kafka.sasl.oauthbearer.allowed.urls lists it (required from Kafka 4.0): start the Connect workers with -Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=${url} (e.g. in KAFKA_OPTS).`,
@@ -152,9 +152,47 @@ function clusterSecurity(
   return { props, notes };
 }
 
-function bootstrapText(v: unknown): string {
-  const items = Array.isArray(v) ? v.map((x) => String(x)) : textOf(v).split(/[\s,]+/);
-  return items.map((s) => s.trim()).filter((s) => s.length > 0).join(', ');
+/** The MM2 property (of a role) each exported field of a cluster node is written to; fields the export does not write have none. */
+const CLUSTER_FIELD_PROPERTY: Partial<Record<ClusterField, string>> = {
+  alias: 'cluster.alias',
+  bootstrap: 'cluster.bootstrap.servers',
+  saslMechanism: 'cluster.sasl.mechanism',
+  username: 'cluster.sasl.jaas.config',
+  password: 'cluster.sasl.jaas.config',
+  oauthTokenEndpoint: 'cluster.sasl.oauthbearer.token.endpoint.url',
+  oauthClientId: 'cluster.sasl.jaas.config',
+  oauthClientSecret: 'cluster.sasl.jaas.config',
+  oauthScope: 'cluster.sasl.jaas.config',
+  oauthExtensions: 'cluster.sasl.jaas.config',
+};
+
+/**
+ * A cluster node read as the node reads itself (core/cluster-settings): every problem of a field
+ * the export writes is a problem of its MM2 property, in the node's words (an unset variable once,
+ * not also the check of the text left as written). The password and client secret are checked only
+ * when secrets are exported: otherwise they are not read, and the export writes references.
+ */
+function readCluster(c: ClusterExportSettings, role: 'source' | 'target', lookup: EnvLookup, secrets: boolean, problems: ConfigProblem[]): ClusterFields {
+  const read = readClusterFields(c as unknown as Readonly<Record<string, unknown>>, lookup);
+  const propertyOf = (field: ClusterField): string | undefined => {
+    const p = CLUSTER_FIELD_PROPERTY[field];
+    return p === undefined ? undefined : `${role}.${p}`;
+  };
+  for (const [field, missing] of Object.entries(read.missingEnv) as Array<[ClusterField, string[]]>) {
+    const property = propertyOf(field);
+    if (property) problems.push({ property, reason: missingEnvReason(missing) });
+  }
+  const sasl = read.oauth
+    ? { mechanism: read.mechanism, oauth: { ...read.oauth, clientSecret: textOf(c.oauthClientSecret) } }
+    : read.mechanism !== 'none'
+      ? { mechanism: read.mechanism, username: textOf(c.username), password: textOf(c.password) }
+      : undefined;
+  const checked = clusterFieldProblems({ alias: read.alias, bootstrapServers: read.bootstrapServers, ...(sasl ? { sasl } : {}) }, { secrets });
+  for (const p of [...read.fieldProblems, ...checked]) {
+    const property = propertyOf(p.field);
+    if (property && read.missingEnv[p.field] === undefined) problems.push({ property, reason: p.text });
+  }
+  return read;
 }
 
 
@@ -209,17 +247,16 @@ export function readFlow(input: FlowExportInput, options: ExportOptions, notes: 
   const lookup: EnvLookup = options.lookup ?? (() => undefined);
   // A node's `${VAR}` as the runtime resolves it for that node (its flow's env), else the export's lookup.
   const lookupOf = (id: unknown): EnvLookup => (typeof id === 'string' && id !== '' ? options.nodeLookup?.(id) : undefined) ?? lookup;
-  const subWith = (nodeLookup: EnvLookup) => (property: string, raw: unknown): string => {
-    const s = substituteEnv(textOf(raw), nodeLookup);
-    if (s.missing.length > 0) problems.push({ property, reason: missingEnvReason(s.missing) });
-    return s.value.trim();
-  };
-  const subSource = subWith(lookupOf(input.source?.id));
-  const subTarget = subWith(lookupOf(input.target?.id));
-  const sourceAlias = subSource('source.cluster.alias', input.source?.alias);
-  const targetAlias = subTarget('target.cluster.alias', input.target?.alias);
-  const sourceBootstrap = bootstrapText(subSource('source.cluster.bootstrap.servers', bootstrapText(input.source?.bootstrap)));
-  const targetBootstrap = bootstrapText(subTarget('target.cluster.bootstrap.servers', bootstrapText(input.target?.bootstrap)));
+  // The cluster nodes' fields through the runtime's reader (core/cluster-settings), refused in its words.
+  const secrets = options.includeSecrets === true;
+  const before = problems.length;
+  const sourceCluster = readCluster(input.source ?? {}, 'source', lookupOf(input.source?.id), secrets, problems);
+  const targetCluster = readCluster(input.target ?? {}, 'target', lookupOf(input.target?.id), secrets, problems);
+  const clusterReported = problems.slice(before).map((p) => p.property);
+  const sourceAlias = sourceCluster.alias;
+  const targetAlias = targetCluster.alias;
+  const sourceBootstrap = sourceCluster.bootstrapServers.join(', ');
+  const targetBootstrap = targetCluster.bootstrapServers.join(', ');
   if (sourceAlias !== '' && sourceAlias === targetAlias) {
     problems.push({ property: 'target.cluster.alias', reason: `equals source.cluster.alias '${sourceAlias}'; MM2 needs distinct aliases` });
   }
@@ -228,8 +265,8 @@ export function readFlow(input: FlowExportInput, options: ExportOptions, notes: 
   // a value it refuses is a problem in its words, written as given, never replaced by a default.
   const rep = readReplication(input.replication ?? {}, lookupOf(input.replication?.id), problems);
 
-  const src = clusterSecurity(input.source ?? {}, 'source', subSource);
-  const tgt = clusterSecurity(input.target ?? {}, 'target', subTarget);
+  const src = clusterSecurity(input.source ?? {}, 'source', sourceCluster);
+  const tgt = clusterSecurity(input.target ?? {}, 'target', targetCluster);
   notes.push(...src.notes, ...tgt.notes);
 
   const perConnector: Record<ConnectorKind, Array<[string, SettingValue]>> = { source: [], checkpoint: [], heartbeat: [] };
@@ -243,7 +280,7 @@ export function readFlow(input: FlowExportInput, options: ExportOptions, notes: 
     policy: rep.policy,
     location: rep.location,
     rf: rep.rf,
-    reported: rep.reported,
+    reported: [...(rep.reported ?? []), ...clusterReported],
     sourceSecurity: src.props,
     targetSecurity: tgt.props,
     perConnector,

@@ -171,3 +171,60 @@ describe('export of the deployed flow: each node\'s ${VAR} as that node resolves
     assert.deepEqual(refused.problems, [{ property: 'offset-syncs.topic.location', reason: "'middle' is not one of 'source', 'target'" }]);
   });
 });
+
+describe('export: the cluster nodes read as the runtime reads them', function () {
+  /** A flow whose source cluster has the given fields. */
+  const withSource = (source) => ({ ...flowWith({}), source: { id: 'src', alias: 'east', bootstrap: 'k1:9092', ...source } });
+  const problemsOf = (flow, options) => exportConnectors(flow, options).problems;
+
+  it('an alias, a bootstrap list or a SASL mechanism the mm2-cluster node refuses is refused, in its words, by MM2 property', function () {
+    assert.deepEqual(problemsOf(withSource({ alias: 'east coast' })), [
+      { property: 'source.cluster.alias', reason: "cluster alias 'east coast' must be non-empty and use only letters, digits, '.', '_' and '-'" },
+    ]);
+    assert.deepEqual(problemsOf(withSource({ bootstrap: 'k1:9092, k2' })), [{ property: 'source.cluster.bootstrap.servers', reason: "bootstrap server 'k2' is not host:port" }]);
+    assert.deepEqual(problemsOf(withSource({ bootstrap: '' })), [{ property: 'source.cluster.bootstrap.servers', reason: 'bootstrap servers are empty: give host:port of at least one broker' }]);
+    const gssapi = exportConnectors(withSource({ saslMechanism: 'gssapi', username: 'alice' }));
+    assert.deepEqual(gssapi.problems, [
+      { property: 'source.cluster.sasl.mechanism', reason: "SASL mechanism 'gssapi' is not supported (use PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER)" },
+    ]);
+    assert.deepEqual(problemsOf(withSource({ saslMechanism: 'plain' })), [{ property: 'source.cluster.sasl.jaas.config', reason: 'SASL is on but the username is empty' }]);
+  });
+
+  it('${VAR} in alias and bootstrap: substituted; unset, one problem by MM2 property (not also the text left as written)', function () {
+    const flow = withSource({ alias: '${SRC}', bootstrap: '${HOST}:9092' });
+    const ok = exportConnectors(flow, { lookup: (n) => ({ SRC: 'east', HOST: 'kafka.example' })[n] });
+    assert.deepEqual(ok.problems, []);
+    assert.equal(byKind(ok, 'source').config['source.cluster.alias'], 'east');
+    assert.equal(byKind(ok, 'source').config['source.cluster.bootstrap.servers'], 'kafka.example:9092');
+    assert.deepEqual(problemsOf(flow), [
+      { property: 'source.cluster.alias', reason: 'environment variable SRC is not set' },
+      { property: 'source.cluster.bootstrap.servers', reason: 'environment variable HOST is not set' },
+    ]);
+  });
+
+  it('OAUTHBEARER: a token endpoint and extensions the node refuses are refused; the client secret only checked when exported', function () {
+    const oauth = { saslMechanism: 'oauthbearer', oauthTokenEndpoint: 'idp.example/token', oauthClientId: 'mm2', oauthExtensions: 'auth=x' };
+    const problems = problemsOf(withSource(oauth));
+    assert.deepEqual(problems.map((p) => p.property), ['source.cluster.sasl.jaas.config', 'source.cluster.sasl.oauthbearer.token.endpoint.url']);
+    assert.match(problems[0].reason, /^OAUTHBEARER SASL extensions/);
+    assert.match(problems[1].reason, /^OAUTHBEARER token endpoint URL/);
+    const good = { ...oauth, oauthTokenEndpoint: 'https://idp.example/token', oauthExtensions: '' };
+    assert.deepEqual(problemsOf(withSource(good)), [], 'without secrets the client secret is a reference, not read');
+    const secretProblems = problemsOf(withSource(good), { includeSecrets: true });
+    assert.deepEqual(secretProblems.map((p) => p.property), ['source.cluster.sasl.jaas.config']);
+    assert.match(secretProblems[0].reason, /^OAUTHBEARER client secret/);
+  });
+
+  it('credentials are used as stored, never substituted (as the node uses them); without secrets they are file references', function () {
+    const flow = withSource({ saslMechanism: 'plain', username: 'alice', password: '${PW}' });
+    const lookup = (n) => ({ PW: 'substituted-secret' })[n];
+    const withSecrets = exportConnectors(flow, { lookup, includeSecrets: true });
+    assert.deepEqual(withSecrets.problems, []);
+    const jaas = byKind(withSecrets, 'source').config['source.cluster.sasl.jaas.config'];
+    assert.match(jaas, /password="\$\{PW\}"/);
+    assert.doesNotMatch(JSON.stringify(withSecrets), /substituted-secret/);
+    const without = exportConnectors({ ...flow, source: { ...flow.source, password: undefined } }, { lookup });
+    assert.deepEqual(without.problems, []);
+    assert.match(byKind(without, 'source').config['source.cluster.sasl.jaas.config'], /^\$\{file:[^}]*:source\.cluster\.sasl\.jaas\.config\}$/);
+  });
+});
