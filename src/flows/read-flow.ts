@@ -15,6 +15,14 @@ import { FLOW_NODE_CONNECTOR, FLOW_NODE_PROPERTIES, NODE_TYPE_OF, NODE_TYPE_OF_S
  * read into the replication model of core/export. Node fields are the camelCase of MM2 property
  * names (core/setting-fields), read with the resolver every node uses (empty = MM2's default,
  * `${VAR}` substituted, checked by the catalogue), so an export says exactly what the nodes do.
+ * The mm2-replication and mm2-cluster nodes' fields go through the runtime's own readers
+ * (core/replication-settings, core/cluster-settings): a value a node refuses is a problem in its
+ * words, written as given, never replaced by a default. Each node's `${VAR}` is looked up as that
+ * node resolves it (ExportOptions.nodeLookup, else `lookup`).
+ *
+ * Secrets: credentials (username, password, OAUTHBEARER client secret) are used as stored, never
+ * substituted (the nodes do not substitute them either); written in clear only with includeSecrets,
+ * otherwise each secret property is a `${file:...}` config-provider reference (core/export).
  */
 
 export type SaslMechanismName = 'none' | 'plain' | 'scram-sha-256' | 'scram-sha-512' | 'oauthbearer';
