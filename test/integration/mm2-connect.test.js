@@ -332,13 +332,19 @@ describe('mm2-connect: deploy to a real Kafka Connect worker', function () {
         { over },
       );
       const out = nodes.collect(nodes.helper.getNode('out'));
-      nodes.helper.getNode('conn').receive({ payload: 'deploy' });
-      const deployed = (await nextMessage(out, (m) => m.action === 'deploy', 'deploy result')).payload;
+      const conn = nodes.helper.getNode('conn');
+      const errors = [];
+      conn.on('call:error', (call) => errors.push(String(call.args[0])));
+      conn.receive({ payload: 'deploy' });
+      // a refused export is an error of the action (to Catch nodes), not a message
+      await env.eventually(() => errors.length > 0 || out.some((m) => m.action === 'deploy'), { timeout: 60000, what: 'the deploy result or error' });
+      assert.deepEqual(errors, [], 'the export of ${MM2_CONNECT_TEST_LOC} and ${MM2_CONNECT_TEST_RF} is not refused');
+      const deployed = out.find((m) => m.action === 'deploy').payload;
       assert.equal(deployed.ok, true, JSON.stringify(deployed));
       const cfg = await rest.getConfig(name);
       assert.equal(cfg['offset-syncs.topic.location'], 'target', 'LOC=target, not the default source');
       assert.equal(cfg['checkpoints.topic.replication.factor'], '1');
-      nodes.helper.getNode('conn').receive({ payload: 'delete' });
+      conn.receive({ payload: 'delete' });
       await nextMessage(out, (m) => m.action === 'delete', 'delete result');
       await nodes.helper.unload();
 
