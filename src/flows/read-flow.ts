@@ -2,9 +2,10 @@ import { CONNECTOR_CLASS_NAMES, getPropertyDef, type ConnectorKind, type Setting
 import { missingEnvReason, substituteEnv, type EnvLookup } from '../core/env-substitution';
 import type { ConfigProblem } from '../core/errors';
 import { jaasConfig, oauthJaasConfig, OAUTHBEARER_LOGIN_CALLBACK_HANDLER } from '../core/export/jaas';
-import { parseSaslExtensions } from '../core/oauth-fields';
+import { clusterFieldProblems, readClusterFields, type ClusterField, type ClusterFields } from '../core/cluster-settings';
 import { CONNECTOR_KINDS, type ExportNote, type ExportOptions, type ReplicationModel } from '../core/export/model';
-import { DEFAULT_REPLICATION_POLICY_CLASS, policyClassName } from '../core/replication-policy';
+import { policyClassName } from '../core/replication-policy';
+import { INTERNAL_TOPIC_REPLICATION_FACTORS, resolveReplicationSettings, type ReplicationNodeProperty } from '../core/replication-settings';
 import { fieldName, resolveNodeSettings } from '../core/setting-fields';
 import { FLOW_NODE_CONNECTOR, FLOW_NODE_PROPERTIES, NODE_TYPE_OF, NODE_TYPE_OF_SETTINGS, OFFSET_FLUSH_FIELD } from './node-types';
 
@@ -14,6 +15,14 @@ import { FLOW_NODE_CONNECTOR, FLOW_NODE_PROPERTIES, NODE_TYPE_OF, NODE_TYPE_OF_S
  * read into the replication model of core/export. Node fields are the camelCase of MM2 property
  * names (core/setting-fields), read with the resolver every node uses (empty = MM2's default,
  * `${VAR}` substituted, checked by the catalogue), so an export says exactly what the nodes do.
+ * The mm2-replication and mm2-cluster nodes' fields go through the runtime's own readers
+ * (core/replication-settings, core/cluster-settings): a value a node refuses is a problem in its
+ * words, written as given, never replaced by a default. Each node's `${VAR}` is looked up as that
+ * node resolves it (ExportOptions.nodeLookup, else `lookup`).
+ *
+ * Secrets: credentials (username, password, OAUTHBEARER client secret) are used as stored, never
+ * substituted (the nodes do not substitute them either); written in clear only with includeSecrets,
+ * otherwise each secret property is a `${file:...}` config-provider reference (core/export).
  */
 
 export type SaslMechanismName = 'none' | 'plain' | 'scram-sha-256' | 'scram-sha-512' | 'oauthbearer';
@@ -84,10 +93,6 @@ function textOf(v: unknown): string {
   return v === undefined || v === null ? '' : String(v);
 }
 
-function isBlank(v: unknown): boolean {
-  return v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
-}
-
 function boolOf(v: unknown, dflt: boolean): boolean {
   if (typeof v === 'boolean') return v;
   const s = textOf(v).trim().toLowerCase();
@@ -100,23 +105,23 @@ function boolOf(v: unknown, dflt: boolean): boolean {
 function clusterSecurity(
   c: ClusterExportSettings,
   role: 'source' | 'target',
-  sub: (property: string, raw: unknown) => string,
+  read: ClusterFields,
 ): { props: Array<[string, string]>; notes: ExportNote[] } {
   const props: Array<[string, string]> = [];
   const notes: ExportNote[] = [];
-  const mech = textOf(c.saslMechanism).trim().toLowerCase();
+  const mech = read.mechanism;
   const sasl = mech !== '' && mech !== 'none';
   const tls = c.tls !== undefined && c.tls !== false && c.tls !== null;
   if (!sasl && !tls) return { props, notes };
   props.push(['security.protocol', sasl ? (tls ? 'SASL_SSL' : 'SASL_PLAINTEXT') : 'SSL']);
-  if (sasl && mech === 'oauthbearer') {
+  if (sasl && read.oauth) {
     // Kafka's Java client does the client-credentials flow itself with its login callback handler
-    const url = sub(`${role}.cluster.sasl.oauthbearer.token.endpoint.url`, c.oauthTokenEndpoint);
-    const jaas = `${role}.cluster.sasl.jaas.config`;
+    const url = read.oauth.tokenEndpointUrl;
     props.push(['sasl.mechanism', 'OAUTHBEARER']);
     props.push(['sasl.oauthbearer.token.endpoint.url', url]);
     props.push(['sasl.login.callback.handler.class', OAUTHBEARER_LOGIN_CALLBACK_HANDLER]);
-    props.push(['sasl.jaas.config', oauthJaasConfig(sub(jaas, c.oauthClientId), textOf(c.oauthClientSecret), sub(jaas, c.oauthScope), parseSaslExtensions(sub(jaas, c.oauthExtensions)))]);
+    // the client secret as stored (a credential: never substituted)
+    props.push(['sasl.jaas.config', oauthJaasConfig(read.oauth.clientId, textOf(c.oauthClientSecret), read.oauth.scope, read.oauth.extensions)]);
     notes.push({
       code: 'oauth-allowed-urls',
       text: `${role} cluster: Kafka's Java clients call the token endpoint only when the JVM system property org.apache.kafka.sasl.oauthbearer.allowed.urls lists it (required from Kafka 4.0): start the Connect workers with -Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=${url} (e.g. in KAFKA_OPTS).`,
@@ -155,9 +160,47 @@ function clusterSecurity(
   return { props, notes };
 }
 
-function bootstrapText(v: unknown): string {
-  const items = Array.isArray(v) ? v.map((x) => String(x)) : textOf(v).split(/[\s,]+/);
-  return items.map((s) => s.trim()).filter((s) => s.length > 0).join(', ');
+/** The MM2 property (of a role) each exported field of a cluster node is written to; fields the export does not write have none. */
+const CLUSTER_FIELD_PROPERTY: Partial<Record<ClusterField, string>> = {
+  alias: 'cluster.alias',
+  bootstrap: 'cluster.bootstrap.servers',
+  saslMechanism: 'cluster.sasl.mechanism',
+  username: 'cluster.sasl.jaas.config',
+  password: 'cluster.sasl.jaas.config',
+  oauthTokenEndpoint: 'cluster.sasl.oauthbearer.token.endpoint.url',
+  oauthClientId: 'cluster.sasl.jaas.config',
+  oauthClientSecret: 'cluster.sasl.jaas.config',
+  oauthScope: 'cluster.sasl.jaas.config',
+  oauthExtensions: 'cluster.sasl.jaas.config',
+};
+
+/**
+ * A cluster node read as the node reads itself (core/cluster-settings): every problem of a field
+ * the export writes is a problem of its MM2 property, in the node's words (an unset variable once,
+ * not also the check of the text left as written). The password and client secret are checked only
+ * when secrets are exported: otherwise they are not read, and the export writes references.
+ */
+function readCluster(c: ClusterExportSettings, role: 'source' | 'target', lookup: EnvLookup, secrets: boolean, problems: ConfigProblem[]): ClusterFields {
+  const read = readClusterFields(c as unknown as Readonly<Record<string, unknown>>, lookup);
+  const propertyOf = (field: ClusterField): string | undefined => {
+    const p = CLUSTER_FIELD_PROPERTY[field];
+    return p === undefined ? undefined : `${role}.${p}`;
+  };
+  for (const [field, missing] of Object.entries(read.missingEnv) as Array<[ClusterField, string[]]>) {
+    const property = propertyOf(field);
+    if (property) problems.push({ property, reason: missingEnvReason(missing) });
+  }
+  const sasl = read.oauth
+    ? { mechanism: read.mechanism, oauth: { ...read.oauth, clientSecret: textOf(c.oauthClientSecret) } }
+    : read.mechanism !== 'none'
+      ? { mechanism: read.mechanism, username: textOf(c.username), password: textOf(c.password) }
+      : undefined;
+  const checked = clusterFieldProblems({ alias: read.alias, bootstrapServers: read.bootstrapServers, ...(sasl ? { sasl } : {}) }, { secrets });
+  for (const p of [...read.fieldProblems, ...checked]) {
+    const property = propertyOf(p.field);
+    if (property && read.missingEnv[p.field] === undefined) problems.push({ property, reason: p.text });
+  }
+  return read;
 }
 
 
@@ -179,6 +222,30 @@ function pickNode(nodes: FlowNodeSettings[], type: string, notes: ExportNote[]):
   return sorted[0];
 }
 
+/** The replication node's part of the model: read by the runtime's reader, refused values as given. */
+function readReplication(
+  rep: ReplicationExportSettings,
+  lookup: EnvLookup,
+  problems: ConfigProblem[],
+): Pick<ReplicationModel, 'policy' | 'location' | 'rf' | 'reported'> {
+  const r = resolveReplicationSettings(rep as Readonly<Record<string, unknown>>, lookup);
+  problems.push(...r.problems);
+  const refused = new Set(r.problems.map((p) => p.property));
+  const value = (property: ReplicationNodeProperty, ok: string): string => (refused.has(property) ? r.given[property] : ok);
+  const rfRefused = refused.has('checkpoints.topic.replication.factor');
+  return {
+    policy: [
+      ['replication.policy.class', value('replication.policy.class', policyClassName(r.policy))],
+      ['replication.policy.separator', value('replication.policy.separator', r.separator)],
+      ['replication.policy.internal.topic.separator.enabled', value('replication.policy.internal.topic.separator.enabled', r.internalSeparator ? 'true' : 'false')],
+    ],
+    location: value('offset-syncs.topic.location', r.offsetSyncsLocation),
+    rf: rfRefused ? r.given['checkpoints.topic.replication.factor'] : r.replicationFactor,
+    // one field, three properties: its problem is reported once
+    reported: [...refused, ...(rfRefused ? INTERNAL_TOPIC_REPLICATION_FACTORS : [])],
+  };
+}
+
 /**
  * Reads a replication flow (an mm2-replication node, its two mm2-cluster nodes and the flow nodes
  * that use it) into the replication model an export takes; what it meets goes to `notes` and
@@ -186,35 +253,28 @@ function pickNode(nodes: FlowNodeSettings[], type: string, notes: ExportNote[]):
  */
 export function readFlow(input: FlowExportInput, options: ExportOptions, notes: ExportNote[], problems: ConfigProblem[]): ReplicationModel {
   const lookup: EnvLookup = options.lookup ?? (() => undefined);
-  const sub = (property: string, raw: unknown): string => {
-    const s = substituteEnv(textOf(raw), lookup);
-    if (s.missing.length > 0) problems.push({ property, reason: missingEnvReason(s.missing) });
-    return s.value.trim();
-  };
-  const sourceAlias = sub('source.cluster.alias', input.source?.alias);
-  const targetAlias = sub('target.cluster.alias', input.target?.alias);
-  const sourceBootstrap = bootstrapText(sub('source.cluster.bootstrap.servers', bootstrapText(input.source?.bootstrap)));
-  const targetBootstrap = bootstrapText(sub('target.cluster.bootstrap.servers', bootstrapText(input.target?.bootstrap)));
+  // A node's `${VAR}` as the runtime resolves it for that node (its flow's env), else the export's lookup.
+  const lookupOf = (id: unknown): EnvLookup => (typeof id === 'string' && id !== '' ? options.nodeLookup?.(id) : undefined) ?? lookup;
+  // The cluster nodes' fields through the runtime's reader (core/cluster-settings), refused in its words.
+  const secrets = options.includeSecrets === true;
+  const before = problems.length;
+  const sourceCluster = readCluster(input.source ?? {}, 'source', lookupOf(input.source?.id), secrets, problems);
+  const targetCluster = readCluster(input.target ?? {}, 'target', lookupOf(input.target?.id), secrets, problems);
+  const clusterReported = problems.slice(before).map((p) => p.property);
+  const sourceAlias = sourceCluster.alias;
+  const targetAlias = targetCluster.alias;
+  const sourceBootstrap = sourceCluster.bootstrapServers.join(', ');
+  const targetBootstrap = targetCluster.bootstrapServers.join(', ');
   if (sourceAlias !== '' && sourceAlias === targetAlias) {
     problems.push({ property: 'target.cluster.alias', reason: `equals source.cluster.alias '${sourceAlias}'; MM2 needs distinct aliases` });
   }
 
-  const rep = input.replication ?? {};
-  const policyName = textOf(rep.policy).trim();
-  const policyClass = policyName === '' ? DEFAULT_REPLICATION_POLICY_CLASS : policyClassName(policyName);
-  const separator = isBlank(rep.separator) ? '.' : textOf(rep.separator);
-  const internalSeparator = boolOf(rep.internalSeparator, true);
-  const location = textOf(rep.offsetSyncsLocation).trim() === 'target' ? 'target' : 'source';
-  // As the user wrote it: -1 (the broker's default.replication.factor) is carried, a bad value is a problem.
-  const rfText = isBlank(rep.replicationFactor) ? '3' : textOf(rep.replicationFactor).trim();
-  const rfRaw = /^[+-]?[0-9]+$/.test(rfText) ? Number(rfText) : NaN;
-  const rf = Number.isInteger(rfRaw) && (rfRaw >= 1 || rfRaw === -1) && rfRaw <= 32767 ? rfRaw : 3;
-  if (rf !== rfRaw) {
-    problems.push({ property: 'checkpoints.topic.replication.factor', reason: `'${rfText}' is not a replication factor (a whole number of at least 1, or -1 for the broker's default.replication.factor)` });
-  }
+  // The replication node's fields through the runtime's own reader (core/replication-settings):
+  // a value it refuses is a problem in its words, written as given, never replaced by a default.
+  const rep = readReplication(input.replication ?? {}, lookupOf(input.replication?.id), problems);
 
-  const src = clusterSecurity(input.source ?? {}, 'source', sub);
-  const tgt = clusterSecurity(input.target ?? {}, 'target', sub);
+  const src = clusterSecurity(input.source ?? {}, 'source', sourceCluster);
+  const tgt = clusterSecurity(input.target ?? {}, 'target', targetCluster);
   notes.push(...src.notes, ...tgt.notes);
 
   const perConnector: Record<ConnectorKind, Array<[string, SettingValue]>> = { source: [], checkpoint: [], heartbeat: [] };
@@ -225,13 +285,10 @@ export function readFlow(input: FlowExportInput, options: ExportOptions, notes: 
     targetAlias,
     sourceBootstrap,
     targetBootstrap,
-    policy: [
-      ['replication.policy.class', policyClass],
-      ['replication.policy.separator', separator],
-      ['replication.policy.internal.topic.separator.enabled', internalSeparator ? 'true' : 'false'],
-    ],
-    location,
-    rf,
+    policy: rep.policy,
+    location: rep.location,
+    rf: rep.rf,
+    reported: [...(rep.reported ?? []), ...clusterReported],
     sourceSecurity: src.props,
     targetSecurity: tgt.props,
     perConnector,
@@ -243,7 +300,7 @@ export function readFlow(input: FlowExportInput, options: ExportOptions, notes: 
   };
 
   const read = (n: FlowNodeSettings, properties: readonly string[]): Record<string, SettingValue> => {
-    const r = resolveNodeSettings(n, properties, lookup);
+    const r = resolveNodeSettings(n, properties, lookupOf(n.id));
     for (const p of r.problems) problems.push({ property: p.property, reason: `${n.type}${n.name ? ` '${n.name}'` : ''}: ${p.reason}` });
     return r.values;
   };
@@ -265,7 +322,7 @@ export function readFlow(input: FlowExportInput, options: ExportOptions, notes: 
         property: 'emit.offset-syncs.enabled',
       });
     }
-    const flush = substituteEnv(textOf(mirror[OFFSET_FLUSH_FIELD]), lookup);
+    const flush = substituteEnv(textOf(mirror[OFFSET_FLUSH_FIELD]), lookupOf(mirror.id));
     if (flush.missing.length > 0) problems.push({ property: 'offset.flush.interval.ms', reason: missingEnvReason(flush.missing) });
     else if (flush.value.trim() !== '') {
       const n = Number(flush.value.trim());
@@ -295,7 +352,7 @@ export function readFlow(input: FlowExportInput, options: ExportOptions, notes: 
   if (groupOffsets) {
     // The node takes fractional seconds; MM2's property is a long.
     const raw = groupOffsets[fieldName('sync.group.offsets.interval.seconds')];
-    const s = substituteEnv(textOf(raw), lookup);
+    const s = substituteEnv(textOf(raw), lookupOf(groupOffsets.id));
     const copy: FlowNodeSettings = { ...groupOffsets };
     if (s.missing.length === 0 && s.value.trim() !== '') {
       const n = Number(s.value.trim());

@@ -7,7 +7,7 @@ import * as net from 'node:net';
 import { Kafka, Partitioners, logLevel as KafkaLogLevel } from 'kafkajs';
 import type { LogEntry, KafkaConfig, Producer, ProducerConfig, SASLOptions } from 'kafkajs';
 import { CONNECTION_TIMEOUT_BOUNDS_MS, REQUEST_TIMEOUT_BOUNDS_MS } from '../core/field-bounds';
-import { oauthFieldProblem, oauthFieldText, type OAuthField } from '../core/oauth-fields';
+import { clusterFieldProblems, parseBootstrapServers } from '../core/cluster-settings';
 import { oauthBearerProvider, OAuthTokenError, type OAuthSettings } from './oauth-token';
 
 export type SaslMechanism = 'none' | 'plain' | 'scram-sha-256' | 'scram-sha-512' | 'oauthbearer';
@@ -34,47 +34,12 @@ export interface HostLogger {
   debug(msg: string): void;
 }
 
-/** Parses `host:port, host:port` (also whitespace- or newline-separated) into a list. */
-export function parseBootstrapServers(text: string | string[]): string[] {
-  const items = Array.isArray(text) ? text : String(text).split(/[\s,]+/);
-  return items.map((s) => s.trim()).filter((s) => s.length > 0);
-}
+/** Parses `host:port, host:port` (also whitespace- or newline-separated) into a list (core/cluster-settings). */
+export { parseBootstrapServers };
 
-/** Checks the settings before any connection attempt; returns the problems (empty when fine). */
+/** Checks the settings before any connection attempt; returns the problems (empty when fine). The checks are core/cluster-settings', shared with the export. */
 export function validateClusterSettings(s: ClusterSettings): string[] {
-  const problems: string[] = [];
-  if (!s.alias || !/^[A-Za-z0-9._-]+$/.test(s.alias)) {
-    problems.push(`cluster alias '${s.alias ?? ''}' must be non-empty and use only letters, digits, '.', '_' and '-'`);
-  }
-  if (s.bootstrapServers.length === 0) problems.push('bootstrap servers are empty: give host:port of at least one broker');
-  for (const b of s.bootstrapServers) {
-    const m = /^(\[[^\]]+\]|[^:\s]+):(\d{1,5})$/.exec(b);
-    if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535) problems.push(`bootstrap server '${b}' is not host:port`);
-  }
-  if (s.sasl && s.sasl.mechanism === 'oauthbearer') {
-    const o = s.sasl.oauth;
-    const fields: Array<[OAuthField, string]> = [
-      ['tokenEndpointUrl', o?.tokenEndpointUrl ?? ''],
-      ['clientId', o?.clientId ?? ''],
-      ['clientSecret', o?.clientSecret ?? ''],
-      ['scope', o?.scope ?? ''],
-    ];
-    for (const [field, value] of fields) {
-      const why = oauthFieldProblem(field, value);
-      if (why) problems.push(oauthFieldText(field, field === 'clientSecret' ? '' : value, why));
-    }
-    for (const [k, v] of Object.entries(o?.extensions ?? {})) {
-      const why = oauthFieldProblem('extensions', `${k}=${v}`);
-      if (why) problems.push(oauthFieldText('extensions', `${k}=${v}`, why));
-    }
-  } else if (s.sasl && s.sasl.mechanism !== 'none') {
-    if (!['plain', 'scram-sha-256', 'scram-sha-512'].includes(s.sasl.mechanism)) {
-      problems.push(`SASL mechanism '${s.sasl.mechanism}' is not supported (use PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER)`);
-    }
-    if (!s.sasl.username) problems.push('SASL is on but the username is empty');
-    if (!s.sasl.password) problems.push('SASL is on but the password is empty');
-  }
-  return problems;
+  return clusterFieldProblems(s).map((p) => p.text);
 }
 
 const lastLogged = new Map<string, number>();

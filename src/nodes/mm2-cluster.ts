@@ -9,10 +9,9 @@ import { makeTranslate } from './lib/i18n';
 import type { ClusterConfigNode } from './lib/config-nodes';
 import { nodeEnvLookup } from './lib/settings';
 import { readClusterTimeouts } from './lib/settings/cluster';
-import { missingEnvReason, substituteEnv } from '../core/env-substitution';
-import { oauthFieldProblem, oauthFieldText, parseSaslExtensions } from '../core/oauth-fields';
+import { readClusterFields } from '../core/cluster-settings';
 import { ClusterConnection } from '../kafka/connection';
-import { parseBootstrapServers, validateClusterSettings, type ClusterSettings, type SaslMechanism } from '../kafka/client';
+import { validateClusterSettings, type ClusterSettings, type SaslMechanism } from '../kafka/client';
 
 
 interface ClusterDef extends NodeDef {
@@ -40,23 +39,15 @@ export = function register(RED: NodeAPI): void {
   function MM2ClusterNode(this: ClusterConfigNode, def: ClusterDef): void {
     RED.nodes.createNode(this, def);
     const node = this;
-    // `${VAR}` inside a value (Node-RED itself only substitutes a whole-value `${VAR}`), e.g. `${KAFKA_HOST}:9092`.
-    const lookup = nodeEnvLookup(RED, node);
-    const envProblems: string[] = [];
-    const text = (field: string, raw: unknown): string => {
-      const s = substituteEnv(raw === undefined || raw === null ? '' : String(raw), lookup);
-      if (s.missing.length > 0) envProblems.push(`${field}: ${missingEnvReason(s.missing)}`);
-      return s.value;
-    };
-    node.alias = text('alias', def.alias).trim();
-    const bootstrap = text('bootstrap', def.bootstrap);
-    const clientId = text('clientId', def.clientId);
-    const mechanism = (String(def.saslMechanism || 'none').toLowerCase()) as SaslMechanism;
-    const timeouts = readClusterTimeouts({ connectionTimeoutMs: text('connectionTimeoutMs', def.connectionTimeoutMs), requestTimeoutMs: text('requestTimeoutMs', def.requestTimeoutMs) }, t);
+    // The node's fields as core/cluster-settings reads them (the export reads them there too).
+    const read = readClusterFields(def as unknown as Record<string, unknown>, nodeEnvLookup(RED, node));
+    node.alias = read.alias;
+    const mechanism = read.mechanism as SaslMechanism;
+    const timeouts = readClusterTimeouts({ connectionTimeoutMs: read.connectionTimeoutMs, requestTimeoutMs: read.requestTimeoutMs }, t);
     const settings: ClusterSettings = {
       alias: node.alias,
-      bootstrapServers: parseBootstrapServers(bootstrap),
-      clientId: clientId ? clientId : undefined,
+      bootstrapServers: read.bootstrapServers,
+      clientId: read.clientId ? read.clientId : undefined,
       connectionTimeoutMs: timeouts.values.connectionTimeoutMs,
       requestTimeoutMs: timeouts.values.requestTimeoutMs,
     };
@@ -70,26 +61,12 @@ export = function register(RED: NodeAPI): void {
         settings.tls = true;
       }
     }
-    const extensionProblems: string[] = [];
-    if (mechanism === 'oauthbearer') {
-      // client-credentials flow: the secret in the credentials, the rest in the node's fields
-      const extensions = text('oauthExtensions', def.oauthExtensions);
-      const why = oauthFieldProblem('extensions', extensions);
-      if (why) extensionProblems.push(oauthFieldText('extensions', extensions.trim(), why));
-      settings.sasl = {
-        mechanism,
-        oauth: {
-          tokenEndpointUrl: text('oauthTokenEndpoint', def.oauthTokenEndpoint).trim(),
-          clientId: text('oauthClientId', def.oauthClientId).trim(),
-          clientSecret: node.credentials?.oauthClientSecret ?? '',
-          scope: text('oauthScope', def.oauthScope).trim(),
-          extensions: why ? {} : parseSaslExtensions(extensions),
-        },
-      };
+    if (read.oauth) {
+      settings.sasl = { mechanism, oauth: { ...read.oauth, clientSecret: node.credentials?.oauthClientSecret ?? '' } };
     } else if (mechanism !== 'none') {
       settings.sasl = { mechanism, username: node.credentials?.username, password: node.credentials?.password };
     }
-    node.problems = [...envProblems, ...timeouts.problems, ...extensionProblems, ...validateClusterSettings(settings)];
+    node.problems = [...read.envProblems.map((p) => p.text), ...timeouts.problems, ...read.fieldProblems.map((p) => p.text), ...validateClusterSettings(settings)];
     node.connection = null;
     if (node.problems.length > 0) {
       node.error(t('mm2-cluster.errors.invalid', { alias: node.alias || node.id, problems: node.problems.join('; ') }));

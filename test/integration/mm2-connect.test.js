@@ -314,6 +314,54 @@ describe('mm2-connect: deploy to a real Kafka Connect worker', function () {
     assert.match(bad.body.error, /unknown format 'xml'/);
   });
 
+  it('${VAR} in the replication node: deployed as the node resolves it; a value it refuses is refused by the export, in its words', async function () {
+    const S = env.unique('vs');
+    const T = env.unique('vt');
+    const over = { src: { alias: S }, tgt: { alias: T }, rep: { offsetSyncsLocation: '${MM2_CONNECT_TEST_LOC}', replicationFactor: '${MM2_CONNECT_TEST_RF}' } };
+    process.env.MM2_CONNECT_TEST_LOC = 'target';
+    process.env.MM2_CONNECT_TEST_RF = '1';
+    const rest = new ConnectRestClient({ url: worker.url });
+    const name = `mm2-${S}-${T}-checkpoint`;
+    try {
+      await nodes.load(
+        [
+          { id: 'conn', type: 'mm2-connect', replication: 'rep', url: worker.url, urlType: 'str', deploySource: false, deployHeartbeat: false, pollSeconds: '0', wires: [['out']] },
+          { id: 'cp', type: 'mm2-checkpoint', replication: 'rep', groups: env.unique('nobody'), d: true, wires: [[], []] },
+          { id: 'out', type: 'helper' },
+        ],
+        { over },
+      );
+      const out = nodes.collect(nodes.helper.getNode('out'));
+      const conn = nodes.helper.getNode('conn');
+      const errors = [];
+      conn.on('call:error', (call) => errors.push(String(call.args[0])));
+      conn.receive({ payload: 'deploy' });
+      // a refused export is an error of the action (to Catch nodes), not a message
+      await env.eventually(() => errors.length > 0 || out.some((m) => m.action === 'deploy'), { timeout: 60000, what: 'the deploy result or error' });
+      assert.deepEqual(errors, [], 'the export of ${MM2_CONNECT_TEST_LOC} and ${MM2_CONNECT_TEST_RF} is not refused');
+      const deployed = out.find((m) => m.action === 'deploy').payload;
+      assert.equal(deployed.ok, true, JSON.stringify(deployed));
+      const cfg = await rest.getConfig(name);
+      assert.equal(cfg['offset-syncs.topic.location'], 'target', 'LOC=target, not the default source');
+      assert.equal(cfg['checkpoints.topic.replication.factor'], '1');
+      conn.receive({ payload: 'delete' });
+      await nextMessage(out, (m) => m.action === 'delete', 'delete result');
+      await nodes.helper.unload();
+
+      // a location the replication node refuses: the endpoint says so in its words and writes it as given
+      process.env.MM2_CONNECT_TEST_LOC = 'middle';
+      await nodes.load([], { over });
+      const res = await nodes.helper.request().get('/mm2/export/rep?format=properties&connectors=checkpoint').expect(200);
+      assert.deepEqual(res.body.problems, [{ property: 'offset-syncs.topic.location', reason: "'middle' is not one of 'source', 'target'" }]);
+      assert.match(res.body.text, /^offset-syncs\.topic\.location=middle$/m);
+      assert.doesNotMatch(res.body.text, /^offset-syncs\.topic\.location=source$/m);
+    } finally {
+      delete process.env.MM2_CONNECT_TEST_LOC;
+      delete process.env.MM2_CONNECT_TEST_RF;
+      await rest.delete(name).catch(() => undefined);
+    }
+  });
+
   it('the exported mm2.properties runs the real MirrorMaker 2 in dedicated mode: replicated records, checkpoint, synced group offset, heartbeats both ways', async function () {
     const S = env.unique('ds');
     const T = env.unique('dt');

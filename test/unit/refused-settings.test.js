@@ -20,9 +20,12 @@ function problemsOf(over) {
 describe('refused settings: the replication flow', function () {
   it('reads a good flow, short or full policy names', function () {
     const r = resolveReplicationSettings({ ...GOOD, policy: 'org.apache.kafka.connect.mirror.IdentityReplicationPolicy', separator: '_', offsetSyncsLocation: 'target', replicationFactor: '2' });
-    assert.deepEqual(r, { policy: 'IdentityReplicationPolicy', separator: '_', internalSeparator: true, offsetSyncsLocation: 'target', replicationFactor: 2, problems: [] });
+    const { given, ...values } = r;
+    assert.deepEqual(values, { policy: 'IdentityReplicationPolicy', separator: '_', internalSeparator: true, offsetSyncsLocation: 'target', replicationFactor: 2, problems: [] });
+    assert.equal(given['replication.policy.class'], 'org.apache.kafka.connect.mirror.IdentityReplicationPolicy', 'the fields as given are kept for the export');
     const d = resolveReplicationSettings({}, () => undefined);
-    assert.deepEqual(d, { policy: 'DefaultReplicationPolicy', separator: '.', internalSeparator: true, offsetSyncsLocation: 'source', replicationFactor: 3, problems: [] }, 'absent fields take MM2 defaults');
+    assert.deepEqual({ ...d, given: undefined }, { policy: 'DefaultReplicationPolicy', separator: '.', internalSeparator: true, offsetSyncsLocation: 'source', replicationFactor: 3, problems: [], given: undefined }, 'absent fields take MM2 defaults');
+    assert.deepEqual(Object.values(d.given), ['', '', '', '', ''], 'nothing given');
   });
 
   it('honours -1: the broker default replication factor', function () {

@@ -113,6 +113,7 @@ export function exportReplication(model: ReplicationModel, options: ExportOption
     // Check every value with the catalogue: an export must be a config MM2 accepts.
     const check = analyzeConnectorConfig(raw);
     for (const p of check.problems) {
+      if (model.reported?.includes(p.property)) continue;
       const cls = CONNECTOR_CLASS_NAMES[kind].split('.').pop() as string;
       const reason = p.reason.startsWith(cls) ? p.reason : `${cls}: ${p.reason}`;
       if (!problems.some((q) => q.property === p.property && (q.reason === p.reason || q.reason.endsWith(p.reason)))) problems.push({ property: p.property, reason });

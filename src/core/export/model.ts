@@ -32,6 +32,11 @@ export interface ExportOptions {
   extraProperties?: Partial<Record<ConnectorKind, Record<string, string>>>;
   /** Environment lookup for `${VAR}` in fields. Default: none set. */
   lookup?: EnvLookup;
+  /**
+   * The lookup of one node by id, as the runtime resolves that node's `${VAR}` (its flow's and
+   * group's env); undefined (or no such node) falls back to `lookup`.
+   */
+  nodeLookup?: (id: string) => EnvLookup | undefined;
 }
 
 /** Something the user should know about an export or import. `code` lets an editor translate it. */
@@ -107,7 +112,13 @@ export interface ReplicationModel {
   /** replication.policy.* (all connectors). */
   policy: Array<[string, string]>;
   location: string;
-  rf: number;
+  /** Of every internal topic; the text as given when the replication node's reader refused it. */
+  rf: number | string;
+  /**
+   * MM2 properties whose value a reader already refused (in the problems, in the runtime's words,
+   * the value written as given): the export's catalogue check does not report them a second time.
+   */
+  reported?: readonly string[];
   sourceSecurity: Array<[string, string]>;
   targetSecurity: Array<[string, string]>;
   /** Per connector: MM2 property -> value. */

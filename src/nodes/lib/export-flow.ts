@@ -66,6 +66,18 @@ export function exportLookup(RED: NodeAPI, replicationId: string): EnvLookup {
   return node ? nodeEnvLookup(RED, node) : (n) => process.env[n];
 }
 
+/**
+ * The env lookup of each deployed node by id, as the runtime resolves that node's `${VAR}` (its
+ * flow's and group's env, then the process's): the replication and cluster nodes' fields are
+ * exported as those nodes read them. Undefined for a node not running (disabled, not deployed).
+ */
+export function deployedNodeLookup(RED: NodeAPI): (id: string) => EnvLookup | undefined {
+  return (id) => {
+    const node = RED.nodes.getNode(id);
+    return node ? nodeEnvLookup(RED, node) : undefined;
+  };
+}
+
 const FORMATS: readonly ExportFormat[] = ['json', 'yaml', 'properties', 'mm2'];
 
 /** What the export endpoint answers. */
@@ -136,6 +148,7 @@ export function registerExportEndpoint(RED: NodeAPI): void {
         const options: ExportOptions = {
           includeSecrets,
           lookup: exportLookup(RED, id),
+          nodeLookup: deployedNodeLookup(RED),
           ...(typeof source.secretsFile === 'string' && source.secretsFile.trim() !== '' ? { secretsFile: source.secretsFile } : {}),
         };
         const kinds = connectorsParam(source.connectors);

@@ -27,7 +27,8 @@ import { readPastedConfigs, type IgnoredKey, type PastedConnector, type PastedFl
 import { wordIgnored, pastedValueReason } from '../../flows/pasted-wording';
 import type { ConfigProblem } from '../../core/errors';
 import { substituteEnvValue, type EnvLookup } from '../../core/env-substitution';
-import { fieldName, resolveNodeSettings, settingSpecs } from '../../core/setting-fields';
+import { settingSpecs } from '../../core/setting-fields';
+import { REPLICATION_NODE_FIELDS } from '../../core/replication-settings';
 import { FLOW_NODE_CONNECTOR, FLOW_NODE_PROPERTIES } from '../../flows/node-types';
 
 /** A config with every `${VAR}` the lookup knows substituted (unknown ones stay as written). */
@@ -97,67 +98,15 @@ export interface ReplicationFields {
   replicationFactor?: number;
 }
 
-/** Which replication field each MM2 property sets. */
+/** Which replication field each MM2 property sets (the replication node's own from core/replication-settings). */
 export const REPLICATION_PROPERTIES: Readonly<Record<string, keyof ReplicationFields>> = Object.freeze({
   'source.cluster.alias': 'sourceAlias',
   'target.cluster.alias': 'targetAlias',
-  'replication.policy.class': 'policy',
-  'replication.policy.separator': 'separator',
-  'replication.policy.internal.topic.separator.enabled': 'internalSeparator',
-  'offset-syncs.topic.location': 'offsetSyncsLocation',
-  'checkpoints.topic.replication.factor': 'replicationFactor',
+  ...REPLICATION_NODE_FIELDS,
 });
 
-/** The flow-wide settings of an mm2-replication node, checked (see resolveReplicationSettings). */
-export interface ReplicationSettings {
-  /** Short name: `DefaultReplicationPolicy` or `IdentityReplicationPolicy`. */
-  policy: string;
-  separator: string;
-  internalSeparator: boolean;
-  offsetSyncsLocation: 'source' | 'target';
-  /** Of every internal topic; -1 means the target broker's default.replication.factor. */
-  replicationFactor: number;
-  /** Every bad field, by MM2 property name; the values above are then not to be used. */
-  problems: ConfigProblem[];
-}
-
-/**
- * Reads the fields of an mm2-replication node with the catalogue's rules (a bad value is a
- * problem naming the MM2 property, never replaced by a default): an unknown policy class or
- * offset-syncs location, a replication factor that is not a whole number of at least 1 or -1,
- * an empty or blank separator are refused. An absent field (undefined, null; '' for the
- * choices and the factor) takes MM2's default. `${VAR}` is substituted.
- */
-export function resolveReplicationSettings(def: Readonly<Record<string, unknown>>, lookup: EnvLookup = (n) => process.env[n]): ReplicationSettings {
-  const problems: ConfigProblem[] = [];
-  const fields: Record<string, unknown> = {};
-  const properties: string[] = [];
-  for (const [property, field] of Object.entries(REPLICATION_PROPERTIES)) {
-    if (property === 'source.cluster.alias' || property === 'target.cluster.alias') continue;
-    properties.push(property);
-    fields[fieldName(property)] = def[field];
-  }
-  const sep = def.separator;
-  if (typeof sep === 'string' && sep.trim() === '') {
-    problems.push({
-      property: 'replication.policy.separator',
-      reason: `must not be empty or blank (got '${sep}'); MM2's default is '.'`,
-    });
-    delete fields[fieldName('replication.policy.separator')];
-  }
-  const r = resolveNodeSettings(fields, properties, lookup);
-  problems.push(...r.problems);
-  const v = r.values;
-  const policy = String(v['replication.policy.class'] ?? '');
-  return {
-    policy: SHORT_POLICY[policy] ?? policy,
-    separator: String(v['replication.policy.separator'] ?? '.'),
-    internalSeparator: v['replication.policy.internal.topic.separator.enabled'] !== false,
-    offsetSyncsLocation: v['offset-syncs.topic.location'] === 'target' ? 'target' : 'source',
-    replicationFactor: Number(v['checkpoints.topic.replication.factor'] ?? 3),
-    problems,
-  };
-}
+// The replication node's reader lives in core, shared by the runtime and the export (flows/read-flow).
+export { resolveReplicationSettings, type ReplicationSettings } from '../../core/replication-settings';
 
 export interface ReplicationDifference {
   property: string;

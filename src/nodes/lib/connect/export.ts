@@ -3,7 +3,7 @@ import type { NodeAPI } from '../red';
 import type { Translate } from '../i18n';
 import type { EnvLookup } from '../settings';
 import type { ConnectSettings } from '../settings/connect';
-import { deployedFlow } from '../export-flow';
+import { deployedFlow, deployedNodeLookup } from '../export-flow';
 import type { ConnectorExport, ExportOptions } from '../../../core/export/model';
 import { exportConnectors } from '../../../flows/export-connectors';
 
@@ -14,7 +14,9 @@ export function currentExport(RED: NodeAPI, replicationId: string, settings: Con
   const options: ExportOptions = {
     connectors: settings.kinds,
     includeSecrets: settings.includeSecrets,
+    // the replication and cluster nodes' fields as those nodes resolve them; the node's own env for the rest
     lookup,
+    nodeLookup: deployedNodeLookup(RED),
     ...(settings.namePrefix ? { namePrefix: settings.namePrefix } : {}),
     ...(settings.tasksMax !== undefined ? { tasksMax: settings.tasksMax } : {}),
     ...(settings.secretsFile ? { secretsFile: settings.secretsFile } : {}),
