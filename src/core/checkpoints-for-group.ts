@@ -42,7 +42,17 @@ export type CoverageStatus =
   /** The translation is not newer than the last checkpoint (a repeat, or held back by the monotonic rule). */
   | 'unchanged'
   /** Another source partition renamed to the same remote partition; its checkpoint replaced this one. */
-  | 'duplicate-remote-partition';
+  | 'duplicate-remote-partition'
+  /**
+   * The group rewound below the oldest retained offset sync (untranslatable): a checkpoint at the
+   * remote partition's log start was produced instead of leaving the stale, higher one standing.
+   */
+  | 'rewound-to-start'
+  /**
+   * The group rewound below the oldest retained offset sync, and the remote partition's log start
+   * is not known yet: nothing produced this time (the caller reads the log start and translates again).
+   */
+  | 'rewound-below-syncs';
 
 export interface CoverageEntry {
   /** Source topic and partition. */
@@ -57,8 +67,10 @@ export interface CoverageEntry {
   downstreamOffset?: bigint;
   /** The offset sync the translation came from ('older-than-oldest-sync': the oldest retained one). */
   sync?: OffsetSync;
-  /** The last checkpoint of the partition ('unchanged'). */
+  /** The last checkpoint of the partition ('unchanged'; 'rewound-to-start' and 'rewound-below-syncs': the one the group rewound from). */
   previous?: Checkpoint;
+  /** 'emitted' after a rewind of the group on the source: the upstream offset of the checkpoint it rewound from. */
+  rewoundFrom?: bigint;
   /** One sentence for an operator. */
   reason: string;
 }
@@ -80,6 +92,15 @@ export interface CheckpointsForGroupInput {
   dryRun?: boolean;
   /** When `offsets` were listed (epoch ms): kept with the checkpoints produced (the checkpoints topic's record timestamp). */
   listedAt?: number;
+  /**
+   * Rewinds below every offset sync (ours; MM2 keeps the stale checkpoint, so a group deleted on
+   * the target gets the old, higher offset back and a failover skips what it was rewound to
+   * re-read): given, a group whose committed offset is older than the oldest sync AND lower than
+   * its last checkpoint's upstream offset is checkpointed at the remote partition's log start on
+   * the target (this function's answer; undefined when not known: 'rewound-below-syncs', nothing
+   * produced). Absent: MM2's behaviour.
+   */
+  remoteLogStart?: (remoteTopic: string, partition: number) => bigint | undefined;
 }
 
 export interface CheckpointsForGroupResult {
@@ -178,6 +199,36 @@ export function checkpointsForGroup(input: CheckpointsForGroupInput): Checkpoint
       });
       continue;
     }
+    const last = t.kind === 'too-old' && input.remoteLogStart !== undefined ? checkpoints.getPartition(group, remote.topic, remote.partition) : undefined;
+    if (t.kind === 'too-old' && last !== undefined && offset < last.upstreamOffset) {
+      const start = (input.remoteLogStart as (topic: string, partition: number) => bigint | undefined)(remote.topic, remote.partition);
+      const what =
+        `the group was rewound from upstream ${last.upstreamOffset} to ${offset}, below the oldest retained offset sync (upstream ${t.oldest.upstreamOffset}), ` +
+        `so it cannot be translated, and the last checkpoint (${last.downstreamOffset}) would skip what it was rewound to re-read`;
+      if (start === undefined || start < 0n) {
+        coverage.push({
+          ...base,
+          status: 'rewound-below-syncs',
+          sync: t.oldest,
+          previous: last,
+          reason: `${what}; the log start of ${remote.topic}-${remote.partition} on the target is not known yet, so nothing is checkpointed this time`,
+        });
+        continue;
+      }
+      const atStart: Checkpoint = { group, topic: remote.topic, partition: remote.partition, upstreamOffset: offset, downstreamOffset: start, metadata: entry.metadata ?? '' };
+      const remoteKey = `${remote.partition}:${remote.topic}`;
+      produced.set(remoteKey, atStart);
+      emittedAt.set(remoteKey, coverage.length);
+      coverage.push({
+        ...base,
+        status: 'rewound-to-start',
+        downstreamOffset: start,
+        sync: t.oldest,
+        previous: last,
+        reason: `${what}: checkpoint ${offset} -> ${start}, the start of ${remote.topic}-${remote.partition} on the target, so a failover skips nothing`,
+      });
+      continue;
+    }
     if (t.kind === 'too-old') {
       coverage.push({
         ...base,
@@ -243,6 +294,18 @@ export function checkpointsForGroup(input: CheckpointsForGroupInput): Checkpoint
     }
     produced.set(remoteKey, checkpoint);
     emittedAt.set(remoteKey, coverage.length);
+    const before = checkpoints.getPartition(group, remote.topic, remote.partition);
+    if (before !== undefined && offset < before.upstreamOffset) {
+      coverage.push({
+        ...base,
+        status: 'emitted',
+        downstreamOffset: checkpoint.downstreamOffset,
+        sync: t.sync,
+        rewoundFrom: before.upstreamOffset,
+        reason: `checkpoint ${offset} -> ${checkpoint.downstreamOffset} after a rewind of the group from upstream ${before.upstreamOffset}: the group is ${how}`,
+      });
+      continue;
+    }
     coverage.push({
       ...base,
       status: 'emitted',

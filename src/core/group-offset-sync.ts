@@ -24,7 +24,44 @@ import { partitionKey } from './partition-key';
  * - Never commit past the target partition's log end offset: see {@link decideGroupOffsetSync}.
  * - With `targetEndOffsets` given, a partition absent from it does not exist on the target and
  *   is skipped (MM2 sends it anyway and leaves the outcome to the broker).
+ * - **Rewinds** (`followRewinds`, ours; MM2 never lowers a target offset): a group rewound on
+ *   purpose on the source (it committed an upstream offset lower than the one its previous
+ *   checkpoint was made from, see {@link noteRewind}) has its target offset moved back to the
+ *   rewound translation, once, when the target offset is no further than the pre-rewind
+ *   checkpoint's downstream offset (further means it moved on its own: left alone). A
+ *   translation that merely came out lower, without an upstream rewind, never moves a group
+ *   backwards.
  */
+
+/**
+ * A deliberate rewind of a group partition on the source: a checkpoint whose upstream offset is
+ * lower than the upstream offset of the checkpoint before it (`kafka-consumer-groups
+ * --reset-offsets`, or the group deleted and re-created lower). `from*` is the checkpoint before
+ * the rewind (the highest one, when the group rewound again before the target followed).
+ */
+export interface RewindMark {
+  topic: string;
+  partition: number;
+  /** Upstream and downstream offsets of the checkpoint the group was rewound from. */
+  fromUpstream: bigint;
+  fromDownstream: bigint;
+}
+
+/**
+ * The rewind mark of a (group, remote partition) after checkpoint `next` replaced `previous`:
+ * a new mark when `next.upstreamOffset < previous.upstreamOffset`, else the pending one (a mark
+ * stays until the group-offset sync has acted on it, and is dropped by the caller then).
+ */
+export function noteRewind(previous: Checkpoint | undefined, next: Checkpoint, pending: RewindMark | undefined): RewindMark | undefined {
+  if (previous === undefined || next.upstreamOffset >= previous.upstreamOffset) return pending;
+  if (pending !== undefined && pending.fromDownstream >= previous.downstreamOffset && pending.fromUpstream >= previous.upstreamOffset) return pending;
+  return Object.freeze({
+    topic: next.topic,
+    partition: next.partition,
+    fromUpstream: pending !== undefined && pending.fromUpstream > previous.upstreamOffset ? pending.fromUpstream : previous.upstreamOffset,
+    fromDownstream: pending !== undefined && pending.fromDownstream > previous.downstreamOffset ? pending.fromDownstream : previous.downstreamOffset,
+  });
+}
 
 /** A committed offset of the group on the target; `offset` null or negative = nothing committed. */
 export interface TargetOffset {
@@ -54,6 +91,10 @@ export interface GroupOffsetSyncInput {
   targetOffsets?: Iterable<TargetOffset> | ReadonlyMap<unknown, TargetOffset>;
   /** Log end offsets of the target partitions; a partition absent here does not exist on the target. */
   targetEndOffsets?: Iterable<TargetEndOffset> | ReadonlyMap<unknown, TargetEndOffset>;
+  /** Rewinds of the group's partitions on the source not acted on yet (see {@link noteRewind}). */
+  rewinds?: Iterable<RewindMark> | ReadonlyMap<unknown, RewindMark>;
+  /** Move a target offset back to follow a rewind (default false: MM2's behaviour, never backwards). */
+  followRewinds?: boolean;
 }
 
 /** An offset to commit on the target: the checkpoint's downstream offset (maybe clamped) and upstream metadata. */
@@ -76,7 +117,9 @@ export type SkipCode =
   /** The target's committed offset already equals the value to write. */
   | 'up-to-date'
   /** The checkpoint's downstream offset is negative (never produced by the checkpoint side). */
-  | 'invalid-checkpoint';
+  | 'invalid-checkpoint'
+  /** The group rewound on the source, but following rewinds is off (MM2's behaviour): the target offset stays ahead. */
+  | 'rewind-not-followed';
 
 export interface SkippedPartition {
   topic: string;
@@ -90,6 +133,20 @@ export interface SkippedPartition {
   targetOffset?: bigint | null;
   /** The target partition's log end offset, when known. */
   endOffset?: bigint;
+}
+
+/** A written partition whose target offset was moved back to follow a rewind of the group on the source. */
+export interface RewoundPartition {
+  topic: string;
+  partition: number;
+  /** The target's committed offset before (higher than `offset`). */
+  targetOffset: bigint;
+  /** The offset written (the rewound checkpoint's downstream offset, maybe clamped to the log end). */
+  offset: bigint;
+  /** The upstream offsets the group was rewound from and to. */
+  fromUpstream: bigint;
+  toUpstream: bigint;
+  reason: string;
 }
 
 /** A written partition whose offset was lowered to the target log end offset. */
@@ -114,6 +171,8 @@ export interface GroupOffsetSyncDecision {
   skipped: SkippedPartition[];
   /** Partitions in `offsets` whose value was clamped to the target log end. */
   adjusted: AdjustedPartition[];
+  /** Partitions in `offsets` whose target offset was moved back to follow a rewind on the source. */
+  rewound: RewoundPartition[];
 }
 
 const key = partitionKey;
@@ -151,6 +210,7 @@ export function decideGroupOffsetSync(input: GroupOffsetSyncInput): GroupOffsetS
   const { group, targetGroupState } = input;
   const skipped: SkippedPartition[] = [];
   const adjusted: AdjustedPartition[] = [];
+  const rewound: RewoundPartition[] = [];
   const offsets: OffsetToWrite[] = [];
 
   // The latest checkpoint per remote partition (a later entry replaces an earlier one).
@@ -170,11 +230,11 @@ export function decideGroupOffsetSync(input: GroupOffsetSyncInput): GroupOffsetS
     for (const cp of latest.values()) {
       skipped.push({ topic: cp.topic, partition: cp.partition, code: 'group-active', reason, checkpointOffset: cp.downstreamOffset });
     }
-    return { group, action: 'skip', reason, offsets, skipped, adjusted };
+    return { group, action: 'skip', reason, offsets, skipped, adjusted, rewound };
   }
 
   if (latest.size === 0) {
-    return { group, action: 'skip', reason: 'no checkpoints for this group yet', offsets, skipped, adjusted };
+    return { group, action: 'skip', reason: 'no checkpoints for this group yet', offsets, skipped, adjusted, rewound };
   }
 
   const committed = new Map<string, bigint | null>();
@@ -188,6 +248,8 @@ export function decideGroupOffsetSync(input: GroupOffsetSyncInput): GroupOffsetS
     ends.set(key(e.topic, e.partition), e.offset);
     endTopics.add(e.topic);
   }
+  const rewinds = new Map<string, RewindMark>();
+  for (const r of entriesOf(input.rewinds)) rewinds.set(key(r.topic, r.partition), r);
 
   for (const cp of latest.values()) {
     const { topic, partition } = cp;
@@ -218,7 +280,42 @@ export function decideGroupOffsetSync(input: GroupOffsetSyncInput): GroupOffsetS
     }
     const clamped = desired !== checkpointOffset;
     const clampNote = clamped ? ` (checkpoint ${checkpointOffset} clamped to the target log end ${desired})` : '';
-    if (targetOffset !== null && targetOffset > desired) {
+    const rewind = rewinds.get(k);
+    let rewoundFrom: bigint | null = null;
+    if (targetOffset !== null && targetOffset > desired && rewind !== undefined) {
+      const what = `the group was rewound on the source from upstream ${rewind.fromUpstream} to ${cp.upstreamOffset}`;
+      if (input.followRewinds !== true) {
+        skipped.push({
+          ...base,
+          ...(endOffset !== undefined ? { endOffset } : {}),
+          code: 'rewind-not-followed',
+          reason: `${what}, but following rewinds is off (MM2's behaviour): target offset ${targetOffset} stays ahead of ${desired}${clampNote}`,
+        });
+        continue;
+      }
+      if (targetOffset > rewind.fromDownstream) {
+        skipped.push({
+          ...base,
+          ...(endOffset !== undefined ? { endOffset } : {}),
+          code: 'target-ahead',
+          reason:
+            `${what}, but target offset ${targetOffset} is beyond ${rewind.fromDownstream}, where the checkpoint before the rewind put it: ` +
+            `it moved on on the target, so it is not moved backwards`,
+        });
+        continue;
+      }
+      rewoundFrom = targetOffset;
+      rewound.push({
+        topic,
+        partition,
+        targetOffset,
+        offset: desired,
+        fromUpstream: rewind.fromUpstream,
+        toUpstream: cp.upstreamOffset,
+        reason: `${what}: target offset moved back from ${targetOffset} to ${desired}${clampNote}, once, so a failover re-reads what the group was rewound to re-read`,
+      });
+    }
+    if (rewoundFrom === null && targetOffset !== null && targetOffset > desired) {
       const pastEnd = endOffset !== undefined && targetOffset > endOffset ? `, even beyond the target log end ${endOffset}` : '';
       skipped.push({
         ...base,
@@ -261,9 +358,11 @@ export function decideGroupOffsetSync(input: GroupOffsetSyncInput): GroupOffsetS
       offsets,
       skipped,
       adjusted,
+      rewound,
     };
   }
   const extra = [
+    rewound.length > 0 ? `${rewound.length} moved back to follow a rewind on the source` : '',
     adjusted.length > 0 ? `${adjusted.length} clamped to the log end` : '',
     skipped.length > 0 ? `${skipped.length} skipped` : '',
   ].filter((s) => s !== '');
@@ -276,5 +375,6 @@ export function decideGroupOffsetSync(input: GroupOffsetSyncInput): GroupOffsetS
     offsets,
     skipped,
     adjusted,
+    rewound,
   };
 }

@@ -80,6 +80,7 @@ function coverageRecord(group: string, c: CoverageEntry, reason: string, rd: Ent
   const d = has('downstreamOffset');
   const sy = has('sync');
   const pr = has('previous');
+  if (has('rewoundFrom')) return { group, ...c, reason, verdict, reread, checkpointAt };
   if (d && sy && pr) return { group, topic, partition, remoteTopic, upstreamOffset, status, downstreamOffset, sync, previous, reason, verdict, reread, checkpointAt };
   if (d && sy && !pr) return { group, topic, partition, remoteTopic, upstreamOffset, status, downstreamOffset, sync, reason, verdict, reread, checkpointAt };
   if (!d && sy && !pr) return { group, topic, partition, remoteTopic, upstreamOffset, status, sync, reason, verdict, reread, checkpointAt };
@@ -129,7 +130,8 @@ export class TranslationCache {
       summary,
       listedAt: input.listedAt,
       // an answer that emitted (or replaced a duplicate) reads differently next time: translate it again then
-      stale: coverage.some((c) => c.status === 'emitted' || c.status === 'duplicate-remote-partition'),
+      // (a rewind below the syncs too: checkpointed at the log start, or waiting for it)
+      stale: coverage.some((c) => c.status === 'emitted' || c.status === 'duplicate-remote-partition' || c.status === 'rewound-to-start' || c.status === 'rewound-below-syncs'),
       readiness: th,
     };
     this.byGroup.set(group, entry);

@@ -25,7 +25,7 @@ import { chunkBySize } from '../core/chunks';
 import { clampTimer } from '../core/intervals';
 import type { Admin } from 'kafkajs';
 import { CheckpointStore } from '../core/checkpoint-store';
-import { checkpointsForGroup } from '../core/checkpoints-for-group';
+import { checkpointsForGroup, type CoverageEntry } from '../core/checkpoints-for-group';
 import { TranslationCache, type CacheInput, type GroupCoverageEntry } from '../core/translation-cache';
 import { ListReuse } from '../core/list-reuse';
 import { encodeCheckpoint, decodeValidCheckpoint } from '../core/checkpoint';
@@ -288,6 +288,14 @@ export class CheckpointEmitter {
   private targetMembers: { members: ReadonlyMap<string, MembersOnTarget>; error?: string } = { members: new Map() };
   /** Groups whose coordinator the target refused to name (no DESCRIBE), since the last group discovery. */
   private refusedCoordinators = new Set<string>();
+  /**
+   * Log starts of remote partitions on the target (`partition:topic`), read for groups rewound
+   * below every offset sync (precise mode): each is used once, by the translation that checkpoints
+   * the group there, and read again for the next such rewind.
+   */
+  private readonly logStarts = new Map<string, bigint>();
+  /** A read of log starts is under way. */
+  private readingStarts = false;
 
   constructor(private readonly o: CheckpointEmitterOptions) {
     this.now = o.now ?? Date.now;
@@ -428,6 +436,38 @@ export class CheckpointEmitter {
       if (same && n === prev.size) return prev;
     }
     return this.latestOf(groups);
+  }
+
+  /**
+   * Reads the log starts of remote partitions on the target for groups rewound below every
+   * offset sync, then translates those groups again (a partial cycle) so that they are
+   * checkpointed there. Nothing found (the partitions are missing, or the read failed): the next
+   * full cycle asks again; a failure is reported like a failed delivery.
+   */
+  private readLogStarts(need: ReadonlyMap<string, ReadonlySet<number>>, groups: ReadonlySet<string>): void {
+    if (this.readingStarts || this.stopped) return;
+    this.readingStarts = true;
+    (async () => {
+      const admin = await this.o.target.admin();
+      let found = 0;
+      for (const [topic, parts] of need) {
+        for (const o of await admin.fetchTopicOffsets(topic)) {
+          if (!parts.has(o.partition)) continue;
+          this.logStarts.set(`${o.partition}:${topic}`, BigInt(o.low));
+          found++;
+        }
+      }
+      return found;
+    })().then(
+      (found) => {
+        this.readingStarts = false;
+        if (found > 0) this.deliverCycle({ only: new Map([...groups].map((g) => [g, 'all' as const])) });
+      },
+      (e: unknown) => {
+        this.readingStarts = false;
+        if (!this.stopped) this.o.events?.deliveryFailed?.(`reading the log start of a rewound group's partitions on the target: ${explainKafkaError(e, this.o.target.settings)}`);
+      },
+    );
   }
 
   /** Whether the restore has finished (cycles may run). */
@@ -874,12 +914,18 @@ export class CheckpointEmitter {
       targetAlias: this.o.targetAlias,
       listedAt: 0,
       readiness: this.readinessThresholds,
+      // precise mode: a group rewound below every offset sync is checkpointed at the remote
+      // partition's log start (read for it below), not left at its stale, higher checkpoint; mm2: MM2's behaviour
+      ...(store.translation === 'mm2' ? {} : { remoteLogStart: (topic: string, partition: number) => this.logStarts.get(`${partition}:${topic}`) }),
     };
+    /** Groups rewound below every offset sync whose remote partitions' log starts are not known yet: remote topic -> partitions. */
+    const needStarts = new Map<string, Set<number>>();
+    const needGroups = new Set<string>();
     const translateGroup = (group: string, offsets: readonly CommittedOffset[], ts: number): void => {
       input.group = group;
       input.offsets = offsets;
       input.listedAt = ts;
-      let r: { checkpoints: Checkpoint[] };
+      let r: { checkpoints: Checkpoint[]; coverage: readonly CoverageEntry[] };
       if (full) {
         // only what moved is translated again (the cache says what did)
         const t = this.translations.translate(input);
@@ -890,6 +936,17 @@ export class CheckpointEmitter {
         // a partial translation (some partitions): the group's next full cycle translates it whole
         r = checkpointsForGroup(input);
         this.translations.forget(group);
+      }
+      for (const c of r.coverage) {
+        if (c.remoteTopic === null) continue;
+        if (c.status === 'rewound-below-syncs') {
+          let parts = needStarts.get(c.remoteTopic);
+          if (parts === undefined) needStarts.set(c.remoteTopic, (parts = new Set()));
+          parts.add(c.partition);
+          needGroups.add(group);
+        } else if (c.status === 'rewound-to-start') {
+          this.logStarts.delete(`${c.partition}:${c.remoteTopic}`); // used: read again for the next rewind
+        }
       }
       // Into the store and onto the retry list together (see below).
       for (const c of r.checkpoints) {
@@ -939,6 +996,7 @@ export class CheckpointEmitter {
       }
       target.reportOk();
     }
+    if (needGroups.size > 0) this.readLogStarts(needStarts, needGroups);
     const latest = full ? this.fullLatest(groups) : this.latestOf(groups);
     let readiness: ReadinessSummary | undefined;
     const coverage = coverageList.result() as GroupCoverageEntry[];

@@ -31,7 +31,7 @@ import { decodeValidCheckpoint } from '../core/checkpoint';
 import { parseCheckpointJson } from '../core/checkpoint-json';
 import { MalformedRecordError } from '../core/errors';
 import type { NameFilter } from '../core/filters';
-import { decideGroupOffsetSync, isWritableGroupState, type TargetEndOffset } from '../core/group-offset-sync';
+import { decideGroupOffsetSync, isWritableGroupState, noteRewind, type RewindMark, type TargetEndOffset } from '../core/group-offset-sync';
 import type { Checkpoint } from '../core/types';
 import { explainKafkaError, notAuthorized, type ClusterSettings } from './client';
 import { fetchEndOffsets, type AdminCommitResult, type CommittedOffset, type ListedGroupState } from './groups';
@@ -90,6 +90,20 @@ export interface SkippedPartition {
   code: string;
   reason: string;
 }
+/** A partition whose target offset was moved back to follow a rewind of the group on the source (once). */
+export interface RewoundPartition {
+  group: string;
+  topic: string;
+  partition: number;
+  /** The target's committed offset before. */
+  targetOffset: bigint;
+  /** The offset written. */
+  offset: bigint;
+  /** The upstream offsets the group was rewound from and to. */
+  fromUpstream: bigint;
+  toUpstream: bigint;
+  reason: string;
+}
 export interface ClampedPartition {
   group: string;
   topic: string;
@@ -118,6 +132,8 @@ export interface GroupOffsetsCycle {
   skipped: SkippedGroup[];
   partitionsSkipped: SkippedPartition[];
   clamped: ClampedPartition[];
+  /** Partitions moved back to follow a rewind on the source (also in `written`). */
+  rewound: RewoundPartition[];
   checkpoints: CheckpointStats;
   /** Groups asked for that wait for the floor (written when it ends, by a later run). */
   deferred: number;
@@ -142,6 +158,12 @@ export interface GroupOffsetSyncerOptions {
   groupFilter: NameFilter;
   /** Least time between two writes of one group (ms); default DEFAULT_MIN_WRITE_INTERVAL_MS. */
   minWriteIntervalMs?: number;
+  /**
+   * Follow a deliberate rewind of a group on the source (a checkpoint whose upstream offset is
+   * lower than the one before it): a memberless target group's offset is moved back to it, once.
+   * Default false: MM2's behaviour, a target offset never moves backwards.
+   */
+  followRewinds?: boolean;
   /** Called with the result of a run the floor timer started (the caller reports it like any other). */
   onDeferredRun?: (run: Promise<GroupOffsetsCycle>) => void;
   now?: () => number;
@@ -153,6 +175,8 @@ type Job = { full: true } | { full: false; groups: Set<string> };
 
 export class GroupOffsetSyncer {
   private readonly byGroup = new Map<string, Map<string, Checkpoint>>();
+  /** Rewinds on the source not acted on yet: group -> partition key -> mark (from the order of the checkpoints: state, read again after a restart). */
+  private readonly rewinds = new Map<string, Map<string, RewindMark>>();
   /** What the target holds, as we last read or wrote it: group -> partition key -> offset. */
   private readonly known = new Map<string, Map<string, bigint>>();
   /** When each group's offsets were last read from the target (ms). */
@@ -200,6 +224,13 @@ export class GroupOffsetSyncer {
     const k = key(cp.topic, cp.partition);
     const had = m.get(k);
     m.set(k, cp);
+    const marks = this.rewinds.get(cp.group);
+    const pending = marks?.get(k);
+    const mark = noteRewind(had, cp, pending);
+    if (mark !== undefined && mark !== pending) {
+      if (marks === undefined) this.rewinds.set(cp.group, new Map([[k, mark]]));
+      else marks.set(k, mark);
+    }
     this.received++;
     return !had || had.downstreamOffset !== cp.downstreamOffset || had.upstreamOffset !== cp.upstreamOffset;
   }
@@ -211,6 +242,7 @@ export class GroupOffsetSyncer {
    */
   replaceCheckpoints(list: Iterable<Checkpoint>): void {
     this.byGroup.clear();
+    this.rewinds.clear();
     for (const cp of list) this.put(cp);
   }
 
@@ -401,7 +433,7 @@ export class GroupOffsetSyncer {
   /** Whether every checkpoint of the group is at or behind what we know the target holds (nothing to write, no need to read). */
   private knownUpToDate(group: string): boolean {
     const k = this.known.get(group);
-    if (!k) return false;
+    if (!k || this.rewinds.has(group)) return false;
     for (const c of this.byGroup.get(group)?.values() ?? []) {
       const t = k.get(key(c.topic, c.partition));
       if (t === undefined || t < c.downstreamOffset) return false;
@@ -413,7 +445,7 @@ export class GroupOffsetSyncer {
   private knownExactly(group: string): boolean {
     const k = this.known.get(group);
     const cps = this.byGroup.get(group);
-    if (!k || !cps || cps.size === 0) return false;
+    if (!k || !cps || cps.size === 0 || this.rewinds.has(group)) return false;
     for (const c of cps.values()) if (k.get(key(c.topic, c.partition)) !== c.downstreamOffset) return false;
     return true;
   }
@@ -426,6 +458,19 @@ export class GroupOffsetSyncer {
     const e: SkippedGroup = Object.freeze({ group, code: 'up-to-date', state, reason: 'every checkpointed partition is at this offset or further on the target (as last read or written)' });
     this.upToDateSkips.set(group, e);
     return e;
+  }
+
+  /** Drops the rewind marks of `group` a decision was made with (`marks` as they were then): a mark noted since stays. */
+  private dropRewinds(group: string, marks: ReadonlyMap<string, RewindMark> | undefined): void {
+    const now = this.rewinds.get(group);
+    if (marks === undefined || now === undefined) return;
+    for (const [k, m] of marks) if (now.get(k) === m) now.delete(k);
+    if (now.size === 0) this.rewinds.delete(group);
+  }
+
+  /** The partitions of `group` with a rewind on the source not acted on yet. */
+  pendingRewinds(group: string): RewindMark[] {
+    return [...(this.rewinds.get(group)?.values() ?? [])];
   }
 
   private remember(group: string, offsets: CommittedOffset[]): void {
@@ -451,6 +496,7 @@ export class GroupOffsetSyncer {
       skipped: [],
       partitionsSkipped: [],
       clamped: [],
+      rewound: [],
       checkpoints: this.stats,
       deferred: selected.length - groups.length,
       durationMs: 0,
@@ -484,6 +530,8 @@ export class GroupOffsetSyncer {
         const d = decideGroupOffsetSync({ group: g, checkpoints: this.checkpointsOf(g), targetGroupState: state });
         result.skipped.push({ group: g, code: 'group-active', state, reason: d.reason });
         this.known.delete(g);
+        // a group with members is never touched: a rewind on the source is not followed later either
+        this.dropRewinds(g, this.rewinds.get(g));
       } else if ((!job.full || this.now() - (this.readAt.get(g) ?? -Infinity) < FULL_TARGET_READ_EVERY_MS) && this.knownUpToDate(g)) {
         result.skipped.push(this.upToDateSkip(g, state));
       } else {
@@ -509,7 +557,7 @@ export class GroupOffsetSyncer {
       }
       return p;
     };
-    const toCommit: Array<{ group: string; state: string | undefined; decision: ReturnType<typeof decideGroupOffsetSync> }> = [];
+    const toCommit: Array<{ group: string; state: string | undefined; decision: ReturnType<typeof decideGroupOffsetSync>; marks?: Map<string, RewindMark> }> = [];
     for (const g of writable) {
       const offsets = read.offsets.get(g);
       if (!offsets) continue;
@@ -522,6 +570,9 @@ export class GroupOffsetSyncer {
         continue;
       }
       const checkpoints = this.checkpointsOf(g);
+      // the marks as decided on (a copy: one noted while the run awaits stays for the next run)
+      const live = this.rewinds.get(g);
+      const marks = live === undefined ? undefined : new Map(live);
       const endList: TargetEndOffset[] = [];
       try {
         for (const list of await Promise.all([...new Set(checkpoints.map((c) => c.topic))].map(endsOf))) endList.push(...list);
@@ -530,7 +581,14 @@ export class GroupOffsetSyncer {
         continue;
       }
       this.checkOpen();
-      const d = decideGroupOffsetSync({ group: g, checkpoints, targetGroupState: state, targetOffsets: offsets, targetEndOffsets: endList });
+      const d = decideGroupOffsetSync({
+        group: g,
+        checkpoints,
+        targetGroupState: state,
+        targetOffsets: offsets,
+        targetEndOffsets: endList,
+        ...(marks !== undefined ? { rewinds: marks, followRewinds: this.opts.followRewinds === true } : {}),
+      });
       for (const s of d.skipped) {
         if (s.code === 'up-to-date' || s.code === 'group-active') continue;
         result.partitionsSkipped.push({ group: g, topic: s.topic, partition: s.partition, code: s.code, reason: s.reason });
@@ -538,9 +596,10 @@ export class GroupOffsetSyncer {
       if (d.action !== 'write') {
         const upToDate = d.skipped.every((s) => s.code === 'up-to-date' || s.code === 'target-ahead');
         result.skipped.push({ group: g, code: upToDate ? 'up-to-date' : 'nothing-to-write', state, reason: d.reason });
+        this.dropRewinds(g, marks); // decided (not followed, or nothing lower to write): once
         continue;
       }
-      toCommit.push({ group: g, state, decision: d });
+      toCommit.push({ group: g, state, decision: d, marks });
     }
 
     // the commits, pipelined per coordinator over several connections; none is sent after close
@@ -556,6 +615,7 @@ export class GroupOffsetSyncer {
       if (!r.ok) {
         this.known.delete(group);
         if (r.errorType === 'UNKNOWN_MEMBER_ID') {
+          this.dropRewinds(group, c.marks); // the group has members now: never touched
           result.skipped.push({
             group,
             code: 'group-active',
@@ -577,6 +637,8 @@ export class GroupOffsetSyncer {
       for (const a of d.adjusted) {
         result.clamped.push({ group, topic: a.topic, partition: a.partition, checkpointOffset: a.checkpointOffset, offset: a.offset, reason: a.reason });
       }
+      for (const w of d.rewound) result.rewound.push({ group, ...w });
+      this.dropRewinds(group, c.marks); // followed (or written forward): once
     }
     if (this.known.size > 4 * Math.max(1000, this.byGroup.size)) {
       this.known.clear();
@@ -589,6 +651,7 @@ export class GroupOffsetSyncer {
     result.skipped.sort(order);
     result.partitionsSkipped.sort(order);
     result.clamped.sort(order);
+    result.rewound.sort(order);
     // the listing answered; the target is unreachable only when every read, or every commit, failed
     const readsFailed = writable.length > 0 && read.failed.size === writable.length;
     const commitsFailed = toCommit.length > 0 && committedOk === 0;

@@ -37,6 +37,8 @@ export = function register(RED: NodeAPI): void {
     const read = readGroupOffsetsSettings(def, nodeEnvLookup(RED, node), t);
     if (!read.values) return refuseSettings(node, status, read.problems[0]);
     const { mode, intervalMs, groupFilter, minWriteIntervalMs } = read.values;
+    // rewinds on the source are followed unless turned off here, or the replication translates as MM2 does
+    const followRewinds = read.values.followRewinds && rep.offsetTranslation !== 'mm2';
     const maybeConnection = rep.targetNode?.connection ?? null;
     if (!maybeConnection) return refuseSettings(node, status, t('mm2-group-offsets.errors.no-target'));
     const connection = ctx.use(maybeConnection);
@@ -44,7 +46,7 @@ export = function register(RED: NodeAPI): void {
 
     // ---- wiring: cycles (lib/group-offsets/cycles), their timers, mode topic (lib/group-offsets/topic-mode) ----
     // a group asked again within the floor is written when it ends: that run is reported like the others
-    const syncer = new GroupOffsetSyncer({ connection, groupFilter, minWriteIntervalMs, onDeferredRun: (run) => cycles.report(run, null, null, null) });
+    const syncer = new GroupOffsetSyncer({ connection, groupFilter, minWriteIntervalMs, followRewinds, onDeferredRun: (run) => cycles.report(run, null, null, null) });
     const cycles = new GroupOffsetsCycles({ node, ctx, t, syncer, connection, mode, intervalMs, checkpointsTopic });
     ctx.every(5000, () => cycles.render());
     ctx.every(intervalMs, () => cycles.tick());

@@ -224,7 +224,7 @@ describe('mm2-group-offsets (real clusters)', function () {
     go.receive(changes);
     await env.eventually(async () => (await committed(target, g))[`${topic}/0`] === '9|', { what: 'the changed group written at once' });
     const msg = await env.eventually(() => out.find((m) => m.payload.written.some((w) => w.group === g && w.offsets[0].offset === '9')), { what: 'the partial run message' });
-    assert.deepEqual(Object.keys(msg.payload).sort(), ['checkpoints', 'clamped', 'cycle', 'durationMs', 'partitionsSkipped', 'skipped', 'written'], 'the message keeps its shape');
+    assert.deepEqual(Object.keys(msg.payload).sort(), ['checkpoints', 'clamped', 'cycle', 'durationMs', 'partitionsSkipped', 'rewound', 'skipped', 'written'], 'the message keeps its shape');
     const skipped = Object.fromEntries(msg.payload.skipped.map((x) => [x.group, x.code]));
     assert.deepEqual(skipped, { [gAhead]: 'up-to-date', [gActive]: 'group-active' });
     assert.deepEqual(await committed(target, gAhead), { [`${topic}/0`]: '15|' }, 'never backwards');

@@ -265,4 +265,71 @@ describe('checkpointsForGroup (MirrorCheckpointTask.poll step 3, MirrorCheckpoin
       assert.equal(r.checkpoints[0].metadata, '');
     });
   });
+
+  describe('rewinds of the group on the source (issue 26)', function () {
+    it('marks the checkpoint after an upstream rewind with the upstream offset it rewound from', function () {
+      const s = liveStore([sync('t', 0, 10, 110), sync('t', 0, 50, 150)], 'precise');
+      const cps = loadedCheckpoints([cp('g', 'source1.t', 0, 60, 151)]);
+      const r = run('g', [offset('t', 0, 10)], s, cps);
+      assert.deepEqual(r.checkpoints, [cp('g', 'source1.t', 0, 10, 110)]);
+      assert.equal(r.coverage[0].status, 'emitted');
+      assert.equal(r.coverage[0].rewoundFrom, 60n);
+      assert.match(r.coverage[0].reason, /after a rewind of the group from upstream 60/);
+      const forward = run('g', [offset('t', 0, 50)], s, cps);
+      assert.equal(forward.coverage[0].status, 'emitted');
+      assert.equal(forward.coverage[0].rewoundFrom, undefined, 'moving forward again is no rewind');
+    });
+
+    it('a rewind below every offset sync is checkpointed at the remote partition log start, not left at the stale checkpoint', function () {
+      const s = liveStore([sync('t', 0, 100, 1000), sync('t', 0, 200, 1100)], 'precise');
+      const cps = loadedCheckpoints([cp('g', 'source1.t', 0, 250, 1101)]);
+      const asked = [];
+      const r = run('g', [offset('t', 0, 40, 'm')], s, cps, {
+        remoteLogStart: (topic, partition) => {
+          asked.push([topic, partition]);
+          return 900n;
+        },
+      });
+      assert.deepEqual(asked, [['source1.t', 0]]);
+      assert.deepEqual(r.checkpoints, [cp('g', 'source1.t', 0, 40, 900, 'm')]);
+      assert.equal(r.coverage[0].status, 'rewound-to-start');
+      assert.equal(r.coverage[0].downstreamOffset, 900n);
+      assert.deepEqual(r.coverage[0].previous, cp('g', 'source1.t', 0, 250, 1101));
+      assert.match(r.coverage[0].reason, /rewound from upstream 250 to 40, below the oldest retained offset sync \(upstream 100\).*checkpoint 40 -> 900, the start of source1\.t-0/);
+      assert.deepEqual(cps.get('g'), [cp('g', 'source1.t', 0, 40, 900, 'm')], 'the stale checkpoint is replaced');
+      // once: the same position again is no new rewind (the last checkpoint is now upstream 40)
+      const again = run('g', [offset('t', 0, 40, 'm')], s, cps, { remoteLogStart: () => 900n });
+      assert.deepEqual(again.checkpoints, []);
+      assert.equal(again.coverage[0].status, 'older-than-oldest-sync');
+    });
+
+    it('without the log start known, produces nothing and says so (the stale checkpoint is not re-emitted either)', function () {
+      const s = liveStore([sync('t', 0, 100, 1000)], 'precise');
+      const cps = loadedCheckpoints([cp('g', 'source1.t', 0, 250, 1101)]);
+      const r = run('g', [offset('t', 0, 40)], s, cps, { remoteLogStart: () => undefined });
+      assert.deepEqual(r.checkpoints, []);
+      assert.equal(r.coverage[0].status, 'rewound-below-syncs');
+      assert.match(r.coverage[0].reason, /log start of source1\.t-0 on the target is not known yet/);
+    });
+
+    it("without remoteLogStart (mm2 mode) keeps MM2's answer: older than the oldest sync, the last checkpoint stands", function () {
+      const s = liveStore([sync('t', 0, 100, 1000)]);
+      const cps = loadedCheckpoints([cp('g', 'source1.t', 0, 250, 1101)]);
+      const r = run('g', [offset('t', 0, 40)], s, cps);
+      assert.deepEqual(r.checkpoints, []);
+      assert.equal(r.coverage[0].status, 'older-than-oldest-sync');
+      assert.deepEqual(cps.get('g'), [cp('g', 'source1.t', 0, 250, 1101)]);
+    });
+
+    it('a position older than every sync that is not a rewind stays older-than-oldest-sync (the log start is not asked)', function () {
+      const s = liveStore([sync('t', 0, 100, 1000)], 'precise');
+      const cps = loadedCheckpoints([cp('g', 'source1.t', 0, 20, 1000)]);
+      const r = run('g', [offset('t', 0, 40), offset('t', 1, 5)], s, cps, {
+        remoteLogStart: () => {
+          throw new Error('not asked');
+        },
+      });
+      assert.deepEqual(r.coverage.map((c) => c.status), ['older-than-oldest-sync', 'no-sync']);
+    });
+  });
 });

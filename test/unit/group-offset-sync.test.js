@@ -1,7 +1,7 @@
 'use strict';
 
 const assert = require('node:assert/strict');
-const { decideGroupOffsetSync, isWritableGroupState } = require('../../dist/core/group-offset-sync');
+const { decideGroupOffsetSync, isWritableGroupState, noteRewind } = require('../../dist/core/group-offset-sync');
 
 function cp(group, topic, partition, up, down, metadata = '') {
   return { group, topic, partition, upstreamOffset: BigInt(up), downstreamOffset: BigInt(down), metadata };
@@ -259,6 +259,98 @@ describe('decideGroupOffsetSync (MirrorCheckpointTask.syncGroupOffset, with our 
       const d = decideGroupOffsetSync({ group: 'g', checkpoints: [cp('g', 'a', 0, 1, -1)], targetGroupState: 'Empty' });
       assert.equal(d.action, 'skip');
       assert.deepEqual(d.skipped.map((s) => s.code), ['invalid-checkpoint']);
+    });
+  });
+
+  describe('rewinds of the group on the source (issue 26)', function () {
+    const mark = (topic, partition, fromUp, fromDown) => ({ topic, partition, fromUpstream: BigInt(fromUp), fromDownstream: BigInt(fromDown) });
+    function decide(extra) {
+      return decideGroupOffsetSync({
+        group: 'g',
+        checkpoints: [cp('g', 't', 0, 400, 1400)],
+        targetGroupState: 'Empty',
+        targetOffsets: [at('t', 0, 2000)],
+        targetEndOffsets: [{ topic: 't', partition: 0, offset: 3000n }],
+        ...extra,
+      });
+    }
+
+    it('noteRewind: a checkpoint with a lower upstream offset than the one before it marks a rewind; the mark stays until dropped', function () {
+      const before = cp('g', 't', 0, 1000, 2000);
+      const rewound = cp('g', 't', 0, 400, 1400);
+      const m = noteRewind(before, rewound, undefined);
+      assert.deepEqual(m, mark('t', 0, 1000, 2000));
+      assert.equal(noteRewind(rewound, cp('g', 't', 0, 500, 1500), m), m, 'moving forward keeps the pending mark');
+      assert.equal(noteRewind(before, cp('g', 't', 0, 1000, 1900), undefined), undefined, 'a lower translation without an upstream rewind is no rewind');
+      assert.equal(noteRewind(undefined, rewound, undefined), undefined, 'the first checkpoint is no rewind');
+      assert.deepEqual(noteRewind(cp('g', 't', 0, 500, 1500), cp('g', 't', 0, 100, 1100), m), mark('t', 0, 1000, 2000), 'rewound again: from the highest');
+    });
+
+    it('moves the target offset back to a deliberate rewind, for a memberless group, and reports it as rewound', function () {
+      for (const state of ['Empty', 'Dead']) {
+        const d = decide({ targetGroupState: state, rewinds: [mark('t', 0, 1000, 2000)], followRewinds: true });
+        assert.equal(d.action, 'write', state);
+        assert.deepEqual(d.offsets, [write('t', 0, 1400)]);
+        assert.deepEqual(d.skipped, []);
+        assert.equal(d.rewound.length, 1);
+        assert.deepEqual(
+          { ...d.rewound[0], reason: undefined },
+          { topic: 't', partition: 0, targetOffset: 2000n, offset: 1400n, fromUpstream: 1000n, toUpstream: 400n, reason: undefined },
+        );
+        assert.match(d.rewound[0].reason, /rewound on the source from upstream 1000 to 400: target offset moved back from 2000 to 1400, once/);
+        assert.match(d.reason, /1 moved back to follow a rewind on the source/);
+      }
+    });
+
+    it('a translation that merely came out lower (no upstream rewind) never moves the group backwards', function () {
+      const d = decide({ followRewinds: true });
+      assert.equal(d.action, 'skip');
+      assert.deepEqual(d.skipped.map((s) => s.code), ['target-ahead']);
+      assert.deepEqual(d.rewound, []);
+    });
+
+    it("following rewinds off (MM2's behaviour): never backwards, and the rewind is named", function () {
+      for (const followRewinds of [false, undefined]) {
+        const d = decide({ rewinds: [mark('t', 0, 1000, 2000)], followRewinds });
+        assert.equal(d.action, 'skip');
+        assert.deepEqual(d.offsets, []);
+        assert.deepEqual(d.skipped.map((s) => s.code), ['rewind-not-followed']);
+        assert.match(d.skipped[0].reason, /rewound on the source from upstream 1000 to 400, but following rewinds is off/);
+      }
+    });
+
+    it('a group with members is never touched, rewind or not', function () {
+      const d = decide({ targetGroupState: 'Stable', rewinds: [mark('t', 0, 1000, 2000)], followRewinds: true });
+      assert.equal(d.action, 'skip');
+      assert.deepEqual(d.skipped.map((s) => s.code), ['group-active']);
+      assert.deepEqual(d.rewound, []);
+    });
+
+    it('a target offset beyond where the pre-rewind checkpoint put it moved on on its own: not moved back', function () {
+      const d = decide({ targetOffsets: [at('t', 0, 2500)], rewinds: [mark('t', 0, 1000, 2000)], followRewinds: true });
+      assert.equal(d.action, 'skip');
+      assert.deepEqual(d.skipped.map((s) => s.code), ['target-ahead']);
+      assert.match(d.skipped[0].reason, /target offset 2500 is beyond 2000, where the checkpoint before the rewind put it/);
+    });
+
+    it('once: without the mark (dropped after the rewind was written) the never-backwards rule applies again', function () {
+      const first = decide({ rewinds: [mark('t', 0, 1000, 2000)], followRewinds: true });
+      assert.deepEqual(first.offsets, [write('t', 0, 1400)]);
+      // the group later sits at 1400 on the target; a lower translation is not followed without a new rewind
+      const later = decideGroupOffsetSync({
+        group: 'g',
+        checkpoints: [cp('g', 't', 0, 450, 1300)],
+        targetGroupState: 'Empty',
+        targetOffsets: [at('t', 0, 1400)],
+        followRewinds: true,
+      });
+      assert.deepEqual(later.skipped.map((s) => s.code), ['target-ahead']);
+    });
+
+    it('a rewind whose translation is at or ahead of the target is an ordinary forward write', function () {
+      const d = decide({ targetOffsets: [at('t', 0, 1000)], rewinds: [mark('t', 0, 1000, 2000)], followRewinds: true });
+      assert.deepEqual(d.offsets, [write('t', 0, 1400)]);
+      assert.deepEqual(d.rewound, []);
     });
   });
 });

@@ -269,4 +269,79 @@ describe('GroupOffsetSyncer (no broker)', function () {
     await s.close();
     await assert.rejects(() => s.sync(), /closed/);
   });
+
+  describe('rewinds of a group on the source (issue 26)', function () {
+    const rec = (group, up, down) => encodeCheckpoint({ group, topic: 't', partition: 0, upstreamOffset: up, downstreamOffset: down });
+
+    it('followRewinds: a checkpoint with a lower upstream offset moves the memberless target group back once, reported as rewound', async function () {
+      const { calls, target, connection } = fakeConnection();
+      const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0, followRewinds: true });
+      s.applyRecord(rec('g', 50, 50));
+      await s.sync();
+      assert.equal(target.committed.g, 50);
+      s.applyRecord(rec('g', 20, 20)); // kafka-consumer-groups --reset-offsets --to-offset 20 on the source
+      assert.equal(s.pendingRewinds('g').length, 1);
+      const r = await s.syncGroups(['g']);
+      assert.equal(target.committed.g, 20);
+      assert.deepEqual(r.written, [{ group: 'g', offsets: [{ topic: 't', partition: 0, offset: 20n }] }]);
+      assert.deepEqual(
+        r.rewound.map((x) => [x.group, x.targetOffset, x.offset, x.fromUpstream, x.toUpstream]),
+        [['g', 50n, 20n, 50n, 20n]],
+      );
+      assert.deepEqual(s.pendingRewinds('g'), [], 'once');
+      // afterwards a lower translation without an upstream rewind never moves the group back
+      s.applyRecord(rec('g', 25, 18));
+      const after = await s.syncGroups(['g']);
+      assert.deepEqual(after.written, []);
+      assert.deepEqual(after.rewound, []);
+      assert.equal(target.committed.g, 20);
+      assert.equal(calls.commits.length, 2);
+    });
+
+    it("without followRewinds (MM2's behaviour) the target stays ahead and the rewind is named once", async function () {
+      const { target, connection } = fakeConnection();
+      const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0 });
+      s.applyRecord(rec('g', 50, 50));
+      await s.sync();
+      s.applyRecord(rec('g', 20, 20));
+      const r = await s.syncGroups(['g']);
+      assert.equal(target.committed.g, 50);
+      assert.deepEqual(r.rewound, []);
+      assert.deepEqual(r.partitionsSkipped.map((x) => x.code), ['rewind-not-followed']);
+      const again = await s.sync();
+      assert.deepEqual(again.partitionsSkipped, [], 'reported once');
+      assert.equal(target.committed.g, 50);
+    });
+
+    it('a group with members on the target is never touched, also not once it is empty again', async function () {
+      const states = { g: 'Stable' };
+      const { target, connection } = fakeConnection({ states, committed: { g: 50 } });
+      const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0, followRewinds: true });
+      s.applyRecord(rec('g', 50, 50));
+      s.applyRecord(rec('g', 20, 20));
+      const r = await s.sync();
+      assert.deepEqual(r.skipped.map((x) => x.code), ['group-active']);
+      states.g = 'Empty';
+      const later = await s.sync();
+      assert.deepEqual(later.written, []);
+      assert.deepEqual(later.rewound, []);
+      assert.equal(target.committed.g, 50);
+    });
+
+    it('the rewind is read back from the checkpoints topic after a restart (the record before it is the state)', async function () {
+      const { target, connection } = fakeConnection({ committed: { g: 50 } });
+      const restarted = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0, followRewinds: true });
+      for (const r of [rec('g', 40, 40), rec('g', 50, 50), rec('g', 20, 20)]) restarted.applyRecord(r);
+      const r = await restarted.sync();
+      assert.equal(target.committed.g, 20);
+      assert.equal(r.rewound.length, 1);
+      // already followed before the restart (the target sits at the newest checkpoint): nothing to do
+      const { target: t2, connection: c2 } = fakeConnection({ committed: { g: 30 } });
+      const again = new GroupOffsetSyncer({ connection: c2, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0, followRewinds: true });
+      for (const x of [rec('g', 50, 50), rec('g', 20, 20), rec('g', 30, 30)]) again.applyRecord(x);
+      const r2 = await again.sync();
+      assert.deepEqual(r2.written, []);
+      assert.equal(t2.committed.g, 30);
+    });
+  });
 });

@@ -164,6 +164,8 @@ export interface CoverageJson {
    * the group: DESCRIBE on the group on the target).
    */
   membersOnTarget: MembersOnTarget;
+  /** 'emitted' after a rewind of the group on the source: the upstream offset it was rewound from ('rewound-to-start': see `status`). */
+  rewoundFrom?: string;
 }
 
 /** One group's readiness in a CoverageMessage: its worst partition. */
@@ -246,6 +248,7 @@ function coverageJsonOf(c: GroupCoverageEntry, members: MembersOnTarget): Covera
       c.downstreamOffset === undefined
         ? { group, topic, partition, remoteTopic, upstreamOffset, status, reason, readiness, reread, checkpointAt, membersOnTarget: members }
         : { group, topic, partition, remoteTopic, upstreamOffset, status, reason, readiness, reread, checkpointAt, membersOnTarget: members, downstreamOffset: c.downstreamOffset.toString() };
+    if (c.rewoundFrom !== undefined) e = { ...e, rewoundFrom: c.rewoundFrom.toString() };
     Object.freeze(e);
     variants.set(c, e);
   }
@@ -301,6 +304,11 @@ export interface GroupOffsetsMessage {
     partitionsSkipped: Array<{ group: string; topic: string; partition: number; code: string; reason: string }>;
     /** Added: written partitions whose checkpoint was beyond the target log end and was lowered to it. */
     clamped?: Array<{ group: string; topic: string; partition: number; checkpointOffset: string; offset: string; reason: string }>;
+    /**
+     * Added: written partitions whose target offset was moved back, once, to follow a deliberate
+     * rewind of the group on the source (`followRewinds`); they are also in `written`.
+     */
+    rewound?: Array<{ group: string; topic: string; partition: number; targetOffset: string; offset: string; fromUpstream: string; toUpstream: string; reason: string }>;
     /** Added: the checkpoints the writer holds (all groups, before the group filter) and malformed inputs skipped so far. */
     checkpoints?: { groups: number; partitions: number; received: number; malformed: number };
     durationMs: number;
@@ -315,6 +323,13 @@ export function groupOffsetsPayload(cycle: GroupOffsetsCycle): GroupOffsetsMessa
     skipped: cycle.skipped,
     partitionsSkipped: cycle.partitionsSkipped,
     clamped: cycle.clamped.map((c) => ({ ...c, checkpointOffset: c.checkpointOffset.toString(), offset: c.offset.toString() })),
+    rewound: cycle.rewound.map((r) => ({
+      ...r,
+      targetOffset: r.targetOffset.toString(),
+      offset: r.offset.toString(),
+      fromUpstream: r.fromUpstream.toString(),
+      toUpstream: r.toUpstream.toString(),
+    })),
     checkpoints: cycle.checkpoints,
     durationMs: cycle.durationMs,
   };

@@ -22,6 +22,8 @@ export interface GroupOffsetsDefFields {
   groupsExclude?: string;
   /** Least time between two writes of one group, ms (ours, not an MM2 property). */
   minWriteIntervalMs?: string | number;
+  /** Follow a deliberate rewind of a group on the source (ours; absent = true; false = MM2's never backwards). */
+  followRewinds?: boolean | string;
 }
 
 export interface GroupOffsetsSettings {
@@ -31,6 +33,8 @@ export interface GroupOffsetsSettings {
   groupFilter: NameFilter;
   /** Least time between two writes of one group (ms). */
   minWriteIntervalMs: number;
+  /** Follow a deliberate rewind of a group on the source (the replication's `mm2` translation mode turns it off too). */
+  followRewinds: boolean;
 }
 
 
@@ -41,6 +45,11 @@ export function readGroupOffsetsSettings(def: GroupOffsetsDefFields, lookup: Env
   const mode: 'input' | 'topic' = def.mode === 'topic' ? 'topic' : 'input';
   if (def.mode !== undefined && def.mode !== null && def.mode !== '' && def.mode !== 'input' && def.mode !== 'topic') {
     return settingsRefused(t('mm2-group-offsets.errors.bad-mode', { value: String(def.mode) }));
+  }
+  const fr = def.followRewinds;
+  const followRewinds = fr === undefined || fr === null || fr === '' || fr === true || fr === 'true';
+  if (!followRewinds && fr !== false && fr !== 'false') {
+    return settingsRefused(t('mm2-group-offsets.errors.bad-follow-rewinds', { value: String(fr) }));
   }
   const resolved = resolveNodeSettings(def as Record<string, unknown>, FILTER_SETTINGS, lookup);
   // The interval is read here rather than by the catalogue (a `long` there): this node takes
@@ -66,7 +75,7 @@ export function readGroupOffsetsSettings(def: GroupOffsetsDefFields, lookup: Env
   if (filterError === '') {
     try {
       const groupFilter = createGroupFilter({ groups: resolved.values['groups'] as string, 'groups.exclude': resolved.values['groups.exclude'] as string });
-      return settingsOk({ mode, intervalMs, groupFilter, minWriteIntervalMs });
+      return settingsOk({ mode, intervalMs, groupFilter, minWriteIntervalMs, followRewinds });
     } catch (e) {
       filterError = (e as Error).message;
     }
