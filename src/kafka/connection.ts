@@ -7,6 +7,7 @@
 import type { Admin, Kafka, Producer } from 'kafkajs';
 import { createKafka, diagnoseClosedConnection, explainKafkaError, ExplainedKafkaError, isClosedConnectionExplanation, type AclNeed, type ClusterSettings, type HostLogger } from './client';
 import { AdminOffsetCommitter, GroupOffsetFetcher } from './groups';
+import { guardAdmin } from './admin-guard';
 
 export type ConnectionStateName = 'idle' | 'connecting' | 'connected' | 'error' | 'closed';
 
@@ -123,7 +124,11 @@ export class ClusterConnection {
     if (this.st.state !== 'connected') this.setState({ state: 'connected' });
   }
 
-  /** The shared admin client, connected on first use. Rejects with an explained Error. */
+  /**
+   * The shared admin client, connected on first use. Rejects with an explained Error. Its offset
+   * and metadata requests are guarded against kafkajs's race between them (see admin-guard): all
+   * the nodes of a cluster use it at once, on every deploy.
+   */
   admin(): Promise<Admin> {
     if (this.closing) return Promise.reject(new Error('connection closed'));
     if (!this.adminP) {
@@ -132,7 +137,7 @@ export class ClusterConnection {
       this.adminP = admin.connect().then(
         () => {
           this.reportOk();
-          return admin;
+          return guardAdmin(admin);
         },
         async (e) => {
           admin.disconnect().catch(() => undefined);

@@ -1,0 +1,97 @@
+'use strict';
+/**
+ * Many redeploys in a row of the full failover example (real Node-RED, real brokers), full and
+ * modified-nodes deploys, every status the runtime publishes recorded: no status ever shows a
+ * raw message of the Kafka client (`inside kafkajs: Cannot destructure property 'partitions' of
+ * 'low.pop(...)'`, a TypeError), and no node is red while both clusters answer (issue 26, 8).
+ */
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const env = require('../harness/env');
+const { startNodeRed } = require('../../scripts/node-red-runner');
+const { AdminOffsetCommitter } = require('../../dist/kafka/groups');
+
+const TOPICS = ['orders', 'payments', 'invoices'];
+const FLOW_NODES = ['mirror', 'syncs', 'checkpoint', 'groupoffsets', 'heartbeat'];
+/** What a raw message of the Kafka client or of JavaScript looks like. */
+const RAW = /inside kafkajs|TypeError|RangeError|Cannot destructure|Cannot read propert|is not a function|of undefined|\.pop\(/;
+
+function exampleFlow(round) {
+  const flow = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'full-failover.json'), 'utf8'));
+  for (const n of flow) {
+    if (n.type === 'mm2-cluster' && n.alias === 'source') n.bootstrap = env.cluster('source').bootstrap;
+    if (n.type === 'mm2-cluster' && n.alias === 'target') n.bootstrap = env.cluster('target').bootstrap;
+    // a changed name makes the node a modified one for a modified-nodes deploy; which nodes change
+    // goes round: all flow nodes, then the checkpoint node alone, then the cluster-using nodes of the target
+    if (round > 0 && FLOW_NODES.includes(n.id)) {
+      const which = round % 3;
+      if (which === 0 || (which === 1 && n.id === 'checkpoint') || (which === 2 && ['checkpoint', 'groupoffsets', 'heartbeat'].includes(n.id))) n.name = `${n.type} r${round}`;
+    }
+  }
+  return flow;
+}
+
+describe('redeploying the full failover example many times in a row (real Node-RED, real brokers)', function () {
+  this.timeout(600000);
+  let nr;
+  let watch;
+
+  after(async function () {
+    if (process.env.REDEPLOY_LOG && nr) fs.writeFileSync(process.env.REDEPLOY_LOG, `${nr.log}\n${JSON.stringify(watch ? watch.history() : [], null, 1)}`);
+    if (watch) watch.close();
+    if (nr) await nr.stop();
+  });
+
+  it('never shows a raw Kafka client message and no node stays red while the clusters answer', async function () {
+    const admin = await env.admin('source');
+    await admin.createTopics({ topics: TOPICS.map((topic) => ({ topic, numPartitions: 3 })), waitForLeaders: true });
+    const producer = env.kafka('source').producer({ allowAutoTopicCreation: false });
+    await producer.connect();
+    for (const topic of TOPICS) await producer.send({ topic, messages: [0, 1, 2].map((partition) => ({ partition, value: `${topic}-${partition}` })) });
+    await producer.disconnect();
+    const committer = new AdminOffsetCommitter(env.kafka('source'));
+    for (const [i, topic] of TOPICS.entries()) {
+      assert.equal((await committer.commit(`g-redeploy-${i}`, [{ topic, partition: 0, offset: 1n }])).ok, true);
+    }
+    await committer.close();
+
+    nr = await startNodeRed({ flows: exampleFlow(0), quiet: true, logLevel: 'warn' });
+    watch = await nr.watchStatuses();
+    const latestSince = (from) => {
+      const latest = new Map();
+      for (const h of watch.history().slice(from)) latest.set(h.id, h.status);
+      return latest;
+    };
+    /** Every flow node has shown a status since `from`, and the latest is not red. */
+    const settled = async (from, what) => {
+      await env.eventually(() => {
+        const latest = latestSince(from);
+        return FLOW_NODES.every((id) => latest.get(id) && latest.get(id).fill && latest.get(id).fill !== 'red');
+      }, { timeout: 90000, interval: 500, what: `${what}: every node not red (${JSON.stringify(Object.fromEntries(latestSince(from)))})` });
+    };
+    await settled(0, 'the first deploy');
+
+    const ROUNDS = 8;
+    for (let round = 1; round <= ROUNDS; round++) {
+      const from = watch.history().length;
+      const type = round % 2 === 1 ? 'full' : 'nodes';
+      await nr.deploy(exampleFlow(round), type);
+      await settled(from, `redeploy ${round} (${type})`);
+      // and no node turns red afterwards while the clusters answer: a few cycles of every node
+      // (heartbeats every second, checkpoints and group offsets every 10 s) run before the next deploy
+      const quietFrom = watch.history().length;
+      const seenCycle = () => {
+        const ids = new Set(watch.history().slice(quietFrom).map((h) => h.id));
+        return ['heartbeat', 'checkpoint'].every((id) => ids.has(id));
+      };
+      await env.eventually(seenCycle, { timeout: 60000, interval: 500, what: `redeploy ${round}: the nodes at work again` });
+    }
+
+    const history = watch.history().filter((h) => FLOW_NODES.includes(h.id));
+    const raw = history.filter((h) => RAW.test(h.status.text || '')).map((h) => `${h.id}: ${h.status.text}`);
+    const red = history.filter((h) => h.status.fill === 'red').map((h) => `${h.id}: ${h.status.text}`);
+    const logged = nr.log.split('\n').filter((l) => /Cannot destructure|TypeError/.test(l));
+    assert.deepEqual({ raw, red, logged }, { raw: [], red: [], logged: [] }, 'no status shows a raw client message, no node is red while both clusters answer, no raw client error is logged');
+  });
+});
