@@ -5,7 +5,7 @@
  * every user so each can show it in its status.
  */
 import type { Admin, Kafka, Producer } from 'kafkajs';
-import { createKafka, diagnoseClosedConnection, explainKafkaError, ExplainedKafkaError, isClosedConnectionExplanation, type AclNeed, type ClusterSettings, type HostLogger } from './client';
+import { createKafka, diagnoseClosedConnection, explainKafkaError, ExplainedKafkaError, isClientInternalFailure, isClosedConnectionExplanation, type AclNeed, type ClusterSettings, type HostLogger } from './client';
 import { AdminOffsetCommitter, GroupOffsetFetcher } from './groups';
 import { guardAdmin } from './admin-guard';
 
@@ -80,9 +80,14 @@ export class ClusterConnection {
   /**
    * Marks the connection failed with an explanation (users show it); returns the explanation.
    * `acls`: what the failed call needs, named when the broker refused it (explainKafkaError).
+   * kafkajs failing inside on one request (isClientInternalFailure) is no failure of the
+   * connection: the cluster answered. It is explained and left to the caller (its own status and
+   * log, its next attempt); the state of the connection, which every node of the cluster shows,
+   * stays as it is.
    */
   reportError(err: unknown, acls?: AclNeed[]): string {
     let text = explainKafkaError(err, this.settings, acls);
+    if (isClientInternalFailure(err)) return text;
     if (isClosedConnectionExplanation(text)) {
       // the broker closed the connection: a restart, or a listener that wants SASL. Asking the
       // listener tells (the answer is kept a minute); the state shows the certain text once known.
