@@ -4,6 +4,7 @@
  * modified-nodes deploys, every status the runtime publishes recorded: no status ever shows a
  * raw message of the Kafka client (`inside kafkajs: Cannot destructure property 'partitions' of
  * 'low.pop(...)'`, a TypeError), and no node is red while both clusters answer (issue 26, 8).
+ * REDEPLOY_LOG=<file> writes Node-RED's log and every status recorded there, to look into a failure.
  */
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -17,17 +18,20 @@ const FLOW_NODES = ['mirror', 'syncs', 'checkpoint', 'groupoffsets', 'heartbeat'
 /** What a raw message of the Kafka client or of JavaScript looks like. */
 const RAW = /inside kafkajs|TypeError|RangeError|Cannot destructure|Cannot read propert|is not a function|of undefined|\.pop\(/;
 
-function exampleFlow(round) {
+/** The flow nodes a redeploy of `round` restarts: every one in a full deploy; in a modified-nodes deploy those renamed. */
+function restarted(round, type) {
+  if (type === 'full') return FLOW_NODES;
+  // which nodes change goes round: all flow nodes, the checkpoint node alone, the nodes that read the target
+  return [FLOW_NODES, ['checkpoint'], ['checkpoint', 'groupoffsets', 'heartbeat']][round % 3];
+}
+
+function exampleFlow(round, type) {
   const flow = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'full-failover.json'), 'utf8'));
   for (const n of flow) {
     if (n.type === 'mm2-cluster' && n.alias === 'source') n.bootstrap = env.cluster('source').bootstrap;
     if (n.type === 'mm2-cluster' && n.alias === 'target') n.bootstrap = env.cluster('target').bootstrap;
-    // a changed name makes the node a modified one for a modified-nodes deploy; which nodes change
-    // goes round: all flow nodes, then the checkpoint node alone, then the cluster-using nodes of the target
-    if (round > 0 && FLOW_NODES.includes(n.id)) {
-      const which = round % 3;
-      if (which === 0 || (which === 1 && n.id === 'checkpoint') || (which === 2 && ['checkpoint', 'groupoffsets', 'heartbeat'].includes(n.id))) n.name = `${n.type} r${round}`;
-    }
+    // a changed name makes the node a modified one for a modified-nodes deploy
+    if (round > 0 && restarted(round, type).includes(n.id)) n.name = `${n.type} r${round}`;
   }
   return flow;
 }
@@ -56,28 +60,34 @@ describe('redeploying the full failover example many times in a row (real Node-R
     }
     await committer.close();
 
-    nr = await startNodeRed({ flows: exampleFlow(0), quiet: true, logLevel: 'warn' });
+    nr = await startNodeRed({ flows: exampleFlow(0, 'full'), quiet: true, logLevel: 'warn' });
     watch = await nr.watchStatuses();
-    const latestSince = (from) => {
-      const latest = new Map();
-      for (const h of watch.history().slice(from)) latest.set(h.id, h.status);
-      return latest;
+    const latest = (from) => {
+      const map = new Map();
+      for (const h of watch.history().slice(from)) map.set(h.id, h.status);
+      return map;
     };
-    /** Every flow node has shown a status since `from`, and the latest is not red. */
-    const settled = async (from, what) => {
-      await env.eventually(() => {
-        const latest = latestSince(from);
-        return FLOW_NODES.every((id) => latest.get(id) && latest.get(id).fill && latest.get(id).fill !== 'red');
-      }, { timeout: 90000, interval: 500, what: `${what}: every node not red (${JSON.stringify(Object.fromEntries(latestSince(from)))})` });
+    /** Every node restarted has shown a status since `from`, and the latest status of every node is not red. */
+    const settled = async (from, ids, what) => {
+      let seen = new Map();
+      try {
+        await env.eventually(() => {
+          const since = latest(from);
+          seen = latest(0);
+          return ids.every((id) => since.get(id) && since.get(id).fill) && FLOW_NODES.every((id) => seen.get(id) && seen.get(id).fill && seen.get(id).fill !== 'red');
+        }, { timeout: 90000, interval: 500, what });
+      } catch (e) {
+        throw new Error(`${e.message}: every node not red, the restarted ones (${ids.join(', ')}) with a status since the deploy; latest ${JSON.stringify(Object.fromEntries(seen))}`);
+      }
     };
-    await settled(0, 'the first deploy');
+    await settled(0, FLOW_NODES, 'the first deploy');
 
     const ROUNDS = 8;
     for (let round = 1; round <= ROUNDS; round++) {
       const from = watch.history().length;
       const type = round % 2 === 1 ? 'full' : 'nodes';
-      await nr.deploy(exampleFlow(round), type);
-      await settled(from, `redeploy ${round} (${type})`);
+      await nr.deploy(exampleFlow(round, type), type);
+      await settled(from, restarted(round, type), `redeploy ${round} (${type})`);
       // and no node turns red afterwards while the clusters answer: a few cycles of every node
       // (heartbeats every second, checkpoints and group offsets every 10 s) run before the next deploy
       const quietFrom = watch.history().length;
