@@ -53,11 +53,14 @@ function request(port, method, p, body, headers = {}) {
  * the editor opens): the latest status of each node by id, retained ones included. A minimal
  * RFC 6455 client (text frames, ping, close), so it runs on every Node.js the tests use.
  * @param {number} port
- * @returns {Promise<{ get(id: string): { fill?: string, shape?: string, text?: string } | undefined, all(): Record<string, any>, reset(): void, close(): void }>}
+ * `history()` is every status published since the watch began, in order.
+ * @returns {Promise<{ get(id: string): { fill?: string, shape?: string, text?: string } | undefined, all(): Record<string, any>, history(): Array<{ id: string, status: { fill?: string, shape?: string, text?: string }, at: number }>, reset(): void, close(): void }>}
  */
 function watchStatuses(port) {
   const crypto = require('node:crypto');
   const statuses = new Map();
+  /** every status published, in order: { id, status, at } */
+  const history = [];
   return new Promise((resolve, reject) => {
     const req = http.request({
       host: '127.0.0.1', port, path: '/comms',
@@ -83,7 +86,10 @@ function watchStatuses(port) {
           return;
         }
         for (const m of Array.isArray(msgs) ? msgs : [msgs]) {
-          if (m && typeof m.topic === 'string' && m.topic.startsWith('status/')) statuses.set(m.topic.slice('status/'.length), m.data);
+          if (m && typeof m.topic === 'string' && m.topic.startsWith('status/')) {
+            statuses.set(m.topic.slice('status/'.length), m.data);
+            history.push({ id: m.topic.slice('status/'.length), status: m.data, at: Date.now() });
+          }
         }
       };
       let buf = head;
@@ -124,6 +130,7 @@ function watchStatuses(port) {
       resolve({
         get: (id) => statuses.get(id),
         all: () => Object.fromEntries(statuses),
+        history: () => history.slice(),
         reset: () => statuses.clear(),
         close: () => socket.destroy(),
       });

@@ -186,6 +186,23 @@ function clientInternalError(err: unknown): { message?: string } | null {
   return null;
 }
 
+/**
+ * `text` without kafkajs's own words of a failure inside it (` (inside kafkajs: …)`), for a node
+ * status: the explanation before them says what happened and what comes next; the log keeps them.
+ */
+export function withoutClientInternals(text: string): string {
+  const at = text.indexOf(CLIENT_INTERNAL_MARK);
+  if (at < 0) return text;
+  let depth = 1;
+  let end = at + CLIENT_INTERNAL_MARK.length;
+  for (; end < text.length && depth > 0; end++) {
+    if (text[end] === '(') depth++;
+    else if (text[end] === ')') depth--;
+  }
+  const start = at > 0 && text[at - 1] === ' ' ? at - 1 : at;
+  return withoutClientInternals(text.slice(0, start) + text.slice(end));
+}
+
 /** Whether `err` (or one of its causes) was thrown inside kafkajs itself (see clientInternalError). */
 export function isKafkaClientInternalError(err: unknown): boolean {
   return clientInternalError(err) !== null;

@@ -5,8 +5,9 @@
  * every user so each can show it in its status.
  */
 import type { Admin, Kafka, Producer } from 'kafkajs';
-import { createKafka, diagnoseClosedConnection, explainKafkaError, ExplainedKafkaError, isClosedConnectionExplanation, type AclNeed, type ClusterSettings, type HostLogger } from './client';
+import { createKafka, diagnoseClosedConnection, explainKafkaError, ExplainedKafkaError, isClientInternalFailure, isClosedConnectionExplanation, type AclNeed, type ClusterSettings, type HostLogger } from './client';
 import { AdminOffsetCommitter, GroupOffsetFetcher } from './groups';
+import { guardAdmin } from './admin-guard';
 
 export type ConnectionStateName = 'idle' | 'connecting' | 'connected' | 'error' | 'closed';
 
@@ -79,9 +80,14 @@ export class ClusterConnection {
   /**
    * Marks the connection failed with an explanation (users show it); returns the explanation.
    * `acls`: what the failed call needs, named when the broker refused it (explainKafkaError).
+   * kafkajs failing inside on one request (isClientInternalFailure) is no failure of the
+   * connection: the cluster answered. It is explained and left to the caller (its own status and
+   * log, its next attempt); the state of the connection, which every node of the cluster shows,
+   * stays as it is.
    */
   reportError(err: unknown, acls?: AclNeed[]): string {
     let text = explainKafkaError(err, this.settings, acls);
+    if (isClientInternalFailure(err)) return text;
     if (isClosedConnectionExplanation(text)) {
       // the broker closed the connection: a restart, or a listener that wants SASL. Asking the
       // listener tells (the answer is kept a minute); the state shows the certain text once known.
@@ -123,7 +129,11 @@ export class ClusterConnection {
     if (this.st.state !== 'connected') this.setState({ state: 'connected' });
   }
 
-  /** The shared admin client, connected on first use. Rejects with an explained Error. */
+  /**
+   * The shared admin client, connected on first use. Rejects with an explained Error. Its offset
+   * and metadata requests are guarded against kafkajs's race between them (see admin-guard): all
+   * the nodes of a cluster use it at once, on every deploy.
+   */
   admin(): Promise<Admin> {
     if (this.closing) return Promise.reject(new Error('connection closed'));
     if (!this.adminP) {
@@ -132,7 +142,7 @@ export class ClusterConnection {
       this.adminP = admin.connect().then(
         () => {
           this.reportOk();
-          return admin;
+          return guardAdmin(admin);
         },
         async (e) => {
           admin.disconnect().catch(() => undefined);

@@ -13,6 +13,7 @@ import { readPercent } from '../core/load-percent';
 import { AbsurdRecordError, MalformedRecordError } from '../core/errors';
 import { HeartbeatMonitor, heartbeatTimestampProblem, type HeartbeatAlarm } from '../core/heartbeat-monitor';
 import type { ClusterConnection } from './connection';
+import { explainKafkaError, isKafkaClientInternalError } from './client';
 import { TopicNotFoundError, TopicReader, topicEnds, type RawRecord } from './topic-reader';
 import { askCluster, ProbeSchedule, PROBE_EVERY_MS, PROBE_TIMEOUT_MS } from './cluster-probe';
 
@@ -194,7 +195,9 @@ export class HeartbeatWatcher {
           return;
         }
         this.setPhase('starting');
-        this.report(e instanceof Error ? e : new Error(String(e)));
+        // kafkajs failing inside (reading the topic's offsets) is explained, never shown in its own words
+        if (isKafkaClientInternalError(e)) this.report(new Error(explainKafkaError(e, this.opts.connection.settings)));
+        else this.report(e instanceof Error ? e : new Error(String(e)));
       })
       .finally(() => {
         if (gen === this.generation) this.attempting = false;

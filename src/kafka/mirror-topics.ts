@@ -26,6 +26,11 @@ import {
 /** DescribeConfigs' TOPIC resource type. */
 const TOPIC_RESOURCE = 2;
 
+/** Errors of a creation, or of the metadata after it, that pass once the metadata propagated (see createRemoteTopics). */
+const TRANSIENT_CREATE_ERRORS = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE', 'NOT_CONTROLLER']);
+/** How long those are tried again before the refresh fails (and is retried later). */
+const CREATE_TRANSIENT_MS = 15000;
+
 /** What the topic management tells about the remote topics. */
 export type MirrorTopicEvent =
   | { type: 'topic-created'; topic: string; partitions: number; alias: string }
@@ -276,16 +281,28 @@ export class MirrorTopics {
     });
     for (const r of res.resources) configs.set(r.resourceName, remoteTopicCreateConfigs(entriesOf(r), this.o.configPropertyFilter));
     for (const c of list) {
-      try {
-        await targetAdmin.createTopics({
-          waitForLeaders: true,
-          topics: [{ topic: c.remote, numPartitions: c.partitions, replicationFactor: factor, configEntries: configs.get(c.topic) ?? [] }],
-        });
-        this.o.onEvent({ type: 'topic-created', topic: c.remote, partitions: c.partitions, alias: this.o.target.alias });
-      } catch (e) {
-        const err = e as { type?: string; errors?: Array<{ type?: string }> };
-        const types = [err.type, ...(err.errors ?? []).map((x) => x.type)];
-        if (!types.includes('TOPIC_ALREADY_EXISTS')) {
+      // A topic just created is not known to every broker's metadata at once: kafkajs's own wait
+      // for leaders fails on the UNKNOWN_TOPIC_OR_PARTITION of that moment, and so does its
+      // metadata refresh while another user of the shared admin asks for a topic not there yet
+      // (as internal-topics). Those are tried again here, and the leaders awaited below.
+      const deadline = Date.now() + CREATE_TRANSIENT_MS;
+      for (;;) {
+        try {
+          await targetAdmin.createTopics({
+            waitForLeaders: false,
+            topics: [{ topic: c.remote, numPartitions: c.partitions, replicationFactor: factor, configEntries: configs.get(c.topic) ?? [] }],
+          });
+          await this.waitForLeaders([{ topic: c.remote, partitions: c.partitions }]);
+          this.o.onEvent({ type: 'topic-created', topic: c.remote, partitions: c.partitions, alias: this.o.target.alias });
+          break;
+        } catch (e) {
+          const err = e as { type?: string; errors?: Array<{ type?: string }> };
+          const types = [err.type, ...(err.errors ?? []).map((x) => x.type)];
+          if (types.includes('TOPIC_ALREADY_EXISTS')) break;
+          if (types.some((t) => t !== undefined && TRANSIENT_CREATE_ERRORS.has(t)) && Date.now() < deadline && !this.o.stopped()) {
+            await this.o.sleep(250);
+            continue;
+          }
           // the target did not list it: missing, or hidden from a principal without WRITE (DESCRIBE) on it
           const refused = notAuthorized(e, [{ resource: 'Topic', name: c.remote, operations: ['CREATE', 'WRITE'] }], this.o.target.settings);
           if (refused) throw refused;
@@ -301,7 +318,15 @@ export class MirrorTopics {
     const targetAdmin = await this.o.target.admin();
     const deadline = Date.now() + 10000;
     while (!this.o.stopped() && Date.now() < deadline) {
-      const md = await targetAdmin.fetchTopicMetadata({ topics: list.map((l) => l.topic) });
+      let md;
+      try {
+        md = await targetAdmin.fetchTopicMetadata({ topics: list.map((l) => l.topic) });
+      } catch (e) {
+        // not known to the broker that answers yet: metadata propagates after a creation
+        if (!TRANSIENT_CREATE_ERRORS.has((e as { type?: string }).type ?? '')) throw e;
+        await this.o.sleep(200);
+        continue;
+      }
       const ready = list.every((l) => {
         const t = md.topics.find((x) => x.name === l.topic);
         return !!t && t.partitions.length >= l.partitions && t.partitions.every((p) => p.leader >= 0);

@@ -33,7 +33,10 @@ export interface TopicReaderOptions {
   onProgress?: (read: bigint, total: bigint) => void;
   /** The end offset seen at start has been reached. */
   onLoaded?: () => void;
-  /** A consumer failure (the consumer restarts itself on retriable ones). */
+  /**
+   * A consumer failure (the consumer restarts itself on retriable ones). A group coordinator
+   * loading or moving, which kafkajs restarts the consumer through, is none (passingCoordinatorState).
+   */
   onError?: (err: Error) => void;
   /** How long an empty fetch waits on the broker; lower = fresher tail, more requests. */
   maxWaitTimeMs?: number;
@@ -135,6 +138,23 @@ export async function disconnectQuietly(consumer: Consumer, timeoutMs = 10000): 
   }
 }
 
+/**
+ * Group-coordinator states that pass by themselves: a coordinator loading the group offsets of a
+ * (re)started broker or of a cluster's first group, a coordinator moving, a rebalance.
+ */
+const PASSING_COORDINATOR_STATES = new Set(['COORDINATOR_LOAD_IN_PROGRESS', 'COORDINATOR_NOT_AVAILABLE', 'NOT_COORDINATOR', 'REBALANCE_IN_PROGRESS']);
+
+/** Whether a consumer failure (or its cause, under kafkajs's retries) is one of PASSING_COORDINATOR_STATES. */
+export function passingCoordinatorState(err: unknown): boolean {
+  let cur: unknown = err;
+  for (let i = 0; cur && typeof cur === 'object' && i < 6; i++) {
+    const e = cur as { type?: string; cause?: unknown; originalError?: unknown };
+    if (e.type && PASSING_COORDINATOR_STATES.has(e.type)) return true;
+    cur = e.cause ?? e.originalError;
+  }
+  return false;
+}
+
 export class TopicReader {
   private consumer: Consumer | null = null;
   private loaded = false;
@@ -186,6 +206,8 @@ export class TopicReader {
     consumer.on(consumer.events.CRASH, (ev) => {
       const err = ev.payload.error as Error;
       if (!this.opts.onError) return;
+      // the group's coordinator loading or moving: the broker answered, kafkajs restarts the consumer
+      if (ev.payload.restart && passingCoordinatorState(err)) return;
       void this.explained(err).then((e) => this.opts.onError?.(e));
     });
     await consumer.connect();
