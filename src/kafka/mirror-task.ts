@@ -52,7 +52,19 @@ export type MirrorEvent =
   | { type: 'error'; where: MirrorErrorPlace; error: string; topic?: string }
   | { type: 'recovered'; where: MirrorErrorPlace }
   /** Partitions the group had no commit for now start where per-node groups of an earlier build stopped. */
-  | { type: 'progress-adopted'; partitions: number; groups: string[] };
+  | { type: 'progress-adopted'; partitions: number; groups: string[] }
+  /** The target acknowledged `records` copied records (evidence that the mirror copies now). */
+  | { type: 'delivered'; records: number }
+  /** Both clusters answered a probe (evidence that the mirror could copy now). */
+  | { type: 'answered' };
+
+/** What the mirror has waited on longest (Mirror.outstanding): an acknowledgement of copied records, or a cluster's answer to a probe. */
+export interface MirrorOutstanding {
+  kind: 'ack' | 'answer';
+  cluster: 'source' | 'target';
+  /** When the request was sent (epoch ms). */
+  since: number;
+}
 
 /** `source`/`target`: the cluster did not answer a probe; `delivery`: records wait on the source and none are copied. */
 export type MirrorErrorPlace = 'refresh' | 'produce' | 'sync' | 'commit' | 'consumer' | 'syncs-topic' | 'source' | 'target' | 'delivery' | 'configs' | 'acls';
@@ -143,6 +155,11 @@ export class Mirror {
   private readonly syncRetryMs: { first: number; max: number };
   private retryDelay = 1000;
   private probing = false;
+  /** Produce requests (and the producer's connection) waiting on the target: when each was sent. */
+  private sending = new Map<number, number>();
+  private sendSeq = 0;
+  /** Clusters asked by the running probe that did not answer (nor fail) yet: since when. */
+  private asking = new Map<'source' | 'target', number>();
   /** Partitions that had records waiting on the source at the last probe: their restart point then. */
   private waiting = new Map<string, bigint>();
 
@@ -445,6 +462,7 @@ export class Mirror {
       this.clearError('delivery');
       this.records += chunk.length;
       for (let i = start; i < end; i++) this.bytes += sizes[i];
+      this.o.onEvent({ type: 'delivered', records: chunk.length });
       await heartbeat().catch(() => undefined);
     }
   }
@@ -453,6 +471,8 @@ export class Mirror {
   private async produce(remote: string, partition: number, chunk: KafkaMessage[], heartbeat: () => Promise<void>, abandoned: () => boolean): Promise<bigint | null> {
     let delay = 500;
     for (;;) {
+      const id = ++this.sendSeq;
+      this.sending.set(id, Date.now());
       try {
         const producer = await this.producer();
         const res = await producer.send({
@@ -469,10 +489,12 @@ export class Mirror {
         const md = res.find((r) => r.topicName === remote && r.partition === partition);
         const base = md?.baseOffset ?? md?.offset;
         if (base === undefined) throw new Error(`no acknowledgement for ${remote}-${partition}`);
+        this.sending.delete(id);
         this.o.target.reportOk();
         this.clearError('produce');
         return BigInt(base);
       } catch (e) {
+        this.sending.delete(id);
         if (abandoned()) return null;
         const text = errText(e);
         this.setError('produce', this.o.target.reportError(e, [{ resource: 'Topic', name: remote, operations: ['WRITE'] }]), remote);
@@ -554,14 +576,19 @@ export class Mirror {
     this.probing = true;
     const timeoutMs = this.o.probeTimeoutMs ?? PROBE_TIMEOUT_MS;
     const topics = [...this.subscription.keys()];
+    const asked = Date.now();
+    const ask = <T>(cluster: 'source' | 'target', p: Promise<T>): Promise<T> => {
+      this.asking.set(cluster, asked);
+      return p.finally(() => this.asking.delete(cluster));
+    };
     try {
       const [src, tgt] = await Promise.allSettled([
-        askCluster(this.o.source, timeoutMs, async (admin) => {
+        ask('source', askCluster(this.o.source, timeoutMs, async (admin) => {
           const ends = new Map<string, bigint>();
           for (const [topic, byPartition] of await topicEnds(admin, topics)) for (const [p, high] of byPartition) ends.set(tpKey(topic, p), high);
           return ends;
-        }),
-        askCluster(this.o.target, timeoutMs, (admin) => admin.describeCluster()),
+        })),
+        ask('target', askCluster(this.o.target, timeoutMs, (admin) => admin.describeCluster())),
       ]);
       if (this.stopping) return;
       if (src.status === 'rejected') this.setError('source', errText(src.reason));
@@ -571,6 +598,7 @@ export class Mirror {
       }
       if (tgt.status === 'rejected') this.setError('target', errText(tgt.reason));
       else this.clearError('target');
+      if (src.status === 'fulfilled' && tgt.status === 'fulfilled') this.o.onEvent({ type: 'answered' });
     } finally {
       this.probing = false;
     }
@@ -604,6 +632,18 @@ export class Mirror {
       list.map((a) => ({ topic: a.topic, partition: a.partition, offset: a.next })),
     );
     if (r.ok) for (const a of list) this.committed.set(tpKey(a.topic, a.partition), a.next);
+  }
+
+  /**
+   * What the mirror has waited on longest now: records sent to the target and not acknowledged
+   * yet, else a probe a cluster has not answered yet (the older of the two); null when nothing
+   * is outstanding. The node shows a long wait at once, before the probe times out.
+   */
+  outstanding(): MirrorOutstanding | null {
+    let best: MirrorOutstanding | null = null;
+    for (const since of this.sending.values()) if (!best || since < best.since) best = { kind: 'ack', cluster: 'target', since };
+    for (const [cluster, since] of this.asking) if (!best || since < best.since) best = { kind: 'answer', cluster, since };
+    return best;
   }
 
   stats(): MirrorStats {

@@ -65,7 +65,7 @@ export = function register(RED: NodeAPI): void {
     const render = (): void => {
       if (ctx.closing) return;
       const now = Date.now();
-      const view: HeartbeatNodeView = { emitError: emission?.error ?? null, emitStalledMs: emission?.stalledFor(now) ?? null };
+      const view: HeartbeatNodeView = { intervalMs, emitError: emission?.error ?? null, emitStalledMs: emission?.stalledFor(now) ?? null };
       if (emission) view.emit = { emitted: emission.emitter.emitted, lastEmitted: emission.emitter.lastEmitted };
       if (watcher) view.watch = { ...watch, snapshot: watcher.monitor.snapshot(now), malformed: watcher.malformed, topic: watchTopic };
       status.activity(heartbeatStatus(t, view, now));

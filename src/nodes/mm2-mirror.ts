@@ -107,7 +107,7 @@ export = function register(RED: NodeAPI): void {
       mirror = m;
       view.mirror = m;
       m.start().catch(() => undefined); // failures are events (status + warn) and retried
-      scheduleMirror(ctx, m, settings, () => node.send(view.statsMessage() as unknown as NodeMessage));
+      scheduleMirror(ctx, m, settings, () => node.send(view.statsMessage() as unknown as NodeMessage), view.checkStatus);
       handleInput = mirrorInput(t, m, view);
     };
     const wait = (holder: MirrorClaimant): void => {

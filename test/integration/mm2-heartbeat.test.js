@@ -182,7 +182,7 @@ describe('mm2-heartbeat (Node-RED runtime, real brokers)', function () {
     const cfg = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: 2, name: 'heartbeats', configNames: ['cleanup.policy'] }] });
     assert.equal(cfg.resources[0].configEntries[0].configValue, 'compact');
 
-    await env.eventually(() => /^emitted \d+ \/ \d+ (ms|s) ago$/.test(lastText(st)), { what: `emitting status, got '${lastText(st)}'` });
+    await env.eventually(() => /^emitted \d+, last at \d\d:\d\d:\d\d$/.test(lastText(st)), { what: `emitting status, got '${lastText(st)}'` });
     // the node emitted nothing on its outputs (it does not watch)
     assert.equal(nodes.collect(nodes.helper.getNode('out1')).length, 0);
   });
@@ -266,8 +266,9 @@ describe('mm2-heartbeat (Node-RED runtime, real brokers)', function () {
     assert.ok(p2.latencyMs >= 0 && p2.latencyMs <= now - t2, `latency ${p2.latencyMs} within [0, ${now - t2}]`);
     assert.ok(!out1.some((m) => m.payload.timestamp === backlogTs), 'the backlog is not replayed');
     assert.deepEqual(out2, [], 'no alarm: heartbeats were fresh all along');
-    await env.eventually(() => /^latency \d+ ms \/ \d+ (ms|s) ago$/.test(lastText(st)), { what: `latency status, got '${lastText(st)}'` });
-    assert.equal(st[st.length - 1].fill, 'green');
+    // green with the last latency and the time it arrived (yellow once the next one is overdue: none follows here)
+    const latency = p2.latencyMs < 1000 ? `${p2.latencyMs} ms` : `${Math.floor(p2.latencyMs / 1000)} s`;
+    await env.eventually(() => st.some((s) => s.fill === 'green' && s.text.startsWith(`latency ${latency} at `) && /at \d\d:\d\d:\d\d$/.test(s.text)), { what: `latency status, got ${JSON.stringify(st)}` });
   });
 
   it('raises a stale alarm once when nothing arrives within staleAfterSeconds, clears it once when heartbeats come back, and re-arms', async function () {
@@ -343,7 +344,10 @@ describe('mm2-heartbeat (Node-RED runtime, real brokers)', function () {
     await env.eventually(() => out1.length === 1, { what: 'the good heartbeat after the bad records' });
     assert.equal(out1[0].payload.timestamp, t1);
     await env.eventually(() => / \(2 malformed\)$/.test(lastText(st)), { what: `malformed count in status, got '${lastText(st)}'` });
-    assert.match(lastText(st), /^latency \d+ ms \/ \d+ (ms|s) ago \(2 malformed\)$/);
+    // set when the good heartbeat arrived (later it is overdue: none follows)
+    const withCount = st.find((s) => / \(2 malformed\)$/.test(s.text || ''));
+    assert.match(withCount.text, /^latency \d+ (ms|s) at \d\d:\d\d:\d\d \(2 malformed\)$/);
+    assert.equal(withCount.fill, 'green');
     // one warning (rate-limited), naming the topic and the first bad offset
     const w = warns.filter((x) => x.includes('malformed'));
     assert.equal(w.length, 1, w.join('\n'));
@@ -379,20 +383,38 @@ describe('mm2-heartbeat (Node-RED runtime, real brokers)', function () {
     await nodes.load([hbNode({ staleAfterSeconds: '600' }), ...outputs], { over: over(a) });
     const hb = nodes.helper.getNode('hb');
     const st = nodes.statuses(hb);
+    const out1 = nodes.collect(nodes.helper.getNode('out1'));
     await env.eventually(() => /^emitted|^waiting for heartbeats/.test(lastText(st)) || (st.length > 0 && st[st.length - 1].fill === 'blue'), { what: `watching, got '${lastText(st)}'` });
     await produce(topic, [heartbeatRecord(a, Date.now())]);
     await env.eventually(() => st.length > 0 && st[st.length - 1].fill === 'green', { what: `green with a latency, got '${lastText(st)}'` });
 
+    // every status the node sets from an outage's start until the cluster answers again: none green
+    let during = [];
     await env.whileUnresponsive('target', async () => {
       const n = st.length;
       await env.eventually(() => st.slice(n).some((s) => s.fill === 'red'), { timeout: 40000, what: 'red while the target does not answer' });
+      during = st.slice(n);
     });
-    await env.eventually(() => st[st.length - 1].fill === 'green', { timeout: 60000, what: 'green again' });
+    assert.deepEqual(during.filter((s) => s.fill === 'green'), [], `no green while the target did not answer: ${JSON.stringify(during)}`);
+    // green again only on a fresh heartbeat (no mirror here: the test writes one, until the watcher reads again);
+    // each one read before the next is written, so that none is still on its way when the source stops
+    await env.eventually(async () => {
+      const ts = Date.now();
+      await produce(topic, [heartbeatRecord(a, ts)]);
+      try {
+        await env.eventually(() => out1.some((m) => m.payload.timestamp === ts), { timeout: 5000, what: 'the heartbeat read' });
+      } catch {
+        return false;
+      }
+      return st[st.length - 1].fill === 'green';
+    }, { timeout: 60000, interval: 1000, what: `green again on a fresh heartbeat, got '${lastText(st)}'` });
 
     await env.whileUnresponsive('source', async () => {
       const n = st.length;
       await env.eventually(() => st.slice(n).some((s) => s.fill === 'red' && /no heartbeat written for|emit failed/.test(s.text || '')), { timeout: 40000, what: 'red while no heartbeat can be written' });
+      during = st.slice(n);
     });
+    assert.deepEqual(during.filter((s) => s.fill === 'green'), [], `no green while the source did not answer: ${JSON.stringify(during)}`);
   });
 
   it('a receiver of the alarm deployed on its own after the last change gets the current state again (resent), the others are left alone', async function () {

@@ -558,11 +558,15 @@ describe('mm2-mirror (real clusters)', function () {
     try {
       await producer.send({ topic, messages: [{ value: 'a' }] });
       await env.eventually(async () => (await copied()) === 1, { what: 'first record copied' });
+      // every status the node sets from the outage's start until the target answers again
+      let during = [];
       await env.whileUnresponsive('target', async () => {
         const n = seen().length;
         await producer.send({ topic, messages: [{ value: 'b' }, { value: 'c' }] });
         await env.eventually(() => seen().slice(n).some((s) => s.fill === 'red'), { timeout: 45000, what: 'red while the target does not answer' });
+        during = seen().slice(n);
       });
+      assert.deepEqual(during.filter((s) => s.fill === 'green'), [], `no green while the target did not answer: ${JSON.stringify(during)}`);
       await env.eventually(() => last().fill === 'green', { timeout: 60000, what: 'green again' });
       await env.eventually(async () => (await copied()) === 3, { timeout: 60000, what: 'every record copied' });
     } finally {

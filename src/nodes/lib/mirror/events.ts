@@ -15,6 +15,9 @@ export class MirrorView {
   private subscribed: string[] | null = null;
   private lastRecords = 0;
   private lastAt = Date.now();
+  private rate = 0;
+  /** Evidence that the mirror copies arrived since the last green status (lib/mirror/status). */
+  private fresh = false;
   /** Set once the engine exists (its events may come before). */
   mirror: Mirror | null = null;
 
@@ -33,12 +36,11 @@ export class MirrorView {
     const { status } = ctx;
     switch (e.type) {
       case 'subscribed':
+        // the topics were listed on the source and the remote topics checked on the target just now
         this.subscribed = e.topics;
-        if (e.topics.length === 0) {
-          status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-mirror.status.no-topics') });
-          node.warn(t('mm2-mirror.warn.none-visible'));
-        }
-        else status.activity({ fill: 'green', shape: 'dot', text: t('mm2-mirror.status.mirroring', { count: e.topics.length, rate: '0' }) });
+        this.fresh = true;
+        this.render();
+        if (e.topics.length === 0) node.warn(t('mm2-mirror.warn.none-visible'));
         node.log(t('mm2-mirror.log.subscribed', { count: e.topics.length, partitions: e.partitions, topics: e.topics.join(', ') }));
         break;
       case 'topic-created':
@@ -67,9 +69,16 @@ export class MirrorView {
         break;
       }
       case 'recovered':
+        // what failed worked just now
         this.problems.delete(e.where);
         ctx.log.ok(e.where);
-        if (this.problems.size === 0) this.showStatus(0);
+        this.fresh = true;
+        if (this.problems.size === 0) this.render();
+        break;
+      case 'delivered':
+      case 'answered':
+        this.fresh = true;
+        this.render();
         break;
     }
   };
@@ -82,11 +91,28 @@ export class MirrorView {
     const rate = now > this.lastAt ? ((s.records - this.lastRecords) * 1000) / (now - this.lastAt) : 0;
     this.lastRecords = s.records;
     this.lastAt = now;
-    this.showStatus(rate);
+    this.rate = rate;
+    this.render();
     return { topic: TOPICS.mirror, payload: mirrorStatsPayload(s, rate, this.where) };
   }
 
-  private showStatus(rate: number): void {
-    this.ctx.status.show(mirrorStatus(this.t, [...this.problems.values()], this.subscribed, rate));
+  /** Shows a wait that lasts too long (call every second or so); never sets green without fresh evidence. */
+  readonly checkStatus = (): void => {
+    this.render();
+  };
+
+  private render(): void {
+    const o = this.mirror?.outstanding() ?? null;
+    const alias = o ? (o.cluster === 'source' ? this.where.sourceCluster : this.where.targetCluster) : '';
+    const view = mirrorStatus(this.t, {
+      problems: [...this.problems.values()],
+      subscribed: this.subscribed,
+      recordsPerSecond: this.rate,
+      outstanding: o ? { kind: o.kind, alias, since: o.since } : null,
+      fresh: this.fresh,
+    }, Date.now());
+    if (!view) return;
+    if ('activity' in view && view.activity.fill === 'green') this.fresh = false;
+    this.ctx.status.show(view);
   }
 }

@@ -10,8 +10,11 @@ import { PROBE_EVERY_MS } from '../../../kafka/cluster-probe';
 /** How often the stats message is sent and the status refreshed. */
 export const STATS_INTERVAL_MS = 5000;
 
+/** How often the status looks for a wait that lasts too long (lib/mirror/status MIRROR_WAIT_MS). */
+export const STATUS_CHECK_MS = 1000;
+
 /** The engine's timers; failures are the engine's events (status + warn) and retried. */
-export function scheduleMirror(ctx: FlowNodeContext, mirror: Mirror, settings: MirrorSettings, sendStats: () => void): void {
+export function scheduleMirror(ctx: FlowNodeContext, mirror: Mirror, settings: MirrorSettings, sendStats: () => void, checkStatus: () => void): void {
   // Both intervals are within the bounds of core/intervals (checked by parseMirrorSettings).
   ctx.every(settings.offsetFlushIntervalMs, () => {
     mirror.flush().catch(() => undefined);
@@ -34,6 +37,7 @@ export function scheduleMirror(ctx: FlowNodeContext, mirror: Mirror, settings: M
     mirror.probe().catch(() => undefined);
   });
   ctx.every(STATS_INTERVAL_MS, sendStats);
+  ctx.every(STATUS_CHECK_MS, checkStatus);
 }
 
 /** Any message triggers a topic refresh now (msg.refreshTopics documents the intent); it cannot change settings. */
