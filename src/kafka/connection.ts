@@ -8,6 +8,7 @@ import type { Admin, Kafka, Producer } from 'kafkajs';
 import { createKafka, diagnoseClosedConnection, explainKafkaError, ExplainedKafkaError, isClientInternalFailure, isClosedConnectionExplanation, type AclNeed, type ClusterSettings, type HostLogger } from './client';
 import { AdminOffsetCommitter, GroupOffsetFetcher } from './groups';
 import { guardAdmin } from './admin-guard';
+import { passingCoordinatorState } from './topic-reader';
 
 export type ConnectionStateName = 'idle' | 'connecting' | 'connected' | 'error' | 'closed';
 
@@ -88,6 +89,9 @@ export class ClusterConnection {
   reportError(err: unknown, acls?: AclNeed[]): string {
     let text = explainKafkaError(err, this.settings, acls);
     if (isClientInternalFailure(err)) return text;
+    // a group coordinator loading (a fresh cluster's first groups, a restarted broker), moving or
+    // rebalancing: the broker answered, and kafkajs or the caller's next attempt gets through it
+    if (passingCoordinatorState(err)) return text;
     if (isClosedConnectionExplanation(text)) {
       // the broker closed the connection: a restart, or a listener that wants SASL. Asking the
       // listener tells (the answer is kept a minute); the state shows the certain text once known.

@@ -142,7 +142,12 @@ export async function disconnectQuietly(consumer: Consumer, timeoutMs = 10000): 
  * Group-coordinator states that pass by themselves: a coordinator loading the group offsets of a
  * (re)started broker or of a cluster's first group, a coordinator moving, a rebalance.
  */
-const PASSING_COORDINATOR_STATES = new Set(['COORDINATOR_LOAD_IN_PROGRESS', 'COORDINATOR_NOT_AVAILABLE', 'NOT_COORDINATOR', 'REBALANCE_IN_PROGRESS']);
+const PASSING_COORDINATOR_STATES = new Set([
+  // kafkajs's names for error codes 14, 15, 16 and 27 (node_modules/kafkajs/src/protocol/error.js)
+  'GROUP_LOAD_IN_PROGRESS', 'GROUP_COORDINATOR_NOT_AVAILABLE', 'NOT_COORDINATOR_FOR_GROUP', 'REBALANCE_IN_PROGRESS',
+  // the same codes under Kafka's own names (what a Java client or a newer kafkajs calls them)
+  'COORDINATOR_LOAD_IN_PROGRESS', 'COORDINATOR_NOT_AVAILABLE', 'NOT_COORDINATOR',
+]);
 
 /** Whether a consumer failure (or its cause, under kafkajs's retries) is one of PASSING_COORDINATOR_STATES. */
 export function passingCoordinatorState(err: unknown): boolean {

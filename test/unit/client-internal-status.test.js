@@ -73,6 +73,24 @@ describe('kafkajs failing inside: never in its own words on a status, never the 
     await conn.close();
   });
 
+  it("ClusterConnection.reportError: a group coordinator loading or moving is no failure of the connection (the broker answered; a fresh cluster's first groups meet it)", async function () {
+    const { KafkaJSProtocolError } = require('kafkajs/src/errors');
+    const { createErrorFromCode } = require('kafkajs/src/protocol/error');
+    const conn = new ClusterConnection(S);
+    conn.reportOk();
+    for (const code of [14 /* COORDINATOR_LOAD_IN_PROGRESS */, 15 /* COORDINATOR_NOT_AVAILABLE */, 16 /* NOT_COORDINATOR */]) {
+      const err = createErrorFromCode(code);
+      assert.ok(err instanceof KafkaJSProtocolError, String(code));
+      const text = conn.reportError(err);
+      assert.ok(text.length > 0, 'the caller gets the explanation');
+      assert.equal(conn.state.state, 'connected', `${err.type}: the cluster's nodes stay as they were`);
+      // also when kafkajs's retrier hands it on as the cause
+      conn.reportError(await throughRetrier(createErrorFromCode(code)));
+      assert.equal(conn.state.state, 'connected', `${err.type} through the retrier`);
+    }
+    await conn.close();
+  });
+
   it('HeartbeatWatcher: a reader that kafkajs fails inside reports the explanation, not the TypeError', async function () {
     const internal = await throughRetrier(kafkajsTypeError(LOW_POP));
     const admin = { listTopics: async () => ['source.heartbeats'], fetchTopicOffsets: async () => Promise.reject(internal) };

@@ -30,8 +30,11 @@ describe('TopicReader: a group coordinator loading or moving is no failure of th
     const reader = new TopicReader(/** @type {any} */ (kafka), /** @type {any} */ (admin), { topic: 'source.heartbeats', tail: true, onRecord() {}, onError: (e) => errors.push(e) });
     void reader.start();
     for (let i = 0; i < 100 && !handlers.crash; i++) await new Promise((r) => setImmediate(r));
-    const loading = Object.assign(new Error("The coordinator is loading and hence can't process requests for this group"), { name: 'KafkaJSProtocolError', type: 'COORDINATOR_LOAD_IN_PROGRESS', retriable: true });
+    // the error as kafkajs makes it from the broker's code 14 (kafkajs names it GROUP_LOAD_IN_PROGRESS)
+    const loading = require('kafkajs/src/protocol/error').createErrorFromCode(14);
     handlers.crash({ payload: { error: loading, restart: true } });
+    // under Kafka's own name for the code, too
+    handlers.crash({ payload: { error: Object.assign(new Error("The coordinator is loading and hence can't process requests for this group"), { name: 'KafkaJSProtocolError', type: 'COORDINATOR_LOAD_IN_PROGRESS', retriable: true }), restart: true } });
     handlers.crash({ payload: { error: Object.assign(new Error('retries exceeded'), { name: 'KafkaJSNumberOfRetriesExceeded', cause: loading }), restart: true } });
     const refused = Object.assign(new Error('Connection error: connect ECONNREFUSED 127.0.0.1:9092'), { name: 'KafkaJSConnectionError', retriable: true });
     handlers.crash({ payload: { error: refused, restart: true } });
