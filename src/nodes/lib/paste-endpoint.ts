@@ -34,6 +34,7 @@ export function registerPasteEndpoint(RED: NodeAPI, t: Translate): void {
     permission: `${TYPE}.write`,
     noText: () => t('mm2-checkpoint.paste.no-text'),
     tooLong: () => t('mm2-checkpoint.paste.too-long'),
+    tooManyClusters: (aliases, limit) => t('mm2-checkpoint.paste.too-many-clusters', { aliases, limit }),
     answer: (text, body) => {
       const type = typeof body.type === 'string' && NODE_SETTINGS[body.type] ? body.type : TYPE;
       return parseConfigForNode(text, type, pickCurrent(body.current), { flow: flowOf(body), lookup: nodeEnvLookup(RED, undefined) });

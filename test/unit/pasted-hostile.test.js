@@ -1,0 +1,131 @@
+'use strict';
+/**
+ * Hostile pasted configurations (issue 26's trial against a real Node-RED): what the editor's
+ * "Paste MM2 config" (POST /mm2/config/parse) and "Build flow from configs" (POST /mm2/flow/build)
+ * endpoints do with texts made to hurt them.
+ */
+const assert = require('node:assert/strict');
+const { readPastedConfigs, MAX_CLUSTER_ALIASES } = require('../../dist/core/pasted-configs');
+const { registerBuildFlowEndpoint } = require('../../dist/nodes/lib/build-flow');
+const { registerPasteEndpoint } = require('../../dist/nodes/lib/paste-endpoint');
+
+/** An mm2.properties of `n` clusters, each with its bootstrap servers, one flow enabled, every other flow given a setting. */
+function manyAliases(n) {
+  const aliases = Array.from({ length: n }, (_, i) => `dc${i}`);
+  const lines = [`clusters = ${aliases.join(', ')}`];
+  for (const a of aliases) lines.push(`${a}.bootstrap.servers = ${a}.example:9092`);
+  for (let i = 0; i + 1 < n; i += 2) lines.push(`${aliases[i]}->${aliases[i + 1]}.topics = t${i}`);
+  lines.push('dc0->dc1.enabled = true', 'groups = orders-.*');
+  return lines.join('\n') + '\n';
+}
+
+/** An mm2.properties that lists `n` clusters and enables one flow, nothing else. */
+function aliasList(n) {
+  return `clusters = ${Array.from({ length: n }, (_, i) => `dc${i}`).join(', ')}\ndc0->dc1.enabled = true\n`;
+}
+
+/**
+ * The work readPastedConfigs does for `text`, counted as calls of the string, map and set
+ * operations a reader of keys is made of (no clock: the count is the same on a loaded machine).
+ */
+function work(text) {
+  /** @type {Array<[Record<string, Function>, string]>} */
+  const counted = /** @type {any} */ ([
+    [String.prototype, 'startsWith'], [String.prototype, 'endsWith'], [String.prototype, 'indexOf'], [String.prototype, 'slice'],
+    [Map.prototype, 'get'], [Map.prototype, 'has'], [Set.prototype, 'has'], [Array.prototype, 'includes'],
+  ]);
+  let calls = 0;
+  const saved = counted.map(([o, name]) => o[name]);
+  counted.forEach(([o, name], i) => {
+    o[name] = function (...args) {
+      calls++;
+      return saved[i].apply(this, args);
+    };
+  });
+  let read;
+  try {
+    read = readPastedConfigs(text);
+    // the flow a caller picks is read too
+    for (const c of read.flows[0]?.connectors ?? []) void Object.keys(c.config).length;
+  } finally {
+    counted.forEach(([o, name], i) => { o[name] = saved[i]; });
+  }
+  return { calls, read };
+}
+
+describe('hostile pasted configs', function () {
+  describe('an mm2.properties with many cluster aliases', function () {
+    it('is read in work linear in the number of aliases (3,000 aliases: about ten times 300)', function () {
+      this.timeout(60000); // the counted operations are slow to call; the test asserts on their number, not on time
+      const small = work(manyAliases(300));
+      const double = work(manyAliases(600));
+      // linear: twice the aliases, about twice the work (a quadratic reader is 4x, the old cubic one 8x)
+      assert.ok(double.calls < 2.5 * small.calls, `600 aliases cost ${double.calls} operations, 300 cost ${small.calls}`);
+      const big = work(manyAliases(3000));
+      assert.ok(big.calls < 12 * small.calls, `3,000 aliases cost ${big.calls} operations, 300 cost ${small.calls}`);
+      assert.equal(big.read.format, 'mm2.properties');
+      assert.deepEqual(big.read.problems, []);
+      assert.deepEqual(big.read.flows.map((f) => f.id), ['dc0->dc1']);
+      const config = big.read.flows[0].connectors[0].config;
+      assert.equal(config['source.cluster.bootstrap.servers'], 'dc0.example:9092');
+      assert.equal(config['target.cluster.bootstrap.servers'], 'dc1.example:9092');
+      assert.equal(config.topics, 't0');
+      assert.equal(config.groups, 'orders-.*');
+      // the keys of clusters in no enabled flow, and of flows not enabled, are each said to be unused
+      assert.equal(big.read.ignored.filter((i) => / is in no enabled flow$/.test(i.reason)).length, 2998);
+      assert.equal(big.read.ignored.filter((i) => /is not enabled/.test(i.reason)).length, 1499);
+    });
+
+    it('reads aliases with dots and arrows as MirrorMakerConfig does, flows in clusters order, a repeated alias once', function () {
+      const text = [
+        'clusters = b.x, a, a->b, b', 'a->b.x.enabled = true', 'b->a.enabled = true', 'a->b->b.enabled = true', 'a->b.enabled = true',
+        'a->b.x.topics = one', 'a.bootstrap.servers = a:9092', 'b.x.bootstrap.servers = bx:9092', 'b.bootstrap.servers = b:9092',
+      ].join('\n');
+      const read = readPastedConfigs(text);
+      assert.deepEqual(read.flows.map((f) => f.id), ['a->b.x', 'a->b', 'a->b->b', 'b->a']);
+      const ax = read.flows[0].connectors[0].config;
+      assert.equal(ax['target.cluster.bootstrap.servers'], 'bx:9092');
+      assert.equal(ax.topics, 'one');
+      assert.equal(read.flows[1].connectors[0].config['x.topics'], 'one', 'a->b.x.topics read for a->b as MirrorMakerConfig does (prefix a->b.)');
+      // MirrorMakerConfig reads clusters into a set: a repeated alias is one cluster, its flow one flow
+      assert.deepEqual(readPastedConfigs('clusters = a, a, b\na->b.enabled = true\n').flows.map((f) => f.id), ['a->b']);
+    });
+
+    it(`refuses more than ${MAX_CLUSTER_ALIASES} aliases, naming clusters and the limit`, function () {
+      assert.throws(() => readPastedConfigs(aliasList(5000)), { name: 'PastedConfigLimitError', message: /^clusters: lists 5000 cluster aliases; at most 4096 are accepted/ });
+    });
+  });
+
+  /**
+   * The POST endpoints as registered, over the slice of the runtime API they use.
+   * @param {(name: string) => string | undefined} [getSetting] the environment Node-RED's getSetting answers from
+   */
+  function endpoints(getSetting = (_name) => undefined) {
+    const routes = new Map();
+    // only the slice of the runtime API the endpoint registration uses
+    const RED = /** @type {Parameters<typeof registerBuildFlowEndpoint>[0]} */ (/** @type {unknown} */ ({
+      httpAdmin: { post: (path, perm, handler) => routes.set(path, handler) },
+      auth: { needsPermission: (p) => p },
+      util: { getSetting: (_node, name) => getSetting(name) },
+    }));
+    const t = (key, subs) => `${key} ${JSON.stringify(subs ?? {})}`;
+    registerBuildFlowEndpoint(RED, t);
+    registerPasteEndpoint(RED, t);
+    return (path, body) => {
+      const res = { code: 200, body: undefined, status(c) { this.code = c; return this; }, json(b) { this.body = b; } };
+      routes.get(path)({ body }, res);
+      return res;
+    };
+  }
+
+  it('both endpoints answer 413 naming clusters and the limit for 5,000 aliases', function () {
+    const call = endpoints();
+    const text = aliasList(5000);
+    const built = call('/mm2/flow/build', { text });
+    assert.equal(built.code, 413);
+    assert.equal(built.body.error, 'mm2-replication.build.too-many-clusters {"aliases":5000,"limit":4096}');
+    const pasted = call('/mm2/config/parse', { text });
+    assert.equal(pasted.code, 413);
+    assert.equal(pasted.body.error, 'mm2-checkpoint.paste.too-many-clusters {"aliases":5000,"limit":4096}');
+  });
+});
