@@ -137,4 +137,42 @@ describe('hostile pasted configs', function () {
     assert.equal(pasted.code, 413);
     assert.equal(pasted.body.error, 'mm2-checkpoint.paste.too-many-clusters {"aliases":5000,"limit":4096}');
   });
+
+  describe('${VAR} in a pasted value: one rule for both endpoints', function () {
+    const env = { SECRET: 'hunter2[', PATTERN: 'orders-.*', ONE: 'x', SECONDS: '12' };
+    const text = (groups, interval) => [
+      'clusters = a, b', 'a.bootstrap.servers = a:9092', 'b.bootstrap.servers = b:9092', 'a->b.enabled = true',
+      `a->b.groups = ${groups}`, 'a->b.topics = ${PATTERN}', `a->b.emit.checkpoints.interval.seconds = ${interval}`,
+    ].join('\n');
+
+    it('a substituted value that is not valid is refused by both, quoted as written, its value never echoed', function () {
+      const call = endpoints((name) => env[name]);
+      for (const path of ['/mm2/flow/build', '/mm2/config/parse']) {
+        const r = call(path, { text: text('${SECRET}', '${ONE}') });
+        assert.equal(r.code, 200, path);
+        const problems = (/** @type {any} */ b) => b.problems;
+        const words = JSON.stringify(problems(r.body));
+        assert.ok(!words.includes('hunter2'), `${path} echoes the value of SECRET: ${words}`);
+        assert.ok(!/\bx\b/.test(words), `${path} echoes the value of ONE: ${words}`);
+        assert.deepEqual(problems(r.body).map((p) => p.property), ['groups', 'emit.checkpoints.interval.seconds'], path);
+        assert.match(problems(r.body)[0].reason, /^'\$\{SECRET\}' is not a valid regular expression .*\(with SECRET substituted; the value is not shown\)$/, path);
+        assert.match(problems(r.body)[1].reason, /^'\$\{ONE\}' is not a whole number .*\(with ONE substituted; the value is not shown\)$/, path);
+      }
+      assert.deepEqual(call('/mm2/flow/build', { text: text('${SECRET}', '5') }).body.nodes, [], 'nothing built');
+    });
+
+    it('a valid substituted value is taken by both, kept as written (the node substitutes it)', function () {
+      const call = endpoints((name) => env[name]);
+      const built = call('/mm2/flow/build', { text: text('${PATTERN}', '${SECONDS}') });
+      assert.deepEqual(built.body.problems, []);
+      const cp = built.body.nodes.find((n) => n.type === 'mm2-checkpoint');
+      assert.deepEqual([cp.groups, cp.topics, cp.emitCheckpointsIntervalSeconds], ['${PATTERN}', '${PATTERN}', '${SECONDS}']);
+      const pasted = call('/mm2/config/parse', { text: text('${PATTERN}', '${SECONDS}') });
+      assert.deepEqual(pasted.body.problems, []);
+      assert.deepEqual(pasted.body.fields, { groups: '${PATTERN}', topics: '${PATTERN}', emitCheckpointsIntervalSeconds: '${SECONDS}' });
+      // a variable that is not set: the same refusal from both
+      const unset = [call('/mm2/flow/build', { text: text('${NOPE}', '5') }), call('/mm2/config/parse', { text: text('${NOPE}', '5') })];
+      for (const r of unset) assert.deepEqual(r.body.problems, [{ property: 'groups', reason: "'${NOPE}' cannot be resolved: environment variable NOPE is not set" }]);
+    });
+  });
 });

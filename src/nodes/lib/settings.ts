@@ -24,21 +24,11 @@ import {
 } from '../../core/config-properties';
 import { analyzeConnectorConfig } from '../../core/connector-config';
 import { readPastedConfigs, type IgnoredKey, type PastedConnector, type PastedFlow } from '../../core/pasted-configs';
-import { wordIgnored, pastedValueReason } from '../../flows/pasted-wording';
+import { wordIgnored, pastedValueReason, referencedKeys, substitutedValueProblems } from '../../flows/pasted-wording';
 import type { ConfigProblem } from '../../core/errors';
-import { substituteEnvValue, type EnvLookup } from '../../core/env-substitution';
+import type { EnvLookup } from '../../core/env-substitution';
 import { fieldName, resolveNodeSettings, settingSpecs } from '../../core/setting-fields';
 import { FLOW_NODE_CONNECTOR, FLOW_NODE_PROPERTIES } from '../../flows/node-types';
-
-/** A config with every `${VAR}` the lookup knows substituted (unknown ones stay as written). */
-function substitutedConfig(config: Readonly<Record<string, unknown>>, lookup: EnvLookup): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(config)) {
-    const r = substituteEnvValue(v, lookup);
-    out[k] = r.missing.length > 0 ? v : r.value;
-  }
-  return out;
-}
 
 /** The MM2 properties each node exposes as fields, in dialog order (one list, kept in core). */
 export const NODE_SETTINGS: Readonly<Record<string, readonly string[]>> = FLOW_NODE_PROPERTIES;
@@ -337,7 +327,11 @@ export function parseConfigForNode(text: unknown, nodeType: string, current?: Re
   const a = analyzeConnectorConfig(picked.config);
   // A `${VAR}` that is set stays a reference in the field (as in any field), but its value is
   // what must be valid: check the substituted config.
-  const checked = options.lookup ? analyzeConnectorConfig(substitutedConfig(picked.config, options.lookup)) : a;
+  // `${VAR}` (see substitutedValueProblems): kept as written, checked with the variables substituted, never echoed substituted
+  const referenced = options.lookup ? referencedKeys(picked.config) : new Set<string>();
+  const checked = options.lookup
+    ? [...a.problems.filter((p) => !referenced.has(p.property)), ...substitutedValueProblems(picked.config, options.lookup)]
+    : a.problems;
   const secretSet = new Set(a.secrets);
   const problems = base.problems;
   const refused = new Set<string>();
@@ -351,7 +345,7 @@ export function parseConfigForNode(text: unknown, nodeType: string, current?: Re
       refused.add(k);
     }
   }
-  for (const p of checked.problems) {
+  for (const p of checked) {
     if (p.property !== '' && (refused.has(p.property) || !given.has(p.property))) continue;
     problems.push(p);
     if (p.property) refused.add(p.property);
