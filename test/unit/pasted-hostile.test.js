@@ -175,4 +175,17 @@ describe('hostile pasted configs', function () {
       for (const r of unset) assert.deepEqual(r.body.problems, [{ property: 'groups', reason: "'${NOPE}' cannot be resolved: environment variable NOPE is not set" }]);
     });
   });
+
+  it('a paste for a type without MM2 settings (__proto__, an object, another node) is a 400 naming the field', function () {
+    const call = endpoints();
+    const text = 'groups = orders-.*\n';
+    for (const type of ['__proto__', 'constructor', 'mm2-cluster', { a: 1 }, 7]) {
+      const r = call('/mm2/config/parse', { text, type });
+      assert.equal(r.code, 400, JSON.stringify(type));
+      assert.equal(r.body.error, `mm2-checkpoint.paste.bad-type ${JSON.stringify({ type: JSON.stringify(type), types: 'mm2-mirror, mm2-checkpoint, mm2-group-offsets, mm2-heartbeat' })}`);
+    }
+    // no type: mm2-checkpoint's fields, as the checkpoint dialog asks
+    assert.deepEqual(call('/mm2/config/parse', { text }).body.fields, { groups: 'orders-.*' });
+    assert.deepEqual(call('/mm2/config/parse', { text: 'topics = a\n', type: 'mm2-mirror' }).body.fields, { topics: 'a' });
+  });
 });

@@ -291,7 +291,7 @@ function pickConnector(flow: PastedFlow, kind: ConnectorKind | undefined): Paste
  * set; so is an invalid value. A text with several flows fills nothing until `options.flow` names one.
  */
 export function parseConfigForNode(text: unknown, nodeType: string, current?: ReplicationFields, options: ParseForNodeOptions = {}): ConfigParseResponse {
-  const properties = NODE_SETTINGS[nodeType];
+  const properties = Object.prototype.hasOwnProperty.call(NODE_SETTINGS, nodeType) ? NODE_SETTINGS[nodeType] : undefined;
   if (!properties) throw new Error(`settings: no MM2 settings are declared for node type '${nodeType}'`);
   const nodeConnector = NODE_CONNECTOR[nodeType];
   if (typeof text !== 'string') {

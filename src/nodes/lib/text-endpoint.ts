@@ -31,6 +31,8 @@ export interface TextEndpoint {
   tooLong(): string;
   /** A text whose `clusters` lists more aliases than the reader accepts (MAX_CLUSTER_ALIASES). */
   tooManyClusters(aliases: number, limit: number): string;
+  /** Why the body's other fields cannot be answered (HTTP 400), naming the field; undefined when they can. */
+  badRequest?(body: TextBody): string | undefined;
   /** The answer for a text within the limit (the body's other fields as sent). */
   answer(text: string, body: TextBody): unknown;
 }
@@ -51,6 +53,11 @@ export function registerTextEndpoint(RED: NodeAPI, e: TextEndpoint): void {
       }
       if (body.text.length > MAX_TEXT_CHARS) {
         res.status(413).json({ error: e.tooLong() });
+        return;
+      }
+      const bad = e.badRequest?.(body);
+      if (bad !== undefined) {
+        res.status(400).json({ error: bad });
         return;
       }
       res.json(e.answer(body.text, body));
