@@ -290,13 +290,18 @@ function readMm2Properties(entries: Array<[string, string]>, ignored: IgnoredKey
   // the enabled flows, in clusters order (MirrorMakerConfig.clusterPairs: source, then target)
   // (MirrorMakerConfig asks each pair for `A->B.enabled`: here each `.enabled` key is split into its pairs)
   const flows: Array<[string, string]> = [];
+  /** `A->A.enabled = true`: a flow from a cluster to itself, which MirrorMakerConfig never runs. */
+  const selfEnabled: string[] = [];
   for (const [k, v] of props) {
     if (!k.endsWith('.enabled') || v.trim().toLowerCase() !== 'true') continue;
     const stem = k.slice(0, -'.enabled'.length);
     for (const i of positions(stem, '->', 0)) {
       const a = aliasAt(stem, 0, i);
       const b = a === undefined ? undefined : aliasAt(stem, i + 2, stem.length);
-      if (a !== undefined && b !== undefined && a !== b) flows.push([a, b]);
+      if (a !== undefined && b !== undefined) {
+        if (a !== b) flows.push([a, b]);
+        else if (!selfEnabled.includes(k)) selfEnabled.push(k);
+      }
     }
   }
   const enabled = new Set<string>();
@@ -307,7 +312,13 @@ function readMm2Properties(entries: Array<[string, string]>, ignored: IgnoredKey
       pairs.push([a, b]);
     }
   }
-  if (clusters.length > 0 && pairs.length === 0) {
+  for (const k of selfEnabled) {
+    const reason = 'enables a flow from a cluster to itself, which MM2 never runs (MirrorMakerConfig skips it)';
+    // beside other flows it is only not used; alone it leaves nothing to build
+    if (pairs.length > 0) ignored.push({ key: k, reason });
+    else problems.push({ property: k, reason: `${reason}: enable a flow between two different clusters, e.g. A->B.enabled = true` });
+  }
+  if (clusters.length > 0 && pairs.length === 0 && selfEnabled.length === 0) {
     problems.push({ property: 'clusters', reason: 'no replication flow is enabled: set <source>-><target>.enabled = true for two of the clusters' });
   }
   const inFlows = new Set(pairs.flat());
@@ -318,6 +329,7 @@ function readMm2Properties(entries: Array<[string, string]>, ignored: IgnoredKey
       const pair = `${c.source}->${c.target}`;
       if (c.rest === 'enabled') continue;
       if (!order.has(c.source) || !order.has(c.target)) ignored.push({ key: k, reason: `${c.source} or ${c.target} is not one of clusters` });
+      else if (c.source === c.target) ignored.push({ key: k, reason: `for ${pair}, a flow from a cluster to itself, which MM2 never runs` });
       else if (!enabled.has(pair)) {
         ignored.push({
           key: k,

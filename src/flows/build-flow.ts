@@ -187,6 +187,14 @@ export function buildFlowFromText(text: string, options: BuildFlowOptions = {}):
     return result;
   }
   result.flow = flow.id;
+  if (flow.source !== '' && flow.source === flow.target) {
+    // the mm2-replication node refuses two clusters of one alias: build nothing it would refuse
+    result.problems.push({
+      property: 'target.cluster.alias',
+      reason: `is the same as source.cluster.alias ('${flow.source}'): a replication flow copies between two clusters of different aliases; give the target its own alias`,
+    });
+    return result;
+  }
   const connectors = flow.connectors.filter(runs);
   const add = (p: ConfigProblem) => {
     if (!result.problems.some((x) => x.property === p.property && x.reason === p.reason)) result.problems.push(p);

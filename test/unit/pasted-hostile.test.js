@@ -188,4 +188,29 @@ describe('hostile pasted configs', function () {
     assert.deepEqual(call('/mm2/config/parse', { text }).body.fields, { groups: 'orders-.*' });
     assert.deepEqual(call('/mm2/config/parse', { text: 'topics = a\n', type: 'mm2-mirror' }).body.fields, { topics: 'a' });
   });
+
+  describe('a flow from a cluster to itself', function () {
+    const { buildFlowFromText } = require('../../dist/flows/build-flow');
+
+    it('a->a.enabled = true is said to enable a flow MM2 never runs, not to be "not enabled"', function () {
+      const alone = readPastedConfigs('clusters = a\na.bootstrap.servers = a:9092\na->a.enabled = true\na->a.topics = x\n');
+      assert.deepEqual(alone.flows, []);
+      assert.deepEqual(alone.problems.map((p) => p.property), ['a->a.enabled']);
+      assert.match(alone.problems[0].reason, /^enables a flow from a cluster to itself, which MM2 never runs .*: enable a flow between two different clusters/);
+      assert.deepEqual(alone.ignored.find((i) => i.key === 'a->a.topics'), { key: 'a->a.topics', reason: 'for a->a, a flow from a cluster to itself, which MM2 never runs' });
+      // beside a real flow: that flow is read, the other only said to be unused
+      const beside = readPastedConfigs('clusters = a, b\na->a.enabled = true\na->b.enabled = true\n');
+      assert.deepEqual(beside.flows.map((f) => f.id), ['a->b']);
+      assert.deepEqual(beside.problems, []);
+      assert.ok(beside.ignored.some((i) => i.key === 'a->a.enabled' && /cluster to itself/.test(i.reason)));
+    });
+
+    it('connector configs whose source and target aliases are one build nothing, naming target.cluster.alias', function () {
+      const config = JSON.stringify({ 'connector.class': 'org.apache.kafka.connect.mirror.MirrorCheckpointConnector', 'source.cluster.alias': 'a', 'target.cluster.alias': 'a', 'source.cluster.bootstrap.servers': 'a:9092', 'target.cluster.bootstrap.servers': 'a:9092' });
+      const built = buildFlowFromText(config);
+      assert.deepEqual(built.nodes, [], 'nothing the mm2-replication node would refuse at deploy');
+      assert.deepEqual(built.problems.map((p) => p.property), ['target.cluster.alias']);
+      assert.match(built.problems[0].reason, /^is the same as source\.cluster\.alias \('a'\)/);
+    });
+  });
 });
