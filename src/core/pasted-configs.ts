@@ -164,7 +164,20 @@ function splitProperties(entries: Array<[string, string]>): Array<Record<string,
 // mm2.properties (MirrorMakerConfig)
 // ---------------------------------------------------------------------------------------------
 
-const FLOW_KEY = /^([^.]+?)->([^.]+?)\.(.+)$/;
+/**
+ * A flow key `A->B.rest` whose aliases hold no dot: [A, B, rest], or null. What the regular
+ * expression /^([^.]+?)->([^.]+?)\.(.+)$/ matches, found in one pass (the expression backtracks
+ * in time quadratic in a long key without dots: 120,000 characters of `a->` took 7 s).
+ */
+function flowKeyParts(k: string): [string, string, string] | null {
+  const dot = k.indexOf('.');
+  if (dot < 0) return null;
+  const arrow = k.indexOf('->', 1);
+  if (arrow < 0 || arrow + 2 >= dot) return null;
+  const rest = k.slice(dot + 1);
+  if (rest === '' || /[\n\r\u2028\u2029]/.test(rest)) return null;
+  return [k.slice(0, arrow), k.slice(arrow + 2, dot), rest];
+}
 /** Keys MirrorMakerConfig uses for the Connect workers (or itself), not for the connectors. */
 const WORKER_KEY = /^(?:clusters|config\.providers(?:\..*)?|offset\.storage\..*|status\.storage\..*|config\.storage\..*|offset\.flush\..*|task\..*|worker\..*|dedicated\.mode\..*|listeners|rest\..*)$/;
 /** Top-level client settings MirrorMakerConfig.clusterProps applies to every cluster that does not set them. */
@@ -172,7 +185,7 @@ const CLIENT_KEY = /^(?:security\.protocol|sasl\..*|ssl\..*|bootstrap\.servers)$
 
 /** True when properties text is an mm2.properties (dedicated mode) rather than one connector's config. */
 export function isMm2Properties(entries: ReadonlyArray<[string, string]>): boolean {
-  return entries.some(([k]) => k === 'clusters' || FLOW_KEY.test(k));
+  return entries.some(([k]) => k === 'clusters' || flowKeyParts(k) !== null);
 }
 
 /**
@@ -187,50 +200,148 @@ export function mm2PropertiesFlows(text: string): { flows: PastedFlow[]; ignored
   return { flows: readMm2Properties(parsed.entries, ignored, problems), ignored, problems };
 }
 
+/**
+ * The most cluster aliases an mm2.properties `clusters` list may give here (real MM2 deployments
+ * list a handful). Above it readMm2Properties throws a PastedConfigLimitError, which the editor's
+ * endpoints answer with HTTP 413.
+ */
+export const MAX_CLUSTER_ALIASES = 4096;
+
+/** A pasted text above one of the bounds of this reader (see MAX_CLUSTER_ALIASES). */
+export class PastedConfigLimitError extends Error {
+  constructor(
+    /** The property (or key) that goes beyond the bound, e.g. `clusters`. */
+    readonly property: string,
+    /** How many the text gives, and the most accepted. */
+    readonly count: number,
+    readonly limit: number,
+  ) {
+    super(`${property}: lists ${count} cluster aliases; at most ${limit} are accepted: paste an mm2.properties with fewer clusters`);
+    this.name = 'PastedConfigLimitError';
+  }
+}
+
+/** What a key of an mm2.properties is, found once per key (see readMm2Properties). */
+type Mm2Key =
+  | { kind: 'flow'; source: string; target: string; rest: string }
+  | { kind: 'cluster'; alias: string }
+  | { kind: 'other' };
+
+/**
+ * Reads an mm2.properties' keys in time linear in the text: each key is split once, by lookups
+ * of its possible alias prefixes in a set of the aliases (never by trying every alias or every
+ * pair of aliases), and a flow's connector configs are built only when asked for.
+ */
 function readMm2Properties(entries: Array<[string, string]>, ignored: IgnoredKey[], problems: ConfigProblem[]): PastedFlow[] {
   const props = new Map<string, string>();
   for (const [k, v] of entries) props.set(k, v);
-  const clusters = (props.get('clusters') ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  // MirrorMakerConfig.clusters() reads the list into a set: a repeated alias is one cluster
+  const clusters = [...new Set((props.get('clusters') ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''))];
+  if (clusters.length > MAX_CLUSTER_ALIASES) throw new PastedConfigLimitError('clusters', clusters.length, MAX_CLUSTER_ALIASES);
   if (clusters.length === 0) {
     problems.push({ property: 'clusters', reason: 'is required in an mm2.properties (the cluster aliases, e.g. clusters = A, B)' });
   }
+  const order = new Map(clusters.map((c, i) => [c, i]));
+  const longest = clusters.reduce((n, c) => Math.max(n, c.length), 0);
+
+  /** The alias a prefix of `k` ending just before `end` names, when it is one; only prefixes no longer than the longest alias are looked up. */
+  const aliasAt = (k: string, from: number, end: number): string | undefined => {
+    if (end - from > longest) return undefined;
+    const a = k.slice(from, end);
+    return order.has(a) ? a : undefined;
+  };
+  /** The positions of `sep` in `k` from `from` on, at most the longest alias away. */
+  const positions = (k: string, sep: string, from: number): number[] => {
+    const out: number[] = [];
+    for (let i = k.indexOf(sep, from); i >= 0 && i - from <= longest; i = k.indexOf(sep, i + 1)) out.push(i);
+    return out;
+  };
+  /**
+   * A flow key as MirrorMakerConfig finds it: by the prefix `A->B.` of two of the clusters
+   * (aliases may hold dots; several readings: the first pair in clusters order), else by
+   * flowKeyParts (aliases that are not clusters). A cluster key: `A.` of the first such alias in
+   * clusters order.
+   */
+  const classify = (k: string): Mm2Key => {
+    let best: { source: string; target: string; rest: string } | undefined;
+    const rank = (a: string, b: string) => (order.get(a) as number) * clusters.length + (order.get(b) as number);
+    for (const i of positions(k, '->', 0)) {
+      const a = aliasAt(k, 0, i);
+      if (a === undefined) continue;
+      for (const j of positions(k, '.', i + 2)) {
+        const b = aliasAt(k, i + 2, j);
+        if (b === undefined || b === a) continue;
+        if (!best || rank(a, b) < rank(best.source, best.target)) best = { source: a, target: b, rest: k.slice(j + 1) };
+      }
+    }
+    if (best) return { kind: 'flow', ...best };
+    const m = flowKeyParts(k);
+    if (m) return { kind: 'flow', source: m[0], target: m[1], rest: m[2] };
+    let alias: string | undefined;
+    for (const j of positions(k, '.', 0)) {
+      const a = aliasAt(k, 0, j);
+      if (a !== undefined && (alias === undefined || (order.get(a) as number) < (order.get(alias) as number))) alias = a;
+    }
+    return alias !== undefined ? { kind: 'cluster', alias } : { kind: 'other' };
+  };
+  const keys = new Map<string, Mm2Key>();
+  for (const k of props.keys()) keys.set(k, classify(k));
+
+  // the enabled flows, in clusters order (MirrorMakerConfig.clusterPairs: source, then target)
+  // (MirrorMakerConfig asks each pair for `A->B.enabled`: here each `.enabled` key is split into its pairs)
   const flows: Array<[string, string]> = [];
-  for (const a of clusters) for (const b of clusters) {
-    if (a !== b && (props.get(`${a}->${b}.enabled`) ?? '').trim().toLowerCase() === 'true') flows.push([a, b]);
+  /** `A->A.enabled = true`: a flow from a cluster to itself, which MirrorMakerConfig never runs. */
+  const selfEnabled: string[] = [];
+  for (const [k, v] of props) {
+    if (!k.endsWith('.enabled') || v.trim().toLowerCase() !== 'true') continue;
+    const stem = k.slice(0, -'.enabled'.length);
+    for (const i of positions(stem, '->', 0)) {
+      const a = aliasAt(stem, 0, i);
+      const b = a === undefined ? undefined : aliasAt(stem, i + 2, stem.length);
+      if (a !== undefined && b !== undefined) {
+        if (a !== b) flows.push([a, b]);
+        else if (!selfEnabled.includes(k)) selfEnabled.push(k);
+      }
+    }
   }
-  if (clusters.length > 0 && flows.length === 0) {
+  const enabled = new Set<string>();
+  const pairs: Array<[string, string]> = [];
+  for (const [a, b] of flows.sort(([a1, b1], [a2, b2]) => (order.get(a1) as number) - (order.get(a2) as number) || (order.get(b1) as number) - (order.get(b2) as number))) {
+    if (!enabled.has(`${a}->${b}`)) {
+      enabled.add(`${a}->${b}`);
+      pairs.push([a, b]);
+    }
+  }
+  for (const k of selfEnabled) {
+    const reason = 'enables a flow from a cluster to itself, which MM2 never runs (MirrorMakerConfig skips it)';
+    // beside other flows it is only not used; alone it leaves nothing to build
+    if (pairs.length > 0) ignored.push({ key: k, reason });
+    else problems.push({ property: k, reason: `${reason}: enable a flow between two different clusters, e.g. A->B.enabled = true` });
+  }
+  if (clusters.length > 0 && pairs.length === 0 && selfEnabled.length === 0) {
     problems.push({ property: 'clusters', reason: 'no replication flow is enabled: set <source>-><target>.enabled = true for two of the clusters' });
   }
-  const enabled = new Set(flows.map(([a, b]) => `${a}->${b}`));
-
-  // a flow key as MirrorMakerConfig finds it: by the prefix `A->B.` of two of the clusters (aliases may hold dots)
-  const flowKey = (k: string): RegExpExecArray | [string, string, string, string] | null => {
-    for (const a of clusters) for (const b of clusters) {
-      if (a !== b && k.startsWith(`${a}->${b}.`)) return [k, a, b, k.slice(a.length + b.length + 3)];
-    }
-    return FLOW_KEY.exec(k);
-  };
+  const inFlows = new Set(pairs.flat());
 
   // what the reader uses, and why the rest is not used
-  for (const [k] of props) {
-    const m = flowKey(k);
-    if (m) {
-      const pair = `${m[1]}->${m[2]}`;
-      if (m[3] === 'enabled') continue;
-      if (!clusters.includes(m[1]) || !clusters.includes(m[2])) ignored.push({ key: k, reason: `${m[1]} or ${m[2]} is not one of clusters` });
+  for (const [k, c] of keys) {
+    if (c.kind === 'flow') {
+      const pair = `${c.source}->${c.target}`;
+      if (c.rest === 'enabled') continue;
+      if (!order.has(c.source) || !order.has(c.target)) ignored.push({ key: k, reason: `${c.source} or ${c.target} is not one of clusters` });
+      else if (c.source === c.target) ignored.push({ key: k, reason: `for ${pair}, a flow from a cluster to itself, which MM2 never runs` });
       else if (!enabled.has(pair)) {
         ignored.push({
           key: k,
-          reason: m[3].startsWith('emit.heartbeats.')
-            ? `for the heartbeat connector MM2 runs for the disabled flow ${pair} (it writes heartbeats into ${m[2]}), not for an enabled flow`
+          reason: c.rest.startsWith('emit.heartbeats.')
+            ? `for the heartbeat connector MM2 runs for the disabled flow ${pair} (it writes heartbeats into ${c.target}), not for an enabled flow`
             : `the flow ${pair} is not enabled (${pair}.enabled is not true)`,
         });
       }
       continue;
     }
-    const alias = clusters.find((c) => k.startsWith(`${c}.`));
-    if (alias !== undefined) {
-      if (!flows.some(([a, b]) => a === alias || b === alias)) ignored.push({ key: k, reason: `cluster ${alias} is in no enabled flow` });
+    if (c.kind === 'cluster') {
+      if (!inFlows.has(c.alias)) ignored.push({ key: k, reason: `cluster ${c.alias} is in no enabled flow` });
       continue;
     }
     if (WORKER_KEY.test(k)) {
@@ -242,21 +353,44 @@ function readMm2Properties(entries: Array<[string, string]>, ignored: IgnoredKey
     if (getPropertyDef(k) === undefined) ignored.push({ key: k, reason: 'not a connector property: MM2 keeps only connector properties from the top level (give it per flow as A->B.' + k + ')' });
   }
 
-  return flows.map(([S, T]) => {
+  // the top-level connector properties, the same for every flow
+  const topLevel: Array<[string, string]> = [];
+  for (const [k, v] of props) {
+    const c = keys.get(k) as Mm2Key;
+    if (c.kind !== 'other' || WORKER_KEY.test(k) || CLIENT_KEY.test(k)) continue;
+    if (k.startsWith('replication.policy.') || getPropertyDef(k) !== undefined) topLevel.push([k, v]);
+  }
+  const connectorBaseConfig = (S: string, T: string): Record<string, unknown> => {
     const config: Record<string, unknown> = { 'source.cluster.alias': S, 'target.cluster.alias': T };
-    for (const [k, v] of props) {
-      if (flowKey(k) || WORKER_KEY.test(k) || CLIENT_KEY.test(k) || clusters.some((c) => k.startsWith(`${c}.`))) continue;
-      if (k.startsWith('replication.policy.') || getPropertyDef(k) !== undefined) config[k] = v;
-    }
+    for (const [k, v] of topLevel) config[k] = v;
     for (const [alias, prefix] of [[S, 'source.cluster.'], [T, 'target.cluster.']] as const) {
       for (const [k, v] of props) if (k.startsWith(`${alias}.`)) config[prefix + k.slice(alias.length + 1)] = v;
       for (const [k, v] of props) if (CLIENT_KEY.test(k) && !(`${prefix}${k}` in config)) config[prefix + k] = v;
     }
     const flowPrefix = `${S}->${T}.`;
     for (const [k, v] of props) if (k.startsWith(flowPrefix) && k !== `${flowPrefix}enabled`) config[k.slice(flowPrefix.length)] = v;
+    return config;
+  };
+
+  // each flow's configs are built when first read (a text may enable many flows, and callers read one)
+  return pairs.map(([S, T]) => {
+    let base: Record<string, unknown> | undefined;
     const origin = `${S}->${T}`;
     const kinds: ConnectorKind[] = ['source', 'checkpoint', 'heartbeat'];
-    return { id: origin, source: S, target: T, connectors: kinds.map((kind) => ({ kind, config: { ...config }, origin })) };
+    const connectors = kinds.map((kind): PastedConnector => {
+      let own: Record<string, unknown> | undefined;
+      return {
+        kind,
+        origin,
+        get config() {
+          return (own ??= { ...(base ??= connectorBaseConfig(S, T)) });
+        },
+        set config(v: Record<string, unknown>) {
+          own = v;
+        },
+      };
+    });
+    return { id: origin, source: S, target: T, connectors };
   });
 }
 

@@ -18,7 +18,7 @@ import type { ConfigProblem } from '../core/errors';
 import type { EnvLookup } from '../core/env-substitution';
 import type { ExportNote } from '../core/export/model';
 import { readPastedConfigs, type IgnoredKey, type PastedConnector } from '../core/pasted-configs';
-import { wordIgnored, pastedValueReason } from './pasted-wording';
+import { wordIgnored, pastedValueReason, referencedKeys, substitutedValueProblems } from './pasted-wording';
 import { flowFromConnectorConfigs, type FlowImport } from './import-connectors';
 import type { ClusterExportSettings, TlsExportSettings } from './read-flow';
 
@@ -187,16 +187,37 @@ export function buildFlowFromText(text: string, options: BuildFlowOptions = {}):
     return result;
   }
   result.flow = flow.id;
+  if (flow.source !== '' && flow.source === flow.target) {
+    // the mm2-replication node refuses two clusters of one alias: build nothing it would refuse
+    result.problems.push({
+      property: 'target.cluster.alias',
+      reason: `is the same as source.cluster.alias ('${flow.source}'): a replication flow copies between two clusters of different aliases; give the target its own alias`,
+    });
+    return result;
+  }
   const connectors = flow.connectors.filter(runs);
+  const add = (p: ConfigProblem) => {
+    if (!result.problems.some((x) => x.property === p.property && x.reason === p.reason)) result.problems.push(p);
+  };
+  // `${VAR}` as the paste endpoint takes it (pasted-wording's substitutedValueProblems): kept as
+  // written in the nodes, checked with the variables substituted, never echoed substituted
+  const referenced = new Set<string>();
   for (const c of connectors) {
+    const refused = new Set<string>();
     for (const [k, v] of Object.entries(c.config)) {
       if (isSecretProperty(k)) continue;
       const why = pastedValueReason(v, options.lookup, k);
-      if (why !== undefined && !result.problems.some((p) => p.property === k && p.reason === why)) result.problems.push({ property: k, reason: why });
+      if (why !== undefined) {
+        add({ property: k, reason: why });
+        refused.add(k);
+      }
     }
+    if (!options.lookup) continue;
+    for (const k of referencedKeys(c.config)) referenced.add(k);
+    for (const p of substitutedValueProblems(c.config, options.lookup)) if (!refused.has(p.property)) add(p);
   }
   const imp = flowFromConnectorConfigs(connectors.map(withClass));
-  result.problems.push(...imp.problems);
+  for (const p of imp.problems) if (!referenced.has(p.property)) add(p);
   result.notes = imp.notes;
   if (result.problems.length > 0) return result;
   result.nodes = nodeRedFlowFromImport(imp, options.newId);

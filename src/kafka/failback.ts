@@ -28,6 +28,7 @@ import type { Checkpoint, OffsetSync } from '../core/types';
 import type { SyncEvent } from './checkpoint-emitter';
 import { isConsumerGroupListing } from './groups';
 import { GroupOffsetSyncer, type GroupOffsetsCycle, type SyncerConnection, type TargetGroupReader } from './group-offset-syncer';
+import { CoalescingRunner } from '../core/coalescing-runner';
 
 /** What failback reads group positions from (the target's ClusterConnection fits). */
 export interface FailbackTargetConnection {
@@ -124,7 +125,8 @@ export class Failback {
   private readonly syncer: GroupOffsetSyncer;
   private readonly translation: OffsetTranslationMode;
   private readonly now: () => number;
-  private chain: Promise<unknown> = Promise.resolve();
+  /** Cycles never overlap, and the requests that arrive while one runs share the one run after it. */
+  private readonly runner = new CoalescingRunner<void, FailbackCycle>(() => this.runCycle(), () => undefined);
   private cycleNo = 0;
   private closed = false;
 
@@ -148,12 +150,15 @@ export class Failback {
     else for (const s of ev.syncs) this.store.apply(s);
   }
 
-  /** One cycle now, after the running one. Rejects with SyncsNotLoadedError before the syncs are loaded, and when the target cannot be listed. */
+  /**
+   * One cycle now, or after the running one: requests that arrive while a cycle runs share the one
+   * cycle after it (its result, the same object, answers them all), as the checkpoint emitter's
+   * cycles do. Rejects with SyncsNotLoadedError before the syncs are loaded, and when the target
+   * cannot be listed.
+   */
   cycle(): Promise<FailbackCycle> {
     if (this.closed) return Promise.reject(new Error('closed'));
-    const run = this.chain.then(() => this.runCycle());
-    this.chain = run.catch(() => undefined);
-    return run;
+    return this.runner.run(undefined);
   }
 
   async close(): Promise<void> {

@@ -33,7 +33,7 @@ export = function register(RED: NodeAPI): void {
   // The dialog's "Export for Kafka Connect" button (GET/POST /mm2/export/:id).
   registerExportEndpoint(RED);
   // The dialog's "Build flow from configs" button (POST /mm2/flow/build).
-  registerBuildFlowEndpoint(RED, (key) => t(key));
+  registerBuildFlowEndpoint(RED, t);
   /** The other mm2-replication flows of the deployed flows, with their clusters' aliases and their policy. */
   function otherFlows(selfId: string): FlowDirection[] {
     const defs = new Map<string, NodeDef>();

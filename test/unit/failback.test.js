@@ -7,6 +7,7 @@
  */
 const assert = require('node:assert/strict');
 const { Failback, SyncsNotLoadedError } = require('../../dist/kafka/failback');
+const { FailbackRuns } = require('../../dist/nodes/lib/failback/runs');
 const status = require('../../dist/nodes/lib/failback/status');
 const { makeTranslate } = require('../../dist/nodes/lib/i18n');
 const { createGroupFilter, createTopicFilter } = require('../../dist/core/filters');
@@ -171,6 +172,37 @@ describe('failback (no broker)', function () {
     const r = await f.cycle();
     assert.deepEqual(c.commits, [{ group: 'a', offsets: ['orders-1@0'] }], 'only what this cycle translated: orders-1 of a, nothing of gone, not a\'s old orders-0');
     assert.ok(!r.groups.some((g) => g.group === 'gone'));
+    await f.close();
+  });
+
+  it('"fail back now" is coalesced: 3,000 messages while a cycle runs cost one more cycle, and every message is done', async function () {
+    const c = clusters({ target: { app: [['source.orders', 0, 150]] } });
+    // the target's listing waits while the test sends its messages: one cycle is under way
+    let listings = 0;
+    let release = () => undefined;
+    const gate = new Promise((r) => { release = () => r(undefined); });
+    const fetcher = c.target.offsetFetcher;
+    c.target.offsetFetcher = () => {
+      const f = fetcher();
+      return { ...f, listGroupStates: async () => { listings++; await gate; return f.listGroupStates(); } };
+    };
+    const f = failbackOn(c);
+    f.handleSyncEvent({ event: 'loaded' });
+    const sent = [];
+    const ignore = () => undefined;
+    const ctx = /** @type {any} */ ({ closing: false, status: { activity: ignore, show: ignore, fail: ignore }, log: { ok: ignore, warn: ignore, error: ignore } });
+    const runs = new FailbackRuns({ node: { send: (m) => sent.push(m) }, ctx, t, failback: f, source: /** @type {any} */ ({ settings: {} }), intervalMs: 60000, syncsTopic: 'mm2-offset-syncs.target.internal', clusters: { source: 'source', target: 'target' } });
+    const done = [];
+    for (let i = 0; i < 3000; i++) {
+      runs.run({ _msgid: `m${i}` }, (m) => sent.push(m), (err) => done.push(err));
+    }
+    release();
+    // waits on the condition (every message done), never on time
+    while (done.length < 3000) await new Promise((r) => setImmediate(r));
+    assert.equal(listings, 2, 'the cycle under way and one after it for the 2,999 messages that came meanwhile');
+    assert.deepEqual(done.filter((e) => e !== undefined), [], 'every message done, none with an error');
+    assert.deepEqual(sent.map((m) => m._msgid), ['m0', 'm1'], 'each cycle\'s result sent once, on the first message it served');
+    assert.equal(sent[1].payload.groups[0].group, 'app');
     await f.close();
   });
 });

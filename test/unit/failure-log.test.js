@@ -96,7 +96,7 @@ describe('FailureLog: a failure is logged once per change', function () {
 
 describe('a node replaced by a redeploy', function () {
   // only the slice of the runtime API that setupFlowNode reads
-  const RED = /** @type {import('../../dist/nodes/lib/red').NodeAPI} */ (/** @type {unknown} */ ({ nodes: { getNode: () => ({ problems: [], policy: {}, sourceNode: { problems: [] }, targetNode: { problems: [] } }) } }));
+  const RED = /** @type {import('../../dist/nodes/lib/red').NodeAPI} */ (/** @type {unknown} */ ({ nodes: { getNode: () => ({ type: 'mm2-replication', problems: [], policy: {}, sourceNode: { problems: [] }, targetNode: { problems: [] } }) } }));
   const t = (k) => k;
 
   it('logs and shows nothing of its old configuration once it closes, while its close work still runs', async function () {
@@ -145,5 +145,20 @@ describe('a node replaced by a redeploy', function () {
     assert.match(newNode.statuses.at(-1).text, /connection refused/);
     await close(newNode);
     assert.equal(conn.userCount, 0);
+  });
+});
+
+describe('a flow node pointed at another config node', function () {
+  it('an mm2-cluster chosen as its replication flow: the status and the error name the node, its type and what to choose', function () {
+    const cluster = { id: 'c1', type: 'mm2-cluster', name: 'east', alias: 'east', problems: [] };
+    const RED = /** @type {import('../../dist/nodes/lib/red').NodeAPI} */ (/** @type {unknown} */ ({ nodes: { getNode: (id) => (id === 'c1' ? cluster : null) } }));
+    const t = (k, subs) => `${k} ${JSON.stringify(subs ?? {})}`;
+    const node = fakeNode();
+    assert.equal(setupFlowNode(RED, node, 'c1', t), null);
+    const text = 'mm2-common.errors.not-replication {"node":"east","type":"mm2-cluster"}';
+    assert.deepEqual(node.logged, [['error', text]]);
+    assert.equal(node.statuses.at(-1).fill, 'red');
+    // the status holds what fits (60 characters), the log the whole text
+    assert.ok(text.startsWith(node.statuses.at(-1).text.replace(/…$/, '')), node.statuses.at(-1).text);
   });
 });

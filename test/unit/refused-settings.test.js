@@ -59,6 +59,27 @@ describe('refused settings: the replication flow', function () {
   }
 });
 
+describe('refused settings: aliases too long for the topic names they make (Kafka allows 249 characters)', function () {
+  const { readReplicationSettings } = require('../../dist/nodes/lib/settings/replication');
+  const read = (aliases, over = {}) => readReplicationSettings({ ...GOOD, ...over }, aliases, () => undefined);
+
+  it('a 245-character source alias (its checkpoints topic: 266 characters) is refused naming the field and the longest alias allowed', function () {
+    const r = read({ source: 'a'.repeat(245), target: 'west' });
+    assert.equal(r.values.policy, null, 'no policy: the flow nodes refuse to start instead of waiting for a topic Kafka cannot create');
+    assert.equal(r.problems.length, 1);
+    assert.match(r.problems[0], /^source\.cluster\.alias: the alias 'a{40}…' \(245 characters, the source mm2-cluster's Alias\) makes the topic 'a{40}…' 266 characters long, and Kafka allows 249: give that cluster an alias of at most 228 characters$/);
+  });
+
+  it('a target alias too long for the offset-syncs topic on the source; 228 and 223 characters fit', function () {
+    const r = read({ source: 'east', target: 'b'.repeat(230) });
+    assert.deepEqual(r.problems.map((p) => p.split(':')[0]), ['target.cluster.alias']);
+    assert.match(r.problems[0], /'mm2-offset-syncs\.b+…' 256 characters long.*at most 223 characters$/);
+    assert.deepEqual(read({ source: 'a'.repeat(228), target: 'b'.repeat(223) }).problems, []);
+    // with the offset syncs on the target, the topic is named after the source
+    assert.deepEqual(read({ source: 'east', target: 'b'.repeat(230) }, { offsetSyncsLocation: 'target' }).problems, []);
+  });
+});
+
 describe('refused settings: export and the other nodes', function () {
   const flow = (rf) => ({
     replication: { ...GOOD, replicationFactor: rf },

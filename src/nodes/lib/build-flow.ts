@@ -6,17 +6,19 @@
  * answers what flows/build-flow's buildFlowFromText gives for the text.
  */
 import type { NodeAPI } from './red';
+import type { Translate } from './i18n';
 import { nodeEnvLookup } from './settings';
 import { flowOf, registerTextEndpoint } from './text-endpoint';
 import { buildFlowFromText } from '../../flows/build-flow';
 
 /** Registers POST /mm2/flow/build (see the file comment). */
-export function registerBuildFlowEndpoint(RED: NodeAPI, translate: (key: string) => string): void {
+export function registerBuildFlowEndpoint(RED: NodeAPI, translate: Translate): void {
   registerTextEndpoint(RED, {
     path: '/mm2/flow/build',
     permission: 'mm2-replication.write',
     noText: () => translate('mm2-replication.build.no-text'),
     tooLong: () => translate('mm2-replication.build.too-long'),
+    tooManyClusters: (aliases, limit) => translate('mm2-replication.build.too-many-clusters', { aliases, limit }),
     answer: (text, body) => buildFlowFromText(text, { flow: flowOf(body), lookup: nodeEnvLookup(RED, undefined) }),
   });
 }

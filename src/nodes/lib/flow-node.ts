@@ -245,9 +245,17 @@ export function setupFlowNode(RED: NodeAPI, node: Node, replicationId: unknown, 
     node.error(t('mm2-common.errors.no-replication'));
     return null;
   }
+  // another config node chosen (an mm2-cluster, say): name it and what to choose instead
+  const chosen = rep as unknown as { type?: unknown; name?: unknown; id?: unknown };
+  if (chosen.type !== 'mm2-replication') {
+    const text = t('mm2-common.errors.not-replication', { node: String(chosen.name || chosen.id || replicationId), type: String(chosen.type ?? 'unknown') });
+    status.fail(text);
+    node.error(text);
+    return null;
+  }
   const problems = [...rep.problems, ...(rep.sourceNode?.problems ?? []), ...(rep.targetNode?.problems ?? [])];
   if (problems.length > 0 || !rep.policy) {
-    const text = problems.join('; ') || 'invalid replication settings';
+    const text = problems.join('; ') || t('mm2-common.errors.no-policy');
     status.fail(text);
     node.error(t('mm2-common.errors.bad-replication', { problems: text }));
     return null;

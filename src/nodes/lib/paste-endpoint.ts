@@ -4,7 +4,8 @@
  *   POST /mm2/config/parse   body {text, type?, current?, flow?}   (needs mm2-checkpoint.write)
  *
  * answers what parseConfigForNode gives for the text, for the node type `type` (mm2-checkpoint
- * when absent or unknown), over the dialog's `current` replication fields.
+ * when absent; a type without MM2 settings is a 400 naming the field), over the dialog's
+ * `current` replication fields.
  */
 import type { NodeAPI } from './red';
 import type { Translate } from './i18n';
@@ -34,8 +35,14 @@ export function registerPasteEndpoint(RED: NodeAPI, t: Translate): void {
     permission: `${TYPE}.write`,
     noText: () => t('mm2-checkpoint.paste.no-text'),
     tooLong: () => t('mm2-checkpoint.paste.too-long'),
+    tooManyClusters: (aliases, limit) => t('mm2-checkpoint.paste.too-many-clusters', { aliases, limit }),
+    badRequest: (body) => {
+      if (body.type === undefined || (typeof body.type === 'string' && Object.prototype.hasOwnProperty.call(NODE_SETTINGS, body.type))) return undefined;
+      const given = JSON.stringify(body.type) ?? String(body.type);
+      return t('mm2-checkpoint.paste.bad-type', { type: given.length > 60 ? `${given.slice(0, 60)}…` : given, types: Object.keys(NODE_SETTINGS).join(', ') });
+    },
     answer: (text, body) => {
-      const type = typeof body.type === 'string' && NODE_SETTINGS[body.type] ? body.type : TYPE;
+      const type = typeof body.type === 'string' ? body.type : TYPE;
       return parseConfigForNode(text, type, pickCurrent(body.current), { flow: flowOf(body), lookup: nodeEnvLookup(RED, undefined) });
     },
   });

@@ -24,22 +24,12 @@ import {
 } from '../../core/config-properties';
 import { analyzeConnectorConfig } from '../../core/connector-config';
 import { readPastedConfigs, type IgnoredKey, type PastedConnector, type PastedFlow } from '../../core/pasted-configs';
-import { wordIgnored, pastedValueReason } from '../../flows/pasted-wording';
+import { wordIgnored, pastedValueReason, referencedKeys, substitutedValueProblems } from '../../flows/pasted-wording';
 import type { ConfigProblem } from '../../core/errors';
-import { substituteEnvValue, type EnvLookup } from '../../core/env-substitution';
+import type { EnvLookup } from '../../core/env-substitution';
 import { settingSpecs } from '../../core/setting-fields';
 import { REPLICATION_NODE_FIELDS } from '../../core/replication-settings';
 import { FLOW_NODE_CONNECTOR, FLOW_NODE_PROPERTIES } from '../../flows/node-types';
-
-/** A config with every `${VAR}` the lookup knows substituted (unknown ones stay as written). */
-function substitutedConfig(config: Readonly<Record<string, unknown>>, lookup: EnvLookup): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(config)) {
-    const r = substituteEnvValue(v, lookup);
-    out[k] = r.missing.length > 0 ? v : r.value;
-  }
-  return out;
-}
 
 /** The MM2 properties each node exposes as fields, in dialog order (one list, kept in core). */
 export const NODE_SETTINGS: Readonly<Record<string, readonly string[]>> = FLOW_NODE_PROPERTIES;
@@ -250,7 +240,7 @@ function pickConnector(flow: PastedFlow, kind: ConnectorKind | undefined): Paste
  * set; so is an invalid value. A text with several flows fills nothing until `options.flow` names one.
  */
 export function parseConfigForNode(text: unknown, nodeType: string, current?: ReplicationFields, options: ParseForNodeOptions = {}): ConfigParseResponse {
-  const properties = NODE_SETTINGS[nodeType];
+  const properties = Object.prototype.hasOwnProperty.call(NODE_SETTINGS, nodeType) ? NODE_SETTINGS[nodeType] : undefined;
   if (!properties) throw new Error(`settings: no MM2 settings are declared for node type '${nodeType}'`);
   const nodeConnector = NODE_CONNECTOR[nodeType];
   if (typeof text !== 'string') {
@@ -286,7 +276,11 @@ export function parseConfigForNode(text: unknown, nodeType: string, current?: Re
   const a = analyzeConnectorConfig(picked.config);
   // A `${VAR}` that is set stays a reference in the field (as in any field), but its value is
   // what must be valid: check the substituted config.
-  const checked = options.lookup ? analyzeConnectorConfig(substitutedConfig(picked.config, options.lookup)) : a;
+  // `${VAR}` (see substitutedValueProblems): kept as written, checked with the variables substituted, never echoed substituted
+  const referenced = options.lookup ? referencedKeys(picked.config) : new Set<string>();
+  const checked = options.lookup
+    ? [...a.problems.filter((p) => !referenced.has(p.property)), ...substitutedValueProblems(picked.config, options.lookup)]
+    : a.problems;
   const secretSet = new Set(a.secrets);
   const problems = base.problems;
   const refused = new Set<string>();
@@ -300,7 +294,7 @@ export function parseConfigForNode(text: unknown, nodeType: string, current?: Re
       refused.add(k);
     }
   }
-  for (const p of checked.problems) {
+  for (const p of checked) {
     if (p.property !== '' && (refused.has(p.property) || !given.has(p.property))) continue;
     problems.push(p);
     if (p.property) refused.add(p.property);

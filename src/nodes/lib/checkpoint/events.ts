@@ -4,6 +4,7 @@ import type { Translate } from '../i18n';
 import type { FailureLog } from '../flow-node';
 import type { CheckpointNodeState } from './status';
 import type { CycleResult, EmitterEvents } from '../../../kafka/checkpoint-emitter';
+import { CONSUMER_OFFSETS_TOPIC } from '../../../kafka/source-commit-stream';
 
 export interface CheckpointEventsOptions {
   node: Pick<Node, 'warn' | 'debug'>;
@@ -44,7 +45,7 @@ export function checkpointEmitterEvents(o: CheckpointEventsOptions): EmitterEven
     },
     sourceMode(m) {
       state.sourceMode = m;
-      if (m.kind === 'poll' && m.reason) log.warn('source-mode', t('mm2-checkpoint.warn.polling', { reason: m.reason }));
+      if (m.kind === 'poll' && m.reason) log.warn('source-mode', t('mm2-checkpoint.warn.polling', { reason: m.reason, offsetsTopic: CONSUMER_OFFSETS_TOPIC }));
       else if (m.kind === 'events') {
         log.ok('source-mode');
         node.debug(t('mm2-checkpoint.log.following'));
@@ -62,7 +63,7 @@ export function checkpointEmitterEvents(o: CheckpointEventsOptions): EmitterEven
       o.render();
     },
     sourceRecordsSkipped(count, total) {
-      log.limited('source-skipped', t('mm2-checkpoint.warn.source-records-skipped', { count, total }), 60000);
+      log.limited('source-skipped', t('mm2-checkpoint.warn.source-records-skipped', { count, total, offsetsTopic: CONSUMER_OFFSETS_TOPIC }), 60000);
     },
     delivered: (r) => o.delivered(r),
     deliveryFailed(error) {

@@ -27,7 +27,10 @@ export interface FailbackRunsOptions {
 export class FailbackRuns {
   private last: { result: FailbackCycle; at: number } | null = null;
   private lastError = '';
-  private inFlight = false;
+  /** Cycles asked for and not finished (several share one run: Failback.cycle coalesces them). */
+  private inFlight = 0;
+  /** The results already sent: a run that served several requests is sent once, on the first. */
+  private readonly sent = new WeakSet<FailbackCycle>();
 
   constructor(private readonly o: FailbackRunsOptions) {}
 
@@ -49,7 +52,7 @@ export class FailbackRuns {
   /** The timer: a cycle, unless the syncs are still loading or the previous cycle still runs. */
   tick(): void {
     if (!this.o.failback.syncsLoaded) return;
-    if (this.inFlight) {
+    if (this.inFlight > 0) {
       this.o.ctx.log.warn('overrun', this.o.t('mm2-failback.warn.overrun', { seconds: this.o.intervalMs / 1000 }));
       return;
     }
@@ -67,17 +70,23 @@ export class FailbackRuns {
     else ctx.log.ok('no-groups');
   }
 
-  /** A cycle now; its result is sent (on `msg` when one asked), its failure ends `done` or is logged. */
+  /**
+   * A cycle now, or the one after the running cycle (requests meanwhile share it); its result is
+   * sent once (on `msg` when the first request it served was a message), every request's `done`
+   * is called; its failure ends `done` or is logged.
+   */
   run(msg: NodeMessage | null, send: SendFn | null, done: DoneFn | null): void {
     const { node, ctx, t, failback } = this.o;
     if (!failback.syncsLoaded) {
       done?.(new Error(t('mm2-failback.errors.not-ready', { topic: this.o.syncsTopic })));
       return;
     }
-    this.inFlight = true;
+    this.inFlight++;
     failback.cycle().then(
       (result) => {
-        this.inFlight = false;
+        this.inFlight--;
+        if (this.sent.has(result)) return done?.();
+        this.sent.add(result);
         this.lastError = '';
         ctx.log.ok('cycle');
         this.last = { result, at: Date.now() };
@@ -92,7 +101,7 @@ export class FailbackRuns {
         done?.();
       },
       (err: unknown) => {
-        this.inFlight = false;
+        this.inFlight--;
         if (ctx.closing) return done?.();
         if (err instanceof SyncsNotLoadedError) {
           // the syncs were reset (the topic was recreated) while the cycle waited: it runs again once they are loaded

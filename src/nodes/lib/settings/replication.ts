@@ -37,6 +37,34 @@ export function readOffsetTranslation(raw: unknown): { value: OffsetTranslationM
   };
 }
 
+/** Kafka's limit on a topic name's length (org.apache.kafka.common.internals.Topic.MAX_NAME_LENGTH). */
+export const MAX_TOPIC_NAME_LENGTH = 249;
+
+/**
+ * The internal topics a flow's aliases name (offset syncs, checkpoints, the remote heartbeats the
+ * heartbeat node watches), each too long for Kafka refused naming the alias field: a topic Kafka
+ * cannot create would otherwise be waited for for ever.
+ */
+function topicNameProblems(policy: ReplicationPolicy, aliases: { source: string; target: string }, offsetSyncsLocation: 'source' | 'target'): string[] {
+  const named: Array<['source' | 'target', string]> = [
+    [offsetSyncsLocation === 'source' ? 'target' : 'source', policy.offsetSyncsTopic(offsetSyncsLocation === 'source' ? aliases.target : aliases.source)],
+    ['source', policy.checkpointsTopic(aliases.source)],
+    ['source', policy.formatRemoteTopic(aliases.source, policy.heartbeatsTopic())],
+  ];
+  // per alias, the longest of the names it makes
+  const longest = new Map<'source' | 'target', string>();
+  for (const [role, topic] of named) if (topic.length > (longest.get(role)?.length ?? 0)) longest.set(role, topic);
+  const out: string[] = [];
+  for (const [role, topic] of longest) {
+    if (topic.length <= MAX_TOPIC_NAME_LENGTH) continue;
+    const alias = aliases[role];
+    const shown = (s: string) => (s.length > 40 ? `${s.slice(0, 40)}…` : s);
+    const most = MAX_TOPIC_NAME_LENGTH - (topic.length - alias.length);
+    out.push(`${role}.cluster.alias: the alias '${shown(alias)}' (${alias.length} characters, the ${role} mm2-cluster's Alias) makes the topic '${shown(topic)}' ${topic.length} characters long, and Kafka allows ${MAX_TOPIC_NAME_LENGTH}: give that cluster an alias of at most ${most} characters`);
+  }
+  return out;
+}
+
 /** Values are always given (the config node keeps them to show); problems say they are not to be used. */
 export function readReplicationSettings(
   def: Readonly<Record<string, unknown>>,
@@ -67,6 +95,13 @@ export function readReplicationSettings(
       policy = createReplicationPolicy(props);
     } catch (e) {
       problems.push((e as Error).message);
+    }
+    if (policy) {
+      const tooLong = topicNameProblems(policy, aliases, settings.offsetSyncsLocation);
+      if (tooLong.length > 0) {
+        problems.push(...tooLong);
+        policy = null;
+      }
     }
   }
   return { values: { offsetSyncsLocation: settings.offsetSyncsLocation, replicationFactor: settings.replicationFactor, props, policy, offsetTranslation: translation.value }, problems };
