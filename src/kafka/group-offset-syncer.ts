@@ -31,7 +31,7 @@ import { decodeValidCheckpoint } from '../core/checkpoint';
 import { parseCheckpointJson } from '../core/checkpoint-json';
 import { MalformedRecordError } from '../core/errors';
 import type { NameFilter } from '../core/filters';
-import { decideGroupOffsetSync, isWritableGroupState, noteRewind, type RewindMark, type TargetEndOffset } from '../core/group-offset-sync';
+import { decideGroupOffsetSync, isWritableGroupState, noteRewind, type RewindMark, type RewoundPartition as CoreRewoundPartition, type TargetEndOffset } from '../core/group-offset-sync';
 import type { Checkpoint } from '../core/types';
 import { explainKafkaError, notAuthorized, type ClusterSettings } from './client';
 import { fetchEndOffsets, type AdminCommitResult, type CommittedOffset, type ListedGroupState } from './groups';
@@ -90,19 +90,9 @@ export interface SkippedPartition {
   code: string;
   reason: string;
 }
-/** A partition whose target offset was moved back to follow a rewind of the group on the source (once). */
-export interface RewoundPartition {
+/** A partition whose target offset was moved back to follow a rewind of the group on the source (once), with its group. */
+export interface RewoundPartition extends CoreRewoundPartition {
   group: string;
-  topic: string;
-  partition: number;
-  /** The target's committed offset before. */
-  targetOffset: bigint;
-  /** The offset written. */
-  offset: bigint;
-  /** The upstream offsets the group was rewound from and to. */
-  fromUpstream: bigint;
-  toUpstream: bigint;
-  reason: string;
 }
 export interface ClampedPartition {
   group: string;
