@@ -13,7 +13,9 @@ const env = require('../harness/env');
 const { startNodeRed } = require('../../scripts/node-red-runner');
 const { AdminOffsetCommitter } = require('../../dist/kafka/groups');
 
-const TOPICS = ['orders', 'payments', 'invoices'];
+/** What this file's flow reads and writes carries a tag of its own: the suite's clusters hold other files' topics and groups (one long-named topic that no mirror can copy among them). */
+const TAG = env.unique('rd');
+const TOPICS = ['orders', 'payments', 'invoices'].map((t) => `${TAG}-${t}`);
 const FLOW_NODES = ['mirror', 'syncs', 'checkpoint', 'groupoffsets', 'heartbeat'];
 /** What a raw message of the Kafka client or of JavaScript looks like. */
 const RAW = /inside kafkajs|TypeError|RangeError|Cannot destructure|Cannot read propert|is not a function|of undefined|\.pop\(/;
@@ -28,8 +30,11 @@ function restarted(round, type) {
 function exampleFlow(round, type) {
   const flow = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'full-failover.json'), 'utf8'));
   for (const n of flow) {
-    if (n.type === 'mm2-cluster' && n.alias === 'source') n.bootstrap = env.cluster('source').bootstrap;
-    if (n.type === 'mm2-cluster' && n.alias === 'target') n.bootstrap = env.cluster('target').bootstrap;
+    if (n.type === 'mm2-cluster' && (n.alias === 'source' || n.alias === 'target')) Object.assign(n, { bootstrap: env.cluster(n.alias).bootstrap, alias: `${TAG}-${n.alias}` });
+    // its own topics and groups only (the example selects every one)
+    if (n.type === 'mm2-mirror') n.topics = `${TAG}-.*`;
+    if (n.type === 'mm2-checkpoint') Object.assign(n, { groups: `${TAG}-.*`, topics: `${TAG}-.*` });
+    if (n.type === 'mm2-group-offsets') n.groups = `${TAG}-.*`;
     // a changed name makes the node a modified one for a modified-nodes deploy
     if (round > 0 && restarted(round, type).includes(n.id)) n.name = `${n.type} r${round}`;
   }
@@ -56,7 +61,7 @@ describe('redeploying the full failover example many times in a row (real Node-R
     await producer.disconnect();
     const committer = new AdminOffsetCommitter(env.kafka('source'));
     for (const [i, topic] of TOPICS.entries()) {
-      assert.equal((await committer.commit(`g-redeploy-${i}`, [{ topic, partition: 0, offset: 1n }])).ok, true);
+      assert.equal((await committer.commit(`${TAG}-g-redeploy-${i}`, [{ topic, partition: 0, offset: 1n }])).ok, true);
     }
     await committer.close();
 

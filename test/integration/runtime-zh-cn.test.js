@@ -40,6 +40,10 @@ describe('a Node-RED started in zh-CN: node statuses and log lines in Chinese', 
     const flow = JSON.parse(fs.readFileSync(path.join(root, 'examples', 'full-failover.json'), 'utf8'));
     for (const n of flow) {
       if (n.type === 'mm2-cluster') Object.assign(n, { alias: `${tag}-${n.alias}`, bootstrap: where(n.alias) });
+      // its own topics and groups only: the suite's clusters hold other files' (the example selects every one)
+      if (n.type === 'mm2-mirror') n.topics = `${tag}-.*`;
+      if (n.type === 'mm2-checkpoint') Object.assign(n, { groups: `${tag}-.*`, topics: `${tag}-.*` });
+      if (n.type === 'mm2-group-offsets') n.groups = `${tag}-.*`;
     }
     const watched = flow.filter((n) => n.z && n.type.startsWith('mm2-') && !n.d);
     assert.ok(watched.length >= 5, 'the example has mm2 flow nodes');
@@ -52,11 +56,16 @@ describe('a Node-RED started in zh-CN: node statuses and log lines in Chinese', 
     statuses.reset();
     const before = nr.log.length;
     await nr.deploy(flow);
-    await env.eventually(() => {
-      const now = Object.fromEntries(watched.map((n) => [n.id, statuses.get(n.id)]));
-      for (const n of watched) if (now[n.id] && now[n.id].text) seen.get(n.id).add(now[n.id].text);
-      return watched.every((n) => now[n.id] && now[n.id].fill) && settled(now);
-    }, { timeout: 120000, interval: 200, what: `${what} (${JSON.stringify(statuses.all())})` });
+    try {
+      await env.eventually(() => {
+        const now = Object.fromEntries(watched.map((n) => [n.id, statuses.get(n.id)]));
+        for (const n of watched) if (now[n.id] && now[n.id].text) seen.get(n.id).add(now[n.id].text);
+        return watched.every((n) => now[n.id] && now[n.id].fill) && settled(now);
+      }, { timeout: 120000, interval: 200, what });
+    } catch (e) {
+      // what the nodes showed when the wait ended, and what Node-RED logged
+      throw new Error(`${e.message}: ${JSON.stringify(statuses.all())}; Node-RED's log ends: ${nr.log.slice(-3000)}`);
+    }
     return { seen, log: nr.log.slice(before) };
   }
 

@@ -71,7 +71,7 @@ describe('refused settings (Node-RED runtime, real brokers)', function () {
     assert.equal(lastStatus(hb).fill, 'red');
     const good2 = nodes.helper.getNode('hb2');
     const emitted = () => {
-      const m = /^emitted (\d+) /.exec((lastStatus(good2) || {}).text || '');
+      const m = /^emitted (\d+)\b/.exec((lastStatus(good2) || {}).text || '');
       return m ? Number(m[1]) : 0;
     };
     await env.eventually(() => emitted() >= 3, { what: 'three heartbeats of the good node', timeout: 30000 });
