@@ -1,8 +1,9 @@
 'use strict';
 /**
  * The real MirrorMaker 2 as a peer for conformance tests: Kafka's own connect-mirror connectors
- * and Connect runtime, resolved from Maven Central for the pinned Kafka version (cached like the
- * broker jars), started as child processes on loopback.
+ * and Connect runtime, resolved from Maven Central (cached like the broker jars), started as child
+ * processes on loopback. Its version is the brokers' (KAFKA_VERSION) unless MM2_VERSION says
+ * otherwise, or the repository does not serve connect-mirror at the brokers' version (mm2VersionFor).
  *
  *   const mm2 = await startMirrorMaker({ source: 'host:port', target: 'host:port', props: {...} });
  *   const worker = await startConnectWorker({ bootstrap: 'host:port' });   // worker.url = REST API
@@ -21,8 +22,93 @@ function cacheRoot() {
   return process.env.KAFKA_MM2_CACHE || path.join(os.homedir(), '.cache', 'kafka-mm2');
 }
 
-/** Makes sure connect-mirror, connect-runtime and their dependencies for `version` are cached. */
-function resolveConnect(version = process.env.KAFKA_VERSION || DEFAULT_KAFKA_VERSION) {
+/** Versions as numbers to compare: '4.3.1' -> [4, 3, 1]. */
+function versionParts(v) {
+  return String(v).split('.').map((x) => Number.parseInt(x, 10) || 0);
+}
+function compareVersions(a, b) {
+  const pa = versionParts(a);
+  const pb = versionParts(b);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    if ((pa[i] || 0) !== (pb[i] || 0)) return (pa[i] || 0) - (pb[i] || 0);
+  }
+  return 0;
+}
+
+/**
+ * The MirrorMaker 2 versions to try beside `brokerVersion` brokers, best first, from the versions
+ * of connect-mirror the repository lists: the broker's own version when it is listed, then those
+ * on the broker's line (major.minor) that are older, newest first, then older lines, newest first.
+ * Pure: the listing is the caller's.
+ * @param {string} brokerVersion
+ * @param {string[]} listed
+ * @returns {string[]}
+ */
+function mm2Candidates(brokerVersion, listed) {
+  const plain = listed.filter((v) => /^\d+\.\d+\.\d+$/.test(v));
+  const older = plain.filter((v) => compareVersions(v, brokerVersion) < 0).sort((a, b) => compareVersions(b, a));
+  const line = (v) => versionParts(v).slice(0, 2).join('.');
+  return [
+    ...(plain.includes(brokerVersion) ? [brokerVersion] : []),
+    ...older.filter((v) => line(v) === line(brokerVersion)),
+    ...older.filter((v) => line(v) !== line(brokerVersion)),
+  ];
+}
+
+/** The versions of connect-mirror Maven Central lists (its maven-metadata.xml), or null when it cannot be read. */
+function listedMm2Versions() {
+  const url = `${process.env.MAVEN_CENTRAL_URL || 'https://repo.maven.apache.org/maven2'}/org/apache/kafka/connect-mirror/maven-metadata.xml`;
+  const script = `require('node:https').get(${JSON.stringify(url)}, { timeout: 20000 }, (r) => { let b = ''; r.on('data', (d) => (b += d)); r.on('end', () => { process.stdout.write(r.statusCode === 200 ? b : ''); }); }).on('error', () => process.exit(1)).on('timeout', function () { this.destroy(); process.exit(1); });`;
+  const res = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30000 });
+  if (res.status !== 0 || !res.stdout) return null;
+  return [...res.stdout.matchAll(/<version>([^<]+)<\/version>/g)].map((m) => m[1]);
+}
+
+function mavenResolveConnect(version, libs) {
+  return spawnSync(
+    'mvn',
+    ['-B', '-q', '-f', path.join(__dirname, 'pom-connect.xml'), 'dependency:copy-dependencies', `-Dkafka.version=${version}`, `-DoutputDirectory=${libs}`, '-DincludeScope=runtime'],
+    { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' },
+  );
+}
+
+/**
+ * Which MirrorMaker 2 (connect-mirror, connect-runtime and the Kafka jars they need) runs beside
+ * `brokerVersion` brokers: MM2_VERSION when set (never replaced: a version Maven cannot resolve
+ * fails); else the broker's own version when the repository serves it; else the newest
+ * connect-mirror the repository serves on the broker's line, or before it (Maven Central lists
+ * brokers of a release some days before its connect-mirror, or without it). The choice is kept in
+ * the cache, so later runs are offline.
+ * @param {string} [brokerVersion]
+ * @returns {string}
+ */
+function mm2VersionFor(brokerVersion = process.env.KAFKA_VERSION || DEFAULT_KAFKA_VERSION) {
+  if (process.env.MM2_VERSION) return process.env.MM2_VERSION;
+  const choice = path.join(cacheRoot(), `kafka-${brokerVersion}`, 'mm2-version');
+  if (fs.existsSync(choice)) return fs.readFileSync(choice, 'utf8').trim();
+  if (fs.existsSync(path.join(cacheRoot(), `kafka-${brokerVersion}`, '.connect-complete'))) return brokerVersion;
+  const listed = listedMm2Versions();
+  // the repository may list a version some of whose jars it does not serve: the next one then
+  const candidates = listed ? mm2Candidates(brokerVersion, listed).slice(0, 4) : [brokerVersion];
+  if (!candidates.length) throw new Error(`Maven Central lists no connect-mirror at or before ${brokerVersion}: set MM2_VERSION`);
+  const failures = [];
+  for (const version of candidates) {
+    try {
+      resolveConnect(version);
+    } catch (e) {
+      failures.push(e.message);
+      continue;
+    }
+    if (version !== brokerVersion) process.stderr.write(`[connect] connect-mirror ${brokerVersion} is not served; MirrorMaker 2 ${version} runs beside Kafka ${brokerVersion} brokers (MM2_VERSION sets another)\n`);
+    fs.mkdirSync(path.dirname(choice), { recursive: true });
+    fs.writeFileSync(choice, version + '\n');
+    return version;
+  }
+  throw new Error(`no MirrorMaker 2 to run beside Kafka ${brokerVersion}: ${failures.join('; ')}`);
+}
+
+/** Makes sure connect-mirror, connect-runtime and their dependencies of MirrorMaker 2 `version` are cached. */
+function resolveConnect(version = mm2VersionFor()) {
   const dir = path.join(cacheRoot(), `kafka-${version}`);
   const libs = path.join(dir, 'connect-libs');
   const marker = path.join(dir, '.connect-complete');
@@ -30,13 +116,13 @@ function resolveConnect(version = process.env.KAFKA_VERSION || DEFAULT_KAFKA_VER
   fs.mkdirSync(dir, { recursive: true });
   fs.rmSync(libs, { recursive: true, force: true });
   process.stderr.write(`[connect] resolving MirrorMaker 2 and Kafka Connect ${version} from Maven Central (first run only)\n`);
-  const res = spawnSync(
-    'mvn',
-    ['-B', '-q', '-f', path.join(__dirname, 'pom-connect.xml'), 'dependency:copy-dependencies', `-Dkafka.version=${version}`, `-DoutputDirectory=${libs}`, '-DincludeScope=runtime'],
-    { stdio: ['ignore', 'inherit', 'inherit'] },
-  );
+  const res = mavenResolveConnect(version, libs);
   if (res.error) throw new Error(`cannot run Maven (mvn): ${res.error.message}`);
-  if (res.status !== 0) throw new Error(`Maven could not resolve connect-mirror ${version} (exit ${res.status})`);
+  if (res.status !== 0) {
+    fs.rmSync(libs, { recursive: true, force: true });
+    const why = /Could not resolve dependencies[^:]*: ([^\n]*?) was not found/.exec(String(res.stdout || '') + String(res.stderr || ''));
+    throw new Error(`Maven could not resolve connect-mirror ${version} (exit ${res.status})${why ? `: ${why[1]} is not served` : ''}`);
+  }
   fs.writeFileSync(marker, new Date().toISOString() + '\n');
   return libs;
 }
@@ -76,7 +162,8 @@ process.on('exit', () => {
 });
 
 function startJava({ name, version, mainClass, args, loudLoggers, heap = '512m' }) {
-  const libs = resolveConnect(version);
+  // `version` is the brokers' version: the MirrorMaker 2 beside them is mm2VersionFor's
+  const libs = resolveConnect(mm2VersionFor(version || undefined));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `kafka-mm2-${name}-`));
   const logFile = path.join(dir, `${name}.log`);
   fs.writeFileSync(path.join(dir, 'log4j.properties'), LOG4J1(logFile, loudLoggers));
@@ -271,7 +358,7 @@ async function startConnectWorker({ bootstrap, version, groupId = `mm2-connect-$
  * @param {{ bootstrap: string, topic: string, formatter: string, maxMessages?: number, timeoutMs?: number, version?: string }} options
  */
 function consoleConsume({ bootstrap, topic, formatter, maxMessages, timeoutMs = 15000, version }) {
-  const libs = resolveConnect(version);
+  const libs = resolveConnect(mm2VersionFor(version || undefined));
   const cds = cdsOptions(libs, 'org.apache.kafka.tools.consumer.ConsoleConsumer');
   const args = [
     ...cds.args, '-Xmx256m', '-XX:TieredStopAtLevel=1', '-cp', path.join(libs, '*'),
@@ -287,4 +374,4 @@ function consoleConsume({ bootstrap, topic, formatter, maxMessages, timeoutMs = 
   return res.stdout.split('\n').map((l) => l.trim()).filter((l) => /^(OffsetSync|Checkpoint|Heartbeat)\{/.test(l));
 }
 
-module.exports = { resolveConnect, startMirrorMaker, startConnectWorker, consoleConsume, SINGLE_BROKER };
+module.exports = { resolveConnect, mm2VersionFor, mm2Candidates, startMirrorMaker, startConnectWorker, consoleConsume, SINGLE_BROKER };
