@@ -4,9 +4,13 @@
  *   1. unit tests (pure logic, no broker)
  *   2. the package test (npm pack, npm install into a fresh Node-RED user directory, a real
  *      Node-RED; no broker, so once, not once per Kafka version)
- *   3. integration tests against two real Kafka clusters, once per Kafka version in
- *      KAFKA_VERSIONS (comma-separated; default: every version in TESTED_KAFKA_VERSIONS)
- *   3. the files of NODE_RED_5_FILES once more, on Node-RED 5 run by Node.js 22 (mocha too runs on
+ *   3. integration tests against two real Kafka clusters, by KAFKA_MATRIX below: every file on the
+ *      default version (the newest Kafka the repository serves); on the oldest supported line every
+ *      file whose behaviour can depend on the broker; on the lines between, the files that test
+ *      the broker's protocol and MirrorMaker 2 of that line. What does not depend on the version
+ *      (the editor, the demo, the runtime's language, settings refused before any broker is asked)
+ *      runs once. KAFKA_VERSIONS (comma-separated) instead runs every file once per version given.
+ *   4. the files of NODE_RED_5_FILES once more, on Node-RED 5 run by Node.js 22 (mocha too runs on
  *      that Node.js), both installed into a private prefix by scripts/node-red-5.js (installed there
  *      when missing; when they cannot be, the run fails, it is never skipped), Kafka DEFAULT_KAFKA_VERSION
  * Prints one closing line `N passed, N failed, N skipped` over all runs and exits non-zero
@@ -15,17 +19,12 @@
  */
 const { spawn } = require('node:child_process');
 const path = require('node:path');
-const { TESTED_KAFKA_VERSIONS, DEFAULT_KAFKA_VERSION, resolveKafka } = require('./kafka/cluster');
+const { DEFAULT_KAFKA_VERSION, resolveKafka } = require('./kafka/cluster');
+const { mm2VersionFor } = require('./kafka/connect');
+const { KAFKA_MATRIX } = require('./test-matrix');
 const { ensureNodeRed5, NODE_RED_VERSION, NODE_VERSION } = require('./node-red-5');
 
-/** What the Node-RED 5 run runs: the full failover example end to end, the editor in a browser,
- * loading every node type and deploying every example (the failover suites first, as in the
- * integration run, while the clusters hold no other suite's topics). */
-const NODE_RED_5_FILES = [
-  'test/integration/failover-e2e.test.js',
-  'test/integration/browser.test.js',
-  'test/integration/node-red-package.test.js',
-];
+const { NODE_RED_5_FILES } = require('./test-matrix');
 
 const root = path.join(__dirname, '..');
 const mochaBin = require.resolve('mocha/bin/mocha.js');
@@ -62,19 +61,26 @@ async function main() {
   const suites = (process.env.TEST_SUITES || SUITES.join(',')).split(',').map((s) => s.trim());
   const unknown = suites.filter((s) => !SUITES.includes(s));
   if (unknown.length) throw new Error(`TEST_SUITES: unknown ${unknown.join(', ')} (use ${SUITES.join(', ')})`);
-  const versions = (process.env.KAFKA_VERSIONS || TESTED_KAFKA_VERSIONS.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
+  const matrix = process.env.KAFKA_VERSIONS
+    ? process.env.KAFKA_VERSIONS.split(',').map((s) => s.trim()).filter(Boolean).map((version) => ({ version, files: null }))
+    : KAFKA_MATRIX;
   const results = [];
   const t0 = Date.now();
   if (suites.includes('unit')) results.push(await runMocha('test/.mocharc.unit.js', {}, 'unit tests'));
   if (suites.includes('package')) results.push(await runMocha('test/.mocharc.package.js', {}, 'package test'));
   if (suites.includes('integration')) {
-    for (const v of versions) {
-      resolveKafka(v); // fails loudly here, before mocha, if Maven or Java is missing
-      results.push(await runMocha('test/.mocharc.integration.js', { KAFKA_VERSION: v }, `integration tests, Apache Kafka ${v}`));
+    for (const { version, files } of matrix) {
+      resolveKafka(version); // fails loudly here, before mocha, if Maven or Java is missing
+      const mm2 = mm2VersionFor(version);
+      const what = files ? `${files.length} files` : 'every file';
+      results.push(await runMocha('test/.mocharc.integration.js', {
+        KAFKA_VERSION: version,
+        ...(files ? { TEST_FILES: files.join(',') } : {}),
+      }, `integration tests, Apache Kafka ${version} (MirrorMaker 2 ${mm2}; ${what})`));
     }
   }
   if (suites.includes('node-red-5')) {
-    const label = `Node-RED ${NODE_RED_VERSION} on Node.js ${NODE_VERSION}, Apache Kafka ${DEFAULT_KAFKA_VERSION}`;
+    const label = `Node-RED ${NODE_RED_VERSION} on Node.js ${NODE_VERSION}, Apache Kafka ${DEFAULT_KAFKA_VERSION} (${NODE_RED_5_FILES.length} files)`;
     let nr5;
     try {
       resolveKafka(DEFAULT_KAFKA_VERSION);

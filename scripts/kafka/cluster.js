@@ -48,9 +48,9 @@ const net = require('node:net');
 const crypto = require('node:crypto');
 
 /** The Kafka version the tests and the demo run against unless KAFKA_VERSION says otherwise. */
-const DEFAULT_KAFKA_VERSION = '4.1.1';
+const DEFAULT_KAFKA_VERSION = '4.4.0';
 /** Versions docs/development.md reports on; `npm test` with KAFKA_VERSIONS runs the integration suite once per version. */
-const TESTED_KAFKA_VERSIONS = ['4.1.1', '3.9.1'];
+const TESTED_KAFKA_VERSIONS = ['4.4.0', '3.9.1', '4.1.1', '4.2.2'];
 
 /** SASL users created on every cluster's SASL listener (PLAIN and SCRAM). Test-only secrets. */
 const SASL_USERS = { admin: 'admin-secret', alice: 'alice-secret' };

@@ -8,6 +8,9 @@
  * mm2-checkpoint and mm2-group-offsets nodes, with the same cluster aliases and replication
  * policy, read MM2's syncs, write checkpoints and the consumer groups' offsets on the target.
  *
+ * This is the end-to-end path of examples/checkpoints-beside-mm2.json: its nodes (mm2-offset-syncs ->
+ * mm2-checkpoint -> mm2-group-offsets in input mode), wired as there, beside MM2's source connector.
+ *
  * Target offsets differ from source offsets: partition 0 had its first 50 records deleted
  * before MM2 started, partition 1 is written in transactions (each commit marker takes an
  * offset on the source and none on the target), partition 2 is plain. Groups commit on the

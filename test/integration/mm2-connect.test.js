@@ -7,6 +7,10 @@
  * write, pause / resume / restart / delete work and the node reports the states; a bad URL and a
  * config MM2 would refuse give clear errors. Also the admin export endpoint.
  *
+ * This is the end-to-end path of examples/deploy-to-kafka-connect.json: the same nodes (the disabled
+ * mirror, checkpoint and group-offsets nodes whose settings Connect runs, the heartbeat and offset-syncs
+ * nodes watching, mm2-connect), wired the same way, on the suite's clusters.
+ *
  * Isolation: unique cluster aliases, topic and group; MM2's `topics`/`groups` are restricted to
  * them (through the disabled mirror/checkpoint nodes whose settings are exported).
  */
