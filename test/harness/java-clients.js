@@ -122,11 +122,10 @@ const parseRecords = (lines) => lines.filter((l) => l.startsWith('record ')).map
  */
 function javaConsumer({ bootstrap, group, topic, max, protocol = 'consumer', stay = false, version }) {
   const p = startJava('GroupClients', ['consumer', bootstrap, group, topic, String(max), protocol, ...(stay ? ['stay'] : [])], { version });
-  return Object.assign(p, {
-    committed: p.waitFor(/^committed$/),
-    get records() {
-      return parseRecords(p.lines);
-    },
+  // (Object.assign would read a getter once: defined as properties)
+  return Object.defineProperties(p, {
+    committed: { value: p.waitFor(/^committed$/), enumerable: true },
+    records: { get: () => parseRecords(p.lines), enumerable: true },
   });
 }
 

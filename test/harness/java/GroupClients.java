@@ -75,7 +75,7 @@ public final class GroupClients {
       while (max > 0 ? n < max : !atEnd(c, topic)) {
         java.util.Set<TopicPartition> rewound = new java.util.HashSet<>();
         for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
-          if (n >= max) {
+          if (max > 0 && n >= max) {
             // past MAX: back to the first record not read, which the next consumer of the group reads
             TopicPartition tp = new TopicPartition(r.topic(), r.partition());
             if (rewound.add(tp)) c.seek(tp, r.offset());
