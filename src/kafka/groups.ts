@@ -82,13 +82,27 @@ export interface GroupState {
   error?: string;
 }
 
-/** Describes one group; never throws. */
+/**
+ * Describes one group (DescribeGroups, the classic describe); never throws. A KIP-848 consumer
+ * group (or a streams or share group) is one DescribeGroups cannot see: Kafka answers Dead with no
+ * members, members or not. A Dead answer for a group the cluster lists is therefore 'Unknown' (with
+ * `error` saying why), never taken for a group without members; the group-offsets node reads
+ * states from ListGroups (GroupOffsetFetcher.listGroupStates), which lists every type with its state.
+ */
 export async function describeGroupState(admin: Admin, groupId: string): Promise<GroupState> {
   try {
     const { groups } = await admin.describeGroups([groupId]);
     const g = groups[0];
     if (!g) return { state: undefined, members: 0 };
-    if (g.state === 'Dead' && g.members.length === 0) return { state: 'Dead', members: 0 };
+    if (g.state === 'Dead' && g.members.length === 0) {
+      const listed = (await admin.listGroups()).groups.find((l) => l.groupId === groupId);
+      if (listed === undefined) return { state: 'Dead', members: 0 };
+      return {
+        state: 'Unknown',
+        members: 0,
+        error: `group ${groupId} is listed but DescribeGroups answers Dead: a consumer group of the new protocol (KIP-848), a streams or a share group, whose members DescribeGroups does not show`,
+      };
+    }
     return { state: g.state, members: g.members.length };
   } catch (e) {
     const err = e as { type?: string; message?: string };

@@ -23,6 +23,8 @@ import { disconnectQuietly, readerConsumer } from './topic-reader';
 import { aclText, authorizationFailure, NotAuthorizedError, type AclNeed } from './client';
 
 export const CONSUMER_OFFSETS_TOPIC = '__consumer_offsets';
+/** Record type of a KIP-848 consumer group's metadata record (its classic counterpart is type 2, decoded as group-metadata). */
+const CONSUMER_GROUP_METADATA_TYPE = 3;
 const DEFAULT_GROUP_PREFIX = '__mm2-node-red-commits';
 
 export interface SourceOffsetChange {
@@ -38,7 +40,9 @@ export interface SourceCommitBatch {
   changes: SourceOffsetChange[];
   /**
    * Groups whose group record was tombstoned within the window (deleted, or removed when empty and
-   * expired, or converted between the classic and consumer protocols). Apply these before `changes`:
+   * expired), and not written again after it: a group converted between the classic and consumer
+   * protocols (the tombstone of its classic record, then its consumer group record, or the other
+   * way round, written together) is not listed, its offsets stay. Apply these before `changes`:
    * a non-null change listed with a deleted group came after the deletion (the group was created
    * again). The offsets of a deleted group arrive as `offset: null` changes of their own; a group that only ever stored offsets (never
    * joined, generation 0) gets no group tombstone from Kafka 3.9, so its deletion shows only as those.
@@ -306,6 +310,14 @@ export class SourceCommitStream {
     for (const { record: r } of items) {
       if (r === null) {
         skipped++;
+        continue;
+      }
+      if ((r.type === 'group-metadata' || (r.type === 'ignored' && r.keyVersion === CONSUMER_GROUP_METADATA_TYPE)) && r.group !== undefined) {
+        // a group record after the group's tombstone: converted between the classic and the
+        // consumer protocol (the broker writes the tombstone of the one and the records of the
+        // other together, and keeps the offsets), or deleted and created again (its offsets came
+        // as tombstones of their own): the group is there, with the offsets the changes say
+        deleted.delete(r.group);
         continue;
       }
       if (r.type === 'ignored' || r.type === 'group-metadata' || this.ours(r.group)) continue;

@@ -2,20 +2,24 @@
 /**
  * Captures `__consumer_offsets` records that a real broker wrote, for the decoder's unit tests:
  *
- *   npm run build && node test/harness/capture-consumer-offsets.js 4.1.1   (then 3.9.1)
+ *   npm run build && node test/harness/capture-consumer-offsets.js 4.4.0   (then 4.1.1, 3.9.1)
  *   -> test/fixtures/consumer-offsets-<version>.json
  *   node test/harness/capture-consumer-offsets.js 4.1.1 --expiry-only
  *   -> captures only the `expiry` part again, the rest of the file stays as it is
  *
  * Starts one single-node cluster of that Kafka version and makes the group coordinator write:
  * classic group commits (kafkajs, with and without metadata), a KIP-848 consumer-protocol group
- * (Kafka's own console consumer, `group.protocol=consumer`, 4.x only), offsets deleted with
+ * (Kafka's own console consumer, `group.protocol=consumer`, 4.x only), a classic group converted to
+ * a consumer group (its classic member leaves, a consumer-protocol member joins; 4.x only), a share
+ * group and a Kafka Streams application's streams group (4.2 and later, where both are on by
+ * default; test/harness/java-clients.js), offsets deleted with
  * OffsetDelete (Kafka's kafka-consumer-groups --delete-offsets: the same offset tombstone that
  * expiry writes), a deleted group (admin deleteGroups), a transactional offset commit that aborts
  * and one that commits (kafkajs transaction + sendOffsets). Then it reads every record of
  * __consumer_offsets twice, read_uncommitted and read_committed (a record only in the first is
  * part of an aborted transaction), and stores for each its key and value in hex together with
- * what Kafka's own decoder (kafka-dump-log --offsets-decoder) says it is.
+ * what Kafka's own decoder (kafka-dump-log --offsets-decoder: DumpLogSegments, whichever of its two
+ * classes the version has) says it is.
  *
  * The `expiry` part comes from a second cluster with offsets.retention.minutes=1 (the least Kafka
  * allows) checked every second, where nothing is ever deleted: a group that only stored offsets
@@ -28,12 +32,14 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { Kafka, logLevel } = require('kafkajs');
-const { startCluster, runKafkaTool } = require('../../scripts/kafka/cluster');
+const { execFileSync } = require('node:child_process');
+const { startCluster, runKafkaTool, resolveKafka } = require('../../scripts/kafka/cluster');
+const { runJava, runStreamsApp } = require('./java-clients');
 
 const args = process.argv.slice(2);
 const expiryOnly = args.includes('--expiry-only');
 const version = args.find((a) => !a.startsWith('--')) || process.env.KAFKA_VERSION || '4.1.1';
-const major = Number(version.split('.')[0]);
+const [major, minor] = version.split('.').map(Number);
 const out = path.join(__dirname, '..', 'fixtures', `consumer-offsets-${version}.json`);
 
 async function readAll(kafka, readUncommitted) {
@@ -71,15 +77,34 @@ async function readAll(kafka, readUncommitted) {
   return records;
 }
 
+/**
+ * Kafka's log dump tool: `org.apache.kafka.tools.DumpLogSegments` (kafka-tools, Kafka 4.3 and
+ * later), `kafka.tools.DumpLogSegments` (the Scala core jar, Kafka 3.x to 4.2). Picked by which
+ * class the version's jars hold, so one script captures from every tested version.
+ */
+const DUMP_LOG_CLASSES = ['org.apache.kafka.tools.DumpLogSegments', 'kafka.tools.DumpLogSegments'];
+function dumpLogClass() {
+  const libs = resolveKafka(version);
+  const entries = new Set();
+  for (const jar of fs.readdirSync(libs).filter((f) => /^kafka.*\.jar$/.test(f))) {
+    const listing = execFileSync('unzip', ['-Z1', path.join(libs, jar)], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    for (const line of listing.split('\n')) if (line.endsWith('/DumpLogSegments.class')) entries.add(line);
+  }
+  const cls = DUMP_LOG_CLASSES.find((c) => entries.has(`${c.replace(/\./g, '/')}.class`));
+  if (!cls) throw new Error(`no DumpLogSegments class (${DUMP_LOG_CLASSES.join(' or ')}) in the Kafka ${version} jars of ${libs}`);
+  return cls;
+}
+
 /** Kafka's own decoding of every record of the partition logs: `partition:offset` -> { key, payload }. */
 function kafkaDecoded(dataDir) {
+  const dumpLog = dumpLogClass();
   const decoded = new Map();
   const logs = path.join(dataDir, 'data');
   for (const dir of fs.readdirSync(logs).filter((d) => d.startsWith('__consumer_offsets-'))) {
     const partition = Number(dir.slice('__consumer_offsets-'.length));
     const files = fs.readdirSync(path.join(logs, dir)).filter((f) => f.endsWith('.log')).map((f) => path.join(logs, dir, f));
     if (files.length === 0) continue;
-    const text = runKafkaTool('kafka.tools.DumpLogSegments', ['--files', files.join(','), '--offsets-decoder', '--print-data-log'], version);
+    const text = runKafkaTool(dumpLog, ['--files', files.join(','), '--offsets-decoder', '--print-data-log'], version);
     for (const line of text.split('\n')) {
       const m = /^\| offset: (\d+) .*? key: (.*?) payload: (.*)$/.exec(line);
       if (m) decoded.set(`${partition}:${m[1]}`, { key: m[2], payload: m[3] });
@@ -223,6 +248,30 @@ async function main() {
         '--consumer-property', 'group.protocol=consumer',
       ]);
       actions.push('kip848 (Kafka console consumer, group.protocol=consumer) reads orders and commits on close');
+
+      // a classic group converted to a consumer group: its classic member leaves (the group is
+      // Empty, its offsets stay), then a consumer-protocol member joins the same group id
+      const classic = kafka.consumer({ groupId: 'converted' });
+      await classic.connect();
+      await classic.subscribe({ topics: ['payments'], fromBeginning: true });
+      let seen = 0;
+      await new Promise((resolve) => {
+        classic.run({ autoCommit: false, eachMessage: async () => { if (++seen === 5) resolve(); } });
+      });
+      await classic.commitOffsets([{ topic: 'payments', partition: 0, offset: '5' }]);
+      await classic.disconnect();
+      tool('org.apache.kafka.tools.consumer.ConsoleConsumer', [
+        '--topic', 'orders', '--group', 'converted', '--from-beginning', '--max-messages', '10', '--timeout-ms', '30000',
+        '--consumer-property', 'group.protocol=consumer',
+      ]);
+      actions.push('converted (kafkajs consumer, classic protocol) joins, commits payments-0=5, leaves; then a console consumer with group.protocol=consumer joins the same group (the classic group becomes a consumer group), reads orders and commits on close');
+    }
+    if (major > 4 || (major === 4 && minor >= 2)) {
+      // on by default from 4.2: share groups (KIP-932) and streams groups (KIP-1071)
+      const shared = await runJava('share', { bootstrap: cluster.bootstrap, group: 'shared', topic: 'orders', max: 10, version });
+      actions.push(`shared (KafkaShareConsumer: a share group, share.auto.offset.reset=earliest) reads ${shared.length} records of orders, acknowledges them and leaves`);
+      const streamed = await runStreamsApp({ bootstrap: cluster.bootstrap, applicationId: 'streams-app', topic: 'payments', max: 5, version });
+      actions.push(`streams-app (a Kafka Streams application, group.protocol=streams) reads ${streamed.length} records of payments, commits and closes`);
     }
     await admin.disconnect();
 

@@ -6,8 +6,9 @@ const { MalformedRecordError, AbsurdRecordError } = require('../../dist/core/err
 const fromHex = (h) => (h === null ? null : Buffer.from(h, 'hex'));
 
 // Records the real brokers wrote (test/harness/capture-consumer-offsets.js), each with what
-// Kafka's own decoder (kafka-dump-log --offsets-decoder) says it is.
-const FIXTURES = ['4.1.1', '3.9.1'].map((v) => require(`../fixtures/consumer-offsets-${v}.json`));
+// Kafka's own decoder (kafka-dump-log --offsets-decoder) says it is. 4.4.0 adds a classic group
+// converted to a consumer group, a share group and a streams group.
+const FIXTURES = ['4.4.0', '4.1.1', '3.9.1'].map((v) => require(`../fixtures/consumer-offsets-${v}.json`));
 
 /** What our decoder must answer for a record, from Kafka's own decoding of it. */
 function expectedFromKafka(kafka) {
@@ -138,6 +139,42 @@ describe('__consumer_offsets records', () => {
           assert.ok(commits.every((r) => r.d.leaderEpoch >= 0), 'the Java consumer commits its leader epoch');
           const ignored = new Set(kip.filter((r) => r.d.type === 'ignored').map((r) => r.d.keyVersion));
           for (const t of [3, 5, 6, 7, 8]) assert.ok(ignored.has(t), `record type ${t} is known and ignored`);
+        });
+      }
+
+      if (fx.actions.some((a) => a.startsWith('converted '))) {
+        it('a classic group converted to a consumer group: its classic record is tombstoned, its offsets stay', () => {
+          const conv = decodedAll().filter((r) => r.d.group === 'converted');
+          const types = conv.map((r) => r.d.type);
+          const deleted = types.indexOf('group-delete');
+          assert.ok(deleted > 0, `the classic group record is tombstoned: ${types.join()}`);
+          assert.equal(conv[deleted].kafka && JSON.parse(conv[deleted].kafka.key).type, '2', 'the tombstone is of the classic group record (type 2)');
+          assert.ok(conv.slice(0, deleted).some((r) => r.d.type === 'group-metadata' && r.d.protocolType === 'consumer'), 'a classic group before');
+          assert.ok(conv.slice(deleted + 1).some((r) => r.d.type === 'ignored' && r.d.keyVersion === 3), 'a consumer group (record type 3) after');
+          // the conversion deletes no offset: the classic commit stays, the new member's commits add to it
+          assert.deepEqual(conv.filter((r) => r.d.type === 'offset-delete'), []);
+          const last = new Map(conv.filter((r) => r.d.type === 'offset-commit').map((r) => [`${r.d.topic}-${r.d.partition}`, r.d.offset]));
+          assert.equal(last.get('payments-0'), 5n);
+          assert.ok(last.has('orders-0') && last.has('orders-1'), [...last.keys()].join());
+        });
+      }
+
+      if (fx.actions.some((a) => a.startsWith('shared '))) {
+        it('a share group: known records carrying no offsets, nothing our decoder reads as a commit', () => {
+          const shared = decodedAll().filter((r) => r.d.group === 'shared');
+          assert.ok(shared.length > 0, 'the share group wrote records');
+          assert.deepEqual([...new Set(shared.map((r) => r.d.type))], ['ignored']);
+          for (const r of shared) assert.ok(r.d.keyVersion >= 9 && r.d.keyVersion <= 15, `record type ${r.d.keyVersion} is a share group's`);
+        });
+
+        it('a streams group: its offset commits decode as commits, its group records are ignored', () => {
+          const app = decodedAll().filter((r) => r.d.group === 'streams-app');
+          const commits = app.filter((r) => r.d.type === 'offset-commit');
+          assert.ok(commits.length > 0 && commits.every((r) => r.d.topic === 'payments'), 'the application commits its input topic');
+          assert.equal(commits.at(-1).d.offset, 5n, 'the last commit is past the 5 records');
+          const ignored = app.filter((r) => r.d.type === 'ignored');
+          assert.ok(ignored.length > 0 && ignored.every((r) => r.d.keyVersion >= 17 && r.d.keyVersion <= 23), ignored.map((r) => r.d.keyVersion).join());
+          assert.ok(!app.some((r) => r.d.type === 'group-metadata'), 'no classic group record');
         });
       }
     });
