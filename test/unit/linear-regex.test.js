@@ -12,6 +12,7 @@ const assert = require('node:assert/strict');
 const { compileRegexList, compileRegexListToRegExp } = require('../../dist/core/java-regex');
 const { createGroupFilter, createTopicFilter } = require('../../dist/core/filters');
 const { ConfigError } = require('../../dist/core/errors');
+const { LinearRegex } = require('../../dist/core/linear-regex');
 
 /** A small deterministic PRNG (mulberry32), so a failure is reproducible. */
 function prng(seed) {
@@ -141,6 +142,7 @@ describe('Linear-time filter matching: the same answers as the former RegExp tra
   });
 
   it('the Java specifics java-regex.test.js covers (classes, \\Q..\\E, flags, $, \\R, escapes, supplementary characters)', function () {
+    /** @type {Array<[string, string[]]>} */
     const cases = [
       ['\\p{Lower}+', ['orders', 'Orders', 'é']], ['\\p{Punct}+', ['!-.[]_`{}~', 'a', '«']], ['\\P{Lower}+', ['ABC', 'é', 'a']],
       ['[\\p{Lower}\\d_-]+', ['orders_1-a', 'Orders']], ['\\p{javaLowerCase}+', ['orders', 'éß', 'Orders']], ['\\p{IsLu}\\p{gc=Ll}+', ['Éa', 'aa']],
@@ -158,9 +160,20 @@ describe('Linear-time filter matching: the same answers as the former RegExp tra
   });
 });
 
+/**
+ * The matcher compileRegexList gives (a LinearRegex: its `states` and `lastSteps` measure the work).
+ * @param {string} list
+ * @returns {import('../../dist/core/linear-regex').LinearRegex}
+ */
+function linear(list) {
+  const m = compileRegexList(list, 'groups');
+  assert.ok(m instanceof LinearRegex);
+  return m;
+}
+
 describe('Linear-time filter matching: hostile names against catastrophic patterns (issue 26)', function () {
   const a = (n) => 'a'.repeat(n);
-  /** [pattern, name, expected] */
+  /** [pattern, name, expected] @type {Array<[string, string, boolean]>} */
   const HOSTILE = [
     ['(a+)+$', a(32) + '!', false],
     ['(a+)+$', a(40) + '!', false],
@@ -180,7 +193,7 @@ describe('Linear-time filter matching: hostile names against catastrophic patter
   ];
   for (const [p, name, expected] of HOSTILE) {
     it(`${p} on a ${name.length}-character name: ${expected ? 'matches' : 'no match'}, with work bounded by states x (length + 1)`, function () {
-      const m = compileRegexList(p, 'groups');
+      const m = linear(p);
       assert.equal(m.test(name), expected);
       // each (state, position) pair is visited a bounded number of times per program
       assert.ok(m.lastSteps <= 4 * m.states * (name.length + 1), `${m.lastSteps} steps for ${m.states} states x ${name.length + 1} positions`);
@@ -199,7 +212,7 @@ describe('Linear-time filter matching: hostile names against catastrophic patter
   });
 
   it('an atomic group keeps its work polynomial: (?>(a+)+)b on 100 a\'s', function () {
-    const m = compileRegexList('(?>(a+)+)b|(a+)++c', 'groups');
+    const m = linear('(?>(a+)+)b|(a+)++c');
     assert.equal(m.test(a(100)), false);
     assert.equal(m.test(a(100) + 'b'), true);
     assert.ok(m.lastSteps <= 4 * m.states * 101 * 101, `${m.lastSteps} steps`);
