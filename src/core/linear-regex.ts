@@ -13,7 +13,8 @@
  * (backwards for a lookahead, forwards for a lookbehind: linear too). An atomic group or
  * possessive quantifier keeps the first match that a backtracking engine would find: found by
  * a depth-first search in priority order with a visited set (each (state, position) once per
- * start position): at worst O(states x length^2) for those patterns, still polynomial. As in
+ * start position): at worst O(states x length^2) for those patterns, still polynomial (linear
+ * for an atomic repetition of one code point such as `\w*+`, found by counting). As in
  * Java (Pattern.Loop), a loop iteration that matched the empty string ends the loop.
  *
  * The matcher answers exactly what the JavaScript translation (javaToJsPattern) answers, which
@@ -74,6 +75,8 @@ interface Program {
   /** Reverse epsilon edges: for each state, the states that reach it without consuming. */
   rev: number[][];
   hasAtomic: boolean;
+  /** An atomic repetition of one code point (`\w*+`, `[^.]++`, `(?>a{2,5})`): its end is found by counting. */
+  run?: { c: number; min: number; max: number; lazy: boolean };
   /** Look programs: behind? negated? */
   behind: boolean;
   neg: boolean;
@@ -172,6 +175,8 @@ class Compiler {
       }
       case 'atomic': {
         const sub = this.program(node.body);
+        const body = node.body;
+        if (body.t === 'rep' && body.body.t === 'char') this.programs[sub].run = { c: this.charTest(body.body), min: body.min, max: body.max, lazy: body.lazy };
         return this.add(p, K.Atomic, next, -1, sub);
       }
       case 'look': {
@@ -195,21 +200,43 @@ class Run {
   private readonly looks: Array<Uint8Array | undefined> = [];
   private readonly ends: Array<Int32Array | undefined> = [];
   private readonly visited: Array<Int32Array | undefined> = [];
-  private readonly charMemo: Int8Array[];
+  /** Per class (not per literal): whether the code point at each position is in it (-1: not asked yet). */
+  private readonly charMemo: Array<Int8Array | undefined> = [];
+  /** Per class: how many code points in it start at each position. */
+  private readonly runs: Array<Int32Array | undefined> = [];
 
   constructor(private readonly m: LinearRegex, private readonly cps: number[]) {
     this.n = cps.length;
-    this.charMemo = m.chars.map(() => new Int8Array(this.n).fill(-1));
   }
 
   private test(c: number, p: number): boolean {
-    const memo = this.charMemo[c];
+    const t = this.m.chars[c];
+    if (t.cp !== undefined) return this.cps[p] === t.cp;
+    let memo = this.charMemo[c];
+    if (memo === undefined) {
+      memo = new Int8Array(this.n).fill(-1);
+      this.charMemo[c] = memo;
+    }
     const v = memo[p];
     if (v >= 0) return v === 1;
-    const t = this.m.chars[c];
-    const ok = t.cp !== undefined ? this.cps[p] === t.cp : (t.re as RegExp).test(String.fromCodePoint(this.cps[p]));
+    const ok = (t.re as RegExp).test(String.fromCodePoint(this.cps[p]));
     memo[p] = ok ? 1 : 0;
     return ok;
+  }
+
+  /** The end of an atomic repetition of one code point started at q (counting, linear overall). */
+  private runEnd(run: { c: number; min: number; max: number; lazy: boolean }, q: number): number {
+    let len = this.runs[run.c];
+    if (len === undefined) {
+      len = new Int32Array(this.n + 1);
+      for (let p = this.n - 1; p >= 0; p--) {
+        this.steps++;
+        len[p] = this.test(run.c, p) ? len[p + 1] + 1 : 0;
+      }
+      this.runs[run.c] = len;
+    }
+    if (len[q] < run.min) return -1;
+    return q + (run.lazy ? run.min : Math.min(run.max, len[q]));
   }
 
   private assertion(kind: number, p: number): boolean {
@@ -244,7 +271,10 @@ class Run {
       e = new Int32Array(this.n + 1).fill(-2);
       this.ends[k] = e;
     }
-    if (e[q] === -2) e[q] = this.first(k, q);
+    if (e[q] === -2) {
+      const run = this.m.programs[k].run;
+      e[q] = run !== undefined ? this.runEnd(run, q) : this.first(k, q);
+    }
     return e[q];
   }
 

@@ -218,6 +218,19 @@ describe('Linear-time filter matching: hostile names against catastrophic patter
     assert.ok(m.lastSteps <= 4 * m.states * 101 * 101, `${m.lastSteps} steps`);
   });
 
+  it('a possessive repetition of one character class stays linear: .*+!|\\w++x|(?>a+) and .*\\w*+! on 20,000-character names', function () {
+    const m = linear('.*+!|\\w++x|(?>a+)');
+    assert.equal(m.test(a(20000)), true);
+    assert.equal(m.test(a(20000) + '!'), false, '.*+ took the ! too');
+    assert.equal(m.test(a(19999) + 'x'), false, '\\w++ took the x too');
+    assert.ok(m.lastSteps <= 4 * m.states * 20002, `${m.lastSteps} steps for ${m.states} states`);
+    // entered at every position of the name: counted once for all of them, not searched from each
+    const every = linear('.*\\w*+!');
+    assert.equal(every.test(a(20000)), false);
+    assert.ok(every.lastSteps <= 4 * every.states * 20001, `${every.lastSteps} steps for ${every.states} states`);
+    assert.equal(every.test(`${a(10000)}.${a(9999)}!`), true);
+  });
+
   it('a pattern that would expand to too many states is refused at settings time, naming the field, the pattern and the fix', function () {
     assert.throws(() => compileRegexList('(a{1000}){1000}', 'topics'), (e) => {
       assert.ok(e instanceof ConfigError, String(e));
