@@ -85,6 +85,8 @@ interface Program {
 interface CharTest {
   cp?: number;
   re?: RegExp;
+  /** For a class: its answer for each US-ASCII code point (1 in, 0 out), asked once at compile time. */
+  ascii?: Uint8Array;
 }
 
 const ASSERT_KINDS: AssertKind[] = ['start', 'end', 'javaEnd'];
@@ -129,7 +131,13 @@ class Compiler {
     let i = this.charIndex.get(key);
     if (i === undefined) {
       i = this.chars.length;
-      this.chars.push(node.cp !== undefined ? { cp: node.cp } : { re: new RegExp(`^(?:${node.src})$`, 'u') });
+      if (node.cp !== undefined) this.chars.push({ cp: node.cp });
+      else {
+        const re = new RegExp(`^(?:${node.src})$`, 'u');
+        const ascii = new Uint8Array(128);
+        for (let cp = 0; cp < 128; cp++) ascii[cp] = re.test(String.fromCharCode(cp)) ? 1 : 0;
+        this.chars.push({ re, ascii });
+      }
       this.charIndex.set(key, i);
     }
     return i;
@@ -211,7 +219,9 @@ class Run {
 
   private test(c: number, p: number): boolean {
     const t = this.m.chars[c];
-    if (t.cp !== undefined) return this.cps[p] === t.cp;
+    const cp = this.cps[p];
+    if (t.cp !== undefined) return cp === t.cp;
+    if (cp < 128) return (t.ascii as Uint8Array)[cp] === 1;
     let memo = this.charMemo[c];
     if (memo === undefined) {
       memo = new Int8Array(this.n).fill(-1);
@@ -219,7 +229,7 @@ class Run {
     }
     const v = memo[p];
     if (v >= 0) return v === 1;
-    const ok = (t.re as RegExp).test(String.fromCodePoint(this.cps[p]));
+    const ok = (t.re as RegExp).test(String.fromCodePoint(cp));
     memo[p] = ok ? 1 : 0;
     return ok;
   }
@@ -405,56 +415,66 @@ class Run {
    */
   forward(k: number, everywhere: boolean): Uint8Array {
     const prog = this.m.programs[k];
-    const S = prog.kind.length;
+    const { kind, next, alt, arg } = prog;
+    const S = kind.length;
     const n = this.n;
     const full = prog.hasAtomic;
     const F = new Uint8Array(S * (full ? n + 1 : 2));
-    const base = (p: number) => (full ? p : p & 1) * S;
     const out = new Uint8Array(n + 1);
-    const work: number[] = [];
+    const work = new Int32Array(S);
+    /** States alive in the next layer (a program without atomic groups reaches only that one). */
+    let ahead = 0;
     for (let p = 0; p <= n; p++) {
-      const b = base(p);
-      if (p < n && !full) {
-        const nb = base(p + 1);
-        F.fill(0, nb, nb + S);
-      }
+      const b = (full ? p : p & 1) * S;
+      const nb = (full ? p + 1 : (p + 1) & 1) * S;
+      if (p < n && !full) F.fill(0, nb, nb + S);
       if (everywhere || p === 0) F[b + prog.start] = 1;
-      for (let s = 0; s < S; s++) if (F[b + s] === 1) work.push(s);
-      while (work.length > 0) {
-        const s = work.pop() as number;
+      else if (!full && ahead === 0) break; // nothing alive: no match further on
+      ahead = 0;
+      let top = 0;
+      for (let s = 0; s < S; s++) if (F[b + s] === 1) work[top++] = s;
+      while (top > 0) {
+        const s = work[--top];
         this.steps++;
-        const mark = (t: number) => {
-          if (F[b + t] === 0) {
-            F[b + t] = 1;
-            work.push(t);
-          }
-        };
-        switch (prog.kind[s]) {
+        let t = -1;
+        let u = -1;
+        switch (kind[s]) {
           case K.Match:
             out[p] = 1;
             break;
           case K.Char:
-            if (p < n && this.test(prog.arg[s], p)) F[base(p + 1) + prog.next[s]] = 1;
+            if (p < n && F[nb + next[s]] === 0 && this.test(arg[s], p)) {
+              F[nb + next[s]] = 1;
+              ahead++;
+            }
             break;
           case K.Eps:
-            mark(prog.next[s]);
+            t = next[s];
             break;
           case K.Split:
-            mark(prog.next[s]);
-            mark(prog.alt[s]);
+            t = next[s];
+            u = alt[s];
             break;
           case K.Assert:
-            if (this.assertion(prog.arg[s], p)) mark(prog.next[s]);
+            if (this.assertion(arg[s], p)) t = next[s];
             break;
           case K.Look:
-            if (this.look(prog.arg[s], p)) mark(prog.next[s]);
+            if (this.look(arg[s], p)) t = next[s];
             break;
           case K.Atomic: {
-            const e = this.end(prog.arg[s], p);
-            if (e === p) mark(prog.next[s]);
-            else if (e > p) F[base(e) + prog.next[s]] = 1;
+            const e = this.end(arg[s], p);
+            if (e === p) t = next[s];
+            else if (e > p) F[e * S + next[s]] = 1; // full layers: a program with atomic groups
             break;
           }
+        }
+        if (t >= 0 && F[b + t] === 0) {
+          F[b + t] = 1;
+          work[top++] = t;
+        }
+        if (u >= 0 && F[b + u] === 0) {
+          F[b + u] = 1;
+          work[top++] = u;
         }
       }
     }
