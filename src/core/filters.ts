@@ -1,5 +1,5 @@
 import { ConfigError } from './errors';
-import { compileRegexList } from './java-regex';
+import { compileRegexList, NameMatcher } from './java-regex';
 
 /**
  * MM2's DefaultGroupFilter and DefaultTopicFilter.
@@ -49,7 +49,7 @@ function listProperty(props: Record<string, unknown>, property: string, fallback
   throw new ConfigError('expected a comma-separated string or an array of strings', property);
 }
 
-function compile(props: Record<string, unknown>, property: string, fallback: string): RegExp | null {
+function compile(props: Record<string, unknown>, property: string, fallback: string): NameMatcher | null {
   return compileRegexList(listProperty(props, property, fallback), property);
 }
 

@@ -1,4 +1,5 @@
 import { ConfigError } from './errors';
+import { LinearRegex, RegexNode, RegexTooLargeError } from './linear-regex';
 
 /**
  * MM2 list properties (`groups`, `topics`, ...) are comma-separated lists of Java regular
@@ -165,6 +166,19 @@ function negate(s: CharSet): CharSet {
   return { expr: `(?:(?!${s.expr})[\\s\\S])` };
 }
 
+/** A translated piece: its JavaScript source and its syntax tree (for the linear-time matcher). */
+interface Piece {
+  src: string;
+  node: RegexNode;
+}
+
+interface Atom extends Piece {
+  quantifiable: boolean;
+}
+
+const charNode = (src: string, cp?: number): RegexNode => (cp === undefined ? { t: 'char', src } : { t: 'char', src, cp });
+const seqNode = (items: RegexNode[]): RegexNode => (items.length === 1 ? items[0] : { t: 'seq', items });
+
 class Translator {
   private pos = 0;
   private flags: Flags = { i: false, s: false, x: false };
@@ -172,7 +186,7 @@ class Translator {
 
   constructor(private readonly src: string, private readonly atomicPrefix: string) {}
 
-  translate(): string {
+  translate(): Piece {
     const out = this.alternation(0);
     if (this.pos < this.src.length) throw this.refuse(')', "unmatched ')' (Java rejects it)");
     return out;
@@ -214,49 +228,60 @@ class Translator {
     return `(?:(?=(?<${name}>${inner}))\\k<${name}>)`;
   }
 
-  private alternation(depth: number): string {
-    const alts: string[] = [this.sequence(depth)];
+  private alternation(depth: number): Piece {
+    const alts: Piece[] = [this.sequence(depth)];
     while (this.peek() === '|') {
       this.pos++;
       alts.push(this.sequence(depth));
     }
-    return alts.join('|');
+    if (alts.length === 1) return alts[0];
+    return { src: alts.map((x) => x.src).join('|'), node: { t: 'alt', alts: alts.map((x) => x.node) } };
   }
 
-  private sequence(depth: number): string {
+  private sequence(depth: number): Piece {
     let out = '';
+    const items: RegexNode[] = [];
+    const done = (): Piece => ({ src: out, node: { t: 'seq', items } });
     for (;;) {
       this.skipComments();
-      if (this.eof()) return out;
+      if (this.eof()) return done();
       const c = this.peek();
-      if (c === '|') return out;
+      if (c === '|') return done();
       if (c === ')') {
         if (depth === 0) throw this.refuse(')', "unmatched ')' (Java rejects it)");
-        return out;
+        return done();
       }
       const atom = this.atom(depth);
       if (atom === null) continue; // a flag group such as (?i): no atom
-      out += this.quantified(atom);
+      const q = this.quantified(atom);
+      out += q.src;
+      items.push(q.node);
     }
   }
 
   /** An atom and its quantifier, if any. */
-  private quantified(atom: { src: string; quantifiable: boolean }): string {
+  private quantified(atom: Atom): Piece {
     this.skipComments();
     const start = this.pos;
     let q = '';
+    let min = 0;
+    let max = Infinity;
     const c = this.peek();
     if (c === '*' || c === '+' || c === '?') {
       q = c;
+      if (c === '+') min = 1;
+      if (c === '?') max = 1;
       this.pos++;
     } else if (c === '{') {
       const m = /^\{([0-9]+)(?:(,)([0-9]*))?\}/.exec(this.src.slice(this.pos));
       if (!m) throw this.refuse('{', "is not a repetition {n}, {n,} or {n,m} (Java rejects it; write \\{ for a literal '{')");
       if (m[3] !== undefined && m[3] !== '' && Number(m[3]) < Number(m[1])) throw this.refuse(m[0], 'has its maximum below its minimum (Java rejects it)');
       q = m[0];
+      min = Number(m[1]);
+      max = m[2] === undefined ? min : m[3] === '' ? Infinity : Number(m[3]);
       this.pos += m[0].length;
     } else {
-      return atom.src;
+      return atom;
     }
     if (!atom.quantifiable) throw this.refuse(this.src.slice(start, this.pos), 'quantifies nothing that can repeat (Java rejects it)');
     let mode = '';
@@ -267,28 +292,29 @@ class Translator {
       mode = '+';
       this.pos++;
     }
-    if (mode === '+') return this.wrapAtomic(atom.src + q); // possessive: X*+ is (?>X*)
-    return atom.src + q + mode;
+    const node: RegexNode = { t: 'rep', body: atom.node, min, max, lazy: mode === '?' };
+    if (mode === '+') return { src: this.wrapAtomic(atom.src + q), node: { t: 'atomic', body: node } }; // possessive: X*+ is (?>X*)
+    return { src: atom.src + q + mode, node };
   }
 
-  private atom(depth: number): { src: string; quantifiable: boolean } | null {
+  private atom(depth: number): Atom | null {
     const c = this.peek();
     switch (c) {
       case '(':
         return this.group(depth);
       case '[': {
         this.pos++;
-        return { src: setExpr(this.clazz()), quantifiable: true };
+        return this.charAtom(setExpr(this.clazz()));
       }
       case '.':
         this.pos++;
-        return { src: this.flags.s ? '[\\s\\S]' : `[^${TERMINATORS}]`, quantifiable: true };
+        return this.charAtom(this.flags.s ? '[\\s\\S]' : `[^${TERMINATORS}]`);
       case '^':
         this.pos++;
-        return { src: '(?:^)', quantifiable: true };
+        return { src: '(?:^)', quantifiable: true, node: { t: 'assert', kind: 'start' } };
       case '$':
         this.pos++;
-        return { src: `(?:${END_OR_FINAL_TERMINATOR})`, quantifiable: true };
+        return { src: `(?:${END_OR_FINAL_TERMINATOR})`, quantifiable: true, node: { t: 'assert', kind: 'javaEnd' } };
       case '*':
       case '+':
       case '?':
@@ -298,8 +324,19 @@ class Translator {
       case '\\':
         return this.escapeOutside();
       default:
-        return { src: this.single(this.cp()), quantifiable: true };
+        return this.singleAtom(this.cp());
     }
+  }
+
+  private charAtom(src: string): Atom {
+    return { src, quantifiable: true, node: charNode(src) };
+  }
+
+  /** One literal code point as an atom. */
+  private singleAtom(cp: number): Atom {
+    const src = this.single(cp);
+    const caseless = this.flags.i && ((cp >= A && cp <= Z) || (cp >= a && cp <= z));
+    return { src, quantifiable: true, node: charNode(src, caseless ? undefined : cp) };
   }
 
   /** One literal code point outside a class (both US-ASCII cases under (?i)). */
@@ -330,12 +367,13 @@ class Translator {
     return { on, off, text: this.src.slice(start, this.pos) };
   }
 
-  private group(depth: number): { src: string; quantifiable: boolean } | null {
+  private group(depth: number): Atom | null {
     const start = this.pos;
     this.pos++; // (
     let open = '(?:';
     let close = ')';
     let lookaround = false;
+    let behind = false;
     let atomic = false;
     const saved = { ...this.flags };
     if (this.peek() === '?') {
@@ -348,6 +386,7 @@ class Translator {
         lookaround = true;
       } else if (n === '<' && (this.peek(1) === '=' || this.peek(1) === '!')) {
         open = `(?<${this.peek(1)}`;
+        behind = true;
         this.pos += 2;
         lookaround = true;
       } else if (n === '<') {
@@ -379,10 +418,13 @@ class Translator {
     if (this.peek() !== ')') throw this.refuse(this.src.slice(start, Math.min(this.src.length, start + 3)), "group is not closed (Java rejects it)");
     this.pos++;
     this.flags = saved;
-    if (atomic) return { src: this.wrapAtomic(inner), quantifiable: true };
+    if (atomic) return { src: this.wrapAtomic(inner.src), quantifiable: true, node: { t: 'atomic', body: inner.node } };
     // a quantified lookaround is legal Java; JavaScript (u) only quantifies it inside a group
-    if (lookaround) return { src: `(?:${open}${inner}${close})`, quantifiable: true };
-    return { src: `${open}${inner}${close}`, quantifiable: true };
+    if (lookaround) {
+      const node: RegexNode = { t: 'look', body: inner.node, behind, neg: open.endsWith('!') };
+      return { src: `(?:${open}${inner.src}${close})`, quantifiable: true, node };
+    }
+    return { src: `${open}${inner.src}${close}`, quantifiable: true, node: inner.node };
   }
 
   // ---- escapes ------------------------------------------------------------------------------
@@ -396,39 +438,41 @@ class Translator {
     return [...text].map((ch) => ch.codePointAt(0) as number);
   }
 
-  private escapeOutside(): { src: string; quantifiable: boolean } | null {
+  private escapeOutside(): Atom | null {
     const n = this.peek(1);
     if (n === 'Q') {
       const cps = this.quoted();
       if (cps.length === 0) return null;
       // a quantifier after \Q...\E applies to its last character, as in Java
-      const head = cps.slice(0, -1).map((cp) => this.single(cp)).join('');
-      const last = this.single(cps[cps.length - 1]);
-      if (head === '') return { src: last, quantifiable: true };
-      const rest = this.quantified({ src: last, quantifiable: true });
-      return { src: head + rest, quantifiable: false };
+      const head = cps.slice(0, -1).map((cp) => this.singleAtom(cp));
+      const last = this.singleAtom(cps[cps.length - 1]);
+      if (head.length === 0) return last;
+      const rest = this.quantified(last);
+      return { src: head.map((h) => h.src).join('') + rest.src, quantifiable: false, node: seqNode([...head.map((h) => h.node), rest.node]) };
     }
     switch (n) {
       case 'A':
       case 'G':
         this.pos += 2;
-        return { src: '(?:^)', quantifiable: true };
+        return { src: '(?:^)', quantifiable: true, node: { t: 'assert', kind: 'start' } };
       case 'z':
         this.pos += 2;
-        return { src: '(?:$)', quantifiable: true };
+        return { src: '(?:$)', quantifiable: true, node: { t: 'assert', kind: 'end' } };
       case 'Z':
         this.pos += 2;
-        return { src: `(?:${END_OR_FINAL_TERMINATOR})`, quantifiable: true };
-      case 'R':
+        return { src: `(?:${END_OR_FINAL_TERMINATOR})`, quantifiable: true, node: { t: 'assert', kind: 'javaEnd' } };
+      case 'R': {
         this.pos += 2;
-        return { src: `(?:\\r\\n|[${JAVA_V}])`, quantifiable: true }; // not atomic (JDK 9+)
+        const node: RegexNode = { t: 'alt', alts: [seqNode([charNode('\\r', 0x0d), charNode('\\n', 0x0a)]), charNode(`[${JAVA_V}]`)] };
+        return { src: `(?:\\r\\n|[${JAVA_V}])`, quantifiable: true, node }; // not atomic (JDK 9+)
+      }
       case 'b':
       case 'B':
         throw this.refuse(`\\${n}`, "Java's word boundary is not based on \\w as JavaScript's is; write the boundary out, e.g. (?<![a-zA-Z0-9_]) or (?![a-zA-Z0-9_])");
       default: {
         const e = this.escape(false);
-        if (typeof e === 'number') return { src: this.single(e), quantifiable: true };
-        return { src: setExpr(e), quantifiable: true };
+        if (typeof e === 'number') return this.singleAtom(e);
+        return this.charAtom(setExpr(e));
       }
     }
   }
@@ -631,17 +675,64 @@ class Translator {
  * JavaScript RegExp for the `u` flag that matches the same strings. Throws JavaRegexError naming
  * the construct when Java rejects the pattern or JavaScript has no exact equivalent.
  * `atomicPrefix` names the groups that emulate atomic groups (unique per combined pattern).
+ * The RegExp backtracks (exponential time on patterns such as `(a+)+$`): names are matched with
+ * compileRegexList's linear-time matcher; this translation is the reference its tests compare with.
  */
 export function javaToJsPattern(pattern: string, atomicPrefix = 'a'): string {
-  return new Translator(pattern, atomicPrefix).translate();
+  return new Translator(pattern, atomicPrefix).translate().src;
+}
+
+/** The syntax tree of one Java regular expression (throws JavaRegexError as javaToJsPattern does). */
+export function parseJavaRegex(pattern: string): RegexNode {
+  return new Translator(pattern, 'a').translate().node;
+}
+
+/** Whole-name matching of an MM2 regex list. */
+export interface NameMatcher {
+  /** Whether the whole name matches one of the list's patterns (Java's Matcher.matches()). */
+  test(name: string): boolean;
 }
 
 /**
- * Compiles an MM2 regex list into one RegExp that must match the whole name, or null when
- * the list is empty (matches nothing). Throws ConfigError naming `property` when an entry
- * cannot be used (each bad entry and its construct named).
+ * Compiles an MM2 regex list into a matcher of whole names, or null when the list is empty
+ * (matches nothing). The names are matched in time linear in the name for every ordinary
+ * pattern (src/core/linear-regex.ts): a pattern such as `(a+)+$` cannot stall the event loop
+ * whatever names others choose. Throws ConfigError naming `property` when an entry cannot be
+ * used (each bad entry and its construct named).
  */
 export function compileRegexList(
+  value: string | readonly string[] | undefined | null,
+  property: string,
+): NameMatcher | null {
+  const items = splitList(value);
+  if (items.length === 0) return null;
+  const bad: string[] = [];
+  const nodes: RegexNode[] = [];
+  items.forEach((item, k) => {
+    try {
+      const piece = new Translator(item, `a${k}x`).translate();
+      new RegExp(piece.src, 'u');
+      nodes.push(piece.node);
+    } catch (e) {
+      bad.push(`'${item}' is not a valid regular expression (${(e as Error).message})`);
+    }
+  });
+  if (bad.length === 0) {
+    try {
+      return new LinearRegex(nodes.length === 1 ? nodes[0] : { t: 'alt', alts: nodes });
+    } catch (e) {
+      if (!(e instanceof RegexTooLargeError)) throw e;
+      bad.push(`'${items.join(', ')}' ${e.message}`);
+    }
+  }
+  throw new ConfigError(bad.join('; '), property);
+}
+
+/**
+ * The former compilation: one backtracking JavaScript RegExp for the whole list. Kept as the
+ * reference the linear matcher is compared with in the tests; never match untrusted names with it.
+ */
+export function compileRegexListToRegExp(
   value: string | readonly string[] | undefined | null,
   property: string,
 ): RegExp | null {
