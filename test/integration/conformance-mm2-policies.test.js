@@ -32,6 +32,8 @@
  *     topic, and the checkpoints are monotonic;
  *   - failover: each group consumes both remote topics on the target from those offsets and
  *     receives every record at or after its source position, and nothing before it.
+ *
+ * POL_TIMING=1 prints the time each step took (MM2's start is most of it).
  */
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -65,18 +67,21 @@ const CONFIGS = [
     rep: { policy: 'IdentityReplicationPolicy' },
     exported: { 'replication.policy.class': IDENTITY, 'replication.policy.separator': '.' },
     location: 'source',
+    names: { source: ['<T>', 'mm2-offset-syncs.<b>.internal'], target: ['<T>', '<a>.checkpoints.internal'] },
   },
   {
     label: "DefaultReplicationPolicy with replication.policy.separator '_'",
     rep: { separator: '_' },
     exported: { 'replication.policy.class': 'org.apache.kafka.connect.mirror.DefaultReplicationPolicy', 'replication.policy.separator': '_' },
     location: 'source',
+    names: { source: ['<T>', 'mm2-offset-syncs_<b>_internal'], target: ['<a>_<T>', '<a>_checkpoints_internal'] },
   },
   {
     label: 'offset-syncs.topic.location=target',
     rep: { offsetSyncsLocation: 'target' },
     exported: { 'replication.policy.class': 'org.apache.kafka.connect.mirror.DefaultReplicationPolicy', 'replication.policy.separator': '.' },
     location: 'target',
+    names: { source: ['<T>'], target: ['<a>.<T>', '<a>.checkpoints.internal', 'mm2-offset-syncs.<a>.internal'] },
   },
 ];
 
@@ -157,18 +162,25 @@ for (const config of CONFIGS) {
 
       // ---- the same records in both source topics ------------------------------------------------
       await src.createTopics({ waitForLeaders: true, topics: topics.map((topic) => ({ topic, numPartitions: PARTITIONS })) });
-      const producer = env.kafka('source').producer({ allowAutoTopicCreation: false });
+      // idempotent: a send retried on a busy machine must not write its records twice
+      const producer = env.kafka('source').producer({ allowAutoTopicCreation: false, idempotent: true, maxInFlightRequests: 1 });
       await producer.connect();
       toClose.push(() => producer.disconnect());
       let seq = 0;
-      const produce = async (counts) => {
-        const messages = [];
-        for (const [p, n] of Object.entries(counts)) for (let i = 0; i < n; i++) messages.push({ partition: Number(p), value: `p${p}-${seq++}` });
-        for (const topic of topics) await producer.send({ topic, acks: -1, messages });
-      };
-      await produce(ROUNDS[0]);
-      deleteRecordsBefore(topics, DELETED);
       const ends = (round) => Object.fromEntries([...Array(PARTITIONS).keys()].map((p) => [p, BigInt(ROUNDS.slice(0, round + 1).reduce((n, r) => n + r[p], 0))]));
+      let round = 0;
+      const produce = async () => {
+        const messages = [];
+        for (const [p, n] of Object.entries(ROUNDS[round])) for (let i = 0; i < n; i++) messages.push({ partition: Number(p), value: `p${p}-${seq++}` });
+        for (const topic of topics) {
+          await producer.send({ topic, acks: -1, messages });
+          const highs = Object.fromEntries((await src.fetchTopicOffsets(topic)).map((o) => [o.partition, BigInt(o.high)]));
+          assert.deepEqual(highs, ends(round), `${topic} after round ${round}: each record once`);
+        }
+        round++;
+      };
+      await produce();
+      deleteRecordsBefore(topics, DELETED);
       const low = { 0: BigInt(DELETED), 1: 0n, 2: 0n };
       const commitAll = (group, pos, metadata = '') => peer.commitOnSource(committer, group, topics.flatMap((t) => Object.entries(pos).map(([p, o]) => [t, Number(p), o, metadata])));
       // every group exists before MM2 starts (its group discovery runs at start); at the log start for now
@@ -240,11 +252,11 @@ for (const config of CONFIGS) {
           throw new Error(`${e.message}: last records ${str(last)}, syncs ${JSON.stringify(state)}\n${mm2.log().slice(-3000)}`);
         });
       };
-      await produce(ROUNDS[1]);
+      await produce();
       await syncedTo(1, 'both sides to sync the last record of the first round');
       step('round1 synced');
       await commitAll(G('mid'), ends(1), 'mid');
-      await produce(ROUNDS[2]);
+      await produce();
       const final = ends(2);
       await commitAll(G('end'), final);
       const live = env.kafka('source').consumer({ groupId: G('live'), maxWaitTimeInMs: 200 });
@@ -320,7 +332,8 @@ for (const config of CONFIGS) {
         assert.deepEqual(mine, theirs, `topic names on ${cluster}: ours (left), MM2 (right)`);
         const names = cluster === 'source' ? [ours.T] : [ours.R, ours.checkpoints];
         if (ours.syncs.cluster === cluster) names.push(ours.syncs.topic);
-        assert.deepEqual(mine, names.map((n) => role(ours, n)).sort(), `topic names on ${cluster}`);
+        assert.deepEqual(mine, names.map((n) => role(ours, n)).sort(), `topic names on ${cluster}: as our policy names them`);
+        assert.deepEqual(theirs, [...config.names[cluster]].sort(), `topic names on ${cluster}: as MM2's policy names them`);
       }
 
       // ---- each record once, in its partition ------------------------------------------------------
