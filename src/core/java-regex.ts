@@ -1,9 +1,11 @@
 import { ConfigError } from './errors';
+import { listItemsProblem } from './list-values';
 
 /**
  * MM2 list properties (`groups`, `topics`, ...) are comma-separated lists of Java regular
- * expressions. Kafka's list parser splits on commas with surrounding whitespace trimmed and
- * drops empty entries; the filter joins the entries with `|` and requires a full match
+ * expressions. Kafka's list parser splits on commas with surrounding whitespace trimmed; up to
+ * 4.1 it ignored empty entries, from 4.2 it refuses them and duplicates (core/list-values, which
+ * compileRegexList applies); the filter joins the entries with `|` and requires a full match
  * (Java `Pattern.compile(...).matcher(name).matches()`). An empty list matches nothing.
  */
 
@@ -639,12 +641,17 @@ export function javaToJsPattern(pattern: string, atomicPrefix = 'a'): string {
 /**
  * Compiles an MM2 regex list into one RegExp that must match the whole name, or null when
  * the list is empty (matches nothing). Throws ConfigError naming `property` when an entry
- * cannot be used (each bad entry and its construct named).
+ * cannot be used (each bad entry and its construct named), or the list has a duplicate or an
+ * empty item (refused by Kafka 4.2+).
  */
 export function compileRegexList(
   value: string | readonly string[] | undefined | null,
   property: string,
 ): RegExp | null {
+  if (value !== undefined && value !== null) {
+    const problem = listItemsProblem(value);
+    if (problem !== undefined) throw new ConfigError(problem, property);
+  }
   const items = splitList(value);
   if (items.length === 0) return null;
   const bad: string[] = [];
