@@ -74,6 +74,14 @@ describe('list settings: duplicate and empty items refused as MM2 4.2+ refuses t
     assert.match(env.problems[0].reason, /'a' is listed 2 times/);
   });
 
+  it('an mm2-cluster node refuses a bootstrap server listed twice (exported as bootstrap.servers, which Kafka 4.2+ refuses)', function () {
+    const { validateClusterSettings } = require('../../dist/kafka/client');
+    const problems = validateClusterSettings({ alias: 'east', bootstrapServers: ['k1:9092', 'k2:9092', 'k1:9092'] });
+    assert.equal(problems.length, 1, problems.join('; '));
+    assert.match(problems[0], /^bootstrap servers: values must not be duplicated: 'k1:9092' is listed 2 times/);
+    assert.deepEqual(validateClusterSettings({ alias: 'east', bootstrapServers: ['k1:9092', 'k2:9092'] }), []);
+  });
+
   it('a pasted connector config, mm2.properties or Strimzi resource is refused naming the property', function () {
     const a = analyzeConnectorConfig({ 'connector.class': 'org.apache.kafka.connect.mirror.MirrorCheckpointConnector', 'source.cluster.alias': 'a', 'target.cluster.alias': 'b', groups: 'orders,orders,,billing,' });
     assert.deepEqual(a.problems.map((p) => p.property), ['groups']);
