@@ -207,3 +207,58 @@ async function waitFor(fn, timeout = 5000) {
     await new Promise((r) => setTimeout(r, 5));
   }
 }
+
+describe('group types: the mm2-checkpoint status counts the streams and share groups not replicated', function () {
+  const { checkpointStatus } = require('../../dist/nodes/lib/checkpoint/status');
+  const { makeTranslate } = require('../../dist/nodes/lib/i18n');
+  const t = makeTranslate(/** @type {any} */ ({ _: (/** @type {string} */ key) => key }), 'mm2-checkpoint');
+  const now = 1_800_000_000_000;
+  const state = (others, groups = 1) => {
+    const names = Array.from({ length: groups }, (_, i) => `g${i}`);
+    return /** @type {any} */ ({
+      phase: { kind: 'ready' },
+      last: {
+        cycle: 1, full: true, groups: names, written: [], coverage: [], failedGroups: [],
+        latest: new Map(names.map((g) => [g, []])), startedAt: now, durationMs: 1, syncsLoaded: true,
+        notReplicatedGroups: others,
+      },
+      lastAt: now - 1000,
+      error: null,
+      groups,
+    });
+  };
+
+  it('counts them after the cycle text, never shortened away; green stays green (it is what MM2 does)', function () {
+    const others = [{ group: 'wordcount', type: 'streams', reason: 'r' }, { group: 'audit', type: 'share', reason: 'r' }];
+    const v = /** @type {any} */ (checkpointStatus(t, state(others), true, 600000, now));
+    assert.equal(v.activity.fill, 'green');
+    assert.match(v.activity.text, / · 2 streams\/share not replicated$/);
+    const long = /** @type {any} */ (checkpointStatus(t, state(others, 10000), true, 600000, now));
+    assert.match(long.activity.text, / · 2 streams\/share not replicated$/);
+    assert.ok(long.activity.text.length <= 60, long.activity.text);
+    const none = /** @type {any} */ (checkpointStatus(t, state([]), true, 600000, now));
+    assert.doesNotMatch(none.activity.text, /not replicated/);
+  });
+});
+
+describe('group types: the mm2-checkpoint log names each streams or share group with why, once', function () {
+  const { checkpointEmitterEvents } = require('../../dist/nodes/lib/checkpoint/events');
+  const { makeTranslate } = require('../../dist/nodes/lib/i18n');
+  const t = makeTranslate(/** @type {any} */ ({ _: (/** @type {string} */ key) => key }), 'mm2-checkpoint');
+
+  it('warns at a discovery that finds them, and clears when none is left', function () {
+    /** @type {Array<[string, string]>} */
+    const warned = [];
+    /** @type {string[]} */
+    const cleared = [];
+    const log = { warn: (kind, text) => warned.push([kind, text]), ok: (kind) => cleared.push(kind), limited: () => true };
+    const ev = checkpointEmitterEvents(/** @type {any} */ ({ node: { warn() {}, debug() {} }, t, log, state: {}, checkpointsTopic: 'x', render() {}, delivered() {} }));
+    const base = { groups: ['orders'], rejectedByGroupFilter: [], noReplicatedTopics: [], errors: [] };
+    ev.discovered(/** @type {any} */ ({ ...base, otherTypes: [{ group: 'wordcount', type: 'streams', reason: 'a streams group (...)' }] }));
+    const w = warned.filter(([k]) => k === 'other-types');
+    assert.equal(w.length, 1);
+    assert.match(w[0][1], /^groups of a type MirrorMaker 2 never checkpoints are not replicated: wordcount \(a streams group \(\.\.\.\)\)$/);
+    ev.discovered(/** @type {any} */ ({ ...base, otherTypes: [] }));
+    assert.ok(cleared.includes('other-types'));
+  });
+});
