@@ -264,6 +264,9 @@ function unsentKey(c: Checkpoint): string {
 }
 
 
+/** A group first seen committing that the source's listing did not show is listed again for at most this often (ms). */
+const UNLISTED_RELIST_MS = 1000;
+
 export class CheckpointEmitter {
   private checkpointStore: CheckpointStore;
   private syncStore: OffsetSyncStore | null = null;
@@ -306,8 +309,11 @@ export class CheckpointEmitter {
   private listedStates: ReadonlyMap<string, ListedGroupState> | null = null;
   /** Groups the group filter accepts of a type MM2 never checkpoints (streams, share), from the last listing. */
   private otherTypes: readonly NotReplicatedGroup[] = [];
-  /** Groups first seen committing that a new listing did not show (no DESCRIBE on them?): not listed again for them until the next discovery. */
-  private unlistedSeen = new Set<string>();
+  /**
+   * Groups first seen committing that a new listing did not show (no DESCRIBE on them, or the
+   * listing not there yet), with when: listed again for them at most every UNLISTED_RELIST_MS, until the next discovery.
+   */
+  private unlistedSeen = new Map<string, number>();
 
   constructor(private readonly o: CheckpointEmitterOptions) {
     this.now = o.now ?? Date.now;
@@ -786,7 +792,9 @@ export class CheckpointEmitter {
    */
   private async groupsMm2Lists(groups: readonly string[]): Promise<Set<string>> {
     let states = this.listedStates;
-    if (states === null || groups.some((g) => !states?.has(g) && !this.unlistedSeen.has(g))) {
+    const now = this.now();
+    const relist = (g: string): boolean => !states?.has(g) && now - (this.unlistedSeen.get(g) ?? -Infinity) >= UNLISTED_RELIST_MS;
+    if (states === null || groups.some(relist)) {
       try {
         states = await this.o.source.offsetFetcher().listGroupStates();
       } catch {
@@ -802,7 +810,7 @@ export class CheckpointEmitter {
     if (states === null) return out;
     for (const g of groups) {
       const listed = states.get(g);
-      if (listed === undefined) this.unlistedSeen.add(g);
+      if (listed === undefined) this.unlistedSeen.set(g, now);
       else if (mm2ListsGroup(listed)) out.add(g);
     }
     return out;

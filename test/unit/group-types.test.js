@@ -198,6 +198,63 @@ describe('group types: the event path selects a group first seen committing only
   });
 });
 
+describe('group types: a group first seen committing that the listing does not show yet (no broker)', function () {
+  const CP_TOPIC = 'source.checkpoints.internal';
+  it('is not selected; listed again for it at most every second; selected once the listing shows it as a classic group', async function () {
+    const offsets = { orders: [{ topic: 't', partition: 0, offset: 5n, metadata: '' }] };
+    const types = { orders: 'classic' };
+    let listings = 0;
+    const conn = (sent) => ({
+      alias: 'x', kafka: null, settings: {},
+      admin: async () => ({ listTopics: async () => [CP_TOPIC], fetchTopicOffsets: async () => [{ partition: 0, offset: '0', high: '0', low: '0' }] }),
+      producer: async () => ({ send: async ({ messages }) => { for (const m of messages) sent.push(decodeCheckpoint(m.key, m.value)); } }),
+      offsetFetcher: () => ({
+        fetchMany: async (gs) => ({ offsets: new Map(gs.map((g) => [g, offsets[g] ?? []])), failed: new Map() }),
+        listGroupStates: async () => {
+          listings++;
+          return new Map(Object.keys(types).map((g) => [g, { state: 'Empty', protocolType: '', type: types[g] }]));
+        },
+        coordinatorFailures: async () => new Map(),
+      }),
+      reportOk: () => undefined,
+      reportError: (e) => String(e && e.message ? e.message : e),
+    });
+    const sent = [];
+    /** @type {any} */
+    let stream = null;
+    const delivered = [];
+    let clock = 1_000_000;
+    const e = new CheckpointEmitter({
+      source: /** @type {any} */ (conn([])), target: /** @type {any} */ (conn(sent)),
+      sourceAlias: 'source', targetAlias: 'target', policy: createReplicationPolicy({}), checkpointsTopic: CP_TOPIC,
+      groupFilter: createGroupFilter({}), topicFilter: createTopicFilter({}), ensureTopic: async () => undefined,
+      sourceOffsets: 'auto', batchMs: 0, now: () => clock,
+      openSourceStream: (options) => (stream = { options, start: async () => undefined, stop: async () => undefined, get lastFetchAt() { return Date.now(); } }),
+      events: { delivered: (r) => delivered.push(r) },
+    });
+    await e.start();
+    e.handleSyncEvent({ event: 'syncs', syncs: [{ topic: 't', partition: 0, upstreamOffset: 5n, downstreamOffset: 3n }] });
+    e.handleSyncEvent({ event: 'loaded' });
+    await e.cycle();
+    const partials = () => delivered.filter((r) => !r.full);
+    offsets.late = [{ topic: 't', partition: 0, offset: 5n, metadata: '' }];
+    const before = listings;
+    stream.options.onBatch({ changes: [{ group: 'late', topic: 't', partition: 0, offset: 5n }], deletedGroups: [], skipped: 0 });
+    assert.deepEqual((await waitFor(() => partials()[0])).groups, [], 'not shown by the listing: not selected');
+    assert.equal(listings, before + 1);
+    stream.options.onBatch({ changes: [{ group: 'late', topic: 't', partition: 0, offset: 6n }], deletedGroups: [], skipped: 0 });
+    await waitFor(() => partials()[1]);
+    assert.equal(listings, before + 1, 'not listed again within a second');
+    types.late = 'classic';
+    clock += 1000;
+    stream.options.onBatch({ changes: [{ group: 'late', topic: 't', partition: 0, offset: 7n }], deletedGroups: [], skipped: 0 });
+    assert.deepEqual((await waitFor(() => partials()[2])).groups, ['late']);
+    assert.equal(listings, before + 2);
+    assert.ok(e.groups.includes('late'));
+    await e.stop();
+  });
+});
+
 async function waitFor(fn, timeout = 5000) {
   const until = Date.now() + timeout;
   for (;;) {
