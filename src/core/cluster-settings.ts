@@ -9,6 +9,7 @@
  * - Credentials (username, password, OAUTHBEARER client secret) are Node-RED credentials, used as
  *   stored: never substituted, by the node or by the export.
  */
+import { listItemsProblem } from './list-values';
 import { missingEnvReason, substituteEnv, type EnvLookup } from './env-substitution';
 import { oauthFieldProblem, oauthFieldText, parseSaslExtensions, type OAuthField } from './oauth-fields';
 
@@ -132,6 +133,9 @@ export function clusterFieldProblems(s: ClusterCheckedSettings, options: { secre
     problems.push({ field: 'alias', text: `cluster alias '${s.alias ?? ''}' must be non-empty and use only letters, digits, '.', '_' and '-'` });
   }
   if (s.bootstrapServers.length === 0) problems.push({ field: 'bootstrap', text: 'bootstrap servers are empty: give host:port of at least one broker' });
+  // bootstrap.servers is exported as MM2's list: Kafka 4.2+ refuses a duplicate (core/list-values)
+  const repeated = listItemsProblem(s.bootstrapServers);
+  if (repeated !== undefined) problems.push({ field: 'bootstrap', text: `bootstrap servers: ${repeated}` });
   for (const b of s.bootstrapServers) {
     const m = /^(\[[^\]]+\]|[^:\s]+):(\d{1,5})$/.exec(b);
     if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535) problems.push({ field: 'bootstrap', text: `bootstrap server '${b}' is not host:port` });

@@ -1,6 +1,7 @@
 import { ConfigError } from './errors';
 import { intervalProblem, MAX_INTERVAL_SECONDS } from './intervals';
 import { compileRegexList, splitList } from './java-regex';
+import { listItemsProblem } from './list-values';
 import { REPLICATION_POLICY_SHORT_NAMES } from './replication-policy';
 
 /**
@@ -544,7 +545,7 @@ export function canonicalList(raw: unknown): string {
  * - string, password, class: trimmed (as Kafka's ConfigDef does); choices map to the canonical spelling;
  * - boolean: `true`/`false` in any case, or a JS boolean;
  * - int, short, long: a whole number in range (long limited to JS safe integers);
- * - list: the items, trimmed and without empty ones, joined as `a, b`.
+ * - list: the items, trimmed, joined as `a, b`; a duplicate or empty item is refused (Kafka 4.2+, core/list-values).
  */
 export function normaliseValue(d: PropertyDef, raw: unknown): NormaliseResult {
   let value: SettingValue;
@@ -578,9 +579,13 @@ export function normaliseValue(d: PropertyDef, raw: unknown): NormaliseResult {
       value = r.value;
       break;
     }
-    case 'list':
+    case 'list': {
+      // Kafka 4.2+ refuses duplicate and empty items (ConfigDef.ValidList): checked on the text as given.
+      const problem = Array.isArray(raw) || typeof raw === 'string' ? listItemsProblem(raw as string | readonly unknown[]) : undefined;
+      if (problem !== undefined) return { ok: false, reason: problem };
       value = canonicalList(raw);
       break;
+    }
     case 'string':
     case 'class':
     case 'password':

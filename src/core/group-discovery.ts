@@ -1,6 +1,8 @@
 /**
  * MM2 `MirrorCheckpointConnector.findConsumerGroups`, with the I/O injected:
- * 1. list the groups on the source;
+ * 1. list the groups on the source: classic and consumer groups only, as MM2 4.x lists them
+ *    (ListGroupsOptions.forConsumerGroups, core/group-types); the streams and share groups the
+ *    group filter accepts are reported apart (`otherTypes`), with why they are not replicated;
  * 2. keep those the group filter (`groups` / `groups.exclude`) accepts;
  * 3. fetch each kept group's committed partitions;
  * 4. a group is selected when at least one committed partition belongs to a topic the topic
@@ -13,10 +15,13 @@
  * disappears silently: the emit cycle then reports it as a failed group.
  */
 import type { NameFilter } from './filters';
+import type { NotReplicatedGroup } from './group-types';
 
 export interface DiscoveryIo {
-  /** Group ids on the source cluster. */
+  /** Ids of the source cluster's groups MM2 lists (classic and consumer groups). */
   listGroups(): Promise<readonly string[]>;
+  /** The groups of the same listing of a type MM2 never lists (streams, share), with why; called after listGroups. */
+  otherTypes?(): readonly NotReplicatedGroup[];
   /** The topics of each group's committed partitions (duplicates allowed); groups that could not be read in `failed`. */
   committedTopics(groups: string[]): Promise<{ topics: { get(group: string): readonly string[] | undefined }; failed: ReadonlyMap<string, string> }>;
 }
@@ -30,6 +35,8 @@ export interface DiscoveryResult {
   noReplicatedTopics: string[];
   /** Groups whose offsets could not be fetched (kept in `groups`). */
   errors: Array<{ group: string; error: string }>;
+  /** Groups the group filter accepts of a type MM2 never checkpoints (streams, share), sorted, with why. */
+  otherTypes: readonly NotReplicatedGroup[];
 }
 
 /** `list` sorted without duplicates: `list` itself when it already is (a listing usually is: no copy of 20,000 names per refresh). */
@@ -41,6 +48,8 @@ function sortedUnique(list: readonly string[]): readonly string[] {
 
 export async function findCheckpointGroups(io: DiscoveryIo, groupFilter: NameFilter, topicFilter: NameFilter): Promise<DiscoveryResult> {
   const all = sortedUnique(await io.listGroups());
+  const others = io.otherTypes?.() ?? [];
+  const otherTypes = others.some((o) => !groupFilter.accept(o.group)) ? others.filter((o) => groupFilter.accept(o.group)) : others;
   const accepted = all.filter((g) => groupFilter.accept(g));
   const rejectedByGroupFilter = all.filter((g) => !groupFilter.accept(g));
   const errors: Array<{ group: string; error: string }> = [];
@@ -59,5 +68,6 @@ export async function findCheckpointGroups(io: DiscoveryIo, groupFilter: NameFil
     rejectedByGroupFilter,
     noReplicatedTopics: accepted.filter((_, i) => !relevant[i]),
     errors,
+    otherTypes,
   };
 }

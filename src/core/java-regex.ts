@@ -1,10 +1,12 @@
 import { ConfigError } from './errors';
 import { LinearRegex, RegexNode, RegexTooLargeError } from './linear-regex';
+import { listItemsProblem } from './list-values';
 
 /**
  * MM2 list properties (`groups`, `topics`, ...) are comma-separated lists of Java regular
- * expressions. Kafka's list parser splits on commas with surrounding whitespace trimmed and
- * drops empty entries; the filter joins the entries with `|` and requires a full match
+ * expressions. Kafka's list parser splits on commas with surrounding whitespace trimmed; up to
+ * 4.1 it ignored empty entries, from 4.2 it refuses them and duplicates (core/list-values, which
+ * compileRegexList applies); the filter joins the entries with `|` and requires a full match
  * (Java `Pattern.compile(...).matcher(name).matches()`). An empty list matches nothing.
  */
 
@@ -698,12 +700,17 @@ export interface NameMatcher {
  * (matches nothing). The names are matched in time linear in the name for every ordinary
  * pattern (src/core/linear-regex.ts): a pattern such as `(a+)+$` cannot stall the event loop
  * whatever names others choose. Throws ConfigError naming `property` when an entry cannot be
- * used (each bad entry and its construct named).
+ * used (each bad entry and its construct named), or the list has a duplicate or an empty item
+ * (refused by Kafka 4.2+).
  */
 export function compileRegexList(
   value: string | readonly string[] | undefined | null,
   property: string,
 ): NameMatcher | null {
+  if (value !== undefined && value !== null) {
+    const problem = listItemsProblem(value);
+    if (problem !== undefined) throw new ConfigError(problem, property);
+  }
   const items = splitList(value);
   if (items.length === 0) return null;
   const bad: string[] = [];
@@ -736,6 +743,10 @@ export function compileRegexListToRegExp(
   value: string | readonly string[] | undefined | null,
   property: string,
 ): RegExp | null {
+  if (value !== undefined && value !== null) {
+    const problem = listItemsProblem(value);
+    if (problem !== undefined) throw new ConfigError(problem, property);
+  }
   const items = splitList(value);
   if (items.length === 0) return null;
   const bad: string[] = [];

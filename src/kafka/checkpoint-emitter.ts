@@ -39,7 +39,8 @@ import type { Checkpoint, OffsetSync } from '../core/types';
 import { readPercent } from '../core/load-percent';
 import { DEFAULT_READINESS, membersInState, summarizeReadiness, unlistedGroupReadiness, withMembersOnTarget, type GroupReadiness, type MembersOnTarget, type ReadinessSummary, type ReadinessThresholds } from '../core/readiness';
 import type { ClusterConnection } from './connection';
-import { listConsumerGroups, type CommittedOffset, type ListedGroupState } from './groups';
+import { checkpointGroupListing, type CommittedOffset, type ListedGroupState } from './groups';
+import { mm2ListsGroup, type NotReplicatedGroup } from '../core/group-types';
 import { authorizationFailure, explainKafkaError } from './client';
 import { SourceOffsets, tpKey, type GroupPartitions, type SourceOffsetsMode, type SourceOffsetsOptions } from './source-offsets';
 
@@ -201,6 +202,11 @@ export interface CycleResult {
   membersOnTarget?: ReadonlyMap<string, MembersOnTarget>;
   /** Why the target's groups could not be listed (every group's membersOnTarget is then 'unknown'). */
   targetGroupsError?: string;
+  /**
+   * Groups the group filter accepts of a type MM2 never checkpoints (streams, share: core/group-types),
+   * from the source's last group listing, with why: named, never checkpointed.
+   */
+  notReplicatedGroups?: readonly NotReplicatedGroup[];
 }
 
 /**
@@ -258,6 +264,9 @@ function unsentKey(c: Checkpoint): string {
 }
 
 
+/** A group first seen committing that the source's listing did not show is listed again for at most this often (ms). */
+const UNLISTED_RELIST_MS = 1000;
+
 export class CheckpointEmitter {
   private checkpointStore: CheckpointStore;
   private syncStore: OffsetSyncStore | null = null;
@@ -296,6 +305,15 @@ export class CheckpointEmitter {
   private readonly logStarts = new Map<string, bigint>();
   /** A read of log starts is under way. */
   private readingStarts = false;
+  /** The source's last group listing (discovery, or the event path's check of a group first seen): each group's type. */
+  private listedStates: ReadonlyMap<string, ListedGroupState> | null = null;
+  /** Groups the group filter accepts of a type MM2 never checkpoints (streams, share), from the last listing. */
+  private otherTypes: readonly NotReplicatedGroup[] = [];
+  /**
+   * Groups first seen committing that a new listing did not show (no DESCRIBE on them, or the
+   * listing not there yet), with when: listed again for them at most every UNLISTED_RELIST_MS, until the next discovery.
+   */
+  private unlistedSeen = new Map<string, number>();
 
   constructor(private readonly o: CheckpointEmitterOptions) {
     this.now = o.now ?? Date.now;
@@ -766,6 +784,38 @@ export class CheckpointEmitter {
     return report;
   }
 
+  /**
+   * Of `groups` (first seen committing in the stream), those MM2's discovery lists: classic and
+   * consumer groups, by the type of the last listing, or of a new one when a group is not in it
+   * (a streams group's members commit plain offsets too: it is never selected). A group the
+   * listing does not show, or a listing that fails, selects nothing now: the next discovery decides.
+   */
+  private async groupsMm2Lists(groups: readonly string[]): Promise<Set<string>> {
+    let states = this.listedStates;
+    const now = this.now();
+    const relist = (g: string): boolean => !states?.has(g) && now - (this.unlistedSeen.get(g) ?? -Infinity) >= UNLISTED_RELIST_MS;
+    if (states === null || groups.some(relist)) {
+      try {
+        states = await this.o.source.offsetFetcher().listGroupStates();
+      } catch {
+        states = null;
+      }
+      if (states !== null) {
+        this.listedStates = states;
+        const others = checkpointGroupListing(states).others;
+        this.otherTypes = others.some((o) => !this.o.groupFilter.accept(o.group)) ? others.filter((o) => this.o.groupFilter.accept(o.group)) : others;
+      }
+    }
+    const out = new Set<string>();
+    if (states === null) return out;
+    for (const g of groups) {
+      const listed = states.get(g);
+      if (listed === undefined) this.unlistedSeen.set(g, now);
+      else if (mm2ListsGroup(listed)) out.add(g);
+    }
+    return out;
+  }
+
   private async discover(): Promise<DiscoveryResult> {
     const { source, groupFilter, topicFilter } = this.o;
     try {
@@ -773,7 +823,13 @@ export class CheckpointEmitter {
       const result = await findCheckpointGroups(
         {
           // one ListGroups per broker, the same names while nothing changed (refreshed every second at scale)
-          listGroups: () => listConsumerGroups(source.offsetFetcher()),
+          // classic and consumer groups only, as MM2 4.x lists them (core/group-types)
+          listGroups: async () => {
+            const states = await source.offsetFetcher().listGroupStates();
+            this.listedStates = states;
+            return checkpointGroupListing(states).ids;
+          },
+          otherTypes: () => (this.listedStates === null ? [] : checkpointGroupListing(this.listedStates).others),
           committedTopics: async (groups) => {
             // while the stream follows (and was read in full since), what it keeps is current: read only the others
             const fresh = this.sourceFresh();
@@ -786,6 +842,8 @@ export class CheckpointEmitter {
         topicFilter,
       );
       source.reportOk();
+      this.otherTypes = result.otherTypes;
+      this.unlistedSeen.clear();
       const same = this.selected !== null && sameList(this.selected, result.groups);
       this.selected = result.groups;
       // what the groups no longer selected held goes: the stream also keeps groups never selected;
@@ -826,6 +884,7 @@ export class CheckpointEmitter {
       startedAt,
       durationMs: 0,
       syncsLoaded: this.syncsLoaded,
+      notReplicatedGroups: this.otherTypes,
     };
     if (this.syncStore === null || this.stopped) {
       return { ...base, skipped: 'restoring' };
@@ -880,11 +939,20 @@ export class CheckpointEmitter {
       const ts = this.now();
       const selected = new Set(this.selected ?? []);
       groups = [];
-      for (const [group, changed] of opts.only as Map<string, GroupPartitions>) {
+      const only = opts.only as Map<string, GroupPartitions>;
+      // groups first seen committing that MM2's rule would select by name and topic: selected
+      // only when the listing says they are classic or consumer groups (never streams or share)
+      const firstSeen: string[] = [];
+      for (const group of only.keys()) {
+        if (selected.has(group)) continue;
+        const all = this.sourceOffsets.offsetsOf(group);
+        if (all && this.o.groupFilter.accept(group) && all.some((o) => this.o.topicFilter.accept(o.topic))) firstSeen.push(group);
+      }
+      const listedNow = firstSeen.length > 0 ? await this.groupsMm2Lists(firstSeen) : new Set<string>();
+      for (const [group, changed] of only) {
         let parts = changed;
         if (!selected.has(group)) {
-          const all = this.sourceOffsets.offsetsOf(group);
-          if (!all || !this.o.groupFilter.accept(group) || !all.some((o) => this.o.topicFilter.accept(o.topic))) continue;
+          if (!listedNow.has(group)) continue;
           selected.add(group);
           (this.selected as string[]).push(group);
           this.selected?.sort();
@@ -1026,6 +1094,7 @@ export class CheckpointEmitter {
       syncsLoaded: store.loaded,
       readiness,
       membersOnTarget: this.targetMembers.members,
+      notReplicatedGroups: this.otherTypes,
       ...(this.targetMembers.error !== undefined ? { targetGroupsError: this.targetMembers.error } : {}),
     };
   }

@@ -182,7 +182,7 @@ export class Failback {
       target.reportError?.(e);
       throw e;
     }
-    const groups = [...states].filter(([id, g]) => isConsumerGroupListing(g.protocolType) && groupFilter.accept(id)).map(([id]) => id).sort();
+    const groups = [...states].filter(([id, g]) => isConsumerGroupListing(g.protocolType, g.type) && groupFilter.accept(id)).map(([id]) => id).sort();
     const read = groups.length > 0 ? await fetcher.fetchMany(groups) : { offsets: new Map(), failed: new Map<string, string>() };
     if (groups.length > 0 && read.failed.size === groups.length) target.reportError?.(new Error([...read.failed.values()][0]));
     else target.reportOk();

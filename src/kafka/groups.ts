@@ -23,6 +23,7 @@ import {
   protocolError,
   type KafkajsProtocolRequest,
 } from './group-requests';
+import { mm2ListsGroup, notReplicatedGroup, type NotReplicatedGroup } from '../core/group-types';
 
 export interface CommittedOffset {
   topic: string;
@@ -32,30 +33,54 @@ export interface CommittedOffset {
   metadata: string;
 }
 
-/** Whether a listed group is one MM2 syncs: a consumer group, or a group with an empty protocol type. */
-export function isConsumerGroupListing(protocolType: string | undefined): boolean {
-  return protocolType === 'consumer' || protocolType === '' || protocolType === undefined;
+/**
+ * Whether a listed group is one MM2 lists (core/group-types): a classic or consumer group (no
+ * streams or share group) of protocol type `consumer` or `""`.
+ */
+export function isConsumerGroupListing(protocolType: string | undefined, type?: string): boolean {
+  return mm2ListsGroup({ protocolType, type });
 }
 
-/** The consumer group ids of a fetcher's listing (the same listing: the same frozen array). */
-const consumerGroupsOf = new WeakMap<ReadonlyMap<string, ListedGroupState>, readonly string[]>();
+/** A listing's groups as MM2's discovery sees them: those it lists, and the streams and share groups it never lists. */
+export interface CheckpointGroupListing {
+  /** Classic and consumer groups (protocol type `consumer` or `""`), sorted. */
+  ids: readonly string[];
+  /** Groups of a type MM2 never lists (streams, share), sorted by id, with why. */
+  others: readonly NotReplicatedGroup[];
+}
+
+/** The listing of a fetcher's group states (the same states: the same frozen lists). */
+const listingOf = new WeakMap<ReadonlyMap<string, ListedGroupState>, CheckpointGroupListing>();
+
+/** The groups of a listing of group states, as MM2's discovery sees them (see CheckpointGroupListing). */
+export function checkpointGroupListing(states: ReadonlyMap<string, ListedGroupState>): CheckpointGroupListing {
+  let l = listingOf.get(states);
+  if (l === undefined) {
+    const ids: string[] = [];
+    const others: NotReplicatedGroup[] = [];
+    for (const [id, g] of states) {
+      if (isConsumerGroupListing(g.protocolType, g.type)) ids.push(id);
+      else {
+        const other = notReplicatedGroup(id, g);
+        if (other !== undefined) others.push(Object.freeze(other));
+      }
+    }
+    ids.sort();
+    others.sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
+    l = Object.freeze({ ids: Object.freeze(ids), others: Object.freeze(others) });
+    listingOf.set(states, l);
+  }
+  return l;
+}
 
 /**
- * Group ids on the cluster (consumer groups and groups with an empty protocol type), sorted.
- * Given a group client (GroupOffsetFetcher), one ListGroups v4+ per broker of ours; given a
- * kafkajs admin, its listGroups.
+ * Group ids on the cluster MM2's discovery lists (classic and consumer groups of protocol type
+ * `consumer` or `""`; never a streams or share group), sorted. Given a group client
+ * (GroupOffsetFetcher), one ListGroups v4+ per broker of ours (v5 gives the group type); given a
+ * kafkajs admin, its listGroups (no type: a streams group shows its protocol type `streams`, a share group `share`).
  */
 export async function listConsumerGroups(source: Admin | { listGroupStates(): Promise<ReadonlyMap<string, ListedGroupState>> }): Promise<readonly string[]> {
-  if ('listGroupStates' in source) {
-    const states = await source.listGroupStates();
-    // the same listing (a fetcher gives back its last map while nothing changed): the same names
-    let ids = consumerGroupsOf.get(states);
-    if (ids === undefined) {
-      ids = Object.freeze([...states].filter(([, g]) => isConsumerGroupListing(g.protocolType)).map(([id]) => id).sort());
-      consumerGroupsOf.set(states, ids);
-    }
-    return ids;
-  }
+  if ('listGroupStates' in source) return checkpointGroupListing(await source.listGroupStates()).ids;
   const { groups } = await source.listGroups();
   return groups.filter((g) => isConsumerGroupListing(g.protocolType)).map((g) => g.groupId).sort();
 }

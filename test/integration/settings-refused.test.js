@@ -6,7 +6,10 @@
  *   (thousands of heartbeats, Connect REST requests, group-offset cycles in seconds): each node
  *   now refuses it naming the property and does nothing;
  * - a replication factor of -1 used to become 3 (then lowered to the broker count with a
- *   warning): it now creates the internal topics with the broker's default.replication.factor.
+ *   warning): it now creates the internal topics with the broker's default.replication.factor;
+ * - a list setting with a duplicate or an empty item (`orders,orders,,billing,`) used to be
+ *   accepted silently (and exported to MM2, which refuses it from Kafka 4.2): the nodes, the
+ *   paste endpoint and the Connect export now refuse it naming the property and the item.
  */
 const assert = require('node:assert/strict');
 const http = require('node:http');
@@ -172,5 +175,37 @@ describe('refused settings (Node-RED runtime, real brokers)', function () {
       assert.equal(lastStatus(hb).fill, 'red');
       await nodes.helper.unload();
     }
+  });
+
+  it('a list with a duplicate or an empty item is refused by the nodes, the paste endpoint and the export, naming the property and the item', async function () {
+    const a = aliases();
+    await nodes.load(
+      [
+        { id: 'cp', type: 'mm2-checkpoint', replication: 'rep', groups: 'orders,orders,,billing,', groupsExclude: '', topics: '', topicsExclude: '', emitCheckpointsIntervalSeconds: '1', wires: [[], []] },
+        { id: 'm', type: 'mm2-mirror', replication: 'rep', topics: `${a.src}-t, ${a.src}-t`, topicsExclude: '', offsetFlushIntervalMs: '1000', wires: [[]] },
+        { id: 'go', type: 'mm2-group-offsets', replication: 'rep', mode: 'input', syncGroupOffsetsIntervalSeconds: '60', groups: '', groupsExclude: '__.*,', wires: [[]] },
+      ],
+      { over: { src: { alias: a.src }, tgt: { alias: a.tgt } } },
+    );
+    for (const [id, re] of /** @type {Array<[string, RegExp]>} */ ([
+      ['cp', /groups: values must not be duplicated: 'orders' is listed 2 times; list each item once.*values must not be empty: items 3, 5 of 5 are empty/],
+      ['m', /topics: values must not be duplicated: 's\w+-t' is listed 2 times/],
+      ['go', /groups\.exclude: values must not be empty: item 2 of 2 is empty \(a doubled, leading or trailing comma\); remove the extra comma/],
+    ])) {
+      const n = nodes.helper.getNode(id);
+      assert.match(errorsOf(n).join('\n'), re, id);
+      assert.equal(lastStatus(n).fill, 'red', id);
+    }
+    // the export of the deployed flow reports them instead of handing MM2 a config it refuses
+    const exported = await nodes.helper.request().get('/mm2/export/rep?format=json').expect(200);
+    const problems = exported.body.problems.map((p) => `${p.property}: ${p.reason}`).join('\n');
+    assert.match(problems, /^groups: mm2-checkpoint: values must not be duplicated: 'orders' is listed 2 times/m);
+    assert.match(problems, /^topics: mm2-mirror: values must not be duplicated/m);
+    assert.match(problems, /^groups\.exclude: mm2-group-offsets: values must not be empty: item 2 of 2/m);
+    // the paste endpoint (checkpoint dialog) fills nothing from such a config
+    const pasted = await nodes.helper.request().post('/mm2/config/parse').send({ text: 'groups=orders,orders,,billing,\ntopics=a, b\n' }).expect(200);
+    assert.deepEqual(pasted.body.problems.map((p) => p.property), ['groups']);
+    assert.match(pasted.body.problems[0].reason, /'orders' is listed 2 times.*items 3, 5 of 5 are empty/);
+    assert.equal(pasted.body.fields.groups, undefined, 'a refused value never fills the field');
   });
 });

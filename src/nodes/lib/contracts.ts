@@ -183,6 +183,11 @@ export interface CoverageMessage {
     entries: CoverageJson[];
     /** Groups whose offsets could not be listed this cycle, with the error. */
     failedGroups: Array<{ group: string; error: string }>;
+    /**
+     * Groups the group filter accepts of a type MirrorMaker 2 never checkpoints (`type`: `streams`,
+     * `share`), from the source's last group listing, with why (`reason`): never checkpointed.
+     */
+    notReplicatedGroups: ReadonlyArray<{ group: string; type: string; reason: string }>;
     durationMs: number;
     /** Every selected group's failover readiness (groups whose offsets could not be listed included), counted; `worst` is what the status shows. */
     readiness?: {
@@ -271,7 +276,7 @@ export function coveragePayload(r: CycleResult): CoverageMessage['payload'] {
     Object.freeze(entries);
     entriesOf.set(r.coverage, { members, entries });
   }
-  const payload: CoverageMessage['payload'] = { cycle: r.cycle, groups: r.groups.length, partitions: r.coverage.length, summary, entries, failedGroups: r.failedGroups, durationMs: r.durationMs };
+  const payload: CoverageMessage['payload'] = { cycle: r.cycle, groups: r.groups.length, partitions: r.coverage.length, summary, entries, failedGroups: r.failedGroups, notReplicatedGroups: r.notReplicatedGroups ?? [], durationMs: r.durationMs };
   const rd = r.readiness;
   if (rd !== undefined) {
     payload.readiness = {

@@ -35,6 +35,9 @@ export function checkpointEmitterEvents(o: CheckpointEventsOptions): EmitterEven
       // a principal that may not DESCRIBE a group (or its topics) does not see it: say so, once
       if (d.groups.length === 0) log.warn('no-groups', t('mm2-checkpoint.warn.no-groups'));
       else log.ok('no-groups');
+      // streams and share groups the filter accepts: named once, with why (MM2 never lists them)
+      if (d.otherTypes.length > 0) log.warn('other-types', t('mm2-checkpoint.warn.other-types', { groups: d.otherTypes.map((g) => `${g.group} (${g.reason})`).join('; ') }));
+      else log.ok('other-types');
       if (d.errors.length > 0) {
         log.warn('discovery-groups', t('mm2-checkpoint.warn.group-offsets', { groups: d.errors.map((e) => `${e.group} (${e.error})`).join(', ') }));
       }

@@ -66,7 +66,7 @@ export function checkpointStatus(t: Translate, state: CheckpointNodeState, syncs
   // groups of the selection that have a checkpoint (restored or written)
   const checkpointed = last.latest.size;
   if (checkpointed === 0) {
-    return { activity: { fill: 'yellow', shape: 'ring', text: truncate(t('mm2-checkpoint.status.none-checkpointed', { groups: counted(t, 'groups', last.groups.length), ago: when })) } };
+    return { activity: { fill: 'yellow', shape: 'ring', text: truncate(withOtherTypes(t, last, t('mm2-checkpoint.status.none-checkpointed', { groups: counted(t, 'groups', last.groups.length), ago: when }))) } };
   }
   const rd = last.readiness;
   // a group at risk, or one with nothing to resume from on the target (not covered): not green
@@ -77,6 +77,7 @@ export function checkpointStatus(t: Translate, state: CheckpointNodeState, syncs
     text = readinessText(t, rd, last.written.length, when, now);
     notReady = rd.atRisk > 0 || rd.notCovered > 0;
   } else text = t('mm2-checkpoint.status.cycle', { groups: counted(t, 'groups', last.groups.length), checkpointed, checkpoints: last.written.length, ago: when });
+  text = withOtherTypes(t, last, text);
   // polling although following was wanted: still delivering, but say so (the log says why and which ACL);
   // a long cycle text is shortened, never the word that says polling
   if (state.sourceMode?.kind === 'poll' && state.sourceMode.reason) {
@@ -84,6 +85,18 @@ export function checkpointStatus(t: Translate, state: CheckpointNodeState, syncs
     text = t('mm2-checkpoint.status.polling', { text: truncate(text, room) });
   }
   return { activity: { fill: failed > 0 || notReady ? 'yellow' : 'green', shape: 'dot', text: truncate(text) } };
+}
+
+/**
+ * The cycle's text, then how many streams or share groups the group filter accepts that MM2
+ * never checkpoints (named with why in mm2/coverage's notReplicatedGroups and the log): the
+ * count is never the part shortened away.
+ */
+function withOtherTypes(t: Translate, last: CycleResult, text: string): string {
+  const count = last.notReplicatedGroups?.length ?? 0;
+  if (count === 0) return text;
+  const room = STATUS_MAX - t('mm2-checkpoint.status.other-types', { text: '', count }).length;
+  return t('mm2-checkpoint.status.other-types', { text: truncate(text, room), count });
 }
 
 /** `1,095 records` (en-US), `1,095 条记录` (zh-CN): a record count, plural as the language has it, digits grouped. */
