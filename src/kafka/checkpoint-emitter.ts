@@ -50,8 +50,11 @@ import { TopicReader } from './topic-reader';
 export type SyncEvent = { event: 'syncs'; syncs: OffsetSync[] } | { event: 'loaded' } | { event: 'reset' };
 
 export type EmitterPhase =
-  /** Creating / checking the checkpoints topic. */
-  | { kind: 'preparing' }
+  /**
+   * Creating / checking the checkpoints topic. `failed`: what made the previous attempt fail (a
+   * target that does not answer, a refusal), while this attempt has not succeeded yet.
+   */
+  | { kind: 'preparing'; failed?: string }
   /** Restoring the last checkpoints; `percent` of the records that existed at start. */
   | { kind: 'restoring'; percent: number }
   /** The checkpoints topic could not be prepared; retrying. */
@@ -616,7 +619,10 @@ export class CheckpointEmitter {
     const { target, checkpointsTopic } = this.o;
     const maxDelay = Math.max(1000, this.o.retryMaxMs ?? 60000);
     let delay = Math.min(2000, maxDelay);
+    // the last attempt's failure: the next attempt does not make it "loading" again until it succeeds
+    let failed: string | undefined;
     const retryLater = async (error: string): Promise<void> => {
+      failed = error;
       this.o.events?.phase?.({ kind: 'retrying', error, retryInMs: delay });
       await this.sleep(delay);
       delay = Math.min(delay * 2, maxDelay);
@@ -624,7 +630,7 @@ export class CheckpointEmitter {
     let report: RestoreReport;
     for (;;) {
       if (this.stopped) return;
-      this.o.events?.phase?.({ kind: 'preparing' });
+      this.o.events?.phase?.(failed === undefined ? { kind: 'preparing' } : { kind: 'preparing', failed });
       try {
         await this.o.ensureTopic(target, checkpointsTopic);
       } catch (e) {

@@ -456,6 +456,28 @@ describe('mm2-checkpoint (real clusters)', function () {
     assert.equal(cov.skipped, 'restoring');
   });
 
+  it('the target unreachable: red naming the cause and the fix from the first failed attempt on, never back to "loading checkpoints" while it retries (issue 26)', async function () {
+    this.timeout(180000);
+    const { freePort } = require('../../scripts/kafka/cluster');
+    const closed = await freePort();
+    await nodes.load([checkpointNode({ emitCheckpointsIntervalSeconds: '2', sourceOffsets: 'auto' }), { id: 'out1', type: 'helper' }, { id: 'out2', type: 'helper' }], { over: { tgt: { bootstrap: `127.0.0.1:${closed}` } } });
+    const cp = nodes.helper.getNode('cp');
+    const tgt = nodes.helper.getNode('tgt');
+    // every attempt to reach the target: the connection goes "connecting" again
+    const attempts = [];
+    const spy = { id: 'attempts-spy', onConnectionState: (s) => attempts.push(s.state) };
+    tgt.connection.register(spy);
+    const unreachable = (s) => s.fill === 'red' && /^target unreachable: connection refused: check the bootstrap servers and that the brokers run$/.test(s.text);
+    await env.eventually(() => statusCalls(cp).some(unreachable), { what: `the status to say the target is unreachable (${statusCalls(cp).map((s) => s.text).join(' | ')})`, timeout: 60000 });
+    const first = statusCalls(cp).findIndex(unreachable);
+    const seen = attempts.length;
+    // three more attempts (2 s apart): none of them shows anything but red
+    await env.eventually(() => attempts.slice(seen).filter((s) => s === 'connecting').length >= 3, { what: 'three more attempts to reach the target', timeout: 90000 });
+    const since = statusCalls(cp).slice(first);
+    assert.deepEqual(since.filter((s) => s.fill !== 'red'), [], `red while the target does not answer: ${JSON.stringify(since)}`);
+    await tgt.connection.deregister(spy);
+  });
+
   it('a bad regex: red status naming the property, an error, and nothing else', async function () {
     const f = await loadFlow({ groups: 'ok, [' });
     const text = lastStatusText(f.cp);
