@@ -21,7 +21,8 @@ describe('a refused interval: how to turn the job off', function () {
       assert.match(p, /^sync\.group\.offsets\.interval\.seconds: /);
       assert.doesNotMatch(p, /\.enabled/, p);
       assert.match(p, /; to turn the job off disable this node \(the Enabled switch at the bottom of its dialog\) or delete it$/, p);
-      for (const m of p.matchAll(/\b([a-z]+(?:\.[a-z-]+)+)\b/g)) assert.ok(FAILBACK_PROPERTIES.includes(m[1]), `names ${m[1]}: ${p}`);
+      /** @type {readonly string[]} */ const own = FAILBACK_PROPERTIES;
+      for (const m of p.matchAll(/\b([a-z]+(?:\.[a-z-]+)+)\b/g)) assert.ok(own.includes(m[1]), `names ${m[1]}: ${p}`);
     }
   });
 
@@ -39,8 +40,8 @@ describe('a refused interval: how to turn the job off', function () {
   it('MM2\'s catalogue (Connect export, pasted configs) names the real property, never "the matching .enabled property"', function () {
     const r = normaliseValue(require('../../dist/core/config-properties').getPropertyDef('sync.group.offsets.interval.seconds'), '0');
     assert.equal(r.ok, false);
-    assert.match(r.reason, /; to turn the job off set sync\.group\.offsets\.enabled to false$/);
-    const e = normaliseValue(require('../../dist/core/config-properties').getPropertyDef('emit.checkpoints.interval.seconds'), '0');
+    assert.match(/** @type {{ reason: string }} */ (r).reason, /; to turn the job off set sync\.group\.offsets\.enabled to false$/);
+    const e = /** @type {{ reason: string }} */ (normaliseValue(require('../../dist/core/config-properties').getPropertyDef('emit.checkpoints.interval.seconds'), '0'));
     assert.doesNotMatch(e.reason, /enabled/, 'the checkpoint connector refuses emit.checkpoints.enabled=false');
   });
 });
