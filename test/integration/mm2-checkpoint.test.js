@@ -594,4 +594,40 @@ describe('mm2-checkpoint: the source broker killed (its own source cluster, real
     await source.restart();
     await env.eventually(() => statusCalls(cp).at(-1)?.fill === 'green', { what: `green again once the source answers (${statusCalls(cp).slice(-3).map((s) => s.text).join(' | ')})`, timeout: 120000 });
   });
+  it('polling (sourceOffsets poll): yellow as soon as the source stops answering, before the client gives up; never green again until a cycle reads the source (issue 26)', async function () {
+    const kafka = new Kafka({ brokers: [source.bootstrap], logLevel: logLevel.NOTHING });
+    const admin = kafka.admin();
+    await env.eventually(async () => admin.connect().then(() => true), { what: 'the source to answer', timeout: 60000 });
+    const p = env.unique('cpp');
+    const t = `${p}-t`;
+    const g = `${p}-g`;
+    await admin.createTopics({ topics: [{ topic: t, numPartitions: 1 }], waitForLeaders: true });
+    await admin.disconnect();
+    const pollCommitter = new AdminOffsetCommitter(kafka);
+    await commitOffsets(pollCommitter, g, [[t, 0, 100]]);
+    await pollCommitter.close();
+    // polling (as when __consumer_offsets may not be read), a cycle every 5 s
+    await nodes.load([checkpointNode({ groups: `${p}-.*`, sourceOffsets: 'poll', emitCheckpointsIntervalSeconds: '5' }), { id: 'out1', type: 'helper' }, { id: 'out2', type: 'helper' }], { over: { src: { bootstrap: source.bootstrap } } });
+    const cp = nodes.helper.getNode('cp');
+    cp.receive(syncsMsg([[t, 0, 100, 100]]));
+    cp.receive(loadedMsg);
+    await ready(cp);
+    assert.equal(cp.emitter.sourceMode.kind, 'poll');
+    await env.eventually(() => statusCalls(cp).at(-1)?.fill === 'green', { what: `green (${statusCalls(cp).map((s) => s.text).join(' | ')})`, timeout: 60000 });
+
+    const n = statusCalls(cp).length;
+    await source.kill();
+    await env.eventually(() => statusCalls(cp).slice(n).some((s) => s.fill !== 'green'), { what: 'a status other than green after the kill', timeout: 90000 });
+    const after = statusCalls(cp).slice(n);
+    const firstNotGreen = after.findIndex((s) => s.fill !== 'green');
+    assert.equal(after[firstNotGreen].fill, 'yellow', `yellow as soon as the source stops answering: ${JSON.stringify(after)}`);
+    assert.match(after[firstNotGreen].text, /^source stopped answering /);
+    // the client gives up: red; no green in between, whatever the cycles did
+    await env.eventually(() => statusCalls(cp).slice(n).some((s) => s.fill === 'red'), { what: 'red once the cycle read fails', timeout: 120000 });
+    const down = statusCalls(cp).slice(n + firstNotGreen);
+    assert.deepEqual(down.filter((s) => s.fill === 'green'), [], `no green while the source is down: ${JSON.stringify(down)}`);
+
+    await source.restart();
+    await env.eventually(() => statusCalls(cp).at(-1)?.fill === 'green', { what: `green again once a cycle reads the source (${statusCalls(cp).slice(-3).map((s) => s.text).join(' | ')})`, timeout: 120000 });
+  });
 });
