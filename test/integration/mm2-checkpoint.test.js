@@ -550,6 +550,11 @@ describe('mm2-checkpoint: the source broker killed (its own source cluster, real
     source = await startCluster('cp-kill-source');
     await nodes.startServer();
   });
+  // each test loads its own flow
+  afterEach(async function () {
+    this.timeout(60000);
+    await nodes.helper.unload();
+  });
   after(async function () {
     this.timeout(60000);
     await nodes.helper.unload().catch(() => undefined);
