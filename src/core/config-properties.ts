@@ -89,13 +89,17 @@ export const CONFIG_PROVIDER_REFERENCE = /^\$\{[^{}]*\}$/;
 
 /**
  * An interval in whole seconds: positive (MM2's rule) and within the bounds every node timer
- * has (core/intervals: 1 s to 24 days), so no interval can become a busy loop.
+ * has (core/intervals: 1 s to 24 days), so no interval can become a busy loop. `enabled`: the
+ * property that turns the job off, named in the refusal (none: MM2 has no way to turn it off).
  */
-function positiveInterval(v: number): string | undefined {
-  if (v <= 0) {
-    return `must be a positive number of seconds (got ${v}), at most ${MAX_INTERVAL_SECONDS} (24 days); to turn the job off set the matching .enabled property to false`;
-  }
-  return intervalProblem(v, { unit: 'seconds', offHint: 'set the matching .enabled property to false' });
+function positiveInterval(enabled?: string): (v: number) => string | undefined {
+  const offHint = enabled === undefined ? undefined : `set ${enabled} to false`;
+  return (v) => {
+    if (v <= 0) {
+      return `must be a positive number of seconds (got ${v}), at most ${MAX_INTERVAL_SECONDS} (24 days)${offHint ? `; to turn the job off ${offHint}` : ''}`;
+    }
+    return intervalProblem(v, { unit: 'seconds', ...(offHint ? { offHint } : {}) });
+  };
 }
 
 function nonNegativeMillis(v: number): string | undefined {
@@ -323,11 +327,11 @@ const SOURCE_DEFS = [
   mm2('replication.factor', 'int', 2, SOURCE, 'Replication factor of newly created remote topics (-1 for the broker default).', { check: replicationFactor }),
   mm2('consumer.poll.timeout.ms', 'long', 1000, SOURCE_CHECKPOINT, 'Poll timeout in milliseconds; for the checkpoint task, the sleep granularity of its emit loop.', { check: nonNegativeMillis }),
   mm2('refresh.topics.enabled', 'boolean', true, SOURCE, 'Whether to look periodically for new topics and partitions.'),
-  mm2('refresh.topics.interval.seconds', 'long', 600, SOURCE, 'Seconds between looks for new topics and partitions; our nodes accept 1 s to 24 days.', { check: positiveInterval }),
+  mm2('refresh.topics.interval.seconds', 'long', 600, SOURCE, 'Seconds between looks for new topics and partitions; our nodes accept 1 s to 24 days.', { check: positiveInterval('refresh.topics.enabled') }),
   mm2('sync.topic.configs.enabled', 'boolean', true, SOURCE, 'Whether to copy topic configs to remote topics periodically.'),
-  mm2('sync.topic.configs.interval.seconds', 'long', 600, SOURCE, 'Seconds between topic config copies; our nodes accept 1 s to 24 days.', { check: positiveInterval }),
+  mm2('sync.topic.configs.interval.seconds', 'long', 600, SOURCE, 'Seconds between topic config copies; our nodes accept 1 s to 24 days.', { check: positiveInterval('sync.topic.configs.enabled') }),
   mm2('sync.topic.acls.enabled', 'boolean', true, SOURCE, 'Whether to copy topic ACLs to remote topics periodically.'),
-  mm2('sync.topic.acls.interval.seconds', 'long', 600, SOURCE, 'Seconds between topic ACL copies; our nodes accept 1 s to 24 days.', { check: positiveInterval }),
+  mm2('sync.topic.acls.interval.seconds', 'long', 600, SOURCE, 'Seconds between topic ACL copies; our nodes accept 1 s to 24 days.', { check: positiveInterval('sync.topic.acls.enabled') }),
 ] as const;
 
 const CHECKPOINT_DEFS = [
@@ -339,17 +343,17 @@ const CHECKPOINT_DEFS = [
     choices: classChoices(MIRROR_PKG, 'DefaultGroupFilter'),
   }),
   mm2('refresh.groups.enabled', 'boolean', true, CHECKPOINT, 'Whether to look periodically for new consumer groups.'),
-  mm2('refresh.groups.interval.seconds', 'long', 600, CHECKPOINT, 'Seconds between looks for new consumer groups; our nodes accept 1 s to 24 days.', { check: positiveInterval }),
+  mm2('refresh.groups.interval.seconds', 'long', 600, CHECKPOINT, 'Seconds between looks for new consumer groups; our nodes accept 1 s to 24 days.', { check: positiveInterval('refresh.groups.enabled') }),
   mm2('emit.checkpoints.enabled', 'boolean', true, CHECKPOINT, 'Whether to write checkpoints (translated group offsets) to the target; the checkpoint connector rejects false.'),
-  mm2('emit.checkpoints.interval.seconds', 'long', 60, CHECKPOINT, 'Seconds between checkpoint emissions; our nodes accept 1 s to 24 days.', { check: positiveInterval }),
+  mm2('emit.checkpoints.interval.seconds', 'long', 60, CHECKPOINT, 'Seconds between checkpoint emissions; our nodes accept 1 s to 24 days.', { check: positiveInterval() }),
   mm2('sync.group.offsets.enabled', 'boolean', false, CHECKPOINT, "Whether to also commit the translated offsets to the target's __consumer_offsets for groups with no active member there."),
-  mm2('sync.group.offsets.interval.seconds', 'long', 60, CHECKPOINT, 'Seconds between group offset syncs to the target; our nodes accept 1 s to 24 days.', { check: positiveInterval }),
+  mm2('sync.group.offsets.interval.seconds', 'long', 60, CHECKPOINT, 'Seconds between group offset syncs to the target; our nodes accept 1 s to 24 days.', { check: positiveInterval('sync.group.offsets.enabled') }),
   mm2('checkpoints.topic.replication.factor', 'short', 3, CHECKPOINT, 'Replication factor of the <source>.checkpoints.internal topic (-1 for the broker default).', { check: replicationFactor }),
 ] as const;
 
 const HEARTBEAT_DEFS = [
   mm2('emit.heartbeats.enabled', 'boolean', true, HEARTBEAT, 'Whether to write heartbeats to the target.'),
-  mm2('emit.heartbeats.interval.seconds', 'long', 1, HEARTBEAT, 'Seconds between heartbeats; our nodes accept 1 s to 24 days.', { check: positiveInterval }),
+  mm2('emit.heartbeats.interval.seconds', 'long', 1, HEARTBEAT, 'Seconds between heartbeats; our nodes accept 1 s to 24 days.', { check: positiveInterval('emit.heartbeats.enabled') }),
   mm2('heartbeats.topic.replication.factor', 'short', 3, HEARTBEAT, 'Replication factor of the heartbeats topic (-1 for the broker default).', { check: replicationFactor }),
 ] as const;
 

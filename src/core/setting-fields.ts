@@ -105,10 +105,27 @@ function isEmptyField(raw: unknown): boolean {
  * `${VAR}` substituted, then normalised and checked by the catalogue. Never throws; every bad
  * field is a problem naming the MM2 property.
  */
+/** The catalogue's way to turn a job off, as a refusal names it: `; to turn the job off set <property> to false`. */
+const OFF_HINT = /; to turn the job off set ([A-Za-z0-9.-]+\.enabled) to false/;
+
+/**
+ * A refusal of the catalogue as a node says it: the property that turns the job off (MM2's
+ * `sync.group.offsets.enabled`, say) is named only when the node has it. Otherwise `own` says
+ * how to turn this node's job off (mm2-failback: disable the node), or the hint is left out (the
+ * checkpoint node's group refresh cannot be turned off).
+ */
+export function offHintForNode(reason: string, properties: readonly string[], own?: string): string {
+  const m = OFF_HINT.exec(reason);
+  if (m === null || properties.includes(m[1])) return reason;
+  return reason.replace(OFF_HINT, own === undefined ? '' : `; to turn the job off ${own}`);
+}
+
 export function resolveNodeSettings(
   def: Readonly<Record<string, unknown>>,
   properties: readonly string[],
   lookup: EnvLookup = (n) => process.env[n],
+  /** Per property, how to turn this node's job off when it has no `.enabled` property for it (offHintForNode). */
+  offHints: Readonly<Record<string, string>> = {},
 ): ResolvedSettings {
   const values: Record<string, SettingValue> = {};
   const defaulted: string[] = [];
@@ -136,7 +153,7 @@ export function resolveNodeSettings(
     }
     const r = normaliseValue(spec.def, raw);
     if (r.ok) values[spec.property] = r.value;
-    else problems.push({ property: spec.property, reason: r.reason });
+    else problems.push({ property: spec.property, reason: offHintForNode(r.reason, properties, offHints[spec.property]) });
   }
   return { values, defaulted, problems, missingEnv };
 }

@@ -51,8 +51,11 @@ import { TopicReader } from './topic-reader';
 export type SyncEvent = { event: 'syncs'; syncs: OffsetSync[] } | { event: 'loaded' } | { event: 'reset' };
 
 export type EmitterPhase =
-  /** Creating / checking the checkpoints topic. */
-  | { kind: 'preparing' }
+  /**
+   * Creating / checking the checkpoints topic. `failed`: what made the previous attempt fail (a
+   * target that does not answer, a refusal), while this attempt has not succeeded yet.
+   */
+  | { kind: 'preparing'; failed?: string }
   /** Restoring the last checkpoints; `percent` of the records that existed at start. */
   | { kind: 'restoring'; percent: number }
   /** The checkpoints topic could not be prepared; retrying. */
@@ -215,6 +218,13 @@ export interface CycleResult {
  * reconcile of the stream, not the source of the offsets. Polling reads them every cycle.
  */
 export const FULL_SOURCE_READ_EVERY_MS = 60000;
+/**
+ * A full read of the source's offsets that has not answered after this long (ms), or after three
+ * times the last one that answered if that is longer, means the source stopped answering: said at
+ * once (sourceUnanswered), not when the client's retries run out. The polling path has no stream
+ * whose failed fetch would tell.
+ */
+export const SOURCE_SILENT_READ_MS = 3000;
 
 /** Produce requests of at most this many checkpoint records or bytes (keys + values). */
 export const CHECKPOINT_CHUNK_RECORDS = 2000;
@@ -292,6 +302,8 @@ export class CheckpointEmitter {
   private readonly translations = new TranslationCache();
   /** When the source offsets were last read in full (ms; 0: never). */
   private lastFullReadAt = 0;
+  /** How long the last full read of the source's offsets that answered took (ms). */
+  private lastReadMs = 0;
   private readonly readinessThresholds: ReadinessThresholds;
   /** The last full cycle's listing of the target's groups (see CycleResult.membersOnTarget). */
   private targetMembers: { members: ReadonlyMap<string, MembersOnTarget>; error?: string } = { members: new Map() };
@@ -634,7 +646,10 @@ export class CheckpointEmitter {
     const { target, checkpointsTopic } = this.o;
     const maxDelay = Math.max(1000, this.o.retryMaxMs ?? 60000);
     let delay = Math.min(2000, maxDelay);
+    // the last attempt's failure: the next attempt does not make it "loading" again until it succeeds
+    let failed: string | undefined;
     const retryLater = async (error: string): Promise<void> => {
+      failed = error;
       this.o.events?.phase?.({ kind: 'retrying', error, retryInMs: delay });
       await this.sleep(delay);
       delay = Math.min(delay * 2, maxDelay);
@@ -642,7 +657,7 @@ export class CheckpointEmitter {
     let report: RestoreReport;
     for (;;) {
       if (this.stopped) return;
-      this.o.events?.phase?.({ kind: 'preparing' });
+      this.o.events?.phase?.(failed === undefined ? { kind: 'preparing' } : { kind: 'preparing', failed });
       try {
         await this.o.ensureTopic(target, checkpointsTopic);
       } catch (e) {
@@ -915,6 +930,13 @@ export class CheckpointEmitter {
       listedAt = ts;
       // the target's groups are listed alongside the source's offsets
       targetListing = this.listTargetMembers(groups);
+      // a read that does not answer in time: the source stopped answering (said now, the client keeps trying)
+      let silent = false;
+      const silentAfter = Math.max(SOURCE_SILENT_READ_MS, 3 * this.lastReadMs);
+      const watchdog = groups.length === 0 ? null : setTimeout(() => {
+        silent = true;
+        this.o.events?.sourceUnanswered?.(`the source has not answered the read of the groups' offsets for ${Math.round(silentAfter / 1000)} s; the client is trying again`);
+      }, silentAfter);
       try {
         await source.admin(); // connects (and reports a connection failure) before the fetch
         // following: the stream's offsets, read in full only every FULL_SOURCE_READ_EVERY_MS
@@ -924,9 +946,16 @@ export class CheckpointEmitter {
         const { failed } = await this.sourceOffsets.readAll(fresh ? groups.filter((g) => this.sourceOffsets.offsetsOf(g) === undefined) : groups);
         if (!fresh && failed.size === 0) this.lastFullReadAt = readStarted;
         for (const [group, error] of failed) failedGroups.push({ group, error });
+        if (failed.size < groups.length) {
+          this.lastReadMs = this.now() - readStarted;
+          // it answered after all (late): the source answers
+          if (silent) this.o.events?.sourceAnswered?.();
+        }
       } catch (e) {
         const error = (e as Error)?.message ?? String(e);
         for (const group of groups) failedGroups.push({ group, error });
+      } finally {
+        if (watchdog) clearTimeout(watchdog);
       }
       // the groups read, without an object per group (10,000 of them per second, alive across the cycle's awaits)
       const failedSet = new Set(failedGroups.map((f) => f.group));

@@ -475,6 +475,16 @@ export function probeSaslListener(hostPort: string, timeoutMs = 3000): Promise<{
   });
 }
 
+/**
+ * The explanation of a cluster that does not answer at all (connection refused, unknown host,
+ * connection timed out: explainKafkaError's words) without the cluster's place, so that a status
+ * has room for what to fix; null for any other failure (a refusal, a missing topic...).
+ */
+export function unreachableExplanation(text: string): string | null {
+  const m = /^(connection refused|unknown host|connection timed out) \([^)]*\)(: .*)$/s.exec(text);
+  return m ? `${m[1]}${m[2]}` : null;
+}
+
 /** Whether an explanation is the uncertain "the broker closed the connection" one that asking the listener can make certain. */
 export function isClosedConnectionExplanation(text: string): boolean {
   return text.startsWith('the broker closed the connection');

@@ -48,11 +48,16 @@ export class ConnectRestError extends Error {
   readonly code?: string;
   /** A few words for a node status: `connection refused`, or Connect's message. */
   readonly short: string;
-  constructor(message: string, status: number, extra: { errorCode?: number; code?: string; short?: string } = {}) {
+  /** An answer that is not Kafka Connect's (code NOT_CONNECT_CODE): its content type and first characters. */
+  readonly contentType?: string;
+  readonly start?: string;
+  constructor(message: string, status: number, extra: { errorCode?: number; code?: string; short?: string; contentType?: string; start?: string } = {}) {
     super(message);
     this.name = 'ConnectRestError';
     this.status = status;
     this.short = extra.short ?? message;
+    if (extra.contentType !== undefined) this.contentType = extra.contentType;
+    if (extra.start !== undefined) this.start = extra.start;
     if (extra.errorCode !== undefined) this.errorCode = extra.errorCode;
     if (extra.code !== undefined) this.code = extra.code;
   }
@@ -134,6 +139,28 @@ interface RawResponse {
   status: number;
   body: unknown;
   text: string;
+  /** The answer's Content-Type header ('' when none). */
+  contentType: string;
+}
+
+/** The network-style code of a ConnectRestError for an answer that is not Kafka Connect's REST API. */
+export const NOT_CONNECT_CODE = 'ENOTCONNECT';
+
+/**
+ * Whether an answer cannot come from Kafka Connect's REST API: Connect answers JSON (or nothing)
+ * to every request; a body that is not JSON comes from something else at that URL (a web page, a
+ * proxy's login page...). The answers a proxy in front of Connect gives in its own words are left
+ * to their own explanation: 401/403 (credentials), 409 and 5xx (repeated, then reported).
+ */
+export function isNotConnectAnswer(r: { status: number; body: unknown; text: string }): boolean {
+  if (r.status === 401 || r.status === 403 || isRetriableStatus(r.status)) return false;
+  return r.text.trim() !== '' && r.body === undefined;
+}
+
+/** The first characters of an answer, on one line, for a message. */
+function answerStart(text: string, max = 40): string {
+  const one = text.trim().replace(/\s+/g, ' ');
+  return one.length > max ? `${one.slice(0, max)}…` : one;
 }
 
 export class ConnectRestClient {
@@ -173,10 +200,14 @@ export class ConnectRestClient {
     this.stopped = true;
   }
 
-  /** One request, repeated on 409 and 5xx answers (bounded; see the file comment). Network errors fail at once. */
+  /**
+   * One request, repeated on 409 and 5xx answers (bounded; see the file comment). Network errors
+   * fail at once, and so does an answer that is not Kafka Connect's (isNotConnectAnswer).
+   */
   private async request(method: string, path: string, body?: unknown): Promise<RawResponse> {
     for (let attempt = 0; ; attempt++) {
       const r = await this.send(method, path, body);
+      if (isNotConnectAnswer(r)) throw this.notConnect(r, `${method} ${path}`);
       if (!isRetriableStatus(r.status) || attempt >= this.retries || this.stopped) return r;
       await new Promise((resolve) => setTimeout(resolve, retryDelay(attempt, this.backoffMs, this.maxBackoffMs)));
       if (this.stopped) return r;
@@ -206,7 +237,8 @@ export class ConnectRestClient {
           } catch {
             parsed = undefined;
           }
-          resolve({ status: res.statusCode ?? 0, body: parsed, text });
+          const type = res.headers['content-type'];
+          resolve({ status: res.statusCode ?? 0, body: parsed, text, contentType: typeof type === 'string' ? type.split(';')[0].trim() : '' });
         });
         res.on('error', reject);
       });
@@ -224,6 +256,17 @@ export class ConnectRestClient {
       if (data) req.write(data);
       req.end();
     });
+  }
+
+  /** The failure of an answer that is not Kafka Connect's: what answered (content type, first characters) and what to check. */
+  private notConnect(r: RawResponse, what: string): ConnectRestError {
+    const type = r.contentType || 'no content type';
+    const start = answerStart(r.text);
+    return new ConnectRestError(
+      `${this.displayUrl} answers, but not as Kafka Connect's REST API (${what}: HTTP ${r.status}, ${type}, starting ${JSON.stringify(start)}): check the Connect URL, the address and port of a Connect worker's REST listener (listeners, default http://:8083) and any path prefix`,
+      r.status,
+      { code: NOT_CONNECT_CODE, short: `not Kafka Connect: ${type} ${JSON.stringify(start)}`, contentType: type, start },
+    );
   }
 
   private fail(r: RawResponse, what: string): never {

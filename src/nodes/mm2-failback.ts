@@ -14,7 +14,7 @@
 import type { NodeAPI, Node, NodeDef } from './lib/red';
 import { makeTranslate } from './lib/i18n';
 import { setupFlowNode } from './lib/flow-node';
-import { onInput, refuseSettings } from './lib/input';
+import { inputUnwired, onInput, refuseSettings } from './lib/input';
 import { nodeEnvLookup } from './lib/settings';
 import { readFailbackSettings } from './lib/settings/failback';
 import { readOffsetSyncsMessage } from './lib/contracts';
@@ -64,7 +64,10 @@ export = function register(RED: NodeAPI): void {
       translation: rep.offsetTranslation,
     });
     const { topic, alias } = rep.offsetSyncs();
-    const runs = new FailbackRuns({ node, ctx, t, failback, source, intervalMs, syncsTopic: topic, clusters: { source: rep.sourceAlias, target: rep.targetAlias } });
+    // nothing wired to the input: the offset syncs never arrive; say so (status and log) rather than wait grey for ever
+    const unwired = inputUnwired((cb) => RED.nodes.eachNode(cb), node.id);
+    if (unwired) log.warn('not-wired', t('mm2-failback.warn.not-wired', { topic: topic ?? '' }));
+    const runs = new FailbackRuns({ node, ctx, t, failback, source, intervalMs, syncsTopic: topic, clusters: { source: rep.sourceAlias, target: rep.targetAlias }, unwired });
     const syncs = new SyncsIntake({
       RED, t, log, emitter: failback, topic, cluster: alias, catalog: TYPE,
       requester: `${TYPE} ${node.name || node.id}`,

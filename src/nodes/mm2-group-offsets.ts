@@ -47,7 +47,8 @@ export = function register(RED: NodeAPI): void {
     // ---- wiring: cycles (lib/group-offsets/cycles), their timers, mode topic (lib/group-offsets/topic-mode) ----
     // a group asked again within the floor is written when it ends: that run is reported like the others
     const syncer = new GroupOffsetSyncer({ connection, groupFilter, minWriteIntervalMs, followRewinds, onDeferredRun: (run) => cycles.report(run, null, null, null) });
-    const cycles = new GroupOffsetsCycles({ node, ctx, t, syncer, connection, mode, intervalMs, checkpointsTopic });
+    const origin = { sourceCluster: rep.sourceAlias, targetCluster: rep.targetAlias, checkpointsTopic };
+    const cycles = new GroupOffsetsCycles({ node, ctx, t, syncer, connection, mode, intervalMs, checkpointsTopic, origin });
     ctx.every(5000, () => cycles.render());
     ctx.every(intervalMs, () => cycles.tick());
     const runner = mode !== 'topic' ? null : followCheckpointsTopic({

@@ -456,6 +456,28 @@ describe('mm2-checkpoint (real clusters)', function () {
     assert.equal(cov.skipped, 'restoring');
   });
 
+  it('the target unreachable: red naming the cause and the fix from the first failed attempt on, never back to "loading checkpoints" while it retries (issue 26)', async function () {
+    this.timeout(180000);
+    const { freePort } = require('../../scripts/kafka/cluster');
+    const closed = await freePort();
+    await nodes.load([checkpointNode({ emitCheckpointsIntervalSeconds: '2', sourceOffsets: 'auto' }), { id: 'out1', type: 'helper' }, { id: 'out2', type: 'helper' }], { over: { tgt: { bootstrap: `127.0.0.1:${closed}` } } });
+    const cp = nodes.helper.getNode('cp');
+    const tgt = nodes.helper.getNode('tgt');
+    // every attempt to reach the target: the connection goes "connecting" again
+    const attempts = [];
+    const spy = { id: 'attempts-spy', onConnectionState: (s) => attempts.push(s.state) };
+    tgt.connection.register(spy);
+    const unreachable = (s) => s.fill === 'red' && /^target unreachable: connection refused: check the bootstrap servers and that the brokers run$/.test(s.text);
+    await env.eventually(() => statusCalls(cp).some(unreachable), { what: `the status to say the target is unreachable (${statusCalls(cp).map((s) => s.text).join(' | ')})`, timeout: 60000 });
+    const first = statusCalls(cp).findIndex(unreachable);
+    const seen = attempts.length;
+    // three more attempts (2 s apart): none of them shows anything but red
+    await env.eventually(() => attempts.slice(seen).filter((s) => s === 'connecting').length >= 3, { what: 'three more attempts to reach the target', timeout: 90000 });
+    const since = statusCalls(cp).slice(first);
+    assert.deepEqual(since.filter((s) => s.fill !== 'red'), [], `red while the target does not answer: ${JSON.stringify(since)}`);
+    await tgt.connection.deregister(spy);
+  });
+
   it('a bad regex: red status naming the property, an error, and nothing else', async function () {
     const f = await loadFlow({ groups: 'ok, [' });
     const text = lastStatusText(f.cp);
@@ -528,6 +550,11 @@ describe('mm2-checkpoint: the source broker killed (its own source cluster, real
     source = await startCluster('cp-kill-source');
     await nodes.startServer();
   });
+  // each test loads its own flow
+  afterEach(async function () {
+    this.timeout(60000);
+    await nodes.helper.unload();
+  });
   after(async function () {
     this.timeout(60000);
     await nodes.helper.unload().catch(() => undefined);
@@ -571,5 +598,41 @@ describe('mm2-checkpoint: the source broker killed (its own source cluster, real
 
     await source.restart();
     await env.eventually(() => statusCalls(cp).at(-1)?.fill === 'green', { what: `green again once the source answers (${statusCalls(cp).slice(-3).map((s) => s.text).join(' | ')})`, timeout: 120000 });
+  });
+  it('polling (sourceOffsets poll): yellow as soon as the source stops answering, before the client gives up; never green again until a cycle reads the source (issue 26)', async function () {
+    const kafka = new Kafka({ brokers: [source.bootstrap], logLevel: logLevel.NOTHING });
+    const admin = kafka.admin();
+    await env.eventually(async () => admin.connect().then(() => true), { what: 'the source to answer', timeout: 60000 });
+    const p = env.unique('cpp');
+    const t = `${p}-t`;
+    const g = `${p}-g`;
+    await admin.createTopics({ topics: [{ topic: t, numPartitions: 1 }], waitForLeaders: true });
+    await admin.disconnect();
+    const pollCommitter = new AdminOffsetCommitter(kafka);
+    await commitOffsets(pollCommitter, g, [[t, 0, 100]]);
+    await pollCommitter.close();
+    // polling (as when __consumer_offsets may not be read), a cycle every 5 s
+    await nodes.load([checkpointNode({ groups: `${p}-.*`, sourceOffsets: 'poll', emitCheckpointsIntervalSeconds: '5' }), { id: 'out1', type: 'helper' }, { id: 'out2', type: 'helper' }], { over: { src: { bootstrap: source.bootstrap } } });
+    const cp = nodes.helper.getNode('cp');
+    cp.receive(syncsMsg([[t, 0, 100, 100]]));
+    cp.receive(loadedMsg);
+    await ready(cp);
+    assert.equal(cp.emitter.sourceMode.kind, 'poll');
+    await env.eventually(() => statusCalls(cp).at(-1)?.fill === 'green', { what: `green (${statusCalls(cp).map((s) => s.text).join(' | ')})`, timeout: 60000 });
+
+    const n = statusCalls(cp).length;
+    await source.kill();
+    await env.eventually(() => statusCalls(cp).slice(n).some((s) => s.fill !== 'green'), { what: 'a status other than green after the kill', timeout: 90000 });
+    const after = statusCalls(cp).slice(n);
+    const firstNotGreen = after.findIndex((s) => s.fill !== 'green');
+    assert.equal(after[firstNotGreen].fill, 'yellow', `yellow as soon as the source stops answering: ${JSON.stringify(after)}`);
+    assert.match(after[firstNotGreen].text, /^source stopped answering /);
+    // the client gives up: red; no green in between, whatever the cycles did
+    await env.eventually(() => statusCalls(cp).slice(n).some((s) => s.fill === 'red'), { what: 'red once the cycle read fails', timeout: 120000 });
+    const down = statusCalls(cp).slice(n + firstNotGreen);
+    assert.deepEqual(down.filter((s) => s.fill === 'green'), [], `no green while the source is down: ${JSON.stringify(down)}`);
+
+    await source.restart();
+    await env.eventually(() => statusCalls(cp).at(-1)?.fill === 'green', { what: `green again once a cycle reads the source (${statusCalls(cp).slice(-3).map((s) => s.text).join(' | ')})`, timeout: 120000 });
   });
 });

@@ -354,6 +354,59 @@ describe('mm2-group-offsets (real clusters)', function () {
     assert.equal(committer.requests.OffsetCommit, atClose);
   });
 
+  it('refuses checkpoints that say they come from another replication flow: nothing written, counted, warned once per cause, status yellow (issue 26)', async function () {
+    const topic = `source.${env.unique('foreign')}`;
+    await remoteTopic(target, topic, 1, 10);
+    const alias = env.unique('ours');
+    const gForeign = env.unique('g-foreign');
+    const gOurs = env.unique('g-ours');
+    await nodes.load([goNode(), { id: 'out', type: 'helper' }], { over: { src: { alias } } });
+    const go = nodes.helper.getNode('go');
+    const statuses = nodes.statuses(go);
+    const warns = [];
+    go.on('call:warn', (c) => warns.push(String(c.args[0])));
+    const out = nodes.collect(nodes.helper.getNode('out'));
+    const ours = { sourceCluster: alias, targetCluster: 'target', checkpointsTopic: `${alias}.checkpoints.internal` };
+    /** A CheckpointsMessage of gForeign's checkpoint at `at`, from the flow `where`, asking for a sync now. */
+    const from = (where, at) => ({ topic: 'mm2/checkpoints', sync: true, payload: { checkpoints: [], latest: { [gForeign]: [cp(gForeign, topic, 0, at)] }, cycle: 1, ...where } });
+
+    // another flow's messages, each cause twice: the checkpoints of none are taken, a sync still runs
+    const causes = [
+      { ...ours, sourceCluster: 'east' },
+      { ...ours, targetCluster: 'west' },
+      { ...ours, checkpointsTopic: 'east.checkpoints.internal' },
+    ];
+    for (const where of [...causes, ...causes]) go.receive(from(where, 7));
+    await env.eventually(() => out.length === 6, { what: 'the six syncs the messages asked for' });
+    for (const m of out) assert.deepEqual(m.payload.written, [], 'nothing of another flow written');
+    // (a new cluster's coordinator may still be loading: read once it answers)
+    const read = await env.eventually(async () => committed(target, gForeign).then((v) => ({ v }), () => false), { what: 'the target to answer' });
+    assert.deepEqual(read.v, {});
+    const refusals = warns.filter((w) => /another replication flow refused/.test(w));
+    assert.equal(refusals.length, 3, `one warning per cause:\n${refusals.join('\n')}`);
+    assert.match(refusals.find((w) => /sourceCluster/.test(w)) ?? '', new RegExp(`sourceCluster is 'east', this node's replication flow has '${alias}'`));
+    assert.match(refusals.find((w) => /targetCluster/.test(w)) ?? '', /targetCluster is 'west', this node's replication flow has 'target'/);
+    assert.match(refusals.find((w) => /checkpointsTopic/.test(w)) ?? '', new RegExp(`checkpointsTopic is 'east\\.checkpoints\\.internal', this node's replication flow has '${alias}\\.checkpoints\\.internal'`));
+    const last = await env.eventually(() => {
+      const s = statuses[statuses.length - 1];
+      return s && /^6 foreign refused, /.test(s.text) && s;
+    }, { what: 'the status to count the refused messages' });
+    assert.equal(last.fill, 'yellow');
+
+    // our own flow's messages (and one that does not say where it comes from) are written
+    go.receive({ topic: 'mm2/checkpoints', sync: true, payload: { checkpoints: [], latest: { [gOurs]: [cp(gOurs, topic, 0, 4)] }, cycle: 2, ...ours } });
+    go.receive({ topic: 'mm2/checkpoints', sync: true, payload: { checkpoints: [], latest: { [gForeign]: [cp(gForeign, topic, 0, 3)] }, cycle: 3 } });
+    await env.eventually(async () => (await committed(target, gOurs))[`${topic}/0`] === '4|' && (await committed(target, gForeign))[`${topic}/0`] === '3|', { what: 'our checkpoints written' });
+    assert.equal(warns.filter((w) => /another replication flow refused/.test(w)).length, 3);
+    // the refusals stay in the status (the wiring is still wrong): never green
+    const after = await env.eventually(() => {
+      const s = statuses[statuses.length - 1];
+      return s && /synced/.test(s.text) && s;
+    }, { what: 'the status after our sync' });
+    assert.equal(after.fill, 'yellow');
+    assert.match(after.text, /^6 foreign refused, /);
+  });
+
   it('syncs on its own every interval, with ${ENV} in the settings and the groups filter applied', async function () {
     const topic = `source.${env.unique('periodic')}`;
     await remoteTopic(target, topic, 1, 5);

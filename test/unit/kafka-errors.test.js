@@ -6,7 +6,7 @@
  * tested against the real brokers in test/integration/config-nodes.test.js.
  */
 const assert = require('node:assert/strict');
-const { explainKafkaError, ExplainedKafkaError } = require('../../dist/kafka/client');
+const { explainKafkaError, ExplainedKafkaError, unreachableExplanation } = require('../../dist/kafka/client');
 
 const S = { alias: 'src', bootstrapServers: ['h:9092'] };
 
@@ -119,5 +119,14 @@ describe('authorization refusals: one explanation naming the ACL', function () {
     const text = explainNotAuthorized('TOPIC_AUTHORIZATION_FAILED', [{ resource: /** @type {const} */ ('Topic'), name: 'source.orders', operations: ['CREATE', 'WRITE'] }], 'User:bob', ' (target: h:1)');
     assert.equal(refusalSummary(`cannot create source.orders: ${text} (retrying)`), 'not authorized: needs CREATE and WRITE on Topic:source.orders');
     assert.equal(refusalSummary('connection refused (src: h:9092)'), null);
+  });
+
+  it('unreachableExplanation: a cluster that does not answer, without its place (a status has room for the fix); null for other failures', function () {
+    const refused = explainKafkaError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { name: 'KafkaJSConnectionError' }), S);
+    assert.equal(refused, 'connection refused (src: h:9092): check the bootstrap servers and that the brokers run');
+    assert.equal(unreachableExplanation(refused), 'connection refused: check the bootstrap servers and that the brokers run');
+    assert.equal(unreachableExplanation(explainKafkaError(new Error('getaddrinfo ENOTFOUND nowhere'), S)), 'unknown host: check the bootstrap servers');
+    assert.equal(unreachableExplanation('not authorized (src: h:9092): needs CREATE on Topic:x'), null);
+    assert.equal(unreachableExplanation('topic does not exist (src: h:9092)'), null);
   });
 });

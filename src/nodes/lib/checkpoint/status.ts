@@ -1,6 +1,7 @@
 /** The status an `mm2-checkpoint` node shows: its emitter's phase, then its last cycle. */
 import { counted, type Translate } from '../i18n';
-import { truncate, STATUS_MAX, type StatusView } from '../flow-node';
+import { truncate, STATUS_MAX, REFUSAL_STATUS_MAX, type StatusView } from '../flow-node';
+import { unreachableExplanation } from '../../../kafka/client';
 import { ago, type AgoScale } from '../ago';
 import type { CycleResult, EmitterPhase, SourceOffsetsMode } from '../../../kafka/checkpoint-emitter';
 import type { ReadinessSummary } from '../../../core/readiness';
@@ -34,12 +35,24 @@ export interface CheckpointNodeState {
 }
 
 /**
+ * The status while the checkpoints topic cannot be prepared: a target that does not answer says
+ * so and what to fix (the log names its bootstrap servers); any other failure as it is.
+ */
+function preparationFailed(t: Translate, error: string): StatusView {
+  const unreachable = unreachableExplanation(error);
+  if (unreachable === null) return { fail: t('mm2-checkpoint.status.error', { error }) };
+  return { activity: { fill: 'red', shape: 'ring', text: truncate(t('mm2-checkpoint.status.target-unreachable', { error: unreachable }), REFUSAL_STATUS_MAX) } };
+}
+
+/**
  * Green only while the node does its job: syncs loaded, cycles completing (not older than
  * `staleMs`), and some selected group checkpointed.
  */
 export function checkpointStatus(t: Translate, state: CheckpointNodeState, syncsLoaded: boolean, staleMs: number, now = Date.now()): StatusView {
   const p = state.phase;
-  if (p.kind === 'retrying') return { fail: t('mm2-checkpoint.status.error', { error: p.error }) };
+  // the checkpoints topic could not be prepared, and the attempts after it until one works: red with the cause
+  if (p.kind === 'retrying') return preparationFailed(t, p.error);
+  if (p.kind === 'preparing' && p.failed !== undefined) return preparationFailed(t, p.failed);
   if (p.kind === 'preparing' || p.kind === 'restoring') {
     const text = p.kind === 'restoring' && p.percent > 0 && p.percent < 100
       ? t('mm2-checkpoint.status.loading-percent', { percent: p.percent })

@@ -3,6 +3,7 @@ import type { Translate } from '../i18n';
 import { truncate, type StatusView } from '../flow-node';
 import type { ConnectorStateJson } from '../contracts';
 import { connectErrorBrief } from '../../../kafka/connect-deployer';
+import { ConnectRestError, NOT_CONNECT_CODE } from '../../../kafka/connect-rest';
 
 /** Red with the first failure; green only when every connector runs. */
 export function connectStatus(t: Translate, list: ConnectorStateJson[]): StatusView {
@@ -35,6 +36,8 @@ export function stateKey(list: ConnectorStateJson[]): string {
 
 /** Few words on a failure for the status (the full text, `errorText`, goes to the log and Catch nodes). */
 export function connectFailureBrief(t: Translate, e: unknown): string {
+  // the URL answers, but something else than Kafka Connect does: say what answered
+  if (e instanceof ConnectRestError && e.code === NOT_CONNECT_CODE) return t('mm2-connect.status.not-connect', { type: e.contentType ?? '', start: JSON.stringify(e.start ?? '') });
   const b = connectErrorBrief(e);
   return b.unreachable ? t('mm2-connect.status.unreachable', { reason: b.text }) : b.text;
 }

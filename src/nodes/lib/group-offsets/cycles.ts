@@ -17,6 +17,7 @@ import { readSwitchoverPlan, verifySwitchover } from '../../../core/switchover';
 import { isSwitchoverRequest, switchoverOf } from '../switchover';
 import type { ClusterConnection } from '../../../kafka/connection';
 import type { GroupOffsetSyncer, GroupOffsetsCycle } from '../../../kafka/group-offset-syncer';
+import { foreignCheckpointsOrigin, type CheckpointsOrigin } from '../../../core/checkpoints-origin';
 
 export interface GroupOffsetsCyclesOptions {
   node: Pick<Node, 'send' | 'error'>;
@@ -28,7 +29,12 @@ export interface GroupOffsetsCyclesOptions {
   intervalMs: number;
   /** The checkpoints topic on the target (named when a cycle is asked for before the load). */
   checkpointsTopic: string;
+  /** The node's replication flow: checkpoints messages that say they come from another are refused. */
+  origin: CheckpointsOrigin;
 }
+
+/** At most this many distinct causes of refused messages are warned about (each once); later ones are only counted. */
+const FOREIGN_CAUSES_MAX = 20;
 
 /** New checkpoint records (mode "topic") are gathered this long before their groups are synced (ms). */
 export const CHANGES_WINDOW_MS = 50;
@@ -57,6 +63,8 @@ export class GroupOffsetsCycles {
   private firstFullSeen = false;
   private readonly changed = new Set<string>();
   private changesTimer: ReturnType<typeof setTimeout> | null = null;
+  /** The causes of refused messages already warned about (field and value). */
+  private readonly foreignCauses = new Set<string>();
 
   constructor(private readonly o: GroupOffsetsCyclesOptions) {
     this.ready = o.mode === 'input';
@@ -107,7 +115,10 @@ export class GroupOffsetsCycles {
     const { ctx, t, syncer } = this.o;
     if (isSwitchoverRequest(msg)) return this.switchover(msg, send, done);
     const cps = checkpointsLatest(msg);
-    if (cps !== null) {
+    if (cps !== null && this.o.mode === 'input' && this.refusedAsForeign(msg)) {
+      // nothing of it is taken; a sync it asks for still runs, on our own checkpoints
+      if (msg.sync !== true) return done();
+    } else if (cps !== null) {
       if (this.o.mode === 'input') {
         const r = syncer.applyCheckpointsJson(cps.latest);
         if (r.malformed > 0) {
@@ -136,6 +147,28 @@ export class GroupOffsetsCycles {
   }
 
   /**
+   * Whether the checkpoints of `msg` say they come from another replication flow (its
+   * sourceCluster, targetCluster or checkpointsTopic is not ours: core/checkpoints-origin). Such a
+   * message is refused: counted, warned about once per cause, and the status says so (as
+   * mm2-checkpoint refuses offset syncs of another replication's topic).
+   */
+  private refusedAsForeign(msg: NodeMessage): boolean {
+    const { ctx, t } = this.o;
+    const foreign = foreignCheckpointsOrigin(msg.payload, this.o.origin);
+    if (foreign === null) return false;
+    this.runs.foreign++;
+    const cause = `${foreign.field}\u0000${foreign.got}`;
+    if (!this.foreignCauses.has(cause) && this.foreignCauses.size < FOREIGN_CAUSES_MAX) {
+      this.foreignCauses.add(cause);
+      ctx.log.warn(`foreign:${cause}`, t('mm2-group-offsets.warn.foreign', { field: foreign.field, got: foreign.got, expected: foreign.expected }));
+    }
+    if (this.runs.lastRunAt === null && !this.lastCycleError) {
+      ctx.status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-group-offsets.status.foreign-first', { count: this.runs.foreign, field: foreign.field, got: foreign.got }) });
+    } else this.render();
+    return true;
+  }
+
+  /**
    * A planned switchover's last step (lib/switchover): the message's checkpoints taken (in both
    * modes: they are what the checkpoint node has just written to the checkpoints topic), every
    * group synced now, the groups' offsets read back on the target and the report sent.
@@ -145,7 +178,7 @@ export class GroupOffsetsCycles {
     const plan = readSwitchoverPlan(switchoverOf(msg).plan);
     if (!plan) return done(new Error(t('mm2-group-offsets.errors.switchover-no-plan')));
     const cps = checkpointsLatest(msg);
-    if (cps !== null) syncer.applyCheckpointsJson(cps.latest);
+    if (cps !== null && !this.refusedAsForeign(msg)) syncer.applyCheckpointsJson(cps.latest);
     if (!this.ready) return done(new Error(t('mm2-group-offsets.errors.not-ready', { topic: this.o.checkpointsTopic })));
     this.fullInFlight = true;
     const run = syncer.sync();

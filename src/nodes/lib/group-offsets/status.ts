@@ -23,6 +23,8 @@ export class GroupOffsetsRuns {
   private readonly writes = new Map<string, number>();
   /** When a run (either path) last completed; null before the first. */
   lastRunAt: number | null = null;
+  /** Input messages refused because their checkpoints come from another replication flow (core/checkpoints-origin). */
+  foreign = 0;
 
   /** A run completed at `at` (epoch ms). */
   record(r: GroupOffsetsCycle, at: number): void {
@@ -92,7 +94,9 @@ export function runsStatus(t: Translate, runs: GroupOffsetsRuns, intervalMs: num
   }
   const v = runs.view(now, intervalMs);
   if (v.considered === 0 && v.synced === 0) {
-    return { activity: { fill: 'yellow', shape: 'ring', text: t('mm2-group-offsets.status.waiting-checkpoints', { age: checked }) } };
+    const waiting = t('mm2-group-offsets.status.waiting-checkpoints', { age: checked });
+    const text = runs.foreign > 0 ? `${t('mm2-group-offsets.status.foreign', { count: runs.foreign })}, ${waiting}` : waiting;
+    return { activity: { fill: 'yellow', shape: 'ring', text: truncate(text) } };
   }
   if (v.considered > 0 && v.failed === v.considered) return { fail: t('mm2-group-offsets.status.unreachable', { error: v.firstError }) };
   // (a group with members on the target is its consumers' business, never ours)
@@ -103,12 +107,14 @@ export function runsStatus(t: Translate, runs: GroupOffsetsRuns, intervalMs: num
   if (v.failed > 0) parts.push(t('mm2-group-offsets.status.failed', { count: v.failed }));
   if (malformed > 0) parts.push(t('mm2-group-offsets.status.malformed', { count: malformed }));
   if (withOffset === 0) parts.unshift(t('mm2-group-offsets.status.none-written'));
+  // refused messages of another flow first: a wrong wiring, never cut off by a long list
+  if (runs.foreign > 0) parts.unshift(t('mm2-group-offsets.status.foreign', { count: runs.foreign }));
   const when = v.lastWriteAt !== null
     ? t('mm2-group-offsets.status.last-write', { age: ago(t, now - v.lastWriteAt, AGE) })
     : t('mm2-group-offsets.status.checked', { age: checked });
   return {
     activity: {
-      fill: v.failed > 0 || malformed > 0 || withOffset === 0 ? 'yellow' : 'green',
+      fill: v.failed > 0 || malformed > 0 || runs.foreign > 0 || withOffset === 0 ? 'yellow' : 'green',
       shape: v.failed > 0 || withOffset === 0 ? 'ring' : 'dot',
       // a long list is shortened, never the time that says the node is working
       text: truncate(`${truncate(parts.join(', '), STATUS_MAX - when.length - 3)} / ${when}`),

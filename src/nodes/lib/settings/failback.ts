@@ -19,9 +19,13 @@ export interface FailbackSettings {
 /** The MM2 properties the node holds as fields (field = fieldName(property)). */
 export const FAILBACK_PROPERTIES = ['groups', 'groups.exclude', 'topics', 'topics.exclude', 'sync.group.offsets.interval.seconds'] as const;
 
+/** How to turn failback off, named when its interval is refused (MM2's sync.group.offsets.enabled is not one of its properties). */
+export const FAILBACK_OFF_HINT = "disable this node (the Enabled switch at the bottom of its dialog) or delete it";
+
 /** Problems are `property: reason` lines. */
 export function readFailbackSettings(def: Readonly<Record<string, unknown>>, lookup: EnvLookup): SettingsRead<FailbackSettings> {
-  const resolved = resolveNodeSettings(def, FAILBACK_PROPERTIES, lookup);
+  // MM2's sync.group.offsets.enabled is not a property of this node: it is turned off by disabling it
+  const resolved = resolveNodeSettings(def, FAILBACK_PROPERTIES, lookup, { 'sync.group.offsets.interval.seconds': FAILBACK_OFF_HINT });
   if (resolved.problems.length > 0) return settingsRefused(...resolved.problems.map(problemText));
   const v = resolved.values;
   try {
