@@ -49,7 +49,7 @@ export = function register(RED: NodeAPI): void {
     return found;
   }
 
-  /** `'orders CA' (id 1a2b)` or `1a2b`: how a message names a TLS configuration node. */
+  /** `'orders CA' (1a2b)` (its name and id) or `'1a2b'`: how a message names a TLS configuration node. */
   function tlsLabel(id: string, name: unknown): string {
     return typeof name === 'string' && name.trim() !== '' ? `'${name.trim()}' (${id})` : `'${id}'`;
   }
