@@ -12,7 +12,7 @@
  * CLI: node scripts/kafka/cluster.js up [--clusters source,target] [--version 4.1.1] [--security tls,authorizer]
  *      node scripts/kafka/cluster.js resolve [--version 4.1.1]
  *
- * Options: { version, heap, ports: { broker, sasl, controller, ssl, saslSsl, mtls, oauth } } (fixed ports
+ * Options: { version, heap, ports: { broker, sasl, controller, ssl, saslSsl, mtls, oauth, oauthSsl } } (fixed ports
  * for the demo; tests let the kernel pick free ones), `properties` (below), and `security` for secured clusters:
  *   security: {
  *     tls: true,         // three more listeners: SSL (server authenticated by a test CA), SASL_SSL
@@ -27,6 +27,7 @@
  *                        // The JVM's org.apache.kafka.sasl.oauthbearer.allowed.urls lists jwksUrl and
  *                        // allowedUrls (e.g. the token endpoint). The broker makes a client authenticate
  *                        // again before its token expires (connections.max.reauth.ms on the listener).
+ *                        // With tls too, another listener OAUTH_SSL: the same over SASL_SSL (the test CA).
  *   }
  * With the authorizer, the listeners that authenticate nobody (PLAINTEXT, SSL, and CONTROLLER,
  * which the broker uses to reach its controller) are the principal User:ANONYMOUS, a super user:
@@ -189,6 +190,10 @@ function serverProperties({ dataDir, brokerPort, saslPort, controllerPort, tlsPo
   if (oauth) {
     listeners.push(`OAUTH://127.0.0.1:${oauth.port}`);
     protocols.push('OAUTH:SASL_PLAINTEXT');
+    if (oauth.sslPort) {
+      listeners.push(`OAUTH_SSL://127.0.0.1:${oauth.sslPort}`);
+      protocols.push('OAUTH_SSL:SASL_SSL');
+    }
   }
   const lines = {
     'process.roles': 'broker,controller',
@@ -207,14 +212,24 @@ function serverProperties({ dataDir, brokerPort, saslPort, controllerPort, tlsPo
     lines[`listener.name.${l}.scram-sha-512.sasl.jaas.config`] = scramJaas;
   }
   if (oauth) {
+    // OAUTH (SASL_PLAINTEXT) and, with TLS, OAUTH_SSL (SASL_SSL): OAUTHBEARER only, alike
+    for (const l of oauth.sslPort ? ['oauth', 'oauth_ssl'] : ['oauth']) {
+      Object.assign(lines, {
+        [`listener.name.${l}.sasl.enabled.mechanisms`]: 'OAUTHBEARER',
+        [`listener.name.${l}.oauthbearer.sasl.jaas.config`]: `${OAUTH_LOGIN_MODULE} required;`,
+        [`listener.name.${l}.oauthbearer.sasl.server.callback.handler.class`]: OAUTH_VALIDATOR,
+        // a session lasts at most until the token expires (and at most an hour): the client must
+        // authenticate again with a new token on its open connections
+        [`listener.name.${l}.oauthbearer.connections.max.reauth.ms`]: '3600000',
+      });
+    }
     Object.assign(lines, {
-      'listener.name.oauth.sasl.enabled.mechanisms': 'OAUTHBEARER',
-      'listener.name.oauth.oauthbearer.sasl.jaas.config': `${OAUTH_LOGIN_MODULE} required;`,
-      'listener.name.oauth.oauthbearer.sasl.server.callback.handler.class': OAUTH_VALIDATOR,
-      // a session lasts at most until the token expires (and at most an hour): the client must
-      // authenticate again with a new token on its open connections
-      'listener.name.oauth.oauthbearer.connections.max.reauth.ms': '3600000',
       'sasl.oauthbearer.jwks.endpoint.url': oauth.jwksUrl,
+      // Kafka 4.1's default JWT validator (DefaultJwtValidator, made without a key resolver) checks
+      // no signature at all: a token signed by any key passes (seen on 4.1.1; 4.2 picks the broker's
+      // validator when a JWKS URL is set). The broker's validator verifies the signature with the
+      // JWKS; 3.9 verifies it without this setting.
+      ...(oauth.brokerValidator ? { 'sasl.oauthbearer.jwt.validator.class': 'org.apache.kafka.common.security.oauthbearer.BrokerJwtValidator' } : {}),
       ...(oauth.issuer ? { 'sasl.oauthbearer.expected.issuer': oauth.issuer } : {}),
       ...(oauth.audience ? { 'sasl.oauthbearer.expected.audience': oauth.audience } : {}),
     });
@@ -444,7 +459,12 @@ async function startCluster(name, opts = {}) {
       removeData(dataDir);
       throw new Error('startCluster: security.oauth needs jwksUrl (the JWKS the broker validates tokens with)');
     }
-    oauth = { port: fixed.oauth || (await freePort()), jwksUrl: o.jwksUrl, issuer: o.issuer, audience: o.audience };
+    const [major, minor] = version.split('.').map(Number);
+    oauth = {
+      port: fixed.oauth || (await freePort()),
+      sslPort: security.tls ? fixed.oauthSsl || (await freePort()) : null,
+      jwksUrl: o.jwksUrl, issuer: o.issuer, audience: o.audience, brokerValidator: major > 4 || (major === 4 && minor >= 1),
+    };
     // Kafka reads OAuth URLs only when this JVM property lists them (4.x; also enforced in 3.9.1)
     sysProps['org.apache.kafka.sasl.oauthbearer.allowed.urls'] = [o.jwksUrl, ...(o.allowedUrls || [])].join(',');
   }
@@ -501,7 +521,7 @@ async function startCluster(name, opts = {}) {
     removeData(dataDir);
     throw new Error(`cluster '${name}' (Kafka ${version}) did not start: ${e.message}`);
   }
-  const secured = [tlsPorts && `SSL ${tlsPorts.ssl}, SASL_SSL ${tlsPorts.saslSsl}, MTLS ${tlsPorts.mtls}`, oauth && `OAUTH ${oauth.port}`, security.authorizer && 'StandardAuthorizer'].filter(Boolean);
+  const secured = [tlsPorts && `SSL ${tlsPorts.ssl}, SASL_SSL ${tlsPorts.saslSsl}, MTLS ${tlsPorts.mtls}`, oauth && `OAUTH ${oauth.port}${oauth.sslPort ? `, OAUTH_SSL ${oauth.sslPort}` : ''}`, security.authorizer && 'StandardAuthorizer'].filter(Boolean);
   log(`cluster '${name}' (Kafka ${version}) up at ${bootstrap} (SASL_PLAINTEXT ${saslPort}${secured.length ? `; ${secured.join('; ')}` : ''}), data in ${dataDir}`);
 
   let stopped;
@@ -540,12 +560,13 @@ async function startCluster(name, opts = {}) {
   const cluster = {
     name, version, bootstrap, saslBootstrap: `127.0.0.1:${saslPort}`, brokerPort, saslPort,
     dataDir, logFile, saslUsers: users, process: child, stop, kill, restart,
-    /** Bootstrap address per listener name (SSL, SASL_SSL and MTLS only with security.tls, OAUTH with security.oauth). */
+    /** Bootstrap address per listener name (SSL, SASL_SSL and MTLS only with security.tls, OAUTH with security.oauth, OAUTH_SSL with both). */
     listeners: {
       PLAINTEXT: bootstrap,
       SASL_PLAINTEXT: `127.0.0.1:${saslPort}`,
       ...(tlsPorts ? { SSL: `127.0.0.1:${tlsPorts.ssl}`, SASL_SSL: `127.0.0.1:${tlsPorts.saslSsl}`, MTLS: `127.0.0.1:${tlsPorts.mtls}` } : {}),
       ...(oauth ? { OAUTH: `127.0.0.1:${oauth.port}` } : {}),
+      ...(oauth && oauth.sslPort ? { OAUTH_SSL: `127.0.0.1:${oauth.sslPort}` } : {}),
     },
     /**
      * With security.tls: the test CA and the client certificate as file paths and PEM text, ready for

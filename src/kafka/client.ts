@@ -8,7 +8,7 @@ import { Kafka, Partitioners, logLevel as KafkaLogLevel } from 'kafkajs';
 import type { LogEntry, KafkaConfig, Producer, ProducerConfig, SASLOptions } from 'kafkajs';
 import { CONNECTION_TIMEOUT_BOUNDS_MS, REQUEST_TIMEOUT_BOUNDS_MS } from '../core/field-bounds';
 import { clusterFieldProblems, parseBootstrapServers } from '../core/cluster-settings';
-import { oauthBearerProvider, OAuthTokenError, type OAuthSettings } from './oauth-token';
+import { oauthBearerMechanism, OAuthTokenError, OAuthTokenRefusedError, type OAuthSettings } from './oauth-token';
 
 export type SaslMechanism = 'none' | 'plain' | 'scram-sha-256' | 'scram-sha-512' | 'oauthbearer';
 export type { OAuthSettings };
@@ -102,7 +102,7 @@ export function createKafka(s: ClusterSettings, logger?: HostLogger, level: Kafk
   if (s.tls) cfg.ssl = s.tls;
   if (s.sasl && s.sasl.mechanism === 'oauthbearer' && s.sasl.oauth) {
     // one token cache per client: kafkajs asks on every (re)authentication of every connection
-    cfg.sasl = { mechanism: 'oauthbearer', oauthBearerProvider: oauthBearerProvider(s.sasl.oauth) };
+    cfg.sasl = oauthBearerMechanism(s.sasl.oauth) as unknown as KafkaConfig['sasl'];
   } else if (s.sasl && s.sasl.mechanism !== 'none') {
     cfg.sasl = { mechanism: s.sasl.mechanism, username: s.sasl.username ?? '', password: s.sasl.password ?? '' } as SASLOptions;
   }
@@ -334,6 +334,32 @@ export function refusalSummary(text: string): string | null {
   return m ? `not authorized: ${NEEDS}${m[1]}` : null;
 }
 
+const WHERE = '(?: \\([^)]*\\))?';
+/** The short forms of the OAUTHBEARER explanations (explainTokenFailure, explainKafkaError): [pattern, summary]. */
+const TOKEN_SUMMARIES: Array<[RegExp, (m: RegExpExecArray) => string]> = [
+  [new RegExp(`OAUTHBEARER token endpoint URL unreachable${WHERE}: cannot reach \\S+ \\(([^)\\s]+)`), (m) => `OAUTHBEARER token endpoint URL unreachable (${m[1]}): check the URL`],
+  [new RegExp(`OAUTHBEARER token endpoint URL not answering${WHERE}: the token endpoint \\S+ \\(no answer within (\\d+) ms\\)`), (m) => `OAUTHBEARER token endpoint URL: no answer within ${m[1]} ms: check the URL`],
+  [new RegExp(`OAUTHBEARER token endpoint URL gave no token${WHERE}: the token endpoint \\S+ \\((HTTP \\d{3}(?: without an access_token)?)`), (m) => `OAUTHBEARER token endpoint URL answered ${m[1]}: check the URL`],
+  [new RegExp(`OAUTHBEARER client id or secret refused${WHERE}: the token endpoint \\S+ does not accept client '([^']*)' \\((HTTP \\d{3})`), (m) => `OAUTHBEARER client id or secret refused (client '${m[1]}', ${m[2]}): check both`],
+  [new RegExp(`OAUTHBEARER scope refused${WHERE}: the token endpoint \\S+ refused it \\((HTTP \\d{3}[^):]*)`), (m) => `OAUTHBEARER scope refused (${m[1]}): check the scope`],
+  [new RegExp(`OAUTHBEARER client-credentials grant refused${WHERE}: the token endpoint \\S+ does not let client '([^']*)'`), (m) => `OAUTHBEARER client '${m[1]}' may not use the client-credentials grant`],
+  [new RegExp(`OAUTHBEARER token refused by the broker${WHERE}: the broker \\S+ refused the token of client '([^']*)' from the token endpoint \\S+ \\(([^\\s:)]+)`), (m) => `OAUTHBEARER token of client '${m[1]}' refused by the broker (${m[2]})`],
+];
+
+/**
+ * The short form of an OAUTHBEARER failure explained here (a token request that failed, a token
+ * the broker refused), anywhere in `text`, for a node status: what failed, what it answered and
+ * the field to fix (`OAUTHBEARER token endpoint URL answered HTTP 500: check the URL`); null for
+ * any other text.
+ */
+export function tokenFailureSummary(text: string): string | null {
+  for (const [re, summary] of TOKEN_SUMMARIES) {
+    const m = re.exec(text);
+    if (m) return summary(m);
+  }
+  return null;
+}
+
 /**
  * A short explanation of a Kafka error with what to fix, for node status and logs.
  * Works on kafkajs errors (type, name, cause chain) and on plain Errors. With the cluster's
@@ -362,6 +388,11 @@ export function explainKafkaError(
   if (denied) return explainNotAuthorized(denied, acls ?? [], s ? principalOf(s) : undefined, where);
   const token = chain.find((x): x is OAuthTokenError => x instanceof OAuthTokenError || (x as { code?: string }).code === 'OAUTH_TOKEN_FAILED');
   if (token) return explainTokenFailure(token, where);
+  const refusedToken = chain.find((x): x is OAuthTokenRefusedError => x instanceof OAuthTokenRefusedError || (x as { code?: string }).code === 'OAUTH_TOKEN_REFUSED');
+  if (refusedToken) {
+    const r = refusedToken;
+    return `OAUTHBEARER token refused by the broker${where}: the broker ${r.broker} refused the token of client '${r.clientId}' from the token endpoint ${r.url} (${r.detail}): the token does not pass the listener's checks (signature by a key of its JWKS, issuer, audience, expiry): check that the token endpoint URL is the one of the identity provider the cluster trusts, and the scope (some providers set the audience from it)`;
+  }
   // kafkajs itself failing on an answer it did not expect (a topic deleted or without a leader in
   // the middle of a request): a TypeError from inside the client, not a bug of the caller
   const internal = clientInternalError(e);

@@ -36,7 +36,11 @@ export type OAuthTokenFailure =
 
 export class OAuthTokenError extends Error {
   readonly code = 'OAUTH_TOKEN_FAILED';
-  /** kafkajs's retrier tries again only when the cause may pass (an endpoint down, a timeout). */
+  /**
+   * kafkajs's retrier tries again only when the cause may pass soon (an endpoint down, an HTTP
+   * 5xx). Not after a timeout: each attempt would wait the whole timeout again; the node's next
+   * attempt asks again.
+   */
   readonly retriable: boolean;
   constructor(
     readonly failure: OAuthTokenFailure,
@@ -47,7 +51,51 @@ export class OAuthTokenError extends Error {
   ) {
     super(`OAUTHBEARER token request to ${url} failed (${failure}): ${detail}`);
     this.name = 'OAuthTokenError';
-    this.retriable = failure === 'unreachable' || failure === 'timeout' || (failure === 'answer' && /^HTTP 5\d\d/.test(detail));
+    this.retriable = failure === 'unreachable' || (failure === 'answer' && /^HTTP 5\d\d/.test(detail));
+  }
+
+  /** A refusal only a change of the settings cures (client, scope, grant): given again for REFUSAL_HOLD_MS without asking. */
+  get held(): boolean {
+    return this.failure === 'client' || this.failure === 'scope' || this.failure === 'grant';
+  }
+}
+
+/**
+ * The broker refused a token the token endpoint gave (RFC 7628's error: `invalid_token` when the
+ * signature, issuer, audience or expiry does not pass the listener's checks). kafkajs's own
+ * OAUTHBEARER authenticator takes the broker's error for a success and sends its next request,
+ * which the broker answers by closing the connection ("Closed connection", "No brokers in the
+ * broker pool"); ours reads it (oauthBearerMechanism).
+ */
+export class OAuthTokenRefusedError extends Error {
+  readonly code = 'OAUTH_TOKEN_REFUSED';
+  readonly retriable = false;
+  constructor(
+    readonly url: string,
+    readonly clientId: string,
+    /** host:port of the broker that refused it */
+    readonly broker: string,
+    /** the broker's words: its RFC 7628 status (`invalid_token`) and its error message */
+    readonly detail: string,
+  ) {
+    super(`the broker ${broker} refused the OAUTHBEARER token of client '${clientId}' from ${url}: ${detail}`);
+    this.name = 'OAuthTokenRefusedError';
+  }
+}
+
+/**
+ * A token failure as kafkajs must see it while it connects: a connection error (its name), so
+ * that kafkajs drops the connection, whose SASL exchange the failure left half done, instead of
+ * starting the next attempt's SASL handshake on it (the broker answers that with
+ * ILLEGAL_SASL_STATE, which would be read as "this listener does not use SASL"). The token
+ * failure is its cause, for the explanation (kafka/client explainKafkaError).
+ */
+export class OAuthConnectionError extends Error {
+  readonly retriable: boolean;
+  constructor(readonly cause: OAuthTokenError | OAuthTokenRefusedError, readonly broker: string) {
+    super(cause.message);
+    this.name = 'KafkaJSConnectionError';
+    this.retriable = cause.retriable;
   }
 }
 
@@ -161,14 +209,14 @@ export async function requestToken(o: OAuthSettings, opts: TokenProviderOptions 
  * else a new one (one request at a time, shared by the connections asking meanwhile). A refusal of
  * the client, scope or grant is given again for REFUSAL_HOLD_MS without asking.
  */
-export function oauthBearerProvider(o: OAuthSettings, opts: TokenProviderOptions = {}): () => Promise<OAuthBearerToken> {
+export function oauthBearerProvider(o: OAuthSettings, opts: TokenProviderOptions = {}): (() => Promise<OAuthBearerToken>) & { drop(value: string): void } {
   const now = opts.now ?? Date.now;
   let cached: CachedToken | null = null;
   let pending: Promise<CachedToken> | null = null;
   let refused: { error: OAuthTokenError; at: number } | null = null;
   const extensions = o.extensions && Object.keys(o.extensions).length > 0 ? { ...o.extensions } : undefined;
   const give = (t: CachedToken): OAuthBearerToken => (extensions ? { value: t.value, extensions } : { value: t.value });
-  return async () => {
+  const provider = async (): Promise<OAuthBearerToken> => {
     if (cached && tokenIsFresh(cached, now())) return give(cached);
     if (refused && now() - refused.at < REFUSAL_HOLD_MS) throw refused.error;
     if (!pending) {
@@ -180,11 +228,112 @@ export function oauthBearerProvider(o: OAuthSettings, opts: TokenProviderOptions
         },
         (e: unknown) => {
           pending = null;
-          if (e instanceof OAuthTokenError && !e.retriable) refused = { error: e, at: now() };
+          if (e instanceof OAuthTokenError && e.held) refused = { error: e, at: now() };
           throw e;
         },
       );
     }
     return give(await pending);
+  };
+  /** Forgets the token `value` (the broker refused it): the next call asks for a new one. */
+  const drop = (value: string): void => {
+    if (cached && cached.value === value) cached = null;
+  };
+  return Object.assign(provider, { drop });
+}
+
+/** What kafkajs hands a SASL mechanism's authenticator (its AuthenticationProviderArgs). */
+interface SaslAuthenticateArgs {
+  host: string;
+  port: number;
+  saslAuthenticate: (args: { request: { encode(): Promise<Buffer> }; response?: { decode(raw: Buffer): Promise<Buffer>; parse(b: Buffer): Promise<Buffer> } }) => Promise<Buffer | void>;
+}
+
+const SOH = '\u0001';
+
+/** Kafka's bytes (an INT32 length, then the bytes), as kafkajs's SaslAuthenticate request writes them as they are. */
+function sized(b: Buffer): Buffer {
+  const out = Buffer.alloc(4 + b.length);
+  out.writeInt32BE(b.length, 0);
+  b.copy(out, 4);
+  return out;
+}
+
+/** The server's bytes of a SaslAuthenticate answer (kafkajs gives them with their INT32 length). */
+function unsized(raw: Buffer | void): Buffer {
+  if (!raw || raw.length < 4) return Buffer.alloc(0);
+  const n = raw.readInt32BE(0);
+  return n >= 0 && n <= raw.length - 4 ? raw.subarray(4, 4 + n) : raw;
+}
+
+/**
+ * The OAUTHBEARER client initial response (RFC 7628 3.1, as Kafka's OAuthBearerClientInitialResponse
+ * writes it): `n,,` SOH `auth=Bearer <token>` [SOH key=value ...] SOH SOH.
+ */
+export function clientInitialResponse(token: OAuthBearerToken): Buffer {
+  const ext = Object.entries(token.extensions ?? {}).map(([k, v]) => `${SOH}${k}=${v}`).join('');
+  return Buffer.from(`n,,${SOH}auth=Bearer ${token.value}${ext}${SOH}${SOH}`, 'utf8');
+}
+
+/** The status of the broker's RFC 7628 error (`{"status":"invalid_token",...}`), or the text as it is. */
+function brokerStatus(challenge: Buffer): string {
+  const text = challenge.toString('utf8');
+  try {
+    const j = JSON.parse(text) as { status?: unknown; scope?: unknown };
+    if (typeof j.status === 'string') return `${j.status}${typeof j.scope === 'string' && j.scope ? ` (scope ${j.scope})` : ''}`;
+  } catch {
+    /* not JSON */
+  }
+  return text.slice(0, 200);
+}
+
+/**
+ * kafkajs's SASL mechanism for OAUTHBEARER with the client-credentials token of `o` (see
+ * oauthBearerProvider), in place of kafkajs's own authenticator, which (kafkajs 2.2) reads
+ * neither a refused token nor a failed token request in a way that can be explained:
+ * - a token request that fails is thrown as an OAuthConnectionError (kafkajs drops the half-done
+ *   connection, the cause names the token endpoint and what it answered);
+ * - the broker's RFC 7628 error (a challenge in place of success) is answered as the RFC says
+ *   (%x01), the token forgotten, and an OAuthTokenRefusedError thrown naming the client id and
+ *   the token endpoint.
+ */
+export function oauthBearerMechanism(o: OAuthSettings, opts: TokenProviderOptions = {}): { mechanism: 'oauthbearer'; authenticationProvider: (args: SaslAuthenticateArgs) => { authenticate(): Promise<void> } } {
+  const provider = oauthBearerProvider(o, opts);
+  const raw = { decode: async (b: Buffer) => b, parse: async (b: Buffer) => b };
+  return {
+    mechanism: 'oauthbearer',
+    authenticationProvider: ({ host, port, saslAuthenticate }) => ({
+      async authenticate(): Promise<void> {
+        const broker = `${host}:${port}`;
+        let token: OAuthBearerToken;
+        try {
+          token = await provider();
+        } catch (e) {
+          throw e instanceof OAuthTokenError ? new OAuthConnectionError(e, broker) : e;
+        }
+        const refused = (detail: string): OAuthConnectionError => {
+          provider.drop(token.value);
+          return new OAuthConnectionError(new OAuthTokenRefusedError(o.tokenEndpointUrl, o.clientId, broker, detail), broker);
+        };
+        let challenge: Buffer;
+        try {
+          challenge = unsized(await saslAuthenticate({ request: { encode: async () => sized(clientInitialResponse(token)) }, response: raw }));
+        } catch (e) {
+          // the broker refused at once (SASL_AUTHENTICATION_FAILED with its message)
+          if ((e as { type?: string }).type === 'SASL_AUTHENTICATION_FAILED') throw refused((e as Error).message);
+          throw e;
+        }
+        if (challenge.length === 0) return;
+        // RFC 7628 3.2.2: the server's error; the client answers %x01, the server then fails the exchange
+        const status = brokerStatus(challenge);
+        let final = '';
+        try {
+          await saslAuthenticate({ request: { encode: async () => sized(Buffer.from([1])) }, response: raw });
+        } catch (e) {
+          final = (e as Error).message ?? '';
+        }
+        throw refused(final && !final.includes(status) ? `${status}: ${final}` : status);
+      },
+    }),
   };
 }

@@ -12,6 +12,7 @@ import { readClusterTimeouts } from './lib/settings/cluster';
 import { readClusterFields } from '../core/cluster-settings';
 import { ClusterConnection } from '../kafka/connection';
 import { validateClusterSettings, type ClusterSettings, type SaslMechanism } from '../kafka/client';
+import { tlsFileProblems, tlsNodeFiles, type TlsFileProblem } from '../kafka/tls-files';
 
 
 interface ClusterDef extends NodeDef {
@@ -30,12 +31,57 @@ interface ClusterDef extends NodeDef {
 }
 
 interface TlsConfigNode {
+  type?: string;
+  name?: string;
+  credentials?: Record<string, unknown>;
   addTLSOptions(opts: Record<string, unknown>): void;
   valid?: boolean;
 }
 
 export = function register(RED: NodeAPI): void {
   const t = makeTranslate(RED, 'mm2-cluster');
+  /** The definition of a deployed node (its fields as the editor saved them), or undefined. */
+  function definitionOf(id: string): Record<string, unknown> | undefined {
+    let found: Record<string, unknown> | undefined;
+    RED.nodes.eachNode((d) => {
+      if (d.id === id) found = d as unknown as Record<string, unknown>;
+    });
+    return found;
+  }
+
+  /** `'orders CA' (1a2b)` (its name and id) or `'1a2b'`: how a message names a TLS configuration node. */
+  function tlsLabel(id: string, name: unknown): string {
+    return typeof name === 'string' && name.trim() !== '' ? `'${name.trim()}' (${id})` : `'${id}'`;
+  }
+
+  /** One problem of a TLS configuration's files in the runtime's words. */
+  function tlsFileText(label: string, p: TlsFileProblem): string {
+    const what = p.field
+      ? t(p.uploaded ? 'mm2-cluster.tls.uploaded' : 'mm2-cluster.tls.file', { kind: t(`mm2-cluster.tls.kind.${p.field}`), file: p.file || '?' })
+      : '';
+    return t(`mm2-cluster.tls.problem.${p.code}`, { tls: label, what, detail: p.detail ?? '', kind: p.field ? t(`mm2-cluster.tls.kind.${p.field}`) : '' });
+  }
+
+  /**
+   * The TLS options of the tls-config node `id`, or why it cannot be used (the node's name or id,
+   * the file and the fix): a node that does not exist or is disabled, another type of node, a
+   * file missing, unreadable or not PEM, a certificate without its key, a key that is not the
+   * certificate's, an invalid node (Node-RED's own check: then it hands out no CA at all).
+   */
+  function checkTlsNode(id: string): Record<string, unknown> | string | string[] {
+    const defn = definitionOf(id);
+    const label = tlsLabel(id, defn?.name);
+    const found = RED.nodes.getNode(id) as TlsConfigNode | null;
+    if (!found) return t(defn && (defn.d === true || defn.d === 'true') ? 'mm2-cluster.tls.disabled' : 'mm2-cluster.tls.no-node', { tls: label });
+    if (found.type !== 'tls-config') return t('mm2-cluster.tls.not-tls', { tls: tlsLabel(id, found.name), type: String(found.type ?? '?') });
+    const problems = tlsFileProblems(tlsNodeFiles(defn ?? {}, found.credentials)).map((p) => tlsFileText(label, p));
+    if (problems.length > 0) return problems;
+    if (found.valid === false) return t('mm2-cluster.tls.invalid', { tls: label });
+    const opts: Record<string, unknown> = {};
+    found.addTLSOptions(opts);
+    return opts;
+  }
+
   function MM2ClusterNode(this: ClusterConfigNode, def: ClusterDef): void {
     RED.nodes.createNode(this, def);
     const node = this;
@@ -51,14 +97,17 @@ export = function register(RED: NodeAPI): void {
       connectionTimeoutMs: timeouts.values.connectionTimeoutMs,
       requestTimeoutMs: timeouts.values.requestTimeoutMs,
     };
+    const tlsProblems: string[] = [];
     if (def.usetls) {
-      const tlsNode = def.tls ? (RED.nodes.getNode(def.tls) as TlsConfigNode | null) : null;
-      if (tlsNode) {
-        const opts: Record<string, unknown> = {};
-        tlsNode.addTLSOptions(opts);
-        settings.tls = opts;
-      } else {
-        settings.tls = true;
+      // a TLS configuration chosen: used only when it loads; else the node is refused (never the
+      // system's CAs in its place)
+      const chosen = typeof def.tls === 'string' ? def.tls.trim() : '';
+      if (chosen === '') settings.tls = true;
+      else {
+        const checked = checkTlsNode(chosen);
+        if (typeof checked === 'string') tlsProblems.push(checked);
+        else if (Array.isArray(checked)) tlsProblems.push(...checked);
+        else settings.tls = checked;
       }
     }
     if (read.oauth) {
@@ -66,7 +115,7 @@ export = function register(RED: NodeAPI): void {
     } else if (mechanism !== 'none') {
       settings.sasl = { mechanism, username: node.credentials?.username, password: node.credentials?.password };
     }
-    node.problems = [...read.envProblems.map((p) => p.text), ...timeouts.problems, ...read.fieldProblems.map((p) => p.text), ...validateClusterSettings(settings)];
+    node.problems = [...read.envProblems.map((p) => p.text), ...timeouts.problems, ...read.fieldProblems.map((p) => p.text), ...tlsProblems, ...validateClusterSettings(settings)];
     node.connection = null;
     if (node.problems.length > 0) {
       node.error(t('mm2-cluster.errors.invalid', { alias: node.alias || node.id, problems: node.problems.join('; ') }));

@@ -13,7 +13,9 @@
  *
  * Clients authenticate with HTTP Basic (RFC 6749 2.3.1, as Kafka's Java client does) or with
  * client_id and client_secret in the form body. A wrong secret is answered 401 invalid_client.
- * The token's subject is the client id (the broker's principal: User:<client id>).
+ * The token's subject is the client id (the broker's principal: User:<client id>). `issuer` sets the
+ * tokens' `iss` (default: the server's own URL), e.g. another server's, to issue tokens that only
+ * the signing key tells apart (a key the broker does not trust).
  */
 const http = require('node:http');
 const crypto = require('node:crypto');
@@ -21,7 +23,7 @@ const crypto = require('node:crypto');
 const b64url = (x) => Buffer.from(typeof x === 'string' ? x : JSON.stringify(x)).toString('base64url');
 
 /**
- * @param {{ clients: Record<string, string>, lifetimeSeconds?: number, audience?: string }} opts
+ * @param {{ clients: Record<string, string>, lifetimeSeconds?: number, audience?: string, issuer?: string }} opts
  */
 async function startOAuthServer(opts) {
   const { privateKey, publicKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -69,7 +71,7 @@ async function startOAuthServer(opts) {
       }
       const now = Math.floor(Date.now() / 1000);
       const scope = form.get('scope') || '';
-      const claims = { iss: base, sub: clientId, aud: audience, iat: now, nbf: now, exp: now + lifetime, jti: crypto.randomUUID(), ...(scope ? { scope } : {}) };
+      const claims = { iss: opts.issuer ?? base, sub: clientId, aud: audience, iat: now, nbf: now, exp: now + lifetime, jti: crypto.randomUUID(), ...(scope ? { scope } : {}) };
       issued.push({ clientId, scope, at: Date.now(), exp: claims.exp * 1000 });
       return send(res, 200, { access_token: sign(claims), token_type: 'Bearer', expires_in: lifetime, ...(scope ? { scope } : {}) });
     });
@@ -81,7 +83,7 @@ async function startOAuthServer(opts) {
   const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
   base = `http://127.0.0.1:${port}`;
   return {
-    issuer: base,
+    issuer: opts.issuer ?? base,
     audience,
     tokenUrl: `${base}/token`,
     jwksUrl: `${base}/jwks`,

@@ -1,7 +1,7 @@
 'use strict';
 /**
  * A secured Kafka cluster for one test file, beside the two plain ones the root hooks start:
- * TLS listeners (SSL, SASL_SSL, MTLS), an OAUTHBEARER listener (OAUTH) and/or KRaft's StandardAuthorizer
+ * TLS listeners (SSL, SASL_SSL, MTLS), an OAUTHBEARER listener (OAUTH; with TLS also OAUTH_SSL) and/or KRaft's StandardAuthorizer
  * (scripts/kafka/cluster.js, option `security`). Call it inside a describe(): the cluster starts
  * in before() and stops in after(), also when a test fails; clients made through it are
  * disconnected before the cluster stops.
@@ -25,9 +25,9 @@ const { startCluster } = require('../../scripts/kafka/cluster');
  * opts.mechanism: 'scram-sha-512' (default), 'scram-sha-256' or 'plain'; opts.password: another
  * password than the user's (to be refused); opts.cert: false to leave the client certificate out on
  * MTLS; opts.ca: false to trust the system's CAs instead of the test CA; opts.oauthBearerProvider: the
- * token provider for the OAUTH listener (security.oauth).
+ * token provider for the OAUTH and OAUTH_SSL listeners (security.oauth).
  * @param {Awaited<ReturnType<typeof startCluster>>} cluster
- * @param {'PLAINTEXT'|'SASL_PLAINTEXT'|'SSL'|'SASL_SSL'|'MTLS'|'OAUTH'} listener
+ * @param {'PLAINTEXT'|'SASL_PLAINTEXT'|'SSL'|'SASL_SSL'|'MTLS'|'OAUTH'|'OAUTH_SSL'} listener
  * @param {{ user?: string, password?: string, mechanism?: 'plain'|'scram-sha-256'|'scram-sha-512', cert?: boolean, ca?: boolean, oauthBearerProvider?: () => Promise<{ value: string }> }} [opts]
  */
 function connectionFor(cluster, listener, opts = {}) {
@@ -35,12 +35,12 @@ function connectionFor(cluster, listener, opts = {}) {
   if (!broker) throw new Error(`cluster '${cluster.name}' has no ${listener} listener (listeners: ${Object.keys(cluster.listeners).join(', ')}; SSL, SASL_SSL and MTLS need security.tls)`);
   /** @type {any} kafkajs KafkaConfig parts */
   const config = { brokers: [broker] };
-  if (listener === 'SSL' || listener === 'SASL_SSL' || listener === 'MTLS') {
+  if (listener === 'SSL' || listener === 'SASL_SSL' || listener === 'MTLS' || listener === 'OAUTH_SSL') {
     config.ssl = opts.ca === false ? {} : { ca: [cluster.tls.ca] };
     if (listener === 'MTLS' && opts.cert !== false) Object.assign(config.ssl, { cert: cluster.tls.cert, key: cluster.tls.key });
   }
-  if (listener === 'OAUTH') {
-    if (!opts.oauthBearerProvider) throw new Error('the OAUTH listener needs opts.oauthBearerProvider (an async function giving { value: <JWT> })');
+  if (listener === 'OAUTH' || listener === 'OAUTH_SSL') {
+    if (!opts.oauthBearerProvider) throw new Error('the OAUTH and OAUTH_SSL listeners need opts.oauthBearerProvider (an async function giving { value: <JWT> })');
     config.sasl = { mechanism: 'oauthbearer', oauthBearerProvider: opts.oauthBearerProvider };
   } else if (listener === 'SASL_PLAINTEXT' || listener === 'SASL_SSL') {
     const user = opts.user || 'admin';

@@ -20,7 +20,8 @@ const { useSecuredCluster } = require('../harness/secured');
 const { startOAuthServer } = require('../harness/oauth-server');
 const { startNodeRed } = require('../../scripts/node-red-runner');
 const { skipWithoutChromium, openEditor } = require('../harness/editor');
-const { DEFAULT_KAFKA_VERSION, resolveKafka } = require('../../scripts/kafka/cluster');
+const { DEFAULT_KAFKA_VERSION, resolveKafka, freePort } = require('../../scripts/kafka/cluster');
+const http = require('node:http');
 const { parseJavaProperties } = require('../../dist/core/java-properties');
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
@@ -82,12 +83,12 @@ describe(`OAUTHBEARER: mm2-cluster with a client-credentials token, a broker val
   const written = async () => ((await admin.listTopics()).includes('heartbeats') ? (await admin.fetchTopicOffsets('heartbeats')).reduce((n, o) => n + Number(o.high), 0) : 0);
 
   /** The flow: a source cluster on the OAUTH listener (the secret as a credential, as the editor deploys it), a heartbeat node writing into it. */
-  function flow(secret, alias) {
+  function flow(secret, alias, endpoint = auth.tokenUrl) {
     return [
       { id: 'tab', type: 'tab', label: 'oauth', disabled: false, info: '' },
       {
         id: 'src', type: 'mm2-cluster', name: '', alias, bootstrap: secured.cluster.listeners.OAUTH, clientId: '', usetls: false, tls: '',
-        saslMechanism: 'oauthbearer', oauthTokenEndpoint: auth.tokenUrl, oauthClientId: CLIENT, oauthScope: 'kafka', oauthExtensions: '',
+        saslMechanism: 'oauthbearer', oauthTokenEndpoint: endpoint, oauthClientId: CLIENT, oauthScope: 'kafka', oauthExtensions: '',
         connectionTimeoutMs: '', requestTimeoutMs: '',
         credentials: { oauthClientSecret: secret },
       },
@@ -227,5 +228,96 @@ describe(`OAUTHBEARER: mm2-cluster with a client-credentials token, a broker val
       .catch((e) => assert.fail(`${e.message}; ${shown()}`));
     assert.match(line, /does not accept client 'mm2-node-red' \(HTTP 401 invalid_client/);
     assert.ok(!nr.log.includes('not-the-secret'), 'the wrong secret is not logged');
+  });
+  /**
+   * Deploys the heartbeat flow with token endpoint `endpoint` and waits for a red status matching
+   * `want` and an error or warning of the heartbeat node matching `logWant` (both come after
+   * kafkajs's own retries: before, the first already gave another failure's advice); then, when
+   * `attempts` counts the token requests, after two more of them, no status and no log line gives
+   * the advice of another failure (a listener without SASL, no brokers, a closed connection).
+   * Returns the log line.
+   * @param {string} endpoint
+   * @param {string} alias
+   * @param {RegExp} want
+   * @param {RegExp} logWant
+   * @param {{ timeout?: number, attempts?: () => number }} [opts]
+   */
+  async function failsNaming(endpoint, alias, want, logWant, { timeout = 90000, attempts } = {}) {
+    const since = statuses.history().length;
+    const logFrom = nr.log.length;
+    await nr.deploy(flow(SECRET, alias, endpoint));
+    await env.eventually(() => status().fill === 'red' && want.test(status().text || ''), { timeout, what: `a red status matching ${want}` })
+      .catch((e) => assert.fail(`${e.message}; ${shown()}`));
+    const lines = () => nr.log.slice(logFrom).split('\n').filter((l) => /\[(error|warn)\] \[mm2-heartbeat:hb\]/.test(l));
+    const line = await env.eventually(() => lines().find((l) => logWant.test(l)), { timeout: 60000, what: `a logged line matching ${logWant}` })
+      .catch((e) => assert.fail(`${e.message}; ${shown()}`));
+    if (attempts) {
+      const seen = attempts();
+      await env.eventually(() => attempts() >= seen + 2, { timeout: 120000, what: 'two more token requests' });
+    }
+    const wrong = /does not use SASL|SASL mechanism to none|No brokers in the broker pool|Closed connection|closed the connection/;
+    const texts = statuses.history().slice(since).filter((h) => h.id === 'hb').map((h) => String(h.status.text || ''));
+    assert.deepEqual(texts.filter((x) => wrong.test(x)), [], `no status gives another failure's advice: ${texts.join(' | ')}`);
+    assert.deepEqual(lines().filter((l) => wrong.test(l)), [], 'no log line of the node gives another failure\'s advice');
+    // green never again once red (a status of the flow deployed before may arrive just after the deploy)
+    const redAt = texts.findIndex((x) => want.test(x));
+    assert.ok(!texts.slice(redAt).some((x) => /^emitted/.test(x)), `never green once red: ${texts.join(' | ')}`);
+    return line;
+  }
+
+  it('the token endpoint unreachable (a closed port): the status names the token endpoint URL, the log the URL and what failed', async function () {
+    const url = `http://127.0.0.1:${await freePort()}/oauth2/token`;
+    const line = await failsNaming(url, 'oauth-closed', /OAUTHBEARER token endpoint URL unreachable \(ECONNREFUSED\): check the URL/, /OAUTHBEARER token endpoint URL unreachable/);
+    assert.ok(line.includes(`cannot reach ${url}`), line);
+    assert.match(line, /ECONNREFUSED/);
+    assert.match(line, /check the token endpoint URL in the cluster node/);
+  });
+
+  it('the token endpoint answering HTTP 500: named, with the status code and the field to fix', async function () {
+    let asked = 0;
+    const server = http.createServer((_req, res) => {
+      asked += 1;
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end('internal error');
+    });
+    await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)));
+    const url = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/token`;
+    try {
+      const line = await failsNaming(url, 'oauth-500', /OAUTHBEARER token endpoint URL answered HTTP 500: check the URL/, /OAUTHBEARER token endpoint URL gave no token.*\(HTTP 500\)/, { attempts: () => asked });
+      assert.ok(line.includes(`the token endpoint ${url}`), line);
+      assert.match(line, /check the token endpoint URL in the cluster node/);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(() => r(undefined)));
+    }
+  });
+
+  it('a token endpoint that never answers: named, with the time waited (the client times out)', async function () {
+    const held = new Set();
+    const server = http.createServer((req, res) => { held.add(res); req.resume(); });
+    await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)));
+    const url = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/token`;
+    try {
+      const line = await failsNaming(url, 'oauth-silent', /OAUTHBEARER token endpoint URL: no answer within \d+ ms: check the URL/, /OAUTHBEARER token endpoint URL not answering.*\(no answer within \d+ ms\)/, { timeout: 120000, attempts: () => held.size });
+      assert.ok(line.includes(url), line);
+      assert.match(line, /check the token endpoint URL in the cluster node and the network to the identity provider/);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(() => r(undefined)));
+    }
+  });
+
+  it('a token signed with a key the broker does not trust: the broker refused the token, naming the client id and the endpoint', async function () {
+    // the same client, issuer and audience, another signing key
+    const rogue = await startOAuthServer({ clients: { [CLIENT]: SECRET }, lifetimeSeconds: LIFETIME_S, issuer: auth.issuer });
+    try {
+      const line = await failsNaming(rogue.tokenUrl, 'oauth-rogue', new RegExp(`OAUTHBEARER token of client '${CLIENT}' refused by the broker \\(invalid_token\\)`), /OAUTHBEARER token refused by the broker/, { attempts: () => rogue.requests });
+      assert.ok(rogue.issued.length > 0, 'a token was issued');
+      assert.ok(line.includes(`client '${CLIENT}'`), line);
+      assert.ok(line.includes(rogue.tokenUrl), line);
+      assert.match(line, /invalid_token/);
+    } finally {
+      await rogue.stop();
+    }
   });
 });

@@ -11,8 +11,9 @@ const http = require('node:http');
 const fs = require('node:fs');
 const path = require('node:path');
 const vm = require('node:vm');
-const { oauthBearerProvider, requestToken, tokenIsFresh, MIN_TOKEN_REMAINING_MS, REFUSAL_HOLD_MS, OAuthTokenError } = require('../../dist/kafka/oauth-token');
-const { explainKafkaError, validateClusterSettings, principalOf } = require('../../dist/kafka/client');
+const { oauthBearerProvider, oauthBearerMechanism, requestToken, tokenIsFresh, MIN_TOKEN_REMAINING_MS, REFUSAL_HOLD_MS, OAuthTokenError, OAuthTokenRefusedError } = require('../../dist/kafka/oauth-token');
+const { explainKafkaError, validateClusterSettings, principalOf, tokenFailureSummary } = require('../../dist/kafka/client');
+const { failureStatusText } = require('../../dist/nodes/lib/flow-node');
 const { oauthFieldProblem, parseSaslExtensions } = require('../../dist/core/oauth-fields');
 const { exportConnectors } = require('../../dist/flows/export-connectors');
 const { flowFromConnectorConfigs } = require('../../dist/flows/import-connectors');
@@ -148,12 +149,107 @@ describe('OAUTHBEARER: token provider, explanations, field checks, export', func
       ep = await tokenEndpoint(() => ({ status: 200, body: {} }));
     });
 
+    it('a token endpoint that does not answer in time: a timeout naming the time waited, not retried inside kafkajs (each attempt would wait again)', async function () {
+      const held = [];
+      const silent = http.createServer((_req, res) => { held.push(res); });
+      await new Promise((r) => silent.listen(0, '127.0.0.1', () => r(undefined)));
+      const url = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (silent.address()).port}/token`;
+      try {
+        const e = await requestToken(settings({ tokenEndpointUrl: url }), { now, timeoutMs: 300 }).then(() => null, (x) => x);
+        assert.equal(e.failure, 'timeout');
+        assert.equal(e.retriable, false);
+        assert.equal(e.held, false, 'asked again at the next attempt');
+        const text = explainKafkaError(e, { alias: 'east', bootstrapServers: ['k1:9092'] });
+        assert.ok(text.startsWith(`OAUTHBEARER token endpoint URL not answering (east: k1:9092): the token endpoint ${url} (no answer within 300 ms)`), text);
+        assert.equal(failureStatusText(`error: emit failed: ${text}`), 'OAUTHBEARER token endpoint URL: no answer within 300 ms: check the URL');
+      } finally {
+        silent.closeAllConnections();
+        await new Promise((r) => silent.close(r));
+      }
+    });
+
+    it('an HTTP 500: retried by kafkajs, named with its status code in the explanation and the status', async function () {
+      await ep.close();
+      ep = await tokenEndpoint(() => ({ status: 500, body: 'oops' }));
+      const e = await requestToken(settings(), { now }).then(() => null, (x) => x);
+      assert.equal(e.failure, 'answer');
+      assert.equal(e.retriable, true);
+      const text = explainKafkaError(e, { alias: 'east', bootstrapServers: ['k1:9092'] });
+      assert.match(text, new RegExp(`^OAUTHBEARER token endpoint URL gave no token \\(east: k1:9092\\): the token endpoint ${ep.url} \\(HTTP 500\\): check the token endpoint URL in the cluster node`));
+      assert.equal(tokenFailureSummary(text), 'OAUTHBEARER token endpoint URL answered HTTP 500: check the URL');
+    });
+
     it('an answer without a token (not a token endpoint) names the token endpoint URL', async function () {
       await ep.close();
       ep = await tokenEndpoint(() => ({ status: 200, body: '<html>login</html>' }));
       const e = await requestToken(settings(), { now }).then(() => null, (x) => x);
       assert.equal(e.failure, 'answer');
       assert.match(explainKafkaError(e), /^OAUTHBEARER token endpoint URL gave no token: .*\(HTTP 200 without an access_token.*\): check the token endpoint URL in the cluster node/);
+    });
+  });
+
+  describe('the OAUTHBEARER mechanism given to kafkajs (its SASL exchange with the broker)', function () {
+    /** kafkajs's saslAuthenticate as the mechanism sees it: answers each request with the next of `answers` (a Buffer of the server's bytes, or an Error). */
+    function exchange(answers) {
+      const sent = [];
+      const saslAuthenticate = async ({ request, response }) => {
+        const bytes = await request.encode();
+        sent.push(bytes.subarray(4).toString('utf8'));
+        const a = answers.shift();
+        if (a instanceof Error) throw a;
+        const raw = Buffer.alloc(4 + a.length);
+        raw.writeInt32BE(a.length);
+        a.copy(raw, 4);
+        return response ? response.parse(await response.decode(raw)) : undefined;
+      };
+      return { sent, saslAuthenticate, host: 'k1', port: 9092 };
+    }
+    let issued = 0;
+    const fetchToken = async () => {
+      issued += 1;
+      return new Response(JSON.stringify({ access_token: `tok-${issued}`, expires_in: 3600 }), { status: 200, headers: { 'content-type': 'application/json' } });
+    };
+    const o = { tokenEndpointUrl: 'https://idp.example.com/token', clientId: 'mm2-east', clientSecret: 's', extensions: { logicalCluster: 'lkc-1' } };
+
+    it('sends the client initial response (RFC 7628) with the extensions; an empty answer is success', async function () {
+      const m = oauthBearerMechanism(o, { fetch: fetchToken });
+      assert.equal(m.mechanism, 'oauthbearer');
+      const x = exchange([Buffer.alloc(0)]);
+      await m.authenticationProvider(x).authenticate();
+      assert.deepEqual(x.sent, [`n,,\u0001auth=Bearer tok-${issued}\u0001logicalCluster=lkc-1\u0001\u0001`]);
+    });
+
+    it("the broker's error challenge: answered with %x01, then a refusal naming the client id and the token endpoint; the token is not given again", async function () {
+      const m = oauthBearerMechanism(o, { fetch: fetchToken });
+      const failed = Object.assign(new Error('Authentication failed during authentication due to invalid credentials with SASL mechanism OAUTHBEARER'), { type: 'SASL_AUTHENTICATION_FAILED' });
+      const x = exchange([Buffer.from('{"status":"invalid_token"}'), failed]);
+      const e = await m.authenticationProvider(x).authenticate().then(() => null, (err) => err);
+      assert.equal(x.sent[1], '\u0001', 'the client answers the error with %x01 (RFC 7628 3.2.2)');
+      assert.equal(e.name, 'KafkaJSConnectionError', 'kafkajs drops the connection');
+      assert.equal(e.retriable, false);
+      assert.ok(e.cause instanceof OAuthTokenRefusedError);
+      const text = explainKafkaError(Object.assign(new Error(e.message), { name: 'KafkaJSNonRetriableError', cause: e }), { alias: 'east', bootstrapServers: ['k1:9092'], sasl: { mechanism: 'oauthbearer' } });
+      assert.match(text, /^OAUTHBEARER token refused by the broker \(east: k1:9092\): the broker k1:9092 refused the token of client 'mm2-east' from the token endpoint https:\/\/idp\.example\.com\/token \(invalid_token: Authentication failed/);
+      assert.equal(tokenFailureSummary(text), "OAUTHBEARER token of client 'mm2-east' refused by the broker (invalid_token)");
+      // the next attempt gets a new token
+      const before = issued;
+      const y = exchange([Buffer.alloc(0)]);
+      await m.authenticationProvider(y).authenticate();
+      assert.equal(issued, before + 1);
+    });
+
+    it('a failed token request is thrown as a connection error (kafkajs drops the half-done SASL exchange), the token failure its cause', async function () {
+      const m = oauthBearerMechanism({ ...o, tokenEndpointUrl: 'http://127.0.0.1:1/token' }, { fetch: async () => { throw Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:1' } }); } });
+      const x = exchange([]);
+      const e = await m.authenticationProvider(x).authenticate().then(() => null, (err) => err);
+      assert.deepEqual(x.sent, [], 'nothing sent to the broker');
+      assert.equal(e.name, 'KafkaJSConnectionError');
+      assert.equal(e.retriable, true);
+      assert.ok(e.cause instanceof OAuthTokenError);
+      const text = explainKafkaError(Object.assign(new Error('x'), { name: 'KafkaJSNumberOfRetriesExceeded', cause: e }), { alias: 'east', bootstrapServers: ['k1:9092'], sasl: { mechanism: 'oauthbearer' } });
+      assert.match(text, /^OAUTHBEARER token endpoint URL unreachable \(east: k1:9092\): cannot reach http:\/\/127\.0\.0\.1:1\/token \(ECONNREFUSED/);
+      assert.doesNotMatch(text, /SASL mechanism to none/);
+      assert.equal(failureStatusText(`east: ${text}`), 'OAUTHBEARER token endpoint URL unreachable (ECONNREFUSED): check the URL');
     });
   });
 

@@ -10,7 +10,7 @@ import type { ReplicationConfigNode } from './config-nodes';
 import type { ClusterConnection, ConnectionState, ConnectionUser } from '../../kafka/connection';
 import { assertTimerMs } from '../../core/intervals';
 import { ReportThrottle } from '../../core/report-throttle';
-import { isClientInternalFailure, refusalSummary, withoutClientInternals } from '../../kafka/client';
+import { isClientInternalFailure, refusalSummary, tokenFailureSummary, withoutClientInternals } from '../../kafka/client';
 
 /** The longest status text a node shows (longer ones are cut with an ellipsis). */
 export const STATUS_MAX = 60;
@@ -34,12 +34,14 @@ export const REFUSAL_STATUS_MAX = 100;
 
 /**
  * A status text, cut to STATUS_MAX; one that tells of a refusal by the authorizer shows the ACL
- * it needs instead (refusalSummary: `not authorized: needs WRITE on Topic:heartbeats`). kafkajs's
+ * it needs instead (refusalSummary: `not authorized: needs WRITE on Topic:heartbeats`), one of an
+ * OAUTHBEARER token failure what failed and the field to fix (tokenFailureSummary). kafkajs's
  * own words of a failure inside it are left to the log (withoutClientInternals).
  */
 export function failureStatusText(text: string): string {
-  const refusal = refusalSummary(text);
-  return refusal ? truncate(refusal, REFUSAL_STATUS_MAX) : truncate(withoutClientInternals(text));
+  // a refusal by the authorizer, an OAUTHBEARER token failure: what to fix, whatever came before it
+  const summary = refusalSummary(text) ?? tokenFailureSummary(text);
+  return summary ? truncate(summary, REFUSAL_STATUS_MAX) : truncate(withoutClientInternals(text));
 }
 
 /** How long a failure that stays the same goes unrepeated in the log. */
@@ -196,7 +198,7 @@ export class StatusReporter implements ConnectionUser {
     for (const [alias, s] of this.conn) {
       if (s.state === 'error') {
         const why = s.error ?? 'error';
-        st = { fill: 'red', shape: 'ring', text: refusalSummary(why) ? failureStatusText(why) : truncate(`${alias}: ${withoutClientInternals(why)}`) };
+        st = { fill: 'red', shape: 'ring', text: refusalSummary(why) || tokenFailureSummary(why) ? failureStatusText(why) : truncate(`${alias}: ${withoutClientInternals(why)}`) };
         break;
       }
     }
