@@ -7,7 +7,8 @@
  * broker: the Kafka protocol and the records of `__consumer_offsets` (group and offset requests,
  * the commit stream, KIP-848 groups), authorizers and SASL, MirrorMaker 2 of that line as the peer.
  * What cannot change with the broker runs once: the editor, the demo's processes, the runtime's
- * language, Node-RED's deploy life cycle, settings refused before any broker is asked, scale runs.
+ * language, Node-RED's deploy life cycle, settings refused before any broker is asked, scale runs,
+ * the nodes' failure paths and drills (the whole run stays within CI's time).
  */
 const { DEFAULT_KAFKA_VERSION } = require('./kafka/cluster');
 
@@ -24,6 +25,8 @@ const PROTOCOL_FILES = [
   'kafka-adapter',
   'conformance-mm2-checkpoints',
   'conformance-mm2-source',
+  'kip848-failover',
+  'group-types',
 ].map(f);
 
 /** Files that run once, on the default version only (nothing in them depends on the broker's version). */
@@ -40,8 +43,13 @@ const ONCE_FILES = [
   'config-nodes',
 ].map(f);
 
-/** The oldest supported line runs every file but ONCE_FILES (the mocha config's ignore list does the same for KAFKA_VERSIONS). */
+/** The oldest supported line: the protocol files and what else the broker's version can change
+ * (authorizers, SASL and OAUTHBEARER, TLS, topic configs and ACLs the mirror copies). */
 const OLDEST_LINE = '3.9.1';
+const OLDEST_LINE_FILES = [
+  ...PROTOCOL_FILES,
+  ...['acl-per-node', 'oauthbearer', 'harness-security', 'tls-config-refused', 'mm2-mirror', 'mirror-topic-sync', 'conformance-mm2-policies'].map(f),
+];
 
 /**
  * The integration runs: `files` null is every file.
@@ -49,7 +57,7 @@ const OLDEST_LINE = '3.9.1';
  */
 const KAFKA_MATRIX = [
   { version: DEFAULT_KAFKA_VERSION, files: null },
-  { version: OLDEST_LINE, files: null },
+  { version: OLDEST_LINE, files: OLDEST_LINE_FILES },
   { version: '4.1.1', files: PROTOCOL_FILES },
   { version: '4.2.2', files: PROTOCOL_FILES },
 ];
@@ -78,4 +86,4 @@ const EXAMPLE_TESTS = {
   'deploy-to-kafka-connect.json': f('mm2-connect'),
 };
 
-module.exports = { KAFKA_MATRIX, NODE_RED_5_FILES, EXAMPLE_TESTS, PROTOCOL_FILES, ONCE_FILES, OLDEST_LINE };
+module.exports = { OLDEST_LINE_FILES, KAFKA_MATRIX, NODE_RED_5_FILES, EXAMPLE_TESTS, PROTOCOL_FILES, ONCE_FILES, OLDEST_LINE };

@@ -92,9 +92,10 @@ describe('the demo stops cleanly', function () {
       else demo.child.kill(signal);
       const { code } = await exited;
 
-      // the demo ran its own stop and said what each step waited for: never a silent wait
+      // the demo ran its own stop and said what each step waited for: never a silent wait (Node-RED's
+      // warnings, which the demo prints, may come between a step and its 'done')
       assert.match(demo.out, /stopping the demo \(\d+ steps; each step says what it waits for\)/, demo.out.slice(-3000));
-      for (const step of [/closing Node-RED and removing its user folder \(its nodes finish their writes first, up to 15 s\)\.\.\. done \(\d+\.\d s\)/, /stopping both Kafka brokers and removing their data folders .*\.\.\. done \(\d+\.\d s\)/]) {
+      for (const step of [/closing Node-RED and removing its user folder \(its nodes finish their writes first, up to 15 s\)\.\.\. (?:node-red \| [^\n]*\n)*done \(\d+\.\d s\)/, /stopping both Kafka brokers and removing their data folders .*\.\.\. (?:node-red \| [^\n]*\n)*done \(\d+\.\d s\)/]) {
         assert.match(demo.out, step, demo.out.slice(-3000));
       }
       assert.match(demo.out, /stopped: nothing of the demo runs any more and its folders are removed\./, demo.out.slice(-3000));

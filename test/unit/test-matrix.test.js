@@ -50,8 +50,8 @@ describe('the test matrix (scripts/test-matrix.js)', function () {
       assert.ok(fs.readFileSync(path.join(root, file), 'utf8').includes(example.replace(/\.json$/, '')), `${file} names ${example}`);
     }
     // the node types the examples use, each in an example whose test runs on Node-RED 5
-    const types = Object.keys(require('../../package.json')['node-red'].nodes);
-    const used = new Set(examples.flatMap((n) => require(path.join(root, 'examples', n)).map((node) => node.type)));
+    const types = Object.keys(JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))['node-red'].nodes);
+    const used = new Set(examples.flatMap((n) => JSON.parse(fs.readFileSync(path.join(root, 'examples', n), 'utf8')).map((/** @type {{ type: string }} */ node) => node.type)));
     for (const type of types) assert.ok(used.has(type), `${type} is in an example`);
   });
 });
