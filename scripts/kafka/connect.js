@@ -55,6 +55,15 @@ function mm2Candidates(brokerVersion, listed) {
   ];
 }
 
+/** Versions to try when the repository's listing cannot be read: 4.4.0 -> 4.4.0, 4.3.3 ... 4.3.0. */
+function guessedMm2Versions(brokerVersion) {
+  const [major, minor, patch] = versionParts(brokerVersion);
+  const out = [brokerVersion];
+  for (let p = patch - 1; p >= 0 && out.length < 4; p--) out.push(`${major}.${minor}.${p}`);
+  if (minor > 0) for (let p = 3; p >= 0 && out.length < 6; p--) out.push(`${major}.${minor - 1}.${p}`);
+  return out;
+}
+
 /** The versions of connect-mirror Maven Central lists (its maven-metadata.xml), or null when it cannot be read. */
 function listedMm2Versions() {
   const url = `${process.env.MAVEN_CENTRAL_URL || 'https://repo.maven.apache.org/maven2'}/org/apache/kafka/connect-mirror/maven-metadata.xml`;
@@ -89,7 +98,9 @@ function mm2VersionFor(brokerVersion = process.env.KAFKA_VERSION || DEFAULT_KAFK
   if (fs.existsSync(path.join(cacheRoot(), `kafka-${brokerVersion}`, '.connect-complete'))) return brokerVersion;
   const listed = listedMm2Versions();
   // the repository may list a version some of whose jars it does not serve: the next one then
-  const candidates = listed ? mm2Candidates(brokerVersion, listed).slice(0, 4) : [brokerVersion];
+  // without the listing (the repository's metadata unreadable): the broker's version, then guesses
+  // below it on its line and the line before (each tried with Maven; one that resolves wins)
+  const candidates = listed ? mm2Candidates(brokerVersion, listed).slice(0, 4) : guessedMm2Versions(brokerVersion);
   if (!candidates.length) throw new Error(`Maven Central lists no connect-mirror at or before ${brokerVersion}: set MM2_VERSION`);
   const failures = [];
   for (const version of candidates) {
@@ -374,4 +385,4 @@ function consoleConsume({ bootstrap, topic, formatter, maxMessages, timeoutMs = 
   return res.stdout.split('\n').map((l) => l.trim()).filter((l) => /^(OffsetSync|Checkpoint|Heartbeat)\{/.test(l));
 }
 
-module.exports = { resolveConnect, mm2VersionFor, mm2Candidates, startMirrorMaker, startConnectWorker, consoleConsume, SINGLE_BROKER };
+module.exports = { resolveConnect, mm2VersionFor, mm2Candidates, guessedMm2Versions, startMirrorMaker, startConnectWorker, consoleConsume, SINGLE_BROKER };

@@ -3,7 +3,7 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { mm2Candidates } = require('../../scripts/kafka/connect');
+const { mm2Candidates, guessedMm2Versions } = require('../../scripts/kafka/connect');
 const { KAFKA_MATRIX, NODE_RED_5_FILES, EXAMPLE_TESTS, PROTOCOL_FILES, ONCE_FILES } = require('../../scripts/test-matrix');
 const { DEFAULT_KAFKA_VERSION } = require('../../scripts/kafka/cluster');
 
@@ -23,6 +23,11 @@ describe('the MirrorMaker 2 beside a broker version (scripts/kafka/connect.js)',
     assert.deepEqual(mm2Candidates('4.3.2', listed).slice(0, 3), ['4.3.1', '4.3.0', '4.2.1']);
     assert.deepEqual(mm2Candidates('4.2.2', listed).slice(0, 3), ['4.2.1', '4.2.0', '4.1.2']);
     assert.deepEqual(mm2Candidates('3.8.0', listed), []);
+  });
+
+  it("without the repository's listing: the broker's version, then older patches of its line and of the line before", function () {
+    assert.deepEqual(guessedMm2Versions('4.4.0'), ['4.4.0', '4.3.3', '4.3.2', '4.3.1', '4.3.0']);
+    assert.deepEqual(guessedMm2Versions('4.2.2'), ['4.2.2', '4.2.1', '4.2.0', '4.1.3', '4.1.2', '4.1.1']);
   });
 });
 
