@@ -696,6 +696,36 @@ export interface NameMatcher {
 }
 
 /**
+ * The items of an MM2 regex list, each compiled by `compileOne` (given the item and a group-name
+ * prefix of its own), or null when the list is empty. Throws ConfigError naming `property` when
+ * the list has a duplicate or an empty item (refused by Kafka 4.2+) or an entry cannot be used
+ * (each bad entry and its construct named).
+ */
+function compileItems<T>(
+  value: string | readonly string[] | undefined | null,
+  property: string,
+  compileOne: (item: string, prefix: string) => T,
+): T[] | null {
+  if (value !== undefined && value !== null) {
+    const problem = listItemsProblem(value);
+    if (problem !== undefined) throw new ConfigError(problem, property);
+  }
+  const items = splitList(value);
+  if (items.length === 0) return null;
+  const bad: string[] = [];
+  const out: T[] = [];
+  items.forEach((item, k) => {
+    try {
+      out.push(compileOne(item, `a${k}x`));
+    } catch (e) {
+      bad.push(`'${item}' is not a valid regular expression (${(e as Error).message})`);
+    }
+  });
+  if (bad.length > 0) throw new ConfigError(bad.join('; '), property);
+  return out;
+}
+
+/**
  * Compiles an MM2 regex list into a matcher of whole names, or null when the list is empty
  * (matches nothing). The names are matched in time linear in the name for every ordinary
  * pattern (src/core/linear-regex.ts): a pattern such as `(a+)+$` cannot stall the event loop
@@ -707,32 +737,18 @@ export function compileRegexList(
   value: string | readonly string[] | undefined | null,
   property: string,
 ): NameMatcher | null {
-  if (value !== undefined && value !== null) {
-    const problem = listItemsProblem(value);
-    if (problem !== undefined) throw new ConfigError(problem, property);
-  }
-  const items = splitList(value);
-  if (items.length === 0) return null;
-  const bad: string[] = [];
-  const nodes: RegexNode[] = [];
-  items.forEach((item, k) => {
-    try {
-      const piece = new Translator(item, `a${k}x`).translate();
-      new RegExp(piece.src, 'u');
-      nodes.push(piece.node);
-    } catch (e) {
-      bad.push(`'${item}' is not a valid regular expression (${(e as Error).message})`);
-    }
+  const nodes = compileItems(value, property, (item, prefix) => {
+    const piece = new Translator(item, prefix).translate();
+    new RegExp(piece.src, 'u');
+    return piece.node;
   });
-  if (bad.length === 0) {
-    try {
-      return new LinearRegex(nodes.length === 1 ? nodes[0] : { t: 'alt', alts: nodes });
-    } catch (e) {
-      if (!(e instanceof RegexTooLargeError)) throw e;
-      bad.push(`'${items.join(', ')}' ${e.message}`);
-    }
+  if (nodes === null) return null;
+  try {
+    return new LinearRegex(nodes.length === 1 ? nodes[0] : { t: 'alt', alts: nodes });
+  } catch (e) {
+    if (!(e instanceof RegexTooLargeError)) throw e;
+    throw new ConfigError(`'${splitList(value).join(', ')}' ${e.message}`, property);
   }
-  throw new ConfigError(bad.join('; '), property);
 }
 
 /**
@@ -743,23 +759,11 @@ export function compileRegexListToRegExp(
   value: string | readonly string[] | undefined | null,
   property: string,
 ): RegExp | null {
-  if (value !== undefined && value !== null) {
-    const problem = listItemsProblem(value);
-    if (problem !== undefined) throw new ConfigError(problem, property);
-  }
-  const items = splitList(value);
-  if (items.length === 0) return null;
-  const bad: string[] = [];
-  const sources: string[] = [];
-  items.forEach((item, k) => {
-    try {
-      const src = javaToJsPattern(item, `a${k}x`);
-      new RegExp(src, 'u');
-      sources.push(src);
-    } catch (e) {
-      bad.push(`'${item}' is not a valid regular expression (${(e as Error).message})`);
-    }
+  const sources = compileItems(value, property, (item, prefix) => {
+    const src = javaToJsPattern(item, prefix);
+    new RegExp(src, 'u');
+    return src;
   });
-  if (bad.length > 0) throw new ConfigError(bad.join('; '), property);
+  if (sources === null) return null;
   return new RegExp('^(?:' + sources.map((s) => '(?:' + s + ')').join('|') + ')$', 'u');
 }
