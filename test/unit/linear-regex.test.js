@@ -126,7 +126,21 @@ describe('Linear-time filter matching: the same answers as the former RegExp tra
   it('over 1000 generated patterns (groups, lookarounds, atomic groups, lazy and possessive quantifiers, anchors, classes) and 40 names each', function () {
     const rand = prng(26);
     let settled = 0;
-    for (let i = 0; i < 1000; i++) settled += sameAnswers([pattern(rand, 0, false)], names(rand, 40));
+    let refused = 0;
+    for (let i = 0; i < 1000; i++) {
+      const p = pattern(rand, 0, false);
+      const candidates = names(rand, 40);
+      // a lookbehind Java refuses for its length is refused (java-regex-refused.test.js checks each against Java 17)
+      try {
+        compileRegexList([p], 'groups');
+      } catch (e) {
+        assert.match(e.message, /Look-behind group does not have an obvious maximum length/, p);
+        refused++;
+        continue;
+      }
+      settled += sameAnswers([p], candidates);
+    }
+    assert.ok(refused < 500, `${refused} of 1000 refused: most patterns are compared`);
     // each disagreement was one of Java's cases above, and every one of them came up
     assert.equal(settled, JAVA_CHECKED.length);
   });
@@ -189,7 +203,7 @@ describe('Linear-time filter matching: hostile names against catastrophic patter
     ['(?:(a+)+)+b', a(60), false],
     ['((a+)+)++b', a(60), false],
     ['(?=(a+)+$)a*', a(60) + '!', false],
-    ['.*(?<=(a+)+)!', a(60) + '!', true],
+    ['.*(?<=a*a*a*a*)!', a(60) + '!', true],
   ];
   for (const [p, name, expected] of HOSTILE) {
     it(`${p} on a ${name.length}-character name: ${expected ? 'matches' : 'no match'}, with work bounded by states x (length + 1)`, function () {
