@@ -24,7 +24,7 @@ describe('the Connect export refuses a TLS configuration the runtime refuses, in
   let certs;
   const credentials = {};
   // Node-RED's runtime API as the export endpoint and the mm2-connect node use it (no catalog: our en-US one)
-  const RED = { _: (k) => k, nodes: { getCredentials: (id) => credentials[id] } };
+  const RED = /** @type {any} */ ({ _: (k) => k, nodes: { getCredentials: (id) => credentials[id] } });
   const t = makeTranslate(RED, 'mm2-replication');
   before(function () {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mm2-export-tls-'));

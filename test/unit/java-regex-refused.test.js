@@ -8,7 +8,10 @@
  * with | into one pattern (an inline flag carries over to the items after it).
  */
 const assert = require('node:assert/strict');
-const fixture = require('../fixtures/java-17-pattern-compile.json');
+const fs = require('node:fs');
+const path = require('node:path');
+/** @type {{ java: string, patterns: Array<[string, string]> }} */
+const fixture = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'java-17-pattern-compile.json'), 'utf8'));
 const { compileRegexList, compileRegexListToRegExp } = require('../../dist/core/java-regex');
 const { ConfigError } = require('../../dist/core/errors');
 
