@@ -12,7 +12,7 @@ import { readClusterTimeouts } from './lib/settings/cluster';
 import { readClusterFields } from '../core/cluster-settings';
 import { ClusterConnection } from '../kafka/connection';
 import { validateClusterSettings, type ClusterSettings, type SaslMechanism } from '../kafka/client';
-import { tlsFileProblems, tlsNodeFiles, type TlsFileProblem } from '../kafka/tls-files';
+import { tlsConfigProblems, tlsLabel } from './lib/tls-check';
 
 
 interface ClusterDef extends NodeDef {
@@ -49,34 +49,15 @@ export = function register(RED: NodeAPI): void {
     return found;
   }
 
-  /** `'orders CA' (1a2b)` (its name and id) or `'1a2b'`: how a message names a TLS configuration node. */
-  function tlsLabel(id: string, name: unknown): string {
-    return typeof name === 'string' && name.trim() !== '' ? `'${name.trim()}' (${id})` : `'${id}'`;
-  }
-
-  /** One problem of a TLS configuration's files in the runtime's words. */
-  function tlsFileText(label: string, p: TlsFileProblem): string {
-    const what = p.field
-      ? t(p.uploaded ? 'mm2-cluster.tls.uploaded' : 'mm2-cluster.tls.file', { kind: t(`mm2-cluster.tls.kind.${p.field}`), file: p.file || '?' })
-      : '';
-    return t(`mm2-cluster.tls.problem.${p.code}`, { tls: label, what, detail: p.detail ?? '', kind: p.field ? t(`mm2-cluster.tls.kind.${p.field}`) : '' });
-  }
-
-  /**
-   * The TLS options of the tls-config node `id`, or why it cannot be used (the node's name or id,
-   * the file and the fix): a node that does not exist or is disabled, another type of node, a
-   * file missing, unreadable or not PEM, a certificate without its key, a key that is not the
-   * certificate's, an invalid node (Node-RED's own check: then it hands out no CA at all).
-   */
   function checkTlsNode(id: string): Record<string, unknown> | string | string[] {
     const defn = definitionOf(id);
-    const label = tlsLabel(id, defn?.name);
     const found = RED.nodes.getNode(id) as TlsConfigNode | null;
-    if (!found) return t(defn && (defn.d === true || defn.d === 'true') ? 'mm2-cluster.tls.disabled' : 'mm2-cluster.tls.no-node', { tls: label });
-    if (found.type !== 'tls-config') return t('mm2-cluster.tls.not-tls', { tls: tlsLabel(id, found.name), type: String(found.type ?? '?') });
-    const problems = tlsFileProblems(tlsNodeFiles(defn ?? {}, found.credentials)).map((p) => tlsFileText(label, p));
+    // the definition and files as the Connect export reads them (lib/tls-check): the same words for both
+    const problems = tlsConfigProblems(t, id, defn ?? (found ? { type: found.type, name: found.name } : undefined), found?.credentials).map((p) => p.text);
     if (problems.length > 0) return problems;
-    if (found.valid === false) return t('mm2-cluster.tls.invalid', { tls: label });
+    const label = tlsLabel(id, defn?.name ?? found?.name);
+    if (!found) return t('mm2-common.tls.no-node', { tls: label });
+    if (found.valid === false) return t('mm2-common.tls.invalid', { tls: label });
     const opts: Record<string, unknown> = {};
     found.addTLSOptions(opts);
     return opts;

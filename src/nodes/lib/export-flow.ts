@@ -22,6 +22,8 @@ import { exportConnectors } from '../../flows/export-connectors';
 import type { FlowExportInput } from '../../flows/read-flow';
 import type { ConnectorKind } from '../../core/config-properties';
 import type { EnvLookup } from '../../core/env-substitution';
+import { makeTranslate, type Translate } from './i18n';
+import { tlsConfigProblems } from './tls-check';
 
 /** The parts of Node-RED's runtime node API used here (not in our minimal red.ts typing). */
 interface NodesApiExtra {
@@ -78,6 +80,16 @@ export function deployedNodeLookup(RED: NodeAPI): (id: string) => EnvLookup | un
   };
 }
 
+/**
+ * The export's check of a cluster node's tls-config node (ExportOptions.checkTls): the runtime's
+ * own check (lib/tls-check, as the mm2-cluster node refuses it), with the node's stored
+ * credentials (its uploaded certificates, its passphrase) read on the Node-RED host.
+ */
+export function exportTlsCheck(RED: NodeAPI, t: Translate): NonNullable<ExportOptions['checkTls']> {
+  const creds = credentialsOf(RED);
+  return (tls) => tlsConfigProblems(t, tls.id, tls.definition, creds(tls.id));
+}
+
 const FORMATS: readonly ExportFormat[] = ['json', 'yaml', 'properties', 'mm2'];
 
 /** What the export endpoint answers. */
@@ -129,6 +141,7 @@ export function registerExportEndpoint(RED: NodeAPI): void {
   const app = RED.httpAdmin as unknown as object;
   if (!app || registeredOn.has(app)) return;
   registeredOn.add(app);
+  const t = makeTranslate(RED, 'mm2-replication');
   const handle = (req: Req, res: Res, source: Record<string, unknown>, body?: Record<string, unknown>) => {
     const id = String(req.params.id ?? '');
     const format = (FORMATS as readonly string[]).includes(String(source.format ?? 'json')) ? (String(source.format ?? 'json') as ExportFormat) : undefined;
@@ -149,6 +162,7 @@ export function registerExportEndpoint(RED: NodeAPI): void {
           includeSecrets,
           lookup: exportLookup(RED, id),
           nodeLookup: deployedNodeLookup(RED),
+          checkTls: exportTlsCheck(RED, t),
           ...(typeof source.secretsFile === 'string' && source.secretsFile.trim() !== '' ? { secretsFile: source.secretsFile } : {}),
         };
         const kinds = connectorsParam(source.connectors);

@@ -3,7 +3,7 @@ import type { NodeAPI } from '../red';
 import type { Translate } from '../i18n';
 import type { EnvLookup } from '../settings';
 import type { ConnectSettings } from '../settings/connect';
-import { deployedFlow, deployedNodeLookup } from '../export-flow';
+import { deployedFlow, deployedNodeLookup, exportTlsCheck } from '../export-flow';
 import type { ConnectorExport, ExportOptions } from '../../../core/export/model';
 import { exportConnectors } from '../../../flows/export-connectors';
 
@@ -17,6 +17,8 @@ export function currentExport(RED: NodeAPI, replicationId: string, settings: Con
     // the replication and cluster nodes' fields as those nodes resolve them; the node's own env for the rest
     lookup,
     nodeLookup: deployedNodeLookup(RED),
+    // the cluster nodes' TLS files as the runtime checks them: a config MM2 would fail on is refused
+    checkTls: exportTlsCheck(RED, t),
     ...(settings.namePrefix ? { namePrefix: settings.namePrefix } : {}),
     ...(settings.tasksMax !== undefined ? { tasksMax: settings.tasksMax } : {}),
     ...(settings.secretsFile ? { secretsFile: settings.secretsFile } : {}),
