@@ -11,7 +11,9 @@
  * syncs: 0, 10, 20 and 29 of every partition). Three consumer groups with the same history on the
  * source: `-gm` checkpointed by MM2's MirrorCheckpointConnector (sync.group.offsets.enabled=true,
  * 1 s intervals), `-gf` by our mm2-checkpoint -> mm2-group-offsets (followRewinds on, the
- * default), `-gx` by a second mm2-group-offsets node with followRewinds off (MM2's behaviour).
+ * default), `-gx` by a second mm2-group-offsets node with followRewinds off (MM2's behaviour),
+ * `-gy` by a second chain of ours, from a third source alias, whose replication translates as MM2
+ * (`offsetTranslation: mm2`).
  * History: consumed to 30, 30, 20; checkpointed; partitions 0 and 1 rewound to 5 on the source (an
  * admin commit, as kafka-consumer-groups --reset-offsets does), and once every side has
  * checkpointed the rewind, partition 2 consumed to 30: when a side's target offset of partition 2
@@ -20,7 +22,8 @@
  * records at or after the source position that it skipped are counted:
  *   - MM2's checkpoints follow the rewind (5 -> a lower downstream offset) but its target offsets
  *     stay at 30 (MirrorCheckpointTask.syncGroupOffset never lowers one): its failover skips 50;
- *   - ours with followRewinds off writes the same target offsets as MM2, partition by partition;
+ *   - ours with followRewinds off, and ours in the mm2 translation, write the same target offsets
+ *     as MM2, partition by partition (the mm2 translation also the same checkpoints, in order);
  *   - ours (default) moves partitions 0 and 1 back once, reports it, and its failover skips 0.
  *
  * (2) The mirror resume. One source topic (2 partitions) that grows while the mirrors are away:
@@ -147,25 +150,28 @@ describe('issue 26 items 1 and 2 beside the real MM2: a rewound group failed ove
     return skipped;
   }
 
-  it('(1) a group rewound on the source: MM2 checkpoints the rewind but keeps its target offsets (the failover skips 50); ours follows (skips 0), or with followRewinds off writes what MM2 writes', async function () {
+  it('(1) a group rewound on the source: MM2 checkpoints the rewind but keeps its target offsets (the failover skips 50); ours follows (skips 0), or with followRewinds off or the mm2 translation writes what MM2 writes', async function () {
     const id = env.unique('rw').replace(/-/g, '');
     const T = `${id}-orders`;
     const B = `${id}b`; // the target alias of both flows: one offset-syncs topic for both
     const am = `${id}m`; // MM2's source alias
     const ao = `${id}o`; // ours
+    const ay = `${id}y`; // ours, the replication's mm2 offset translation
     const remoteM = `${am}.${T}`;
     const remoteO = `${ao}.${T}`;
+    const remoteY = `${ay}.${T}`;
     const gm = `${id}-gm`;
     const gf = `${id}-gf`;
     const gx = `${id}-gx`;
-    const G = [gm, gf, gx];
-    const remoteOf = { [gm]: remoteM, [gf]: remoteO, [gx]: remoteO };
+    const gy = `${id}-gy`;
+    const G = [gm, gf, gx, gy];
+    const remoteOf = { [gm]: remoteM, [gf]: remoteO, [gx]: remoteO, [gy]: remoteY };
 
     await peer.createTopics('source', [{ topic: T, partitions: PARTITIONS }, { topic: peer.syncsTopicOf(B), compact: true }]);
-    await peer.createTopics('target', [{ topic: remoteM, partitions: PARTITIONS }, { topic: remoteO, partitions: PARTITIONS }]);
+    await peer.createTopics('target', [remoteM, remoteO, remoteY].map((topic) => ({ topic, partitions: PARTITIONS })));
     const messages = [];
     for (let p = 0; p < PARTITIONS; p++) for (let i = 0; i < RECORDS; i++) messages.push({ partition: p, value: `p${p}-${i}` });
-    await Promise.all([produce('source', T, messages), produce('target', remoteM, messages), produce('target', remoteO, messages)]);
+    await Promise.all([produce('source', T, messages), ...[remoteM, remoteO, remoteY].map((r) => produce('target', r, messages))]);
     // what MM2's source connector would have synced (the same record on both sides)
     await peer.writeSyncs(B, Array.from({ length: PARTITIONS }, (_, p) => [0, 10, 20, 29].map((o) => [T, p, o, o])).flat());
 
@@ -185,9 +191,17 @@ describe('issue 26 items 1 and 2 beside the real MM2: a rewound group failed ove
       { id: 'gox', type: 'mm2-group-offsets', replication: 'rep', mode: 'input', syncGroupOffsetsIntervalSeconds: '1', groups: gx, groupsExclude: '', followRewinds: false, wires: [['outX']] },
       { id: 'outF', type: 'helper' },
       { id: 'outX', type: 'helper' },
+      // a second replication from another alias to the same target, in the mm2 offset translation
+      { ...nodes.configNodes({ src: { alias: ay } })[0], id: 'srcY' },
+      { ...nodes.configNodes({ rep: { offsetTranslation: 'mm2' } })[2], id: 'repY', source: 'srcY' },
+      { id: 'syncsY', type: 'mm2-offset-syncs', replication: 'repY', wires: [['cpY']] },
+      { id: 'cpY', type: 'mm2-checkpoint', replication: 'repY', groups: gy, groupsExclude: '', topics: T, topicsExclude: '', emitCheckpointsIntervalSeconds: '1', refreshGroupsIntervalSeconds: '1', wires: [['goY'], []] },
+      { id: 'goY', type: 'mm2-group-offsets', replication: 'repY', mode: 'input', syncGroupOffsetsIntervalSeconds: '1', groups: gy, groupsExclude: '', wires: [['outY']] },
+      { id: 'outY', type: 'helper' },
     ], { over: { src: { alias: ao }, tgt: { alias: B } } });
     const reportsF = nodes.collect(nodes.helper.getNode('outF'));
     const reportsX = nodes.collect(nodes.helper.getNode('outX'));
+    const reportsY = nodes.collect(nodes.helper.getNode('outY'));
 
     const offsetsOf = async (g) => {
       const all = await peer.targetOffsets(g);
@@ -206,7 +220,7 @@ describe('issue 26 items 1 and 2 beside the real MM2: a rewound group failed ove
     // rewound on the source: partitions 0 and 1 to 5
     await commitAll([[0, 5], [1, 5]]);
     const rewoundCheckpoints = async (topic, g) => (await peer.readCheckpoints(topic)).filter((c) => c.group === g && c.upstreamOffset === 5n);
-    await env.eventually(async () => (await rewoundCheckpoints(peer.checkpointsTopicOf(am), gm)).length >= 2 && (await rewoundCheckpoints(peer.checkpointsTopicOf(ao), gf)).length >= 2 && (await rewoundCheckpoints(peer.checkpointsTopicOf(ao), gx)).length >= 2, {
+    await env.eventually(async () => (await rewoundCheckpoints(peer.checkpointsTopicOf(am), gm)).length >= 2 && (await rewoundCheckpoints(peer.checkpointsTopicOf(ao), gf)).length >= 2 && (await rewoundCheckpoints(peer.checkpointsTopicOf(ao), gx)).length >= 2 && (await rewoundCheckpoints(peer.checkpointsTopicOf(ay), gy)).length >= 2, {
       timeout: 60000, interval: 500, what: 'the checkpoints of the rewind on every side',
     });
     // then partition 2 consumed to the end: a side that moves it has synced the group with the rewind in hand
@@ -224,6 +238,15 @@ describe('issue 26 items 1 and 2 beside the real MM2: a rewound group failed ove
     // MM2's target offsets did not follow: measured, partition by partition
     assert.deepEqual(settled[gm], ['30', '30', '30'], "MM2's target offsets after the rewind (its group offset sync never lowers one)");
     assert.deepEqual(settled[gx], settled[gm], 'ours with followRewinds off: the target offsets MM2 wrote, partition by partition');
+    assert.deepEqual(settled[gy], settled[gm], "ours in the replication's mm2 offset translation: the target offsets MM2 wrote, partition by partition");
+    // and, in the mm2 translation, the very checkpoints MM2 wrote, in the same order
+    const seriesBy = async (a, g, remote) => {
+      const all = peer.seriesOf((await peer.readCheckpoints(peer.checkpointsTopicOf(a))).filter((c) => c.group === g));
+      return [0, 1, 2].map((p) => all[`${g} ${remote}-${p}`]);
+    };
+    const mm2Series = await seriesBy(am, gm, remoteM);
+    assert.deepEqual(mm2Series, [['30->30', '5->1'], ['30->30', '5->1'], ['20->20', '30->30']], "MM2's checkpoints, per partition in log order");
+    assert.deepEqual(await seriesBy(ay, gy, remoteY), mm2Series, "ours in the mm2 translation: MM2's checkpoints, partition by partition");
     const oursCheckpoints = peer.latestOf(await peer.readCheckpoints(peer.checkpointsTopicOf(ao)));
     const oursRewound = [0, 1].map((p) => oursCheckpoints[`${gf} ${remoteO}-${p}`][1]);
     assert.deepEqual(settled[gf], [...oursRewound, '30'], 'ours: partitions 0 and 1 at the translation of the rewind, partition 2 at 30');
@@ -231,13 +254,13 @@ describe('issue 26 items 1 and 2 beside the real MM2: a rewound group failed ove
     // followed once and reported; never by the node with followRewinds off
     const rewoundF = reportsF.flatMap((m) => m.payload.rewound ?? []).map((r) => `${r.topic}-${r.partition} ${r.targetOffset}->${r.offset} (${r.fromUpstream}->${r.toUpstream})`).sort();
     assert.deepEqual(rewoundF, [0, 1].map((p) => `${remoteO}-${p} 30->${oursRewound[p]} (30->5)`), 'the rewinds reported, once each');
-    assert.deepEqual(reportsX.flatMap((m) => m.payload.rewound ?? []), [], 'followRewinds off: nothing moved back');
+    assert.deepEqual([...reportsX, ...reportsY].flatMap((m) => m.payload.rewound ?? []), [], 'followRewinds off, or the mm2 translation: nothing moved back');
 
     // fail over: what each group's consumer on the target skips of what it was rewound to re-read
     const from = [5, 5, 30];
     const skipped = {};
     for (const g of G) skipped[g] = await failOverAndCountSkipped(g, remoteOf[g], from);
-    assert.deepEqual(skipped, { [gm]: 50, [gf]: 0, [gx]: 50 }, 'records at or after the rewound position skipped by the failover consumers: MM2 (25 on each rewound partition), ours, ours with followRewinds off');
+    assert.deepEqual(skipped, { [gm]: 50, [gf]: 0, [gx]: 50, [gy]: 50 }, 'records at or after the rewound position skipped by the failover consumers: MM2 (25 on each rewound partition), ours, ours with followRewinds off, ours in the mm2 translation');
   });
 
   it('(2) a mirror removed and brought back while the source grows: MM2 re-created under its connector name or its worker restarted and ours under a new node id resume; MM2 under another connector name copies everything again, ours renamed resumes', async function () {
