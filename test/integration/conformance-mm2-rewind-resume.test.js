@@ -5,26 +5,30 @@
  * dedicated mode builds a flow's worker: test/harness/checkpoint-peer.js). Each side has its own
  * aliases, so MM2's and our remote topics, checkpoints topics and progress never mix.
  *
- * (1) The rewind drill. One source topic (3 partitions, 30 records each), its records at the same
+ * (1) The rewind drill. One source topic (4 partitions, 30 records each), its records at the same
  * offsets in MM2's remote topic and in ours, and one offset-syncs topic both read (the flows share
  * the target alias, so MM2's checkpoint connector and our mm2-offset-syncs node read the very same
- * syncs: 0, 10, 20 and 29 of every partition). Three consumer groups with the same history on the
+ * syncs: 0, 10, 20 and 29 of partitions 0 to 2, only 20 and 29 of partition 3). Three consumer groups with the same history on the
  * source: `-gm` checkpointed by MM2's MirrorCheckpointConnector (sync.group.offsets.enabled=true,
  * 1 s intervals), `-gf` by our mm2-checkpoint -> mm2-group-offsets (followRewinds on, the
  * default), `-gx` by a second mm2-group-offsets node with followRewinds off (MM2's behaviour),
  * `-gy` by a second chain of ours, from a third source alias, whose replication translates as MM2
  * (`offsetTranslation: mm2`).
- * History: consumed to 30, 30, 20; checkpointed; partitions 0 and 1 rewound to 5 on the source (an
- * admin commit, as kafka-consumer-groups --reset-offsets does), and once every side has
+ * History: consumed to 30, 30, 20, 30; checkpointed; partitions 0, 1 and 3 rewound to 5 on the
+ * source (an admin commit, as kafka-consumer-groups --reset-offsets does; on partition 3 below
+ * every sync), and once every side has
  * checkpointed the rewind, partition 2 consumed to 30: when a side's target offset of partition 2
  * moves, that side has synced the group's offsets with the rewind in hand. Measured, then the
  * groups fail over (a consumer on the target resumes from the group's target offsets) and the
  * records at or after the source position that it skipped are counted:
- *   - MM2's checkpoints follow the rewind (5 -> a lower downstream offset) but its target offsets
- *     stay at 30 (MirrorCheckpointTask.syncGroupOffset never lowers one): its failover skips 50;
+ *   - MM2's checkpoints follow the rewind within the syncs (5 -> 1), not below every sync (no
+ *     checkpoint: its translation is -1, dropped; the last one, 30 -> 30, stays), and its target
+ *     offsets all stay at 30 (MirrorCheckpointTask.syncGroupOffset never lowers one): its failover
+ *     skips 75 (25 on each rewound partition);
  *   - ours with followRewinds off, and ours in the mm2 translation, write the same target offsets
  *     as MM2, partition by partition (the mm2 translation also the same checkpoints, in order);
- *   - ours (default) moves partitions 0 and 1 back once, reports it, and its failover skips 0.
+ *   - ours (default) moves partitions 0, 1 and 3 back once (3 to the remote partition's start),
+ *     reports it, and its failover skips 0.
  *
  * (2) The mirror resume. One source topic (2 partitions) that grows while the mirrors are away:
  * MM2's MirrorSourceConnector and our mm2-mirror copy it (each to its own remote topic), are
@@ -51,7 +55,7 @@ const nodes = require('../harness/nodes');
 const peer = require('../harness/checkpoint-peer');
 const { startConnectWorker } = require('../../scripts/kafka/connect');
 
-const PARTITIONS = 3;
+const PARTITIONS = 4;
 const RECORDS = 30;
 const SOURCE_CONNECTOR = 'org.apache.kafka.connect.mirror.MirrorSourceConnector';
 
@@ -150,7 +154,7 @@ describe('issue 26 items 1 and 2 beside the real MM2: a rewound group failed ove
     return skipped;
   }
 
-  it('(1) a group rewound on the source: MM2 checkpoints the rewind but keeps its target offsets (the failover skips 50); ours follows (skips 0), or with followRewinds off or the mm2 translation writes what MM2 writes', async function () {
+  it('(1) a group rewound on the source: MM2 checkpoints the rewind (not below every sync) but keeps its target offsets (the failover skips 75); ours follows (skips 0), or with followRewinds off or the mm2 translation writes what MM2 writes', async function () {
     const id = env.unique('rw').replace(/-/g, '');
     const T = `${id}-orders`;
     const B = `${id}b`; // the target alias of both flows: one offset-syncs topic for both
@@ -173,13 +177,14 @@ describe('issue 26 items 1 and 2 beside the real MM2: a rewound group failed ove
     for (let p = 0; p < PARTITIONS; p++) for (let i = 0; i < RECORDS; i++) messages.push({ partition: p, value: `p${p}-${i}` });
     await Promise.all([produce('source', T, messages), ...[remoteM, remoteO, remoteY].map((r) => produce('target', r, messages))]);
     // what MM2's source connector would have synced (the same record on both sides)
-    await peer.writeSyncs(B, Array.from({ length: PARTITIONS }, (_, p) => [0, 10, 20, 29].map((o) => [T, p, o, o])).flat());
+    // (partition 3 only from 20 on: MM2 keeps only recent syncs, an operator re-processing from long ago lands below all of them)
+    await peer.writeSyncs(B, Array.from({ length: PARTITIONS }, (_, p) => (p === 3 ? [20, 29] : [0, 10, 20, 29]).map((o) => [T, p, o, o])).flat());
 
     const commitAll = async (offsets) => {
       for (const g of G) await peer.commitOnSource(committer, g, offsets.map(([p, o]) => [T, p, o]));
     };
-    // consumed: partitions 0 and 1 to the end, partition 2 to 20 (before MM2 looks for groups)
-    await commitAll([[0, 30], [1, 30], [2, 20]]);
+    // consumed: partitions 0, 1 and 3 to the end, partition 2 to 20 (before MM2 looks for groups)
+    await commitAll([[0, 30], [1, 30], [2, 20], [3, 30]]);
 
     const mm2 = await peer.startCheckpointPeer({ a: am, b: B, worker, props: { topics: T, groups: gm, 'sync.group.offsets.enabled': 'true' } });
     toClose.push(() => mm2.close());
@@ -213,19 +218,19 @@ describe('issue 26 items 1 and 2 beside the real MM2: a rewound group failed ove
       seen = Object.fromEntries(await Promise.all(G.map(async (g) => [g, await offsetsOf(g)])));
       return G.every((g) => want(g, seen[g]));
     };
-    // checkpointed: 30, 30, 20 on every side (at a synced record, exact; 30: past the sync 29 -> 29)
-    await env.eventually(() => allAt((g, o) => o.join() === '30,30,20'), { timeout: 60000, what: 'every side to write 30, 30, 20' })
+    // checkpointed: 30, 30, 20, 30 on every side (at a synced record, exact; 30: past the sync 29 -> 29)
+    await env.eventually(() => allAt((g, o) => o.join() === '30,30,20,30'), { timeout: 60000, what: 'every side to write 30, 30, 20, 30' })
       .catch((e) => assert.fail(`${e.message}: ${JSON.stringify(seen)}`));
 
-    // rewound on the source: partitions 0 and 1 to 5
-    await commitAll([[0, 5], [1, 5]]);
+    // rewound on the source: partitions 0 and 1 to 5 (within the syncs), partition 3 to 5 (below every sync)
+    await commitAll([[0, 5], [1, 5], [3, 5]]);
     const rewoundCheckpoints = async (topic, g) => (await peer.readCheckpoints(topic)).filter((c) => c.group === g && c.upstreamOffset === 5n);
-    await env.eventually(async () => (await rewoundCheckpoints(peer.checkpointsTopicOf(am), gm)).length >= 2 && (await rewoundCheckpoints(peer.checkpointsTopicOf(ao), gf)).length >= 2 && (await rewoundCheckpoints(peer.checkpointsTopicOf(ao), gx)).length >= 2 && (await rewoundCheckpoints(peer.checkpointsTopicOf(ay), gy)).length >= 2, {
+    await env.eventually(async () => (await rewoundCheckpoints(peer.checkpointsTopicOf(am), gm)).length >= 2 && (await rewoundCheckpoints(peer.checkpointsTopicOf(ao), gf)).length >= 3 && (await rewoundCheckpoints(peer.checkpointsTopicOf(ao), gx)).length >= 3 && (await rewoundCheckpoints(peer.checkpointsTopicOf(ay), gy)).length >= 2, {
       timeout: 60000, interval: 500, what: 'the checkpoints of the rewind on every side',
     });
-    // then partition 2 consumed to the end: a side that moves it has synced the group with the rewind in hand
+    // (MM2 and the mm2 translation write no checkpoint for partition 3) then partition 2 consumed to the end: a side that moves it has synced the group with the rewind in hand
     await commitAll([[2, 30]]);
-    await env.eventually(() => allAt((g, o) => o[2] === '30' && (g !== gf || (BigInt(o[0]) <= 5n && BigInt(o[1]) <= 5n))), { timeout: 60000, what: 'partition 2 at 30 on every side (and the rewind followed by ours)' })
+    await env.eventually(() => allAt((g, o) => o[2] === '30' && (g !== gf || [0, 1, 3].every((p) => BigInt(o[p] ?? -1) <= 5n && BigInt(o[p] ?? -1) >= 0n))), { timeout: 60000, what: 'partition 2 at 30 on every side (and the rewind followed by ours)' })
       .catch((e) => assert.fail(`${e.message}: ${JSON.stringify(seen)}`));
     const settled = seen;
     await mm2.stop();
@@ -233,34 +238,35 @@ describe('issue 26 items 1 and 2 beside the real MM2: a rewound group failed ove
 
     // MM2's checkpoints: the rewind is checkpointed, lower downstream than before
     const mm2Checkpoints = peer.latestOf(await peer.readCheckpoints(peer.checkpointsTopicOf(am)));
-    const mm2Latest = [0, 1, 2].map((p) => mm2Checkpoints[`${gm} ${remoteM}-${p}`]?.slice(0, 2).join('->'));
-    assert.deepEqual(mm2Latest, ['5->1', '5->1', '30->30'], "MM2's latest checkpoints (upstream->downstream): the rewind to 5 translated past the sync 0 -> 0");
+    const mm2Latest = [0, 1, 2, 3].map((p) => mm2Checkpoints[`${gm} ${remoteM}-${p}`]?.slice(0, 2).join('->'));
+    assert.deepEqual(mm2Latest, ['5->1', '5->1', '30->30', '30->30'], "MM2's latest checkpoints (upstream->downstream): the rewind to 5 translated past the sync 0 -> 0; below every sync (partition 3) no checkpoint, the last one stays");
     // MM2's target offsets did not follow: measured, partition by partition
-    assert.deepEqual(settled[gm], ['30', '30', '30'], "MM2's target offsets after the rewind (its group offset sync never lowers one)");
+    assert.deepEqual(settled[gm], ['30', '30', '30', '30'], "MM2's target offsets after the rewind (its group offset sync never lowers one)");
     assert.deepEqual(settled[gx], settled[gm], 'ours with followRewinds off: the target offsets MM2 wrote, partition by partition');
     assert.deepEqual(settled[gy], settled[gm], "ours in the replication's mm2 offset translation: the target offsets MM2 wrote, partition by partition");
     // and, in the mm2 translation, the very checkpoints MM2 wrote, in the same order
     const seriesBy = async (a, g, remote) => {
       const all = peer.seriesOf((await peer.readCheckpoints(peer.checkpointsTopicOf(a))).filter((c) => c.group === g));
-      return [0, 1, 2].map((p) => all[`${g} ${remote}-${p}`]);
+      return [0, 1, 2, 3].map((p) => all[`${g} ${remote}-${p}`]);
     };
     const mm2Series = await seriesBy(am, gm, remoteM);
-    assert.deepEqual(mm2Series, [['30->30', '5->1'], ['30->30', '5->1'], ['20->20', '30->30']], "MM2's checkpoints, per partition in log order");
+    assert.deepEqual(mm2Series, [['30->30', '5->1'], ['30->30', '5->1'], ['20->20', '30->30'], ['30->30']], "MM2's checkpoints, per partition in log order");
     assert.deepEqual(await seriesBy(ay, gy, remoteY), mm2Series, "ours in the mm2 translation: MM2's checkpoints, partition by partition");
     const oursCheckpoints = peer.latestOf(await peer.readCheckpoints(peer.checkpointsTopicOf(ao)));
-    const oursRewound = [0, 1].map((p) => oursCheckpoints[`${gf} ${remoteO}-${p}`][1]);
-    assert.deepEqual(settled[gf], [...oursRewound, '30'], 'ours: partitions 0 and 1 at the translation of the rewind, partition 2 at 30');
+    const oursRewound = [0, 1, 3].map((p) => oursCheckpoints[`${gf} ${remoteO}-${p}`][1]);
+    assert.equal(oursRewound[2], '0', 'ours: the rewind below every sync checkpointed at the start of the remote partition');
+    assert.deepEqual(settled[gf], [oursRewound[0], oursRewound[1], '30', oursRewound[2]], 'ours: partitions 0, 1 and 3 at the translation of the rewind, partition 2 at 30');
 
     // followed once and reported; never by the node with followRewinds off
     const rewoundF = reportsF.flatMap((m) => m.payload.rewound ?? []).map((r) => `${r.topic}-${r.partition} ${r.targetOffset}->${r.offset} (${r.fromUpstream}->${r.toUpstream})`).sort();
-    assert.deepEqual(rewoundF, [0, 1].map((p) => `${remoteO}-${p} 30->${oursRewound[p]} (30->5)`), 'the rewinds reported, once each');
+    assert.deepEqual(rewoundF, [0, 1, 3].map((p, i) => `${remoteO}-${p} 30->${oursRewound[i]} (30->5)`), 'the rewinds reported, once each');
     assert.deepEqual([...reportsX, ...reportsY].flatMap((m) => m.payload.rewound ?? []), [], 'followRewinds off, or the mm2 translation: nothing moved back');
 
     // fail over: what each group's consumer on the target skips of what it was rewound to re-read
-    const from = [5, 5, 30];
+    const from = [5, 5, 30, 5];
     const skipped = {};
     for (const g of G) skipped[g] = await failOverAndCountSkipped(g, remoteOf[g], from);
-    assert.deepEqual(skipped, { [gm]: 50, [gf]: 0, [gx]: 50, [gy]: 50 }, 'records at or after the rewound position skipped by the failover consumers: MM2 (25 on each rewound partition), ours, ours with followRewinds off, ours in the mm2 translation');
+    assert.deepEqual(skipped, { [gm]: 75, [gf]: 0, [gx]: 75, [gy]: 75 }, 'records at or after the rewound position skipped by the failover consumers: MM2 (25 on each rewound partition), ours, ours with followRewinds off, ours in the mm2 translation');
   });
 
   it('(2) a mirror removed and brought back while the source grows: MM2 re-created under its connector name or its worker restarted and ours under a new node id resume; MM2 under another connector name copies everything again, ours renamed resumes', async function () {
