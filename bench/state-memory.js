@@ -19,8 +19,8 @@ if (typeof global.gc !== 'function') {
 
 const root = path.join(__dirname, '..');
 const { envInt } = require('./lib');
-const { CheckpointEmitter } = require(path.join(root, 'dist', 'kafka', 'checkpoint-emitter'));
-const { GroupOffsetSyncer } = require(path.join(root, 'dist', 'kafka', 'group-offset-syncer'));
+const { CheckpointEmitter } = require(path.join(root, 'dist', 'engines', 'checkpoint-emitter'));
+const { GroupOffsetSyncer } = require(path.join(root, 'dist', 'engines', 'group-offset-syncer'));
 const { createReplicationPolicy } = require(path.join(root, 'dist', 'core', 'replication-policy'));
 const { createGroupFilter, createTopicFilter } = require(path.join(root, 'dist', 'core', 'filters'));
 

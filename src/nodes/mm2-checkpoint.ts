@@ -1,6 +1,6 @@
 /**
  * `mm2-checkpoint` flow node: MirrorMaker 2's checkpoint connector + task (MirrorCheckpointConnector, MirrorCheckpointTask) as one
- * node. A thin shell around kafka/checkpoint-emitter: settings, wiring, status (lib/checkpoint).
+ * node. A thin shell around engines/checkpoint-emitter: settings, wiring, status (lib/checkpoint).
  *
  * Input: OffsetSyncsMessage (from mm2-offset-syncs) feeds the offset-sync store; any other
  * message asks for a cycle now (`msg.refreshGroups === true` re-lists the groups first);
@@ -23,7 +23,7 @@ import { SyncsIntake } from './lib/checkpoint/syncs';
 import { checkpointInput } from './lib/checkpoint/input';
 import { checkpointSwitchover } from './lib/checkpoint/switchover';
 import { registerPasteEndpoint } from './lib/paste-endpoint';
-import { CheckpointEmitter } from '../kafka/checkpoint-emitter';
+import { CheckpointEmitter } from '../engines/checkpoint-emitter';
 import { CHECKPOINT_STATE_EVENT } from './lib/checkpoint-state';
 
 const TYPE = 'mm2-checkpoint';

@@ -19,7 +19,7 @@ import { ConnectActions } from './lib/connect/actions';
 import { ConnectPoll } from './lib/connect/poll';
 import { currentExport } from './lib/connect/export';
 import { readConnectRequest } from './lib/connect/request';
-import { ConnectDeployer, type ConnectorRef } from '../kafka/connect-deployer';
+import { ConnectDeployer, type ConnectorRef } from '../engines/connect-deployer';
 
 const TYPE = 'mm2-connect';
 

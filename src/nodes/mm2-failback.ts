@@ -6,7 +6,7 @@
  * to the idle groups on the source, with the group-offset writer's rules. A node of its own, not a
  * mode of mm2-checkpoint or mm2-group-offsets: those two read the source and write the target; this
  * one reads the target and writes the source, and its status tells whether the groups may move
- * back. The logic lives in ../kafka/failback (no Node-RED there); this file is the shell.
+ * back. The logic lives in ../engines/failback (no Node-RED there); this file is the shell.
  *
  * Input: OffsetSyncsMessage (from mm2-offset-syncs) feeds its sync store; any other message runs a
  * cycle now (the result is sent on it). Output: FailbackMessage every cycle.
@@ -20,7 +20,7 @@ import { readFailbackSettings } from './lib/settings/failback';
 import { readOffsetSyncsMessage } from './lib/contracts';
 import { SyncsIntake } from './lib/checkpoint/syncs';
 import { FailbackRuns } from './lib/failback/runs';
-import { Failback } from '../kafka/failback';
+import { Failback } from '../engines/failback';
 
 const TYPE = 'mm2-failback';
 

@@ -3,7 +3,7 @@
  * checkpointed (translated) offsets of consumer groups to the TARGET cluster, one admin-style
  * commit per group that moved: the groups whose checkpoints change at once (at most once per
  * group per `minWriteIntervalMs`), every group every `sync.group.offsets.interval.seconds`, and on demand. The cycle logic
- * lives in ../kafka/group-offset-syncer (no Node-RED there); this file is the shell: settings,
+ * lives in ../engines/group-offset-syncer (no Node-RED there); this file is the shell: settings,
  * input/output, status, timers, close.
  */
 import type { NodeAPI, Node, NodeDef } from './lib/red';
@@ -14,7 +14,7 @@ import { nodeEnvLookup } from './lib/settings';
 import { readGroupOffsetsSettings, type GroupOffsetsDefFields } from './lib/settings/group-offsets';
 import { GroupOffsetsCycles } from './lib/group-offsets/cycles';
 import { followCheckpointsTopic } from './lib/group-offsets/topic-mode';
-import { GroupOffsetSyncer } from '../kafka/group-offset-syncer';
+import { GroupOffsetSyncer } from '../engines/group-offset-syncer';
 import { CHECKPOINT_STATE_EVENT, type CheckpointStateRequest } from './lib/checkpoint-state';
 
 interface GroupOffsetsDef extends NodeDef, GroupOffsetsDefFields {

@@ -23,7 +23,7 @@ import { heartbeatStatus, type HeartbeatNodeView } from './lib/heartbeat/status'
 import type { WatchState } from './lib/heartbeat/watch-events';
 import { HeartbeatEmission } from './lib/heartbeat/emission';
 import { startWatching } from './lib/heartbeat/watching';
-import type { HeartbeatWatcher } from '../kafka/heartbeat-watcher';
+import type { HeartbeatWatcher } from '../engines/heartbeat-watcher';
 import type { SwitchoverHeartbeat } from '../core/switchover';
 import { isSwitchoverRequest, switchoverOf } from './lib/switchover';
 

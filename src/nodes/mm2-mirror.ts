@@ -11,8 +11,8 @@ import { nodeEnvLookup } from './lib/settings';
 import { readMirrorSettings, type MirrorDefFields } from './lib/settings/mirror';
 import { MirrorView } from './lib/mirror/events';
 import { scheduleMirror, mirrorInput } from './lib/mirror/wiring';
-import { Mirror } from '../kafka/mirror-task';
-import { errText } from '../kafka/mirror-topics';
+import { Mirror } from '../engines/mirror-task';
+import { errText } from '../engines/mirror-topics';
 import { isLegacyMirrorGroup, mirrorGroupId } from '../core/mirror-progress';
 import { claimMirror, mirrorClaimKey, type MirrorClaimant } from './lib/mirror/claims';
 
@@ -81,7 +81,7 @@ export = function register(RED: NodeAPI): void {
     let waitingFor: MirrorClaimant | null = null;
     const flowWords = { source: rep.sourceAlias, target: rep.targetAlias, group: groupId };
 
-    // ---- wiring: the engine (kafka/mirror-task), its events and stats (lib/mirror/events), timers and input (lib/mirror/wiring) ----
+    // ---- wiring: the engine (engines/mirror-task), its events and stats (lib/mirror/events), timers and input (lib/mirror/wiring) ----
     const start = (): void => {
       if (ctx.closing) return;
       if (waitingFor) node.log(t('mm2-mirror.log.took-over', { ...flowWords, ...claimantWords(waitingFor) }));

@@ -5,7 +5,7 @@
  * it started (MM2's readToEnd: translation may start), then batches while tailing.
  *
  * The reading (batching, waiting for the topic, retries, malformed records, reset detection)
- * lives in ../kafka/offset-sync-follower (no Node-RED there); this file is the shell: settings,
+ * lives in ../engines/offset-sync-follower (no Node-RED there); this file is the shell: settings,
  * wiring, close. Messages, status and logs: lib/offset-syncs/events; replays: lib/offset-syncs/replay.
  */
 import type { NodeAPI, Node, NodeDef } from './lib/red';
@@ -14,7 +14,7 @@ import { setupFlowNode } from './lib/flow-node';
 import { refuseSettings } from './lib/input';
 import { offsetSyncsEvents, untilClosing } from './lib/offset-syncs/events';
 import { ReplayRequests } from './lib/offset-syncs/replay';
-import { OffsetSyncFollower } from '../kafka/offset-sync-follower';
+import { OffsetSyncFollower } from '../engines/offset-sync-follower';
 import { SyncStreamSender } from '../core/sync-stream';
 
 interface OffsetSyncsDef extends NodeDef {

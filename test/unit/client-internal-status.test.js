@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const createRetry = require('kafkajs/src/retry');
 const { explainKafkaError, withoutClientInternals } = require('../../dist/kafka/client');
 const { ClusterConnection } = require('../../dist/kafka/connection');
-const { HeartbeatWatcher } = require('../../dist/kafka/heartbeat-watcher');
+const { HeartbeatWatcher } = require('../../dist/engines/heartbeat-watcher');
 const { StatusReporter, failureStatusText } = require('../../dist/nodes/lib/flow-node');
 
 const S = { alias: 'target', bootstrapServers: ['h:9092'] };

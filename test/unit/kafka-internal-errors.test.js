@@ -64,7 +64,7 @@ describe('kafkajs internals: explained, and logged as warnings', function () {
 
   it('a TypeError of our own code, also one raised in a callback kafkajs called, is not taken for kafkajs failing', function () {
     const ours = new TypeError('x is not a function');
-    ours.stack = 'TypeError: x is not a function\n    at eachBatch (/app/dist/kafka/mirror-task.js:10:5)\n    at /app/node_modules/kafkajs/src/consumer/runner.js:1:1';
+    ours.stack = 'TypeError: x is not a function\n    at eachBatch (/app/dist/engines/mirror-task.js:10:5)\n    at /app/node_modules/kafkajs/src/consumer/runner.js:1:1';
     assert.equal(isKafkaClientInternalError(ours), false);
     assert.equal(isClientInternalFailure(ours), false);
     assert.equal(explainKafkaError(ours, S), 'x is not a function (src: h:9092)');

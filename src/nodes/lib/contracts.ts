@@ -17,14 +17,14 @@ import type { Checkpoint, OffsetSync } from '../../core/types';
 import type { GroupCoverageEntry } from '../../core/translation-cache';
 import type { GroupReadiness, MembersOnTarget, ReadinessVerdict } from '../../core/readiness';
 import { readSyncStreamPosition, type SyncStreamPosition } from '../../core/sync-stream';
-import type { CycleResult, SyncEvent } from '../../kafka/checkpoint-emitter';
-import type { MirrorStats } from '../../kafka/mirror-task';
-import type { GroupOffsetsCycle } from '../../kafka/group-offset-syncer';
-import type { FailbackCycle, FailbackGroupState, FailbackSkip } from '../../kafka/failback';
-import type { ObservedHeartbeat } from '../../kafka/heartbeat-watcher';
+import type { CycleResult, SyncEvent } from '../../engines/checkpoint-emitter';
+import type { MirrorStats } from '../../engines/mirror-task';
+import type { GroupOffsetsCycle } from '../../engines/group-offset-syncer';
+import type { FailbackCycle, FailbackGroupState, FailbackSkip } from '../../engines/failback';
+import type { ObservedHeartbeat } from '../../engines/heartbeat-watcher';
 import type { ConnectorKind } from '../../core/config-properties';
 import { traceSummary } from '../../kafka/connect-rest';
-import type { ConnectAction, ConnectorOutcome } from '../../kafka/connect-deployer';
+import type { ConnectAction, ConnectorOutcome } from '../../engines/connect-deployer';
 
 /** Offset sync as carried in messages. */
 export interface OffsetSyncJson {

@@ -12,7 +12,7 @@ import type { Translate } from '../i18n';
 import type { FailureLog } from '../flow-node';
 import type { CheckpointNodeState } from './status';
 import { TOPICS, checkpointsPayload, coveragePayload } from '../contracts';
-import type { CheckpointEmitter, CycleResult } from '../../../kafka/checkpoint-emitter';
+import type { CheckpointEmitter, CycleResult } from '../../../engines/checkpoint-emitter';
 import type { Checkpoint } from '../../../core/types';
 import { WHOLE_STATE_EVERY_MS } from '../checkpoint-state';
 import { explainKafkaError, isKafkaClientInternalError } from '../../../kafka/client';

@@ -3,7 +3,7 @@ import type { Node } from '../red';
 import type { Translate } from '../i18n';
 import type { FailureLog } from '../flow-node';
 import type { CheckpointNodeState } from './status';
-import type { CycleResult, EmitterEvents } from '../../../kafka/checkpoint-emitter';
+import type { CycleResult, EmitterEvents } from '../../../engines/checkpoint-emitter';
 import { CONSUMER_OFFSETS_TOPIC } from '../../../kafka/source-commit-stream';
 
 export interface CheckpointEventsOptions {

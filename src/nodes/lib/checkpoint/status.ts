@@ -3,7 +3,7 @@ import { counted, type Translate } from '../i18n';
 import { truncate, STATUS_MAX, REFUSAL_STATUS_MAX, type StatusView } from '../flow-node';
 import { unreachableExplanation } from '../../../kafka/client';
 import { ago, type AgoScale } from '../ago';
-import type { CycleResult, EmitterPhase, SourceOffsetsMode } from '../../../kafka/checkpoint-emitter';
+import type { CycleResult, EmitterPhase, SourceOffsetsMode } from '../../../engines/checkpoint-emitter';
 import type { ReadinessSummary } from '../../../core/readiness';
 
 const AGE: AgoScale = {

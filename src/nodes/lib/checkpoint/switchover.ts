@@ -2,7 +2,7 @@
 import type { NodeMessage, SendFn } from '../red';
 import type { Translate } from '../i18n';
 import type { CheckpointCycles } from './cycles';
-import type { CheckpointEmitter } from '../../../kafka/checkpoint-emitter';
+import type { CheckpointEmitter } from '../../../engines/checkpoint-emitter';
 import { planSwitchover } from '../../../core/switchover';
 import { switchoverGroups, switchoverHeartbeat, switchoverOf } from '../switchover';
 

@@ -8,7 +8,7 @@ import type { NodeAPI } from '../red';
 import type { Translate } from '../i18n';
 import type { FailureLog } from '../flow-node';
 import type { ReceivedSyncs } from '../contracts';
-import type { SyncEvent } from '../../../kafka/checkpoint-emitter';
+import type { SyncEvent } from '../../../engines/checkpoint-emitter';
 import { SyncStreamReceiver } from '../../../core/sync-stream';
 import { SYNC_REPLAY_EVENT, type SyncReplayRequest } from '../sync-replay';
 

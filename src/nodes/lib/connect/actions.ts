@@ -11,7 +11,7 @@ import { connectFailureBrief, errorText } from './status';
 import type { ConnectPoll } from './poll';
 import type { ConnectorKind } from '../../../core/config-properties';
 import type { ConnectorExport } from '../../../core/export/model';
-import type { ActionOutcome, ConnectAction, ConnectDeployer, ConnectorRef } from '../../../kafka/connect-deployer';
+import type { ActionOutcome, ConnectAction, ConnectDeployer, ConnectorRef } from '../../../engines/connect-deployer';
 
 export interface ConnectActionsOptions {
   t: Translate;

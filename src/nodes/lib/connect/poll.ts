@@ -7,7 +7,7 @@ import type { FlowNodeContext } from '../flow-node';
 import type { Translate } from '../i18n';
 import { TOPICS, connectPayload, connectorStateJson, type ConnectorStateJson } from '../contracts';
 import { connectFailureBrief, connectStatus, errorText, stateKey } from './status';
-import type { ConnectDeployer, ConnectorRef } from '../../../kafka/connect-deployer';
+import type { ConnectDeployer, ConnectorRef } from '../../../engines/connect-deployer';
 
 export interface ConnectPollOptions {
   node: Pick<Node, 'send'>;

@@ -2,7 +2,7 @@
 import type { NodeMessage } from '../red';
 import type { Translate } from '../i18n';
 import type { ConnectorKind } from '../../../core/config-properties';
-import { CONNECT_ACTIONS, type ConnectAction } from '../../../kafka/connect-deployer';
+import { CONNECT_ACTIONS, type ConnectAction } from '../../../engines/connect-deployer';
 
 export interface ConnectRequest {
   action: ConnectAction;

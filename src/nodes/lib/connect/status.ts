@@ -2,7 +2,7 @@
 import type { Translate } from '../i18n';
 import { truncate, type StatusView } from '../flow-node';
 import type { ConnectorStateJson } from '../contracts';
-import { connectErrorBrief } from '../../../kafka/connect-deployer';
+import { connectErrorBrief } from '../../../engines/connect-deployer';
 import { ConnectRestError, NOT_CONNECT_CODE } from '../../../kafka/connect-rest';
 
 /** Red with the first failure; green only when every connector runs. */

@@ -10,7 +10,7 @@ import { TOPICS, failbackPayload } from '../contracts';
 import { failbackStatus } from './status';
 import { explainKafkaError } from '../../../kafka/client';
 import type { ClusterConnection } from '../../../kafka/connection';
-import { SyncsNotLoadedError, type Failback, type FailbackCycle } from '../../../kafka/failback';
+import { SyncsNotLoadedError, type Failback, type FailbackCycle } from '../../../engines/failback';
 
 export interface FailbackRunsOptions {
   node: Pick<Node, 'send'>;

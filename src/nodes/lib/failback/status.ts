@@ -2,7 +2,7 @@
 import type { Translate } from '../i18n';
 import { truncate, type StatusView } from '../flow-node';
 import { ago, type AgoScale } from '../ago';
-import type { FailbackCycle } from '../../../kafka/failback';
+import type { FailbackCycle } from '../../../engines/failback';
 
 const AGE: AgoScale = { seconds: 'mm2-failback.status.age-s', minutes: 'mm2-failback.status.age-min', secondsBelow: 120, rounding: 'round' };
 

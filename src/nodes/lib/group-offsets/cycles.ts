@@ -16,7 +16,7 @@ import { explainKafkaError } from '../../../kafka/client';
 import { readSwitchoverPlan, verifySwitchover } from '../../../core/switchover';
 import { isSwitchoverRequest, switchoverOf } from '../switchover';
 import type { ClusterConnection } from '../../../kafka/connection';
-import type { GroupOffsetSyncer, GroupOffsetsCycle } from '../../../kafka/group-offset-syncer';
+import type { GroupOffsetSyncer, GroupOffsetsCycle } from '../../../engines/group-offset-syncer';
 import { foreignCheckpointsOrigin, type CheckpointsOrigin } from '../../../core/checkpoints-origin';
 
 export interface GroupOffsetsCyclesOptions {

@@ -2,7 +2,7 @@
 import type { Translate } from '../i18n';
 import { truncate, STATUS_MAX, type StatusView } from '../flow-node';
 import { ago, type AgoScale } from '../ago';
-import type { GroupOffsetsCycle, GroupSkipCode } from '../../../kafka/group-offset-syncer';
+import type { GroupOffsetsCycle, GroupSkipCode } from '../../../engines/group-offset-syncer';
 
 const AGE: AgoScale = { seconds: 'mm2-group-offsets.status.age-s', minutes: 'mm2-group-offsets.status.age-min', secondsBelow: 120, rounding: 'round' };
 const WINDOW: AgoScale = { seconds: 'mm2-group-offsets.status.window-s', minutes: 'mm2-group-offsets.status.window-min', secondsBelow: 120, rounding: 'round' };

@@ -1,13 +1,13 @@
 /**
  * `mm2-group-offsets` in mode "topic": follows the checkpoints topic on the target
- * (kafka/checkpoints-topic-runner) and shows the load, the waits and the failures.
+ * (engines/checkpoints-topic-runner) and shows the load, the waits and the failures.
  */
 import { counted, type Translate } from '../i18n';
 import type { FlowNodeContext } from '../flow-node';
 import { explainKafkaError, NotAuthorizedError } from '../../../kafka/client';
 import type { ClusterConnection } from '../../../kafka/connection';
-import type { GroupOffsetSyncer } from '../../../kafka/group-offset-syncer';
-import { CheckpointsTopicRunner } from '../../../kafka/checkpoints-topic-runner';
+import type { GroupOffsetSyncer } from '../../../engines/group-offset-syncer';
+import { CheckpointsTopicRunner } from '../../../engines/checkpoints-topic-runner';
 import { readPercent } from '../../../core/load-percent';
 
 /** Counters (malformed checkpoints) are logged at most once a minute. */

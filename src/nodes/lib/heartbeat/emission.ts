@@ -7,7 +7,7 @@ import type { Node } from '../red';
 import type { Translate } from '../i18n';
 import type { FlowNodeContext } from '../flow-node';
 import type { ClusterConnection } from '../../../kafka/connection';
-import { HeartbeatEmitter } from '../../../kafka/heartbeat-emitter';
+import { HeartbeatEmitter } from '../../../engines/heartbeat-emitter';
 
 export interface HeartbeatEmissionOptions {
   node: Pick<Node, 'log'>;

@@ -3,7 +3,7 @@ import type { NodeStatus } from '../red';
 import type { Translate } from '../i18n';
 import { failureStatusText } from '../flow-node';
 import { compactDuration, type HeartbeatSnapshot } from '../../../core/heartbeat-monitor';
-import type { WatchPhase } from '../../../kafka/heartbeat-watcher';
+import type { WatchPhase } from '../../../engines/heartbeat-watcher';
 
 /** A duration in the node's units ("3 s", "2 min"). */
 export function heartbeatDuration(t: Translate, ms: number): string {

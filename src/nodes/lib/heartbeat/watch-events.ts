@@ -8,7 +8,7 @@ import type { FlowNodeContext } from '../flow-node';
 import { heartbeatAlarmMessage, heartbeatMessage } from '../contracts';
 import { heartbeatDuration } from './status';
 import type { HeartbeatAlarm } from '../../../core/heartbeat-monitor';
-import type { HeartbeatWatcherOptions, WatchPhase } from '../../../kafka/heartbeat-watcher';
+import type { HeartbeatWatcherOptions, WatchPhase } from '../../../engines/heartbeat-watcher';
 
 /** At most one warning per this many ms for repeated problems (malformed records). */
 const WARN_EVERY_MS = 60_000;

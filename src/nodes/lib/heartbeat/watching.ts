@@ -9,7 +9,7 @@ import type { FlowNodeContext } from '../flow-node';
 import { heartbeatAlarmMessage } from '../contracts';
 import { heartbeatWatchEvents, type WatchState } from './watch-events';
 import type { ClusterConnection } from '../../../kafka/connection';
-import { HeartbeatWatcher } from '../../../kafka/heartbeat-watcher';
+import { HeartbeatWatcher } from '../../../engines/heartbeat-watcher';
 
 export interface HeartbeatWatchingOptions {
   events: NodeAPI['events'];

@@ -8,7 +8,7 @@ import type { Translate } from '../i18n';
 import type { FlowNodeContext } from '../flow-node';
 import { TOPICS, mirrorStatsPayload, type MirrorStatsMessage } from '../contracts';
 import { mirrorStatus } from './status';
-import type { MirrorEvent, MirrorErrorPlace, Mirror } from '../../../kafka/mirror-task';
+import type { MirrorEvent, MirrorErrorPlace, Mirror } from '../../../engines/mirror-task';
 
 export class MirrorView {
   private readonly problems = new Map<MirrorErrorPlace, string>();

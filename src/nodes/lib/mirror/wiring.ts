@@ -4,7 +4,7 @@ import type { Translate } from '../i18n';
 import type { FlowNodeContext } from '../flow-node';
 import type { MirrorView } from './events';
 import type { MirrorSettings } from '../../../core/mirror-settings';
-import type { Mirror } from '../../../kafka/mirror-task';
+import type { Mirror } from '../../../engines/mirror-task';
 import { PROBE_EVERY_MS } from '../../../kafka/cluster-probe';
 
 /** How often the stats message is sent and the status refreshed. */

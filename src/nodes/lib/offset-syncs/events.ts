@@ -6,7 +6,7 @@ import { offsetSyncsMessage, type OffsetSyncsMessage } from '../contracts';
 import { loadPercent, shortTime } from '../status-text';
 import type { OffsetSync } from '../../../core/types';
 import type { SyncStreamSender } from '../../../core/sync-stream';
-import type { OffsetSyncFollower, OffsetSyncFollowerEvents } from '../../../kafka/offset-sync-follower';
+import type { OffsetSyncFollower, OffsetSyncFollowerEvents } from '../../../engines/offset-sync-follower';
 
 export interface OffsetSyncsEventsOptions {
   node: Pick<Node, 'send' | 'log' | 'warn' | 'error' | 'debug'>;

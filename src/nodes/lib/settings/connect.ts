@@ -11,7 +11,7 @@ import { CONNECTOR_KINDS } from '../../../core/export/model';
 import type { ConnectorKind } from '../../../core/config-properties';
 import { ConfigError } from '../../../core/errors';
 import { intervalMs } from '../../../core/intervals';
-import { parseConnectUrl } from '../../../kafka/connect-deployer';
+import { parseConnectUrl } from '../../../engines/connect-deployer';
 import { settingsOk, settingsRefused, type SettingsRead } from './read';
 
 /** The status poll interval of an empty field (0 turns polling off). */

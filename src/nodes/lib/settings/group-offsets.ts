@@ -11,7 +11,7 @@ import { ConfigError } from '../../../core/errors';
 import { intervalMs as readIntervalMs } from '../../../core/intervals';
 import { createGroupFilter, type NameFilter } from '../../../core/filters';
 import { MIN_WRITE_INTERVAL_BOUNDS_MS } from '../../../core/field-bounds';
-import { DEFAULT_MIN_WRITE_INTERVAL_MS } from '../../../kafka/group-offset-syncer';
+import { DEFAULT_MIN_WRITE_INTERVAL_MS } from '../../../engines/group-offset-syncer';
 import { fieldText, settingsOk, settingsRefused, type SettingsRead } from './read';
 
 

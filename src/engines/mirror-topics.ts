@@ -6,12 +6,12 @@
  * source grows). No Node-RED here; ./mirror-task copies the records.
  */
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes, type AclEntry } from 'kafkajs';
-import type { ClusterConnection } from './connection';
+import type { ClusterConnection } from '../kafka/connection';
 import type { ReplicationPolicy } from '../core/replication-policy';
 import { shouldReplicateTopic, type TopicFilterLike } from '../core/topic-selection';
 import { planRemoteTopics } from '../core/mirror-plan';
-import { fittedReplicationFactor, invalidTopicNameReason } from './internal-topics';
-import { authorizationFailure, needing, notAuthorized } from './client';
+import { fittedReplicationFactor, invalidTopicNameReason } from '../kafka/internal-topics';
+import { authorizationFailure, needing, notAuthorized } from '../kafka/client';
 import {
   aclKey,
   plannedRemoteConfigs,

@@ -19,9 +19,9 @@ import { Batcher } from '../core/batcher';
 import { decodeValidOffsetSync } from '../core/offset-sync';
 import { ReportThrottle } from '../core/report-throttle';
 import type { OffsetSync } from '../core/types';
-import { explainKafkaError, type ClusterSettings } from './client';
-import { TopicReader, TopicNotFoundError, partitionZeroRange, type RawRecord, type TopicReaderOptions } from './topic-reader';
-import { askCluster, PROBE_EVERY_MS, PROBE_TIMEOUT_MS } from './cluster-probe';
+import { explainKafkaError, type ClusterSettings } from '../kafka/client';
+import { TopicReader, TopicNotFoundError, partitionZeroRange, type RawRecord, type TopicReaderOptions } from '../kafka/topic-reader';
+import { askCluster, PROBE_EVERY_MS, PROBE_TIMEOUT_MS } from '../kafka/cluster-probe';
 
 /** What the follower needs from a cluster connection (ClusterConnection fits). */
 export interface FollowerConnection {

@@ -8,8 +8,8 @@ import type { Admin, Kafka } from 'kafkajs';
 import { assertTimerMs } from '../core/intervals';
 import type { MalformedRecordError } from '../core/errors';
 import { CheckpointsTopicFollower, type GroupOffsetSyncer } from './group-offset-syncer';
-import { TopicNotFoundError } from './topic-reader';
-import type { ClusterSettings } from './client';
+import { TopicNotFoundError } from '../kafka/topic-reader';
+import type { ClusterSettings } from '../kafka/client';
 
 export interface CheckpointsTopicRunnerEvents {
   /** Initial load progress: records read of those that existed at start. */

@@ -12,10 +12,10 @@ import { decodeHeartbeat } from '../core/heartbeat';
 import { readPercent } from '../core/load-percent';
 import { AbsurdRecordError, MalformedRecordError } from '../core/errors';
 import { HeartbeatMonitor, heartbeatTimestampProblem, type HeartbeatAlarm } from '../core/heartbeat-monitor';
-import type { ClusterConnection } from './connection';
-import { explainKafkaError, isKafkaClientInternalError } from './client';
-import { TopicNotFoundError, TopicReader, topicEnds, type RawRecord } from './topic-reader';
-import { askCluster, ProbeSchedule, PROBE_EVERY_MS, PROBE_TIMEOUT_MS } from './cluster-probe';
+import type { ClusterConnection } from '../kafka/connection';
+import { explainKafkaError, isKafkaClientInternalError } from '../kafka/client';
+import { TopicNotFoundError, TopicReader, topicEnds, type RawRecord } from '../kafka/topic-reader';
+import { askCluster, ProbeSchedule, PROBE_EVERY_MS, PROBE_TIMEOUT_MS } from '../kafka/cluster-probe';
 
 /** A heartbeat read from the replicated heartbeats topic. */
 export interface ObservedHeartbeat {

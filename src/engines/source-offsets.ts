@@ -11,9 +11,9 @@
  *
  * No Node-RED in here.
  */
-import type { CommittedOffset } from './groups';
-import type { ClusterConnection } from './connection';
-import { SourceCommitStream, type SourceCommitBatch, type SourceCommitStreamOptions } from './source-commit-stream';
+import type { CommittedOffset } from '../kafka/groups';
+import type { ClusterConnection } from '../kafka/connection';
+import { SourceCommitStream, type SourceCommitBatch, type SourceCommitStreamOptions } from '../kafka/source-commit-stream';
 import { partitionKey } from '../core/partition-key';
 import { PositionIndex } from '../core/position-index';
 

@@ -38,14 +38,14 @@ import type { RenamePolicy } from '../core/rename-topic-partition';
 import type { Checkpoint, OffsetSync } from '../core/types';
 import { readPercent } from '../core/load-percent';
 import { DEFAULT_READINESS, membersInState, summarizeReadiness, unlistedGroupReadiness, withMembersOnTarget, type GroupReadiness, type MembersOnTarget, type ReadinessSummary, type ReadinessThresholds } from '../core/readiness';
-import type { ClusterConnection } from './connection';
-import { checkpointGroupListing, type CommittedOffset, type ListedGroupState } from './groups';
+import type { ClusterConnection } from '../kafka/connection';
+import { checkpointGroupListing, type CommittedOffset, type ListedGroupState } from '../kafka/groups';
 import { mm2ListsGroup, type NotReplicatedGroup } from '../core/group-types';
-import { authorizationFailure, explainKafkaError } from './client';
+import { authorizationFailure, explainKafkaError } from '../kafka/client';
 import { SourceOffsets, tpKey, type GroupPartitions, type SourceOffsetsMode, type SourceOffsetsOptions } from './source-offsets';
 
 export type { GroupPartitions, SourceOffsetsMode };
-import { TopicReader } from './topic-reader';
+import { TopicReader } from '../kafka/topic-reader';
 
 /** One offset-sync event, as the offset-syncs reader sends it (already parsed). */
 export type SyncEvent = { event: 'syncs'; syncs: OffsetSync[] } | { event: 'loaded' } | { event: 'reset' };

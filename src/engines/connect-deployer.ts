@@ -5,7 +5,7 @@
  * waiting will not fix. No Node-RED here: the mm2-connect node shows and sends what it returns.
  */
 import type { ConnectorKind } from '../core/config-properties';
-import { ConnectRestClient, ConnectRestError, parseConnectUrl, type ConnectorStatus } from './connect-rest';
+import { ConnectRestClient, ConnectRestError, parseConnectUrl, type ConnectorStatus } from '../kafka/connect-rest';
 
 export { parseConnectUrl };
 

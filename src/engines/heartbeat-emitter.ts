@@ -9,7 +9,7 @@
  * cleared on close.
  */
 import { encodeHeartbeat } from '../core/heartbeat';
-import type { ClusterConnection } from './connection';
+import type { ClusterConnection } from '../kafka/connection';
 
 export interface HeartbeatEmitterOptions {
   /** The cluster whose `heartbeats` topic receives the records. */

@@ -33,9 +33,9 @@ import { MalformedRecordError } from '../core/errors';
 import type { NameFilter } from '../core/filters';
 import { decideGroupOffsetSync, isWritableGroupState, noteRewind, type RewindMark, type RewoundPartition as CoreRewoundPartition, type TargetEndOffset } from '../core/group-offset-sync';
 import type { Checkpoint } from '../core/types';
-import { explainKafkaError, notAuthorized, type ClusterSettings } from './client';
-import { fetchEndOffsets, type AdminCommitResult, type CommittedOffset, type ListedGroupState } from './groups';
-import { TopicReader, type RawRecord } from './topic-reader';
+import { explainKafkaError, notAuthorized, type ClusterSettings } from '../kafka/client';
+import { fetchEndOffsets, type AdminCommitResult, type CommittedOffset, type ListedGroupState } from '../kafka/groups';
+import { TopicReader, type RawRecord } from '../kafka/topic-reader';
 import { partitionKey } from '../core/partition-key';
 
 /** What the syncer reads target groups with (GroupOffsetFetcher fits). */

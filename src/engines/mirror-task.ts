@@ -15,20 +15,20 @@
  * refresh.topics.interval.seconds, stats() whenever it wants, stop() on close.
  */
 import type { Consumer, EachBatchPayload, IHeaders, KafkaMessage, Producer } from 'kafkajs';
-import type { ClusterConnection } from './connection';
+import type { ClusterConnection } from '../kafka/connection';
 import { OffsetSyncWriter } from '../core/offset-sync-writer';
 import { encodeOffsetSync } from '../core/offset-sync';
 import type { OffsetSync } from '../core/types';
-import { OrderedBatchSender } from './ordered-sender';
+import { OrderedBatchSender } from '../kafka/ordered-sender';
 import { checkDelivery, recordBytes, sameSubscription } from '../core/mirror-plan';
 import { MirrorTopics, errText, type MirrorTopicEvent, type MirrorTopicsOptions } from './mirror-topics';
 import { chunkBySize } from '../core/chunks';
 import { CoalescingRunner } from '../core/coalescing-runner';
-import { askCluster, PROBE_EVERY_MS, PROBE_TIMEOUT_MS } from './cluster-probe';
-import { topicEnds } from './topic-reader';
-import { consumerRefusal } from './groups';
+import { askCluster, PROBE_EVERY_MS, PROBE_TIMEOUT_MS } from '../kafka/cluster-probe';
+import { topicEnds } from '../kafka/topic-reader';
+import { consumerRefusal } from '../kafka/groups';
 import { legacyResumePoints, type PartitionProgress } from '../core/mirror-progress';
-import type { AclNeed } from './client';
+import type { AclNeed } from '../kafka/client';
 
 const MAX_CHUNK_RECORDS = 500;
 const MAX_CHUNK_BYTES = 512 * 1024;
