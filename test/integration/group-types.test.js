@@ -22,7 +22,7 @@ const { ensureInternalTopic } = require('../../dist/kafka/internal-topics');
 const { createReplicationPolicy } = require('../../dist/core/replication-policy');
 const { createGroupFilter, createTopicFilter } = require('../../dist/core/filters');
 const { decodeCheckpoint } = require('../../dist/core/checkpoint');
-const { coveragePayload, checkpointsPayload } = require('../../dist/nodes/lib/contracts');
+const { coveragePayload, checkpointsPayload } = require('../../dist/nodes/shared/contracts');
 
 describe('group types as MirrorMaker 2 selects them (a real Kafka Streams application and a real share consumer, Kafka 4.2+ brokers)', function () {
   this.timeout(420000);

@@ -15,7 +15,7 @@ const { parseConnectorConfig, analyzeConnectorConfig } = require('../../dist/cor
 const { parseJavaProperties } = require('../../dist/core/java-properties');
 const { CONFIG_DEFAULTS, propertiesFor, getPropertyDef } = require('../../dist/core/config-properties');
 const { fieldName } = require('../../dist/core/setting-fields');
-const { NODE_SETTINGS, parseConfigForNode } = require('../../dist/nodes/lib/settings');
+const { NODE_SETTINGS, parseConfigForNode } = require('../../dist/nodes/shared/settings');
 
 const GOOGLE_SAMPLE = `connector.class: "org.apache.kafka.connect.mirror.MirrorCheckpointConnector"
 emit.checkpoints.interval.seconds: "10"
@@ -538,7 +538,7 @@ describe('build an importable Node-RED flow from configs (nodes/lib/build-flow)'
   }
 
   it('POST /mm2/flow/build needs mm2-replication.write and answers 400 without text, 413 above 1 MB', function () {
-    const { registerBuildFlowEndpoint } = require('../../dist/nodes/lib/build-flow');
+    const { registerBuildFlowEndpoint } = require('../../dist/nodes/mm2-replication/build-flow-endpoint');
     const routes = [];
     // only the slice of the runtime API the endpoint registration uses
     const RED = /** @type {Parameters<typeof registerBuildFlowEndpoint>[0]} */ (/** @type {unknown} */ ({

@@ -5,7 +5,7 @@
  */
 const assert = require('node:assert/strict');
 const { substituteEnv, substituteEnvValue, missingEnvReason } = require('../../dist/core/env-substitution');
-const { nodeEnvLookup, resolveNodeSettings } = require('../../dist/nodes/lib/settings');
+const { nodeEnvLookup, resolveNodeSettings } = require('../../dist/nodes/shared/settings');
 
 const from = (env) => (name) => env[name];
 

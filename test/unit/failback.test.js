@@ -7,9 +7,9 @@
  */
 const assert = require('node:assert/strict');
 const { Failback, SyncsNotLoadedError } = require('../../dist/engines/failback');
-const { FailbackRuns } = require('../../dist/nodes/lib/failback/runs');
-const status = require('../../dist/nodes/lib/failback/status');
-const { makeTranslate } = require('../../dist/nodes/lib/i18n');
+const { FailbackRuns } = require('../../dist/nodes/mm2-failback/mm2-failback-runs');
+const status = require('../../dist/nodes/mm2-failback/mm2-failback-status');
+const { makeTranslate } = require('../../dist/nodes/shared/i18n');
 const { createGroupFilter, createTopicFilter } = require('../../dist/core/filters');
 const { createReplicationPolicy } = require('../../dist/core/replication-policy');
 

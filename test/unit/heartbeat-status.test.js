@@ -5,8 +5,8 @@
  * "latency … / N s ago" every second while the target had stopped answering).
  */
 const assert = require('node:assert/strict');
-const { heartbeatStatus, heartbeatOverdueMs, clockTime } = require('../../dist/nodes/lib/heartbeat/status');
-const { makeTranslate } = require('../../dist/nodes/lib/i18n');
+const { heartbeatStatus, heartbeatOverdueMs, clockTime } = require('../../dist/nodes/mm2-heartbeat/mm2-heartbeat-status');
+const { makeTranslate } = require('../../dist/nodes/shared/i18n');
 
 const t = makeTranslate(/** @type {any} */ ({ _: (/** @type {string} */ key) => key }), 'mm2-heartbeat');
 const now = 1_800_000_000_000;

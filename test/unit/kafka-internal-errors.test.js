@@ -9,9 +9,9 @@
 const assert = require('node:assert/strict');
 const createRetry = require('kafkajs/src/retry');
 const { explainKafkaError, isClientInternalFailure, isKafkaClientInternalError } = require('../../dist/kafka/client');
-const { FailureLog, StatusReporter, logFailure } = require('../../dist/nodes/lib/flow-node');
-const { offsetSyncsEvents } = require('../../dist/nodes/lib/offset-syncs/events');
-const { makeTranslate } = require('../../dist/nodes/lib/i18n');
+const { FailureLog, StatusReporter, logFailure } = require('../../dist/nodes/shared/flow-node');
+const { offsetSyncsEvents } = require('../../dist/nodes/mm2-offset-syncs/mm2-offset-syncs-events');
+const { makeTranslate } = require('../../dist/nodes/shared/i18n');
 
 const S = { alias: 'src', bootstrapServers: ['h:9092'] };
 const LOW_POP = "Cannot destructure property 'partitions' of 'low.pop(...)' as it is undefined.";

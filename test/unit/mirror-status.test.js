@@ -5,8 +5,8 @@
  * item 7: it re-rendered green on its stats timer while the target had stopped answering).
  */
 const assert = require('node:assert/strict');
-const { mirrorStatus, MIRROR_WAIT_MS } = require('../../dist/nodes/lib/mirror/status');
-const { makeTranslate } = require('../../dist/nodes/lib/i18n');
+const { mirrorStatus, MIRROR_WAIT_MS } = require('../../dist/nodes/mm2-mirror/mm2-mirror-status');
+const { makeTranslate } = require('../../dist/nodes/shared/i18n');
 
 const t = makeTranslate(/** @type {any} */ ({ _: (/** @type {string} */ key) => key }), 'mm2-mirror');
 const now = 1_800_000_000_000;
