@@ -1,5 +1,5 @@
 'use strict';
-/** The status an mm2-checkpoint node shows (nodes/lib/checkpoint/status), with the en-US texts. */
+/** The status an mm2-checkpoint node shows (nodes/mm2-checkpoint/mm2-checkpoint-status), with the en-US texts. */
 const assert = require('node:assert/strict');
 const { checkpointStatus } = require('../../dist/nodes/mm2-checkpoint/mm2-checkpoint-status');
 const { makeTranslate } = require('../../dist/nodes/shared/i18n');

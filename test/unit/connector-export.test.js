@@ -63,7 +63,7 @@ function fullFlow(over = {}) {
 const byKind = (r, kind) => r.connectors.find((c) => c.kind === kind);
 
 describe('connector export (flow -> MM2 connector configs)', function () {
-  it('the checkpoint node fields are the ones nodes/lib/settings declares', function () {
+  it('the checkpoint node fields are the ones nodes/shared/settings declares', function () {
     assert.deepEqual([...FLOW_NODE_PROPERTIES['mm2-checkpoint']], [...NODE_SETTINGS['mm2-checkpoint']]);
     for (const list of Object.values(FLOW_NODE_PROPERTIES)) for (const p of list) assert.ok(getPropertyDef(p), `${p} is catalogued`);
   });
@@ -491,7 +491,7 @@ describe('the export pasted back (parseConfigForNode): every format round-trips'
   });
 });
 
-describe('build an importable Node-RED flow from configs (nodes/lib/build-flow)', function () {
+describe('build an importable Node-RED flow from configs (nodes/mm2-replication/build-flow-endpoint)', function () {
   const { buildFlowFromText } = require('../../dist/flows/build-flow');
   const plainFlow = () => {
     const f = fullFlow();

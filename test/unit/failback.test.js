@@ -3,7 +3,7 @@
  * Failback's own logic (engines/failback) with clusters held in memory: which target offsets it
  * takes (remote topics of the flow, the filters), the reverse translation, the writes on the
  * source through the group-offset writer's rules, where each group stands; and the node's status
- * (lib/failback/status). The real brokers are in test/integration/failback-e2e.test.js.
+ * (nodes/mm2-failback/mm2-failback-status). The real brokers are in test/integration/failback-e2e.test.js.
  */
 const assert = require('node:assert/strict');
 const { Failback, SyncsNotLoadedError } = require('../../dist/engines/failback');

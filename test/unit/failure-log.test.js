@@ -1,6 +1,6 @@
 'use strict';
 /**
- * The one mechanism nodes log repeated failures with (nodes/lib/flow-node FailureLog): once per
+ * The one mechanism nodes log repeated failures with (nodes/shared/flow-node FailureLog): once per
  * change, not every cycle; and a node replaced by a redeploy neither logs nor shows the failures
  * of its old configuration (its registration with the shared connection is removed, not the one
  * of the node that replaced it under the same id).

@@ -1,5 +1,5 @@
 'use strict';
-/** The status an mm2-group-offsets node shows (nodes/lib/group-offsets/status), with the en-US texts. */
+/** The status an mm2-group-offsets node shows (nodes/mm2-group-offsets/mm2-group-offsets-status), with the en-US texts. */
 const assert = require('node:assert/strict');
 const { GroupOffsetsRuns, runsStatus } = require('../../dist/nodes/mm2-group-offsets/mm2-group-offsets-status');
 const { makeTranslate } = require('../../dist/nodes/shared/i18n');

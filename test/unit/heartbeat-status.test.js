@@ -1,6 +1,6 @@
 'use strict';
 /**
- * The status an mm2-heartbeat node shows (nodes/lib/heartbeat/status), with the en-US texts:
+ * The status an mm2-heartbeat node shows (nodes/mm2-heartbeat/mm2-heartbeat-status), with the en-US texts:
  * green only while the last heartbeat is not overdue (issue 26, item 7: it re-rendered a green
  * "latency … / N s ago" every second while the target had stopped answering).
  */

@@ -4,7 +4,7 @@
  * `Cannot destructure property 'partitions' of 'low.pop(...)'` after a broker restart) reaches
  * the node's log explained and as a warning, never as a raw error that fires Catch nodes: the
  * explanation (kafka/client explainKafkaError), its recognition (isClientInternalFailure) and
- * the one place nodes log failures with (nodes/lib/flow-node logFailure, FailureLog.error).
+ * the one place nodes log failures with (nodes/shared/flow-node logFailure, FailureLog.error).
  */
 const assert = require('node:assert/strict');
 const createRetry = require('kafkajs/src/retry');

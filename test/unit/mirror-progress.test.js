@@ -40,7 +40,7 @@ describe('mirror progress (core/mirror-progress)', function () {
   });
 });
 
-describe('one mirror node per replication flow in a Node-RED (lib/mirror/claims)', function () {
+describe('one mirror node per replication flow in a Node-RED (nodes/mm2-mirror/mm2-mirror-claims)', function () {
   const who = (id) => ({ id, name: `n-${id}`, flow: 'Flow 1' });
 
   it('the first claimant starts, the others wait told who holds it; the first in line takes over on release', function () {

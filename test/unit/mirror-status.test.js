@@ -1,6 +1,6 @@
 'use strict';
 /**
- * The status an mm2-mirror node shows (nodes/lib/mirror/status), with the en-US texts: green only
+ * The status an mm2-mirror node shows (nodes/mm2-mirror/mm2-mirror-status), with the en-US texts: green only
  * on fresh evidence that it copies, yellow at once when records or a probe wait too long (issue 26,
  * item 7: it re-rendered green on its stats timer while the target had stopped answering).
  */

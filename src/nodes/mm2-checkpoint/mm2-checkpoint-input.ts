@@ -10,7 +10,7 @@ export function checkpointInput(node: Node, cycles: CheckpointCycles, syncs: Syn
   onInput(node, (msg, send, done) => {
     const received = readOffsetSyncsMessage(msg);
     if (received) return done(syncs.receive(received));
-    // `msg.action === 'switchover'`: a planned switchover's step (lib/checkpoint/switchover)
+    // `msg.action === 'switchover'`: a planned switchover's step (nodes/mm2-checkpoint/mm2-checkpoint-switchover)
     if (isSwitchoverRequest(msg)) return switchover(msg, send).then(() => done());
     // `msg.refreshGroups === true` re-lists the groups first
     return cycles.run(msg.refreshGroups === true, { msg, send }).then(() => done());

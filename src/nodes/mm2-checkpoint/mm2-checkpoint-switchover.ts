@@ -1,4 +1,4 @@
-/** `mm2-checkpoint`'s step of a planned switchover (lib/switchover): source group states, a full cycle now, the plan. */
+/** `mm2-checkpoint`'s step of a planned switchover (nodes/shared/switchover-request): source group states, a full cycle now, the plan. */
 import type { NodeMessage, SendFn } from '../shared/red';
 import type { Translate } from '../shared/i18n';
 import type { CheckpointCycles } from './mm2-checkpoint-cycles';

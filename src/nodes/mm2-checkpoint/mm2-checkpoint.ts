@@ -1,14 +1,14 @@
 /**
  * `mm2-checkpoint` flow node: MirrorMaker 2's checkpoint connector + task (MirrorCheckpointConnector, MirrorCheckpointTask) as one
- * node. A thin shell around engines/checkpoint-emitter: settings, wiring, status (lib/checkpoint).
+ * node. A thin shell around engines/checkpoint-emitter: settings, wiring, status (the mm2-checkpoint-*.ts files beside it).
  *
  * Input: OffsetSyncsMessage (from mm2-offset-syncs) feeds the offset-sync store; any other
  * message asks for a cycle now (`msg.refreshGroups === true` re-lists the groups first);
- * `msg.action === 'switchover'` is a planned switchover's step (lib/checkpoint/switchover).
+ * `msg.action === 'switchover'` is a planned switchover's step (nodes/mm2-checkpoint/mm2-checkpoint-switchover).
  * Output 1: CheckpointsMessage every completed cycle: what the cycle wrote, and the latest
  * checkpoints of the groups that changed; the whole state (what a group-offset writer needs
  * after a restart, a redeploy or a lost message) on the first cycle, at least every minute and
- * when a receiver asks (lib/checkpoint-state). Output 2: CoverageMessage every cycle.
+ * when a receiver asks (nodes/shared/checkpoint-state). Output 2: CoverageMessage every cycle.
  */
 import type { NodeAPI, Node, NodeDef } from '../shared/red';
 import { makeTranslate } from '../shared/i18n';

@@ -19,7 +19,7 @@ export interface ConnectActionsOptions {
   deployer: ConnectDeployer;
   /** The connector kinds the node manages. */
   kinds: ConnectorKind[];
-  /** The replication flow as deployed now (lib/connect/export). */
+  /** The replication flow as deployed now (nodes/mm2-connect/mm2-connect-export). */
   flowExport(): ConnectorExport;
   /** The connectors exported when the node started. */
   connectors: ConnectorRef[];

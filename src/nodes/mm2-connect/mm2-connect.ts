@@ -38,7 +38,7 @@ export = function register(RED: NodeAPI): void {
     const { status } = ctx;
     const lookup = nodeEnvLookup(RED, node);
 
-    // ---- settings (lib/settings/connect) ----
+    // ---- settings (nodes/mm2-connect/mm2-connect-settings) ----
     const envValue = (name: string): string => String(RED.util.evaluateNodeProperty(name, 'env', node, undefined) ?? '');
     const read = readConnectSettings(def, lookup, envValue, t);
     const fail = (text: string): void => refuseSettings(node, status, text, { refuseInput: true });

@@ -169,7 +169,7 @@ export class GroupOffsetsCycles {
   }
 
   /**
-   * A planned switchover's last step (lib/switchover): the message's checkpoints taken (in both
+   * A planned switchover's last step (nodes/shared/switchover-request): the message's checkpoints taken (in both
    * modes: they are what the checkpoint node has just written to the checkpoints topic), every
    * group synced now, the groups' offsets read back on the target and the report sent.
    */

@@ -44,7 +44,7 @@ export = function register(RED: NodeAPI): void {
     const connection = ctx.use(maybeConnection);
     const checkpointsTopic = rep.checkpointsTopic();
 
-    // ---- wiring: cycles (lib/group-offsets/cycles), their timers, mode topic (lib/group-offsets/topic-mode) ----
+    // ---- wiring: cycles (nodes/mm2-group-offsets/mm2-group-offsets-cycles), their timers, mode topic (nodes/mm2-group-offsets/mm2-group-offsets-topic-mode) ----
     // a group asked again within the floor is written when it ends: that run is reported like the others
     const syncer = new GroupOffsetSyncer({ connection, groupFilter, minWriteIntervalMs, followRewinds, onDeferredRun: (run) => cycles.report(run, null, null, null) });
     const origin = { sourceCluster: rep.sourceAlias, targetCluster: rep.targetAlias, checkpointsTopic };

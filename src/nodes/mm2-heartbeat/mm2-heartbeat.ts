@@ -7,7 +7,7 @@
  * Emission goes to the SOURCE cluster's `heartbeats`, so that the mirror of the flow replicates
  * it to `<source>.heartbeats` on the target, where the watcher reads it back.
  *
- * `msg.action === 'switchover'` (a planned switchover, lib/switchover) adds the heartbeats' age
+ * `msg.action === 'switchover'` (a planned switchover, nodes/shared/switchover-request) adds the heartbeats' age
  * to the message and passes it on output 2.
  *
  * The logic lives in kafka/heartbeats.ts and core/heartbeat-monitor.ts; this file maps settings,
@@ -59,7 +59,7 @@ export = function register(RED: NodeAPI): void {
       node.warn(t('mm2-heartbeat.warn.stale-short', { stale: settings.staleAfterSeconds, interval: settings.intervalSeconds }));
     }
 
-    // ---- wiring: emission (lib/heartbeat/emission), watching (lib/heartbeat/watching), status ----
+    // ---- wiring: emission (nodes/mm2-heartbeat/mm2-heartbeat-emission), watching (nodes/mm2-heartbeat/mm2-heartbeat-watching), status ----
     const watch: WatchState = { phase: 'starting', error: null, loadPercent: 0, lastAlarm: null };
     let watcher: HeartbeatWatcher | null = null;
     const render = (): void => {
@@ -75,7 +75,7 @@ export = function register(RED: NodeAPI): void {
     else if (emission) ctx.every(1000, render);
     render();
 
-    // ---- input: a planned switchover's step (lib/switchover): the heartbeats' age, on output 2 ----
+    // ---- input: a planned switchover's step (nodes/shared/switchover-request): the heartbeats' age, on output 2 ----
     onInput(node, (msg, send, done) => {
       if (isSwitchoverRequest(msg)) {
         const snap = watcher?.monitor.snapshot(Date.now());

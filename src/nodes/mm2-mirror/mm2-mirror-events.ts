@@ -1,6 +1,6 @@
 /**
  * What an `mm2-mirror` node does with its engine's events and stats: logs, warnings once per
- * change, the status (lib/mirror/status), and the stats message with the record rate since the
+ * change, the status (nodes/mm2-mirror/mm2-mirror-status), and the stats message with the record rate since the
  * previous one.
  */
 import type { Node } from '../shared/red';
@@ -16,7 +16,7 @@ export class MirrorView {
   private lastRecords = 0;
   private lastAt = Date.now();
   private rate = 0;
-  /** Evidence that the mirror copies arrived since the last green status (lib/mirror/status). */
+  /** Evidence that the mirror copies arrived since the last green status (nodes/mm2-mirror/mm2-mirror-status). */
   private fresh = false;
   /** Set once the engine exists (its events may come before). */
   mirror: Mirror | null = null;

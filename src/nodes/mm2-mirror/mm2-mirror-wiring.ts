@@ -10,7 +10,7 @@ import { PROBE_EVERY_MS } from '../../kafka/cluster-probe';
 /** How often the stats message is sent and the status refreshed. */
 export const STATS_INTERVAL_MS = 5000;
 
-/** How often the status looks for a wait that lasts too long (lib/mirror/status MIRROR_WAIT_MS). */
+/** How often the status looks for a wait that lasts too long (nodes/mm2-mirror/mm2-mirror-status MIRROR_WAIT_MS). */
 export const STATUS_CHECK_MS = 1000;
 
 /** The engine's timers; failures are the engine's events (status + warn) and retried. */

@@ -73,7 +73,7 @@ export = function register(RED: NodeAPI): void {
       syncs = { connection: conn, topic: os.topic, ensure: () => rep.ensureTopic(conn, os.topic) };
     }
 
-    // ---- one node of this Node-RED copies a replication flow at a time (lib/mirror/claims) ----
+    // ---- one node of this Node-RED copies a replication flow at a time (nodes/mm2-mirror/mm2-mirror-claims) ----
     const groupId = mirrorGroupId(rep.sourceAlias, rep.targetAlias);
     const me: MirrorClaimant = { id: node.id, name: node.name ?? '', flow: flowLabel(RED, node) };
     let mirror: Mirror | null = null;
@@ -81,7 +81,7 @@ export = function register(RED: NodeAPI): void {
     let waitingFor: MirrorClaimant | null = null;
     const flowWords = { source: rep.sourceAlias, target: rep.targetAlias, group: groupId };
 
-    // ---- wiring: the engine (engines/mirror-task), its events and stats (lib/mirror/events), timers and input (lib/mirror/wiring) ----
+    // ---- wiring: the engine (engines/mirror-task), its events and stats (nodes/mm2-mirror/mm2-mirror-events), timers and input (nodes/mm2-mirror/mm2-mirror-wiring) ----
     const start = (): void => {
       if (ctx.closing) return;
       if (waitingFor) node.log(t('mm2-mirror.log.took-over', { ...flowWords, ...claimantWords(waitingFor) }));

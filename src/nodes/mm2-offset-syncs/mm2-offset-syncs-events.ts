@@ -17,7 +17,7 @@ export interface OffsetSyncsEventsOptions {
   stream: SyncStreamSender;
   /** The follower's counters, for the messages (the follower is made with these events). */
   stats(): OffsetSyncFollower['stats'];
-  /** Who asked for the replay that reset the stream ('' when none did: see lib/offset-syncs/replay). */
+  /** Who asked for the replay that reset the stream ('' when none did: see nodes/mm2-offset-syncs/mm2-offset-syncs-replay). */
   replayRequester(): string;
 }
 

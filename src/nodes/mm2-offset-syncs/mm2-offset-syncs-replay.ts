@@ -1,6 +1,6 @@
 /**
  * An `mm2-offset-syncs` node's answer to replay requests: a receiver (mm2-checkpoint) that lost
- * the history asks for it again (lib/sync-replay's request, on RED.events); the node reads the
+ * the history asks for it again (nodes/shared/sync-replay's request, on RED.events); the node reads the
  * topic from the beginning once more (requests of the same moment share one replay). Nothing
  * sent yet in this load: the receiver gets it from its start anyway.
  */

@@ -6,7 +6,7 @@
  *
  * The reading (batching, waiting for the topic, retries, malformed records, reset detection)
  * lives in ../engines/offset-sync-follower (no Node-RED there); this file is the shell: settings,
- * wiring, close. Messages, status and logs: lib/offset-syncs/events; replays: lib/offset-syncs/replay.
+ * wiring, close. Messages, status and logs: nodes/mm2-offset-syncs/mm2-offset-syncs-events; replays: nodes/mm2-offset-syncs/mm2-offset-syncs-replay.
  */
 import type { NodeAPI, Node, NodeDef } from '../shared/red';
 import { makeTranslate } from '../shared/i18n';

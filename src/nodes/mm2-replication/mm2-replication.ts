@@ -76,7 +76,7 @@ export = function register(RED: NodeAPI): void {
     if (node.sourceNode && node.targetNode && node.sourceAlias === node.targetAlias) {
       node.problems.push(t('mm2-replication.errors.same-alias', { alias: node.sourceAlias }));
     }
-    // A bad setting is refused naming the MM2 property, never replaced by a default (lib/settings/replication).
+    // A bad setting is refused naming the MM2 property, never replaced by a default (nodes/mm2-replication/mm2-replication-settings).
     const read = readReplicationSettings(def as unknown as Record<string, unknown>, { source: node.sourceAlias, target: node.targetAlias }, nodeEnvLookup(RED, node));
     node.problems.push(...read.problems);
     node.offsetSyncsLocation = read.values.offsetSyncsLocation;

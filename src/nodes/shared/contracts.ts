@@ -341,7 +341,7 @@ export function groupOffsetsPayload(cycle: GroupOffsetsCycle): GroupOffsetsMessa
 }
 
 /**
- * mm2-group-offsets' answer to a planned switchover (`msg.action = 'switchover'`, lib/switchover):
+ * mm2-group-offsets' answer to a planned switchover (`msg.action = 'switchover'`, nodes/shared/switchover-request):
  * per group ok or refused with the reasons, per partition where a consumer on the target starts
  * and how many records it re-reads at most (core/switchover).
  */

@@ -1,5 +1,5 @@
 /**
- * The admin endpoint behind the editors' "Paste MM2 config" button (see nodes/mm2-checkpoint.html):
+ * The admin endpoint behind the editors' "Paste MM2 config" button (see src/nodes/mm2-checkpoint/mm2-checkpoint.html):
  *
  *   POST /mm2/config/parse   body {text, type?, current?, flow?}   (needs mm2-checkpoint.write)
  *

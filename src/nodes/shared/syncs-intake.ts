@@ -2,7 +2,7 @@
  * How an `mm2-checkpoint` node (and an `mm2-failback` node) takes its offset-sync history. It arrives as messages
  * (OffsetSyncsMessage from mm2-offset-syncs): one missed (this node redeployed on its own, a
  * message lost) would leave it without history for good. The stream positions tell; the node
- * then asks for the whole history again (the replay request of lib/sync-replay, on RED.events).
+ * then asks for the whole history again (the replay request of nodes/shared/sync-replay, on RED.events).
  */
 import type { NodeAPI } from './red';
 import type { Translate } from './i18n';
