@@ -14,9 +14,9 @@ const path = require('node:path');
 const { makeCertificates } = require('../../scripts/kafka/cluster');
 const { exportConnectors } = require('../../dist/flows/export-connectors');
 const { flowFromDefinitions, flowFromEditor } = require('../../dist/flows/definitions');
-const { exportTlsCheck } = require('../../dist/nodes/lib/export-flow');
-const { makeTranslate } = require('../../dist/nodes/lib/i18n');
-const { tlsConfigProblems } = require('../../dist/nodes/lib/tls-check');
+const { exportTlsCheck } = require('../../dist/nodes/shared/export-flow');
+const { makeTranslate } = require('../../dist/nodes/shared/i18n');
+const { tlsConfigProblems } = require('../../dist/nodes/shared/tls-check');
 
 describe('the Connect export refuses a TLS configuration the runtime refuses, in the same words', function () {
   this.timeout(20000);
