@@ -10,6 +10,12 @@ const { partitionKey } = require('../../dist/core/partition-key');
 
 const k = partitionKey;
 const off = (topic, partition, offset) => ({ topic, partition, offset: offset === null ? null : BigInt(offset), metadata: '' });
+/**
+ * GroupPartitions per group, as a cycle request holds them.
+ * @param {Array<[string, Set<string> | 'all']>} entries
+ * @returns {Map<string, import('../../dist/core/source-offset-table').GroupPartitions>}
+ */
+const gp = (entries) => new Map(entries);
 /** A map of GroupPartitions as plain values: group -> 'all' or sorted keys. */
 const plain = (m) => Object.fromEntries([...m].map(([g, p]) => [g, p === 'all' ? 'all' : [...p].sort()]));
 
@@ -49,7 +55,7 @@ describe('cycle selection: the groups and partitions a checkpoint cycle covers',
     const offsetsOf = (g) => offsets[g];
 
     it('a group first seen is a candidate when the group filter accepts it and it committed on a replicated topic', () => {
-      const changed = new Map([
+      const changed = gp([
         ['sel', new Set([k('t1', 0)])],
         ['fresh', new Set([k('t2', 0)])],
         ['otherTopics', new Set([k('x', 0)])],
@@ -60,7 +66,7 @@ describe('cycle selection: the groups and partitions a checkpoint cycle covers',
     });
 
     it('covers the selected groups with the partitions that changed, and a first-seen group the source lists whole; the others not', () => {
-      const changed = new Map([
+      const changed = gp([
         ['b', new Set([k('t1', 1)])],
         ['new', new Set([k('t1', 0)])],
         ['unlisted', new Set([k('t1', 0)])],
@@ -80,7 +86,7 @@ describe('cycle selection: the groups and partitions a checkpoint cycle covers',
     });
 
     it('nothing listed, nothing selected: nothing covered', () => {
-      assert.deepEqual(partialCycleCoverage(new Map([['g', 'all']]), new Set(), new Set()), { covered: [], added: [] });
+      assert.deepEqual(partialCycleCoverage(gp([['g', 'all']]), new Set(), new Set()), { covered: [], added: [] });
     });
   });
 
@@ -121,11 +127,11 @@ describe('cycle selection: the groups and partitions a checkpoint cycle covers',
 
   describe('two requests sharing one cycle', () => {
     it('cover the union of their groups and partitions; a whole group wins; neither request is changed', () => {
-      const a = new Map([
+      const a = gp([
         ['g1', new Set([k('t', 0)])],
         ['g2', 'all'],
       ]);
-      const b = new Map([
+      const b = gp([
         ['g1', new Set([k('t', 1)])],
         ['g2', new Set([k('t', 1)])],
         ['g3', new Set([k('u', 0)])],
@@ -134,7 +140,7 @@ describe('cycle selection: the groups and partitions a checkpoint cycle covers',
       assert.deepEqual(plain(u), { g1: [k('t', 0), k('t', 1)].sort(), g2: 'all', g3: [k('u', 0)] });
       assert.deepEqual([...a.get('g1')], [k('t', 0)], 'a unchanged');
       assert.notEqual(u.get('g3'), b.get('g3'), 'a copy of b\'s set: b unchanged by later unions');
-      assert.equal(uniteGroupPartitions(a, new Map([['g1', 'all']])).get('g1'), 'all');
+      assert.equal(uniteGroupPartitions(a, gp([['g1', 'all']])).get('g1'), 'all');
     });
   });
 });
