@@ -19,8 +19,8 @@ if (typeof global.gc !== 'function') {
 
 const root = path.join(__dirname, '..');
 const { envInt } = require('./lib');
-const { CheckpointEmitter } = require(path.join(root, 'dist', 'kafka', 'checkpoint-emitter'));
-const { GroupOffsetSyncer } = require(path.join(root, 'dist', 'kafka', 'group-offset-syncer'));
+const { CheckpointEmitter } = require(path.join(root, 'dist', 'engines', 'checkpoint-emitter'));
+const { GroupOffsetSyncer } = require(path.join(root, 'dist', 'engines', 'group-offset-syncer'));
 const { createReplicationPolicy } = require(path.join(root, 'dist', 'core', 'replication-policy'));
 const { createGroupFilter, createTopicFilter } = require(path.join(root, 'dist', 'core', 'filters'));
 
@@ -29,7 +29,7 @@ const PARTS = envInt('BENCH_MEM_PARTITIONS', 10);
 const CYCLES = envInt('BENCH_MEM_CYCLES', 3);
 /** also build the node's coverage message of each cycle (mm2-checkpoint output 2) */
 const withMessages = envInt('BENCH_MEM_MESSAGES', 1) === 1;
-const { coveragePayload } = require(path.join(root, 'dist', 'nodes', 'lib', 'contracts'));
+const { coveragePayload } = require(path.join(root, 'dist', 'nodes', 'shared', 'contracts'));
 const TOPIC = 'bench-fresh';
 const CP_TOPIC = 'source.checkpoints.internal';
 

@@ -93,7 +93,7 @@ async function main() {
   const t0 = Date.now();
   if (suites.includes('unit')) results.push(await runMocha('test/.mocharc.unit.js', {}, 'unit tests'));
 
-  /** @type {{ label: string, run: (live: boolean) => Promise<any> }[]} */
+  /** @type {{ label: string, whole?: boolean, run: (live: boolean) => Promise<any> }[]} */
   const runs = [];
   if (suites.includes('package')) runs.push({ label: 'package test', run: (live) => runMocha('test/.mocharc.package.js', {}, 'package test', { live }) });
   if (suites.includes('integration')) {
