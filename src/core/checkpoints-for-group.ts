@@ -2,7 +2,7 @@ import type { CheckpointStore } from './checkpoint-store';
 import type { OffsetSyncStore } from './offset-sync-store';
 import { renameTopicPartition, type RenamePolicy } from './rename-topic-partition';
 import { internName } from './partition-key';
-import type { Checkpoint, OffsetSync } from './types';
+import type { Checkpoint, CommittedOffset, OffsetSync } from './types';
 
 /**
  * MM2 `MirrorCheckpointTask.checkpointsForGroup`: which checkpoints one
@@ -13,17 +13,6 @@ import type { Checkpoint, OffsetSync } from './types';
 /** The topic filter (`topics` / `topics.exclude`); structurally satisfied by the filters module. */
 export interface TopicFilterLike {
   accept(topic: string): boolean;
-}
-
-/** One committed offset of the group on the source cluster. */
-export interface GroupOffset {
-  /** Source topic name. */
-  topic: string;
-  partition: number;
-  /** The committed offset (next to consume); null (or negative) when the partition has no commit. */
-  offset: bigint | null;
-  /** The commit's metadata, copied into the checkpoint ("" when absent). */
-  metadata?: string | null;
 }
 
 export type CoverageStatus =
@@ -77,8 +66,8 @@ export interface CoverageEntry {
 
 export interface CheckpointsForGroupInput {
   group: string;
-  /** The group's committed offsets on the source (MM2 `listConsumerGroupOffsets`). */
-  offsets: readonly GroupOffset[];
+  /** The group's committed offsets on the source (MM2 `listConsumerGroupOffsets`): an offset null or negative is no commit; the metadata is copied into the checkpoint. */
+  offsets: readonly CommittedOffset[];
   topicFilter: TopicFilterLike;
   store: OffsetSyncStore;
   checkpoints: CheckpointStore;

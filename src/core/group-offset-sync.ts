@@ -1,4 +1,4 @@
-import type { Checkpoint } from './types';
+import type { Checkpoint, CommittedOffset } from './types';
 import { partitionKey } from './partition-key';
 
 /**
@@ -63,13 +63,6 @@ export function noteRewind(previous: Checkpoint | undefined, next: Checkpoint, p
   });
 }
 
-/** A committed offset of the group on the target; `offset` null or negative = nothing committed. */
-export interface TargetOffset {
-  topic: string;
-  partition: number;
-  offset: bigint | null;
-}
-
 /** The log end offset (high watermark) of a target partition. */
 export interface TargetEndOffset {
   topic: string;
@@ -87,8 +80,8 @@ export interface GroupOffsetSyncInput {
    * undefined when the group does not exist (describe said GROUP_ID_NOT_FOUND).
    */
   targetGroupState: string | undefined;
-  /** The group's committed offsets on the target: an iterable, or a Map whose values are the entries. */
-  targetOffsets?: Iterable<TargetOffset> | ReadonlyMap<unknown, TargetOffset>;
+  /** The group's committed offsets on the target: an iterable, or a Map whose values are the entries (an offset null or negative: nothing committed). */
+  targetOffsets?: Iterable<CommittedOffset> | ReadonlyMap<unknown, CommittedOffset>;
   /** Log end offsets of the target partitions; a partition absent here does not exist on the target. */
   targetEndOffsets?: Iterable<TargetEndOffset> | ReadonlyMap<unknown, TargetEndOffset>;
   /** Rewinds of the group's partitions on the source not acted on yet (see {@link noteRewind}). */

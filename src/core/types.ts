@@ -34,6 +34,18 @@ export interface EncodedRecord {
   value: Buffer;
 }
 
+/**
+ * A group's committed offset of one partition, as a cluster answers it (OffsetFetch, or a record
+ * of `__consumer_offsets`): `offset` is null when the partition has no committed offset;
+ * `metadata` is the commit's metadata ("" when none).
+ */
+export interface CommittedOffset {
+  topic: string;
+  partition: number;
+  offset: bigint | null;
+  metadata: string;
+}
+
 /** A topic-partition. */
 export interface TopicPartition {
   topic: string;

@@ -36,13 +36,14 @@ import { findCheckpointGroups, type DiscoveryResult } from '../core/group-discov
 import { OffsetSyncStore, type OffsetTranslationMode } from '../core/offset-sync-store';
 import type { RenamePolicy } from '../core/rename-topic-partition';
 import type { Checkpoint, OffsetSync } from '../core/types';
+import { firstSeenCandidates, groupsConcernedBySyncs, groupsRead, groupsToRead, partialCycleCoverage, uniteGroupPartitions } from '../core/cycle-selection';
 import { readPercent } from '../core/load-percent';
 import { DEFAULT_READINESS, membersInState, summarizeReadiness, unlistedGroupReadiness, withMembersOnTarget, type GroupReadiness, type MembersOnTarget, type ReadinessSummary, type ReadinessThresholds } from '../core/readiness';
 import type { ClusterConnection } from '../kafka/connection';
 import { checkpointGroupListing, type CommittedOffset, type ListedGroupState } from '../kafka/groups';
 import { mm2ListsGroup, type NotReplicatedGroup } from '../core/group-types';
 import { authorizationFailure, explainKafkaError } from '../kafka/client';
-import { SourceOffsets, tpKey, type GroupPartitions, type SourceOffsetsMode, type SourceOffsetsOptions } from './source-offsets';
+import { SourceOffsets, type GroupPartitions, type SourceOffsetsMode, type SourceOffsetsOptions } from './source-offsets';
 
 export type { GroupPartitions, SourceOffsetsMode };
 import { TopicReader } from '../kafka/topic-reader';
@@ -154,20 +155,7 @@ export interface CycleOptions {
 export function mergeCycleOptions(a: CycleOptions, b: CycleOptions): CycleOptions {
   const refreshGroups = Boolean(a.refreshGroups || b.refreshGroups);
   if (!a.only || !b.only) return { refreshGroups };
-  const only = new Map(a.only);
-  for (const [g, parts] of b.only) {
-    const have = only.get(g);
-    if (have === undefined) only.set(g, parts === 'all' ? 'all' : new Set(parts));
-    else if (have !== 'all') {
-      if (parts === 'all') only.set(g, 'all');
-      else {
-        const u = new Set(have);
-        for (const p of parts) u.add(p);
-        only.set(g, u);
-      }
-    }
-  }
-  return { refreshGroups, only };
+  return { refreshGroups, only: uniteGroupPartitions(a.only, b.only) };
 }
 
 export interface WrittenCheckpoint extends Checkpoint {
@@ -623,22 +611,8 @@ export class CheckpointEmitter {
    */
   private syncsArrived(syncs: readonly OffsetSync[]): void {
     if (this.selected === null || !this.eventDriven) return;
-    // per partition, the lowest sync concerns every group any of them concerns: one look-up each
-    const lowest = new Map<string, OffsetSync>();
-    for (const s of syncs) {
-      const k = tpKey(s.topic, s.partition);
-      const have = lowest.get(k);
-      if (have === undefined || s.upstreamOffset < have.upstreamOffset) lowest.set(k, s);
-    }
-    const only = new Map<string, GroupPartitions>();
-    for (const [k, s] of lowest) {
-      // only the groups at or above it (the usual sync follows the log end, above every group: none)
-      for (const g of this.sourceOffsets.groupsAtOrAbove(s.topic, s.partition, s.upstreamOffset)) {
-        const have = only.get(g);
-        if (have === undefined) only.set(g, new Set([k]));
-        else if (have !== 'all') have.add(k);
-      }
-    }
+    // per partition, the lowest sync concerns every group at or above it: one look-up each
+    const only = groupsConcernedBySyncs(syncs, (topic, partition, offset) => this.sourceOffsets.groupsAtOrAbove(topic, partition, offset));
     if (only.size > 0) this.deliverCycle({ only });
   }
 
@@ -848,7 +822,7 @@ export class CheckpointEmitter {
           committedTopics: async (groups) => {
             // while the stream follows (and was read in full since), what it keeps is current: read only the others
             const fresh = this.sourceFresh();
-            const { failed } = await this.sourceOffsets.readAll(fresh ? groups.filter((g) => this.sourceOffsets.offsetsOf(g) === undefined) : groups);
+            const { failed } = await this.sourceOffsets.readAll(groupsToRead(groups, fresh, (g) => this.sourceOffsets.offsetsOf(g) !== undefined));
             const topics = { get: (g: string) => (failed.has(g) ? undefined : topicsOf(this.sourceOffsets.offsetsOf(g))) };
             return { topics, failed };
           },
@@ -943,7 +917,7 @@ export class CheckpointEmitter {
         // (and the groups never read); polling: every group, every cycle
         const fresh = this.sourceFresh();
         const readStarted = this.now();
-        const { failed } = await this.sourceOffsets.readAll(fresh ? groups.filter((g) => this.sourceOffsets.offsetsOf(g) === undefined) : groups);
+        const { failed } = await this.sourceOffsets.readAll(groupsToRead(groups, fresh, (g) => this.sourceOffsets.offsetsOf(g) !== undefined));
         if (!fresh && failed.size === 0) this.lastFullReadAt = readStarted;
         for (const [group, error] of failed) failedGroups.push({ group, error });
         if (failed.size < groups.length) {
@@ -958,8 +932,7 @@ export class CheckpointEmitter {
         if (watchdog) clearTimeout(watchdog);
       }
       // the groups read, without an object per group (10,000 of them per second, alive across the cycle's awaits)
-      const failedSet = new Set(failedGroups.map((f) => f.group));
-      fullRead = { groups: groups.filter((g) => !failedSet.has(g)), ts };
+      fullRead = { groups: groupsRead(groups, new Set(failedGroups.map((f) => f.group))), ts };
       // Every selected group failed: the source is not answering, whatever the cached admin client
       // thinks (its users show the error; the checkpoints already held stay valid and are reported).
       if (groups.length > 0 && failedGroups.length === groups.length) source.reportError(new Error(failedGroups[0].error));
@@ -971,22 +944,14 @@ export class CheckpointEmitter {
       const only = opts.only as Map<string, GroupPartitions>;
       // groups first seen committing that MM2's rule would select by name and topic: selected
       // only when the listing says they are classic or consumer groups (never streams or share)
-      const firstSeen: string[] = [];
-      for (const group of only.keys()) {
-        if (selected.has(group)) continue;
-        const all = this.sourceOffsets.offsetsOf(group);
-        if (all && this.o.groupFilter.accept(group) && all.some((o) => this.o.topicFilter.accept(o.topic))) firstSeen.push(group);
-      }
+      const firstSeen = firstSeenCandidates(only, selected, (g) => this.sourceOffsets.offsetsOf(g), this.o.groupFilter, this.o.topicFilter);
       const listedNow = firstSeen.length > 0 ? await this.groupsMm2Lists(firstSeen) : new Set<string>();
-      for (const [group, changed] of only) {
-        let parts = changed;
-        if (!selected.has(group)) {
-          if (!listedNow.has(group)) continue;
-          selected.add(group);
-          (this.selected as string[]).push(group);
-          this.selected?.sort();
-          parts = 'all';
-        }
+      const { covered, added } = partialCycleCoverage(only, selected, listedNow);
+      if (added.length > 0) {
+        (this.selected as string[]).push(...added);
+        this.selected?.sort();
+      }
+      for (const { group, parts } of covered) {
         groups.push(group);
         perGroup.push({ group, ts, offsets: this.sourceOffsets.offsetsOf(group, parts) ?? [] });
       }

@@ -31,10 +31,11 @@ import { decodeValidCheckpoint } from '../core/checkpoint';
 import { parseCheckpointJson } from '../core/checkpoint-json';
 import { MalformedRecordError } from '../core/errors';
 import type { NameFilter } from '../core/filters';
-import { decideGroupOffsetSync, isWritableGroupState, noteRewind, type RewindMark, type RewoundPartition as CoreRewoundPartition, type TargetEndOffset } from '../core/group-offset-sync';
-import type { Checkpoint } from '../core/types';
+import { decideGroupOffsetSync, type GroupOffsetSyncDecision, type RewindMark, type RewoundPartition as CoreRewoundPartition, type TargetEndOffset } from '../core/group-offset-sync';
+import { DEFAULT_MIN_WRITE_INTERVAL_MS, FULL_TARGET_READ_EVERY_MS, TargetOffsets } from '../core/target-offsets';
+import type { Checkpoint, CommittedOffset } from '../core/types';
 import { explainKafkaError, notAuthorized, type ClusterSettings } from '../kafka/client';
-import { fetchEndOffsets, type AdminCommitResult, type CommittedOffset, type ListedGroupState } from '../kafka/groups';
+import { fetchEndOffsets, type AdminCommitResult, type ListedGroupState } from '../kafka/groups';
 import { TopicReader, type RawRecord } from '../kafka/topic-reader';
 import { partitionKey } from '../core/partition-key';
 
@@ -130,15 +131,12 @@ export interface GroupOffsetsCycle {
   durationMs: number;
 }
 
-/** Default least time between two writes of one group (ms). */
-export const DEFAULT_MIN_WRITE_INTERVAL_MS = 200;
 /**
- * A full run reads again the target offsets of a group that is up to date as we last read or
- * wrote them only when that read is older than this (ms): the target's offsets are kept from
- * what we read and wrote, and refreshed, so that a full run costs in proportion to what moved.
- * Every write is still decided against a fresh read (never backwards).
+ * The default floor (ms), and how old a read of an up-to-date group a full run accepts (ms): the
+ * target's offsets are kept from what we read and wrote (core/target-offsets), so that a full run
+ * costs in proportion to what moved; every write is still decided against a fresh read.
  */
-export const FULL_TARGET_READ_EVERY_MS = 60000;
+export { DEFAULT_MIN_WRITE_INTERVAL_MS, FULL_TARGET_READ_EVERY_MS };
 /** How long a run's listing of group states serves the partial runs after it (ms): the broker's refusal of a commit to a group with members stays the last guard. */
 const STATES_MAX_AGE_MS = 1000;
 
@@ -165,14 +163,8 @@ type Job = { full: true } | { full: false; groups: Set<string> };
 
 export class GroupOffsetSyncer {
   private readonly byGroup = new Map<string, Map<string, Checkpoint>>();
-  /** Rewinds on the source not acted on yet: group -> partition key -> mark (from the order of the checkpoints: state, read again after a restart). */
-  private readonly rewinds = new Map<string, Map<string, RewindMark>>();
-  /** What the target holds, as we last read or wrote it: group -> partition key -> offset. */
-  private readonly known = new Map<string, Map<string, bigint>>();
-  /** When each group's offsets were last read from the target (ms). */
-  private readonly readAt = new Map<string, number>();
-  /** When each group was last written (ms), for the floor. */
-  private readonly lastWrite = new Map<string, number>();
+  /** The target's offsets as last read or written, the floor and the rewinds not acted on yet (from the order of the checkpoints: state, read again after a restart). */
+  private readonly targets: TargetOffsets;
   /** Groups waiting for the floor, and the timer that runs them. */
   private readonly deferredGroups = new Set<string>();
   private deferTimer: ReturnType<typeof setTimeout> | null = null;
@@ -186,11 +178,10 @@ export class GroupOffsetSyncer {
   private nextPartial: { groups: Set<string>; run: Promise<GroupOffsetsCycle> } | null = null;
   private closed = false;
   private readonly now: () => number;
-  private readonly floorMs: number;
 
   constructor(private readonly opts: GroupOffsetSyncerOptions) {
     this.now = opts.now ?? Date.now;
-    this.floorMs = opts.minWriteIntervalMs ?? DEFAULT_MIN_WRITE_INTERVAL_MS;
+    this.targets = new TargetOffsets({ floorMs: opts.minWriteIntervalMs ?? DEFAULT_MIN_WRITE_INTERVAL_MS, followRewinds: opts.followRewinds === true });
   }
 
   /** Whether a run is in progress or queued. */
@@ -214,13 +205,7 @@ export class GroupOffsetSyncer {
     const k = key(cp.topic, cp.partition);
     const had = m.get(k);
     m.set(k, cp);
-    const marks = this.rewinds.get(cp.group);
-    const pending = marks?.get(k);
-    const mark = noteRewind(had, cp, pending);
-    if (mark !== undefined && mark !== pending) {
-      if (marks === undefined) this.rewinds.set(cp.group, new Map([[k, mark]]));
-      else marks.set(k, mark);
-    }
+    this.targets.noteCheckpoint(had, cp);
     this.received++;
     return !had || had.downstreamOffset !== cp.downstreamOffset || had.upstreamOffset !== cp.upstreamOffset;
   }
@@ -232,7 +217,7 @@ export class GroupOffsetSyncer {
    */
   replaceCheckpoints(list: Iterable<Checkpoint>): void {
     this.byGroup.clear();
-    this.rewinds.clear();
+    this.targets.clearRewinds();
     for (const cp of list) this.put(cp);
   }
 
@@ -381,19 +366,9 @@ export class GroupOffsetSyncer {
 
   /** The groups of a run that may be written now, and how many wait for the floor (a timer is set for them). */
   private applyFloor(groups: string[]): string[] {
-    if (this.floorMs <= 0) return groups;
     const now = this.now();
-    const ready: string[] = [];
-    let earliest = Infinity;
-    for (const g of groups) {
-      const last = this.lastWrite.get(g);
-      if (last !== undefined && now - last < this.floorMs) {
-        this.deferredGroups.add(g);
-        earliest = Math.min(earliest, last + this.floorMs);
-      } else {
-        ready.push(g);
-      }
-    }
+    const { ready, waiting, wakeAt: earliest } = this.targets.floor(groups, now);
+    for (const g of waiting) this.deferredGroups.add(g);
     if (earliest < Infinity && !this.deferTimer && !this.closed) {
       this.deferTimer = setTimeout(() => this.runDeferred(), Math.max(1, earliest - now));
       this.deferTimer.unref?.();
@@ -420,54 +395,9 @@ export class GroupOffsetSyncer {
     return map;
   }
 
-  /** Whether every checkpoint of the group is at or behind what we know the target holds (nothing to write, no need to read). */
-  private knownUpToDate(group: string): boolean {
-    const k = this.known.get(group);
-    if (!k || this.rewinds.has(group)) return false;
-    for (const c of this.byGroup.get(group)?.values() ?? []) {
-      const t = k.get(key(c.topic, c.partition));
-      if (t === undefined || t < c.downstreamOffset) return false;
-    }
-    return true;
-  }
-
-  /** Whether the target holds exactly every checkpoint of the group, as last read or written (what decideGroupOffsetSync would call up to date in every partition). */
-  private knownExactly(group: string): boolean {
-    const k = this.known.get(group);
-    const cps = this.byGroup.get(group);
-    if (!k || !cps || cps.size === 0 || this.rewinds.has(group)) return false;
-    for (const c of cps.values()) if (k.get(key(c.topic, c.partition)) !== c.downstreamOffset) return false;
-    return true;
-  }
-
-  /** The skip entry of an up-to-date group, the same (frozen) object from run to run while its state stays: a full run at 10,000 groups reports most of them every interval. */
-  private readonly upToDateSkips = new Map<string, SkippedGroup>();
-  private upToDateSkip(group: string, state: string | undefined): SkippedGroup {
-    const had = this.upToDateSkips.get(group);
-    if (had !== undefined && had.state === state) return had;
-    const e: SkippedGroup = Object.freeze({ group, code: 'up-to-date', state, reason: 'every checkpointed partition is at this offset or further on the target (as last read or written)' });
-    this.upToDateSkips.set(group, e);
-    return e;
-  }
-
-  /** Drops the rewind marks of `group` a decision was made with (`marks` as they were then): a mark noted since stays. */
-  private dropRewinds(group: string, marks: ReadonlyMap<string, RewindMark> | undefined): void {
-    const now = this.rewinds.get(group);
-    if (marks === undefined || now === undefined) return;
-    for (const [k, m] of marks) if (now.get(k) === m) now.delete(k);
-    if (now.size === 0) this.rewinds.delete(group);
-  }
-
   /** The partitions of `group` with a rewind on the source not acted on yet. */
   pendingRewinds(group: string): RewindMark[] {
-    return [...(this.rewinds.get(group)?.values() ?? [])];
-  }
-
-  private remember(group: string, offsets: CommittedOffset[]): void {
-    const m = new Map<string, bigint>();
-    for (const o of offsets) if (o.offset !== null) m.set(key(o.topic, o.partition), o.offset);
-    this.known.set(group, m);
-    this.readAt.set(group, this.now());
+    return this.targets.pendingRewinds(group);
   }
 
   private async runCycle(job: Job): Promise<GroupOffsetsCycle> {
@@ -513,17 +443,12 @@ export class GroupOffsetSyncer {
     const writable: string[] = [];
     for (const g of groups) {
       const state = states.get(g)?.state;
-      // not listed by a listing newer than what we last read or wrote of it: it holds no offsets
-      // now (deleted on the target, or expired), whatever we remember
-      if (state === undefined && Math.max(this.lastWrite.get(g) ?? -Infinity, this.readAt.get(g) ?? -Infinity) < statesAt) this.known.delete(g);
-      if (!isWritableGroupState(state)) {
+      const plan = this.targets.plan(g, state, statesAt, this.byGroup.get(g)?.values() ?? [], job.full, this.now());
+      if (plan === 'active') {
         const d = decideGroupOffsetSync({ group: g, checkpoints: this.checkpointsOf(g), targetGroupState: state });
         result.skipped.push({ group: g, code: 'group-active', state, reason: d.reason });
-        this.known.delete(g);
-        // a group with members is never touched: a rewind on the source is not followed later either
-        this.dropRewinds(g, this.rewinds.get(g));
-      } else if ((!job.full || this.now() - (this.readAt.get(g) ?? -Infinity) < FULL_TARGET_READ_EVERY_MS) && this.knownUpToDate(g)) {
-        result.skipped.push(this.upToDateSkip(g, state));
+      } else if (plan === 'up-to-date') {
+        result.skipped.push(this.targets.upToDateSkip(g, state));
       } else {
         writable.push(g);
       }
@@ -534,7 +459,7 @@ export class GroupOffsetSyncer {
       // reading needs DESCRIBE, writing READ on the group: the ACL to grant is READ
       const refused = notAuthorized({ message: reason }, [{ resource: 'Group', name: g, operations: ['READ'] }], connection.settings);
       result.skipped.push({ group: g, code: 'error', state: states.get(g)?.state, reason: `could not read the group's offsets on the target: ${refused?.message ?? reason}` });
-      this.known.delete(g);
+      this.targets.forget(g);
     }
 
     // log-end offsets per topic, once per run, shared by the groups
@@ -547,22 +472,21 @@ export class GroupOffsetSyncer {
       }
       return p;
     };
-    const toCommit: Array<{ group: string; state: string | undefined; decision: ReturnType<typeof decideGroupOffsetSync>; marks?: Map<string, RewindMark> }> = [];
+    const toCommit: Array<{ group: string; state: string | undefined; decision: GroupOffsetSyncDecision; marks?: Map<string, RewindMark> }> = [];
     for (const g of writable) {
       const offsets = read.offsets.get(g);
       if (!offsets) continue;
-      this.remember(g, offsets);
+      this.targets.read(g, offsets, this.now());
       const state = states.get(g)?.state;
       // the read finds every checkpoint already there (the usual answer of the re-read once a
       // minute): nothing to decide, no log-end offsets needed
-      if (this.knownExactly(g)) {
-        result.skipped.push(this.upToDateSkip(g, state));
+      if (this.targets.exactly(g, this.byGroup.get(g)?.values() ?? [])) {
+        result.skipped.push(this.targets.upToDateSkip(g, state));
         continue;
       }
       const checkpoints = this.checkpointsOf(g);
       // the marks as decided on (a copy: one noted while the run awaits stays for the next run)
-      const live = this.rewinds.get(g);
-      const marks = live === undefined ? undefined : new Map(live);
+      const marks = this.targets.rewindsOf(g);
       const endList: TargetEndOffset[] = [];
       try {
         for (const list of await Promise.all([...new Set(checkpoints.map((c) => c.topic))].map(endsOf))) endList.push(...list);
@@ -571,14 +495,7 @@ export class GroupOffsetSyncer {
         continue;
       }
       this.checkOpen();
-      const d = decideGroupOffsetSync({
-        group: g,
-        checkpoints,
-        targetGroupState: state,
-        targetOffsets: offsets,
-        targetEndOffsets: endList,
-        ...(marks !== undefined ? { rewinds: marks, followRewinds: this.opts.followRewinds === true } : {}),
-      });
+      const d = this.targets.decide({ group: g, checkpoints, targetGroupState: state, targetOffsets: offsets, targetEndOffsets: endList }, marks);
       for (const s of d.skipped) {
         if (s.code === 'up-to-date' || s.code === 'group-active') continue;
         result.partitionsSkipped.push({ group: g, topic: s.topic, partition: s.partition, code: s.code, reason: s.reason });
@@ -586,7 +503,6 @@ export class GroupOffsetSyncer {
       if (d.action !== 'write') {
         const upToDate = d.skipped.every((s) => s.code === 'up-to-date' || s.code === 'target-ahead');
         result.skipped.push({ group: g, code: upToDate ? 'up-to-date' : 'nothing-to-write', state, reason: d.reason });
-        this.dropRewinds(g, marks); // decided (not followed, or nothing lower to write): once
         continue;
       }
       toCommit.push({ group: g, state, decision: d, marks });
@@ -603,9 +519,9 @@ export class GroupOffsetSyncer {
     for (const { c, r } of commits) {
       const { group, state, decision: d } = c;
       if (!r.ok) {
-        this.known.delete(group);
+        // UNKNOWN_MEMBER_ID: the group has members now, never touched
+        this.targets.refused(group, r.errorType === 'UNKNOWN_MEMBER_ID', c.marks);
         if (r.errorType === 'UNKNOWN_MEMBER_ID') {
-          this.dropRewinds(group, c.marks); // the group has members now: never touched
           result.skipped.push({
             group,
             code: 'group-active',
@@ -619,22 +535,14 @@ export class GroupOffsetSyncer {
         continue;
       }
       committedOk++;
-      this.lastWrite.set(group, this.now());
-      const k = this.known.get(group) ?? new Map<string, bigint>();
-      for (const o of d.offsets) k.set(key(o.topic, o.partition), o.offset);
-      this.known.set(group, k);
+      this.targets.written(group, d.offsets, c.marks, this.now()); // followed (or written forward): once
       result.written.push({ group, offsets: d.offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.offset })) });
       for (const a of d.adjusted) {
         result.clamped.push({ group, topic: a.topic, partition: a.partition, checkpointOffset: a.checkpointOffset, offset: a.offset, reason: a.reason });
       }
       for (const w of d.rewound) result.rewound.push({ group, ...w });
-      this.dropRewinds(group, c.marks); // followed (or written forward): once
     }
-    if (this.known.size > 4 * Math.max(1000, this.byGroup.size)) {
-      this.known.clear();
-      this.readAt.clear();
-    }
-    if (this.upToDateSkips.size > 4 * Math.max(1000, this.byGroup.size)) this.upToDateSkips.clear();
+    this.targets.trim(this.byGroup.size);
 
     const order = (a: { group: string }, b: { group: string }): number => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0);
     result.written.sort(order);

@@ -11,14 +11,14 @@
  *
  * No Node-RED in here.
  */
-import type { CommittedOffset } from '../kafka/groups';
+import type { CommittedOffset } from '../core/types';
 import type { ClusterConnection } from '../kafka/connection';
 import { SourceCommitStream, type SourceCommitBatch, type SourceCommitStreamOptions } from '../kafka/source-commit-stream';
 import { partitionKey } from '../core/partition-key';
-import { PositionIndex } from '../core/position-index';
+import { SourceOffsetTable, type GroupPartitions } from '../core/source-offset-table';
 
 /** Source partitions of one group (`partition:topic` keys) whose offsets changed; 'all': the whole group (deleted, or read again). */
-export type GroupPartitions = Set<string> | 'all';
+export type { GroupPartitions };
 
 export type SourceOffsetsMode =
   /** Not started yet, or starting the stream. */
@@ -74,11 +74,8 @@ export const STREAM_SILENT_MS = 15000;
 export const tpKey = partitionKey;
 
 export class SourceOffsets {
-  private readonly byGroup = new Map<string, Map<string, CommittedOffset>>();
-  /** group -> its offsets as one array (offsetsOf), dropped when one of them changes. */
-  private readonly lists = new Map<string, readonly CommittedOffset[]>();
-  /** (topic, partition) -> the groups with a commit there, by their committed offset: the groups a new offset sync concerns. */
-  private readonly byPartition = new Map<string, PositionIndex<string>>();
+  /** The offsets kept, and the merge of a full read with what the stream changed meanwhile (core). */
+  private readonly table = new SourceOffsetTable();
   private stream: CommitStreamLike | null = null;
   /** A stream still positioning (stopped with the rest on close). */
   private opening: CommitStreamLike | null = null;
@@ -147,19 +144,15 @@ export class SourceOffsets {
     // What the stream changes while the read is under way is newer than (or the same as) what
     // the read answers: it stands. Replacing it would undo a commit that arrived meanwhile, and
     // nothing would bring it back before the next full read (a minute later).
-    const during = new Map<string, GroupPartitions>();
-    this.reads.add(during);
+    const read = this.table.beginRead();
     let answer: { offsets: Map<string, CommittedOffset[]>; failed: Map<string, string> };
     try {
       answer = await this.o.source.offsetFetcher().fetchMany([...groups]);
-    } finally {
-      this.reads.delete(during);
+    } catch (e) {
+      this.table.endRead(read);
+      throw e;
     }
-    for (const [group, list] of answer.offsets) {
-      const streamed = during.get(group);
-      if (streamed === 'all') continue; // deleted (and maybe committed again) meanwhile: the stream's state stands
-      this.replaceGroup(group, list, streamed);
-    }
+    this.table.endRead(read, answer.offsets);
     return { failed: answer.failed };
   }
 
@@ -168,32 +161,17 @@ export class SourceOffsets {
    * given. The whole list is the same array until one of the group's offsets changes.
    */
   offsetsOf(group: string, parts: GroupPartitions = 'all'): readonly CommittedOffset[] | undefined {
-    const m = this.byGroup.get(group);
-    if (!m) return undefined;
-    if (parts === 'all') {
-      let list = this.lists.get(group);
-      if (list === undefined) {
-        list = Object.freeze([...m.values()]) as CommittedOffset[];
-        this.lists.set(group, list);
-      }
-      return list;
-    }
-    const out: CommittedOffset[] = [];
-    for (const k of parts) {
-      const o = m.get(k);
-      if (o) out.push(o);
-    }
-    return out;
+    return this.table.offsetsOf(group, parts);
   }
 
   /** The groups whose committed offset on a source partition is at or above `offset` (the groups a sync there concerns), in proportion to how many there are. */
   groupsAtOrAbove(topic: string, partition: number, offset: bigint): string[] {
-    return this.byPartition.get(tpKey(topic, partition))?.atOrAbove(offset) ?? [];
+    return this.table.groupsAtOrAbove(topic, partition, offset);
   }
 
   /** Forgets groups no longer selected. */
   retain(groups: { has(group: string): boolean }): void {
-    for (const g of [...this.byGroup.keys()]) if (!groups.has(g)) this.dropGroup(g);
+    this.table.retain(groups);
   }
 
   async stop(): Promise<void> {
@@ -206,15 +184,6 @@ export class SourceOffsets {
   }
 
   // -------------------------------------------------------------------------------------------
-
-  private pending = new Map<string, GroupPartitions>();
-  /** Per full read under way: what the stream changed since it was sent. */
-  private readonly reads = new Set<Map<string, GroupPartitions>>();
-
-  private mark(group: string, k: string | 'all'): void {
-    markIn(this.pending, group, k);
-    for (const during of this.reads) markIn(during, group, k);
-  }
 
   private setMode(m: SourceOffsetsMode): void {
     if (m.kind === 'events' && this.modeNow.kind !== 'events') this.followingSinceMs = (this.o.now ?? Date.now)();
@@ -281,97 +250,13 @@ export class SourceOffsets {
 
   private applyBatch(b: SourceCommitBatch): void {
     if (this.stopped) return;
-    for (const g of b.deletedGroups) {
-      if (!this.o.acceptGroup(g)) continue;
-      if (this.byGroup.has(g)) {
-        this.dropGroup(g);
-        this.mark(g, 'all');
-      }
-    }
-    for (const c of b.changes) {
-      if (!this.o.acceptGroup(c.group)) continue;
-      let m = this.byGroup.get(c.group);
-      if (!m) {
-        m = new Map();
-        this.byGroup.set(c.group, m);
-      }
-      const k = tpKey(c.topic, c.partition);
-      this.lists.delete(c.group);
-      const prev = m.get(k);
-      if (c.offset === null) m.delete(k);
-      else m.set(k, { topic: c.topic, partition: c.partition, offset: c.offset, metadata: prev?.metadata ?? '' });
-      this.index(k, c.group, prev?.offset ?? null, c.offset);
-      this.mark(c.group, k);
-    }
+    this.table.applyStream(b.deletedGroups, b.changes, (g) => this.o.acceptGroup(g));
     if (b.skipped > 0) {
       this.skippedTotal += b.skipped;
       this.o.onSkipped?.(b.skipped, this.skippedTotal);
     }
     // The stream batches already; hand over at once (a second window would only add latency).
-    if (this.pending.size > 0) {
-      const changed = this.pending;
-      this.pending = new Map();
-      this.o.onChanged(changed);
-    }
+    const changed = this.table.takeChanged();
+    if (changed !== null) this.o.onChanged(changed);
   }
-
-  /** A full read's answer for a group; the partitions in `keep` (changed by the stream meanwhile) keep what the stream gave. */
-  private replaceGroup(group: string, list: readonly CommittedOffset[], keep?: ReadonlySet<string>): void {
-    const kept = this.byGroup.get(group);
-    if (keep !== undefined && kept !== undefined) {
-      const merged = list.filter((o) => !keep.has(tpKey(o.topic, o.partition)));
-      for (const k of keep) {
-        const o = kept.get(k);
-        if (o !== undefined) merged.push(o);
-      }
-      list = merged;
-    }
-    if (sameOffsets(kept, list)) return; // unchanged: the same array stays
-    this.dropGroup(group);
-    const m = new Map<string, CommittedOffset>();
-    for (const o of list) {
-      // a partition listed without a committed offset (-1) stays: MM2's discovery counts its topic
-      const k = tpKey(o.topic, o.partition);
-      m.set(k, o);
-      this.index(k, group, null, o.offset);
-    }
-    this.byGroup.set(group, m);
-  }
-
-  /** The group's committed offset on partition `k` moved from `from` to `to` (null: none). */
-  private index(k: string, group: string, from: bigint | null, to: bigint | null): void {
-    if (from === null && to === null) return;
-    let s = this.byPartition.get(k);
-    if (!s) {
-      s = new PositionIndex<string>();
-      this.byPartition.set(k, s);
-    }
-    s.move(group, from, to);
-    if (s.size === 0) this.byPartition.delete(k);
-  }
-
-  private dropGroup(group: string): void {
-    const m = this.byGroup.get(group);
-    if (!m) return;
-    for (const [k, o] of m) this.index(k, group, o.offset, null);
-    this.byGroup.delete(group);
-    this.lists.delete(group);
-  }
-}
-
-function markIn(marks: Map<string, GroupPartitions>, group: string, k: string | 'all'): void {
-  const have = marks.get(group);
-  if (k === 'all') marks.set(group, 'all');
-  else if (have === undefined) marks.set(group, new Set([k]));
-  else if (have !== 'all') have.add(k);
-}
-
-/** Whether a fresh read holds exactly what is kept (same partitions, offsets and metadata). */
-function sameOffsets(kept: ReadonlyMap<string, CommittedOffset> | undefined, list: readonly CommittedOffset[]): boolean {
-  if (kept === undefined || kept.size !== list.length) return false;
-  for (const o of list) {
-    const k = kept.get(tpKey(o.topic, o.partition));
-    if (k === undefined || k.offset !== o.offset || (k.metadata ?? '') !== (o.metadata ?? '')) return false;
-  }
-  return true;
 }

@@ -25,13 +25,8 @@ import {
 } from './group-requests';
 import { mm2ListsGroup, notReplicatedGroup, type NotReplicatedGroup } from '../core/group-types';
 
-export interface CommittedOffset {
-  topic: string;
-  partition: number;
-  /** null when the partition has no committed offset. */
-  offset: bigint | null;
-  metadata: string;
-}
+import type { CommittedOffset } from '../core/types';
+export type { CommittedOffset };
 
 /**
  * Whether a listed group is one MM2 lists (core/group-types): a classic or consumer group (no

@@ -18,6 +18,7 @@ import { randomUUID } from 'node:crypto';
 import type { Admin, Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { Batcher } from '../core/batcher';
 import { decodeConsumerOffsetsRecord, type ConsumerOffsetsRecord } from '../core/consumer-offsets-record';
+import type { SourceOffsetChange } from '../core/source-offset-table';
 import { fetchStableEndOffsets, findCoordinatorProblem } from './groups';
 import { disconnectQuietly, readerConsumer } from './topic-reader';
 import { aclText, authorizationFailure, NotAuthorizedError, type AclNeed } from './client';
@@ -27,13 +28,8 @@ export const CONSUMER_OFFSETS_TOPIC = '__consumer_offsets';
 const CONSUMER_GROUP_METADATA_TYPE = 3;
 const DEFAULT_GROUP_PREFIX = '__mm2-node-red-commits';
 
-export interface SourceOffsetChange {
-  group: string;
-  topic: string;
-  partition: number;
-  /** null: the offset was deleted (OffsetDelete, group deletion) or expired. */
-  offset: bigint | null;
-}
+/** One change of a group's committed offset (core/source-offset-table). */
+export type { SourceOffsetChange };
 
 export interface SourceCommitBatch {
   /** The last change per (group, topic, partition) within the window, in arrival order of their last change. */

@@ -44,8 +44,13 @@ function loadedCheckpoints(records = []) {
   return cps;
 }
 
+/**
+ * A committed offset; without `metadata` the field is left out (a caller's object without it is
+ * still read as "", though the type, core/types CommittedOffset, always has it).
+ * @returns {import('../../dist/core/types').CommittedOffset}
+ */
 function offset(topic, partition, o, metadata) {
-  return { topic, partition, offset: o === null ? null : BigInt(o), ...(metadata === undefined ? {} : { metadata }) };
+  return /** @type {any} */ ({ topic, partition, offset: o === null ? null : BigInt(o), ...(metadata === undefined ? {} : { metadata }) });
 }
 
 function run(group, offsets, store, checkpoints, extra = {}) {

@@ -7,7 +7,7 @@ function cp(group, topic, partition, up, down, metadata = '') {
   return { group, topic, partition, upstreamOffset: BigInt(up), downstreamOffset: BigInt(down), metadata };
 }
 function at(topic, partition, o) {
-  return { topic, partition, offset: o === null ? null : BigInt(o) };
+  return { topic, partition, offset: o === null ? null : BigInt(o), metadata: '' };
 }
 function write(topic, partition, o, metadata = '') {
   return { topic, partition, offset: BigInt(o), metadata };

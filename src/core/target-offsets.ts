@@ -1,0 +1,254 @@
+import {
+  decideGroupOffsetSync,
+  isWritableGroupState,
+  noteRewind,
+  type GroupOffsetSyncDecision,
+  type GroupOffsetSyncInput,
+  type OffsetToWrite,
+  type RewindMark,
+} from './group-offset-sync';
+import { partitionKey } from './partition-key';
+import type { Checkpoint, CommittedOffset } from './types';
+
+/**
+ * The group-offset writer's memory of the TARGET cluster, and the rules that use it (MM2's
+ * `sync.group.offsets`, see group-offset-sync.ts for the decision of one group):
+ *
+ * - the target's committed offsets of each group as last read or written (`known`), and when
+ *   each group was last read (`readAt`) and last written (`lastWrite`);
+ * - **up to date as known**: a group whose every checkpoint is at or behind what the target holds
+ *   is not read again by a partial run, nor by a full run while its last read is younger than
+ *   FULL_TARGET_READ_EVERY_MS; a read finding every checkpoint exactly there needs no decision;
+ * - **what to write** is decided against a fresh read (never backwards), following a deliberate
+ *   rewind of the group on the source only with `followRewinds`, and each rewind **once**: the
+ *   marks a decision was made with are dropped when it was written, skipped, or the group was
+ *   found with members (never touched, also not later);
+ * - **the floor**: a group written less than `floorMs` ago waits (the caller runs it when the
+ *   floor ends; never dropped);
+ * - a group not listed by the target's listing newer than what we last read or wrote of it holds
+ *   no offsets now (deleted or expired): forgotten.
+ *
+ * Plain state, no I/O, no timers: the clock is passed in.
+ */
+
+/** A full run reads again a group that is up to date as known only when its last read is older than this (ms). */
+export const FULL_TARGET_READ_EVERY_MS = 60000;
+/** Default least time between two writes of one group (ms). */
+export const DEFAULT_MIN_WRITE_INTERVAL_MS = 200;
+
+/** The report of a group up to date as known: the same frozen object from run to run while its state stays. */
+export interface UpToDateSkip {
+  readonly group: string;
+  readonly code: 'up-to-date';
+  readonly state: string | undefined;
+  readonly reason: string;
+}
+
+/** What a run does with a group before reading it. */
+export type GroupPlan =
+  /** Members on the target: neither read nor written (its rewinds are dropped: never followed later). */
+  | 'active'
+  /** Every checkpoint is at or behind the target's offsets as known: nothing to read or write. */
+  | 'up-to-date'
+  /** Read the target's offsets, then decide. */
+  | 'read';
+
+export interface TargetOffsetsOptions {
+  /** Least time between two writes of one group (ms); 0: no floor. Default DEFAULT_MIN_WRITE_INTERVAL_MS. */
+  floorMs?: number;
+  /** Move a target offset back to follow a deliberate rewind on the source, once (default false: MM2's never backwards). */
+  followRewinds?: boolean;
+}
+
+const UP_TO_DATE_REASON = 'every checkpointed partition is at this offset or further on the target (as last read or written)';
+
+export class TargetOffsets {
+  /** What the target holds, as we last read or wrote it: group -> partition key -> offset. */
+  private readonly known = new Map<string, Map<string, bigint>>();
+  /** When each group's offsets were last read from the target (ms). */
+  private readonly readAt = new Map<string, number>();
+  /** When each group was last written (ms), for the floor. */
+  private readonly lastWrite = new Map<string, number>();
+  /** Rewinds on the source not acted on yet: group -> partition key -> mark. */
+  private readonly rewinds = new Map<string, Map<string, RewindMark>>();
+  private readonly upToDateSkips = new Map<string, UpToDateSkip>();
+  readonly floorMs: number;
+  readonly followRewinds: boolean;
+
+  constructor(opts: TargetOffsetsOptions = {}) {
+    this.floorMs = opts.floorMs ?? DEFAULT_MIN_WRITE_INTERVAL_MS;
+    this.followRewinds = opts.followRewinds === true;
+  }
+
+  // ---- rewinds on the source ------------------------------------------------------------------
+
+  /** Checkpoint `next` replaced `previous` (undefined: none) for its group and partition: notes a rewind on the source (see noteRewind). */
+  noteCheckpoint(previous: Checkpoint | undefined, next: Checkpoint): void {
+    const k = partitionKey(next.topic, next.partition);
+    const marks = this.rewinds.get(next.group);
+    const pending = marks?.get(k);
+    const mark = noteRewind(previous, next, pending);
+    if (mark === undefined || mark === pending) return;
+    if (marks === undefined) this.rewinds.set(next.group, new Map([[k, mark]]));
+    else marks.set(k, mark);
+  }
+
+  /** Forgets every rewind mark (the checkpoints are replaced as a whole). */
+  clearRewinds(): void {
+    this.rewinds.clear();
+  }
+
+  /** The partitions of `group` with a rewind on the source not acted on yet. */
+  pendingRewinds(group: string): RewindMark[] {
+    return [...(this.rewinds.get(group)?.values() ?? [])];
+  }
+
+  /** The group's rewind marks now, as a copy to decide with (a mark noted meanwhile stays for the next run); undefined: none. */
+  rewindsOf(group: string): Map<string, RewindMark> | undefined {
+    const live = this.rewinds.get(group);
+    return live === undefined ? undefined : new Map(live);
+  }
+
+  /** Drops the marks of `group` a decision was made with (`marks` as they were then): a mark noted since stays. */
+  private dropRewinds(group: string, marks: ReadonlyMap<string, RewindMark> | undefined): void {
+    const now = this.rewinds.get(group);
+    if (marks === undefined || now === undefined) return;
+    for (const [k, m] of marks) if (now.get(k) === m) now.delete(k);
+    if (now.size === 0) this.rewinds.delete(group);
+  }
+
+  // ---- the floor --------------------------------------------------------------------------------
+
+  /**
+   * The groups of a partial run that may be written at `now`, and those written less than the
+   * floor ago (`waiting`), with the time the first of them may be written (`wakeAt`; Infinity: none waits).
+   */
+  floor(groups: readonly string[], now: number): { ready: string[]; waiting: string[]; wakeAt: number } {
+    if (this.floorMs <= 0) return { ready: [...groups], waiting: [], wakeAt: Infinity };
+    const ready: string[] = [];
+    const waiting: string[] = [];
+    let wakeAt = Infinity;
+    for (const g of groups) {
+      const last = this.lastWrite.get(g);
+      if (last !== undefined && now - last < this.floorMs) {
+        waiting.push(g);
+        wakeAt = Math.min(wakeAt, last + this.floorMs);
+      } else {
+        ready.push(g);
+      }
+    }
+    return { ready, waiting, wakeAt };
+  }
+
+  // ---- before the read ------------------------------------------------------------------------
+
+  /**
+   * What a run does with `group` before reading it, given its state in the target's listing made
+   * at `listedAt` (`state` undefined: not listed) and its checkpoints. A full run (`full`) reads
+   * again a group up to date as known whose last read is older than FULL_TARGET_READ_EVERY_MS.
+   */
+  plan(group: string, state: string | undefined, listedAt: number, checkpoints: Iterable<Checkpoint>, full: boolean, now: number): GroupPlan {
+    // not listed by a listing newer than what we last read or wrote of it: it holds no offsets
+    // now (deleted on the target, or expired), whatever we remember
+    if (state === undefined && Math.max(this.lastWrite.get(group) ?? -Infinity, this.readAt.get(group) ?? -Infinity) < listedAt) this.known.delete(group);
+    if (!isWritableGroupState(state)) {
+      this.known.delete(group);
+      // a group with members is never touched: a rewind on the source is not followed later either
+      this.dropRewinds(group, this.rewinds.get(group));
+      return 'active';
+    }
+    if ((!full || now - (this.readAt.get(group) ?? -Infinity) < FULL_TARGET_READ_EVERY_MS) && this.upToDate(group, checkpoints)) return 'up-to-date';
+    return 'read';
+  }
+
+  /** Whether every checkpoint of the group is at or behind what we know the target holds (nothing to write, no need to read). */
+  upToDate(group: string, checkpoints: Iterable<Checkpoint>): boolean {
+    const k = this.known.get(group);
+    if (!k || this.rewinds.has(group)) return false;
+    for (const c of checkpoints) {
+      const t = k.get(partitionKey(c.topic, c.partition));
+      if (t === undefined || t < c.downstreamOffset) return false;
+    }
+    return true;
+  }
+
+  /** Whether the target holds exactly every checkpoint of the group, as last read or written (what decideGroupOffsetSync would call up to date in every partition). */
+  exactly(group: string, checkpoints: Iterable<Checkpoint>): boolean {
+    const k = this.known.get(group);
+    if (!k || this.rewinds.has(group)) return false;
+    let any = false;
+    for (const c of checkpoints) {
+      any = true;
+      if (k.get(partitionKey(c.topic, c.partition)) !== c.downstreamOffset) return false;
+    }
+    return any;
+  }
+
+  /** The report of a group up to date as known (the same frozen object while its state stays). */
+  upToDateSkip(group: string, state: string | undefined): UpToDateSkip {
+    const had = this.upToDateSkips.get(group);
+    if (had !== undefined && had.state === state) return had;
+    const e: UpToDateSkip = Object.freeze({ group, code: 'up-to-date', state, reason: UP_TO_DATE_REASON });
+    this.upToDateSkips.set(group, e);
+    return e;
+  }
+
+  // ---- what the target answered -----------------------------------------------------------------
+
+  /** The target's committed offsets of `group` as read at `now` (an offset null: none committed). */
+  read(group: string, offsets: Iterable<CommittedOffset>, now: number): void {
+    const m = new Map<string, bigint>();
+    for (const o of offsets) if (o.offset !== null) m.set(partitionKey(o.topic, o.partition), o.offset);
+    this.known.set(group, m);
+    this.readAt.set(group, now);
+  }
+
+  /** What the target holds of `group` is not known (its read or its commit failed). */
+  forget(group: string): void {
+    this.known.delete(group);
+  }
+
+  /** The target's offset of a group partition as last read or written (undefined: not known, or none committed). */
+  offsetOf(group: string, topic: string, partition: number): bigint | undefined {
+    return this.known.get(group)?.get(partitionKey(topic, partition));
+  }
+
+  /**
+   * The decision for one group read just now (never backwards; a rewind followed only with
+   * `followRewinds`), with `marks` its rewind marks as taken before the read of its log ends
+   * (rewindsOf). A decision not to write acts on the marks: dropped (once).
+   */
+  decide(input: Omit<GroupOffsetSyncInput, 'rewinds' | 'followRewinds'>, marks: ReadonlyMap<string, RewindMark> | undefined): GroupOffsetSyncDecision {
+    const d = decideGroupOffsetSync({ ...input, ...(marks !== undefined ? { rewinds: marks, followRewinds: this.followRewinds } : {}) });
+    if (d.action !== 'write') this.dropRewinds(input.group, marks); // decided (not followed, or nothing lower to write): once
+    return d;
+  }
+
+  /** `offsets` were committed to `group` at `now`, decided with `marks`: known, the floor starts, the marks are dropped (once). */
+  written(group: string, offsets: readonly Pick<OffsetToWrite, 'topic' | 'partition' | 'offset'>[], marks: ReadonlyMap<string, RewindMark> | undefined, now: number): void {
+    this.lastWrite.set(group, now);
+    let k = this.known.get(group);
+    if (k === undefined) {
+      k = new Map();
+      this.known.set(group, k);
+    }
+    for (const o of offsets) k.set(partitionKey(o.topic, o.partition), o.offset);
+    this.dropRewinds(group, marks);
+  }
+
+  /** The commit of `group` was refused; `active`: the group has members now (UNKNOWN_MEMBER_ID), never touched, its marks dropped. */
+  refused(group: string, active: boolean, marks: ReadonlyMap<string, RewindMark> | undefined): void {
+    this.known.delete(group);
+    if (active) this.dropRewinds(group, marks);
+  }
+
+  /** Bounds the memory to a few times the groups held (`groups`): beyond, what is known is read again. */
+  trim(groups: number): void {
+    const limit = 4 * Math.max(1000, groups);
+    if (this.known.size > limit) {
+      this.known.clear();
+      this.readAt.clear();
+    }
+    if (this.upToDateSkips.size > limit) this.upToDateSkips.clear();
+  }
+}

@@ -1,0 +1,172 @@
+'use strict';
+// SourceOffsetTable (core/source-offset-table): the source groups' committed offsets, the index of
+// the groups per partition, and the merge of a full read with what the stream of
+// `__consumer_offsets` changed meanwhile, without a cluster or a stream (SourceOffsets, which feeds
+// it from the real ones, is in source-offsets.test.js and test/integration/source-commit-stream.test.js).
+
+const assert = require('node:assert/strict');
+const { SourceOffsetTable } = require('../../dist/core/source-offset-table');
+const { partitionKey } = require('../../dist/core/partition-key');
+
+const off = (topic, partition, offset, metadata = '') => ({ topic, partition, offset: offset === null ? null : BigInt(offset), metadata });
+const ch = (group, partition, offset, topic = 't') => ({ group, topic, partition, offset: offset === null ? null : BigInt(offset) });
+const view = (list) => (list ?? []).map((o) => `${o.topic}-${o.partition}@${o.offset}`).sort();
+const all = () => true;
+/** takeChanged as plain values: group -> 'all' or the sorted partition keys. */
+const changed = (t) => {
+  const c = t.takeChanged();
+  return c === null ? null : Object.fromEntries([...c].map(([g, p]) => [g, p === 'all' ? 'all' : [...p].sort()]));
+};
+
+describe('SourceOffsetTable: the source offsets and the merge of a full read with the stream', () => {
+  describe('the stream', () => {
+    it('a change sets the offset, null removes the partition; the changed partitions are handed over once', () => {
+      const t = new SourceOffsetTable();
+      t.applyStream([], [ch('g', 0, 5), ch('g', 1, 7)], all);
+      assert.deepEqual(view(t.offsetsOf('g')), ['t-0@5', 't-1@7']);
+      assert.deepEqual(changed(t), { g: [partitionKey('t', 0), partitionKey('t', 1)].sort() });
+      assert.equal(t.takeChanged(), null, 'taken: nothing pending');
+      t.applyStream([], [ch('g', 1, null)], all);
+      assert.deepEqual(view(t.offsetsOf('g')), ['t-0@5']);
+      assert.deepEqual(changed(t), { g: [partitionKey('t', 1)] });
+    });
+
+    it('a streamed commit keeps the metadata the read gave the partition (the stream does not decode it)', () => {
+      const t = new SourceOffsetTable();
+      t.endRead(t.beginRead(), new Map([['g', [off('t', 0, 5, 'meta')]]]));
+      t.applyStream([], [ch('g', 0, 9)], all);
+      assert.deepEqual(t.offsetsOf('g'), [off('t', 0, 9, 'meta')]);
+    });
+
+    it('groups the filter does not accept are not kept', () => {
+      const t = new SourceOffsetTable();
+      t.applyStream(['x'], [ch('x', 0, 5), ch('g', 0, 1)], (g) => g !== 'x');
+      assert.equal(t.offsetsOf('x'), undefined);
+      assert.deepEqual(changed(t), { g: [partitionKey('t', 0)] });
+      assert.equal(t.groups, 1);
+    });
+
+    it('a deleted group is forgotten and changed as a whole; one not held is no change; a change after the deletion re-creates it', () => {
+      const t = new SourceOffsetTable();
+      t.applyStream([], [ch('g', 0, 5), ch('g', 1, 5), ch('h', 0, 3)], all);
+      t.takeChanged();
+      t.applyStream(['g', 'nobody'], [], all);
+      assert.equal(t.offsetsOf('g'), undefined);
+      assert.deepEqual(changed(t), { g: 'all' });
+      t.applyStream(['h'], [ch('h', 2, 1)], all);
+      assert.deepEqual(view(t.offsetsOf('h')), ['t-2@1'], 'the new commit only');
+      assert.deepEqual(changed(t), { h: 'all' });
+    });
+
+    it('the groups per partition by offset follow the changes and deletions', () => {
+      const t = new SourceOffsetTable();
+      t.applyStream([], [ch('a', 0, 5), ch('b', 0, 10), ch('c', 0, 20)], all);
+      assert.deepEqual(t.groupsAtOrAbove('t', 0, 10n), ['b', 'c']);
+      t.applyStream(['c'], [ch('a', 0, 30), ch('b', 0, null)], all);
+      assert.deepEqual(t.groupsAtOrAbove('t', 0, 10n), ['a']);
+      assert.deepEqual(t.groupsAtOrAbove('t', 1, 0n), [], 'a partition no group committed on');
+    });
+  });
+
+  describe('the merge of a full read with what streamed meanwhile', () => {
+    let t;
+    beforeEach(() => {
+      t = new SourceOffsetTable();
+      t.applyStream([], [ch('g', 0, 5), ch('g', 1, 5)], all);
+      t.takeChanged();
+    });
+
+    it('a commit streamed while a read is under way stands; the partitions it did not touch take the read', () => {
+      const read = t.beginRead();
+      t.applyStream([], [ch('g', 0, 20)], all);
+      t.endRead(read, new Map([['g', [off('t', 0, 10), off('t', 1, 7)]]]));
+      assert.deepEqual(view(t.offsetsOf('g')), ['t-0@20', 't-1@7']);
+      assert.deepEqual(t.groupsAtOrAbove('t', 0, 20n), ['g']);
+      assert.deepEqual(t.groupsAtOrAbove('t', 1, 7n), ['g']);
+      assert.deepEqual(t.groupsAtOrAbove('t', 1, 8n), []);
+    });
+
+    it('a partition deleted by the stream during the read stays deleted', () => {
+      const read = t.beginRead();
+      t.applyStream([], [ch('g', 1, null)], all);
+      t.endRead(read, new Map([['g', [off('t', 0, 5), off('t', 1, 5)]]]));
+      assert.deepEqual(view(t.offsetsOf('g')), ['t-0@5']);
+    });
+
+    it('a group deleted during the read is not brought back; one committed again after its deletion keeps the new commit only', () => {
+      t.applyStream([], [ch('h', 0, 3)], all);
+      const read = t.beginRead();
+      t.applyStream(['g', 'h'], [ch('h', 2, 1)], all);
+      t.endRead(read, new Map([['g', [off('t', 0, 5)]], ['h', [off('t', 0, 3)]]]));
+      assert.equal(t.offsetsOf('g'), undefined);
+      assert.deepEqual(view(t.offsetsOf('h')), ['t-2@1']);
+      assert.deepEqual(t.groupsAtOrAbove('t', 0, 0n), [], 'nor the index');
+    });
+
+    it('nothing streamed: the read replaces what is kept, also partitions the stream set before the read was sent', () => {
+      t.applyStream([], [ch('g', 0, 20)], all);
+      t.endRead(t.beginRead(), new Map([['g', [off('t', 0, 30), off('t', 1, 2)]]]));
+      assert.deepEqual(view(t.offsetsOf('g')), ['t-0@30', 't-1@2']);
+      assert.deepEqual(t.groupsAtOrAbove('t', 1, 3n), [], 'the index follows the read (5 -> 2)');
+    });
+
+    it('two reads under way at once: each keeps what the stream changed since it was sent', () => {
+      const a = t.beginRead();
+      t.applyStream([], [ch('g', 0, 20)], all);
+      const b = t.beginRead();
+      t.applyStream([], [ch('g', 1, 40)], all);
+      t.endRead(b, new Map([['g', [off('t', 0, 20), off('t', 1, 6)]]]));
+      assert.deepEqual(view(t.offsetsOf('g')), ['t-0@20', 't-1@40']);
+      t.endRead(a, new Map([['g', [off('t', 0, 10), off('t', 1, 6)]]]));
+      assert.deepEqual(view(t.offsetsOf('g')), ['t-0@20', 't-1@40']);
+    });
+
+    it('a read that failed changes nothing, and no longer holds the changes after it', () => {
+      const failed = t.beginRead();
+      t.applyStream([], [ch('g', 0, 20)], all);
+      t.endRead(failed);
+      assert.deepEqual(view(t.offsetsOf('g')), ['t-0@20', 't-1@5']);
+      const read = t.beginRead();
+      t.endRead(read, new Map([['g', [off('t', 0, 8), off('t', 1, 5)]]]));
+      assert.deepEqual(view(t.offsetsOf('g')), ['t-0@8', 't-1@5'], 'the change before this read does not stand against it');
+    });
+
+    it('a group the read did not answer keeps what is kept; a group new to the table is added', () => {
+      t.endRead(t.beginRead(), new Map([['n', [off('t', 0, 1)]]]));
+      assert.deepEqual(view(t.offsetsOf('g')), ['t-0@5', 't-1@5']);
+      assert.deepEqual(view(t.offsetsOf('n')), ['t-0@1']);
+    });
+
+    it('a partition read without a committed offset is kept (MM2 counts its topic) but indexes no group', () => {
+      t.endRead(t.beginRead(), new Map([['g', [off('t', 0, 5), off('u', 0, null)]]]));
+      assert.deepEqual(view(t.offsetsOf('g')), ['t-0@5', 'u-0@null']);
+      assert.deepEqual(t.groupsAtOrAbove('u', 0, 0n), []);
+    });
+
+    it('the whole list is the same array until an offset of the group changes (also across a read answering the same)', () => {
+      const list = t.offsetsOf('g');
+      assert.ok(Object.isFrozen(list));
+      assert.equal(t.offsetsOf('g'), list);
+      t.endRead(t.beginRead(), new Map([['g', [off('t', 1, 5), off('t', 0, 5)]]]));
+      assert.equal(t.offsetsOf('g'), list, 'the same offsets read again');
+      t.endRead(t.beginRead(), new Map([['g', [off('t', 0, 5), off('t', 1, 5, 'new metadata')]]]));
+      assert.notEqual(t.offsetsOf('g'), list, 'metadata changed');
+      const again = t.offsetsOf('g');
+      t.applyStream([], [ch('g', 0, 6)], all);
+      assert.notEqual(t.offsetsOf('g'), again);
+    });
+
+    it('offsetsOf a set of partitions gives only those held', () => {
+      assert.deepEqual(view(t.offsetsOf('g', new Set([partitionKey('t', 1), partitionKey('t', 9)]))), ['t-1@5']);
+      assert.equal(t.offsetsOf('nobody', new Set()), undefined);
+    });
+
+    it('retain forgets the groups no longer selected, with their index entries', () => {
+      t.applyStream([], [ch('h', 0, 9)], all);
+      t.retain(new Set(['h']));
+      assert.equal(t.offsetsOf('g'), undefined);
+      assert.deepEqual(t.groupsAtOrAbove('t', 0, 0n), ['h']);
+      assert.equal(t.groups, 1);
+    });
+  });
+});
