@@ -398,9 +398,11 @@ describe('mm2-heartbeat (Node-RED runtime, real brokers)', function () {
     assert.deepEqual(during.filter((s) => s.fill === 'green'), [], `no green while the target did not answer: ${JSON.stringify(during)}`);
     // green again only on a fresh heartbeat (no mirror here: the test writes one, until the watcher reads again);
     // each one read before the next is written, so that none is still on its way when the source stops
+    const written = [];
     await env.eventually(async () => {
       const ts = Date.now();
       await produce(topic, [heartbeatRecord(a, ts)]);
+      written.push(ts);
       try {
         await env.eventually(() => out1.some((m) => m.payload.timestamp === ts), { timeout: 5000, what: 'the heartbeat read' });
       } catch {
@@ -408,6 +410,10 @@ describe('mm2-heartbeat (Node-RED runtime, real brokers)', function () {
       }
       return st[st.length - 1].fill === 'green';
     }, { timeout: 60000, interval: 1000, what: `green again on a fresh heartbeat, got '${lastText(st)}'` });
+    // every heartbeat the test wrote has arrived (one the watcher read late would otherwise set a
+    // green latency after the source stopped: evidence of the target, read before the node could
+    // know that the source stopped taking heartbeats)
+    await env.eventually(() => written.every((ts) => out1.some((m) => m.payload.timestamp === ts)), { timeout: 60000, what: 'every heartbeat the test wrote read' });
 
     await env.whileUnresponsive('source', async () => {
       const n = st.length;
