@@ -156,6 +156,8 @@ export interface GroupOffsetSyncerOptions {
   followRewinds?: boolean;
   /** Called with the result of a run the floor timer started (the caller reports it like any other). */
   onDeferredRun?: (run: Promise<GroupOffsetsCycle>) => void;
+  /** A full run reads again a group up to date as remembered when its last read is older than this (ms). Default FULL_TARGET_READ_EVERY_MS (60 s); benchmarks shorten it so that a short run covers several. */
+  fullTargetReadEveryMs?: number;
   now?: () => number;
 }
 
@@ -522,7 +524,7 @@ export class GroupOffsetSyncer {
         this.known.delete(g);
         // a group with members is never touched: a rewind on the source is not followed later either
         this.dropRewinds(g, this.rewinds.get(g));
-      } else if ((!job.full || this.now() - (this.readAt.get(g) ?? -Infinity) < FULL_TARGET_READ_EVERY_MS) && this.knownUpToDate(g)) {
+      } else if ((!job.full || this.now() - (this.readAt.get(g) ?? -Infinity) < (this.opts.fullTargetReadEveryMs ?? FULL_TARGET_READ_EVERY_MS)) && this.knownUpToDate(g)) {
         result.skipped.push(this.upToDateSkip(g, state));
       } else {
         writable.push(g);
