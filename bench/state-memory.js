@@ -101,6 +101,27 @@ const STEPS = [
   },
 ];
 
+/**
+ * The coverage JSON (output 2's cached form) built alone, on copies of the last full cycle's
+ * entries: the heap it adds. A function of its own: what it made is garbage once it returns (a
+ * temporary of the caller's frame would stay alive until that frame moves on).
+ */
+function coverageJsonAlone(flow) {
+  const copies = flow.emitter.lastFull.coverage.map((c) => ({ ...c }));
+  const r = { ...flow.state.last, coverage: copies, membersOnTarget: flow.emitter.targetMembers.members };
+  const j0 = heap();
+  const payload = coveragePayload(r);
+  const bytes = heap() - j0;
+  return payload.entries.length > 0 ? bytes : 0;
+}
+
+/** Latest checkpoints held, all groups. */
+function checkpointCount(flow) {
+  let n = 0;
+  for (const list of (flow.emitter.latestState() ?? new Map()).values()) n += list.length;
+  return n;
+}
+
 async function measureMemory(o) {
   if (typeof global.gc !== 'function') throw new Error('measureMemory needs node --expose-gc (run bench/state-memory.js, which restarts itself with it)');
   const { groups, parts } = o;
@@ -150,18 +171,12 @@ async function measureMemory(o) {
     if (Math.abs(settled - h1) < 0.002 * (settled - base)) break;
   }
   const retained = settled - base;
-  const checkpoints = [...(flow.emitter.latestState() ?? new Map()).values()].reduce((a, l) => a + l.length, 0);
+  const checkpoints = checkpointCount(flow);
 
-  // the coverage JSON alone, on copies of the entries
-  let copies = flow.emitter.lastFull.coverage.map((c) => ({ ...c }));
-  const members = flow.emitter.targetMembers.members;
-  const j0 = heap();
-  let payload = coveragePayload({ ...flow.state.last, coverage: copies, membersOnTarget: members });
-  const coverageJson = heap() - j0;
-  payload = null;
-  copies = null;
-
+  const coverageJson = coverageJsonAlone(flow);
   let prev = heap();
+  // nothing may have grown since the retained figure was taken (the breakdown would not add up)
+  const drift = prev - base - retained;
   const breakdown = [];
   for (const step of STEPS) {
     await step.release(flow, clusters);
@@ -181,7 +196,6 @@ async function measureMemory(o) {
   breakdown.push({ key: 'rest', of: 'all', label: 'the rest (group selection, the engines and node objects themselves, what they shared)', bytes: prev - h });
   const sum = breakdown.reduce((a, b) => a + b.bytes, 0);
   breakdown.push({ key: 'notReleased', of: 'all', label: 'left when all of the above went (retained minus the rows above): code compiled meanwhile, object shapes and group names left from the messages, module sources', bytes: retained - sum });
-  void payload;
   return {
     settings: { ...o },
     groupPartitions: gp,
@@ -189,6 +203,7 @@ async function measureMemory(o) {
     startupMs,
     retained,
     retainedPerGroupPartition: retained / gp,
+    driftBeforeBreakdown: drift,
     breakdown: breakdown.map((b) => ({ ...b, perGroupPartition: b.bytes / gp })),
     steady: {
       seconds: steadyMs / 1000,
