@@ -114,7 +114,7 @@ function whatElseRuns() {
 
 /** Does the checkpoint node offer `sourceOffsets` (auto / poll)? Read from its editor definition, which is what Node-RED knows. */
 function checkpointNodeKnowsSourceOffsets() {
-  const html = path.join(root, 'dist', 'nodes', 'mm2-checkpoint.html');
+  const html = path.join(root, 'dist', 'nodes', 'mm2-checkpoint', 'mm2-checkpoint.html');
   if (!fs.existsSync(html)) return false;
   return /\bsourceOffsets\s*:/.test(fs.readFileSync(html, 'utf8'));
 }

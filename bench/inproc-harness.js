@@ -20,11 +20,11 @@ const path = require('node:path');
 
 const root = path.join(__dirname, '..');
 const dist = (p) => require(path.join(root, 'dist', p));
-const { CheckpointEmitter } = dist('kafka/checkpoint-emitter');
-const { GroupOffsetSyncer } = dist('kafka/group-offset-syncer');
-const { CheckpointCycles } = dist('nodes/lib/checkpoint/cycles');
-const { checkpointEmitterEvents } = dist('nodes/lib/checkpoint/events');
-const { GroupOffsetsCycles } = dist('nodes/lib/group-offsets/cycles');
+const { CheckpointEmitter } = dist('engines/checkpoint-emitter');
+const { GroupOffsetSyncer } = dist('engines/group-offset-syncer');
+const { CheckpointCycles } = dist('nodes/mm2-checkpoint/mm2-checkpoint-cycles');
+const { checkpointEmitterEvents } = dist('nodes/mm2-checkpoint/mm2-checkpoint-events');
+const { GroupOffsetsCycles } = dist('nodes/mm2-group-offsets/mm2-group-offsets-cycles');
 const { createReplicationPolicy } = dist('core/replication-policy');
 const { createGroupFilter, createTopicFilter } = dist('core/filters');
 const { Batcher } = dist('core/batcher');

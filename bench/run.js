@@ -26,9 +26,9 @@ const {
 } = require('./lib');
 const mm2 = require(root);
 const { ClusterConnection } = require(path.join(root, 'dist', 'kafka', 'connection'));
-const { CheckpointEmitter, CHECKPOINT_CHUNK_RECORDS, CHECKPOINT_CHUNK_BYTES } = require(path.join(root, 'dist', 'kafka', 'checkpoint-emitter'));
+const { CheckpointEmitter, CHECKPOINT_CHUNK_RECORDS, CHECKPOINT_CHUNK_BYTES } = require(path.join(root, 'dist', 'engines', 'checkpoint-emitter'));
 const { chunkBySize } = require(path.join(root, 'dist', 'core', 'chunks'));
-const { Mirror } = require(path.join(root, 'dist', 'kafka', 'mirror-task'));
+const { Mirror } = require(path.join(root, 'dist', 'engines', 'mirror-task'));
 const { ensureInternalTopic } = require(path.join(root, 'dist', 'kafka', 'internal-topics'));
 
 // ---- settings ---------------------------------------------------------------------------------

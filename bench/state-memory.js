@@ -33,8 +33,8 @@ const root = path.join(__dirname, '..');
 const { envInt } = require('./lib');
 const { memoryCluster, buildFlow, initialSyncs, allocationMeter, waitFor } = require('./inproc-harness');
 const { TranslationCache } = require(path.join(root, 'dist', 'core', 'translation-cache'));
-const { coveragePayload } = require(path.join(root, 'dist', 'nodes', 'lib', 'contracts'));
-const { GroupOffsetsRuns } = require(path.join(root, 'dist', 'nodes', 'lib', 'group-offsets', 'status'));
+const { coveragePayload } = require(path.join(root, 'dist', 'nodes', 'shared', 'contracts'));
+const { GroupOffsetsRuns } = require(path.join(root, 'dist', 'nodes', 'mm2-group-offsets', 'mm2-group-offsets-status'));
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 function heap() {

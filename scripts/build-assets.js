@@ -1,10 +1,13 @@
 'use strict';
 /**
  * The build's other half: `npm run build` is `build-assets --clean`, `tsc` (src/ -> dist/), then
- * `build-assets`, which lays out beside the compiled node files what Node-RED loads with them:
- * each node set's editor file (nodes/<set>.html -> dist/nodes/<set>.html), its message catalogs
- * and help (src/locales/<lang>/ -> dist/nodes/locales/<lang>/, common.json merged into each
- * node set's catalog) and the icons (icons/ -> dist/nodes/icons/).
+ * `build-assets`, which lays out beside each compiled node (package.json's "node-red".nodes,
+ * dist/nodes/<type>/<type>.js) what Node-RED loads with it, from the node's folder
+ * src/nodes/<type>/: its editor file (<type>.html -> dist/nodes/<type>/<type>.html), its message
+ * catalogs and help (locales/<lang>/ -> dist/nodes/<type>/locales/<lang>/, with the catalog
+ * src/nodes/shared/locales/<lang>/common.json merged into each node's catalog) and the icons
+ * (icons/ -> dist/nodes/<type>/icons/: Node-RED serves a package's icons from the icons folder
+ * beside any of its node files).
  *
  * Each editor file starts with the runtime's bounds of every numeric field (dist/core/field-bounds:
  * the table and its check, as compiled), so a dialog's `validate: mm2NumberField(type, field)`
@@ -23,12 +26,18 @@ if (process.argv.includes('--clean')) {
   process.exit(0);
 }
 
-const nodesDir = path.join(dist, 'nodes');
+const src = path.join(root, 'src', 'nodes');
 const pkg = require(path.join(root, 'package.json'));
 const nodeSets = Object.keys(pkg['node-red'].nodes);
+/** Where Node-RED loads node set `set` from: the folder of its compiled file. */
+const setDir = (set) => path.join(root, path.dirname(pkg['node-red'].nodes[set]));
 
-fs.rmSync(path.join(nodesDir, 'icons'), { recursive: true, force: true });
-fs.cpSync(path.join(root, 'icons'), path.join(nodesDir, 'icons'), { recursive: true });
+for (const set of nodeSets) {
+  const file = pkg['node-red'].nodes[set];
+  if (file !== `dist/nodes/${set}/${set}.js`) throw new Error(`package.json "node-red".nodes.${set} is ${file}; expected dist/nodes/${set}/${set}.js`);
+  fs.rmSync(path.join(setDir(set), 'icons'), { recursive: true, force: true });
+  fs.cpSync(path.join(root, 'icons'), path.join(setDir(set), 'icons'), { recursive: true });
+}
 
 /** The editor's numeric-field validators, from the compiled table (tsc has run). */
 function fieldValidators() {
@@ -66,19 +75,19 @@ var mm2OAuthFieldProblem = ${oauthFieldProblem.toString()};
 const validators = fieldValidators();
 const ownValidators = { 'mm2-cluster': oauthValidators() };
 for (const set of nodeSets) {
-  const editor = path.join(root, 'nodes', `${set}.html`);
+  const editor = path.join(src, set, `${set}.html`);
   if (!fs.existsSync(editor)) throw new Error(`missing editor file ${editor}`);
-  fs.writeFileSync(path.join(nodesDir, `${set}.html`), validators + (ownValidators[set] || '') + fs.readFileSync(editor, 'utf8'));
+  fs.writeFileSync(path.join(setDir(set), `${set}.html`), validators + (ownValidators[set] || '') + fs.readFileSync(editor, 'utf8'));
 }
 
-const srcLocales = path.join(root, 'src', 'locales');
-for (const lang of fs.readdirSync(srcLocales)) {
-  const from = path.join(srcLocales, lang);
-  const to = path.join(nodesDir, 'locales', lang);
-  fs.rmSync(to, { recursive: true, force: true });
-  fs.mkdirSync(to, { recursive: true });
-  const common = JSON.parse(fs.readFileSync(path.join(from, 'common.json'), 'utf8'));
+const commonLocales = path.join(src, 'shared', 'locales');
+for (const lang of fs.readdirSync(commonLocales)) {
+  const common = JSON.parse(fs.readFileSync(path.join(commonLocales, lang, 'common.json'), 'utf8'));
   for (const set of nodeSets) {
+    const from = path.join(src, set, 'locales', lang);
+    const to = path.join(setDir(set), 'locales', lang);
+    fs.rmSync(to, { recursive: true, force: true });
+    fs.mkdirSync(to, { recursive: true });
     const own = path.join(from, `${set}.json`);
     if (!fs.existsSync(own)) throw new Error(`missing message catalog ${own}`);
     const merged = { ...common, ...JSON.parse(fs.readFileSync(own, 'utf8')) };
@@ -87,4 +96,9 @@ for (const lang of fs.readdirSync(srcLocales)) {
     if (!fs.existsSync(help)) throw new Error(`missing help text ${help}`);
     fs.copyFileSync(help, path.join(to, `${set}.html`));
   }
+}
+for (const set of nodeSets) {
+  const langs = fs.readdirSync(path.join(src, set, 'locales')).sort();
+  const common = fs.readdirSync(commonLocales).sort();
+  if (langs.join() !== common.join()) throw new Error(`${set} has catalogs for ${langs.join(', ')}; common.json for ${common.join(', ')}`);
 }

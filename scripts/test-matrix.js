@@ -44,11 +44,13 @@ const ONCE_FILES = [
 ].map(f);
 
 /** The oldest supported line: the protocol files and what else the broker's version can change
- * (authorizers, SASL and OAUTHBEARER, TLS, topic configs and ACLs the mirror copies). */
+ * (authorizers, SASL and OAUTHBEARER, TLS, topic configs and ACLs the mirror copies), and the
+ * files beside MM2 of that line (its replication policies, its group-offset sync after a rewind
+ * and where its source connector keeps its progress). */
 const OLDEST_LINE = '3.9.1';
 const OLDEST_LINE_FILES = [
   ...PROTOCOL_FILES,
-  ...['acl-per-node', 'oauthbearer', 'harness-security', 'tls-config-refused', 'mm2-mirror', 'mirror-topic-sync', 'conformance-mm2-policies'].map(f),
+  ...['acl-per-node', 'oauthbearer', 'harness-security', 'tls-config-refused', 'mm2-mirror', 'mirror-topic-sync', 'conformance-mm2-policies', 'conformance-mm2-rewind-resume'].map(f),
 ];
 
 /**

@@ -698,7 +698,7 @@ function runKafkaTool(className, args, version = process.env.KAFKA_VERSION || DE
   return res.stdout;
 }
 
-module.exports = { cacheRoot, freePort, runKafkaTool, startCluster, startClusters, resolveKafka, DEFAULT_KAFKA_VERSION, TESTED_KAFKA_VERSIONS, SASL_USERS, SUPER_USERS, STOP_WAIT_ARCHIVE_MS };
+module.exports = { cacheRoot, freePort, runKafkaTool, startCluster, startClusters, resolveKafka, DEFAULT_KAFKA_VERSION, TESTED_KAFKA_VERSIONS, SASL_USERS, SUPER_USERS, STOP_WAIT_ARCHIVE_MS, makeCertificates };
 
 if (require.main === module) {
   const args = process.argv.slice(2);

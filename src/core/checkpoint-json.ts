@@ -1,7 +1,7 @@
 import type { Checkpoint } from './types';
 
 /**
- * Checkpoints as flow messages carry them (`CheckpointJson` in src/nodes/lib/contracts.ts):
+ * Checkpoints as flow messages carry them (`CheckpointJson` in src/nodes/shared/contracts.ts):
  * offsets as decimal strings so int64 survives JSON. Parsing is lenient where it is safe
  * (safe-integer numbers, a numeric-string partition, missing metadata or upstream offset) and
  * strict where a wrong value would write a wrong offset (the downstream offset must be a

@@ -8,7 +8,7 @@
  * - A variable that is not set is never replaced by an empty value: the reference stays as
  *   written and its name is reported in `missing`, and callers report it as a problem.
  *
- * Pure: the lookup is passed in (the nodes' is `nodeEnvLookup` in nodes/lib/settings).
+ * Pure: the lookup is passed in (the nodes' is `nodeEnvLookup` in nodes/shared/settings).
  */
 
 /** Looks up an environment variable; undefined when it is not set. */

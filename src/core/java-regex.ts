@@ -1,6 +1,7 @@
 import { ConfigError } from './errors';
 import { LinearRegex, RegexNode, RegexTooLargeError } from './linear-regex';
 import { listItemsProblem } from './list-values';
+import { hasObviousMaximumLength, studyAtomic, studyBranch, studyLength, studyQuantified, studySeq, type QuantifiedKind, type Study } from './java-lookbehind';
 
 /**
  * MM2 list properties (`groups`, `topics`, ...) are comma-separated lists of Java regular
@@ -49,7 +50,10 @@ export function splitList(value: string | readonly string[] | undefined | null):
 // part, JavaScript matches the empty string), \b \B (Java's word boundary is not its \w),
 // \X \N{...} \b{g}, (?m) (?d) (?u) (?U), \p{...} blocks, scripts and other properties, \p{...}
 // under (?i), [^...&&...] (its meaning changed between Java versions), (?i) inside a group
-// (write (?i:...)), and everything Java itself rejects.
+// (write (?i:...)), and everything Java itself rejects: among them a lookbehind without an
+// obvious maximum length (Java's own rule, core/java-lookbehind) and a group name used twice. The
+// items of a list are one pattern joined with `|`, as MM2 compiles them (an inline flag at the
+// start of an item applies to the items after it).
 // ---------------------------------------------------------------------------------------------
 
 /** A Java pattern that cannot be used: Java rejects it, or JavaScript has no exact equivalent. */
@@ -172,11 +176,17 @@ function negate(s: CharSet): CharSet {
 interface Piece {
   src: string;
   node: RegexNode;
+  /** Java's study of it (core/java-lookbehind): for Java's check of a lookbehind's maximum length. */
+  study: Study;
 }
 
 interface Atom extends Piece {
   quantifiable: boolean;
+  /** What Java compiles it to, as far as a quantifier on it is concerned (default 'other'). */
+  kind?: QuantifiedKind;
 }
+
+const NO_LENGTH = studyLength(0);
 
 const charNode = (src: string, cp?: number): RegexNode => (cp === undefined ? { t: 'char', src } : { t: 'char', src, cp });
 const seqNode = (items: RegexNode[]): RegexNode => (items.length === 1 ? items[0] : { t: 'seq', items });
@@ -185,6 +195,8 @@ class Translator {
   private pos = 0;
   private flags: Flags = { i: false, s: false, x: false };
   private atomic = 0;
+  /** The names of the named groups so far: Java refuses a second group of the same name. */
+  private readonly names = new Set<string>();
 
   constructor(private readonly src: string, private readonly atomicPrefix: string) {}
 
@@ -237,13 +249,14 @@ class Translator {
       alts.push(this.sequence(depth));
     }
     if (alts.length === 1) return alts[0];
-    return { src: alts.map((x) => x.src).join('|'), node: { t: 'alt', alts: alts.map((x) => x.node) } };
+    return { src: alts.map((x) => x.src).join('|'), node: { t: 'alt', alts: alts.map((x) => x.node) }, study: studyBranch(alts.map((x) => x.study)) };
   }
 
   private sequence(depth: number): Piece {
     let out = '';
     const items: RegexNode[] = [];
-    const done = (): Piece => ({ src: out, node: { t: 'seq', items } });
+    const studies: Study[] = [];
+    const done = (): Piece => ({ src: out, node: { t: 'seq', items }, study: studySeq(studies) });
     for (;;) {
       this.skipComments();
       if (this.eof()) return done();
@@ -258,6 +271,7 @@ class Translator {
       const q = this.quantified(atom);
       out += q.src;
       items.push(q.node);
+      studies.push(q.study);
     }
   }
 
@@ -295,8 +309,9 @@ class Translator {
       this.pos++;
     }
     const node: RegexNode = { t: 'rep', body: atom.node, min, max, lazy: mode === '?' };
-    if (mode === '+') return { src: this.wrapAtomic(atom.src + q), node: { t: 'atomic', body: node } }; // possessive: X*+ is (?>X*)
-    return { src: atom.src + q + mode, node };
+    const study = studyQuantified(atom.study, atom.kind ?? 'other', q, min, max, mode as '' | '?' | '+');
+    if (mode === '+') return { src: this.wrapAtomic(atom.src + q), node: { t: 'atomic', body: node }, study }; // possessive: X*+ is (?>X*)
+    return { src: atom.src + q + mode, node, study };
   }
 
   private atom(depth: number): Atom | null {
@@ -313,10 +328,10 @@ class Translator {
         return this.charAtom(this.flags.s ? '[\\s\\S]' : `[^${TERMINATORS}]`);
       case '^':
         this.pos++;
-        return { src: '(?:^)', quantifiable: true, node: { t: 'assert', kind: 'start' } };
+        return { src: '(?:^)', quantifiable: true, node: { t: 'assert', kind: 'start' }, study: NO_LENGTH };
       case '$':
         this.pos++;
-        return { src: `(?:${END_OR_FINAL_TERMINATOR})`, quantifiable: true, node: { t: 'assert', kind: 'javaEnd' } };
+        return { src: `(?:${END_OR_FINAL_TERMINATOR})`, quantifiable: true, node: { t: 'assert', kind: 'javaEnd' }, study: NO_LENGTH };
       case '*':
       case '+':
       case '?':
@@ -331,14 +346,14 @@ class Translator {
   }
 
   private charAtom(src: string): Atom {
-    return { src, quantifiable: true, node: charNode(src) };
+    return { src, quantifiable: true, node: charNode(src), kind: 'char', study: studyLength(1) };
   }
 
   /** One literal code point as an atom. */
   private singleAtom(cp: number): Atom {
     const src = this.single(cp);
     const caseless = this.flags.i && ((cp >= A && cp <= Z) || (cp >= a && cp <= z));
-    return { src, quantifiable: true, node: charNode(src, caseless ? undefined : cp) };
+    return { src, quantifiable: true, node: charNode(src, caseless ? undefined : cp), kind: 'char', study: studyLength(1) };
   }
 
   /** One literal code point outside a class (both US-ASCII cases under (?i)). */
@@ -394,6 +409,10 @@ class Translator {
       } else if (n === '<') {
         const m = /^<([a-zA-Z][a-zA-Z0-9]*)>/.exec(this.src.slice(this.pos));
         if (!m) throw this.refuse(this.src.slice(start, this.pos + 1), 'is not a Java named group (?<name>...) (Java rejects it)');
+        if (this.names.has(m[1])) {
+          throw this.refuse(`(?<${m[1]}>`, `names a second group '${m[1]}' (Java rejects it: "Named capturing group <${m[1]}> is already defined"; MM2 joins the list's items with | into one pattern): rename one of them`);
+        }
+        this.names.add(m[1]);
         this.pos += m[0].length;
       } else if (n === '>') {
         this.pos++;
@@ -420,13 +439,19 @@ class Translator {
     if (this.peek() !== ')') throw this.refuse(this.src.slice(start, Math.min(this.src.length, start + 3)), "group is not closed (Java rejects it)");
     this.pos++;
     this.flags = saved;
-    if (atomic) return { src: this.wrapAtomic(inner.src), quantifiable: true, node: { t: 'atomic', body: inner.node } };
+    if (atomic) return { src: this.wrapAtomic(inner.src), quantifiable: true, node: { t: 'atomic', body: inner.node }, study: studyAtomic(inner.study) };
     // a quantified lookaround is legal Java; JavaScript (u) only quantifies it inside a group
     if (lookaround) {
+      if (behind && !hasObviousMaximumLength(inner.study)) {
+        throw this.refuse(
+          this.src.slice(start, this.pos),
+          'Java refuses this lookbehind ("Look-behind group does not have an obvious maximum length"): inside a lookbehind, repeat single characters only (a+, [a-z]*), or give a repeated group a maximum count and no alternatives or optional parts, e.g. (?:ab){0,10}',
+        );
+      }
       const node: RegexNode = { t: 'look', body: inner.node, behind, neg: open.endsWith('!') };
-      return { src: `(?:${open}${inner.src}${close})`, quantifiable: true, node };
+      return { src: `(?:${open}${inner.src}${close})`, quantifiable: true, node, study: NO_LENGTH };
     }
-    return { src: `${open}${inner.src}${close}`, quantifiable: true, node: inner.node };
+    return { src: `${open}${inner.src}${close}`, quantifiable: true, node: inner.node, kind: 'group', study: inner.study };
   }
 
   // ---- escapes ------------------------------------------------------------------------------
@@ -450,23 +475,23 @@ class Translator {
       const last = this.singleAtom(cps[cps.length - 1]);
       if (head.length === 0) return last;
       const rest = this.quantified(last);
-      return { src: head.map((h) => h.src).join('') + rest.src, quantifiable: false, node: seqNode([...head.map((h) => h.node), rest.node]) };
+      return { src: head.map((h) => h.src).join('') + rest.src, quantifiable: false, node: seqNode([...head.map((h) => h.node), rest.node]), study: studySeq([...head.map((h) => h.study), rest.study]) };
     }
     switch (n) {
       case 'A':
       case 'G':
         this.pos += 2;
-        return { src: '(?:^)', quantifiable: true, node: { t: 'assert', kind: 'start' } };
+        return { src: '(?:^)', quantifiable: true, node: { t: 'assert', kind: 'start' }, study: NO_LENGTH };
       case 'z':
         this.pos += 2;
-        return { src: '(?:$)', quantifiable: true, node: { t: 'assert', kind: 'end' } };
+        return { src: '(?:$)', quantifiable: true, node: { t: 'assert', kind: 'end' }, study: NO_LENGTH };
       case 'Z':
         this.pos += 2;
-        return { src: `(?:${END_OR_FINAL_TERMINATOR})`, quantifiable: true, node: { t: 'assert', kind: 'javaEnd' } };
+        return { src: `(?:${END_OR_FINAL_TERMINATOR})`, quantifiable: true, node: { t: 'assert', kind: 'javaEnd' }, study: NO_LENGTH };
       case 'R': {
         this.pos += 2;
         const node: RegexNode = { t: 'alt', alts: [seqNode([charNode('\\r', 0x0d), charNode('\\n', 0x0a)]), charNode(`[${JAVA_V}]`)] };
-        return { src: `(?:\\r\\n|[${JAVA_V}])`, quantifiable: true, node }; // not atomic (JDK 9+)
+        return { src: `(?:\\r\\n|[${JAVA_V}])`, quantifiable: true, node, study: studyLength(2) }; // not atomic (JDK 9+); Java's LineEnding counts 2
       }
       case 'b':
       case 'B':
@@ -726,6 +751,23 @@ function compileItems<T>(
 }
 
 /**
+ * The list as Java compiles it: MM2 joins the items with `|` into one pattern
+ * (MirrorUtils.compilePatternList), so an inline flag such as `(?i)` at the start of an item
+ * applies to the items after it, and two items may not name a group alike. Each item was checked
+ * on its own first (its own error); this is the pattern that is matched. Throws ConfigError.
+ */
+function joinedPattern(value: string | readonly string[] | undefined | null, property: string): Piece {
+  const joined = splitList(value).join('|');
+  try {
+    const piece = new Translator(joined, 'a').translate();
+    new RegExp(piece.src, 'u');
+    return piece;
+  } catch (e) {
+    throw new ConfigError(`'${joined}' (the items joined with |, as MM2 compiles them) is not a valid regular expression (${(e as Error).message})`, property);
+  }
+}
+
+/**
  * Compiles an MM2 regex list into a matcher of whole names, or null when the list is empty
  * (matches nothing). The names are matched in time linear in the name for every ordinary
  * pattern (src/core/linear-regex.ts): a pattern such as `(a+)+$` cannot stall the event loop
@@ -743,8 +785,9 @@ export function compileRegexList(
     return piece.node;
   });
   if (nodes === null) return null;
+  const joined = joinedPattern(value, property);
   try {
-    return new LinearRegex(nodes.length === 1 ? nodes[0] : { t: 'alt', alts: nodes });
+    return new LinearRegex(joined.node);
   } catch (e) {
     if (!(e instanceof RegexTooLargeError)) throw e;
     throw new ConfigError(`'${splitList(value).join(', ')}' ${e.message}`, property);
@@ -765,5 +808,5 @@ export function compileRegexListToRegExp(
     return src;
   });
   if (sources === null) return null;
-  return new RegExp('^(?:' + sources.map((s) => '(?:' + s + ')').join('|') + ')$', 'u');
+  return new RegExp('^(?:' + joinedPattern(value, property).src + ')$', 'u');
 }

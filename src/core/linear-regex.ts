@@ -12,10 +12,11 @@
  * A lookahead or lookbehind is its own program, evaluated once for every position of the name
  * (backwards for a lookahead, forwards for a lookbehind: linear too). An atomic group or
  * possessive quantifier keeps the first match that a backtracking engine would find: found by
- * a depth-first search in priority order with a visited set (each (state, position) once per
- * start position): at worst O(states x length^2) for those patterns, still polynomial (linear
- * for an atomic repetition of one code point such as `\w*+`, found by counting). As in
- * Java (Pattern.Loop), a loop iteration that matched the empty string ends the loop.
+ * a depth-first search in priority order whose answer from each (state, position) reached by
+ * consuming is kept for every later start, so each is searched once: linear too, also for a
+ * multi-character body such as `.*(?:ab)*+c` (an atomic repetition of one code point such as
+ * `\w*+` is found by counting). As in Java (Pattern.Loop), a loop iteration that matched the
+ * empty string ends the loop.
  *
  * The matcher answers exactly what the JavaScript translation (javaToJsPattern) answers, which
  * the unit tests compare over many patterns and names.
@@ -208,6 +209,12 @@ class Run {
   private readonly looks: Array<Uint8Array | undefined> = [];
   private readonly ends: Array<Int32Array | undefined> = [];
   private readonly visited: Array<Int32Array | undefined> = [];
+  /** Per atomic program: the first match end from each (state, position) entry (see first()). */
+  private readonly firsts: Array<Int32Array | undefined> = [];
+  /** Per atomic program: the state of the entry open at each position, and its stamp (see first()). */
+  private readonly openStates: Array<Int32Array | undefined> = [];
+  private readonly stampsAt: Array<Int32Array | undefined> = [];
+  private stamp = 0;
   /** Per class (not per literal): whether the code point at each position is in it (-1: not asked yet). */
   private readonly charMemo: Array<Int8Array | undefined> = [];
   /** Per class: how many code points in it start at each position. */
@@ -288,22 +295,69 @@ class Run {
     return e[q];
   }
 
-  /** Depth-first search in priority order, each (state, position) once. */
+  /**
+   * Depth-first search in priority order (a backtracking engine's first match). The search is
+   * cut into entries: a state reached by consuming (a character, an atomic group that moved on)
+   * starts an entry at its new position, whose answer (the first match end from there, or none)
+   * depends on that state and position only, so it is kept (`firsts`) and never searched again,
+   * from any start: over all starts each (state, position) is searched once, O(states x length)
+   * for the whole name, even for `.*(?:ab)*+c` (before, each start searched again: quadratic).
+   * Within an entry (one position, zero-width moves only) each state is visited once; coming back
+   * to a loop where an iteration began means it matched empty, and Java's Loop then goes on after
+   * the loop.
+   */
   private first(k: number, q: number): number {
     const prog = this.m.programs[k];
     const S = prog.kind.length;
     const W = this.n + 1;
     let visited = this.visited[k];
-    if (visited === undefined) {
+    let firsts = this.firsts[k];
+    if (visited === undefined || firsts === undefined) {
       visited = new Int32Array(S * W);
       this.visited[k] = visited;
+      // 0: not searched yet, 1: no match, e + 2: the first match ends at e
+      firsts = new Int32Array(S * W);
+      this.firsts[k] = firsts;
     }
-    const stamp = q + 1;
-    const stack: number[] = [prog.start, q];
+    const known = firsts[prog.start * W + q];
+    if (known !== 0) return known - 2;
+    // Per position: the state of the entry open there and its stamp (one open entry per position).
+    // Per program: the search of a nested atomic group (another program) runs inside this one.
+    const openState = this.openStates[k] ?? (this.openStates[k] = new Int32Array(W));
+    const stampAt = this.stampsAt[k] ?? (this.stampsAt[k] = new Int32Array(W));
+    /** Positions of the open entries, lowest first. */
+    const open: number[] = [];
+    const stack: number[] = [];
+    const enter = (s: number, p: number): void => {
+      openState[p] = s;
+      stampAt[p] = ++this.stamp;
+      open.push(p);
+      stack.push(-1, p, s, p); // the entry's end marker below its first state
+    };
+    /** The first match ends at e: so it does for every open entry. */
+    const found = (e: number): number => {
+      for (const p of open) firsts[openState[p] * W + p] = e + 2;
+      return e;
+    };
+    /** A move to state s at a later position p: its kept answer, or a new entry (-2: searching on). */
+    const move = (s: number, p: number): number => {
+      const v = firsts[s * W + p];
+      if (v === 0) enter(s, p);
+      else if (v >= 2) return found(v - 2);
+      return -2;
+    };
+    enter(prog.start, q);
     while (stack.length > 0) {
       const p = stack.pop() as number;
       const s = stack.pop() as number;
+      if (s === -1) {
+        // everything searched from the entry at p: no match from there
+        firsts[openState[p] * W + p] = 1;
+        open.pop();
+        continue;
+      }
       const at = s * W + p;
+      const stamp = stampAt[p];
       if (visited[at] === stamp) {
         // Back at a loop where the iteration began: it matched empty. Java's Loop then goes on
         // after the loop (before the body's other choices), it does not fail there.
@@ -313,11 +367,12 @@ class Run {
       }
       visited[at] = stamp;
       this.steps++;
+      let r = -2;
       switch (prog.kind[s]) {
         case K.Match:
-          return p;
+          return found(p);
         case K.Char:
-          if (p < this.n && this.test(prog.arg[s], p)) stack.push(prog.next[s], p + 1);
+          if (p < this.n && this.test(prog.arg[s], p)) r = move(prog.next[s], p + 1);
           break;
         case K.Eps:
           stack.push(prog.next[s], p);
@@ -333,10 +388,12 @@ class Run {
           break;
         case K.Atomic: {
           const e = this.end(prog.arg[s], p);
-          if (e >= 0) stack.push(prog.next[s], e);
+          if (e === p) stack.push(prog.next[s], p);
+          else if (e > p) r = move(prog.next[s], e);
           break;
         }
       }
+      if (r >= 0) return r;
     }
     return -1;
   }

@@ -2,11 +2,14 @@
  * Where an `mm2-mirror` keeps its progress (the next source offset to copy, per topic partition),
  * and how a mirror of an older version's progress is taken over. Plain rules, no I/O.
  *
- * MM2 keeps a MirrorSourceTask's source offsets per replication flow and source topic partition
- * (Connect's offsets, keyed by the connector and `{cluster, topic, partition}`): a redeployed or
- * renamed MM2 resumes where the last one stopped. Here the progress is a consumer group on the
- * source named after the replication flow only, so a mirror node copied, re-imported or renamed
- * (a new node id) resumes too.
+ * MM2 keeps a MirrorSourceTask's source offsets in Kafka Connect's offsets topic, keyed by the
+ * connector's name and `{cluster, topic, partition}`: re-created under the same name, or after its
+ * worker restarts (a redeployed dedicated MM2, whose connectors are named after their classes), it
+ * resumes where the last one stopped; re-created under another connector name it finds nothing and
+ * copies from the earliest offsets again (measured in
+ * test/integration/conformance-mm2-rewind-resume.test.js). Here the progress is a consumer group on
+ * the source named after the replication flow only, so a mirror node copied, re-imported or
+ * renamed (a new node id) resumes too.
  */
 
 /** The prefix of every mirror group (also the prefixed READ ACL on Group the help and README name). */

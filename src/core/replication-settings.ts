@@ -1,6 +1,6 @@
 /**
  * The flow-wide settings of an `mm2-replication` node read from its fields: the one reader of the
- * runtime (the config node, through nodes/lib/settings/replication) and of the export to Kafka
+ * runtime (the config node, through nodes/mm2-replication/mm2-replication-settings) and of the export to Kafka
  * Connect (flows/read-flow: the admin endpoint and the mm2-connect deploy), so an export says
  * exactly what the nodes do and refuses exactly what they refuse, in the same words.
  *

@@ -1,6 +1,6 @@
 /**
  * MM2 properties as the fields of a node definition, shared by every node that exposes MM2
- * settings (through nodes/lib/settings) and by the pure settings parsers (mirror-settings):
+ * settings (through nodes/shared/settings) and by the pure settings parsers (mirror-settings):
  *
  * - a field is named as the camelCase of its MM2 property (`emit.checkpoints.interval.seconds`
  *   -> `emitCheckpointsIntervalSeconds`, `offset-syncs.topic.location` -> `offsetSyncsTopicLocation`);

@@ -2,7 +2,7 @@
  * What MM2's MirrorSourceConnector copies from a source topic to its remote topic besides the
  * records (syncTopicConfigs / createNewTopics with targetConfig, syncTopicAcls with
  * shouldReplicateAcl and targetAclBinding), and DefaultConfigPropertyFilter
- * (`config.properties.exclude`). Pure: the Kafka calls are in kafka/mirror-topics.
+ * (`config.properties.exclude`). Pure: the Kafka calls are in engines/mirror-topics.
  */
 import { compileRegexList } from './java-regex';
 import { CONFIG_DEFAULTS } from './config-properties';

@@ -48,7 +48,12 @@ function clusterFromDefinition(
     bootstrap: typeof def.bootstrap === 'string' ? def.bootstrap : '',
     saslMechanism: typeof def.saslMechanism === 'string' ? def.saslMechanism : 'none',
   };
-  if (def.usetls === true || def.usetls === 'true') c.tls = tlsFromDefinition(tls);
+  if (def.usetls === true || def.usetls === 'true') {
+    c.tls = tlsFromDefinition(tls);
+    const ref = typeof def.tls === 'string' ? def.tls.trim() : '';
+    // a reference to a node that is not there is not the system's CAs: the export checks it (ExportOptions.checkTls)
+    if (ref !== '') c.tlsNode = { id: ref, ...(tls ? { definition: tls } : {}) };
+  }
   const username = (def.credentials as { username?: string } | undefined)?.username ?? creds?.username;
   if (username) c.username = username;
   for (const f of ['oauthTokenEndpoint', 'oauthClientId', 'oauthScope', 'oauthExtensions'] as const) {
@@ -76,7 +81,7 @@ export function flowFromDefinitions(defs: readonly NodeDefinition[], replication
   const creds = (id: unknown) => (typeof id === 'string' ? credentialsOf(id) : undefined);
   const cluster = (id: unknown) => {
     const d = typeof id === 'string' ? byId.get(id) : undefined;
-    const tls = d && typeof d.tls === 'string' ? byId.get(d.tls) : undefined;
+    const tls = d && typeof d.tls === 'string' ? byId.get(d.tls.trim()) : undefined;
     return clusterFromDefinition(d, tls, creds(id), withPassword);
   };
   const disabledTabs = new Set(defs.filter((d) => d.type === 'tab' && (d as { disabled?: unknown }).disabled === true).map((d) => d.id));

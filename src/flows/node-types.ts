@@ -25,7 +25,7 @@ const ROWS: readonly SettingGroup[] = ['source', 'checkpoint', 'group-offsets', 
 
 /**
  * The MM2 properties each flow node type holds as fields (field = fieldName(property)), in
- * dialog order; nodes/lib/settings exposes it as NODE_SETTINGS.
+ * dialog order; nodes/shared/settings exposes it as NODE_SETTINGS.
  */
 export const FLOW_NODE_PROPERTIES: Readonly<Record<string, readonly string[]>> = Object.freeze(
   Object.fromEntries(ROWS.map((row) => [NODE_TYPE_OF_SETTINGS[row], Object.freeze(CONNECTOR_SETTINGS[row].map((s) => s.property))])),

@@ -49,6 +49,11 @@ export interface ClusterExportSettings {
   bootstrap?: string | string[];
   /** true: TLS with the JVM's default trust store; an object: the tls-config node's files. */
   tls?: boolean | TlsExportSettings;
+  /**
+   * The tls-config node the cluster node refers to (its id; its definition, undefined when no
+   * such node exists), checked by ExportOptions.checkTls as the runtime checks it.
+   */
+  tlsNode?: { id: string; definition?: Readonly<Record<string, unknown>> };
   saslMechanism?: SaslMechanismName | string;
   username?: string;
   password?: string;
@@ -174,6 +179,22 @@ const CLUSTER_FIELD_PROPERTY: Partial<Record<ClusterField, string>> = {
   oauthExtensions: 'cluster.sasl.jaas.config',
 };
 
+/** The MM2 property a file of a cluster's TLS configuration is exported to. */
+const TLS_FIELD_PROPERTY = { ca: 'ssl.truststore.location', cert: 'ssl.keystore.location', key: 'ssl.keystore.location' } as const;
+
+/**
+ * The TLS configuration of a cluster node with TLS on, checked as the runtime checks it
+ * (ExportOptions.checkTls): each problem (a node that does not exist, a missing or garbage file,
+ * a certificate without its key, ...) is a problem of the property that file is exported to, in
+ * the runtime's words, so the export is refused instead of handing MM2 a config it fails on.
+ */
+function checkClusterTls(c: ClusterExportSettings, role: 'source' | 'target', options: ExportOptions, problems: ConfigProblem[]): void {
+  if (!options.checkTls || !c.tlsNode || c.tls === undefined || c.tls === false || c.tls === null) return;
+  for (const p of options.checkTls(c.tlsNode)) {
+    problems.push({ property: `${role}.cluster.${p.field ? TLS_FIELD_PROPERTY[p.field] : 'security.protocol'}`, reason: p.text });
+  }
+}
+
 /**
  * A cluster node read as the node reads itself (core/cluster-settings): every problem of a field
  * the export writes is a problem of its MM2 property, in the node's words (an unset variable once,
@@ -273,6 +294,7 @@ export function readFlow(input: FlowExportInput, options: ExportOptions, notes: 
   // a value it refuses is a problem in its words, written as given, never replaced by a default.
   const rep = readReplication(input.replication ?? {}, lookupOf(input.replication?.id), problems);
 
+  for (const role of ['source', 'target'] as const) checkClusterTls(input[role] ?? {}, role, options, problems);
   const src = clusterSecurity(input.source ?? {}, 'source', sourceCluster);
   const tgt = clusterSecurity(input.target ?? {}, 'target', targetCluster);
   notes.push(...src.notes, ...tgt.notes);

@@ -26,9 +26,9 @@ const { decodeCheckpoint } = require('../../dist/core/checkpoint');
 const { AdminOffsetCommitter, fetchCommittedOffsets } = require('../../dist/kafka/groups');
 const { TopicReader } = require('../../dist/kafka/topic-reader');
 const { decodeOffsetSync } = require('../../dist/core/offset-sync');
-const { CheckpointEmitter } = require('../../dist/kafka/checkpoint-emitter');
+const { CheckpointEmitter } = require('../../dist/engines/checkpoint-emitter');
 const { ClusterConnection } = require('../../dist/kafka/connection');
-const { GroupOffsetSyncer } = require('../../dist/kafka/group-offset-syncer');
+const { GroupOffsetSyncer } = require('../../dist/engines/group-offset-syncer');
 const { ensureInternalTopic } = require('../../dist/kafka/internal-topics');
 const { createReplicationPolicy } = require('../../dist/core/replication-policy');
 const { createGroupFilter, createTopicFilter } = require('../../dist/core/filters');
@@ -43,13 +43,46 @@ const checkpointsTopicOf = (a) => `${a}.checkpoints.internal`;
 // ---- MirrorMaker 2's checkpoint connector ------------------------------------------------------
 
 /**
+ * Deploys MM2 connector `name` (connector properties `config`) on a Connect worker and waits until
+ * the connector and its one task run (a failed one fails with its trace and the worker's log).
+ */
+async function deployConnector(worker, name, config) {
+  const r = await worker.rest('PUT', `/connectors/${name}/config`, config);
+  assert.ok(r.status === 200 || r.status === 201, `deploying ${name}: ${r.status} ${r.text}`);
+  await connectorRunning(worker, name);
+}
+
+/** Waits until connector `name` and its one task run on the worker (a failed one fails with its trace and the worker's log). */
+async function connectorRunning(worker, name) {
+  await env.eventually(async () => {
+    const s = await worker.rest('GET', `/connectors/${name}/status`);
+    if (s.status !== 200) return false;
+    const failed = [s.json.connector, ...(s.json.tasks || [])].find((x) => x.state === 'FAILED');
+    if (failed) throw new Error(`${name} failed: ${(failed.trace || '').slice(0, 2000)}`);
+    return s.json.connector.state === 'RUNNING' && s.json.tasks.length === 1 && s.json.tasks[0].state === 'RUNNING';
+  }, { timeout: 60000, interval: 300, what: `MM2's connector ${name} and its task to run` }).catch((e) => {
+    throw new Error(`${e.message}\n${worker.log().slice(-3000)}`);
+  });
+}
+
+/** Deletes connector `name` from the worker and waits until it is gone (its task stopped). */
+async function deleteConnector(worker, name) {
+  const r = await worker.rest('DELETE', `/connectors/${name}`);
+  assert.ok(r.status === 204 || r.status === 404, `deleting ${name}: ${r.status} ${r.text}`);
+  await env.eventually(async () => (await worker.rest('GET', `/connectors/${name}/status`)).status === 404, { timeout: 30000, what: `${name} to stop` });
+}
+
+/**
  * A Connect worker on the target cluster that runs MM2's MirrorCheckpointConnector for the flow
  * a->b. `props` are connector properties (MM2 names), e.g. { topics, groups,
  * 'sync.group.offsets.enabled': 'true' }. `start()` deploys the connector and waits until its
  * task runs; `stop()` deletes it (the task stops; the worker stays); `close()` stops the worker.
+ * `worker`: a worker already running (from startConnectWorker on the target) to deploy on
+ * instead of a new one; `close()` then leaves it running.
+ * @param {{ a: string, b: string, props: Record<string, string | number>, worker?: any }} options
  */
-async function startCheckpointPeer({ a, b, props }) {
-  const worker = await startConnectWorker({ bootstrap: env.cluster('target').bootstrap, groupId: env.unique(`mm2-cp-${a}`) });
+async function startCheckpointPeer({ a, b, props, worker: shared }) {
+  const worker = shared ?? (await startConnectWorker({ bootstrap: env.cluster('target').bootstrap, groupId: env.unique(`mm2-cp-${a}`) }));
   const name = `checkpoint-${a}-${b}`;
   const config = {
     'connector.class': CHECKPOINT_CONNECTOR,
@@ -73,26 +106,13 @@ async function startCheckpointPeer({ a, b, props }) {
     config,
     log: () => worker.log(),
     async start() {
-      const r = await worker.rest('PUT', `/connectors/${name}/config`, config);
-      assert.ok(r.status === 200 || r.status === 201, `deploying ${name}: ${r.status} ${r.text}`);
       running = true;
-      await env.eventually(async () => {
-        const s = await worker.rest('GET', `/connectors/${name}/status`);
-        if (s.status !== 200) return false;
-        const failed = [s.json.connector, ...(s.json.tasks || [])].find((x) => x.state === 'FAILED');
-        if (failed) throw new Error(`${name} failed: ${(failed.trace || '').slice(0, 2000)}`);
-        return s.json.connector.state === 'RUNNING' && s.json.tasks.length === 1 && s.json.tasks[0].state === 'RUNNING';
-      }, { timeout: 60000, interval: 300, what: `MM2's checkpoint connector ${name} and its task to run` }).catch((e) => {
-        throw new Error(`${e.message}\n${worker.log().slice(-3000)}`);
-      });
+      await deployConnector(worker, name, config);
     },
     async stop() {
       if (!running) return;
       running = false;
-      const r = await worker.rest('DELETE', `/connectors/${name}`);
-      assert.ok(r.status === 204 || r.status === 404, `deleting ${name}: ${r.status} ${r.text}`);
-      // the task is stopped once the connector is gone from the worker
-      await env.eventually(async () => (await worker.rest('GET', `/connectors/${name}/status`)).status === 404, { timeout: 30000, what: `${name} to stop` });
+      await deleteConnector(worker, name);
     },
     async close() {
       try {
@@ -100,7 +120,7 @@ async function startCheckpointPeer({ a, b, props }) {
       } catch {
         /* the worker goes anyway */
       }
-      await worker.stop();
+      if (!shared) await worker.stop();
     },
   };
   return peer;
@@ -365,6 +385,9 @@ function assertPreciseAgainstMm2(oursLatest, mm2Latest, syncs, sourceOf, what) {
 }
 
 module.exports = {
+  deployConnector,
+  connectorRunning,
+  deleteConnector,
   noSkipBound,
   assertPreciseAgainstMm2,
   syncsTopicOf,

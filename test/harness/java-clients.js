@@ -41,10 +41,23 @@ function classPath(version, withStreams) {
   for (const f of files) hash.update(f).update(fs.readFileSync(path.join(SOURCES, f)));
   const out = path.join(cacheRoot(), `kafka-${version}`, `java-clients-${withStreams ? 's-' : ''}${hash.digest('hex').slice(0, 12)}`);
   if (!fs.existsSync(path.join(out, '.complete'))) {
-    fs.mkdirSync(out, { recursive: true });
-    const res = spawnSync('javac', ['-nowarn', '-d', out, '-cp', jars.join(path.delimiter), ...files.map((f) => path.join(SOURCES, f))], { encoding: 'utf8' });
+    // compiled into a folder of this process, then renamed into place: two test runs in parallel
+    // (scripts/test.js lanes) never read each other's half-written classes
+    const tmp = `${out}.tmp-${process.pid}`;
+    fs.rmSync(tmp, { recursive: true, force: true });
+    fs.mkdirSync(tmp, { recursive: true });
+    const res = spawnSync('javac', ['-nowarn', '-d', tmp, '-cp', jars.join(path.delimiter), ...files.map((f) => path.join(SOURCES, f))], { encoding: 'utf8' });
     if (res.error || res.status !== 0) throw new Error(`javac of ${files.join(', ')} against Kafka ${version} failed: ${res.error?.message ?? res.stderr}`);
-    fs.writeFileSync(path.join(out, '.complete'), new Date().toISOString() + '\n');
+    fs.writeFileSync(path.join(tmp, '.complete'), new Date().toISOString() + '\n');
+    try {
+      fs.renameSync(tmp, out);
+    } catch (e) {
+      // another run finished first (its folder is complete) or a stale folder without .complete is in the way
+      if (!fs.existsSync(path.join(out, '.complete'))) {
+        fs.rmSync(out, { recursive: true, force: true });
+        fs.renameSync(tmp, out);
+      } else fs.rmSync(tmp, { recursive: true, force: true });
+    }
   }
   return [out, ...jars].join(path.delimiter);
 }

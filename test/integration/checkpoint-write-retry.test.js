@@ -8,7 +8,7 @@
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const { ClusterConnection } = require('../../dist/kafka/connection');
-const { CheckpointEmitter } = require('../../dist/kafka/checkpoint-emitter');
+const { CheckpointEmitter } = require('../../dist/engines/checkpoint-emitter');
 const { ensureInternalTopic } = require('../../dist/kafka/internal-topics');
 const { AdminOffsetCommitter } = require('../../dist/kafka/groups');
 const { createReplicationPolicy } = require('../../dist/core/replication-policy');

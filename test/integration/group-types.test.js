@@ -15,14 +15,14 @@ const env = require('../harness/env');
 const apps = require('../harness/group-types-apps');
 const { ourReads } = require('../harness/mm2-reads');
 const { AdminOffsetCommitter, GroupOffsetFetcher } = require('../../dist/kafka/groups');
-const { CheckpointEmitter } = require('../../dist/kafka/checkpoint-emitter');
-const { GroupOffsetSyncer } = require('../../dist/kafka/group-offset-syncer');
+const { CheckpointEmitter } = require('../../dist/engines/checkpoint-emitter');
+const { GroupOffsetSyncer } = require('../../dist/engines/group-offset-syncer');
 const { ClusterConnection } = require('../../dist/kafka/connection');
 const { ensureInternalTopic } = require('../../dist/kafka/internal-topics');
 const { createReplicationPolicy } = require('../../dist/core/replication-policy');
 const { createGroupFilter, createTopicFilter } = require('../../dist/core/filters');
 const { decodeCheckpoint } = require('../../dist/core/checkpoint');
-const { coveragePayload, checkpointsPayload } = require('../../dist/nodes/lib/contracts');
+const { coveragePayload, checkpointsPayload } = require('../../dist/nodes/shared/contracts');
 
 describe('group types as MirrorMaker 2 selects them (a real Kafka Streams application and a real share consumer, Kafka 4.2+ brokers)', function () {
   this.timeout(420000);

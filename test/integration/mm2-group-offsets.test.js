@@ -7,7 +7,7 @@ const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const nodes = require('../harness/nodes');
 const { AdminOffsetCommitter, GroupOffsetFetcher, describeGroupState, fetchCommittedOffsets, listConsumerGroups } = require('../../dist/kafka/groups');
-const { GroupOffsetSyncer } = require('../../dist/kafka/group-offset-syncer');
+const { GroupOffsetSyncer } = require('../../dist/engines/group-offset-syncer');
 const { encodeCheckpoint } = require('../../dist/core/checkpoint');
 const { createGroupFilter } = require('../../dist/core/filters');
 

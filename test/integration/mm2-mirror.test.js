@@ -1,5 +1,9 @@
 'use strict';
-/** mm2-mirror: MM2's MirrorSourceConnector/Task as a Node-RED node, against two real clusters. */
+/**
+ * mm2-mirror: MM2's MirrorSourceConnector/Task as a Node-RED node, against two real clusters.
+ * Resuming after a re-import or a rename, beside the real MM2's source connector removed and
+ * re-created (under its name, another name, after a worker restart): conformance-mm2-rewind-resume.test.js.
+ */
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const nodes = require('../harness/nodes');

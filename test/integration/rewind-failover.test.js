@@ -18,6 +18,9 @@
  *
  * Both groups are written in each of the group-offsets node's modes (checkpoints from the input,
  * and read from the checkpoints topic).
+ *
+ * The same drill beside the real MirrorMaker 2, its behaviour measured (its checkpoints follow a
+ * rewind within the syncs, its target offsets never): conformance-mm2-rewind-resume.test.js.
  */
 const assert = require('node:assert/strict');
 const env = require('../harness/env');

@@ -7,7 +7,7 @@
  * system's CAs without a word (Node-RED's tls-config node marks itself invalid and hands out no
  * CA), or OpenSSL's "PEM routines::no start line" reached the status. Now the flow node using it
  * is red and logs an error naming the TLS node (its name and id), the file and the fix, and the
- * cluster node has no connection. A valid tls-config node (file paths) still connects to the TLS
+ * cluster node has no connection; the Connect export of the flow lists the same refusal. A valid tls-config node (file paths) still connects to the TLS
  * listener of a real broker whose certificate only the test CA vouches for.
  */
 const assert = require('node:assert/strict');
@@ -80,6 +80,10 @@ describe(`mm2-cluster refuses a TLS configuration it cannot use, naming the TLS 
     assert.ok(errorsOf(src).some((l) => want.test(l)), `the cluster node logs it: ${errorsOf(src).join(' | ')}`);
     assert.ok(errorsOf(hb).some((l) => want.test(l)), `the heartbeat node logs it: ${errorsOf(hb).join(' | ')}`);
     for (const s of [...src.problems, ...errorsOf(hb)]) assert.doesNotMatch(s, /PEM routines|no start line/, 'no raw OpenSSL words');
+    // the Connect export of the same flow is refused in the same words, not handed to MM2
+    const exported = await nodes.helper.request().get('/mm2/export/rep?format=json').expect(200);
+    const reasons = exported.body.problems.map((p) => p.reason);
+    assert.ok(reasons.some((r) => want.test(r) && src.problems.includes(r)), `the export names it as the cluster node does: ${JSON.stringify(exported.body.problems)}`);
     return src.problems.join('; ');
   }
 

@@ -20,6 +20,7 @@ const { links, section, codeBlocks } = require('../harness/markdown');
 
 const root = path.join(__dirname, '..', '..');
 const pkg = require(path.join(root, 'package.json'));
+const { editorTypes } = require('../harness/layout');
 const repo = /github\.com[/:]([^/]+\/[^/.]+)/.exec(pkg.repository.url)[1];
 const npmCli = process.env.npm_execpath && /npm-cli\.js$/.test(process.env.npm_execpath) ? process.env.npm_execpath : null;
 
@@ -145,7 +146,7 @@ describe('the package installed from its tarball into a fresh Node-RED user dire
     const sets = r.json.filter((s) => s.module === pkg.name);
     const types = Object.keys(pkg['node-red'].nodes).sort();
     // every editor file of the package is a node type listed in package.json
-    assert.deepEqual(types, fs.readdirSync(path.join(root, 'nodes')).filter((f) => f.endsWith('.html')).map((f) => f.slice(0, -'.html'.length)).sort());
+    assert.deepEqual(types, editorTypes());
     assert.deepEqual(sets.flatMap((s) => s.types).sort(), types, JSON.stringify(sets));
     for (const s of sets) {
       assert.equal(s.enabled, true, `${s.id} enabled`);
@@ -159,6 +160,27 @@ describe('the package installed from its tarball into a fresh Node-RED user dire
     // nothing of ours warns or fails; Node-RED's own notes on the runner's settings are expected
     const noted = nr.log.split('\n').filter((l) => /\[(error|warn)\]/.test(l) && !/Projects disabled|Using unencrypted credentials/.test(l));
     assert.deepEqual(noted, [], nr.log);
+  });
+
+  it("every node type's catalog (common.json merged), help and icon are served from the node's folder", async function () {
+    const types = Object.keys(pkg['node-red'].nodes);
+    const help = await nr.request('GET', '/nodes', undefined, { accept: 'text/html' });
+    for (const type of types) {
+      for (const lang of ['en-US', 'zh-CN']) {
+        const r = await nr.request('GET', `/locales/${pkg.name}/${type}?lng=${lang}`, undefined, { accept: 'application/json' });
+        assert.equal(r.status, 200, `${type} ${lang}: ${r.text}`);
+        assert.equal(typeof r.json[type], 'object', `${type} ${lang}: the node's own catalog (${Object.keys(r.json).join(', ')})`);
+        assert.equal(typeof r.json['mm2-common'], 'object', `${type} ${lang}: common.json merged in`);
+        if (lang === 'zh-CN') assert.match(JSON.stringify(r.json[type]), /[\u4e00-\u9fff]/, `${type}: the zh-CN catalog is served for zh-CN`);
+      }
+      assert.match(help.text, new RegExp(`data-help-name="${type}"`), `${type}'s help`);
+      if (fs.existsSync(path.join(root, 'icons', `${type}.svg`))) {
+        const icon = await nr.request('GET', `/icons/${pkg.name}/${type}.svg`);
+        assert.equal(icon.status, 200, `${type}.svg`);
+        // Node-RED answers an icon it cannot find with its default icon: the bytes must be ours
+        assert.equal(icon.text, fs.readFileSync(path.join(root, 'icons', `${type}.svg`), 'utf8'), `${type}.svg is served from the package`);
+      }
+    }
   });
 
   it('every example is listed under Import > Examples', async function () {

@@ -9,8 +9,8 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const i18next = require('i18next');
+const { catalogFiles, catalogPath } = require('../harness/layout');
 
-const LOCALES = path.join(__dirname, '..', '..', 'src', 'locales');
 const LANGS = ['en-US', 'zh-CN'];
 /** A placeholder as the catalogues declare them: `__name__`. */
 const DECLARED = /__([A-Za-z][A-Za-z0-9]*)__/g;
@@ -26,7 +26,7 @@ function marker(name) {
 }
 
 describe('catalogue messages through Node-RED\'s i18next', function () {
-  const sets = fs.readdirSync(path.join(LOCALES, 'en-US')).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -'.json'.length));
+  const sets = catalogFiles('en-US').map((f) => f.slice(0, -'.json'.length));
   /** @type {import('i18next').i18n} */
   let t;
   before(async function () {
@@ -34,7 +34,7 @@ describe('catalogue messages through Node-RED\'s i18next', function () {
     const resources = {};
     for (const lang of LANGS) {
       resources[lang] = {};
-      for (const set of sets) resources[lang][set] = JSON.parse(fs.readFileSync(path.join(LOCALES, lang, `${set}.json`), 'utf8'));
+      for (const set of sets) resources[lang][set] = JSON.parse(fs.readFileSync(catalogPath(lang, `${set}.json`), 'utf8'));
     }
     t = i18next.createInstance();
     await t.init({
@@ -48,7 +48,7 @@ describe('catalogue messages through Node-RED\'s i18next', function () {
       let checked = 0;
       const wrong = [];
       for (const set of sets) {
-        const catalogue = JSON.parse(fs.readFileSync(path.join(LOCALES, lang, `${set}.json`), 'utf8'));
+        const catalogue = JSON.parse(fs.readFileSync(catalogPath(lang, `${set}.json`), 'utf8'));
         const all = leaves(catalogue);
         const keys = new Set(all.map(([k]) => k));
         for (const [key, text] of all) {

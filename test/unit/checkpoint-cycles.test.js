@@ -1,8 +1,8 @@
 'use strict';
 /** mm2-checkpoint output 1: the whole state first, on request and every WHOLE_STATE_EVERY_MS; what changed in between. */
 const assert = require('node:assert/strict');
-const { CheckpointCycles } = require('../../dist/nodes/lib/checkpoint/cycles');
-const { WHOLE_STATE_EVERY_MS } = require('../../dist/nodes/lib/checkpoint-state');
+const { CheckpointCycles } = require('../../dist/nodes/mm2-checkpoint/mm2-checkpoint-cycles');
+const { WHOLE_STATE_EVERY_MS } = require('../../dist/nodes/shared/checkpoint-state');
 const { CheckpointStore } = require('../../dist/core/checkpoint-store');
 
 function cp(group, partition, down) {

@@ -6,8 +6,8 @@
  * test/integration/checkpoint-write-retry.test.js and the drills.
  */
 const assert = require('node:assert/strict');
-const { CheckpointEmitter, mergeCycleOptions } = require('../../dist/kafka/checkpoint-emitter');
-const { GroupOffsetSyncer } = require('../../dist/kafka/group-offset-syncer');
+const { CheckpointEmitter, mergeCycleOptions } = require('../../dist/engines/checkpoint-emitter');
+const { GroupOffsetSyncer } = require('../../dist/engines/group-offset-syncer');
 const { createReplicationPolicy } = require('../../dist/core/replication-policy');
 const { createGroupFilter, createTopicFilter } = require('../../dist/core/filters');
 const { decodeCheckpoint } = require('../../dist/core/checkpoint');
@@ -467,7 +467,7 @@ describe('CheckpointEmitter: new offset syncs translate again only the groups at
 });
 
 describe('CheckpointEmitter: while __consumer_offsets is followed, the source offsets are read in full only every FULL_SOURCE_READ_EVERY_MS (no broker)', function () {
-  const { FULL_SOURCE_READ_EVERY_MS } = require('../../dist/kafka/checkpoint-emitter');
+  const { FULL_SOURCE_READ_EVERY_MS } = require('../../dist/engines/checkpoint-emitter');
 
   it('reads once the stream stands, then not again before the interval, again at it; every cycle while the stream is silent', async function () {
     const source = memoryConnection('source', { groups: { g: [{ topic: 't', partition: 0, offset: 5n, metadata: '' }] } });

@@ -1,7 +1,7 @@
 'use strict';
 /** Pure logic behind the mm2-checkpoint node: settings mapping, paste analysis, cycle coalescing, group discovery. */
 const assert = require('node:assert/strict');
-const settings = require('../../dist/nodes/lib/settings');
+const settings = require('../../dist/nodes/shared/settings');
 const { CoalescingRunner } = require('../../dist/core/coalescing-runner');
 const { findCheckpointGroups } = require('../../dist/core/group-discovery');
 const { mapLimit } = require('../../dist/core/worker-pool');

@@ -1,8 +1,8 @@
 'use strict';
-/** The status an mm2-checkpoint node shows (nodes/lib/checkpoint/status), with the en-US texts. */
+/** The status an mm2-checkpoint node shows (nodes/mm2-checkpoint/mm2-checkpoint-status), with the en-US texts. */
 const assert = require('node:assert/strict');
-const { checkpointStatus } = require('../../dist/nodes/lib/checkpoint/status');
-const { makeTranslate } = require('../../dist/nodes/lib/i18n');
+const { checkpointStatus } = require('../../dist/nodes/mm2-checkpoint/mm2-checkpoint-status');
+const { makeTranslate } = require('../../dist/nodes/shared/i18n');
 
 // the runtime's catalog missing (RED._ gives the key back): our en-US texts
 const t = makeTranslate(/** @type {any} */ ({ _: (/** @type {string} */ key) => key }), 'mm2-checkpoint');
@@ -66,13 +66,13 @@ describe('mm2-checkpoint status: a source that stopped answering', function () {
 
 describe('mm2-checkpoint status: readiness', function () {
   const path = require('node:path');
-  const { readinessText } = require('../../dist/nodes/lib/checkpoint/status');
+  const { readinessText } = require('../../dist/nodes/mm2-checkpoint/mm2-checkpoint-status');
   const { groupReadiness, summarizeReadiness, unlistedGroupReadiness } = require('../../dist/core/readiness');
   const now = 1_800_000_000_000;
   const th = { maxReread: 1000, maxAgeMs: 300000 };
   /** The zh-CN catalog as the runtime has it (common merged in), with i18next's rule for a language without plural forms. */
   function zh() {
-    const cat = require(path.join(__dirname, '../../dist/nodes/locales/zh-CN/mm2-checkpoint.json'));
+    const cat = require(path.join(__dirname, '../../dist/nodes/mm2-checkpoint/locales/zh-CN/mm2-checkpoint.json'));
     const look = (key) => key.split('.').reduce((o, k) => (o && typeof o === 'object' ? o[k] : undefined), cat);
     return makeTranslate(/** @type {any} */ ({
       _: (/** @type {string} */ key, /** @type {any} */ subs) => {

@@ -9,8 +9,8 @@ const assert = require('node:assert/strict');
 const createRetry = require('kafkajs/src/retry');
 const { explainKafkaError, withoutClientInternals } = require('../../dist/kafka/client');
 const { ClusterConnection } = require('../../dist/kafka/connection');
-const { HeartbeatWatcher } = require('../../dist/kafka/heartbeat-watcher');
-const { StatusReporter, failureStatusText } = require('../../dist/nodes/lib/flow-node');
+const { HeartbeatWatcher } = require('../../dist/engines/heartbeat-watcher');
+const { StatusReporter, failureStatusText } = require('../../dist/nodes/shared/flow-node');
 
 const S = { alias: 'target', bootstrapServers: ['h:9092'] };
 const LOW_POP = "Cannot destructure property 'partitions' of 'low.pop(...)' as it is undefined.";

@@ -830,7 +830,7 @@ describe('formatConnectorConfig', () => {
 });
 
 describe('pasting an MM2 config: exactly what the text sets (core/pasted-configs, parseConfigForNode)', () => {
-  const { parseConfigForNode } = require('../../dist/nodes/lib/settings');
+  const { parseConfigForNode } = require('../../dist/nodes/shared/settings');
   const { readPastedConfigs, placeholderReason } = require('../../dist/core/pasted-configs');
   const paste = (text, options, type = 'mm2-checkpoint') => parseConfigForNode(text, type, undefined, options);
   const ignoredKeys = (r) => r.ignored.map((i) => i.key);

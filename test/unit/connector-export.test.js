@@ -15,7 +15,7 @@ const { parseConnectorConfig, analyzeConnectorConfig } = require('../../dist/cor
 const { parseJavaProperties } = require('../../dist/core/java-properties');
 const { CONFIG_DEFAULTS, propertiesFor, getPropertyDef } = require('../../dist/core/config-properties');
 const { fieldName } = require('../../dist/core/setting-fields');
-const { NODE_SETTINGS, parseConfigForNode } = require('../../dist/nodes/lib/settings');
+const { NODE_SETTINGS, parseConfigForNode } = require('../../dist/nodes/shared/settings');
 
 const GOOGLE_SAMPLE = `connector.class: "org.apache.kafka.connect.mirror.MirrorCheckpointConnector"
 emit.checkpoints.interval.seconds: "10"
@@ -63,7 +63,7 @@ function fullFlow(over = {}) {
 const byKind = (r, kind) => r.connectors.find((c) => c.kind === kind);
 
 describe('connector export (flow -> MM2 connector configs)', function () {
-  it('the checkpoint node fields are the ones nodes/lib/settings declares', function () {
+  it('the checkpoint node fields are the ones nodes/shared/settings declares', function () {
     assert.deepEqual([...FLOW_NODE_PROPERTIES['mm2-checkpoint']], [...NODE_SETTINGS['mm2-checkpoint']]);
     for (const list of Object.values(FLOW_NODE_PROPERTIES)) for (const p of list) assert.ok(getPropertyDef(p), `${p} is catalogued`);
   });
@@ -491,7 +491,7 @@ describe('the export pasted back (parseConfigForNode): every format round-trips'
   });
 });
 
-describe('build an importable Node-RED flow from configs (nodes/lib/build-flow)', function () {
+describe('build an importable Node-RED flow from configs (nodes/mm2-replication/build-flow-endpoint)', function () {
   const { buildFlowFromText } = require('../../dist/flows/build-flow');
   const plainFlow = () => {
     const f = fullFlow();
@@ -538,7 +538,7 @@ describe('build an importable Node-RED flow from configs (nodes/lib/build-flow)'
   }
 
   it('POST /mm2/flow/build needs mm2-replication.write and answers 400 without text, 413 above 1 MB', function () {
-    const { registerBuildFlowEndpoint } = require('../../dist/nodes/lib/build-flow');
+    const { registerBuildFlowEndpoint } = require('../../dist/nodes/mm2-replication/build-flow-endpoint');
     const routes = [];
     // only the slice of the runtime API the endpoint registration uses
     const RED = /** @type {Parameters<typeof registerBuildFlowEndpoint>[0]} */ (/** @type {unknown} */ ({

@@ -14,6 +14,7 @@ const { links, anchors, section } = require('../harness/markdown');
 
 const root = path.join(__dirname, '..', '..');
 const pkg = require(path.join(root, 'package.json'));
+const { catalogFiles, catalogPath } = require('../harness/layout');
 const repo = /github\.com[/:]([^/]+\/[^/.]+)/.exec(pkg.repository.url)[1];
 const docs = fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`);
 const pages = ['README.md', ...docs];
@@ -103,7 +104,6 @@ describe('README and docs/: links', function () {
 
 /** Every message of the en-US catalogues: its key and its words. */
 function catalogue() {
-  const dir = path.join(root, 'src', 'locales', 'en-US');
   const out = [];
   const walk = (o, prefix) => {
     for (const [k, v] of Object.entries(o)) {
@@ -111,7 +111,7 @@ function catalogue() {
       else if (typeof v === 'string') out.push({ key: `${prefix}${k}`, text: v });
     }
   };
-  for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.json'))) walk(JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')), '');
+  for (const f of catalogFiles('en-US')) walk(JSON.parse(fs.readFileSync(catalogPath('en-US', f), 'utf8')), '');
   return out;
 }
 
@@ -151,7 +151,7 @@ describe('README: troubleshooting', function () {
   for (const [quote] of rows) {
     it(`${quote} is what the en-US catalogue says`, function () {
       const text = quote.slice(1, -1);
-      assert.notDeepEqual(quoting(text, messages), [], `${text}: no en-US message reads so (src/locales/en-US/*.json)`);
+      assert.notDeepEqual(quoting(text, messages), [], `${text}: no en-US message reads so (src/nodes/*/locales/en-US/*.json)`);
     });
   }
 

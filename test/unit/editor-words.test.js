@@ -16,9 +16,9 @@ const vm = require('node:vm');
 
 const root = path.join(__dirname, '..', '..');
 const pkg = require(path.join(root, 'package.json'));
+const { catalogFiles, catalogPath, editorPath } = require('../harness/layout');
 const sets = Object.keys(pkg['node-red'].nodes);
 const LANGS = ['en-US', 'zh-CN'];
-const locales = path.join(root, 'src', 'locales');
 
 /**
  * Names, not words: shown as they are in every language (SASL mechanisms, MM2's connector classes).
@@ -33,10 +33,10 @@ function keys(obj, prefix = '') {
   return Object.entries(obj).flatMap(([k, v]) => (v && typeof v === 'object' ? keys(v, `${prefix}${k}.`) : [`${prefix}${k}`]));
 }
 const catalogKeys = (obj) => [...new Set(keys(obj).map((k) => k.replace(PLURAL, '')))].sort();
-const readJson = (lang, file) => JSON.parse(fs.readFileSync(path.join(locales, lang, file), 'utf8'));
+const readJson = (lang, file) => JSON.parse(fs.readFileSync(catalogPath(lang, file), 'utf8'));
 
 function editorFile(set) {
-  const html = fs.readFileSync(path.join(root, 'dist', 'nodes', `${set}.html`), 'utf8');
+  const html = fs.readFileSync(editorPath(set, true), 'utf8');
   const scripts = [...html.matchAll(/<script type="text\/javascript">([\s\S]*?)<\/script>/g)].map((m) => m[1]);
   const templates = [...html.matchAll(/<script type="text\/html" data-template-name="[^"]+">([\s\S]*?)<\/script>/g)].map((m) => m[1]);
   return { html, scripts, templates };
@@ -93,8 +93,8 @@ function hardCoded(template) {
 
 describe('every word in both languages (catalogs, not hard-coded)', function () {
   it('every catalog file has the same keys in en-US and zh-CN (plural forms are one key)', function () {
-    const files = fs.readdirSync(path.join(locales, 'en-US')).filter((f) => f.endsWith('.json'));
-    assert.deepEqual(fs.readdirSync(path.join(locales, 'zh-CN')).filter((f) => f.endsWith('.json')).sort(), files.sort());
+    const files = catalogFiles('en-US');
+    assert.deepEqual(catalogFiles('zh-CN'), files);
     assert.ok(files.includes('common.json'));
     for (const f of files) {
       const en = catalogKeys(readJson('en-US', f));
@@ -105,7 +105,7 @@ describe('every word in both languages (catalogs, not hard-coded)', function () 
   });
 
   it('no zh-CN text is left in English where en-US has words', function () {
-    for (const f of fs.readdirSync(path.join(locales, 'zh-CN')).filter((x) => x.endsWith('.json'))) {
+    for (const f of catalogFiles('zh-CN')) {
       const zh = readJson('zh-CN', f);
       const flat = (o, p = '') => Object.entries(o).flatMap(([k, v]) => (v && typeof v === 'object' ? flat(v, `${p}${k}.`) : [[`${p}${k}`, v]]));
       for (const [k, v] of flat(zh)) {
@@ -120,7 +120,7 @@ describe('every word in both languages (catalogs, not hard-coded)', function () 
     describe(set, function () {
       it('has help in en-US and zh-CN', function () {
         for (const lang of LANGS) {
-          const help = fs.readFileSync(path.join(locales, lang, `${set}.html`), 'utf8');
+          const help = fs.readFileSync(catalogPath(lang, `${set}.html`), 'utf8');
           assert.ok(help.includes(`data-help-name="${set}"`), `${lang} help for ${set}`);
         }
       });
@@ -191,7 +191,7 @@ describe('every word in both languages (catalogs, not hard-coded)', function () 
   }
 
   it('plurals: "1 group" and "2 groups" in en-US, no English in zh-CN (i18next as Node-RED runs it)', async function () {
-    const { counted } = require('../../dist/nodes/lib/i18n');
+    const { counted } = require('../../dist/nodes/shared/i18n');
     const cp = await served('mm2-checkpoint');
     assert.equal(counted(cp('en-US'), 'groups', 1), '1 group');
     assert.equal(counted(cp('en-US'), 'groups', 2), '2 groups');
@@ -210,7 +210,7 @@ describe('every word in both languages (catalogs, not hard-coded)', function () 
   });
 
   it('plurals without a runtime catalog (the en-US fallback of makeTranslate)', function () {
-    const { makeTranslate, counted } = require('../../dist/nodes/lib/i18n');
+    const { makeTranslate, counted } = require('../../dist/nodes/shared/i18n');
     const t = makeTranslate(/** @type {any} */ ({ _: (/** @type {string} */ key) => key }), 'mm2-group-offsets');
     assert.equal(counted(t, 'groups', 1), '1 group');
     assert.equal(counted(t, 'groups', 0), '0 groups');

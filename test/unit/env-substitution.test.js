@@ -1,11 +1,11 @@
 'use strict';
 /**
  * `${VAR}` substitution inside text (core/env-substitution), the one implementation every node and
- * config node uses, and the Node-RED lookup (nodeEnvLookup in nodes/lib/settings).
+ * config node uses, and the Node-RED lookup (nodeEnvLookup in nodes/shared/settings).
  */
 const assert = require('node:assert/strict');
 const { substituteEnv, substituteEnvValue, missingEnvReason } = require('../../dist/core/env-substitution');
-const { nodeEnvLookup, resolveNodeSettings } = require('../../dist/nodes/lib/settings');
+const { nodeEnvLookup, resolveNodeSettings } = require('../../dist/nodes/shared/settings');
 
 const from = (env) => (name) => env[name];
 

@@ -7,8 +7,8 @@
  */
 const assert = require('node:assert/strict');
 const { exportConnectors } = require('../../dist/flows/export-connectors');
-const { readReplicationSettings } = require('../../dist/nodes/lib/settings/replication');
-const { problemText } = require('../../dist/nodes/lib/settings');
+const { readReplicationSettings } = require('../../dist/nodes/mm2-replication/mm2-replication-settings');
+const { problemText } = require('../../dist/nodes/shared/settings');
 
 const byKind = (r, kind) => r.connectors.find((c) => c.kind === kind);
 
@@ -131,8 +131,8 @@ const DEPLOYED = (replication) => [
 ];
 
 describe('export of the deployed flow: each node\'s ${VAR} as that node resolves it', function () {
-  const { registerExportEndpoint } = require('../../dist/nodes/lib/export-flow');
-  const { currentExport } = require('../../dist/nodes/lib/connect/export');
+  const { registerExportEndpoint } = require('../../dist/nodes/shared/export-flow');
+  const { currentExport } = require('../../dist/nodes/mm2-connect/mm2-connect-export');
   // the replication and cluster nodes live in a flow whose env differs from the checkpoint node's
   const env = { rep: { LOC: 'target', RF: '-1' }, src: { SRC_ALIAS: 'east' }, cp: { GROUPS: 'orders-.*' } };
 
@@ -157,7 +157,7 @@ describe('export of the deployed flow: each node\'s ${VAR} as that node resolves
   });
 
   it("mm2-connect's deploy (currentExport): the connect node's own env does not hide the replication node's", function () {
-    /** @type {import('../../dist/nodes/lib/settings/connect').ConnectSettings} */
+    /** @type {import('../../dist/nodes/mm2-connect/mm2-connect-settings').ConnectSettings} */
     const settings = { url: 'http://connect:8083', kinds: ['source', 'checkpoint', 'heartbeat'], namePrefix: '', includeSecrets: false, pollMs: 0, deployOnStart: false };
     const connectNodeLookup = () => undefined; // the mm2-connect node's flow sets none of them
     const rt = fakeRuntime(DEPLOYED({ offsetSyncsLocation: '${LOC}', replicationFactor: '${RF}' }), env);

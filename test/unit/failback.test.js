@@ -1,15 +1,15 @@
 'use strict';
 /**
- * Failback's own logic (kafka/failback) with clusters held in memory: which target offsets it
+ * Failback's own logic (engines/failback) with clusters held in memory: which target offsets it
  * takes (remote topics of the flow, the filters), the reverse translation, the writes on the
  * source through the group-offset writer's rules, where each group stands; and the node's status
- * (lib/failback/status). The real brokers are in test/integration/failback-e2e.test.js.
+ * (nodes/mm2-failback/mm2-failback-status). The real brokers are in test/integration/failback-e2e.test.js.
  */
 const assert = require('node:assert/strict');
-const { Failback, SyncsNotLoadedError } = require('../../dist/kafka/failback');
-const { FailbackRuns } = require('../../dist/nodes/lib/failback/runs');
-const status = require('../../dist/nodes/lib/failback/status');
-const { makeTranslate } = require('../../dist/nodes/lib/i18n');
+const { Failback, SyncsNotLoadedError } = require('../../dist/engines/failback');
+const { FailbackRuns } = require('../../dist/nodes/mm2-failback/mm2-failback-runs');
+const status = require('../../dist/nodes/mm2-failback/mm2-failback-status');
+const { makeTranslate } = require('../../dist/nodes/shared/i18n');
 const { createGroupFilter, createTopicFilter } = require('../../dist/core/filters');
 const { createReplicationPolicy } = require('../../dist/core/replication-policy');
 

@@ -1,18 +1,18 @@
 'use strict';
 /**
- * The one mechanism nodes log repeated failures with (nodes/lib/flow-node FailureLog): once per
+ * The one mechanism nodes log repeated failures with (nodes/shared/flow-node FailureLog): once per
  * change, not every cycle; and a node replaced by a redeploy neither logs nor shows the failures
  * of its old configuration (its registration with the shared connection is removed, not the one
  * of the node that replaced it under the same id).
  */
 const assert = require('node:assert/strict');
 const { EventEmitter } = require('node:events');
-const { FailureLog, setupFlowNode } = require('../../dist/nodes/lib/flow-node');
+const { FailureLog, setupFlowNode } = require('../../dist/nodes/shared/flow-node');
 const { ClusterConnection } = require('../../dist/kafka/connection');
 
 /**
- * @typedef {import('../../dist/nodes/lib/red').Node & EventEmitter & {
- *   logged: Array<[string, unknown]>, statuses: Array<import('../../dist/nodes/lib/red').NodeStatus>
+ * @typedef {import('../../dist/nodes/shared/red').Node & EventEmitter & {
+ *   logged: Array<[string, unknown]>, statuses: Array<import('../../dist/nodes/shared/red').NodeStatus>
  * }} FakeNode
  */
 
@@ -96,7 +96,7 @@ describe('FailureLog: a failure is logged once per change', function () {
 
 describe('a node replaced by a redeploy', function () {
   // only the slice of the runtime API that setupFlowNode reads
-  const RED = /** @type {import('../../dist/nodes/lib/red').NodeAPI} */ (/** @type {unknown} */ ({ nodes: { getNode: () => ({ type: 'mm2-replication', problems: [], policy: {}, sourceNode: { problems: [] }, targetNode: { problems: [] } }) } }));
+  const RED = /** @type {import('../../dist/nodes/shared/red').NodeAPI} */ (/** @type {unknown} */ ({ nodes: { getNode: () => ({ type: 'mm2-replication', problems: [], policy: {}, sourceNode: { problems: [] }, targetNode: { problems: [] } }) } }));
   const t = (k) => k;
 
   it('logs and shows nothing of its old configuration once it closes, while its close work still runs', async function () {
@@ -151,7 +151,7 @@ describe('a node replaced by a redeploy', function () {
 describe('a flow node pointed at another config node', function () {
   it('an mm2-cluster chosen as its replication flow: the status and the error name the node, its type and what to choose', function () {
     const cluster = { id: 'c1', type: 'mm2-cluster', name: 'east', alias: 'east', problems: [] };
-    const RED = /** @type {import('../../dist/nodes/lib/red').NodeAPI} */ (/** @type {unknown} */ ({ nodes: { getNode: (id) => (id === 'c1' ? cluster : null) } }));
+    const RED = /** @type {import('../../dist/nodes/shared/red').NodeAPI} */ (/** @type {unknown} */ ({ nodes: { getNode: (id) => (id === 'c1' ? cluster : null) } }));
     const t = (k, subs) => `${k} ${JSON.stringify(subs ?? {})}`;
     const node = fakeNode();
     assert.equal(setupFlowNode(RED, node, 'c1', t), null);

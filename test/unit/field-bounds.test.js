@@ -9,15 +9,16 @@ const fs = require('node:fs');
 const path = require('node:path');
 const vm = require('node:vm');
 const { FIELD_BOUNDS, numberFieldProblem } = require('../../dist/core/field-bounds');
-const { makeTranslate } = require('../../dist/nodes/lib/i18n');
-const { resolveReplicationSettings } = require('../../dist/nodes/lib/settings');
-const { readClusterTimeouts } = require('../../dist/nodes/lib/settings/cluster');
-const { readMirrorSettings } = require('../../dist/nodes/lib/settings/mirror');
-const { readCheckpointSettings } = require('../../dist/nodes/lib/settings/checkpoint');
-const { readGroupOffsetsSettings } = require('../../dist/nodes/lib/settings/group-offsets');
-const { readFailbackSettings } = require('../../dist/nodes/lib/settings/failback');
-const { readHeartbeatSettings } = require('../../dist/nodes/lib/settings/heartbeat');
-const { readConnectSettings } = require('../../dist/nodes/lib/settings/connect');
+const { makeTranslate } = require('../../dist/nodes/shared/i18n');
+const { resolveReplicationSettings } = require('../../dist/nodes/shared/settings');
+const { readClusterTimeouts } = require('../../dist/nodes/mm2-cluster/mm2-cluster-settings');
+const { readMirrorSettings } = require('../../dist/nodes/mm2-mirror/mm2-mirror-settings');
+const { readCheckpointSettings } = require('../../dist/nodes/mm2-checkpoint/mm2-checkpoint-settings');
+const { readGroupOffsetsSettings } = require('../../dist/nodes/mm2-group-offsets/mm2-group-offsets-settings');
+const { readFailbackSettings } = require('../../dist/nodes/mm2-failback/mm2-failback-settings');
+const { readHeartbeatSettings } = require('../../dist/nodes/mm2-heartbeat/mm2-heartbeat-settings');
+const { readConnectSettings } = require('../../dist/nodes/mm2-connect/mm2-connect-settings');
+const { editorPath } = require('../harness/layout');
 
 const root = path.join(__dirname, '..', '..');
 const none = () => undefined;
@@ -70,7 +71,7 @@ describe('numeric fields: the editor refuses what the runtime refuses', function
     const pkg = require(path.join(root, 'package.json'));
     let numbers = 0;
     for (const type of Object.keys(pkg['node-red'].nodes)) {
-      const html = fs.readFileSync(path.join(root, 'nodes', `${type}.html`), 'utf8');
+      const html = fs.readFileSync(editorPath(type), 'utf8');
       for (const m of html.matchAll(/id="node-(?:config-)?input-(\w+)" placeholder="-?[0-9.]+"/g)) {
         numbers++;
         assert.ok(FIELD_BOUNDS[type] && FIELD_BOUNDS[type][m[1]], `${type} ${m[1]} (a number) has bounds in core/field-bounds`);
@@ -89,7 +90,7 @@ describe('numeric fields: the editor refuses what the runtime refuses', function
 
   it('every numeric field of every built dialog validates through the table, with a message naming the field and the range', function () {
     for (const type of Object.keys(FIELD_BOUNDS)) {
-      const html = fs.readFileSync(path.join(root, 'dist', 'nodes', `${type}.html`), 'utf8');
+      const html = fs.readFileSync(editorPath(type, true), 'utf8');
       const registered = [];
       const RED = { nodes: { registerType: (/** @type {string} */ t, /** @type {any} */ def) => registered.push(def), node: () => null }, validators: {}, _: (/** @type {string} */ k) => k, settings: {} };
       const context = vm.createContext({ RED, $: () => ({ on() {}, val() {} }), console });

@@ -1,7 +1,7 @@
 'use strict';
 /** GroupOffsetSyncer's own logic with an in-memory target (the real-broker behaviour is in test/integration/mm2-group-offsets.test.js). */
 const assert = require('node:assert/strict');
-const { GroupOffsetSyncer, FULL_TARGET_READ_EVERY_MS } = require('../../dist/kafka/group-offset-syncer');
+const { GroupOffsetSyncer, FULL_TARGET_READ_EVERY_MS } = require('../../dist/engines/group-offset-syncer');
 const { createGroupFilter } = require('../../dist/core/filters');
 const { encodeCheckpoint } = require('../../dist/core/checkpoint');
 

@@ -1,13 +1,14 @@
 'use strict';
 /** mm2-group-offsets' followRewinds setting (issue 26): default on, false turns it off, anything else is refused naming the field. */
 const assert = require('node:assert/strict');
-const { readGroupOffsetsSettings } = require('../../dist/nodes/lib/settings/group-offsets');
-const { makeTranslate } = require('../../dist/nodes/lib/i18n');
+const { readGroupOffsetsSettings } = require('../../dist/nodes/mm2-group-offsets/mm2-group-offsets-settings');
+const { makeTranslate } = require('../../dist/nodes/shared/i18n');
 const fs = require('node:fs');
 const path = require('node:path');
+const { catalogPath } = require('../harness/layout');
 
 const none = () => undefined;
-const en = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'src', 'locales', 'en-US', 'mm2-group-offsets.json'), 'utf8'))['mm2-group-offsets'];
+const en = JSON.parse(fs.readFileSync(catalogPath('en-US', 'mm2-group-offsets.json'), 'utf8'))['mm2-group-offsets'];
 const t = makeTranslate(
   /** @type {any} */ ({
     _: (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => {

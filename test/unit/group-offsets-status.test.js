@@ -1,8 +1,8 @@
 'use strict';
-/** The status an mm2-group-offsets node shows (nodes/lib/group-offsets/status), with the en-US texts. */
+/** The status an mm2-group-offsets node shows (nodes/mm2-group-offsets/mm2-group-offsets-status), with the en-US texts. */
 const assert = require('node:assert/strict');
-const { GroupOffsetsRuns, runsStatus } = require('../../dist/nodes/lib/group-offsets/status');
-const { makeTranslate } = require('../../dist/nodes/lib/i18n');
+const { GroupOffsetsRuns, runsStatus } = require('../../dist/nodes/mm2-group-offsets/mm2-group-offsets-status');
+const { makeTranslate } = require('../../dist/nodes/shared/i18n');
 
 // the runtime's catalog missing (RED._ gives the key back): our en-US texts
 const t = makeTranslate(/** @type {any} */ ({ _: (/** @type {string} */ key) => key }), 'mm2-group-offsets');

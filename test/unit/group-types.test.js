@@ -10,11 +10,11 @@ const assert = require('node:assert/strict');
 const { mm2ListsGroup, notReplicatedGroup } = require('../../dist/core/group-types');
 const { findCheckpointGroups } = require('../../dist/core/group-discovery');
 const { checkpointGroupListing, isConsumerGroupListing } = require('../../dist/kafka/groups');
-const { CheckpointEmitter } = require('../../dist/kafka/checkpoint-emitter');
+const { CheckpointEmitter } = require('../../dist/engines/checkpoint-emitter');
 const { createReplicationPolicy } = require('../../dist/core/replication-policy');
 const { createGroupFilter, createTopicFilter } = require('../../dist/core/filters');
 const { decodeCheckpoint } = require('../../dist/core/checkpoint');
-const { coveragePayload } = require('../../dist/nodes/lib/contracts');
+const { coveragePayload } = require('../../dist/nodes/shared/contracts');
 
 describe('group types: the selection rule (MM2 4.x ListGroupsOptions.forConsumerGroups)', function () {
   it('classic and consumer groups of protocol type "" or consumer are listed; streams, share and other protocols are not', function () {
@@ -266,8 +266,8 @@ async function waitFor(fn, timeout = 5000) {
 }
 
 describe('group types: the mm2-checkpoint status counts the streams and share groups not replicated', function () {
-  const { checkpointStatus } = require('../../dist/nodes/lib/checkpoint/status');
-  const { makeTranslate } = require('../../dist/nodes/lib/i18n');
+  const { checkpointStatus } = require('../../dist/nodes/mm2-checkpoint/mm2-checkpoint-status');
+  const { makeTranslate } = require('../../dist/nodes/shared/i18n');
   const t = makeTranslate(/** @type {any} */ ({ _: (/** @type {string} */ key) => key }), 'mm2-checkpoint');
   const now = 1_800_000_000_000;
   const state = (others, groups = 1) => {
@@ -299,8 +299,8 @@ describe('group types: the mm2-checkpoint status counts the streams and share gr
 });
 
 describe('group types: the mm2-checkpoint log names each streams or share group with why, once', function () {
-  const { checkpointEmitterEvents } = require('../../dist/nodes/lib/checkpoint/events');
-  const { makeTranslate } = require('../../dist/nodes/lib/i18n');
+  const { checkpointEmitterEvents } = require('../../dist/nodes/mm2-checkpoint/mm2-checkpoint-events');
+  const { makeTranslate } = require('../../dist/nodes/shared/i18n');
   const t = makeTranslate(/** @type {any} */ ({ _: (/** @type {string} */ key) => key }), 'mm2-checkpoint');
 
   it('warns at a discovery that finds them, and clears when none is left', function () {

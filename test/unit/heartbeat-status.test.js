@@ -1,12 +1,12 @@
 'use strict';
 /**
- * The status an mm2-heartbeat node shows (nodes/lib/heartbeat/status), with the en-US texts:
+ * The status an mm2-heartbeat node shows (nodes/mm2-heartbeat/mm2-heartbeat-status), with the en-US texts:
  * green only while the last heartbeat is not overdue (issue 26, item 7: it re-rendered a green
  * "latency … / N s ago" every second while the target had stopped answering).
  */
 const assert = require('node:assert/strict');
-const { heartbeatStatus, heartbeatOverdueMs, clockTime } = require('../../dist/nodes/lib/heartbeat/status');
-const { makeTranslate } = require('../../dist/nodes/lib/i18n');
+const { heartbeatStatus, heartbeatOverdueMs, clockTime } = require('../../dist/nodes/mm2-heartbeat/mm2-heartbeat-status');
+const { makeTranslate } = require('../../dist/nodes/shared/i18n');
 
 const t = makeTranslate(/** @type {any} */ ({ _: (/** @type {string} */ key) => key }), 'mm2-heartbeat');
 const now = 1_800_000_000_000;

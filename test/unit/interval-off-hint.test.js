@@ -6,9 +6,9 @@
  * there is none.
  */
 const assert = require('node:assert/strict');
-const { readFailbackSettings, FAILBACK_PROPERTIES } = require('../../dist/nodes/lib/settings/failback');
-const { readCheckpointSettings } = require('../../dist/nodes/lib/settings/checkpoint');
-const { NODE_SETTINGS } = require('../../dist/nodes/lib/settings');
+const { readFailbackSettings, FAILBACK_PROPERTIES } = require('../../dist/nodes/mm2-failback/mm2-failback-settings');
+const { readCheckpointSettings } = require('../../dist/nodes/mm2-checkpoint/mm2-checkpoint-settings');
+const { NODE_SETTINGS } = require('../../dist/nodes/shared/settings');
 const { resolveNodeSettings } = require('../../dist/core/setting-fields');
 const { normaliseValue } = require('../../dist/core/config-properties');
 

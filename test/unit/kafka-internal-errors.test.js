@@ -4,14 +4,14 @@
  * `Cannot destructure property 'partitions' of 'low.pop(...)'` after a broker restart) reaches
  * the node's log explained and as a warning, never as a raw error that fires Catch nodes: the
  * explanation (kafka/client explainKafkaError), its recognition (isClientInternalFailure) and
- * the one place nodes log failures with (nodes/lib/flow-node logFailure, FailureLog.error).
+ * the one place nodes log failures with (nodes/shared/flow-node logFailure, FailureLog.error).
  */
 const assert = require('node:assert/strict');
 const createRetry = require('kafkajs/src/retry');
 const { explainKafkaError, isClientInternalFailure, isKafkaClientInternalError } = require('../../dist/kafka/client');
-const { FailureLog, StatusReporter, logFailure } = require('../../dist/nodes/lib/flow-node');
-const { offsetSyncsEvents } = require('../../dist/nodes/lib/offset-syncs/events');
-const { makeTranslate } = require('../../dist/nodes/lib/i18n');
+const { FailureLog, StatusReporter, logFailure } = require('../../dist/nodes/shared/flow-node');
+const { offsetSyncsEvents } = require('../../dist/nodes/mm2-offset-syncs/mm2-offset-syncs-events');
+const { makeTranslate } = require('../../dist/nodes/shared/i18n');
 
 const S = { alias: 'src', bootstrapServers: ['h:9092'] };
 const LOW_POP = "Cannot destructure property 'partitions' of 'low.pop(...)' as it is undefined.";
@@ -64,7 +64,7 @@ describe('kafkajs internals: explained, and logged as warnings', function () {
 
   it('a TypeError of our own code, also one raised in a callback kafkajs called, is not taken for kafkajs failing', function () {
     const ours = new TypeError('x is not a function');
-    ours.stack = 'TypeError: x is not a function\n    at eachBatch (/app/dist/kafka/mirror-task.js:10:5)\n    at /app/node_modules/kafkajs/src/consumer/runner.js:1:1';
+    ours.stack = 'TypeError: x is not a function\n    at eachBatch (/app/dist/engines/mirror-task.js:10:5)\n    at /app/node_modules/kafkajs/src/consumer/runner.js:1:1';
     assert.equal(isKafkaClientInternalError(ours), false);
     assert.equal(isClientInternalFailure(ours), false);
     assert.equal(explainKafkaError(ours, S), 'x is not a function (src: h:9092)');

@@ -2,7 +2,7 @@
 /** core/mirror-progress: the flow's group, and where it starts after the per-node groups of earlier builds. */
 const assert = require('node:assert/strict');
 const { mirrorGroupId, isLegacyMirrorGroup, legacyResumePoints } = require('../../dist/core/mirror-progress');
-const { claimMirror, mirrorClaimKey } = require('../../dist/nodes/lib/mirror/claims');
+const { claimMirror, mirrorClaimKey } = require('../../dist/nodes/mm2-mirror/mm2-mirror-claims');
 
 describe('mirror progress (core/mirror-progress)', function () {
   it('the group is the replication flow, not the node: a copied or re-imported node resumes', function () {
@@ -40,7 +40,7 @@ describe('mirror progress (core/mirror-progress)', function () {
   });
 });
 
-describe('one mirror node per replication flow in a Node-RED (lib/mirror/claims)', function () {
+describe('one mirror node per replication flow in a Node-RED (nodes/mm2-mirror/mm2-mirror-claims)', function () {
   const who = (id) => ({ id, name: `n-${id}`, flow: 'Flow 1' });
 
   it('the first claimant starts, the others wait told who holds it; the first in line takes over on release', function () {

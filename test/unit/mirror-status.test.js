@@ -1,12 +1,12 @@
 'use strict';
 /**
- * The status an mm2-mirror node shows (nodes/lib/mirror/status), with the en-US texts: green only
+ * The status an mm2-mirror node shows (nodes/mm2-mirror/mm2-mirror-status), with the en-US texts: green only
  * on fresh evidence that it copies, yellow at once when records or a probe wait too long (issue 26,
  * item 7: it re-rendered green on its stats timer while the target had stopped answering).
  */
 const assert = require('node:assert/strict');
-const { mirrorStatus, MIRROR_WAIT_MS } = require('../../dist/nodes/lib/mirror/status');
-const { makeTranslate } = require('../../dist/nodes/lib/i18n');
+const { mirrorStatus, MIRROR_WAIT_MS } = require('../../dist/nodes/mm2-mirror/mm2-mirror-status');
+const { makeTranslate } = require('../../dist/nodes/shared/i18n');
 
 const t = makeTranslate(/** @type {any} */ ({ _: (/** @type {string} */ key) => key }), 'mm2-mirror');
 const now = 1_800_000_000_000;

@@ -5,7 +5,7 @@
  * mirror's topic client is replaced by one whose answers the test chooses.
  */
 const assert = require('node:assert/strict');
-const { Mirror } = require('../../dist/kafka/mirror-task');
+const { Mirror } = require('../../dist/engines/mirror-task');
 
 const waitFor = async (cond, what) => {
   const until = Date.now() + 5000;

@@ -1,14 +1,14 @@
 'use strict';
 /**
  * The mirror creates a remote topic through the UNKNOWN_TOPIC_OR_PARTITION of the moment after a
- * creation (kafka/mirror-topics createRemoteTopics): a broker not knowing the new topic yet, or
+ * creation (engines/mirror-topics createRemoteTopics): a broker not knowing the new topic yet, or
  * kafkajs's metadata refresh failing while another user of the shared admin asks for a topic
  * that is not there yet. Before, the topic refresh failed and the mirror node went red with
  * `cannot create source.orders on target: This server does not host this topic-partition`
  * while both clusters answered (seen on redeploys, issue 26, 8).
  */
 const assert = require('node:assert/strict');
-const { MirrorTopics } = require('../../dist/kafka/mirror-topics');
+const { MirrorTopics } = require('../../dist/engines/mirror-topics');
 const { createReplicationPolicy } = require('../../dist/core/replication-policy');
 const { createConfigPropertyFilter } = require('../../dist/core/topic-sync');
 

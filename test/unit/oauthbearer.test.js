@@ -13,13 +13,14 @@ const path = require('node:path');
 const vm = require('node:vm');
 const { oauthBearerProvider, oauthBearerMechanism, requestToken, tokenIsFresh, MIN_TOKEN_REMAINING_MS, REFUSAL_HOLD_MS, OAuthTokenError, OAuthTokenRefusedError } = require('../../dist/kafka/oauth-token');
 const { explainKafkaError, validateClusterSettings, principalOf, tokenFailureSummary } = require('../../dist/kafka/client');
-const { failureStatusText } = require('../../dist/nodes/lib/flow-node');
+const { failureStatusText } = require('../../dist/nodes/shared/flow-node');
 const { oauthFieldProblem, parseSaslExtensions } = require('../../dist/core/oauth-fields');
 const { exportConnectors } = require('../../dist/flows/export-connectors');
 const { flowFromConnectorConfigs } = require('../../dist/flows/import-connectors');
 const { oauthJaasConfig, parseJaasConfig, maskJaasSecrets } = require('../../dist/core/export/jaas');
 const { parseJavaProperties } = require('../../dist/core/java-properties');
 const { flowFromDefinitions } = require('../../dist/flows/definitions');
+const { catalogPath, editorPath } = require('../harness/layout');
 
 const SECRET = 'cl1ent-s3cret';
 
@@ -285,7 +286,7 @@ describe('OAUTHBEARER: token provider, explanations, field checks, export', func
   });
 
   it("the dialog checks the OAUTHBEARER fields with the runtime's check, only when OAUTHBEARER is chosen, in words of both catalogs", function () {
-    const html = fs.readFileSync(path.join(__dirname, '..', '..', 'dist', 'nodes', 'mm2-cluster.html'), 'utf8');
+    const html = fs.readFileSync(editorPath('mm2-cluster', true), 'utf8');
     const registered = [];
     /** @type {string | null} the SASL select's value while the dialog is open, null when it is closed */
     let selected = null;
@@ -316,7 +317,7 @@ describe('OAUTHBEARER: token provider, explanations, field checks, export', func
       assert.ok(codes.includes(/** @type {string} */ (oauthFieldProblem(field, value))), `${field} '${value}'`);
     }
     for (const lang of ['en-US', 'zh-CN']) {
-      const words = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'src', 'locales', lang, 'mm2-cluster.json'), 'utf8'))['mm2-cluster'].validate;
+      const words = JSON.parse(fs.readFileSync(catalogPath(lang, 'mm2-cluster.json'), 'utf8'))['mm2-cluster'].validate;
       assert.deepEqual(Object.keys(words).sort(), [...codes].sort(), lang);
       for (const c of codes) assert.match(words[c], /__field__/, `${lang} ${c} names the field`);
     }

@@ -4,7 +4,7 @@
  * broker); the real-broker behaviour is in test/integration/mm2-offset-syncs.test.js.
  */
 const assert = require('node:assert/strict');
-const { OffsetSyncFollower } = require('../../dist/kafka/offset-sync-follower');
+const { OffsetSyncFollower } = require('../../dist/engines/offset-sync-follower');
 const { TopicNotFoundError } = require('../../dist/kafka/topic-reader');
 const { encodeOffsetSync } = require('../../dist/core/offset-sync');
 

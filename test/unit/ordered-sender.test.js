@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const { OrderedBatchSender } = require('../../dist/kafka/ordered-sender');
 const { OffsetSyncWriter } = require('../../dist/core/offset-sync-writer');
 const { OffsetSyncStore } = require('../../dist/core/offset-sync-store');
-const { MIRROR_SYNCS_IN_FLIGHT } = require('../../dist/kafka/mirror-task');
+const { MIRROR_SYNCS_IN_FLIGHT } = require('../../dist/engines/mirror-task');
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 

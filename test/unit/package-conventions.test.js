@@ -12,11 +12,12 @@ const vm = require('node:vm');
 
 const root = path.join(__dirname, '..', '..');
 const pkg = require(path.join(root, 'package.json'));
+const { catalogPath, editorPath } = require('../harness/layout');
 const sets = Object.keys(pkg['node-red'].nodes);
 const CONFIG_TYPES = new Set(['mm2-cluster', 'mm2-replication']);
 
 function editorDefinitions(set) {
-  const html = fs.readFileSync(path.join(root, 'dist', 'nodes', `${set}.html`), 'utf8');
+  const html = fs.readFileSync(editorPath(set, true), 'utf8');
   const scripts = [...html.matchAll(/<script type="text\/javascript">([\s\S]*?)<\/script>/g)].map((m) => m[1]);
   const registered = [];
   const validators = { number: () => () => true, regex: () => () => true, typedInput: () => () => true };
@@ -74,16 +75,16 @@ describe('package conventions (Node-RED and Flow Library)', function () {
       });
 
       it('has en-US and zh-CN catalogs with the same keys, and help in both', function () {
-        const en = JSON.parse(fs.readFileSync(path.join(root, 'src', 'locales', 'en-US', `${set}.json`), 'utf8'));
-        const zh = JSON.parse(fs.readFileSync(path.join(root, 'src', 'locales', 'zh-CN', `${set}.json`), 'utf8'));
+        const en = JSON.parse(fs.readFileSync(catalogPath('en-US', `${set}.json`), 'utf8'));
+        const zh = JSON.parse(fs.readFileSync(catalogPath('zh-CN', `${set}.json`), 'utf8'));
         const plain = (/** @type {string[]} */ ks) => [...new Set(ks.map((k) => k.replace(/_(zero|one|two|few|many|other)$/, '')))].sort(); // i18next plural forms are one key
         assert.deepEqual(plain(keys(zh)), plain(keys(en)));
         for (const lang of ['en-US', 'zh-CN']) {
-          const help = fs.readFileSync(path.join(root, 'src', 'locales', lang, `${set}.html`), 'utf8');
+          const help = fs.readFileSync(catalogPath(lang, `${set}.html`), 'utf8');
           assert.ok(help.includes(`data-help-name="${set}"`), `${lang} help for ${set}`);
         }
         if (!CONFIG_TYPES.has(set)) {
-          const help = fs.readFileSync(path.join(root, 'src', 'locales', 'en-US', `${set}.html`), 'utf8');
+          const help = fs.readFileSync(catalogPath('en-US', `${set}.html`), 'utf8');
           for (const section of ['Details']) assert.ok(help.includes(`<h3>${section}</h3>`), `${set} help has ${section}`);
           assert.ok(/<h3>(Inputs|Outputs)<\/h3>/.test(help), `${set} help has Inputs or Outputs`);
         }
@@ -91,8 +92,8 @@ describe('package conventions (Node-RED and Flow Library)', function () {
 
       it('every i18n key the editor uses exists in the catalog', function () {
         const { html } = editorDefinitions(set);
-        const en = JSON.parse(fs.readFileSync(path.join(root, 'src', 'locales', 'en-US', `${set}.json`), 'utf8'));
-        const common = JSON.parse(fs.readFileSync(path.join(root, 'src', 'locales', 'en-US', 'common.json'), 'utf8'));
+        const en = JSON.parse(fs.readFileSync(catalogPath('en-US', `${set}.json`), 'utf8'));
+        const common = JSON.parse(fs.readFileSync(catalogPath('en-US', 'common.json'), 'utf8'));
         const all = new Set([...keys(en), ...keys(common)]);
         const used = [...html.matchAll(/data-i18n="(?:\[[a-z]+\])?([\w.-]+)"/g)].map((m) => m[1]).filter((k) => !k.startsWith('node-red:'));
         for (const k of used) assert.ok(all.has(k), `${set}.html uses missing key ${k}`);

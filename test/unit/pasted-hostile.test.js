@@ -6,8 +6,8 @@
  */
 const assert = require('node:assert/strict');
 const { readPastedConfigs, MAX_CLUSTER_ALIASES } = require('../../dist/core/pasted-configs');
-const { registerBuildFlowEndpoint } = require('../../dist/nodes/lib/build-flow');
-const { registerPasteEndpoint } = require('../../dist/nodes/lib/paste-endpoint');
+const { registerBuildFlowEndpoint } = require('../../dist/nodes/mm2-replication/build-flow-endpoint');
+const { registerPasteEndpoint } = require('../../dist/nodes/shared/paste-endpoint');
 
 /** An mm2.properties of `n` clusters, each with its bootstrap servers, one flow enabled, every other flow given a setting. */
 function manyAliases(n) {

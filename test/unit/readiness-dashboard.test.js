@@ -8,7 +8,7 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { coveragePayload, heartbeatMessage, mirrorStatsPayload } = require('../../dist/nodes/lib/contracts');
+const { coveragePayload, heartbeatMessage, mirrorStatsPayload } = require('../../dist/nodes/shared/contracts');
 const { groupReadiness, summarizeReadiness, unlistedGroupReadiness, DEFAULT_READINESS } = require('../../dist/core/readiness');
 
 const root = path.join(__dirname, '..', '..');

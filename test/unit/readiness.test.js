@@ -239,7 +239,7 @@ describe('readiness: the checkpoint store keeps when the offsets of a checkpoint
 });
 
 describe('readiness: the settings of mm2-checkpoint', function () {
-  const { readCheckpointSettings } = require('../../dist/nodes/lib/settings/checkpoint');
+  const { readCheckpointSettings } = require('../../dist/nodes/mm2-checkpoint/mm2-checkpoint-settings');
   const none = () => undefined;
   it('empty takes the defaults; values and ${VAR} are read; a bad value is refused naming the field', function () {
     assert.deepEqual(readCheckpointSettings({}, none).values.readiness, { maxReread: 1000, maxAgeMs: 300000 });
@@ -255,7 +255,7 @@ describe('readiness: the settings of mm2-checkpoint', function () {
 });
 
 describe('readiness: the CoverageMessage entry and payload', function () {
-  const { coveragePayload } = require('../../dist/nodes/lib/contracts');
+  const { coveragePayload } = require('../../dist/nodes/shared/contracts');
   it('each entry says its readiness, re-read, checkpoint time and members; the payload counts groups per verdict', function () {
     const store = storeWith('precise', 1000);
     const checkpoints = new CheckpointStore();
@@ -297,7 +297,7 @@ describe('readiness: the CoverageMessage entry and payload', function () {
 
   it("membersOnTarget is applied per group at payload time: the cached entry of a reused translation follows the target's listing", function () {
     const { withMembersOnTarget, membersInState } = require('../../dist/core/readiness');
-    const { MEMBERS_ON_TARGET_REASON } = require('../../dist/nodes/lib/contracts');
+    const { MEMBERS_ON_TARGET_REASON } = require('../../dist/nodes/shared/contracts');
     for (const s of ['Stable', 'PreparingRebalance', 'CompletingRebalance', 'Assigning', 'Reconciling']) assert.equal(membersInState(s), true, s);
     for (const s of ['Empty', 'Dead', undefined]) assert.equal(membersInState(s), false, String(s));
     const store = storeWith('precise', 1000);

@@ -6,7 +6,7 @@
  * and -1 became 3.
  */
 const assert = require('node:assert/strict');
-const { resolveReplicationSettings } = require('../../dist/nodes/lib/settings');
+const { resolveReplicationSettings } = require('../../dist/nodes/shared/settings');
 const { exportConnectors } = require('../../dist/flows/export-connectors');
 const { parseMirrorSettings } = require('../../dist/core/mirror-settings');
 const { getPropertyDef, normaliseValue } = require('../../dist/core/config-properties');
@@ -60,7 +60,7 @@ describe('refused settings: the replication flow', function () {
 });
 
 describe('refused settings: aliases too long for the topic names they make (Kafka allows 249 characters)', function () {
-  const { readReplicationSettings } = require('../../dist/nodes/lib/settings/replication');
+  const { readReplicationSettings } = require('../../dist/nodes/mm2-replication/mm2-replication-settings');
   const read = (aliases, over = {}) => readReplicationSettings({ ...GOOD, ...over }, aliases, () => undefined);
 
   it('a 245-character source alias (its checkpoints topic: 266 characters) is refused naming the field and the longest alias allowed', function () {
@@ -115,7 +115,7 @@ describe('refused settings: export and the other nodes', function () {
 });
 
 describe('offsetTranslation (mm2-replication, ours, not an MM2 property)', function () {
-  const { readReplicationSettings } = require('../../dist/nodes/lib/settings/replication');
+  const { readReplicationSettings } = require('../../dist/nodes/mm2-replication/mm2-replication-settings');
   const read = (over) => readReplicationSettings({ ...GOOD, ...over }, { source: 'east', target: 'west' }, () => undefined);
 
   it("is 'precise' when absent or empty, and takes 'mm2'", function () {

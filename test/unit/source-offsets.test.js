@@ -5,7 +5,7 @@
 // real brokers in source-commit-stream.test.js); the full read by a fetcher the test answers.
 
 const assert = require('node:assert/strict');
-const { SourceOffsets } = require('../../dist/kafka/source-offsets');
+const { SourceOffsets } = require('../../dist/engines/source-offsets');
 
 /** A fetcher whose answers the test gives, one call at a time. */
 function controlledFetcher() {

@@ -1,7 +1,7 @@
 'use strict';
 /** A node's status: connection states beside its own activity. */
 const assert = require('node:assert/strict');
-const { StatusReporter } = require('../../dist/nodes/lib/flow-node');
+const { StatusReporter } = require('../../dist/nodes/shared/flow-node');
 
 function reporter(t) {
   const shown = [];

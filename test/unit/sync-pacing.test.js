@@ -3,7 +3,7 @@
 const assert = require('node:assert/strict');
 const { Batcher } = require('../../dist/core/batcher');
 const { ReportThrottle } = require('../../dist/core/report-throttle');
-const { shortTime, loadPercent } = require('../../dist/nodes/lib/status-text');
+const { shortTime, loadPercent } = require('../../dist/nodes/shared/status-text');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -4,7 +4,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { mm2Candidates, guessedMm2Versions } = require('../../scripts/kafka/connect');
-const { KAFKA_MATRIX, NODE_RED_5_FILES, EXAMPLE_TESTS, PROTOCOL_FILES, ONCE_FILES } = require('../../scripts/test-matrix');
+const { KAFKA_MATRIX, NODE_RED_5_FILES, EXAMPLE_TESTS, PROTOCOL_FILES, ONCE_FILES, OLDEST_LINE_FILES, OLDEST_LINE } = require('../../scripts/test-matrix');
 const { DEFAULT_KAFKA_VERSION } = require('../../scripts/kafka/cluster');
 
 const root = path.join(__dirname, '..', '..');
@@ -35,7 +35,12 @@ describe('the test matrix (scripts/test-matrix.js)', function () {
   const exists = (file) => fs.existsSync(path.join(root, file));
 
   it('every file it names exists', function () {
-    for (const file of [...PROTOCOL_FILES, ...ONCE_FILES, ...NODE_RED_5_FILES]) assert.ok(exists(file), file);
+    for (const file of [...PROTOCOL_FILES, ...ONCE_FILES, ...NODE_RED_5_FILES, ...OLDEST_LINE_FILES]) assert.ok(exists(file), file);
+  });
+
+  it('the conformance files beside MM2 run on the oldest line too (MM2 of that line as the peer)', function () {
+    const run = KAFKA_MATRIX.find((r) => r.version === OLDEST_LINE);
+    for (const name of ['conformance-mm2-policies', 'conformance-mm2-rewind-resume']) assert.ok(run && run.files && run.files.includes(`test/integration/${name}.test.js`), `${name} on ${OLDEST_LINE}`);
   });
 
   it('every file runs on the default version, and the protocol files on every version', function () {

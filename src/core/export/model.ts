@@ -37,6 +37,12 @@ export interface ExportOptions {
    * group's env); undefined (or no such node) falls back to `lookup`.
    */
   nodeLookup?: (id: string) => EnvLookup | undefined;
+  /**
+   * Why the tls-config node a cluster node refers to cannot be used (its id; its definition,
+   * undefined when no such node), as the runtime's cluster node says it; each problem names the
+   * file it concerns, if one. Unset: not checked (no TLS files at hand).
+   */
+  checkTls?: (tls: { id: string; definition?: Readonly<Record<string, unknown>> }) => ReadonlyArray<{ field?: 'ca' | 'cert' | 'key'; text: string }>;
 }
 
 /** Something the user should know about an export or import. `code` lets an editor translate it. */

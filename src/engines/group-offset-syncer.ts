@@ -1,0 +1,730 @@
+/**
+ * MM2's `sync.group.offsets` (MirrorCheckpointTask.syncGroupOffset), done safely, without Node-RED: keeps the latest
+ * checkpoint per (group, remote partition) and writes the translated offsets of the selected
+ * groups to the TARGET cluster with one admin-style OffsetCommit per group that moved.
+ *
+ * Two kinds of run, one at a time (never overlapping, queued requests share one run):
+ * - `sync()`, the full reconcile (every `sync.group.offsets.interval.seconds`, the upper bound):
+ *   every selected group with a checkpoint;
+ * - `syncGroups(groups)`, a partial run for the groups whose checkpoints just changed.
+ * Per run: the state of every target group from one ListGroups per broker, the target's
+ * committed offsets of the run's groups from batched OffsetFetch requests (one per coordinator
+ * per 500 groups), the log-end offsets once per topic, the core's decision per group
+ * (`decideGroupOffsetSync`: never backwards, clamp at the log end, skip active groups, skip
+ * missing topics), then the commits of the groups that move, several in flight. UNKNOWN_MEMBER_ID
+ * from the broker means the group became active meanwhile: reported as skipped, nothing written.
+ * What we read and wrote is remembered, so a partial run re-reads only the groups it may write,
+ * and a full run re-reads a group that is up to date as remembered only when its last read is
+ * older than FULL_TARGET_READ_EVERY_MS (the offsets it writes are always decided against a
+ * fresh read: never backwards).
+ *
+ * A floor (`minWriteIntervalMs`) bounds the work of a commit storm: a partial run does not write
+ * a group written less than the floor ago; it is written once when the floor ends (a timer runs
+ * `syncGroups` for it), never dropped. The full run (at most once per interval, or on demand) writes every group.
+ *
+ * Checkpoints come either from messages (`applyCheckpointsJson`, the checkpoint emitter's
+ * `payload.latest`) or from the checkpoints topic itself (`CheckpointsTopicFollower`), which
+ * also works beside a real MM2 checkpoint connector.
+ */
+import type { Admin, Kafka } from 'kafkajs';
+import { decodeValidCheckpoint } from '../core/checkpoint';
+import { parseCheckpointJson } from '../core/checkpoint-json';
+import { MalformedRecordError } from '../core/errors';
+import type { NameFilter } from '../core/filters';
+import { decideGroupOffsetSync, isWritableGroupState, noteRewind, type RewindMark, type RewoundPartition as CoreRewoundPartition, type TargetEndOffset } from '../core/group-offset-sync';
+import type { Checkpoint } from '../core/types';
+import { explainKafkaError, notAuthorized, type ClusterSettings } from '../kafka/client';
+import { fetchEndOffsets, type AdminCommitResult, type CommittedOffset, type ListedGroupState } from '../kafka/groups';
+import { TopicReader, type RawRecord } from '../kafka/topic-reader';
+import { partitionKey } from '../core/partition-key';
+
+/** What the syncer reads target groups with (GroupOffsetFetcher fits). */
+export interface TargetGroupReader {
+  fetchMany(groups: readonly string[]): Promise<{ offsets: Map<string, CommittedOffset[]>; failed: Map<string, string> }>;
+  listGroupStates(): Promise<ReadonlyMap<string, ListedGroupState>>;
+}
+
+/** What the syncer needs from a cluster connection (ClusterConnection fits). */
+export interface SyncerConnection {
+  admin(): Promise<Admin>;
+  /** With the client and settings, a refusal names the ACL and the principal (a topic the principal may not see, a group it may not read). */
+  readonly kafka?: Kafka;
+  readonly settings?: ClusterSettings;
+  committer(): {
+    commitMany(
+      commits: ReadonlyArray<{ group: string; offsets: Array<{ topic: string; partition: number; offset: bigint; metadata?: string }> }>,
+      opts?: { connections?: number; stop?: () => boolean },
+    ): Promise<Map<string, AdminCommitResult>>;
+  };
+  offsetFetcher(): TargetGroupReader;
+  reportOk(): void;
+  /** Marks the connection failed (its users show it); optional. */
+  reportError?(err: unknown): string;
+}
+
+/** Group-level outcome codes of a cycle (besides being written). */
+export type GroupSkipCode =
+  /** The target group has members (listed state, or the broker refused with UNKNOWN_MEMBER_ID). */
+  | 'group-active'
+  /** Every checkpointed partition already has this offset or a newer one on the target. */
+  | 'up-to-date'
+  /** Nothing could be written: the remaining partitions are missing on the target or invalid. */
+  | 'nothing-to-write'
+  /** Reading the group or committing failed; see the reason. */
+  | 'error';
+
+export interface WrittenGroup {
+  group: string;
+  offsets: Array<{ topic: string; partition: number; offset: bigint }>;
+}
+export interface SkippedGroup {
+  group: string;
+  reason: string;
+  code: GroupSkipCode;
+  state?: string;
+}
+export interface SkippedPartition {
+  group: string;
+  topic: string;
+  partition: number;
+  code: string;
+  reason: string;
+}
+/** A partition whose target offset was moved back to follow a rewind of the group on the source (once), with its group. */
+export interface RewoundPartition extends CoreRewoundPartition {
+  group: string;
+}
+export interface ClampedPartition {
+  group: string;
+  topic: string;
+  partition: number;
+  checkpointOffset: bigint;
+  offset: bigint;
+  reason: string;
+}
+
+export interface CheckpointStats {
+  /** Groups and partitions with a checkpoint (before the group filter). */
+  groups: number;
+  partitions: number;
+  /** Checkpoints accepted so far (records or message entries). */
+  received: number;
+  /** Malformed records / message entries skipped so far. */
+  malformed: number;
+}
+
+/** One run's result (domain values; the node's GroupOffsetsMessage is its JSON, see nodes/lib/contracts). */
+export interface GroupOffsetsCycle {
+  cycle: number;
+  /** true for `syncGroups` (only the groups asked for), false for the full reconcile. */
+  partial: boolean;
+  written: WrittenGroup[];
+  skipped: SkippedGroup[];
+  partitionsSkipped: SkippedPartition[];
+  clamped: ClampedPartition[];
+  /** Partitions moved back to follow a rewind on the source (also in `written`). */
+  rewound: RewoundPartition[];
+  checkpoints: CheckpointStats;
+  /** Groups asked for that wait for the floor (written when it ends, by a later run). */
+  deferred: number;
+  durationMs: number;
+}
+
+/** Default least time between two writes of one group (ms). */
+export const DEFAULT_MIN_WRITE_INTERVAL_MS = 200;
+/**
+ * A full run reads again the target offsets of a group that is up to date as we last read or
+ * wrote them only when that read is older than this (ms): the target's offsets are kept from
+ * what we read and wrote, and refreshed, so that a full run costs in proportion to what moved.
+ * Every write is still decided against a fresh read (never backwards).
+ */
+export const FULL_TARGET_READ_EVERY_MS = 60000;
+/** How long a run's listing of group states serves the partial runs after it (ms): the broker's refusal of a commit to a group with members stays the last guard. */
+const STATES_MAX_AGE_MS = 1000;
+
+export interface GroupOffsetSyncerOptions {
+  connection: SyncerConnection;
+  /** Which groups to write (MM2 `groups` / `groups.exclude`). */
+  groupFilter: NameFilter;
+  /** Least time between two writes of one group (ms); default DEFAULT_MIN_WRITE_INTERVAL_MS. */
+  minWriteIntervalMs?: number;
+  /**
+   * Follow a deliberate rewind of a group on the source (a checkpoint whose upstream offset is
+   * lower than the one before it): a memberless target group's offset is moved back to it, once.
+   * Default false: MM2's behaviour, a target offset never moves backwards.
+   */
+  followRewinds?: boolean;
+  /** Called with the result of a run the floor timer started (the caller reports it like any other). */
+  onDeferredRun?: (run: Promise<GroupOffsetsCycle>) => void;
+  /** A full run reads again a group up to date as remembered when its last read is older than this (ms). Default FULL_TARGET_READ_EVERY_MS (60 s); benchmarks shorten it so that a short run covers several. */
+  fullTargetReadEveryMs?: number;
+  now?: () => number;
+}
+
+const key = partitionKey;
+
+type Job = { full: true } | { full: false; groups: Set<string> };
+
+export class GroupOffsetSyncer {
+  private readonly byGroup = new Map<string, Map<string, Checkpoint>>();
+  /** Rewinds on the source not acted on yet: group -> partition key -> mark (from the order of the checkpoints: state, read again after a restart). */
+  private readonly rewinds = new Map<string, Map<string, RewindMark>>();
+  /** What the target holds, as we last read or wrote it: group -> partition key -> offset. */
+  private readonly known = new Map<string, Map<string, bigint>>();
+  /** When each group's offsets were last read from the target (ms). */
+  private readonly readAt = new Map<string, number>();
+  /** When each group was last written (ms), for the floor. */
+  private readonly lastWrite = new Map<string, number>();
+  /** Groups waiting for the floor, and the timer that runs them. */
+  private readonly deferredGroups = new Set<string>();
+  private deferTimer: ReturnType<typeof setTimeout> | null = null;
+  private states: { at: number; map: ReadonlyMap<string, ListedGroupState> } | null = null;
+  private received = 0;
+  private malformedCount = 0;
+  private cycleNo = 0;
+  private running = false;
+  private chain: Promise<unknown> = Promise.resolve();
+  private nextFull: Promise<GroupOffsetsCycle> | null = null;
+  private nextPartial: { groups: Set<string>; run: Promise<GroupOffsetsCycle> } | null = null;
+  private closed = false;
+  private readonly now: () => number;
+  private readonly floorMs: number;
+
+  constructor(private readonly opts: GroupOffsetSyncerOptions) {
+    this.now = opts.now ?? Date.now;
+    this.floorMs = opts.minWriteIntervalMs ?? DEFAULT_MIN_WRITE_INTERVAL_MS;
+  }
+
+  /** Whether a run is in progress or queued. */
+  get busy(): boolean {
+    return this.running || this.nextFull !== null || this.nextPartial !== null;
+  }
+
+  get stats(): CheckpointStats {
+    let partitions = 0;
+    for (const m of this.byGroup.values()) partitions += m.size;
+    return { groups: this.byGroup.size, partitions, received: this.received, malformed: this.malformedCount };
+  }
+
+  /** Stores one checkpoint: the last one per (group, remote partition) wins. Returns whether it differs from the one held. */
+  put(cp: Checkpoint): boolean {
+    let m = this.byGroup.get(cp.group);
+    if (!m) {
+      m = new Map();
+      this.byGroup.set(cp.group, m);
+    }
+    const k = key(cp.topic, cp.partition);
+    const had = m.get(k);
+    m.set(k, cp);
+    const marks = this.rewinds.get(cp.group);
+    const pending = marks?.get(k);
+    const mark = noteRewind(had, cp, pending);
+    if (mark !== undefined && mark !== pending) {
+      if (marks === undefined) this.rewinds.set(cp.group, new Map([[k, mark]]));
+      else marks.set(k, mark);
+    }
+    this.received++;
+    return !had || had.downstreamOffset !== cp.downstreamOffset || had.upstreamOffset !== cp.upstreamOffset;
+  }
+
+  /**
+   * Holds exactly `list` from now on (the last one per group and remote partition wins): for a
+   * caller that derives the whole set again each cycle, so that nothing it no longer reads is
+   * written again from an older cycle.
+   */
+  replaceCheckpoints(list: Iterable<Checkpoint>): void {
+    this.byGroup.clear();
+    this.rewinds.clear();
+    for (const cp of list) this.put(cp);
+  }
+
+  /** Whether the writer's group filter selects the group (groups / groups.exclude). */
+  selects(group: string): boolean {
+    return this.opts.groupFilter.accept(group);
+  }
+
+  /** The stored checkpoints of a group. */
+  checkpointsOf(group: string): Checkpoint[] {
+    return [...(this.byGroup.get(group)?.values() ?? [])];
+  }
+
+  /**
+   * Merges a CheckpointsMessage's `payload.latest` (group -> CheckpointJson[]). Unusable
+   * entries are skipped and counted; returns how many were taken and how many skipped, the groups
+   * that had an entry taken, and those whose checkpoints changed (new to this writer or moved).
+   */
+  applyCheckpointsJson(latest: Record<string, unknown>): { accepted: number; malformed: number; groups: string[]; changed: string[] } {
+    let accepted = 0;
+    let malformed = 0;
+    const groups: string[] = [];
+    const changed: string[] = [];
+    for (const [group, list] of Object.entries(latest)) {
+      if (!Array.isArray(list)) {
+        malformed++;
+        continue;
+      }
+      let any = false;
+      let moved = false;
+      for (const entry of list) {
+        const cp = parseCheckpointJson(entry, group);
+        if (cp) {
+          if (this.put(cp)) moved = true;
+          accepted++;
+          any = true;
+        } else {
+          malformed++;
+        }
+      }
+      if (any) groups.push(group);
+      if (moved) changed.push(group);
+    }
+    this.malformedCount += malformed;
+    return { accepted, malformed, groups, changed };
+  }
+
+  /**
+   * Decodes and stores one record of the checkpoints topic. A malformed record is counted and
+   * its MalformedRecordError returned (never thrown); null when the record was stored.
+   */
+  applyRecord(r: Pick<RawRecord, 'key' | 'value'>): MalformedRecordError | null {
+    return this.applyRecordOf(r).error;
+  }
+
+  /** applyRecord, also naming the group of a stored checkpoint. */
+  applyRecordOf(r: Pick<RawRecord, 'key' | 'value'>): { error: MalformedRecordError | null; group?: string } {
+    try {
+      const cp = decodeValidCheckpoint(r.key, r.value);
+      this.put(cp);
+      return { error: null, group: cp.group };
+    } catch (e) {
+      this.malformedCount++;
+      return { error: e instanceof MalformedRecordError ? e : new MalformedRecordError(String((e as Error)?.message ?? e)) };
+    }
+  }
+
+  /**
+   * The full reconcile now (every selected group with a checkpoint). If a run is going on, the
+   * request is queued (several requests share one follow-up run), so the caller gets a run that
+   * started after its request.
+   */
+  sync(): Promise<GroupOffsetsCycle> {
+    if (this.closed) return Promise.reject(new Error('closed'));
+    if (!this.nextFull) {
+      this.nextFull = this.enqueue(() => {
+        this.nextFull = null;
+        return { full: true };
+      });
+    }
+    return this.nextFull;
+  }
+
+  /**
+   * Only these groups (selected, with a checkpoint), now: after the running run, together with
+   * every other group asked for meanwhile. A group written less than the floor ago waits for it
+   * (counted in `deferred`; a timer runs it when the floor ends).
+   */
+  syncGroups(groups: Iterable<string>): Promise<GroupOffsetsCycle> {
+    if (this.closed) return Promise.reject(new Error('closed'));
+    if (!this.nextPartial) {
+      const set = new Set<string>();
+      this.nextPartial = {
+        groups: set,
+        run: this.enqueue(() => {
+          this.nextPartial = null;
+          return { full: false, groups: set };
+        }),
+      };
+    }
+    for (const g of groups) this.nextPartial.groups.add(g);
+    return this.nextPartial.run;
+  }
+
+  private enqueue(take: () => Job): Promise<GroupOffsetsCycle> {
+    const run = this.chain.then(async () => {
+      const job = take();
+      if (this.closed) throw new Error('closed');
+      this.running = true;
+      try {
+        return await this.runCycle(job);
+      } finally {
+        this.running = false;
+      }
+    });
+    // the chain only orders the runs: it must not hold the last result (100,000 entries at 10,000 groups) until the next run
+    this.chain = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  /**
+   * Stops: no new run starts, a running one issues no new request (it is abandoned), and close
+   * waits at most `timeoutMs` for the requests already in flight.
+   */
+  async close(timeoutMs = 3000): Promise<void> {
+    this.closed = true;
+    if (this.deferTimer) clearTimeout(this.deferTimer);
+    this.deferTimer = null;
+    this.deferredGroups.clear();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.chain,
+      new Promise((r) => {
+        timer = setTimeout(r, timeoutMs);
+      }),
+    ]);
+    if (timer) clearTimeout(timer);
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new Error('closed: the sync run was abandoned');
+  }
+
+  /** The groups of a run that may be written now, and how many wait for the floor (a timer is set for them). */
+  private applyFloor(groups: string[]): string[] {
+    if (this.floorMs <= 0) return groups;
+    const now = this.now();
+    const ready: string[] = [];
+    let earliest = Infinity;
+    for (const g of groups) {
+      const last = this.lastWrite.get(g);
+      if (last !== undefined && now - last < this.floorMs) {
+        this.deferredGroups.add(g);
+        earliest = Math.min(earliest, last + this.floorMs);
+      } else {
+        ready.push(g);
+      }
+    }
+    if (earliest < Infinity && !this.deferTimer && !this.closed) {
+      this.deferTimer = setTimeout(() => this.runDeferred(), Math.max(1, earliest - now));
+      this.deferTimer.unref?.();
+    }
+    return ready;
+  }
+
+  private runDeferred(): void {
+    this.deferTimer = null;
+    if (this.closed || this.deferredGroups.size === 0) return;
+    const groups = [...this.deferredGroups];
+    this.deferredGroups.clear();
+    const run = this.syncGroups(groups);
+    if (this.opts.onDeferredRun) this.opts.onDeferredRun(run);
+    else run.catch(() => undefined);
+  }
+
+  /** Target group states: fresh for a full run, at most STATES_MAX_AGE_MS old for a partial one. */
+  private async groupStates(full: boolean): Promise<ReadonlyMap<string, ListedGroupState>> {
+    const s = this.states;
+    if (!full && s && this.now() - s.at <= STATES_MAX_AGE_MS) return s.map;
+    const map = await this.opts.connection.offsetFetcher().listGroupStates();
+    this.states = { at: this.now(), map };
+    return map;
+  }
+
+  /** Whether every checkpoint of the group is at or behind what we know the target holds (nothing to write, no need to read). */
+  private knownUpToDate(group: string): boolean {
+    const k = this.known.get(group);
+    if (!k || this.rewinds.has(group)) return false;
+    for (const c of this.byGroup.get(group)?.values() ?? []) {
+      const t = k.get(key(c.topic, c.partition));
+      if (t === undefined || t < c.downstreamOffset) return false;
+    }
+    return true;
+  }
+
+  /** Whether the target holds exactly every checkpoint of the group, as last read or written (what decideGroupOffsetSync would call up to date in every partition). */
+  private knownExactly(group: string): boolean {
+    const k = this.known.get(group);
+    const cps = this.byGroup.get(group);
+    if (!k || !cps || cps.size === 0 || this.rewinds.has(group)) return false;
+    for (const c of cps.values()) if (k.get(key(c.topic, c.partition)) !== c.downstreamOffset) return false;
+    return true;
+  }
+
+  /** The skip entry of an up-to-date group, the same (frozen) object from run to run while its state stays: a full run at 10,000 groups reports most of them every interval. */
+  private readonly upToDateSkips = new Map<string, SkippedGroup>();
+  private upToDateSkip(group: string, state: string | undefined): SkippedGroup {
+    const had = this.upToDateSkips.get(group);
+    if (had !== undefined && had.state === state) return had;
+    const e: SkippedGroup = Object.freeze({ group, code: 'up-to-date', state, reason: 'every checkpointed partition is at this offset or further on the target (as last read or written)' });
+    this.upToDateSkips.set(group, e);
+    return e;
+  }
+
+  /** Drops the rewind marks of `group` a decision was made with (`marks` as they were then): a mark noted since stays. */
+  private dropRewinds(group: string, marks: ReadonlyMap<string, RewindMark> | undefined): void {
+    const now = this.rewinds.get(group);
+    if (marks === undefined || now === undefined) return;
+    for (const [k, m] of marks) if (now.get(k) === m) now.delete(k);
+    if (now.size === 0) this.rewinds.delete(group);
+  }
+
+  /** The partitions of `group` with a rewind on the source not acted on yet. */
+  pendingRewinds(group: string): RewindMark[] {
+    return [...(this.rewinds.get(group)?.values() ?? [])];
+  }
+
+  private remember(group: string, offsets: CommittedOffset[]): void {
+    const m = new Map<string, bigint>();
+    for (const o of offsets) if (o.offset !== null) m.set(key(o.topic, o.partition), o.offset);
+    this.known.set(group, m);
+    this.readAt.set(group, this.now());
+  }
+
+  private async runCycle(job: Job): Promise<GroupOffsetsCycle> {
+    const started = this.now();
+    const cycle = ++this.cycleNo;
+    const selected = (job.full ? [...this.byGroup.keys()] : [...job.groups].filter((g) => this.byGroup.has(g)))
+      .filter((g) => this.opts.groupFilter.accept(g))
+      .sort();
+    // the floor bounds the partial runs; a full run (at most one per interval, or a "sync now") writes every group now
+    if (job.full) for (const g of selected) this.deferredGroups.delete(g);
+    const groups = job.full ? selected : this.applyFloor(selected);
+    const result: GroupOffsetsCycle = {
+      cycle,
+      partial: !job.full,
+      written: [],
+      skipped: [],
+      partitionsSkipped: [],
+      clamped: [],
+      rewound: [],
+      checkpoints: this.stats,
+      deferred: selected.length - groups.length,
+      durationMs: 0,
+    };
+    if (groups.length === 0) {
+      result.durationMs = this.now() - started;
+      return result;
+    }
+    const { connection } = this.opts;
+    const admin = await connection.admin();
+    this.checkOpen();
+    let states: ReadonlyMap<string, ListedGroupState>;
+    try {
+      states = await this.groupStates(job.full);
+    } catch (e) {
+      // without the states no group may be written; the target is unreachable or refuses
+      connection.reportError?.(e);
+      throw e;
+    }
+    this.checkOpen();
+
+    const statesAt = this.states?.at ?? -Infinity;
+    // groups with members are left alone without reading them; the others are read in batches
+    const writable: string[] = [];
+    for (const g of groups) {
+      const state = states.get(g)?.state;
+      // not listed by a listing newer than what we last read or wrote of it: it holds no offsets
+      // now (deleted on the target, or expired), whatever we remember
+      if (state === undefined && Math.max(this.lastWrite.get(g) ?? -Infinity, this.readAt.get(g) ?? -Infinity) < statesAt) this.known.delete(g);
+      if (!isWritableGroupState(state)) {
+        const d = decideGroupOffsetSync({ group: g, checkpoints: this.checkpointsOf(g), targetGroupState: state });
+        result.skipped.push({ group: g, code: 'group-active', state, reason: d.reason });
+        this.known.delete(g);
+        // a group with members is never touched: a rewind on the source is not followed later either
+        this.dropRewinds(g, this.rewinds.get(g));
+      } else if ((!job.full || this.now() - (this.readAt.get(g) ?? -Infinity) < (this.opts.fullTargetReadEveryMs ?? FULL_TARGET_READ_EVERY_MS)) && this.knownUpToDate(g)) {
+        result.skipped.push(this.upToDateSkip(g, state));
+      } else {
+        writable.push(g);
+      }
+    }
+    const read = writable.length > 0 ? await connection.offsetFetcher().fetchMany(writable) : { offsets: new Map<string, CommittedOffset[]>(), failed: new Map<string, string>() };
+    this.checkOpen();
+    for (const [g, reason] of read.failed) {
+      // reading needs DESCRIBE, writing READ on the group: the ACL to grant is READ
+      const refused = notAuthorized({ message: reason }, [{ resource: 'Group', name: g, operations: ['READ'] }], connection.settings);
+      result.skipped.push({ group: g, code: 'error', state: states.get(g)?.state, reason: `could not read the group's offsets on the target: ${refused?.message ?? reason}` });
+      this.known.delete(g);
+    }
+
+    // log-end offsets per topic, once per run, shared by the groups
+    const ends = new Map<string, Promise<TargetEndOffset[]>>();
+    const endsOf = (topic: string): Promise<TargetEndOffset[]> => {
+      let p = ends.get(topic);
+      if (!p) {
+        p = fetchEndOffsets(admin, topic, connection.kafka ? { kafka: connection.kafka, settings: connection.settings } : undefined).then((list) => list.map((e) => ({ topic, partition: e.partition, offset: e.offset })));
+        ends.set(topic, p);
+      }
+      return p;
+    };
+    const toCommit: Array<{ group: string; state: string | undefined; decision: ReturnType<typeof decideGroupOffsetSync>; marks?: Map<string, RewindMark> }> = [];
+    for (const g of writable) {
+      const offsets = read.offsets.get(g);
+      if (!offsets) continue;
+      this.remember(g, offsets);
+      const state = states.get(g)?.state;
+      // the read finds every checkpoint already there (the usual answer of the re-read once a
+      // minute): nothing to decide, no log-end offsets needed
+      if (this.knownExactly(g)) {
+        result.skipped.push(this.upToDateSkip(g, state));
+        continue;
+      }
+      const checkpoints = this.checkpointsOf(g);
+      // the marks as decided on (a copy: one noted while the run awaits stays for the next run)
+      const live = this.rewinds.get(g);
+      const marks = live === undefined ? undefined : new Map(live);
+      const endList: TargetEndOffset[] = [];
+      try {
+        for (const list of await Promise.all([...new Set(checkpoints.map((c) => c.topic))].map(endsOf))) endList.push(...list);
+      } catch (e) {
+        result.skipped.push({ group: g, code: 'error', state, reason: `could not read the log-end offsets on the target: ${explainKafkaError(e)}` });
+        continue;
+      }
+      this.checkOpen();
+      const d = decideGroupOffsetSync({
+        group: g,
+        checkpoints,
+        targetGroupState: state,
+        targetOffsets: offsets,
+        targetEndOffsets: endList,
+        ...(marks !== undefined ? { rewinds: marks, followRewinds: this.opts.followRewinds === true } : {}),
+      });
+      for (const s of d.skipped) {
+        if (s.code === 'up-to-date' || s.code === 'group-active') continue;
+        result.partitionsSkipped.push({ group: g, topic: s.topic, partition: s.partition, code: s.code, reason: s.reason });
+      }
+      if (d.action !== 'write') {
+        const upToDate = d.skipped.every((s) => s.code === 'up-to-date' || s.code === 'target-ahead');
+        result.skipped.push({ group: g, code: upToDate ? 'up-to-date' : 'nothing-to-write', state, reason: d.reason });
+        this.dropRewinds(g, marks); // decided (not followed, or nothing lower to write): once
+        continue;
+      }
+      toCommit.push({ group: g, state, decision: d, marks });
+    }
+
+    // the commits, pipelined per coordinator over several connections; none is sent after close
+    const sent = await connection.committer().commitMany(
+      toCommit.map((c) => ({ group: c.group, offsets: c.decision.offsets })),
+      { stop: () => this.closed },
+    );
+    this.checkOpen();
+    const commits = toCommit.map((c) => ({ c, r: sent.get(c.group) ?? ({ ok: false, errorType: 'UNKNOWN', message: 'no answer' } as AdminCommitResult) }));
+    let committedOk = 0;
+    for (const { c, r } of commits) {
+      const { group, state, decision: d } = c;
+      if (!r.ok) {
+        this.known.delete(group);
+        if (r.errorType === 'UNKNOWN_MEMBER_ID') {
+          this.dropRewinds(group, c.marks); // the group has members now: never touched
+          result.skipped.push({
+            group,
+            code: 'group-active',
+            state: state ?? 'Dead',
+            reason: 'the group became active on the target before the commit (the broker answered UNKNOWN_MEMBER_ID); nothing was written',
+          });
+          committedOk++;
+          continue;
+        }
+        result.skipped.push({ group, code: 'error', state, reason: `commit refused: ${r.errorType ?? ''} ${r.message ?? ''}`.trim() });
+        continue;
+      }
+      committedOk++;
+      this.lastWrite.set(group, this.now());
+      const k = this.known.get(group) ?? new Map<string, bigint>();
+      for (const o of d.offsets) k.set(key(o.topic, o.partition), o.offset);
+      this.known.set(group, k);
+      result.written.push({ group, offsets: d.offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.offset })) });
+      for (const a of d.adjusted) {
+        result.clamped.push({ group, topic: a.topic, partition: a.partition, checkpointOffset: a.checkpointOffset, offset: a.offset, reason: a.reason });
+      }
+      for (const w of d.rewound) result.rewound.push({ group, ...w });
+      this.dropRewinds(group, c.marks); // followed (or written forward): once
+    }
+    if (this.known.size > 4 * Math.max(1000, this.byGroup.size)) {
+      this.known.clear();
+      this.readAt.clear();
+    }
+    if (this.upToDateSkips.size > 4 * Math.max(1000, this.byGroup.size)) this.upToDateSkips.clear();
+
+    const order = (a: { group: string }, b: { group: string }): number => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0);
+    result.written.sort(order);
+    result.skipped.sort(order);
+    result.partitionsSkipped.sort(order);
+    result.clamped.sort(order);
+    result.rewound.sort(order);
+    // the listing answered; the target is unreachable only when every read, or every commit, failed
+    const readsFailed = writable.length > 0 && read.failed.size === writable.length;
+    const commitsFailed = toCommit.length > 0 && committedOk === 0;
+    if (readsFailed || commitsFailed) {
+      const first = result.skipped.find((x) => x.code === 'error');
+      connection.reportError?.(new Error(first?.reason ?? 'the target did not answer'));
+    } else {
+      connection.reportOk();
+    }
+    result.durationMs = this.now() - started;
+    return result;
+  }
+}
+
+export interface CheckpointsTopicFollowerOptions {
+  kafka: Kafka;
+  admin: Admin;
+  topic: string;
+  syncer: GroupOffsetSyncer;
+  groupPrefix?: string;
+  /** The cluster's settings, for the principal a refusal names. */
+  settings?: ClusterSettings;
+  onProgress?: (read: bigint, total: bigint) => void;
+  onLoaded?: () => void;
+  onMalformed?: (err: MalformedRecordError, offset: bigint) => void;
+  /** A checkpoint of this group was stored (during the load and after it). */
+  onApplied?: (group: string) => void;
+  onError?: (err: Error) => void;
+}
+
+/**
+ * Reads `<source>.checkpoints.internal` on the target (partition 0) to its end, then tails it,
+ * feeding every record into the syncer (last wins per group/partition, malformed skipped and
+ * counted). `start()` rejects with TopicNotFoundError when the topic does not exist.
+ */
+export class CheckpointsTopicFollower {
+  private reader: TopicReader | null = null;
+  private loadedFlag = false;
+
+  constructor(private readonly opts: CheckpointsTopicFollowerOptions) {}
+
+  get loaded(): boolean {
+    return this.loadedFlag;
+  }
+
+  get groupId(): string | undefined {
+    return this.reader?.groupId;
+  }
+
+  async start(): Promise<void> {
+    const o = this.opts;
+    const reader = new TopicReader(o.kafka, o.admin, {
+      topic: o.topic,
+      tail: true,
+      groupPrefix: o.groupPrefix,
+      settings: o.settings,
+      onRecord: (r) => {
+        const { error, group } = o.syncer.applyRecordOf(r);
+        if (error) o.onMalformed?.(error, r.offset);
+        else if (group !== undefined) o.onApplied?.(group);
+      },
+      onProgress: o.onProgress,
+      onLoaded: () => {
+        this.loadedFlag = true;
+        o.onLoaded?.();
+      },
+      onError: o.onError,
+    });
+    this.reader = reader;
+    try {
+      await reader.start();
+    } catch (e) {
+      this.reader = null;
+      await reader.stop();
+      throw e;
+    }
+  }
+
+  async stop(): Promise<void> {
+    const r = this.reader;
+    this.reader = null;
+    if (r) await r.stop();
+  }
+}

@@ -1,0 +1,704 @@
+/**
+ * The replication engine of the mm2-mirror node: MM2's MirrorSourceTask (+ OffsetSyncWriter) on
+ * kafkajs, with no Node-RED import; the topics it copies come from ./mirror-topics (what
+ * MirrorSourceConnector decides).
+ *
+ * - Records are copied to `policy.formatRemoteTopic(sourceAlias, topic)`, same partition, with key,
+ *   value, headers and timestamp preserved, in order per partition.
+ * - Offset syncs (MirrorSourceTask.commitRecord + OffsetSyncWriter): after each produce ack, per record, maybeQueueOffsetSyncs(topic, partition,
+ *   upstream, downstream) + firePendingOffsetSyncs; every flush interval commit() (promote delayed + fire).
+ *   The downstream offset of record i of a produce request is the ack's base offset + i.
+ * - At-least-once: the source position is committed to a consumer group on the source only
+ *   for records the target acknowledged; after a crash or redeploy the mirror resumes there.
+ *
+ * The caller drives time: flush() every offset.flush.interval.ms, refresh() every
+ * refresh.topics.interval.seconds, stats() whenever it wants, stop() on close.
+ */
+import type { Consumer, EachBatchPayload, IHeaders, KafkaMessage, Producer } from 'kafkajs';
+import type { ClusterConnection } from '../kafka/connection';
+import { OffsetSyncWriter } from '../core/offset-sync-writer';
+import { encodeOffsetSync } from '../core/offset-sync';
+import type { OffsetSync } from '../core/types';
+import { OrderedBatchSender } from '../kafka/ordered-sender';
+import { checkDelivery, recordBytes, sameSubscription } from '../core/mirror-plan';
+import { MirrorTopics, errText, type MirrorTopicEvent, type MirrorTopicsOptions } from './mirror-topics';
+import { chunkBySize } from '../core/chunks';
+import { CoalescingRunner } from '../core/coalescing-runner';
+import { askCluster, PROBE_EVERY_MS, PROBE_TIMEOUT_MS } from '../kafka/cluster-probe';
+import { topicEnds } from '../kafka/topic-reader';
+import { consumerRefusal } from '../kafka/groups';
+import { legacyResumePoints, type PartitionProgress } from '../core/mirror-progress';
+import type { AclNeed } from '../kafka/client';
+
+const MAX_CHUNK_RECORDS = 500;
+const MAX_CHUNK_BYTES = 512 * 1024;
+/**
+ * Offset syncs queued for writing at once (MM2: 10, MAX_OUTSTANDING_OFFSET_SYNCS). In MM2 each sync
+ * is a record of its own and the producer's callbacks free a slot on another thread while the
+ * task goes on; here a chunk's syncs are queued in one synchronous loop, so no slot frees during it,
+ * and beyond the limit each urgent sync of a partition replaced the previous one in its single
+ * pending slot: on a source with many heartbeats topics (10 first syncs at once) a partition kept
+ * only the last urgent sync of the chunk, its first one lost, and the groups below it could never
+ * be translated. Queued syncs cost a few bytes each and leave in batches of 500 (OrderedBatchSender),
+ * so the bound is only there to keep memory finite while writes fail: then the pending slots take over.
+ */
+export const MIRROR_SYNCS_IN_FLIGHT = 5000;
+/** First and longest wait before a failed config or ACL sync is tried again (MirrorOptions.syncRetryMs). */
+const SYNC_RETRY_MS = { first: 5000, max: 300000 };
+
+export type MirrorEvent =
+  | { type: 'subscribed'; topics: string[]; partitions: number }
+  | MirrorTopicEvent
+  | { type: 'error'; where: MirrorErrorPlace; error: string; topic?: string }
+  | { type: 'recovered'; where: MirrorErrorPlace }
+  /** Partitions the group had no commit for now start where per-node groups of an earlier build stopped. */
+  | { type: 'progress-adopted'; partitions: number; groups: string[] }
+  /** The target acknowledged `records` copied records (evidence that the mirror copies now). */
+  | { type: 'delivered'; records: number }
+  /** Both clusters answered a probe (evidence that the mirror could copy now). */
+  | { type: 'answered' };
+
+/** What the mirror has waited on longest (Mirror.outstanding): an acknowledgement of copied records, or a cluster's answer to a probe. */
+export interface MirrorOutstanding {
+  kind: 'ack' | 'answer';
+  cluster: 'source' | 'target';
+  /** When the request was sent (epoch ms). */
+  since: number;
+}
+
+/** `source`/`target`: the cluster did not answer a probe; `delivery`: records wait on the source and none are copied. */
+export type MirrorErrorPlace = 'refresh' | 'produce' | 'sync' | 'commit' | 'consumer' | 'syncs-topic' | 'source' | 'target' | 'delivery' | 'configs' | 'acls';
+
+/** The topic management's settings (./mirror-topics), plus the record copy's. */
+export interface MirrorOptions extends Omit<MirrorTopicsOptions, 'onEvent' | 'stopped' | 'sleep'> {
+  offsetLagMax: bigint;
+  /** Where offset syncs go; null when emit.offset-syncs.enabled=false. */
+  offsetSyncs: { connection: ClusterConnection; topic: string; ensure: () => Promise<unknown> } | null;
+  /** The mirror's own consumer group on the source (holds the at-least-once restart point): mirrorGroupId of the flow. */
+  groupId: string;
+  /**
+   * The per-node groups of earlier builds (core/mirror-progress): a partition the group has no
+   * commit for starts where the furthest of them stopped. Omitted: none are looked for.
+   */
+  legacyGroups?: (groupId: string) => boolean;
+  onEvent: (e: MirrorEvent) => void;
+  /** kafkajs consumer fetch wait; small values make stop and refresh faster. */
+  maxWaitTimeInMs?: number;
+  partitionsConsumedConcurrently?: number;
+  /** probe(): a cluster that does not answer within this is reported (default 10 s). */
+  probeTimeoutMs?: number;
+  /** `sync.topic.configs.enabled`: the first refresh that works copies the topic configs (then syncConfigs() on the caller's interval). */
+  syncTopicConfigs?: boolean;
+  /** `sync.topic.acls.enabled`: the first refresh that works copies the topic ACLs (then syncAcls() on the caller's interval). */
+  syncTopicAcls?: boolean;
+  /** The back-off of a failed config or ACL sync, in ms (default 5 s, doubling up to 5 minutes). */
+  syncRetryMs?: { first: number; max: number };
+}
+
+export interface MirrorStats {
+  topics: string[];
+  remoteTopics: Record<string, string>;
+  partitions: number;
+  records: number;
+  bytes: number;
+  syncsSent: number;
+  syncsFailed: number;
+  lagBySourcePartition: Record<string, number>;
+  committedPartitions: number;
+  errors: Partial<Record<MirrorErrorPlace, string>>;
+}
+
+interface Acked {
+  topic: string;
+  partition: number;
+  /** Next upstream offset to mirror (last acknowledged + 1). */
+  next: bigint;
+}
+
+function tpKey(topic: string, partition: number): string {
+  return `${topic}-${partition}`;
+}
+
+
+export class Mirror {
+  private readonly o: MirrorOptions;
+  private readonly topics: MirrorTopics;
+  private readonly writer: OffsetSyncWriter | null;
+  private consumer: Consumer | null = null;
+  /** The mirror's own producer to the target; replaced on every consumer restart so it sees new partitions. */
+  private producerP: Promise<Producer> | null = null;
+  private subscription = new Map<string, number>();
+  private remote = new Map<string, string>();
+  private acked = new Map<string, Acked>();
+  private committed = new Map<string, bigint>();
+  private lag = new Map<string, { topic: string; lag: number }>();
+  /** Bumped whenever the consumer is stopped: batches of an older consumer give up. */
+  private generation = 0;
+  private errors: Partial<Record<MirrorErrorPlace, string>> = {};
+  private records = 0;
+  private bytes = 0;
+  private syncsSent = 0;
+  private syncsFailed = 0;
+  private stopping = false;
+  private started = false;
+  private syncsTopicReady = false;
+  private firstSyncs = false;
+  /** Refreshes never overlap; one asked while one runs runs once after it, shared by later callers. */
+  private readonly refresher = new CoalescingRunner<void, void>(() => this.doRefresh(), () => undefined);
+  /** Topic config and ACL syncs: serialised the same way (a timer tick during a slow sync does not start a second one). */
+  private readonly configSyncs = new CoalescingRunner<void, void>(() => this.syncStep('configs', () => this.topics.syncConfigs()), () => undefined);
+  private readonly aclSyncs = new CoalescingRunner<void, void>(() => this.syncStep('acls', () => this.topics.syncAcls()), () => undefined);
+  private wake: Array<() => void> = [];
+  private retryTimer: NodeJS.Timeout | null = null;
+  /** The back-off of a failed config or ACL sync (see syncStep). */
+  private readonly syncRetries: Record<'configs' | 'acls', { timer: NodeJS.Timeout | null; delay: number }>;
+  private readonly syncRetryMs: { first: number; max: number };
+  private retryDelay = 1000;
+  private probing = false;
+  /** Produce requests (and the producer's connection) waiting on the target: when each was sent. */
+  private sending = new Map<number, number>();
+  private sendSeq = 0;
+  /** Clusters asked by the running probe that did not answer (nor fail) yet: since when. */
+  private asking = new Map<'source' | 'target', number>();
+  /** Partitions that had records waiting on the source at the last probe: their restart point then. */
+  private waiting = new Map<string, bigint>();
+
+  constructor(options: MirrorOptions) {
+    this.o = options;
+    this.syncRetryMs = options.syncRetryMs ?? SYNC_RETRY_MS;
+    const first = this.syncRetryMs.first;
+    this.syncRetries = { configs: { timer: null, delay: first }, acls: { timer: null, delay: first } };
+    this.topics = new MirrorTopics({ ...options, stopped: () => this.stopping, sleep: (ms) => this.sleep(ms) });
+    const syncs = options.offsetSyncs;
+    // One write in flight, the rest batched behind it: kafkajs may reorder concurrent sends,
+    // and readers take a lower upstream offset as a rewind (see ordered-sender.ts).
+    // A failed write is written again (in order, with back-off) until it lands or the task stops:
+    // a dropped batch would lose the translations between its syncs for good (see ordered-sender.ts).
+    const syncWriteFailed = (e: unknown): void => {
+      if (!syncs) return;
+      this.syncsFailed++;
+      this.setError('sync', syncs.connection.reportError(e, [{ resource: 'Topic', name: syncs.topic, operations: ['WRITE'] }]));
+    };
+    const ordered = syncs
+      ? new OrderedBatchSender<OffsetSync>(async (list) => {
+          const producer = await syncs.connection.producer();
+          const messages = list.map((s) => ({ partition: 0, ...encodeOffsetSync(s) }));
+          await producer.send({ topic: syncs.topic, acks: -1, messages });
+        }, 500, { giveUp: () => this.stopping, sleep: (ms) => this.sleep(ms), onRetry: syncWriteFailed })
+      : null;
+    this.writer = syncs && ordered
+      ? new OffsetSyncWriter({
+          maxOffsetLag: options.offsetLagMax,
+          maxInFlight: MIRROR_SYNCS_IN_FLIGHT,
+          send: async (sync) => {
+            await ordered.send(sync);
+            this.syncsSent++;
+            this.clearError('sync');
+          },
+          onSendError: syncWriteFailed,
+        })
+      : null;
+  }
+
+  /** Creates the offset-syncs topic (if enabled), selects topics and starts mirroring. Never rejects. */
+  async start(): Promise<void> {
+    this.started = true;
+    await this.refresh();
+  }
+
+  /** MM2's syncTopicConfigs (./mirror-topics); a failure is a `configs` error, cleared by the next sync that works. Never rejects; never two at once (one asked meanwhile runs once after). */
+  async syncConfigs(): Promise<void> {
+    await this.configSyncs.run();
+  }
+
+  /** MM2's syncTopicAcls (./mirror-topics); a failure is an `acls` error, cleared by the next sync that works. Never rejects; never two at once. */
+  async syncAcls(): Promise<void> {
+    await this.aclSyncs.run();
+  }
+
+  /**
+   * One config or ACL sync. A failure is shown and tried again after a back-off (5 s, doubling up
+   * to 5 minutes), not only at the next `sync.topic.*.interval.seconds` (10 minutes by default):
+   * a target that did not answer for a moment does not leave the node red for that long.
+   */
+  private async syncStep(where: 'configs' | 'acls', run: () => Promise<void>): Promise<void> {
+    if (this.stopping) return;
+    const retry = this.syncRetries[where];
+    if (retry.timer) clearTimeout(retry.timer);
+    retry.timer = null;
+    try {
+      await run();
+      this.clearError(where);
+      retry.delay = this.syncRetryMs.first;
+    } catch (e) {
+      if (this.stopping) return;
+      this.setError(where, errText(e));
+      const delay = retry.delay;
+      retry.delay = Math.min(delay * 2, this.syncRetryMs.max);
+      retry.timer = setTimeout(() => {
+        retry.timer = null;
+        if (!this.stopping) void (where === 'configs' ? this.syncConfigs() : this.syncAcls());
+      }, delay);
+    }
+  }
+
+  /**
+   * Looks for new topics and partitions (MM2's refresh.topics), creates or grows remote topics,
+   * and restarts the source consumer when the subscription changed. Calls are serialised; a
+   * call while one runs makes one more run afterwards. Rejects with the failure (also reported
+   * as an event, and retried with back-off).
+   */
+  refresh(): Promise<void> {
+    return this.refresher.run();
+  }
+
+  /** Asks for a refresh soon without waiting for it (e.g. after "unknown partition" on the target). */
+  private requestRefresh(): void {
+    this.refresh().catch(() => undefined);
+  }
+
+  private scheduleRetry(): void {
+    if (this.stopping || this.retryTimer) return;
+    const delay = this.retryDelay;
+    this.retryDelay = Math.min(this.retryDelay * 2, 60000);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      if (!this.stopping) this.requestRefresh();
+    }, delay);
+  }
+
+  private async doRefresh(): Promise<void> {
+    if (this.stopping) return;
+    try {
+      if (this.o.offsetSyncs && !this.syncsTopicReady) {
+        try {
+          await this.o.offsetSyncs.ensure();
+          this.syncsTopicReady = true;
+          this.clearError('syncs-topic');
+        } catch (e) {
+          this.setError('syncs-topic', errText(e));
+          throw e;
+        }
+      }
+      const selected = await this.topics.refresh();
+      const remoteName = (t: string) => this.topics.remoteName(t);
+
+      const next = new Map(selected.map((s) => [s.topic, s.partitions] as [string, number]));
+      this.remote = new Map(selected.map((s) => [s.topic, remoteName(s.topic)] as [string, string]));
+      if (!this.consumer || !sameSubscription(next, this.subscription)) {
+        await this.restartConsumer(next);
+      }
+      this.clearError('refresh');
+      this.retryDelay = 1000;
+      if (!this.firstSyncs) {
+        // MM2 syncs configs and ACLs right at start; here once the remote topics exist (then on the caller's intervals).
+        this.firstSyncs = true;
+        void (async () => {
+          if (this.o.syncTopicConfigs) await this.syncConfigs();
+          if (this.o.syncTopicAcls) await this.syncAcls();
+        })();
+      }
+    } catch (e) {
+      if (this.stopping) return;
+      this.setError('refresh', errText(e));
+      this.scheduleRetry();
+      throw e;
+    }
+  }
+
+  private async restartConsumer(subscription: Map<string, number>): Promise<void> {
+    await this.stopConsumer();
+    if (this.stopping) return;
+    // Nothing is in flight now: a fresh producer has fresh metadata (new remote partitions).
+    await this.closeProducer();
+    this.subscription = subscription;
+    // Partitions no longer subscribed: forget their progress and lag.
+    for (const [k, a] of this.acked) if (!subscription.has(a.topic)) this.acked.delete(k);
+    for (const [k, l] of this.lag) if (!subscription.has(l.topic)) this.lag.delete(k);
+    const topics = [...subscription.keys()];
+    this.o.onEvent({ type: 'subscribed', topics, partitions: [...subscription.values()].reduce((a, b) => a + b, 0) });
+    if (topics.length === 0) return;
+    try {
+      await this.adoptLegacyProgress(subscription);
+    } catch (e) {
+      // the group's commits could not be read or written: as the consumer's failure (a refused
+      // FindCoordinator comes back from kafkajs as "Failed to find group coordinator": ask why)
+      const need: AclNeed[] = [{ resource: 'Group', name: this.o.groupId, operations: ['READ'] }];
+      const refused = await consumerRefusal(this.o.source.kafka, this.o.groupId, e, need, this.o.source.settings).catch(() => null);
+      const text = this.o.source.reportError(refused ?? e, need);
+      if (!this.stopping) this.setError('consumer', text);
+      throw new Error(text);
+    }
+    if (this.stopping) return;
+    const consumer = this.o.source.kafka.consumer({
+      groupId: this.o.groupId,
+      allowAutoTopicCreation: false,
+      readUncommitted: false,
+      maxWaitTimeInMs: this.o.maxWaitTimeInMs ?? 1000,
+      retry: { retries: 5, initialRetryTime: 300, maxRetryTime: 10000 },
+    });
+    // what the consumer needs: its group, and the topics it reads
+    const acls: AclNeed[] = [{ resource: 'Group', name: this.o.groupId, operations: ['READ'] }, ...topics.map((t) => ({ resource: 'Topic' as const, name: t, operations: ['READ'] }))];
+    const consumerFailed = (error: unknown): void => {
+      this.setError('consumer', this.o.source.reportError(error, acls));
+      void consumerRefusal(this.o.source.kafka, this.o.groupId, error, acls, this.o.source.settings).then((refused) => {
+        if (refused && !this.stopping) this.setError('consumer', this.o.source.reportError(refused));
+      });
+    };
+    consumer.on(consumer.events.CRASH, (ev) => {
+      const { error, restart } = ev.payload;
+      if (this.stopping) return;
+      consumerFailed(error);
+      if (!restart && this.consumer === consumer) {
+        // kafkajs gave up: start a new consumer (through a refresh) after a back-off.
+        this.consumer = null;
+        consumer.disconnect().catch(() => undefined);
+        this.scheduleRetry();
+      }
+    });
+    consumer.on(consumer.events.GROUP_JOIN, (ev) => {
+      // Progress of partitions now owned by another member (another Node-RED running the same
+      // flow) is theirs to commit.
+      const assigned = ev.payload.memberAssignment ?? {};
+      for (const [k, a] of this.acked) if (!(assigned[a.topic] ?? []).includes(a.partition)) this.acked.delete(k);
+      this.clearError('consumer');
+      this.o.source.reportOk();
+    });
+    this.consumer = consumer;
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topics, fromBeginning: true });
+      await consumer.run({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: this.o.partitionsConsumedConcurrently ?? 4,
+        eachBatch: (payload) => this.onBatch(payload),
+      });
+      if (this.stopping) await this.stopConsumer();
+    } catch (e) {
+      this.consumer = null;
+      consumer.disconnect().catch(() => undefined);
+      this.setError('consumer', this.o.source.reportError(e, acls));
+      throw e;
+    }
+  }
+
+  /**
+   * Before the consumer joins: partitions the group has no commit for start where the per-node
+   * groups of an earlier build stopped (the highest commit among them, core/mirror-progress), by
+   * committing that offset to the group. Throws when the source cannot be asked or the commit is
+   * refused (the refresh fails, is shown and retried): starting anyway would copy again what the
+   * old groups copied.
+   */
+  private async adoptLegacyProgress(subscription: Map<string, number>): Promise<void> {
+    const isLegacy = this.o.legacyGroups;
+    if (!isLegacy) return;
+    const admin = await this.o.source.admin();
+    const topics = [...subscription.keys()];
+    const have = new Set<string>();
+    for (const t of await admin.fetchOffsets({ groupId: this.o.groupId, topics })) {
+      for (const p of t.partitions) if (BigInt(p.offset) >= 0n) have.add(tpKey(t.topic, p.partition));
+    }
+    const missing: Array<{ topic: string; partition: number }> = [];
+    for (const [topic, count] of subscription) for (let p = 0; p < count; p++) if (!have.has(tpKey(topic, p))) missing.push({ topic, partition: p });
+    if (missing.length === 0) return;
+    const groups = (await admin.listGroups()).groups.map((g) => g.groupId).filter((g) => g !== this.o.groupId && isLegacy(g)).sort();
+    if (groups.length === 0) return;
+    const missingTopics = [...new Set(missing.map((m) => m.topic))];
+    const legacy: PartitionProgress[][] = [];
+    const used: string[] = [];
+    for (const groupId of groups) {
+      const list: PartitionProgress[] = [];
+      for (const t of await admin.fetchOffsets({ groupId, topics: missingTopics })) {
+        for (const p of t.partitions) list.push({ topic: t.topic, partition: p.partition, offset: BigInt(p.offset) });
+      }
+      if (list.some((p) => p.offset >= 0n)) used.push(groupId);
+      legacy.push(list);
+    }
+    const resume = legacyResumePoints(missing, legacy);
+    if (resume.length === 0) return;
+    const r = await this.o.source.committer().commit(this.o.groupId, resume);
+    if (!r.ok) throw new Error(`cannot take over the progress of ${used.join(', ')} into ${this.o.groupId}: ${r.message}`);
+    this.o.onEvent({ type: 'progress-adopted', partitions: resume.length, groups: used });
+  }
+
+  private async stopConsumer(): Promise<void> {
+    const consumer = this.consumer;
+    this.consumer = null;
+    if (!consumer) return;
+    this.generation++;
+    for (const w of [...this.wake]) w();
+    // Commit what the target acknowledged while still a member, then leave the group, then
+    // commit (as an administrator, the group being empty now) what was acknowledged meanwhile.
+    await this.commitWith(consumer).catch(() => undefined);
+    await consumer.disconnect().catch(() => undefined);
+    await this.commitAsAdmin().catch(() => undefined);
+  }
+
+  private async onBatch(payload: EachBatchPayload): Promise<void> {
+    const { batch, resolveOffset, heartbeat, isRunning, isStale } = payload;
+    const { topic, partition } = batch;
+    const remote = this.remote.get(topic);
+    if (!remote || batch.messages.length === 0) return;
+    const messages = batch.messages;
+    const generation = this.generation;
+    const abandoned = () => this.stopping || generation !== this.generation || !isRunning() || isStale();
+    const sizes = messages.map((m) => recordBytes(m.key, m.value, m.headers as Record<string, unknown> | undefined));
+    for (const [start, end] of chunkBySize(sizes, MAX_CHUNK_RECORDS, MAX_CHUNK_BYTES)) {
+      if (abandoned()) return;
+      const chunk = messages.slice(start, end);
+      const base = await this.produce(remote, partition, chunk, heartbeat, abandoned);
+      if (base === null) return;
+      for (let i = 0; i < chunk.length; i++) {
+        this.writer?.maybeQueueOffsetSyncs(topic, partition, BigInt(chunk[i].offset), base + BigInt(i));
+        this.writer?.firePendingOffsetSyncs();
+      }
+      const last = chunk[chunk.length - 1].offset;
+      const k = tpKey(topic, partition);
+      const next = BigInt(last) + 1n;
+      this.acked.set(k, { topic, partition, next });
+      this.lag.set(k, { topic, lag: Math.max(0, Number(BigInt(batch.highWatermark) - next)) });
+      resolveOffset(last);
+      this.clearError('delivery');
+      this.records += chunk.length;
+      for (let i = start; i < end; i++) this.bytes += sizes[i];
+      this.o.onEvent({ type: 'delivered', records: chunk.length });
+      await heartbeat().catch(() => undefined);
+    }
+  }
+
+  /** Produces one chunk to one remote partition, retrying with back-off until acknowledged; returns the base offset, or null when abandoned. */
+  private async produce(remote: string, partition: number, chunk: KafkaMessage[], heartbeat: () => Promise<void>, abandoned: () => boolean): Promise<bigint | null> {
+    let delay = 500;
+    for (;;) {
+      const id = ++this.sendSeq;
+      this.sending.set(id, Date.now());
+      try {
+        const producer = await this.producer();
+        const res = await producer.send({
+          topic: remote,
+          acks: -1,
+          messages: chunk.map((m) => ({
+            partition,
+            key: m.key,
+            value: m.value,
+            headers: m.headers as IHeaders | undefined,
+            timestamp: m.timestamp,
+          })),
+        });
+        const md = res.find((r) => r.topicName === remote && r.partition === partition);
+        const base = md?.baseOffset ?? md?.offset;
+        if (base === undefined) throw new Error(`no acknowledgement for ${remote}-${partition}`);
+        this.sending.delete(id);
+        this.o.target.reportOk();
+        this.clearError('produce');
+        return BigInt(base);
+      } catch (e) {
+        this.sending.delete(id);
+        if (abandoned()) return null;
+        const text = errText(e);
+        this.setError('produce', this.o.target.reportError(e, [{ resource: 'Topic', name: remote, operations: ['WRITE'] }]), remote);
+        if (/UNKNOWN_TOPIC_OR_PARTITION|does not host|partition|topic/i.test(text)) this.requestRefresh();
+        await this.sleep(delay);
+        await heartbeat().catch(() => undefined);
+        if (abandoned()) return null;
+        delay = Math.min(delay * 2, 30000);
+      }
+    }
+  }
+
+  private producer(): Promise<Producer> {
+    if (!this.producerP) {
+      const producer = this.o.target.kafka.producer({
+        allowAutoTopicCreation: false,
+        idempotent: false,
+        // kafkajs silently leaves out partitions its metadata does not know (a remote partition
+        // just added): a short metadata age bounds how long such a send is retried.
+        metadataMaxAge: 3000,
+        retry: { retries: 3, initialRetryTime: 300, maxRetryTime: 5000 },
+      });
+      const p = producer.connect().then(() => producer);
+      this.producerP = p;
+      p.catch(() => {
+        if (this.producerP === p) this.producerP = null;
+        producer.disconnect().catch(() => undefined);
+      });
+    }
+    return this.producerP;
+  }
+
+  private async closeProducer(): Promise<void> {
+    const p = this.producerP;
+    this.producerP = null;
+    if (p) await p.then((x) => x.disconnect(), () => undefined).catch(() => undefined);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(done, ms);
+      const wake = this.wake;
+      function done(): void {
+        clearTimeout(t);
+        const i = wake.indexOf(done);
+        if (i >= 0) wake.splice(i, 1);
+        resolve();
+      }
+      this.wake.push(done);
+    });
+  }
+
+  /**
+   * The offset flush (Connect's offset.flush.interval.ms): promote delayed offset syncs and
+   * fire them (MM2 commit()), and commit the acknowledged source positions. Never rejects.
+   */
+  async flush(): Promise<void> {
+    this.writer?.commit();
+    const consumer = this.consumer;
+    if (!consumer) return;
+    try {
+      await this.commitWith(consumer);
+      this.clearError('commit');
+    } catch (e) {
+      // A rebalance in progress or similar: the next flush commits it (duplicates only, never loss).
+      if (!this.stopping) this.setError('commit', errText(e));
+    }
+  }
+
+  /**
+   * Call every probe interval (PROBE_EVERY_MS): asks both clusters something small, within the
+   * probe timeout, so that a cluster that stopped answering shows (its connection is marked failed
+   * and a `source`/`target` error is told), and checks delivery: a partition of ours with records
+   * waiting on the source whose restart point did not move since the previous probe is a
+   * `delivery` error (a single record beyond it is left alone: a transaction marker). Never rejects.
+   */
+  async probe(): Promise<void> {
+    if (!this.started || this.stopping || this.probing) return;
+    this.probing = true;
+    const timeoutMs = this.o.probeTimeoutMs ?? PROBE_TIMEOUT_MS;
+    const topics = [...this.subscription.keys()];
+    const asked = Date.now();
+    const ask = <T>(cluster: 'source' | 'target', p: Promise<T>): Promise<T> => {
+      this.asking.set(cluster, asked);
+      return p.finally(() => this.asking.delete(cluster));
+    };
+    try {
+      const [src, tgt] = await Promise.allSettled([
+        ask('source', askCluster(this.o.source, timeoutMs, async (admin) => {
+          const ends = new Map<string, bigint>();
+          for (const [topic, byPartition] of await topicEnds(admin, topics)) for (const [p, high] of byPartition) ends.set(tpKey(topic, p), high);
+          return ends;
+        })),
+        ask('target', askCluster(this.o.target, timeoutMs, (admin) => admin.describeCluster())),
+      ]);
+      if (this.stopping) return;
+      if (src.status === 'rejected') this.setError('source', errText(src.reason));
+      else {
+        this.clearError('source');
+        this.checkDelivery(src.value);
+      }
+      if (tgt.status === 'rejected') this.setError('target', errText(tgt.reason));
+      else this.clearError('target');
+      if (src.status === 'fulfilled' && tgt.status === 'fulfilled') this.o.onEvent({ type: 'answered' });
+    } finally {
+      this.probing = false;
+    }
+  }
+
+  private checkDelivery(ends: Map<string, bigint>): void {
+    const next = new Map([...this.acked].map(([k, a]) => [k, a.next]));
+    const d = checkDelivery(next, ends, this.waiting);
+    this.waiting = d.waiting;
+    if (d.stalled > 0) {
+      this.setError('delivery', `${d.records} record(s) on ${d.stalled} partition(s) wait on the source and none was copied for ${Math.round(PROBE_EVERY_MS / 1000)} s`);
+    } else this.clearError('delivery');
+  }
+
+  private dirty(): Acked[] {
+    return [...this.acked.entries()].filter(([k, a]) => this.committed.get(k) !== a.next).map(([, a]) => a);
+  }
+
+  private async commitWith(consumer: Consumer): Promise<void> {
+    const list = this.dirty();
+    if (list.length === 0) return;
+    await consumer.commitOffsets(list.map((a) => ({ topic: a.topic, partition: a.partition, offset: a.next.toString() })));
+    for (const a of list) this.committed.set(tpKey(a.topic, a.partition), a.next);
+  }
+
+  private async commitAsAdmin(): Promise<void> {
+    const list = this.dirty();
+    if (list.length === 0) return;
+    const r = await this.o.source.committer().commit(
+      this.o.groupId,
+      list.map((a) => ({ topic: a.topic, partition: a.partition, offset: a.next })),
+    );
+    if (r.ok) for (const a of list) this.committed.set(tpKey(a.topic, a.partition), a.next);
+  }
+
+  /**
+   * What the mirror has waited on longest now: records sent to the target and not acknowledged
+   * yet, else a probe a cluster has not answered yet (the older of the two); null when nothing
+   * is outstanding. The node shows a long wait at once, before the probe times out.
+   */
+  outstanding(): MirrorOutstanding | null {
+    let best: MirrorOutstanding | null = null;
+    for (const since of this.sending.values()) if (!best || since < best.since) best = { kind: 'ack', cluster: 'target', since };
+    for (const [cluster, since] of this.asking) if (!best || since < best.since) best = { kind: 'answer', cluster, since };
+    return best;
+  }
+
+  stats(): MirrorStats {
+    const topics = [...this.subscription.keys()];
+    return {
+      topics,
+      remoteTopics: Object.fromEntries(topics.map((t) => [t, this.remote.get(t) ?? this.o.policy.formatRemoteTopic(this.o.sourceAlias, t)])),
+      partitions: [...this.subscription.values()].reduce((a, b) => a + b, 0),
+      records: this.records,
+      bytes: this.bytes,
+      syncsSent: this.syncsSent,
+      syncsFailed: this.syncsFailed,
+      lagBySourcePartition: Object.fromEntries([...this.lag].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, l]) => [k, l.lag])),
+      committedPartitions: this.committed.size,
+      errors: { ...this.errors },
+    };
+  }
+
+  get running(): boolean {
+    return this.started && !this.stopping;
+  }
+
+  /**
+   * Stops: no new produce, commit the acknowledged source positions, leave the group, send the
+   * offset syncs still queued. Bounded by `timeoutMs`; never rejects.
+   */
+  async stop(timeoutMs = 5000): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    for (const r of Object.values(this.syncRetries)) {
+      if (r.timer) clearTimeout(r.timer);
+      r.timer = null;
+    }
+    for (const w of [...this.wake]) w();
+    let timer: NodeJS.Timeout | undefined;
+    const work = (async () => {
+      await this.refresher.idle();
+      await this.stopConsumer();
+      await this.closeProducer();
+      if (this.writer) await this.writer.flush();
+    })().catch(() => undefined);
+    await Promise.race([work, new Promise<void>((r) => (timer = setTimeout(r, timeoutMs)))]);
+    if (timer) clearTimeout(timer);
+  }
+
+  private setError(where: MirrorErrorPlace, text: string, topic?: string): void {
+    this.errors[where] = text;
+    this.o.onEvent({ type: 'error', where, error: text, topic });
+  }
+
+  private clearError(where: MirrorErrorPlace): void {
+    if (this.errors[where] === undefined) return;
+    delete this.errors[where];
+    this.o.onEvent({ type: 'recovered', where });
+  }
+}

@@ -1,0 +1,377 @@
+/**
+ * The source groups' committed offsets, as the checkpoint emitter needs them: kept per group,
+ * read in full with one OffsetFetch per group coordinator (KIP-709 batching), and kept current
+ * between two full reads by following `__consumer_offsets` (the event path), so that only the
+ * groups whose commits changed are translated again, as they change.
+ *
+ * Where the principal may not read `__consumer_offsets` (usual on managed clusters), or the
+ * node is set to poll, the offsets come only from the full reads of every cycle (the polling
+ * fallback); `mode` says which, and why. A stream that failed is tried again at each
+ * `retryStream()`.
+ *
+ * No Node-RED in here.
+ */
+import type { CommittedOffset } from '../kafka/groups';
+import type { ClusterConnection } from '../kafka/connection';
+import { SourceCommitStream, type SourceCommitBatch, type SourceCommitStreamOptions } from '../kafka/source-commit-stream';
+import { partitionKey } from '../core/partition-key';
+import { PositionIndex } from '../core/position-index';
+
+/** Source partitions of one group (`partition:topic` keys) whose offsets changed; 'all': the whole group (deleted, or read again). */
+export type GroupPartitions = Set<string> | 'all';
+
+export type SourceOffsetsMode =
+  /** Not started yet, or starting the stream. */
+  | { kind: 'starting' }
+  /** Following `__consumer_offsets`: changes arrive as they are committed. */
+  | { kind: 'events' }
+  /** Polling: only full reads. `reason` is set when the event path was wanted but failed. */
+  | { kind: 'poll'; reason?: string; notAuthorized?: boolean };
+
+export interface SourceOffsetsOptions {
+  source: ClusterConnection;
+  /** 'auto': follow `__consumer_offsets` where allowed, else poll; 'poll': never follow. */
+  want: 'auto' | 'poll';
+  /** Groups the node may select (its group filter): the stream sees every group of the source; the others are not kept. */
+  acceptGroup(group: string): boolean;
+  /** Changes within this window are handed over together (ms). Default 50. */
+  batchMs?: number;
+  /** Groups (and their partitions) whose committed offsets changed (events), after the batching window. */
+  onChanged(changed: Map<string, GroupPartitions>): void;
+  /** The mode changed. */
+  onMode?(mode: SourceOffsetsMode): void;
+  /** Records of `__consumer_offsets` not understood (skipped, counted). */
+  onSkipped?(count: number, total: number): void;
+  /** The stream's fetches stopped being answered (the first failed one): the source stopped answering. */
+  onUnanswered?(reason: string): void;
+  /** A fetch of the stream answered again after onUnanswered. */
+  onAnswered?(): void;
+  /** Give up positioning the stream after this long (ms; then poll, and try again later). Default 30000. */
+  startTimeoutMs?: number;
+  /** Clock (ms). */
+  now?: () => number;
+  /** Makes the stream that follows `__consumer_offsets` (default: a SourceCommitStream); tests may replace it. */
+  openStream?: (options: SourceCommitStreamOptions) => CommitStreamLike;
+}
+
+/** What SourceOffsets uses of a SourceCommitStream. */
+export type CommitStreamLike = Pick<SourceCommitStream, 'start' | 'stop' | 'lastFetchAt'>;
+
+/**
+ * The principal a SASL login (PLAIN, SCRAM) is authorized as with Kafka's default principal
+ * builder, `User:<username>`, for the ACL hint; undefined without SASL (a TLS certificate's
+ * principal depends on the broker's ssl.principal.mapping.rules).
+ */
+function saslPrincipal(source: ClusterConnection): string | undefined {
+  const sasl = source.settings.sasl;
+  return sasl && sasl.mechanism !== 'none' && sasl.username ? `User:${sasl.username}` : undefined;
+}
+
+/** A stream whose last fetch answered longer ago than this (ms) is not trusted to be current. */
+export const STREAM_SILENT_MS = 15000;
+
+/** The key of a source partition in GroupPartitions (core/partition-key). */
+export const tpKey = partitionKey;
+
+export class SourceOffsets {
+  private readonly byGroup = new Map<string, Map<string, CommittedOffset>>();
+  /** group -> its offsets as one array (offsetsOf), dropped when one of them changes. */
+  private readonly lists = new Map<string, readonly CommittedOffset[]>();
+  /** (topic, partition) -> the groups with a commit there, by their committed offset: the groups a new offset sync concerns. */
+  private readonly byPartition = new Map<string, PositionIndex<string>>();
+  private stream: CommitStreamLike | null = null;
+  /** A stream still positioning (stopped with the rest on close). */
+  private opening: CommitStreamLike | null = null;
+  private streamStarting: Promise<void> | null = null;
+  private modeNow: SourceOffsetsMode;
+  private stopped = false;
+  private skippedTotal = 0;
+  private followingSinceMs = 0;
+  /** The stream's last fetch failed and none answered since: what it keeps is not trusted to be current. */
+  private unanswered = false;
+
+  constructor(private readonly o: SourceOffsetsOptions) {
+    this.modeNow = o.want === 'poll' ? { kind: 'poll' } : { kind: 'starting' };
+  }
+
+  get mode(): SourceOffsetsMode {
+    return this.modeNow;
+  }
+
+  /** Whether commits arrive as events (a full read is then only a reconcile). */
+  get following(): boolean {
+    return this.modeNow.kind === 'events';
+  }
+
+  /**
+   * Since when (ms, the caller's clock) the stream has followed without a break; null when it
+   * does not, or when its last fetch answered more than STREAM_SILENT_MS ago (a source that
+   * stopped answering: the full reads then say so).
+   */
+  get followingSince(): number | null {
+    const s = this.stream;
+    if (!this.following || s === null || this.unanswered || Date.now() - s.lastFetchAt > STREAM_SILENT_MS) return null;
+    return this.followingSinceMs;
+  }
+
+  /** Records of `__consumer_offsets` skipped because they were not understood. */
+  get skipped(): number {
+    return this.skippedTotal;
+  }
+
+  /**
+   * Starts following `__consumer_offsets` (mode 'auto'); resolves once the stream is positioned
+   * or has failed (then the mode is 'poll' with the reason). Never rejects.
+   */
+  startStream(): Promise<void> {
+    if (this.o.want === 'poll' || this.stopped || this.stream) return Promise.resolve();
+    if (!this.streamStarting) {
+      this.streamStarting = this.openStream().finally(() => {
+        this.streamStarting = null;
+      });
+    }
+    return this.streamStarting;
+  }
+
+  /** Tries the event path again when it failed before (a periodic call; cheap when following). */
+  retryStream(): Promise<void> {
+    return this.modeNow.kind === 'poll' && this.o.want === 'auto' ? this.startStream() : Promise.resolve();
+  }
+
+  /**
+   * Reads the committed offsets of `groups` in full (one OffsetFetch per coordinator) and
+   * replaces what is kept for them. A group that could not be read keeps what was kept.
+   */
+  async readAll(groups: readonly string[]): Promise<{ failed: Map<string, string> }> {
+    if (groups.length === 0) return { failed: new Map() };
+    // What the stream changes while the read is under way is newer than (or the same as) what
+    // the read answers: it stands. Replacing it would undo a commit that arrived meanwhile, and
+    // nothing would bring it back before the next full read (a minute later).
+    const during = new Map<string, GroupPartitions>();
+    this.reads.add(during);
+    let answer: { offsets: Map<string, CommittedOffset[]>; failed: Map<string, string> };
+    try {
+      answer = await this.o.source.offsetFetcher().fetchMany([...groups]);
+    } finally {
+      this.reads.delete(during);
+    }
+    for (const [group, list] of answer.offsets) {
+      const streamed = during.get(group);
+      if (streamed === 'all') continue; // deleted (and maybe committed again) meanwhile: the stream's state stands
+      this.replaceGroup(group, list, streamed);
+    }
+    return { failed: answer.failed };
+  }
+
+  /**
+   * The committed offsets kept for a group (undefined: never read); only those of `parts` when
+   * given. The whole list is the same array until one of the group's offsets changes.
+   */
+  offsetsOf(group: string, parts: GroupPartitions = 'all'): readonly CommittedOffset[] | undefined {
+    const m = this.byGroup.get(group);
+    if (!m) return undefined;
+    if (parts === 'all') {
+      let list = this.lists.get(group);
+      if (list === undefined) {
+        list = Object.freeze([...m.values()]) as CommittedOffset[];
+        this.lists.set(group, list);
+      }
+      return list;
+    }
+    const out: CommittedOffset[] = [];
+    for (const k of parts) {
+      const o = m.get(k);
+      if (o) out.push(o);
+    }
+    return out;
+  }
+
+  /** The groups whose committed offset on a source partition is at or above `offset` (the groups a sync there concerns), in proportion to how many there are. */
+  groupsAtOrAbove(topic: string, partition: number, offset: bigint): string[] {
+    return this.byPartition.get(tpKey(topic, partition))?.atOrAbove(offset) ?? [];
+  }
+
+  /** Forgets groups no longer selected. */
+  retain(groups: { has(group: string): boolean }): void {
+    for (const g of [...this.byGroup.keys()]) if (!groups.has(g)) this.dropGroup(g);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const s = this.stream;
+    this.stream = null;
+    const o = this.opening;
+    this.opening = null;
+    await Promise.all([s?.stop(), o?.stop()]);
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  private pending = new Map<string, GroupPartitions>();
+  /** Per full read under way: what the stream changed since it was sent. */
+  private readonly reads = new Set<Map<string, GroupPartitions>>();
+
+  private mark(group: string, k: string | 'all'): void {
+    markIn(this.pending, group, k);
+    for (const during of this.reads) markIn(during, group, k);
+  }
+
+  private setMode(m: SourceOffsetsMode): void {
+    if (m.kind === 'events' && this.modeNow.kind !== 'events') this.followingSinceMs = (this.o.now ?? Date.now)();
+    this.modeNow = m;
+    this.o.onMode?.(m);
+  }
+
+  private async openStream(): Promise<void> {
+    const { source } = this.o;
+    let stream: CommitStreamLike | null = null;
+    try {
+      const admin = await source.admin();
+      stream = (this.o.openStream ?? ((options) => new SourceCommitStream(options)))({
+        kafka: source.kafka,
+        admin,
+        batchMs: this.o.batchMs ?? 50,
+        groupPrefix: '__mm2-node-red-commits',
+        principal: saslPrincipal(source),
+        onBatch: (b) => this.applyBatch(b),
+        onError: (err) => this.streamFailed(stream, err),
+        onUnanswered: (reason) => {
+          if (stream !== this.stream) return;
+          this.unanswered = true;
+          this.o.onUnanswered?.(reason);
+        },
+        onAnswered: () => {
+          if (stream !== this.stream) return;
+          this.unanswered = false;
+          this.o.onAnswered?.();
+        },
+      });
+      this.opening = stream;
+      const limit = this.o.startTimeoutMs ?? 30000;
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`could not start following __consumer_offsets within ${Math.round(limit / 1000)} s (joining its consumer group on the source did not finish)`)), limit);
+      });
+      try {
+        await Promise.race([stream.start(), timedOut]);
+      } finally {
+        clearTimeout(timer);
+        this.opening = null;
+      }
+      if (this.stopped) {
+        await stream.stop();
+        return;
+      }
+      this.stream = stream;
+      this.setMode({ kind: 'events' });
+    } catch (e) {
+      if (stream) await stream.stop().catch(() => undefined);
+      const err = e as { code?: string; message?: string };
+      this.setMode({ kind: 'poll', reason: err?.message ?? String(e), notAuthorized: err?.code === 'NOT_AUTHORIZED' });
+    }
+  }
+
+  private streamFailed(stream: CommitStreamLike | null, err: Error): void {
+    if (!stream || stream !== this.stream) return;
+    this.stream = null;
+    this.unanswered = false;
+    void stream.stop().catch(() => undefined);
+    this.setMode({ kind: 'poll', reason: err?.message ?? String(err) });
+  }
+
+  private applyBatch(b: SourceCommitBatch): void {
+    if (this.stopped) return;
+    for (const g of b.deletedGroups) {
+      if (!this.o.acceptGroup(g)) continue;
+      if (this.byGroup.has(g)) {
+        this.dropGroup(g);
+        this.mark(g, 'all');
+      }
+    }
+    for (const c of b.changes) {
+      if (!this.o.acceptGroup(c.group)) continue;
+      let m = this.byGroup.get(c.group);
+      if (!m) {
+        m = new Map();
+        this.byGroup.set(c.group, m);
+      }
+      const k = tpKey(c.topic, c.partition);
+      this.lists.delete(c.group);
+      const prev = m.get(k);
+      if (c.offset === null) m.delete(k);
+      else m.set(k, { topic: c.topic, partition: c.partition, offset: c.offset, metadata: prev?.metadata ?? '' });
+      this.index(k, c.group, prev?.offset ?? null, c.offset);
+      this.mark(c.group, k);
+    }
+    if (b.skipped > 0) {
+      this.skippedTotal += b.skipped;
+      this.o.onSkipped?.(b.skipped, this.skippedTotal);
+    }
+    // The stream batches already; hand over at once (a second window would only add latency).
+    if (this.pending.size > 0) {
+      const changed = this.pending;
+      this.pending = new Map();
+      this.o.onChanged(changed);
+    }
+  }
+
+  /** A full read's answer for a group; the partitions in `keep` (changed by the stream meanwhile) keep what the stream gave. */
+  private replaceGroup(group: string, list: readonly CommittedOffset[], keep?: ReadonlySet<string>): void {
+    const kept = this.byGroup.get(group);
+    if (keep !== undefined && kept !== undefined) {
+      const merged = list.filter((o) => !keep.has(tpKey(o.topic, o.partition)));
+      for (const k of keep) {
+        const o = kept.get(k);
+        if (o !== undefined) merged.push(o);
+      }
+      list = merged;
+    }
+    if (sameOffsets(kept, list)) return; // unchanged: the same array stays
+    this.dropGroup(group);
+    const m = new Map<string, CommittedOffset>();
+    for (const o of list) {
+      // a partition listed without a committed offset (-1) stays: MM2's discovery counts its topic
+      const k = tpKey(o.topic, o.partition);
+      m.set(k, o);
+      this.index(k, group, null, o.offset);
+    }
+    this.byGroup.set(group, m);
+  }
+
+  /** The group's committed offset on partition `k` moved from `from` to `to` (null: none). */
+  private index(k: string, group: string, from: bigint | null, to: bigint | null): void {
+    if (from === null && to === null) return;
+    let s = this.byPartition.get(k);
+    if (!s) {
+      s = new PositionIndex<string>();
+      this.byPartition.set(k, s);
+    }
+    s.move(group, from, to);
+    if (s.size === 0) this.byPartition.delete(k);
+  }
+
+  private dropGroup(group: string): void {
+    const m = this.byGroup.get(group);
+    if (!m) return;
+    for (const [k, o] of m) this.index(k, group, o.offset, null);
+    this.byGroup.delete(group);
+    this.lists.delete(group);
+  }
+}
+
+function markIn(marks: Map<string, GroupPartitions>, group: string, k: string | 'all'): void {
+  const have = marks.get(group);
+  if (k === 'all') marks.set(group, 'all');
+  else if (have === undefined) marks.set(group, new Set([k]));
+  else if (have !== 'all') have.add(k);
+}
+
+/** Whether a fresh read holds exactly what is kept (same partitions, offsets and metadata). */
+function sameOffsets(kept: ReadonlyMap<string, CommittedOffset> | undefined, list: readonly CommittedOffset[]): boolean {
+  if (kept === undefined || kept.size !== list.length) return false;
+  for (const o of list) {
+    const k = kept.get(tpKey(o.topic, o.partition));
+    if (k === undefined || k.offset !== o.offset || (k.metadata ?? '') !== (o.metadata ?? '')) return false;
+  }
+  return true;
+}

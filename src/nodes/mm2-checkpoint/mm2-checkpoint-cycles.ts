@@ -1,0 +1,160 @@
+/**
+ * An `mm2-checkpoint` node's cycles: runs one on the emitter, keeps the node state, logs what
+ * failed, and sends the two outputs (CheckpointsMessage, CoverageMessage) once per completed
+ * full cycle; an event-driven partial cycle that wrote checkpoints sends output 1 only.
+ * Output 1 carries the whole state (`payload.full: true`) on the first full cycle, when asked
+ * (`sendWhole`) and at least every WHOLE_STATE_EVERY_MS; otherwise the groups whose checkpoints
+ * changed since the last message (`full: false`): at 10,000 groups the whole state is 100,000
+ * checkpoints, too much to send (and clone, for every wire) every second.
+ */
+import type { Node, NodeMessage, SendFn } from '../shared/red';
+import type { Translate } from '../shared/i18n';
+import type { FailureLog } from '../shared/flow-node';
+import type { CheckpointNodeState } from './mm2-checkpoint-status';
+import { TOPICS, checkpointsPayload, coveragePayload } from '../shared/contracts';
+import type { CheckpointEmitter, CycleResult } from '../../engines/checkpoint-emitter';
+import type { Checkpoint } from '../../core/types';
+import { WHOLE_STATE_EVERY_MS } from '../shared/checkpoint-state';
+import { explainKafkaError, isKafkaClientInternalError } from '../../kafka/client';
+
+export interface CheckpointCyclesOptions {
+  node: Pick<Node, 'send'>;
+  t: Translate;
+  log: FailureLog;
+  emitter: CheckpointEmitter;
+  state: CheckpointNodeState;
+  where: { sourceCluster: string; targetCluster: string; checkpointsTopic: string };
+  render(): void;
+  /** The longest time between two whole-state messages (ms). Default WHOLE_STATE_EVERY_MS (60 s); benchmarks shorten it so that a short run covers several. */
+  wholeStateEveryMs?: number;
+  /** Clock (ms); tests may replace it. */
+  now?: () => number;
+}
+
+/** The message that asked for a cycle, and where its answer goes. */
+export interface CycleRequester {
+  msg: NodeMessage;
+  send: SendFn;
+  /** Called with a completed full cycle before its outputs are sent (it may add to `msg`). */
+  prepare?(r: CycleResult): void;
+}
+
+export class CheckpointCycles {
+  private readonly sent = new WeakSet<CycleResult>();
+  /** What output 1 last carried per group (the checkpoint store's arrays): a message carries only the groups whose array changed. */
+  private carried = new Map<string, readonly Checkpoint[]>();
+  private wholeWanted = true;
+  private wholeAt = 0;
+
+  constructor(private readonly o: CheckpointCyclesOptions) {}
+
+  private now(): number {
+    return (this.o.now ?? Date.now)();
+  }
+
+  /**
+   * One cycle now. It rejects with the cycle's error text (logged here only when no message
+   * asked for it: the message's done(err) reports it otherwise).
+   */
+  async run(refreshGroups: boolean, requester?: CycleRequester): Promise<void> {
+    const { t, log, state, emitter } = this.o;
+    let r: CycleResult;
+    try {
+      r = await emitter.cycle({ refreshGroups });
+    } catch (e) {
+      // the emitter explains what it reports; kafkajs failing inside is explained here too
+      const error = isKafkaClientInternalError(e) ? explainKafkaError(e) : ((e as Error)?.message ?? String(e));
+      state.error = error;
+      this.o.render();
+      const text = t('mm2-checkpoint.errors.cycle', { error });
+      if (!requester) log.error('cycle', text);
+      throw new Error(text);
+    }
+    if (r.skipped) {
+      if (requester) log.warn('skipped', t('mm2-checkpoint.warn.skipped-loading'));
+      this.o.render();
+      return;
+    }
+    this.deliver(r, requester);
+  }
+
+  /** A completed cycle: the node state, the log, the outputs (to `requester` when a message asked for it). */
+  deliver(r: CycleResult, requester?: CycleRequester): void {
+    const { t, log, state } = this.o;
+    if (this.sent.has(r)) return;
+    if (!r.full) {
+      // event-driven: what it wrote goes on at once; the status stays with the full cycles
+      if (r.written.length === 0) return;
+      this.sent.add(r);
+      for (const [g, list] of r.latest) this.carried.set(g, list);
+      const msg = { ...(requester?.msg ?? {}), topic: TOPICS.checkpoints, payload: checkpointsPayload(r, this.o.where, { whole: false }) };
+      if (requester) requester.send([msg, null]);
+      else this.o.node.send([msg, null]);
+      return;
+    }
+    state.error = null;
+    log.ok('cycle');
+    // the source answered a cycle that started after it stopped answering: green may come back
+    const down = state.sourceUnanswered;
+    if (down && r.startedAt >= down.since && r.groups.length > 0 && r.failedGroups.length < r.groups.length) state.sourceUnanswered = null;
+    state.last = r;
+    state.lastAt = Date.now();
+    state.groups = r.groups.length;
+    if (r.discoveryError) log.warn('discovery', t('mm2-checkpoint.warn.discovery', { error: r.discoveryError }));
+    else log.ok('discovery');
+    if (r.failedGroups.length > 0) {
+      log.warn('failed-groups', t('mm2-checkpoint.warn.group-offsets', { groups: r.failedGroups.map((f) => `${f.group} (${f.error})`).join(', ') }));
+    } else log.ok('failed-groups');
+    this.o.render();
+    this.sent.add(r);
+    requester?.prepare?.(r);
+    const [first, second] = this.outputs(r, requester?.msg);
+    // two sends, one per output: within one send Node-RED deep-copies every message after the
+    // first destination, so the coverage (an entry per group partition, 100,000 at 10,000 groups)
+    // would be copied every cycle only because output 1 went out before it
+    const send = requester ? requester.send : (m: Array<NodeMessage | null>) => this.o.node.send(m);
+    send([first, null]);
+    send([null, second]);
+  }
+
+  /** The whole state on the next full cycle (a receiver started), or now when a full cycle completed before. */
+  sendWhole(): void {
+    this.wholeWanted = true;
+    const last = this.o.state.last;
+    if (!last) return; // the first full cycle sends it
+    const latest = this.o.emitter.latestState();
+    if (latest === null) return;
+    this.wholeWanted = false;
+    this.wholeAt = this.now();
+    this.carried = new Map(latest);
+    const r: CycleResult = { ...last, written: [], latest };
+    this.o.node.send([{ topic: TOPICS.checkpoints, payload: checkpointsPayload(r, this.o.where, { whole: true }) }, null]);
+  }
+
+  private outputs(r: CycleResult, msg?: NodeMessage): [NodeMessage | null, NodeMessage] {
+    const base = msg ? { ...msg } : {};
+    // Every completed cycle, also when it wrote nothing (the receiver then knows cycles run).
+    // The whole state now and then and when asked, so that a restart, a redeploy or a lost
+    // message repairs itself; in between what changed since the last message.
+    // a message that asked for the cycle gets the whole state too
+    const whole = msg !== undefined || this.wholeWanted || this.now() - this.wholeAt >= (this.o.wholeStateEveryMs ?? WHOLE_STATE_EVERY_MS);
+    let latest: Map<string, readonly Checkpoint[]>;
+    if (whole) {
+      latest = r.latest;
+      this.carried = new Map(r.latest);
+      this.wholeWanted = false;
+      this.wholeAt = this.now();
+    } else {
+      latest = new Map();
+      for (const [g, list] of r.latest) {
+        if (this.carried.get(g) === list) continue;
+        latest.set(g, list);
+        this.carried.set(g, list);
+      }
+    }
+    return [
+      { ...base, topic: TOPICS.checkpoints, payload: checkpointsPayload(r, this.o.where, { latest, whole }) },
+      { ...base, topic: TOPICS.coverage, payload: coveragePayload(r) },
+    ];
+  }
+}

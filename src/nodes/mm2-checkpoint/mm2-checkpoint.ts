@@ -1,0 +1,118 @@
+/**
+ * `mm2-checkpoint` flow node: MirrorMaker 2's checkpoint connector + task (MirrorCheckpointConnector, MirrorCheckpointTask) as one
+ * node. A thin shell around engines/checkpoint-emitter: settings, wiring, status (the mm2-checkpoint-*.ts files beside it).
+ *
+ * Input: OffsetSyncsMessage (from mm2-offset-syncs) feeds the offset-sync store; any other
+ * message asks for a cycle now (`msg.refreshGroups === true` re-lists the groups first);
+ * `msg.action === 'switchover'` is a planned switchover's step (nodes/mm2-checkpoint/mm2-checkpoint-switchover).
+ * Output 1: CheckpointsMessage every completed cycle: what the cycle wrote, and the latest
+ * checkpoints of the groups that changed; the whole state (what a group-offset writer needs
+ * after a restart, a redeploy or a lost message) on the first cycle, at least every minute and
+ * when a receiver asks (nodes/shared/checkpoint-state). Output 2: CoverageMessage every cycle.
+ */
+import type { NodeAPI, Node, NodeDef } from '../shared/red';
+import { makeTranslate } from '../shared/i18n';
+import { setupFlowNode } from '../shared/flow-node';
+import { refuseSettings } from '../shared/input';
+import { nodeEnvLookup } from '../shared/settings';
+import { readCheckpointSettings } from './mm2-checkpoint-settings';
+import { checkpointStatus, type CheckpointNodeState } from './mm2-checkpoint-status';
+import { checkpointEmitterEvents } from './mm2-checkpoint-events';
+import { CheckpointCycles } from './mm2-checkpoint-cycles';
+import { SyncsIntake } from '../shared/syncs-intake';
+import { checkpointInput } from './mm2-checkpoint-input';
+import { checkpointSwitchover } from './mm2-checkpoint-switchover';
+import { registerPasteEndpoint } from '../shared/paste-endpoint';
+import { CheckpointEmitter } from '../../engines/checkpoint-emitter';
+import { CHECKPOINT_STATE_EVENT } from '../shared/checkpoint-state';
+
+const TYPE = 'mm2-checkpoint';
+
+interface CheckpointDef extends NodeDef {
+  replication?: string;
+  groups?: string;
+  groupsExclude?: string;
+  topics?: string;
+  topicsExclude?: string;
+  emitCheckpointsIntervalSeconds?: string | number;
+  refreshGroupsIntervalSeconds?: string | number;
+  sourceOffsets?: string;
+  readyMaxReread?: string | number;
+  readyMaxAgeSeconds?: string | number;
+}
+
+/** The node as the runtime holds it: its emitter is readable (by tests, and to inspect a running flow). */
+interface CheckpointNode extends Node {
+  /** Set once the settings are valid and the node runs; absent on a node that refused its settings. */
+  emitter?: CheckpointEmitter;
+}
+
+export = function register(RED: NodeAPI): void {
+  const t = makeTranslate(RED, TYPE);
+  registerPasteEndpoint(RED, t); // the editor's "Paste MM2 config" button
+
+  function MM2CheckpointNode(this: CheckpointNode, def: CheckpointDef): void {
+    RED.nodes.createNode(this, def);
+    const node = this;
+    const ctx = setupFlowNode(RED, node, def.replication, t);
+    if (!ctx) return;
+    const { rep, status, log } = ctx;
+
+    // ---- settings: MM2 property names, MM2 defaults for empty fields, ${VAR} substituted ----
+    const read = readCheckpointSettings(def, nodeEnvLookup(RED, node));
+    const source = rep.sourceNode?.connection ?? null;
+    const target = rep.targetNode?.connection ?? null;
+    if (!read.values || !source || !target || !rep.policy) {
+      const text = read.problems.join('; ') || t('mm2-common.errors.bad-replication', { problems: '' });
+      const logText = t('mm2-checkpoint.errors.config', { problems: text });
+      return refuseSettings(node, status, text, { statusText: t('mm2-checkpoint.status.error', { error: text }), logText, refuseInput: true });
+    }
+    const { emitMs, refreshMs, groupFilter, topicFilter, sourceOffsets, readiness } = read.values;
+    const checkpointsTopic = rep.checkpointsTopic();
+    const staleMs = 2 * emitMs + 30000; // no completed cycle for this long: not green
+
+    // ---- wiring ----
+    const state: CheckpointNodeState = { phase: { kind: 'preparing' }, last: null, lastAt: 0, error: null, groups: null };
+    const render = (): void => status.show(checkpointStatus(t, state, emitter.syncsLoaded, staleMs));
+    const { sourceAlias, targetAlias, policy } = rep;
+    const emitter = new CheckpointEmitter({
+      source: ctx.use(source),
+      target: ctx.use(target),
+      sourceAlias, targetAlias, policy, checkpointsTopic, groupFilter, topicFilter,
+      ensureTopic: (c, topic) => rep.ensureTopic(c, topic),
+      retryMaxMs: emitMs, // an unreachable target is tried again at least every interval
+      sourceOffsets,
+      offsetTranslation: rep.offsetTranslation,
+      readiness,
+      events: checkpointEmitterEvents({ node, t, log, state, checkpointsTopic, render: () => render(), delivered: (r) => cycles.deliver(r) }),
+    });
+    node.emitter = emitter;
+    const cycles = new CheckpointCycles({ node, t, log, emitter, state, render, where: { sourceCluster: sourceAlias, targetCluster: targetAlias, checkpointsTopic } });
+    const { topic, alias } = rep.offsetSyncs();
+    const requester = `${TYPE} ${node.name || node.id}`;
+    const syncs = new SyncsIntake({ RED, t, log, emitter, topic, cluster: alias, requester, closing: () => ctx.closing, render });
+    checkpointInput(node, cycles, syncs, (msg, send) => checkpointSwitchover({ t, cycles, emitter }, msg, send));
+
+    // ---- timers (intervals within core/intervals' bounds: the settings reader checks them) ----
+    ctx.after(0, () => syncs.requestReplay()); // a node started on its own missed the history: ask for it
+    ctx.every(emitMs, () => void cycles.run(false).catch(() => undefined));
+    ctx.every(refreshMs, () => {
+      emitter.refreshGroups().catch(() => undefined);
+      void emitter.retrySourceStream(); // polling because the stream failed: try following again
+    });
+    ctx.every(5000, () => state.last && render()); // "12 groups, 3 checkpoints / 5 s ago" stays true
+    // a receiver that (re)started asks for the whole state (output 1 otherwise carries what changed)
+    const wholeRequested = (): void => {
+      if (!ctx.closing) cycles.sendWhole();
+    };
+    RED.events.on(CHECKPOINT_STATE_EVENT, wholeRequested);
+    ctx.onClose(() => {
+      RED.events.removeListener(CHECKPOINT_STATE_EVENT, wholeRequested);
+      return emitter.stop();
+    });
+    render();
+    emitter.start().catch(() => undefined);
+  }
+
+  RED.nodes.registerType(TYPE, MM2CheckpointNode as unknown as (this: Node, def: NodeDef) => void);
+};

@@ -1,0 +1,123 @@
+/** The status an `mm2-group-offsets` node shows after its sync runs (full and partial). */
+import type { Translate } from '../shared/i18n';
+import { truncate, STATUS_MAX, type StatusView } from '../shared/flow-node';
+import { ago, type AgoScale } from '../shared/ago';
+import type { GroupOffsetsCycle, GroupSkipCode } from '../../engines/group-offset-syncer';
+
+const AGE: AgoScale = { seconds: 'mm2-group-offsets.status.age-s', minutes: 'mm2-group-offsets.status.age-min', secondsBelow: 120, rounding: 'round' };
+const WINDOW: AgoScale = { seconds: 'mm2-group-offsets.status.window-s', minutes: 'mm2-group-offsets.status.window-min', secondsBelow: 120, rounding: 'round' };
+
+/** A group's outcome in the last run that considered it. */
+interface Outcome {
+  code: 'written' | GroupSkipCode;
+  reason?: string;
+}
+
+/**
+ * What the runs of a node did, by either path: the full reconcile and the partial runs (the
+ * groups whose checkpoints changed). Each group's latest outcome (a full run replaces them all,
+ * a partial run those of its groups), when each group was last written, when a run last completed.
+ */
+export class GroupOffsetsRuns {
+  private readonly outcomes = new Map<string, Outcome>();
+  private readonly writes = new Map<string, number>();
+  /** When a run (either path) last completed; null before the first. */
+  lastRunAt: number | null = null;
+  /** Input messages refused because their checkpoints come from another replication flow (core/checkpoints-origin). */
+  foreign = 0;
+
+  /** A run completed at `at` (epoch ms). */
+  record(r: GroupOffsetsCycle, at: number): void {
+    if (!r.partial) this.outcomes.clear();
+    for (const w of r.written) {
+      this.outcomes.set(w.group, { code: 'written' });
+      this.writes.set(w.group, at);
+    }
+    for (const s of r.skipped) this.outcomes.set(s.group, { code: s.code, reason: s.reason });
+    this.lastRunAt = at;
+  }
+
+  /** The groups written within `windowMs` before `now` (each once), when the last was, and the groups' latest outcomes. */
+  view(now: number, windowMs: number): RunsView {
+    let synced = 0;
+    let lastWriteAt: number | null = null;
+    for (const [g, at] of this.writes) {
+      if (now - at > windowMs) {
+        this.writes.delete(g);
+        continue;
+      }
+      synced++;
+      if (lastWriteAt === null || at > lastWriteAt) lastWriteAt = at;
+    }
+    let active = 0;
+    let upToDate = 0;
+    let written = 0;
+    const errors: string[] = [];
+    for (const o of this.outcomes.values()) {
+      if (o.code === 'written') written++;
+      else if (o.code === 'group-active') active++;
+      else if (o.code === 'up-to-date') upToDate++;
+      else if (o.code === 'error') errors.push(o.reason ?? '');
+    }
+    return { synced, lastWriteAt, considered: this.outcomes.size, written, active, upToDate, failed: errors.length, firstError: errors[0] ?? '' };
+  }
+}
+
+export interface RunsView {
+  /** Groups written (by either path) within the window. */
+  synced: number;
+  /** When the last of them was written (epoch ms); null when none. */
+  lastWriteAt: number | null;
+  /** Groups with an outcome (the last full run's, updated by the partial runs since). */
+  considered: number;
+  /** ... of which written by the last run that considered them, active on the target, up to date, failed. */
+  written: number;
+  active: number;
+  upToDate: number;
+  failed: number;
+  firstError: string;
+}
+
+/**
+ * The status after the runs so far, at `now`. It counts the groups written by either path in the
+ * last interval (`intervalMs`) and says when the last was written (when none was: when the last
+ * run checked). Green only while the node does its job: some selected group has its target
+ * offset, none failed, and runs keep completing.
+ */
+export function runsStatus(t: Translate, runs: GroupOffsetsRuns, intervalMs: number, malformed: number, now = Date.now()): StatusView | null {
+  const at = runs.lastRunAt;
+  if (at === null) return null;
+  const checked = ago(t, now - at, AGE);
+  if (now - at > 2 * intervalMs + 30000) {
+    // syncs stopped completing (a request that hangs): not green
+    return { activity: { fill: 'yellow', shape: 'ring', text: t('mm2-group-offsets.status.stale', { age: checked }) } };
+  }
+  const v = runs.view(now, intervalMs);
+  if (v.considered === 0 && v.synced === 0) {
+    const waiting = t('mm2-group-offsets.status.waiting-checkpoints', { age: checked });
+    const text = runs.foreign > 0 ? `${t('mm2-group-offsets.status.foreign', { count: runs.foreign })}, ${waiting}` : waiting;
+    return { activity: { fill: 'yellow', shape: 'ring', text: truncate(text) } };
+  }
+  if (v.considered > 0 && v.failed === v.considered) return { fail: t('mm2-group-offsets.status.unreachable', { error: v.firstError }) };
+  // (a group with members on the target is its consumers' business, never ours)
+  const withOffset = v.written + v.active + v.upToDate;
+  const parts = [t('mm2-group-offsets.status.synced', { count: v.synced, window: ago(t, intervalMs, WINDOW) })];
+  if (v.synced === 0 && v.upToDate > 0) parts.push(t('mm2-group-offsets.status.up-to-date', { count: v.upToDate }));
+  if (v.active > 0) parts.push(t('mm2-group-offsets.status.active', { count: v.active }));
+  if (v.failed > 0) parts.push(t('mm2-group-offsets.status.failed', { count: v.failed }));
+  if (malformed > 0) parts.push(t('mm2-group-offsets.status.malformed', { count: malformed }));
+  if (withOffset === 0) parts.unshift(t('mm2-group-offsets.status.none-written'));
+  // refused messages of another flow first: a wrong wiring, never cut off by a long list
+  if (runs.foreign > 0) parts.unshift(t('mm2-group-offsets.status.foreign', { count: runs.foreign }));
+  const when = v.lastWriteAt !== null
+    ? t('mm2-group-offsets.status.last-write', { age: ago(t, now - v.lastWriteAt, AGE) })
+    : t('mm2-group-offsets.status.checked', { age: checked });
+  return {
+    activity: {
+      fill: v.failed > 0 || malformed > 0 || runs.foreign > 0 || withOffset === 0 ? 'yellow' : 'green',
+      shape: v.failed > 0 || withOffset === 0 ? 'ring' : 'dot',
+      // a long list is shortened, never the time that says the node is working
+      text: truncate(`${truncate(parts.join(', '), STATUS_MAX - when.length - 3)} / ${when}`),
+    },
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * `mm2-group-offsets` flow node: MM2's `sync.group.offsets` (MirrorCheckpointTask.syncGroupOffset) done safely. Writes the
+ * checkpointed (translated) offsets of consumer groups to the TARGET cluster, one admin-style
+ * commit per group that moved: the groups whose checkpoints change at once (at most once per
+ * group per `minWriteIntervalMs`), every group every `sync.group.offsets.interval.seconds`, and on demand. The cycle logic
+ * lives in ../engines/group-offset-syncer (no Node-RED there); this file is the shell: settings,
+ * input/output, status, timers, close.
+ */
+import type { NodeAPI, Node, NodeDef } from '../shared/red';
+import { makeTranslate } from '../shared/i18n';
+import { setupFlowNode } from '../shared/flow-node';
+import { onInput, refuseSettings } from '../shared/input';
+import { nodeEnvLookup } from '../shared/settings';
+import { readGroupOffsetsSettings, type GroupOffsetsDefFields } from './mm2-group-offsets-settings';
+import { GroupOffsetsCycles } from './mm2-group-offsets-cycles';
+import { followCheckpointsTopic } from './mm2-group-offsets-topic-mode';
+import { GroupOffsetSyncer } from '../../engines/group-offset-syncer';
+import { CHECKPOINT_STATE_EVENT, type CheckpointStateRequest } from '../shared/checkpoint-state';
+
+interface GroupOffsetsDef extends NodeDef, GroupOffsetsDefFields {
+  replication?: string;
+}
+
+const SET = 'mm2-group-offsets';
+
+export = function register(RED: NodeAPI): void {
+  const t = makeTranslate(RED, SET);
+
+  function MM2GroupOffsetsNode(this: Node, def: GroupOffsetsDef): void {
+    RED.nodes.createNode(this, def);
+    const node = this;
+    const ctx = setupFlowNode(RED, node, def.replication, t);
+    if (!ctx) return;
+    const { rep, status } = ctx;
+
+    // ---- settings (empty = MM2's default, `${VAR}` substituted, an unset variable is an error) ----
+    const read = readGroupOffsetsSettings(def, nodeEnvLookup(RED, node), t);
+    if (!read.values) return refuseSettings(node, status, read.problems[0]);
+    const { mode, intervalMs, groupFilter, minWriteIntervalMs } = read.values;
+    // rewinds on the source are followed unless turned off here, or the replication translates as MM2 does
+    const followRewinds = read.values.followRewinds && rep.offsetTranslation !== 'mm2';
+    const maybeConnection = rep.targetNode?.connection ?? null;
+    if (!maybeConnection) return refuseSettings(node, status, t('mm2-group-offsets.errors.no-target'));
+    const connection = ctx.use(maybeConnection);
+    const checkpointsTopic = rep.checkpointsTopic();
+
+    // ---- wiring: cycles (nodes/mm2-group-offsets/mm2-group-offsets-cycles), their timers, mode topic (nodes/mm2-group-offsets/mm2-group-offsets-topic-mode) ----
+    // a group asked again within the floor is written when it ends: that run is reported like the others
+    const syncer = new GroupOffsetSyncer({ connection, groupFilter, minWriteIntervalMs, followRewinds, onDeferredRun: (run) => cycles.report(run, null, null, null) });
+    const origin = { sourceCluster: rep.sourceAlias, targetCluster: rep.targetAlias, checkpointsTopic };
+    const cycles = new GroupOffsetsCycles({ node, ctx, t, syncer, connection, mode, intervalMs, checkpointsTopic, origin });
+    ctx.every(5000, () => cycles.render());
+    ctx.every(intervalMs, () => cycles.tick());
+    const runner = mode !== 'topic' ? null : followCheckpointsTopic({
+      ctx, t, connection, topic: checkpointsTopic, syncer, nodeId: node.id, intervalMs,
+      ready: () => cycles.ready,
+      loaded: () => {
+        cycles.ready = true;
+        cycles.run(null, null, null); // the whole topic read: one full run now, then the timer's
+      },
+      applied: (group) => cycles.groupChanged(group),
+      malformed: () => {
+        if (cycles.ready) cycles.render();
+      },
+    });
+    onInput(node, (msg, send, done) => cycles.input(msg, send, done));
+    if (mode === 'input') {
+      // started (or redeployed) on its own: ask the checkpoint nodes for their whole state now
+      // rather than at their next whole-state message
+      const req: CheckpointStateRequest = { requester: `${SET} ${node.name || node.id}` };
+      ctx.after(0, () => RED.events.emit(CHECKPOINT_STATE_EVENT, req));
+    }
+
+    ctx.onClose(async () => {
+      cycles.stop();
+      if (runner) await runner.stop();
+      await syncer.close();
+    });
+  }
+
+  RED.nodes.registerType(SET, MM2GroupOffsetsNode as unknown as (this: Node, def: NodeDef) => void);
+};
