@@ -121,6 +121,8 @@ export interface CheckpointEmitterOptions {
   retryMaxMs?: number;
   /** Give up the restore after this long (counts as a failed restore). Default 120 s. */
   restoreTimeoutMs?: number;
+  /** While `__consumer_offsets` is followed, read every selected group's source offsets in full at least this often (ms). Default FULL_SOURCE_READ_EVERY_MS (60 s); benchmarks shorten it so that a short run covers several. */
+  fullSourceReadEveryMs?: number;
   /** Clock (ms); tests may replace it. */
   now?: () => number;
   /** Makes the stream following the source's `__consumer_offsets` (default: a SourceCommitStream); tests may replace it. */
@@ -852,10 +854,10 @@ export class CheckpointEmitter {
     }
   }
 
-  /** Whether the source offsets kept are current without a full read: the stream follows, and a full read succeeded since it stood, less than FULL_SOURCE_READ_EVERY_MS ago. */
+  /** Whether the source offsets kept are current without a full read: the stream follows, and a full read succeeded since it stood, less than FULL_SOURCE_READ_EVERY_MS (or the option) ago. */
   private sourceFresh(): boolean {
     const since = this.sourceOffsets.followingSince;
-    return since !== null && this.lastFullReadAt >= since && this.now() - this.lastFullReadAt < FULL_SOURCE_READ_EVERY_MS;
+    return since !== null && this.lastFullReadAt >= since && this.now() - this.lastFullReadAt < (this.o.fullSourceReadEveryMs ?? FULL_SOURCE_READ_EVERY_MS);
   }
 
   private async runCycle(opts: CycleOptions): Promise<CycleResult> {

@@ -154,6 +154,8 @@ export interface GroupOffsetSyncerOptions {
   followRewinds?: boolean;
   /** Called with the result of a run the floor timer started (the caller reports it like any other). */
   onDeferredRun?: (run: Promise<GroupOffsetsCycle>) => void;
+  /** A full run reads again a group up to date as remembered when its last read is older than this (ms). Default FULL_TARGET_READ_EVERY_MS (60 s); benchmarks shorten it so that a short run covers several. */
+  fullTargetReadEveryMs?: number;
   now?: () => number;
 }
 
@@ -181,7 +183,7 @@ export class GroupOffsetSyncer {
 
   constructor(private readonly opts: GroupOffsetSyncerOptions) {
     this.now = opts.now ?? Date.now;
-    this.targets = new TargetOffsets({ floorMs: opts.minWriteIntervalMs ?? DEFAULT_MIN_WRITE_INTERVAL_MS, followRewinds: opts.followRewinds === true });
+    this.targets = new TargetOffsets({ floorMs: opts.minWriteIntervalMs ?? DEFAULT_MIN_WRITE_INTERVAL_MS, followRewinds: opts.followRewinds === true, fullReadEveryMs: opts.fullTargetReadEveryMs });
   }
 
   /** Whether a run is in progress or queued. */
