@@ -97,6 +97,28 @@ export class TargetOffsets {
     else marks.set(k, mark);
   }
 
+  /**
+   * Takes a rewind mark found elsewhere (a replay of the checkpoints topic: core/rewind-history)
+   * for `group`: merged with a pending mark of the same partition (the highest checkpoint rewound from wins).
+   */
+  adoptRewind(group: string, mark: RewindMark): void {
+    const k = partitionKey(mark.topic, mark.partition);
+    let marks = this.rewinds.get(group);
+    const pending = marks?.get(k);
+    if (pending !== undefined && pending.fromUpstream >= mark.fromUpstream && pending.fromDownstream >= mark.fromDownstream) return;
+    const merged: RewindMark = pending === undefined ? mark : Object.freeze({
+      topic: mark.topic,
+      partition: mark.partition,
+      fromUpstream: pending.fromUpstream > mark.fromUpstream ? pending.fromUpstream : mark.fromUpstream,
+      fromDownstream: pending.fromDownstream > mark.fromDownstream ? pending.fromDownstream : mark.fromDownstream,
+    });
+    if (marks === undefined) {
+      marks = new Map();
+      this.rewinds.set(group, marks);
+    }
+    marks.set(k, merged);
+  }
+
   /** Forgets every rewind mark (the checkpoints are replaced as a whole). */
   clearRewinds(): void {
     this.rewinds.clear();
