@@ -18,9 +18,7 @@ const env = require('../harness/env');
 const { startNodeRed } = require('../../scripts/node-red-runner');
 const drill = require('../harness/drill');
 const { encodeOffsetSync } = require('../../dist/core/offset-sync');
-const { decodeCheckpoint } = require('../../dist/core/checkpoint');
-const { AdminOffsetCommitter, fetchCommittedOffsets } = require('../../dist/kafka/groups');
-const { TopicReader } = require('../../dist/kafka/topic-reader');
+const { AdminOffsetCommitter } = require('../../dist/kafka/groups');
 
 const RECORDS = 30; // per partition, as drill.seed writes them
 const ALL = Array.from({ length: drill.PARTITIONS }, (_, p) => p);
@@ -40,26 +38,11 @@ describe('a group rewound on the source while mm2-group-offsets (mode input) was
     committer = null;
   });
 
-  async function targetOffsets(group, topic) {
-    const admin = await env.admin('target');
-    const out = new Map();
-    for (const o of await fetchCommittedOffsets(admin, group)) if (o.topic === topic) out.set(o.partition, o.offset);
-    return out;
-  }
-
+  const targetOffsets = async (group, topic) => drill.targetOffsetsOf(await env.admin('target'), group, topic);
   /** The latest checkpoint of `group` per partition in the checkpoints topic. */
   async function latestCheckpoints(names, group) {
     const out = new Map();
-    const reader = new TopicReader(env.kafka('target'), await env.admin('target'), {
-      topic: names.checkpointsTopic,
-      tail: false,
-      onRecord: (r) => {
-        const c = decodeCheckpoint(r.key, r.value);
-        if (c.group === group) out.set(c.partition, c);
-      },
-    });
-    await reader.start();
-    await reader.stop();
+    for (const c of await drill.checkpointsInTopic(env.kafka('target'), await env.admin('target'), names, group)) out.set(c.partition, c);
     return out;
   }
 
