@@ -14,6 +14,7 @@
  *      that Node.js), both installed into a private prefix by scripts/node-red-5.js (installed there
  *      when missing; when they cannot be, the run fails, it is never skipped), Kafka DEFAULT_KAFKA_VERSION
  * Runs 2-4 go into two lanes side by side (see main(); TEST_LANES=1 runs them one after the other).
+ * TEST_DRY_RUN=1 prints which runs go into which lane and runs nothing (the unit tests apart).
  * Prints one closing line `N passed, N failed, N skipped` over all runs and exits non-zero
  * on any failure. TEST_SUITES (comma-separated: unit, package, integration, node-red-5; default all
  * four) picks the runs, e.g. TEST_SUITES=node-red-5 runs the Node-RED 5 run only.
@@ -22,7 +23,7 @@ const { spawn } = require('node:child_process');
 const path = require('node:path');
 const { DEFAULT_KAFKA_VERSION, resolveKafka } = require('./kafka/cluster');
 const { mm2VersionFor, resolveConnect } = require('./kafka/connect');
-const { KAFKA_MATRIX } = require('./test-matrix');
+const { KAFKA_MATRIX, SECOND_LANE_FILES, defaultRunFiles } = require('./test-matrix');
 const { ensureNodeRed5, NODE_RED_VERSION, NODE_VERSION } = require('./node-red-5');
 
 const { NODE_RED_5_FILES } = require('./test-matrix');
@@ -93,7 +94,7 @@ async function main() {
   const t0 = Date.now();
   if (suites.includes('unit')) results.push(await runMocha('test/.mocharc.unit.js', {}, 'unit tests'));
 
-  /** @type {{ label: string, whole?: boolean, run: (live: boolean) => Promise<any> }[]} */
+  /** @type {{ label: string, whole?: boolean, last?: boolean, run: (live: boolean) => Promise<any> }[]} */
   const runs = [];
   if (suites.includes('package')) runs.push({ label: 'package test', run: (live) => runMocha('test/.mocharc.package.js', {}, 'package test', { live }) });
   if (suites.includes('integration')) {
@@ -105,6 +106,17 @@ async function main() {
       resolveConnect(mm2);
       const what = files ? `${files.length} files` : 'every file';
       const label = `integration tests, Apache Kafka ${version} (MirrorMaker 2 ${mm2}; ${what})`;
+      if (!files && lanesWanted === 2 && !process.env.KAFKA_VERSIONS && !process.env.TEST_FILES && version === DEFAULT_KAFKA_VERSION) {
+        // the default version's whole run in two parts: SECOND_LANE_FILES go to the second lane
+        const all = defaultRunFiles(root);
+        const second = SECOND_LANE_FILES.filter((x) => all.includes(x));
+        const firstPart = all.filter((x) => !second.includes(x));
+        const label1 = `integration tests, Apache Kafka ${version} (MirrorMaker 2 ${mm2}; every file but ${second.length}: ${firstPart.length} files)`;
+        const label2 = `integration tests, Apache Kafka ${version} (MirrorMaker 2 ${mm2}; the other ${second.length} files)`;
+        runs.push({ label: label1, whole: true, run: (live) => runMocha('test/.mocharc.integration.js', { KAFKA_VERSION: version, TEST_FILES: firstPart.join(',') }, label1, { live }) });
+        runs.push({ label: label2, last: true, run: (live) => runMocha('test/.mocharc.integration.js', { KAFKA_VERSION: version, TEST_FILES: second.join(',') }, label2, { live }) });
+        continue;
+      }
       runs.push({
         label,
         whole: !files,
@@ -138,8 +150,16 @@ async function main() {
   }
 
   // lane 1: the whole run of the default version when there is one (the longest); lane 2: the rest
+  // (a run marked last goes to the end of the second lane)
   const first = runs.findIndex((r) => r.whole);
-  const lanes = lanesWanted === 1 || runs.length < 2 ? [runs] : first >= 0 ? [[runs[first]], runs.filter((_, i) => i !== first)] : [[runs[0]], runs.slice(1)];
+  const rest = runs.filter((_, i) => i !== (first >= 0 ? first : 0));
+  const ordered = [...rest.filter((r) => !r.last), ...rest.filter((r) => r.last)];
+  const lanes = lanesWanted === 1 || runs.length < 2 ? [runs] : [[runs[first >= 0 ? first : 0]], ordered];
+  if (process.env.TEST_DRY_RUN === '1') {
+    // what would run where, without running it
+    lanes.forEach((lane, i) => process.stdout.write(`lane ${i + 1}: ${lane.map((r) => r.label).join('; then ')}\n`));
+    process.exit(0);
+  }
   if (lanes.length > 1) process.stdout.write(`\n${runs.length} runs in 2 lanes side by side (TEST_LANES=1: one after the other): [${lanes[0].map((r) => r.label).join('; ')}] beside [${lanes[1].map((r) => r.label).join('; ')}]\n`);
   const laneResults = await Promise.all(
     lanes.map(async (lane, i) => {

@@ -4,7 +4,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { mm2Candidates, guessedMm2Versions } = require('../../scripts/kafka/connect');
-const { KAFKA_MATRIX, NODE_RED_5_FILES, EXAMPLE_TESTS, PROTOCOL_FILES, ONCE_FILES, OLDEST_LINE_FILES, OLDEST_LINE } = require('../../scripts/test-matrix');
+const { KAFKA_MATRIX, NODE_RED_5_FILES, EXAMPLE_TESTS, PROTOCOL_FILES, ONCE_FILES, OLDEST_LINE_FILES, OLDEST_LINE, SECOND_LANE_FILES, defaultRunFiles } = require('../../scripts/test-matrix');
 const { DEFAULT_KAFKA_VERSION } = require('../../scripts/kafka/cluster');
 
 const root = path.join(__dirname, '..', '..');
@@ -36,6 +36,18 @@ describe('the test matrix (scripts/test-matrix.js)', function () {
 
   it('every file it names exists', function () {
     for (const file of [...PROTOCOL_FILES, ...ONCE_FILES, ...NODE_RED_5_FILES, ...OLDEST_LINE_FILES]) assert.ok(exists(file), file);
+  });
+
+  it("the default version's run, split over two lanes, still runs every file once, the full-failover suites first", function () {
+    const all = defaultRunFiles(root);
+    const onDisk = fs.readdirSync(path.join(root, 'test', 'integration')).filter((n) => n.endsWith('.test.js')).map((n) => `test/integration/${n}`);
+    assert.deepEqual([...all].sort(), onDisk.sort(), 'every integration file once');
+    assert.deepEqual(all.slice(0, 3), ['failover-e2e', 'browser', 'node-red-package'].map((n) => `test/integration/${n}.test.js`));
+    assert.ok(SECOND_LANE_FILES.length > 0);
+    for (const file of SECOND_LANE_FILES) {
+      assert.ok(all.includes(file), `${file} exists`);
+      assert.ok(!all.slice(0, 3).includes(file), `${file} is not one of the suites that run first`);
+    }
   });
 
   it('the conformance files beside MM2 run on the oldest line too (MM2 of that line as the peer)', function () {
