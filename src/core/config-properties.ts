@@ -1,6 +1,6 @@
 import { ConfigError } from './errors';
 import { intervalProblem, MAX_INTERVAL_SECONDS } from './intervals';
-import { compileRegexList, splitList } from './java-regex';
+import { compileRegexList, splitList } from './java-regex-list';
 import { listItemsProblem } from './list-values';
 import { REPLICATION_POLICY_SHORT_NAMES } from './replication-policy';
 
