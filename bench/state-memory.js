@@ -1,137 +1,258 @@
 'use strict';
 /**
- * What the checkpoint emitter and the group-offset writer retain per group partition, in-process,
- * without brokers: both built for BENCH_MEM_GROUPS groups x BENCH_MEM_PARTITIONS partitions from
- * connections answering from memory, a few full cycles run (the first translates everything, the
- * others find nothing moved), then heap used after a collection.
+ * What the checkpoint machinery retains per group partition, in-process, without brokers, by
+ * structure, and what it allocates per second in steady state: the flow of bench/inproc-harness.js
+ * (an `mm2-checkpoint` node's emitter and node classes, output 1 to an `mm2-group-offsets` node in
+ * mode "input" and a debug node) for BENCH_MEM_GROUPS groups x BENCH_MEM_PARTITIONS partitions,
+ * from clusters answering from memory without latency.
  *
- *   node bench/state-memory.js        (after npm run build; re-runs itself with --expose-gc)
+ *   node bench/state-memory.js          (after npm run build; re-runs itself with --expose-gc)
+ *   node bench/state-memory.js --json   (one JSON line: what bench/inproc.js reads)
  *
- * Prints the retained heap of each, per group partition, and the heap allocated by one
- * steady-state full cycle of the emitter (what V8's heap grows with under churn).
+ * 1. The flow starts and writes every group on the target; its timers run (a full checkpoint
+ *    cycle, a group refresh and a full group-offset run every BENCH_MEM_INTERVAL_MS, the 60 s
+ *    periods at their defaults) for two intervals.
+ * 2. Steady state: heap allocated over BENCH_MEM_STEADY_S seconds of that (v8.GCProfiler: the
+ *    heap used at the end, minus at the start, plus what each collection freed), and CPU.
+ * 3. The timers stop; retained = heap used after a full collection, minus before the flow was
+ *    built (the harness's own tables are allocated before).
+ * 4. Breakdown: the structures are released one at a time, in the order of STEPS below, the heap
+ *    collected after each: what it freed is what that structure alone kept alive. An object held
+ *    by two structures counts with the later one (the group names, for instance, with the last
+ *    holder). The coverage entries' JSON (output 2) dies with the entries: it is measured apart,
+ *    built alone on copies of the entries, and taken off the translation cache's figure.
  */
 const path = require('node:path');
 
-if (typeof global.gc !== 'function') {
-  const r = require('node:child_process').spawnSync(process.execPath, ['--expose-gc', __filename, ...process.argv.slice(2)], { stdio: 'inherit' });
+if (require.main === module && typeof global.gc !== 'function') {
+  const r = require('node:child_process').spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=12288', __filename, ...process.argv.slice(2)], { stdio: 'inherit' });
   process.exit(r.status === null ? 1 : r.status);
 }
 
 const root = path.join(__dirname, '..');
 const { envInt } = require('./lib');
-const { CheckpointEmitter } = require(path.join(root, 'dist', 'engines', 'checkpoint-emitter'));
-const { GroupOffsetSyncer } = require(path.join(root, 'dist', 'engines', 'group-offset-syncer'));
-const { createReplicationPolicy } = require(path.join(root, 'dist', 'core', 'replication-policy'));
-const { createGroupFilter, createTopicFilter } = require(path.join(root, 'dist', 'core', 'filters'));
-
-const GROUPS = envInt('BENCH_MEM_GROUPS', 10000);
-const PARTS = envInt('BENCH_MEM_PARTITIONS', 10);
-const CYCLES = envInt('BENCH_MEM_CYCLES', 3);
-/** also build the node's coverage message of each cycle (mm2-checkpoint output 2) */
-const withMessages = envInt('BENCH_MEM_MESSAGES', 1) === 1;
+const { memoryCluster, buildFlow, initialSyncs, allocationMeter, waitFor } = require('./inproc-harness');
+const { TranslationCache } = require(path.join(root, 'dist', 'core', 'translation-cache'));
 const { coveragePayload } = require(path.join(root, 'dist', 'nodes', 'shared', 'contracts'));
-const TOPIC = 'bench-fresh';
-const CP_TOPIC = 'source.checkpoints.internal';
+const { GroupOffsetsRuns } = require(path.join(root, 'dist', 'nodes', 'mm2-group-offsets', 'mm2-group-offsets-status'));
 
-/** offsets as a broker's answer would build them: new strings per answer (as decoded from the wire) */
-function answer(g) {
-  const list = [];
-  for (let p = 0; p < PARTS; p++) list.push({ topic: `${TOPIC}`.slice(0), partition: p, offset: BigInt(1000 + ((g * 7 + p) % 50)), metadata: '' });
-  return list;
-}
-const groupName = (i) => `bench-fresh-g${String(i).padStart(5, '0')}`;
-const names = Array.from({ length: GROUPS }, (_, i) => groupName(i));
-
-function memoryConnection() {
-  const admin = {
-    listGroups: async () => ({ groups: names.map((n) => ({ groupId: `${n}`.slice(0), protocolType: 'consumer' })) }),
-    listTopics: async () => [CP_TOPIC, `source.${TOPIC}`],
-    // the checkpoints topic is empty; the remote topic has every partition, its log end past every checkpoint
-    fetchTopicOffsets: async (topic) =>
-      topic === CP_TOPIC ? [{ partition: 0, offset: '0', high: '0', low: '0' }] : Array.from({ length: PARTS }, (_, partition) => ({ partition, offset: '100000', high: '100000', low: '0' })),
-  };
-  return {
-    alias: 'x',
-    kafka: null,
-    admin: async () => admin,
-    producer: async () => ({ send: async () => undefined }),
-    offsetFetcher: () => ({
-      fetchMany: async (gs) => {
-        const offsets = new Map();
-        for (const g of gs) offsets.set(g, answer(names.indexOf(g) >= 0 ? Number(g.slice(-5)) : 0));
-        return { offsets, failed: new Map() };
-      },
-      listGroupStates: async () => new Map(names.map((n) => [n, { state: 'Empty', protocolType: 'consumer' }])),
-      coordinatorFailures: async () => new Map(),
-    }),
-    committer: () => ({ commitMany: async (commits) => new Map(commits.map((c) => [c.group, { ok: true }])) }),
-    reportOk: () => undefined,
-    reportError: (e) => String(e && e.message),
-  };
-}
-
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 function heap() {
   global.gc();
   global.gc();
   return process.memoryUsage().heapUsed;
 }
+
+/** The structures, released in this order (see the header). `of` names the owner in the breakdown. */
+const STEPS = [
+  { key: 'lastResult', of: 'nodes', label: "mm2-checkpoint: the last full cycle's result, kept for its status", release: (f) => (f.state.last = null) },
+  { key: 'carried', of: 'nodes', label: 'mm2-checkpoint: what output 1 carried per group', release: (f) => (f.cycles.carried = new Map()) },
+  { key: 'runs', of: 'nodes', label: "mm2-group-offsets: each group's last outcome and write time, for its status", release: (f) => (f.goCycles.runs = new GroupOffsetsRuns()) },
+  { key: 'lastFull', of: 'emitter', label: "the last full cycle's lists (coverage list, readiness summaries, latest map)", release: (f) => (f.emitter.lastFull = null) },
+  {
+    key: 'coverage',
+    of: 'emitter',
+    label: 'coverage entries with their reason sentences, readiness per group (the translation cache), without their JSON',
+    release: (f) => (f.emitter.translations = new TranslationCache()),
+  },
+  {
+    key: 'listings',
+    of: 'emitter',
+    label: 'group listings (source and target, as kept by the clients and the engines) and members on the target',
+    release: (f, c) => {
+      f.emitter.targetMembers.current = { members: new Map() };
+      f.emitter.listing.listedStates = null;
+      f.emitter.listing.otherTypes = [];
+      f.syncer.states = null;
+      c.source.dropListing();
+      c.target.dropListing();
+    },
+  },
+  {
+    key: 'sourceOffsets',
+    of: 'emitter',
+    label: 'source offsets (per group, per partition index)',
+    release: async (f) => {
+      await f.emitter.sourceOffsets.stop(); // the stream holds it too
+      f.emitter.sourceOffsets = { stop: async () => undefined };
+    },
+  },
+  { key: 'syncStore', of: 'emitter', label: 'offset-sync store (precise: the sync kept per group partition)', release: (f) => (f.emitter.syncStore = null) },
+  { key: 'checkpointStore', of: 'emitter', label: 'checkpoint store (the latest checkpoint per group partition)', release: (f) => (f.emitter.checkpointStore = null) },
+  { key: 'writerSkips', of: 'writer', label: "writer: its up-to-date skip entries", release: (f) => f.syncer.targets.upToDateSkips.clear() },
+  {
+    key: 'targetOffsets',
+    of: 'writer',
+    label: 'writer: target offsets as last read or written, when read, when written',
+    release: (f) => {
+      f.syncer.targets.known.clear();
+      f.syncer.targets.readAt.clear();
+      f.syncer.targets.lastWrite.clear();
+    },
+  },
+  {
+    key: 'writerCopies',
+    of: 'writer',
+    label: "writer: its copy of the checkpoints (parsed from output 1's JSON)",
+    release: (f) => {
+      f.syncer.byGroup.clear();
+      f.syncer.targets.rewinds.clear();
+    },
+  },
+];
+
+/**
+ * The coverage JSON (output 2's cached form) built alone, on copies of the last full cycle's
+ * entries: the heap it adds. A function of its own: what it made is garbage once it returns (a
+ * temporary of the caller's frame would stay alive until that frame moves on).
+ */
+function coverageJsonAlone(flow) {
+  const copies = flow.emitter.lastFull.coverage.map((c) => ({ ...c }));
+  const r = { ...flow.state.last, coverage: copies, membersOnTarget: flow.emitter.targetMembers.members };
+  const j0 = heap();
+  const payload = coveragePayload(r);
+  const bytes = heap() - j0;
+  return payload.entries.length > 0 ? bytes : 0;
+}
+
+/** Latest checkpoints held, all groups. */
+function checkpointCount(flow) {
+  let n = 0;
+  for (const list of (flow.emitter.latestState() ?? new Map()).values()) n += list.length;
+  return n;
+}
+
+async function measureMemory(o) {
+  if (typeof global.gc !== 'function') throw new Error('measureMemory needs node --expose-gc (run bench/state-memory.js, which restarts itself with it)');
+  const { groups, parts } = o;
+  const gp = groups * parts;
+  const clusters = {
+    source: memoryCluster({ role: 'source', groups, parts, initial: true }),
+    target: memoryCluster({ role: 'target', groups, parts }),
+  };
+  const syncs = initialSyncs(parts);
+  const base = heap();
+  let flow = buildFlow({
+    ...clusters,
+    periodic: false,
+    emitMs: o.intervalMs,
+    refreshMs: o.intervalMs,
+    syncMs: o.intervalMs,
+    periodMs: undefined, // the 60 s periods at their defaults
+    minWriteIntervalMs: 200,
+    debugWire: true,
+  });
+  const t0 = Date.now();
+  await flow.start(syncs);
+  await waitFor(() => clusters.target.presentCount === groups && !flow.syncer.busy, 'every group on the target', o.timeoutMs);
+  const startupMs = Date.now() - t0;
+  flow.startTimers();
+  await sleep(2 * o.intervalMs + 200);
+  const c0 = { ...flow.counters };
+  const alloc = allocationMeter();
+  const cpu0 = process.cpuUsage();
+  const s0 = Date.now();
+  await sleep(o.steadyS * 1000);
+  const steadyMs = Date.now() - s0;
+  const cpu = process.cpuUsage(cpu0);
+  const allocated = alloc.stop();
+  const steadyCounters = Object.fromEntries(Object.keys(c0).filter((k) => typeof c0[k] === 'number').map((k) => [k, flow.counters[k] - c0[k]]));
+  flow.stopTimers();
+  // quiet: no cycle, run, discovery or message in flight, and the heap the same twice
+  const idle = () => !flow.syncer.busy && !flow.emitter.runner.busy && flow.emitter.discoveryP === null;
+  let settled = 0;
+  for (let i = 0; i < 10; i++) {
+    await waitFor(idle, 'the cycles to end', o.timeoutMs);
+    await sleep(200);
+    const h1 = heap();
+    await sleep(200);
+    await waitFor(idle, 'the cycles to end', o.timeoutMs);
+    settled = heap();
+    if (Math.abs(settled - h1) < 0.002 * (settled - base)) break;
+  }
+  const retained = settled - base;
+  const checkpoints = checkpointCount(flow);
+
+  const coverageJson = coverageJsonAlone(flow);
+  let prev = heap();
+  // nothing may have grown since the retained figure was taken (the breakdown would not add up)
+  const drift = prev - base - retained;
+  const breakdown = [];
+  for (const step of STEPS) {
+    await step.release(flow, clusters);
+    const h = heap();
+    let bytes = prev - h;
+    if (step.key === 'coverage') {
+      breakdown.push({ key: 'coverageJson', of: 'emitter', label: "coverage entries' JSON, output 2's cached form (built alone on copies of the entries)", bytes: coverageJson });
+      bytes -= coverageJson;
+    }
+    breakdown.push({ key: step.key, of: step.of, label: step.label, bytes });
+    prev = h;
+  }
+  flow = null;
+  const h = heap();
+  // what is left: a heap snapshot shows it (BENCH_MEM_SNAPSHOT=<file>)
+  if (process.env.BENCH_MEM_SNAPSHOT) require('node:v8').writeHeapSnapshot(process.env.BENCH_MEM_SNAPSHOT);
+  breakdown.push({ key: 'rest', of: 'all', label: 'the rest (group selection, the engines and node objects themselves, what they shared)', bytes: prev - h });
+  const sum = breakdown.reduce((a, b) => a + b.bytes, 0);
+  breakdown.push({ key: 'notReleased', of: 'all', label: 'left when all of the above went (retained minus the rows above): code compiled meanwhile, object shapes and group names left from the messages, module sources', bytes: retained - sum });
+  return {
+    settings: { ...o },
+    groupPartitions: gp,
+    checkpoints,
+    startupMs,
+    retained,
+    retainedPerGroupPartition: retained / gp,
+    driftBeforeBreakdown: drift,
+    breakdown: breakdown.map((b) => ({ ...b, perGroupPartition: b.bytes / gp })),
+    steady: {
+      seconds: steadyMs / 1000,
+      allocatedMiBPerSecond: allocated.bytes / 1048576 / (steadyMs / 1000),
+      gcs: allocated.gcs,
+      cpuSecondsPerMinute: ((cpu.user + cpu.system) / 1e6 / (steadyMs / 1000)) * 60,
+      counters: steadyCounters,
+    },
+  };
+}
+
 const mib = (b) => (b / 1048576).toFixed(1);
 
-/** The group-offset writer holding every checkpoint of the emitter, after two full runs (their results dropped, as the node does once sent). */
-async function writer(emitter, target) {
-  const syncer = new GroupOffsetSyncer({ connection: target, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0 });
-  for (const [, list] of emitter.latestState()) for (const cp of list) syncer.put(cp);
-  for (let i = 0; i < 2; i++) (await syncer.sync()).written.length;
-  return syncer;
+function describe(r) {
+  const s = r.settings;
+  const lines = [
+    `${s.groups} groups x ${s.parts} partitions (${r.groupPartitions} group partitions, ${r.checkpoints} checkpoints); set up in ${(r.startupMs / 1000).toFixed(1)} s`,
+    `retained: ${mib(r.retained)} MiB, ${Math.round(r.retainedPerGroupPartition)} B per group partition`,
+  ];
+  const w = Math.max(...r.breakdown.map((b) => b.label.length));
+  for (const b of r.breakdown) lines.push(`  ${b.label.padEnd(w)}  ${mib(b.bytes).padStart(7)} MiB  ${String(Math.round(b.perGroupPartition)).padStart(5)} B`);
+  const c = r.steady.counters;
+  lines.push(
+    `steady state (every interval ${s.intervalMs} ms, 60 s periods at their defaults), ${r.steady.seconds.toFixed(1)} s: allocated ${r.steady.allocatedMiBPerSecond.toFixed(1)} MiB/s (${r.steady.gcs} collections), CPU ${r.steady.cpuSecondsPerMinute.toFixed(1)} s/min; ${c.fullCycles} full checkpoint cycles, ${c.writerFullRuns} full writer runs, ${c.out1} output-1 messages (${c.out1Whole} whole state)`,
+  );
+  return lines.join('\n');
 }
 
-async function main() {
-  const base = heap();
-  const source = memoryConnection();
-  const target = memoryConnection();
-  const names2 = { sourceAlias: 'source', targetAlias: 'target', checkpointsTopic: CP_TOPIC };
-  const filters = { groupFilter: createGroupFilter({}), topicFilter: createTopicFilter({}) };
-  const emitter = new CheckpointEmitter({ source, target, ...names2, ...filters, policy: createReplicationPolicy({}), ensureTopic: async () => undefined, sourceOffsets: 'poll' });
-  await emitter.start();
-  const syncs = [];
-  for (let p = 0; p < PARTS; p++) for (let u = 0; u <= 1100; u += 100) syncs.push({ topic: TOPIC, partition: p, upstreamOffset: BigInt(u), downstreamOffset: BigInt(u) });
-  emitter.handleSyncEvent({ event: 'syncs', syncs });
-  emitter.handleSyncEvent({ event: 'loaded' });
-  await emitter.refreshGroups();
-  let last;
-  const t0 = process.cpuUsage();
-  // as the node does with each completed cycle: the coverage message (its JSON entries are cached per entry)
-  for (let i = 0; i < CYCLES; i++) {
-    last = await emitter.cycle({});
-    if (withMessages) coveragePayload(last);
-  }
-  const cpu = process.cpuUsage(t0);
-  const written = last.written.length;
-  last = null;
-  const afterEmitter = heap();
-  if (process.env.BENCH_MEM_SNAPSHOT) require("node:v8").writeHeapSnapshot(process.env.BENCH_MEM_SNAPSHOT);
-  // one steady-state cycle: what it allocates (the heap before collection)
-  global.gc();
-  const before = process.memoryUsage().heapUsed;
-  const h0 = require('node:v8').getHeapStatistics().total_heap_size;
-  const steady = await emitter.cycle({});
-  if (withMessages) coveragePayload(steady);
-  const churn = process.memoryUsage().heapUsed - before;
-  void steady;
-
-  const syncer = await writer(emitter, target);
-  const afterSyncer = heap();
-  if (process.env.BENCH_MEM_SNAPSHOT2) require("node:v8").writeHeapSnapshot(process.env.BENCH_MEM_SNAPSHOT2);
-  const gp = GROUPS * PARTS;
-  console.log(`groups ${GROUPS} x ${PARTS} partitions (${gp} group partitions), ${CYCLES} full cycles (last wrote ${written})${withMessages ? ', with the coverage message of each' : ''}`);
-  console.log(`emitter retained: ${mib(afterEmitter - base)} MiB (${Math.round((afterEmitter - base) / gp)} B per group partition)`);
-  console.log(`writer retained:  ${mib(afterSyncer - afterEmitter)} MiB (${Math.round((afterSyncer - afterEmitter) / gp)} B per group partition)`);
-  console.log(`one steady full cycle allocated ${mib(churn)} MiB; cpu of the ${CYCLES} cycles ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s; total heap ${mib(h0)} MiB`);
-  await emitter.stop();
-  await syncer.close?.();
+function settingsFromEnv() {
+  return {
+    groups: envInt('BENCH_MEM_GROUPS', 10000),
+    parts: envInt('BENCH_MEM_PARTITIONS', 10),
+    intervalMs: envInt('BENCH_MEM_INTERVAL_MS', 1000),
+    steadyS: envInt('BENCH_MEM_STEADY_S', 5),
+    timeoutMs: envInt('BENCH_MEM_TIMEOUT_MS', 600000),
+  };
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+if (require.main === module) {
+  measureMemory(settingsFromEnv())
+    .then((r) => {
+      if (process.argv.includes('--json')) process.stdout.write(`${JSON.stringify(r)}\n`);
+      else process.stdout.write(`${describe(r)}\n`);
+      process.exit(0);
+    })
+    .catch((e) => {
+      console.error(e);
+      process.exit(1);
+    });
+}
+
+module.exports = { measureMemory, describe, settingsFromEnv, STEPS };

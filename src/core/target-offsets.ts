@@ -58,6 +58,8 @@ export interface TargetOffsetsOptions {
   floorMs?: number;
   /** Move a target offset back to follow a deliberate rewind on the source, once (default false: MM2's never backwards). */
   followRewinds?: boolean;
+  /** A full run reads again a group up to date as known when its last read is older than this (ms). Default FULL_TARGET_READ_EVERY_MS. */
+  fullReadEveryMs?: number;
 }
 
 const UP_TO_DATE_REASON = 'every checkpointed partition is at this offset or further on the target (as last read or written)';
@@ -74,10 +76,12 @@ export class TargetOffsets {
   private readonly upToDateSkips = new Map<string, UpToDateSkip>();
   readonly floorMs: number;
   readonly followRewinds: boolean;
+  readonly fullReadEveryMs: number;
 
   constructor(opts: TargetOffsetsOptions = {}) {
     this.floorMs = opts.floorMs ?? DEFAULT_MIN_WRITE_INTERVAL_MS;
     this.followRewinds = opts.followRewinds === true;
+    this.fullReadEveryMs = opts.fullReadEveryMs ?? FULL_TARGET_READ_EVERY_MS;
   }
 
   // ---- rewinds on the source ------------------------------------------------------------------
@@ -91,6 +95,28 @@ export class TargetOffsets {
     if (mark === undefined || mark === pending) return;
     if (marks === undefined) this.rewinds.set(next.group, new Map([[k, mark]]));
     else marks.set(k, mark);
+  }
+
+  /**
+   * Takes a rewind mark found elsewhere (a replay of the checkpoints topic: core/rewind-history)
+   * for `group`: merged with a pending mark of the same partition (the highest checkpoint rewound from wins).
+   */
+  adoptRewind(group: string, mark: RewindMark): void {
+    const k = partitionKey(mark.topic, mark.partition);
+    let marks = this.rewinds.get(group);
+    const pending = marks?.get(k);
+    if (pending !== undefined && pending.fromUpstream >= mark.fromUpstream && pending.fromDownstream >= mark.fromDownstream) return;
+    const merged: RewindMark = pending === undefined ? mark : Object.freeze({
+      topic: mark.topic,
+      partition: mark.partition,
+      fromUpstream: pending.fromUpstream > mark.fromUpstream ? pending.fromUpstream : mark.fromUpstream,
+      fromDownstream: pending.fromDownstream > mark.fromDownstream ? pending.fromDownstream : mark.fromDownstream,
+    });
+    if (marks === undefined) {
+      marks = new Map();
+      this.rewinds.set(group, marks);
+    }
+    marks.set(k, merged);
   }
 
   /** Forgets every rewind mark (the checkpoints are replaced as a whole). */
@@ -157,7 +183,7 @@ export class TargetOffsets {
       this.dropRewinds(group, this.rewinds.get(group));
       return 'active';
     }
-    if ((!full || now - (this.readAt.get(group) ?? -Infinity) < FULL_TARGET_READ_EVERY_MS) && this.upToDate(group, checkpoints)) return 'up-to-date';
+    if ((!full || now - (this.readAt.get(group) ?? -Infinity) < this.fullReadEveryMs) && this.upToDate(group, checkpoints)) return 'up-to-date';
     return 'read';
   }
 

@@ -90,6 +90,8 @@ export interface CheckpointEmitterOptions {
   retryMaxMs?: number;
   /** Give up the restore after this long (counts as a failed restore). Default 120 s. */
   restoreTimeoutMs?: number;
+  /** While `__consumer_offsets` is followed, read every selected group's source offsets in full at least this often (ms). Default FULL_SOURCE_READ_EVERY_MS (60 s); benchmarks shorten it so that a short run covers several. */
+  fullSourceReadEveryMs?: number;
   /** Clock (ms); tests may replace it. */
   now?: () => number;
   /** Makes the stream following the source's `__consumer_offsets` (default: a SourceCommitStream); tests may replace it. */

@@ -37,7 +37,7 @@ import type { ListedGroupState } from '../kafka/groups';
 import { SourceOffsets, type GroupPartitions, type SourceOffsetsMode } from './source-offsets';
 import { CheckpointsRestore } from './checkpoint-restore';
 import { readLogStarts, TargetMembers, type TargetMembersListing } from './checkpoint-target-reads';
-import { mergeCycleOptions, type CheckpointEmitterOptions, type CycleOptions, type CycleResult, type GroupCoverageEntry, type RestoreReport, type SyncEvent } from './checkpoint-emitter-types';
+import { FULL_SOURCE_READ_EVERY_MS, mergeCycleOptions, type CheckpointEmitterOptions, type CycleOptions, type CycleResult, type GroupCoverageEntry, type RestoreReport, type SyncEvent } from './checkpoint-emitter-types';
 import { FullSourceReads, SourceGroupListing } from './checkpoint-source-reads';
 
 export * from './checkpoint-emitter-types';
@@ -111,7 +111,7 @@ export class CheckpointEmitter {
       onUnanswered: (reason) => o.events?.sourceUnanswered?.(reason),
       onAnswered: () => o.events?.sourceAnswered?.(),
     });
-    this.fullReads = new FullSourceReads(o.source, this.sourceOffsets, this.now, () => o.events);
+    this.fullReads = new FullSourceReads(o.source, this.sourceOffsets, this.now, () => o.events, o.fullSourceReadEveryMs ?? FULL_SOURCE_READ_EVERY_MS);
   }
 
   /** Whether cycles also run by themselves (source offsets 'auto'); 'poll' runs them only when asked, as MM2's task does every interval. */

@@ -107,12 +107,14 @@ export class FullSourceReads {
     private readonly sourceOffsets: SourceOffsets,
     private readonly now: () => number,
     private readonly events: () => EmitterEvents | undefined,
+    /** The longest a followed stream's offsets serve without a full read (ms; FULL_SOURCE_READ_EVERY_MS unless set). */
+    private readonly fullReadEveryMs: number = FULL_SOURCE_READ_EVERY_MS,
   ) {}
 
-  /** Whether the source offsets kept are current without a full read: the stream follows, and a full read succeeded since it stood, less than FULL_SOURCE_READ_EVERY_MS ago. */
+  /** Whether the source offsets kept are current without a full read: the stream follows, and a full read succeeded since it stood, less than FULL_SOURCE_READ_EVERY_MS (or the option) ago. */
   fresh(): boolean {
     const since = this.sourceOffsets.followingSince;
-    return since !== null && this.lastFullReadAt >= since && this.now() - this.lastFullReadAt < FULL_SOURCE_READ_EVERY_MS;
+    return since !== null && this.lastFullReadAt >= since && this.now() - this.lastFullReadAt < this.fullReadEveryMs;
   }
 
   /** Discovery's read: while the stream follows (and was read in full since), what it keeps is current: read only the others. */

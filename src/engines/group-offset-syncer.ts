@@ -39,6 +39,7 @@ import { explainKafkaError, notAuthorized, type ClusterSettings } from '../kafka
 import { fetchEndOffsets, type AdminCommitResult, type ListedGroupState } from '../kafka/groups';
 import type { RawRecord } from '../kafka/topic-reader';
 import { partitionKey } from '../core/partition-key';
+import type { RewindHistory } from '../core/rewind-history';
 
 /** What the syncer reads target groups with (GroupOffsetFetcher fits). */
 export interface TargetGroupReader {
@@ -90,6 +91,8 @@ export interface GroupOffsetSyncerOptions {
   followRewinds?: boolean;
   /** Called with the result of a run the floor timer started (the caller reports it like any other). */
   onDeferredRun?: (run: Promise<GroupOffsetsCycle>) => void;
+  /** A full run reads again a group up to date as remembered when its last read is older than this (ms). Default FULL_TARGET_READ_EVERY_MS (60 s); benchmarks shorten it so that a short run covers several. */
+  fullTargetReadEveryMs?: number;
   now?: () => number;
 }
 
@@ -117,7 +120,7 @@ export class GroupOffsetSyncer {
 
   constructor(private readonly opts: GroupOffsetSyncerOptions) {
     this.now = opts.now ?? Date.now;
-    this.targets = new TargetOffsets({ floorMs: opts.minWriteIntervalMs ?? DEFAULT_MIN_WRITE_INTERVAL_MS, followRewinds: opts.followRewinds === true });
+    this.targets = new TargetOffsets({ floorMs: opts.minWriteIntervalMs ?? DEFAULT_MIN_WRITE_INTERVAL_MS, followRewinds: opts.followRewinds === true, fullReadEveryMs: opts.fullTargetReadEveryMs });
   }
 
   /** Whether a run is in progress or queued. */
@@ -199,6 +202,26 @@ export class GroupOffsetSyncer {
     }
     this.malformedCount += malformed;
     return { accepted, malformed, groups, changed };
+  }
+
+  /**
+   * Takes the rewinds a replay of the checkpoints topic found (core/rewind-history; mode "input"
+   * at start, issue 26 item 1), whatever the messages delivered meanwhile: a partition this
+   * writer holds no checkpoint of yet takes the topic's latest one with its mark; one it holds
+   * takes the mark only while its checkpoint is still below the upstream offset the group was
+   * rewound from (a checkpoint past it means the group moved on: nothing to follow). Returns the
+   * groups that took a mark (to sync now).
+   */
+  adoptRewinds(history: RewindHistory): string[] {
+    const groups = new Set<string>();
+    for (const { group, mark, latest } of history.rewinds()) {
+      const held = this.byGroup.get(group)?.get(key(mark.topic, mark.partition));
+      if (held === undefined) this.put(latest);
+      else if (held.upstreamOffset >= mark.fromUpstream) continue;
+      this.targets.adoptRewind(group, mark);
+      groups.add(group);
+    }
+    return [...groups];
   }
 
   /**

@@ -21,6 +21,8 @@ const { Kafka, logLevel } = require('kafkajs');
 const { encodeOffsetSync } = require('../../dist/core/offset-sync');
 const { ensureInternalTopic } = require('../../dist/kafka/internal-topics');
 const { fetchCommittedOffsets, AdminOffsetCommitter } = require('../../dist/kafka/groups');
+const { decodeCheckpoint } = require('../../dist/core/checkpoint');
+const { TopicReader } = require('../../dist/kafka/topic-reader');
 
 const PARTITIONS = 3;
 const RECORDS = 30;
@@ -247,4 +249,27 @@ function greenRules(checker) {
   };
 }
 
-module.exports = { drillNames, drillFlow, seed, targetChecker, statusWatcher, greenRules, EMIT_S, SYNC_S, PARTITIONS, GROUPS };
+/** The committed offsets of `group` on `topic` as `admin` (of the target) reads them: partition -> offset. */
+async function targetOffsetsOf(admin, group, topic) {
+  const out = new Map();
+  for (const o of await fetchCommittedOffsets(admin, group)) if (o.topic === topic) out.set(o.partition, o.offset);
+  return out;
+}
+
+/** Every checkpoint of `group` in the drill's checkpoints topic on the target, in log order (read to its end once). */
+async function checkpointsInTopic(kafka, admin, names, group) {
+  const out = [];
+  const reader = new TopicReader(kafka, admin, {
+    topic: names.checkpointsTopic,
+    tail: false,
+    onRecord: (r) => {
+      const c = decodeCheckpoint(r.key, r.value);
+      if (c.group === group) out.push(c);
+    },
+  });
+  await reader.start();
+  await reader.stop();
+  return out;
+}
+
+module.exports = { targetOffsetsOf, checkpointsInTopic, drillNames, drillFlow, seed, targetChecker, statusWatcher, greenRules, EMIT_S, SYNC_S, PARTITIONS, GROUPS };

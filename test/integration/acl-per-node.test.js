@@ -344,6 +344,42 @@ describe(`ACLs per node: each works with exactly its ACLs and names the one miss
     });
   });
 
+  it('mm2-group-offsets mode input: READ on the groups it writes and their topics; READ on the checkpoints topic and its reader group only to follow rewinds over a restart (without them: said in the log, the node goes on)', async function () {
+    const remote = `source.${P}-gi`;
+    await topic('target', remote);
+    if (!(await admins.target.admin.listTopics()).includes(CHECKPOINTS_TOPIC)) await topic('target', CHECKPOINTS_TOPIC);
+    await admins.target.producer.send({ topic: remote, messages: [{ value: 'a' }, { value: 'b' }, { value: 'c' }] });
+    const list = [
+      acl('target', 'GROUP', `${P}-gi`, 'READ', 'PREFIXED'),
+      acl('target', 'TOPIC', remote, 'READ'),
+      acl('target', 'TOPIC', CHECKPOINTS_TOPIC, 'READ', 'LITERAL', 'log'),
+      acl('target', 'GROUP', '__mm2-node-red-group-offsets-', 'READ', 'PREFIXED', 'log'),
+    ];
+    let n = 0;
+    let group;
+    const written = async () => {
+      const [o] = await admins.target.admin.fetchOffsets({ groupId: group, topics: [remote] });
+      return o && o.partitions[0].offset === '2';
+    };
+    await exactly(list, async (without) => {
+      // a new group each round, its checkpoint from the input: an offset to write
+      group = `${P}-gi${++n}`;
+      const round = await deploy([{
+        id: 'goi', type: 'mm2-group-offsets', name: '', replication: 'rep', mode: 'input', syncGroupOffsetsIntervalSeconds: '2',
+        groups: `${P}-gi.*`, groupsExclude: '', wires: [['out1']],
+      }], 'goi');
+      round.node.receive({ payload: { full: true, latest: { [group]: [{ topic: remote, partition: 0, upstreamOffset: '7', downstreamOffset: '2' }] } } });
+      if (without && without.expect === 'log') {
+        // without the checkpoints topic's ACLs the node still writes its group from the input, says why once, never red
+        await env.eventually(written, { what: `${group} written without ${without.operation} on ${without.resourceName}`, timeout: 60000 });
+        await env.eventually(() => logsOf(round.node).some((t) => namesAcl(t, without)), { what: `a log naming ${without.resourceName}`, timeout: 60000 });
+        assert.deepEqual(statusCalls(round.node).filter((st) => st.fill === 'red').map((st) => st.text), [], `never red without ${without.resourceName}`);
+        assert.equal(logsOf(round.node).filter((t) => /rewind/.test(t)).length, 1, 'said once');
+      }
+      return round;
+    }, written);
+  });
+
   it('mm2-heartbeat: source CREATE/WRITE/DESCRIBE_CONFIGS on heartbeats; target READ on <source>.heartbeats and on its reader group', async function () {
     await topic('target', 'source.heartbeats');
     const list = [

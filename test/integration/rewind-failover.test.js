@@ -27,9 +27,7 @@ const env = require('../harness/env');
 const { startNodeRed } = require('../../scripts/node-red-runner');
 const drill = require('../harness/drill');
 const { encodeOffsetSync } = require('../../dist/core/offset-sync');
-const { decodeCheckpoint } = require('../../dist/core/checkpoint');
-const { AdminOffsetCommitter, fetchCommittedOffsets } = require('../../dist/kafka/groups');
-const { TopicReader } = require('../../dist/kafka/topic-reader');
+const { AdminOffsetCommitter } = require('../../dist/kafka/groups');
 
 const RECORDS = 30; // per partition, as drill.seed writes them
 
@@ -47,29 +45,10 @@ describe('a group rewound on the source, then failed over (issue 26; real Node-R
     committer = null;
   });
 
-  /** The target offsets of `group` on `topic`, by partition (null: none committed). */
-  async function targetOffsets(group, topic) {
-    const admin = await env.admin('target');
-    const out = new Map();
-    for (const o of await fetchCommittedOffsets(admin, group)) if (o.topic === topic) out.set(o.partition, o.offset);
-    return out;
-  }
-
+  /** The target offsets of `group` on `topic`, by partition. */
+  const targetOffsets = async (group, topic) => drill.targetOffsetsOf(await env.admin('target'), group, topic);
   /** Every checkpoint of `group` in the drill's checkpoints topic, in log order. */
-  async function checkpointsOf(names, group) {
-    const out = [];
-    const reader = new TopicReader(env.kafka('target'), await env.admin('target'), {
-      topic: names.checkpointsTopic,
-      tail: false,
-      onRecord: (r) => {
-        const c = decodeCheckpoint(r.key, r.value);
-        if (c.group === group) out.push(c);
-      },
-    });
-    await reader.start();
-    await reader.stop();
-    return out;
-  }
+  const checkpointsOf = async (names, group) => drill.checkpointsInTopic(env.kafka('target'), await env.admin('target'), names, group);
 
   async function commitOnSource(group, offsets) {
     const r = await committer.commit(group, offsets);

@@ -343,5 +343,60 @@ describe('GroupOffsetSyncer (no broker)', function () {
       assert.deepEqual(r2.written, []);
       assert.equal(t2.committed.g, 30);
     });
+
+    describe('mode input: rewinds recovered from one replay of the checkpoints topic (adoptRewinds)', function () {
+      const { RewindHistory } = require('../../dist/core/rewind-history');
+      const { decodeCheckpoint } = require('../../dist/core/checkpoint');
+      const history = (...records) => {
+        const h = new RewindHistory();
+        for (const r of records) h.note(decodeCheckpoint(r.key, r.value));
+        return h;
+      };
+      const json = (up, down) => [{ topic: 't', partition: 0, upstreamOffset: String(up), downstreamOffset: String(down) }];
+
+      it('the wire delivered only the latest checkpoint: the replay gives the rewind and the group follows it once', async function () {
+        const { target, connection } = fakeConnection({ committed: { g: 50 } });
+        const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0, followRewinds: true });
+        s.applyCheckpointsJson({ g: json(20, 20) }); // the checkpoint node's whole state after the restart
+        const before = await s.sync();
+        assert.deepEqual(before.written, [], 'without the replay: never backwards');
+        assert.equal(target.committed.g, 50);
+        assert.deepEqual(s.adoptRewinds(history(rec('g', 50, 50), rec('g', 20, 20))), ['g']);
+        const r = await s.syncGroups(['g']);
+        assert.equal(target.committed.g, 20);
+        assert.deepEqual(r.rewound.map((x) => [x.group, x.offset, x.fromUpstream]), [['g', 20n, 50n]]);
+        assert.deepEqual(s.pendingRewinds('g'), [], 'once');
+      });
+
+      it('before the wire delivered anything, the topic\'s latest checkpoint is taken with its mark', async function () {
+        const { target, connection } = fakeConnection({ committed: { g: 50 } });
+        const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0, followRewinds: true });
+        assert.deepEqual(s.adoptRewinds(history(rec('g', 50, 50), rec('g', 20, 20), rec('h', 10, 10))), ['g']);
+        assert.deepEqual(s.checkpointsOf('h'), [], 'a partition without a rewind is left to the wire');
+        await s.syncGroups(['g']);
+        assert.equal(target.committed.g, 20);
+      });
+
+      it('a group that moved on past the upstream offset it was rewound from (as the wire says) takes no mark', async function () {
+        const { target, connection } = fakeConnection({ committed: { g: 60 } });
+        const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0, followRewinds: true });
+        s.applyCheckpointsJson({ g: json(60, 60) });
+        assert.deepEqual(s.adoptRewinds(history(rec('g', 50, 50), rec('g', 20, 20))), []);
+        assert.deepEqual(s.pendingRewinds('g'), []);
+        const r = await s.sync();
+        assert.deepEqual(r.written, []);
+        assert.equal(target.committed.g, 60);
+      });
+
+      it('a rewind already followed before the restart writes nothing again; a lower translation without a rewind never moves back', async function () {
+        const { target, connection } = fakeConnection({ committed: { g: 20, h: 30 } });
+        const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0, followRewinds: true });
+        s.applyCheckpointsJson({ g: json(20, 20), h: json(25, 25) });
+        s.adoptRewinds(history(rec('g', 50, 50), rec('g', 20, 20), rec('h', 20, 30), rec('h', 25, 25)));
+        const r = await s.sync();
+        assert.deepEqual(r.written, []);
+        assert.deepEqual([target.committed.g, target.committed.h], [20, 30]);
+      });
+    });
   });
 });

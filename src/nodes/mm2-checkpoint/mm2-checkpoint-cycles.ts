@@ -25,6 +25,8 @@ export interface CheckpointCyclesOptions {
   state: CheckpointNodeState;
   where: { sourceCluster: string; targetCluster: string; checkpointsTopic: string };
   render(): void;
+  /** The longest time between two whole-state messages (ms). Default WHOLE_STATE_EVERY_MS (60 s); benchmarks shorten it so that a short run covers several. */
+  wholeStateEveryMs?: number;
   /** Clock (ms); tests may replace it. */
   now?: () => number;
 }
@@ -135,7 +137,7 @@ export class CheckpointCycles {
     // The whole state now and then and when asked, so that a restart, a redeploy or a lost
     // message repairs itself; in between what changed since the last message.
     // a message that asked for the cycle gets the whole state too
-    const whole = msg !== undefined || this.wholeWanted || this.now() - this.wholeAt >= WHOLE_STATE_EVERY_MS;
+    const whole = msg !== undefined || this.wholeWanted || this.now() - this.wholeAt >= (this.o.wholeStateEveryMs ?? WHOLE_STATE_EVERY_MS);
     let latest: Map<string, readonly Checkpoint[]>;
     if (whole) {
       latest = r.latest;

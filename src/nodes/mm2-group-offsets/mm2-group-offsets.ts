@@ -14,6 +14,7 @@ import { nodeEnvLookup } from '../shared/settings';
 import { readGroupOffsetsSettings, type GroupOffsetsDefFields } from './mm2-group-offsets-settings';
 import { GroupOffsetsCycles } from './mm2-group-offsets-cycles';
 import { followCheckpointsTopic } from './mm2-group-offsets-topic-mode';
+import { replayRewindsOnce } from './mm2-group-offsets-rewind-replay';
 import { GroupOffsetSyncer } from '../../engines/group-offset-syncer';
 import { CHECKPOINT_STATE_EVENT, type CheckpointStateRequest } from '../shared/checkpoint-state';
 
@@ -63,6 +64,12 @@ export = function register(RED: NodeAPI): void {
         if (cycles.ready) cycles.render();
       },
     });
+    // mode input: one replay of the checkpoints topic recovers the rewinds noted before a restart (as mode topic's load)
+    const replay = mode !== 'input' || !followRewinds ? null : replayRewindsOnce({
+      ctx, t, connection, topic: checkpointsTopic, syncer, nodeId: node.id, retryMs: Math.min(intervalMs, 10000),
+      recovered: (groups) => cycles.report(syncer.syncGroups(groups), null, null, null),
+      info: (text) => node.log(text),
+    });
     onInput(node, (msg, send, done) => cycles.input(msg, send, done));
     if (mode === 'input') {
       // started (or redeployed) on its own: ask the checkpoint nodes for their whole state now
@@ -74,6 +81,7 @@ export = function register(RED: NodeAPI): void {
     ctx.onClose(async () => {
       cycles.stop();
       if (runner) await runner.stop();
+      if (replay) await replay.stop();
       await syncer.close();
     });
   }

@@ -1,0 +1,57 @@
+import { noteRewind, type RewindMark } from './group-offset-sync';
+import { partitionKey } from './partition-key';
+import type { Checkpoint } from './types';
+
+/**
+ * The rewinds on the source that a replay of the checkpoints topic shows (issue 26, item 1):
+ * fed every checkpoint of the topic in log order, it keeps the latest checkpoint per (group,
+ * remote partition) and the rewind marks (see noteRewind) the order of the checkpoints gives,
+ * as the group-offset writer in mode "topic" notes them while it loads the topic. Mode "input"
+ * replays the topic once at start with it, so that a rewind whose checkpoint was written just
+ * before a restart is still followed (the messages carry only each partition's latest checkpoint).
+ *
+ * Plain state, no I/O.
+ */
+export class RewindHistory {
+  private readonly latest = new Map<string, Map<string, Checkpoint>>();
+  private readonly marks = new Map<string, Map<string, RewindMark>>();
+  private count = 0;
+
+  /** The next checkpoint of the topic, in log order. */
+  note(cp: Checkpoint): void {
+    this.count++;
+    let byPartition = this.latest.get(cp.group);
+    if (byPartition === undefined) {
+      byPartition = new Map();
+      this.latest.set(cp.group, byPartition);
+    }
+    const k = partitionKey(cp.topic, cp.partition);
+    const previous = byPartition.get(k);
+    byPartition.set(k, cp);
+    let groupMarks = this.marks.get(cp.group);
+    const pending = groupMarks?.get(k);
+    const mark = noteRewind(previous, cp, pending);
+    if (mark === undefined || mark === pending) return;
+    if (groupMarks === undefined) {
+      groupMarks = new Map();
+      this.marks.set(cp.group, groupMarks);
+    }
+    groupMarks.set(k, mark);
+  }
+
+  /** How many checkpoints were noted. */
+  get checkpoints(): number {
+    return this.count;
+  }
+
+  /** Every rewind mark with the group's latest checkpoint of that partition in the topic. */
+  *rewinds(): Generator<{ group: string; mark: RewindMark; latest: Checkpoint }> {
+    for (const [group, groupMarks] of this.marks) {
+      const byPartition = this.latest.get(group);
+      for (const [k, mark] of groupMarks) {
+        const latest = byPartition?.get(k);
+        if (latest !== undefined) yield { group, mark, latest };
+      }
+    }
+  }
+}
