@@ -60,9 +60,9 @@ const STEPS = [
     of: 'emitter',
     label: 'group listings (source and target, as kept by the clients and the engines) and members on the target',
     release: (f, c) => {
-      f.emitter.targetMembers = { members: new Map() };
-      f.emitter.listedStates = null;
-      f.emitter.otherTypes = [];
+      f.emitter.targetMembers.current = { members: new Map() };
+      f.emitter.listing.listedStates = null;
+      f.emitter.listing.otherTypes = [];
       f.syncer.states = null;
       c.source.dropListing();
       c.target.dropListing();

@@ -1,6 +1,10 @@
-import { ConfigError } from './errors';
-import { intervalProblem, MAX_INTERVAL_SECONDS } from './intervals';
-import { compileRegexList, splitList } from './java-regex';
+import { splitList } from './java-regex-list';
+import {
+  bootstrapServers, clusterAlias, INT_MAX, INT_MIN, javaClassList, javaClassName, nonNegativeMillis, notEmpty,
+  positiveInterval, regexList, replicationFactor, SHORT_MAX, SHORT_MIN, TOPIC_CHARS,
+} from './config-value-checks';
+
+export { CONFIG_PROVIDER_REFERENCE, INT_MAX, SHORT_MAX } from './config-value-checks';
 import { listItemsProblem } from './list-values';
 import { REPLICATION_POLICY_SHORT_NAMES } from './replication-policy';
 
@@ -68,97 +72,6 @@ const HEARTBEAT: readonly ConnectorKind[] = Object.freeze(['heartbeat'] as Conne
 const SOURCE_CHECKPOINT: readonly ConnectorKind[] = Object.freeze(['source', 'checkpoint'] as ConnectorKind[]);
 
 const MIRROR_PKG = 'org.apache.kafka.connect.mirror.';
-
-// ---------------------------------------------------------------------------------------------
-// Value checks shared by several properties
-// ---------------------------------------------------------------------------------------------
-
-const INT_MIN = -2147483648;
-export const INT_MAX = 2147483647;
-const SHORT_MIN = -32768;
-export const SHORT_MAX = 32767;
-
-/** Characters Kafka allows in topic names. Aliases and the separator end up in topic names. */
-const TOPIC_CHARS = /^[A-Za-z0-9._-]*$/;
-
-/** A Java class name: dotted identifiers, `$` allowed for nested classes. */
-const JAVA_CLASS_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*$/;
-
-/** A whole-value Kafka config-provider reference such as `${file:/etc/secrets.properties:key}`. */
-export const CONFIG_PROVIDER_REFERENCE = /^\$\{[^{}]*\}$/;
-
-/**
- * An interval in whole seconds: positive (MM2's rule) and within the bounds every node timer
- * has (core/intervals: 1 s to 24 days), so no interval can become a busy loop. `enabled`: the
- * property that turns the job off, named in the refusal (none: MM2 has no way to turn it off).
- */
-function positiveInterval(enabled?: string): (v: number) => string | undefined {
-  const offHint = enabled === undefined ? undefined : `set ${enabled} to false`;
-  return (v) => {
-    if (v <= 0) {
-      return `must be a positive number of seconds (got ${v}), at most ${MAX_INTERVAL_SECONDS} (24 days)${offHint ? `; to turn the job off ${offHint}` : ''}`;
-    }
-    return intervalProblem(v, { unit: 'seconds', ...(offHint ? { offHint } : {}) });
-  };
-}
-
-function nonNegativeMillis(v: number): string | undefined {
-  return v < 0 ? `must be 0 or more milliseconds (got ${v})` : undefined;
-}
-
-function replicationFactor(v: number): string | undefined {
-  if (v >= 1 || v === -1) return undefined;
-  return `must be at least 1, or -1 for the broker's default.replication.factor (got ${v})`;
-}
-
-function regexList(property: string): (v: string) => string | undefined {
-  return (v) => {
-    try {
-      compileRegexList(v, property);
-      return undefined;
-    } catch (e) {
-      if (e instanceof ConfigError) return e.problems.map((p) => p.reason).join('; ');
-      return (e as Error).message;
-    }
-  };
-}
-
-function clusterAlias(v: string): string | undefined {
-  if (v.length === 0) return 'must not be empty';
-  if (!TOPIC_CHARS.test(v)) {
-    return `'${v}' is used in topic names, so it may contain only ASCII letters, digits, '.', '_' and '-'`;
-  }
-  return undefined;
-}
-
-function notEmpty(v: string): string | undefined {
-  return v.length === 0 ? 'must not be empty' : undefined;
-}
-
-function javaClassName(v: string): string | undefined {
-  if (v.length === 0) return 'must name a Java class';
-  return JAVA_CLASS_NAME.test(v) ? undefined : `'${v}' is not a Java class name`;
-}
-
-function javaClassList(v: string): string | undefined {
-  const bad = splitList(v).filter((c) => !JAVA_CLASS_NAME.test(c));
-  return bad.length > 0 ? `${bad.map((c) => `'${c}'`).join(', ')} ${bad.length > 1 ? 'are not Java class names' : 'is not a Java class name'}` : undefined;
-}
-
-/** host:port, [ipv6]:port, optionally with a listener-name prefix `NAME://` (Kafka tolerates one). */
-const HOST_PORT = /^(?:[A-Za-z][A-Za-z0-9_+.-]*:\/\/)?(?:\[[0-9A-Fa-f:.%A-Za-z]+\]|[0-9A-Za-z%._-]+):([0-9]{1,5})$/;
-
-function bootstrapServers(v: string): string | undefined {
-  const items = splitList(v);
-  if (items.length === 0) return 'must list at least one host:port';
-  const bad = items.filter((s) => {
-    if (CONFIG_PROVIDER_REFERENCE.test(s)) return false;
-    const m = HOST_PORT.exec(s);
-    return !m || Number(m[1]) > 65535;
-  });
-  if (bad.length === 0) return undefined;
-  return `${bad.map((s) => `'${s}'`).join(', ')} ${bad.length > 1 ? 'are' : 'is'} not host:port`;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Fixed choices (accepted spellings -> canonical value)

@@ -1,5 +1,5 @@
 import { ConfigError } from './errors';
-import { compileRegexList, NameMatcher } from './java-regex';
+import { compileRegexList, NameMatcher } from './java-regex-list';
 
 /**
  * MM2's DefaultGroupFilter and DefaultTopicFilter.

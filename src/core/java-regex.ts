@@ -1,22 +1,6 @@
-import { ConfigError } from './errors';
-import { LinearRegex, RegexNode, RegexTooLargeError } from './linear-regex';
-import { listItemsProblem } from './list-values';
-import { hasObviousMaximumLength, studyAtomic, studyBranch, studyLength, studyQuantified, studySeq, type QuantifiedKind, type Study } from './java-lookbehind';
-
-/**
- * MM2 list properties (`groups`, `topics`, ...) are comma-separated lists of Java regular
- * expressions. Kafka's list parser splits on commas with surrounding whitespace trimmed; up to
- * 4.1 it ignored empty entries, from 4.2 it refuses them and duplicates (core/list-values, which
- * compileRegexList applies); the filter joins the entries with `|` and requires a full match
- * (Java `Pattern.compile(...).matcher(name).matches()`). An empty list matches nothing.
- */
-
-/** Splits an MM2 list value the way Kafka's ConfigDef LIST type does. */
-export function splitList(value: string | readonly string[] | undefined | null): string[] {
-  if (value === undefined || value === null) return [];
-  const items = Array.isArray(value) ? (value as readonly string[]) : String(value).split(',');
-  return items.map((s) => s.trim()).filter((s) => s.length > 0);
-}
+import { RegexNode } from './linear-regex';
+import { hasObviousMaximumLength, studyAtomic, studyBranch, studyLength, studySeq, studyQuantified, type QuantifiedKind, type Study } from './java-lookbehind';
+import { A, a, CATEGORIES, END_OR_FINAL_TERMINATOR, JAVA_CHARACTER, JAVA_H, JAVA_SPACE, JAVA_V, POSIX, TERMINATORS, Z, z, litOut, negate, rangeBody, setExpr, union, type CharSet, type Flags } from './java-regex-chars';
 
 // ---------------------------------------------------------------------------------------------
 // Java -> JavaScript translation
@@ -64,116 +48,10 @@ export class JavaRegexError extends Error {
   }
 }
 
-/** One code point as JavaScript matches it: a set (class body, maybe negated) or an expression. */
-type CharSet = { body: string; neg: boolean } | { expr: string };
 
-interface Flags {
-  i: boolean;
-  s: boolean;
-  x: boolean;
-}
-
-/** Line terminators of Java's `.` and `$` (UNIX_LINES off). */
-const TERMINATORS = '\\n\\r\\u0085\\u2028\\u2029';
-/** Java's `$` without MULTILINE: at the end, or before a final line terminator (never inside a final \r\n). */
-const END_OR_FINAL_TERMINATOR = `(?=(?:\\r\\n|[${TERMINATORS}])?$)(?!(?<=\\r)\\n$)`;
-const JAVA_SPACE = ' \\t\\n\\x0B\\f\\r';
-const JAVA_H = ' \\t\\xA0\\u1680\\u180E\\u2000-\\u200A\\u202F\\u205F\\u3000';
-const JAVA_V = '\\n\\x0B\\f\\r\\x85\\u2028\\u2029';
-
-/** POSIX character classes (US-ASCII, as Java has them without UNICODE_CHARACTER_CLASS). */
-const POSIX: Readonly<Record<string, string>> = {
-  Lower: 'a-z',
-  Upper: 'A-Z',
-  ASCII: '\\x00-\\x7F',
-  Alpha: 'a-zA-Z',
-  Digit: '0-9',
-  Alnum: 'a-zA-Z0-9',
-  Punct: '!-\\/:-@\\[-`{-~',
-  Graph: '!-~',
-  Print: ' -~',
-  Blank: ' \\t',
-  Cntrl: '\\x00-\\x1F\\x7F',
-  XDigit: '0-9a-fA-F',
-  Space: JAVA_SPACE,
-};
-
-/** java.lang.Character classes with an exact Unicode property equivalent. */
-const JAVA_CHARACTER: Readonly<Record<string, string>> = {
-  javaLowerCase: '\\p{Lowercase}', // Character.isLowerCase(int): Ll or Other_Lowercase
-  javaUpperCase: '\\p{Uppercase}', // Lu or Other_Uppercase
-  javaTitleCase: '\\p{Lt}',
-  javaDigit: '\\p{Nd}',
-  javaLetter: '\\p{L}',
-  javaLetterOrDigit: '\\p{L}\\p{Nd}',
-  javaAlphabetic: '\\p{Alphabetic}',
-  javaIdeographic: '\\p{Ideographic}',
-};
-
-/** Unicode general categories Java and JavaScript both name this way. */
-const CATEGORIES = new Set([
-  'L', 'Lu', 'Ll', 'Lt', 'Lm', 'Lo',
-  'M', 'Mn', 'Mc', 'Me',
-  'N', 'Nd', 'Nl', 'No',
-  'P', 'Pc', 'Pd', 'Ps', 'Pe', 'Pi', 'Pf', 'Po',
-  'S', 'Sm', 'Sc', 'Sk', 'So',
-  'Z', 'Zs', 'Zl', 'Zp',
-  'Cc', 'Cf', 'Co',
-]);
-
-function hex(cp: number): string {
-  return cp.toString(16).toUpperCase();
-}
-
-/** A code point as a literal outside a class. */
-function litOut(cp: number): string {
-  const c = String.fromCodePoint(cp);
-  if ('^$\\.*+?()[]{}|/'.includes(c)) return '\\' + c;
-  if (cp < 0x20 || cp === 0x7f || (cp >= 0x80 && cp < 0xa0) || (cp >= 0xd800 && cp <= 0xdfff)) return `\\u{${hex(cp)}}`;
-  return c;
-}
-
-/** A code point as a literal inside a class. */
-function litIn(cp: number): string {
-  const c = String.fromCodePoint(cp);
-  if ('\\]-[^/'.includes(c)) return '\\' + c;
-  if (cp < 0x20 || cp === 0x7f || (cp >= 0x80 && cp < 0xa0) || (cp >= 0xd800 && cp <= 0xdfff)) return `\\u{${hex(cp)}}`;
-  return c;
-}
-
-const A = 0x41, Z = 0x5a, a = 0x61, z = 0x7a;
-
-/** A class body for [lo-hi], plus its US-ASCII case counterparts when case-insensitive. */
-function rangeBody(lo: number, hi: number, ci: boolean): string {
-  const span = (from: number, to: number) => (from === to ? litIn(from) : `${litIn(from)}-${litIn(to)}`);
-  let body = span(lo, hi);
-  if (ci) {
-    const up = [Math.max(lo, A), Math.min(hi, Z)];
-    if (up[0] <= up[1]) body += span(up[0] + 32, up[1] + 32);
-    const low = [Math.max(lo, a), Math.min(hi, z)];
-    if (low[0] <= low[1]) body += span(low[0] - 32, low[1] - 32);
-  }
-  return body;
-}
-
-function setExpr(s: CharSet): string {
-  if ('expr' in s) return s.expr;
-  return s.neg ? `[^${s.body}]` : `[${s.body}]`;
-}
-
-function union(parts: CharSet[]): CharSet {
-  if (parts.length === 1) return parts[0];
-  if (parts.every((p) => 'body' in p && !p.neg)) return { body: parts.map((p) => (p as { body: string }).body).join(''), neg: false };
-  return { expr: `(?:${parts.map(setExpr).join('|')})` };
-}
-
-function negate(s: CharSet): CharSet {
-  if ('body' in s) return { body: s.body, neg: !s.neg };
-  return { expr: `(?:(?!${s.expr})[\\s\\S])` };
-}
 
 /** A translated piece: its JavaScript source and its syntax tree (for the linear-time matcher). */
-interface Piece {
+export interface Piece {
   src: string;
   node: RegexNode;
   /** Java's study of it (core/java-lookbehind): for Java's check of a lookbehind's maximum length. */
@@ -714,99 +592,8 @@ export function parseJavaRegex(pattern: string): RegexNode {
   return new Translator(pattern, 'a').translate().node;
 }
 
-/** Whole-name matching of an MM2 regex list. */
-export interface NameMatcher {
-  /** Whether the whole name matches one of the list's patterns (Java's Matcher.matches()). */
-  test(name: string): boolean;
-}
 
-/**
- * The items of an MM2 regex list, each compiled by `compileOne` (given the item and a group-name
- * prefix of its own), or null when the list is empty. Throws ConfigError naming `property` when
- * the list has a duplicate or an empty item (refused by Kafka 4.2+) or an entry cannot be used
- * (each bad entry and its construct named).
- */
-function compileItems<T>(
-  value: string | readonly string[] | undefined | null,
-  property: string,
-  compileOne: (item: string, prefix: string) => T,
-): T[] | null {
-  if (value !== undefined && value !== null) {
-    const problem = listItemsProblem(value);
-    if (problem !== undefined) throw new ConfigError(problem, property);
-  }
-  const items = splitList(value);
-  if (items.length === 0) return null;
-  const bad: string[] = [];
-  const out: T[] = [];
-  items.forEach((item, k) => {
-    try {
-      out.push(compileOne(item, `a${k}x`));
-    } catch (e) {
-      bad.push(`'${item}' is not a valid regular expression (${(e as Error).message})`);
-    }
-  });
-  if (bad.length > 0) throw new ConfigError(bad.join('; '), property);
-  return out;
-}
-
-/**
- * The list as Java compiles it: MM2 joins the items with `|` into one pattern
- * (MirrorUtils.compilePatternList), so an inline flag such as `(?i)` at the start of an item
- * applies to the items after it, and two items may not name a group alike. Each item was checked
- * on its own first (its own error); this is the pattern that is matched. Throws ConfigError.
- */
-function joinedPattern(value: string | readonly string[] | undefined | null, property: string): Piece {
-  const joined = splitList(value).join('|');
-  try {
-    const piece = new Translator(joined, 'a').translate();
-    new RegExp(piece.src, 'u');
-    return piece;
-  } catch (e) {
-    throw new ConfigError(`'${joined}' (the items joined with |, as MM2 compiles them) is not a valid regular expression (${(e as Error).message})`, property);
-  }
-}
-
-/**
- * Compiles an MM2 regex list into a matcher of whole names, or null when the list is empty
- * (matches nothing). The names are matched in time linear in the name for every ordinary
- * pattern (src/core/linear-regex.ts): a pattern such as `(a+)+$` cannot stall the event loop
- * whatever names others choose. Throws ConfigError naming `property` when an entry cannot be
- * used (each bad entry and its construct named), or the list has a duplicate or an empty item
- * (refused by Kafka 4.2+).
- */
-export function compileRegexList(
-  value: string | readonly string[] | undefined | null,
-  property: string,
-): NameMatcher | null {
-  const nodes = compileItems(value, property, (item, prefix) => {
-    const piece = new Translator(item, prefix).translate();
-    new RegExp(piece.src, 'u');
-    return piece.node;
-  });
-  if (nodes === null) return null;
-  const joined = joinedPattern(value, property);
-  try {
-    return new LinearRegex(joined.node);
-  } catch (e) {
-    if (!(e instanceof RegexTooLargeError)) throw e;
-    throw new ConfigError(`'${splitList(value).join(', ')}' ${e.message}`, property);
-  }
-}
-
-/**
- * The former compilation: one backtracking JavaScript RegExp for the whole list. Kept as the
- * reference the linear matcher is compared with in the tests; never match untrusted names with it.
- */
-export function compileRegexListToRegExp(
-  value: string | readonly string[] | undefined | null,
-  property: string,
-): RegExp | null {
-  const sources = compileItems(value, property, (item, prefix) => {
-    const src = javaToJsPattern(item, prefix);
-    new RegExp(src, 'u');
-    return src;
-  });
-  if (sources === null) return null;
-  return new RegExp('^(?:' + joinedPattern(value, property).src + ')$', 'u');
+/** One Java regular expression translated: its JavaScript source, syntax tree and study (throws JavaRegexError). `atomicPrefix` as for javaToJsPattern. */
+export function translatePiece(pattern: string, atomicPrefix: string): Piece {
+  return new Translator(pattern, atomicPrefix).translate();
 }

@@ -1,4 +1,8 @@
 import type { OffsetSync, TopicPartition } from './types';
+import { describeSlotArray, freezeSync, LAST_SLOT, promotedSlots, SYNCS_PER_PARTITION, toInt64 } from './offset-sync-slots';
+import { clearRetained, heapPop, heapPush, newestAtOrBelow, sameRange, sortedByPosition, thinned, type HeapItem, type Kept, type PartitionKept } from './offset-sync-retention';
+
+export { describeSlotArray, invariantB, invariantC, SYNCS_PER_PARTITION } from './offset-sync-slots';
 
 /**
  * MM2's OffsetSyncStore: the in-memory index of offset syncs that the checkpoint
@@ -29,41 +33,6 @@ export const LOAD_HISTORY_PER_PARTITION = 10000;
  */
 export const RETAINED_SYNCS_PER_PARTITION = 1024;
 
-/** Slots per partition: `Long.SIZE` in MM2. */
-export const SYNCS_PER_PARTITION = 64;
-const LAST_SLOT = SYNCS_PER_PARTITION - 1;
-
-/** 2^i for i = 0..63, exact (not wrapped; wrapping happens once, on the sum). */
-const POW2: readonly bigint[] = Array.from({ length: SYNCS_PER_PARTITION }, (_, i) => 1n << BigInt(i));
-const INT64_MAX = (1n << 63n) - 1n;
-const INT64_MIN = -(1n << 63n);
-
-/** Wraps an exact integer to a Java `long`. Sums of wrapped terms are congruent mod 2^64, so
- * wrapping the exact sum once gives the same value as Java's step-by-step wrapping. */
-function toInt64(x: bigint): bigint {
-  return x > INT64_MAX || x < INT64_MIN ? BigInt.asIntN(64, x) : x;
-}
-
-/**
- * Invariant B for X at slot i and Y at slot j (i < j): X is not too far ahead of Y.
- * Holds for the same object, when the bound overflows below 0, or when `X.up <= Y.up + 2^j - 2^i`.
- */
-export function invariantB(x: OffsetSync, y: OffsetSync, i: number, j: number): boolean {
-  if (x === y) return true;
-  const bound = toInt64(y.upstreamOffset + POW2[j] - POW2[i]);
-  return bound < 0n || x.upstreamOffset <= bound;
-}
-
-/**
- * Invariant C for X at slot i and Y at a later slot: X is sufficiently separated from Y.
- * Holds for the same object, or when the bound `Y.up + 2^max(i-2,0)` is non-negative and `X.up >= bound`.
- */
-export function invariantC(x: OffsetSync, y: OffsetSync, i: number): boolean {
-  if (x === y) return true;
-  const bound = toInt64(y.upstreamOffset + POW2[Math.max(i - 2, 0)]);
-  return bound >= 0n && x.upstreamOffset >= bound;
-}
-
 /** The detailed outcome of a translation, for coverage reports and "explain" views. */
 export type Translation =
   /** The initial read-to-end of the offset-syncs topic has not completed (MM2: empty). */
@@ -87,14 +56,6 @@ export type Translation =
 export type OffsetTranslationMode = 'precise' | 'mm2';
 export const OFFSET_TRANSLATION_MODES: readonly OffsetTranslationMode[] = Object.freeze(['precise', 'mm2']);
 
-function freezeSync(sync: OffsetSync): OffsetSync {
-  const { topic, partition, upstreamOffset, downstreamOffset } = sync;
-  if (typeof upstreamOffset !== 'bigint' || typeof downstreamOffset !== 'bigint') {
-    throw new TypeError('OffsetSync offsets must be bigint');
-  }
-  return Object.freeze({ topic, partition, upstreamOffset, downstreamOffset });
-}
-
 export interface OffsetSyncStoreOptions {
   /**
    * true: MM2 `start(mustReadToEnd = false)`: the previous checkpoints were restored, so the
@@ -107,110 +68,6 @@ export interface OffsetSyncStoreOptions {
   translation?: OffsetTranslationMode;
   /** Precise mode: the cap of retained syncs per partition, default {@link RETAINED_SYNCS_PER_PARTITION} (at least 4). */
   retainedSyncsPerPartition?: number;
-}
-
-/** What the precise mode keeps for one group partition (a new object whenever its position or sync changes, except followers settling). */
-interface Kept {
-  group: string;
-  /** The group's committed offset when it was last translated. */
-  position: bigint;
-  /** true: the position is at or above the newest sync, which is therefore the kept one (slot 0, whatever it is now). */
-  follows: boolean;
-  /** The kept sync when not `follows`: the newest sync at or below `position`. */
-  sync: OffsetSync;
-  /** Tells a live heap item from a stale one. */
-  seq: number;
-}
-
-interface HeapItem {
-  position: bigint;
-  group: string;
-  seq: number;
-}
-
-/**
- * Per partition: the kept syncs of the tracked groups, the followers by position (a min-heap), every
- * tracked group by position (a min-heap: the lowest tracked position), and the retained syncs.
- */
-interface PartitionKept {
-  groups: Map<string, Kept>;
-  heap: HeapItem[];
-  /** Stale when no longer the group's Kept. */
-  positions: Kept[];
-  /**
-   * In upstream order from `head`: the newest sync at or below the lowest tracked position (or the
-   * oldest retained, when none is), then the syncs above it up to the newest sync, thinned to one per
-   * `spacing`-aligned range of upstream offsets (besides the first) once they were more than the cap.
-   */
-  retained: OffsetSync[];
-  head: number;
-  /** 1n: nothing thinned since the list was last short; else a power of two. */
-  spacing: bigint;
-}
-
-function clearRetained(pk: PartitionKept): void {
-  pk.retained = [];
-  pk.head = 0;
-  pk.spacing = 1n;
-}
-
-/** Whether `x` and `y` fall into the same `spacing`-aligned range of upstream offsets. */
-function sameRange(x: OffsetSync, y: OffsetSync, spacing: bigint): boolean {
-  return x.upstreamOffset / spacing === y.upstreamOffset / spacing;
-}
-
-/** Keeps the first of `list` and the newest in every `spacing`-aligned range of the rest (so the newest of all too). */
-function thinned(list: readonly OffsetSync[], spacing: bigint): OffsetSync[] {
-  const out: OffsetSync[] = [];
-  for (const x of list) {
-    if (out.length >= 2 && sameRange(out[out.length - 1], x, spacing)) out[out.length - 1] = x;
-    else out.push(x);
-  }
-  return out;
-}
-
-function heapPush<T extends { position: bigint }>(h: T[], x: T): void {
-  h.push(x);
-  let i = h.length - 1;
-  while (i > 0) {
-    const p = (i - 1) >> 1;
-    if (h[p].position <= h[i].position) break;
-    [h[p], h[i]] = [h[i], h[p]];
-    i = p;
-  }
-}
-
-function heapPop<T extends { position: bigint }>(h: T[]): T | undefined {
-  const top = h[0];
-  const last = h.pop();
-  if (h.length > 0 && last !== undefined) {
-    h[0] = last;
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < h.length && h[l].position < h[m].position) m = l;
-      if (r < h.length && h[r].position < h[m].position) m = r;
-      if (m === i) break;
-      [h[m], h[i]] = [h[i], h[m]];
-      i = m;
-    }
-  }
-  return top;
-}
-
-/** The index of the newest sync at or below `offset` in a list in upstream order from `from` (binary search), or -1. */
-function newestAtOrBelow(list: readonly OffsetSync[], offset: bigint, from = 0): number {
-  if (list.length <= from || list[from].upstreamOffset > offset) return -1;
-  let lo = from;
-  let hi = list.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (list[mid].upstreamOffset <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
 }
 
 export class OffsetSyncStore {
@@ -310,42 +167,18 @@ export class OffsetSyncStore {
     }
     this.remember(n, n.upstreamOffset < original[0].upstreamOffset);
     this.settleFollowers(n, original[0]);
-    // Step 2: work on a copy; publish it in one assignment at the end.
-    const s = original.slice();
+    // Step 2: the new array is built apart and published in one assignment at the end.
     // Step 3: reset while loading in must-read-to-end mode, or on an upstream rewind.
     const onlyKeepLatest = !this.readToEnd && this.mustReadToEnd;
-    if (onlyKeepLatest || n.upstreamOffset < s[0].upstreamOffset) {
+    if (onlyKeepLatest || n.upstreamOffset < original[0].upstreamOffset) {
       // an upstream rewind: what was kept belongs to the old history
-      if (n.upstreamOffset < s[0].upstreamOffset) this.kept.get(n.topic)?.delete(n.partition);
-      s.fill(n);
-      byPartition.set(n.partition, Object.freeze(s));
+      if (n.upstreamOffset < original[0].upstreamOffset) this.kept.get(n.topic)?.delete(n.partition);
+      byPartition.set(n.partition, Object.freeze(new Array<OffsetSync>(SYNCS_PER_PARTITION).fill(n)));
       return;
     }
     this.retainNew(n);
-    // Step 4.
-    let replacement = n;
-    let k = 0;
-    s[0] = n;
-    // Step 5.
-    for (let c = 1; c < SYNCS_PER_PARTITION; c++) {
-      const prev = c - 1;
-      let skip: boolean;
-      do {
-        const v = original[k];
-        const recent = invariantB(s[prev], v, prev, c);
-        const sepPrev = invariantC(s[prev], v, prev);
-        // s[c + 1] has not been written yet in this pass: it is still the old value.
-        const sepNext = c + 1 > LAST_SLOT || invariantC(v, s[c + 1], c);
-        const dup = k + 1 <= LAST_SLOT && original[k + 1] === v;
-        const promote = recent && sepPrev && sepNext;
-        if (promote) replacement = v;
-        skip = dup || !sepPrev;
-        if (promote || skip) k++;
-      } while (k < c && skip);
-      // The rest of the array already satisfies the invariants.
-      if (invariantB(s[prev], s[c], prev, c)) break;
-      s[c] = replacement;
-    }
+    // Steps 4 and 5.
+    const s = promotedSlots(original, n);
     // Step 6.
     byPartition.set(n.partition, Object.freeze(s));
   }
@@ -716,23 +549,4 @@ export class OffsetSyncStore {
   describeSlots(topic: string, partition: number): string {
     return describeSlotArray(this.slots(topic, partition) ?? []);
   }
-}
-
-/** Heap items in position order (a sorted array is a min-heap). */
-function sortedByPosition<T extends { position: bigint }>(items: T[]): T[] {
-  return items.sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
-}
-
-/** Renders any slot array in the notation of describeSlots (exported for tests and diagnostics). */
-export function describeSlotArray(s: readonly OffsetSync[]): string {
-  const runs: string[] = [];
-  let start = 0;
-  for (let i = 1; i <= s.length; i++) {
-    if (i === s.length || s[i] !== s[start]) {
-      const range = i - 1 === start ? `${start}` : `${start}-${i - 1}`;
-      runs.push(`${range}=${s[start].upstreamOffset}:${s[start].downstreamOffset}`);
-      start = i;
-    }
-  }
-  return `[${runs.join(', ')}]`;
 }

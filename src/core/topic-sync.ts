@@ -4,7 +4,7 @@
  * shouldReplicateAcl and targetAclBinding), and DefaultConfigPropertyFilter
  * (`config.properties.exclude`). Pure: the Kafka calls are in engines/mirror-topics.
  */
-import { compileRegexList } from './java-regex';
+import { compileRegexList } from './java-regex-list';
 import { CONFIG_DEFAULTS } from './config-properties';
 
 export const CONFIG_PROPERTIES_EXCLUDE = 'config.properties.exclude';

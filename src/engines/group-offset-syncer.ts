@@ -31,12 +31,13 @@ import { decodeValidCheckpoint } from '../core/checkpoint';
 import { parseCheckpointJson } from '../core/checkpoint-json';
 import { MalformedRecordError } from '../core/errors';
 import type { NameFilter } from '../core/filters';
-import { decideGroupOffsetSync, type GroupOffsetSyncDecision, type RewindMark, type RewoundPartition as CoreRewoundPartition, type TargetEndOffset } from '../core/group-offset-sync';
+import { decideGroupOffsetSync, type RewindMark, type TargetEndOffset } from '../core/group-offset-sync';
+import { emptyCycle, recordCommits, recordDecision, sortCycle, targetFailure, type CheckpointStats, type GroupOffsetsCycle, type PlannedCommit } from '../core/group-offsets-cycle';
 import { DEFAULT_MIN_WRITE_INTERVAL_MS, FULL_TARGET_READ_EVERY_MS, TargetOffsets } from '../core/target-offsets';
 import type { Checkpoint, CommittedOffset } from '../core/types';
 import { explainKafkaError, notAuthorized, type ClusterSettings } from '../kafka/client';
 import { fetchEndOffsets, type AdminCommitResult, type ListedGroupState } from '../kafka/groups';
-import { TopicReader, type RawRecord } from '../kafka/topic-reader';
+import type { RawRecord } from '../kafka/topic-reader';
 import { partitionKey } from '../core/partition-key';
 import type { RewindHistory } from '../core/rewind-history';
 
@@ -64,73 +65,8 @@ export interface SyncerConnection {
   reportError?(err: unknown): string;
 }
 
-/** Group-level outcome codes of a cycle (besides being written). */
-export type GroupSkipCode =
-  /** The target group has members (listed state, or the broker refused with UNKNOWN_MEMBER_ID). */
-  | 'group-active'
-  /** Every checkpointed partition already has this offset or a newer one on the target. */
-  | 'up-to-date'
-  /** Nothing could be written: the remaining partitions are missing on the target or invalid. */
-  | 'nothing-to-write'
-  /** Reading the group or committing failed; see the reason. */
-  | 'error';
-
-export interface WrittenGroup {
-  group: string;
-  offsets: Array<{ topic: string; partition: number; offset: bigint }>;
-}
-export interface SkippedGroup {
-  group: string;
-  reason: string;
-  code: GroupSkipCode;
-  state?: string;
-}
-export interface SkippedPartition {
-  group: string;
-  topic: string;
-  partition: number;
-  code: string;
-  reason: string;
-}
-/** A partition whose target offset was moved back to follow a rewind of the group on the source (once), with its group. */
-export interface RewoundPartition extends CoreRewoundPartition {
-  group: string;
-}
-export interface ClampedPartition {
-  group: string;
-  topic: string;
-  partition: number;
-  checkpointOffset: bigint;
-  offset: bigint;
-  reason: string;
-}
-
-export interface CheckpointStats {
-  /** Groups and partitions with a checkpoint (before the group filter). */
-  groups: number;
-  partitions: number;
-  /** Checkpoints accepted so far (records or message entries). */
-  received: number;
-  /** Malformed records / message entries skipped so far. */
-  malformed: number;
-}
-
-/** One run's result (domain values; the node's GroupOffsetsMessage is its JSON, see nodes/lib/contracts). */
-export interface GroupOffsetsCycle {
-  cycle: number;
-  /** true for `syncGroups` (only the groups asked for), false for the full reconcile. */
-  partial: boolean;
-  written: WrittenGroup[];
-  skipped: SkippedGroup[];
-  partitionsSkipped: SkippedPartition[];
-  clamped: ClampedPartition[];
-  /** Partitions moved back to follow a rewind on the source (also in `written`). */
-  rewound: RewoundPartition[];
-  checkpoints: CheckpointStats;
-  /** Groups asked for that wait for the floor (written when it ends, by a later run). */
-  deferred: number;
-  durationMs: number;
-}
+export type { CheckpointStats, ClampedPartition, GroupOffsetsCycle, GroupSkipCode, RewoundPartition, SkippedGroup, SkippedPartition, WrittenGroup } from '../core/group-offsets-cycle';
+export { CheckpointsTopicFollower, type CheckpointsTopicFollowerOptions } from './checkpoints-topic-follower';
 
 /**
  * The default floor (ms), and how old a read of an up-to-date group a full run accepts (ms): the
@@ -432,18 +368,7 @@ export class GroupOffsetSyncer {
     // the floor bounds the partial runs; a full run (at most one per interval, or a "sync now") writes every group now
     if (job.full) for (const g of selected) this.deferredGroups.delete(g);
     const groups = job.full ? selected : this.applyFloor(selected);
-    const result: GroupOffsetsCycle = {
-      cycle,
-      partial: !job.full,
-      written: [],
-      skipped: [],
-      partitionsSkipped: [],
-      clamped: [],
-      rewound: [],
-      checkpoints: this.stats,
-      deferred: selected.length - groups.length,
-      durationMs: 0,
-    };
+    const result = emptyCycle(cycle, !job.full, this.stats, selected.length - groups.length);
     if (groups.length === 0) {
       result.durationMs = this.now() - started;
       return result;
@@ -495,7 +420,7 @@ export class GroupOffsetSyncer {
       }
       return p;
     };
-    const toCommit: Array<{ group: string; state: string | undefined; decision: GroupOffsetSyncDecision; marks?: Map<string, RewindMark> }> = [];
+    const toCommit: PlannedCommit[] = [];
     for (const g of writable) {
       const offsets = read.offsets.get(g);
       if (!offsets) continue;
@@ -519,16 +444,7 @@ export class GroupOffsetSyncer {
       }
       this.checkOpen();
       const d = this.targets.decide({ group: g, checkpoints, targetGroupState: state, targetOffsets: offsets, targetEndOffsets: endList }, marks);
-      for (const s of d.skipped) {
-        if (s.code === 'up-to-date' || s.code === 'group-active') continue;
-        result.partitionsSkipped.push({ group: g, topic: s.topic, partition: s.partition, code: s.code, reason: s.reason });
-      }
-      if (d.action !== 'write') {
-        const upToDate = d.skipped.every((s) => s.code === 'up-to-date' || s.code === 'target-ahead');
-        result.skipped.push({ group: g, code: upToDate ? 'up-to-date' : 'nothing-to-write', state, reason: d.reason });
-        continue;
-      }
-      toCommit.push({ group: g, state, decision: d, marks });
+      if (recordDecision(result, g, state, d)) toCommit.push({ group: g, state, decision: d, marks });
     }
 
     // the commits, pipelined per coordinator over several connections; none is sent after close
@@ -537,123 +453,14 @@ export class GroupOffsetSyncer {
       { stop: () => this.closed },
     );
     this.checkOpen();
-    const commits = toCommit.map((c) => ({ c, r: sent.get(c.group) ?? ({ ok: false, errorType: 'UNKNOWN', message: 'no answer' } as AdminCommitResult) }));
-    let committedOk = 0;
-    for (const { c, r } of commits) {
-      const { group, state, decision: d } = c;
-      if (!r.ok) {
-        // UNKNOWN_MEMBER_ID: the group has members now, never touched
-        this.targets.refused(group, r.errorType === 'UNKNOWN_MEMBER_ID', c.marks);
-        if (r.errorType === 'UNKNOWN_MEMBER_ID') {
-          result.skipped.push({
-            group,
-            code: 'group-active',
-            state: state ?? 'Dead',
-            reason: 'the group became active on the target before the commit (the broker answered UNKNOWN_MEMBER_ID); nothing was written',
-          });
-          committedOk++;
-          continue;
-        }
-        result.skipped.push({ group, code: 'error', state, reason: `commit refused: ${r.errorType ?? ''} ${r.message ?? ''}`.trim() });
-        continue;
-      }
-      committedOk++;
-      this.targets.written(group, d.offsets, c.marks, this.now()); // followed (or written forward): once
-      result.written.push({ group, offsets: d.offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.offset })) });
-      for (const a of d.adjusted) {
-        result.clamped.push({ group, topic: a.topic, partition: a.partition, checkpointOffset: a.checkpointOffset, offset: a.offset, reason: a.reason });
-      }
-      for (const w of d.rewound) result.rewound.push({ group, ...w });
-    }
+    const committedOk = recordCommits(result, this.targets, toCommit, (g) => sent.get(g), this.now);
     this.targets.trim(this.byGroup.size);
-
-    const order = (a: { group: string }, b: { group: string }): number => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0);
-    result.written.sort(order);
-    result.skipped.sort(order);
-    result.partitionsSkipped.sort(order);
-    result.clamped.sort(order);
-    result.rewound.sort(order);
+    sortCycle(result);
     // the listing answered; the target is unreachable only when every read, or every commit, failed
-    const readsFailed = writable.length > 0 && read.failed.size === writable.length;
-    const commitsFailed = toCommit.length > 0 && committedOk === 0;
-    if (readsFailed || commitsFailed) {
-      const first = result.skipped.find((x) => x.code === 'error');
-      connection.reportError?.(new Error(first?.reason ?? 'the target did not answer'));
-    } else {
-      connection.reportOk();
-    }
+    const failure = targetFailure(result, { asked: writable.length, failed: read.failed.size }, { sent: toCommit.length, answered: committedOk });
+    if (failure !== null) connection.reportError?.(new Error(failure));
+    else connection.reportOk();
     result.durationMs = this.now() - started;
     return result;
-  }
-}
-
-export interface CheckpointsTopicFollowerOptions {
-  kafka: Kafka;
-  admin: Admin;
-  topic: string;
-  syncer: GroupOffsetSyncer;
-  groupPrefix?: string;
-  /** The cluster's settings, for the principal a refusal names. */
-  settings?: ClusterSettings;
-  onProgress?: (read: bigint, total: bigint) => void;
-  onLoaded?: () => void;
-  onMalformed?: (err: MalformedRecordError, offset: bigint) => void;
-  /** A checkpoint of this group was stored (during the load and after it). */
-  onApplied?: (group: string) => void;
-  onError?: (err: Error) => void;
-}
-
-/**
- * Reads `<source>.checkpoints.internal` on the target (partition 0) to its end, then tails it,
- * feeding every record into the syncer (last wins per group/partition, malformed skipped and
- * counted). `start()` rejects with TopicNotFoundError when the topic does not exist.
- */
-export class CheckpointsTopicFollower {
-  private reader: TopicReader | null = null;
-  private loadedFlag = false;
-
-  constructor(private readonly opts: CheckpointsTopicFollowerOptions) {}
-
-  get loaded(): boolean {
-    return this.loadedFlag;
-  }
-
-  get groupId(): string | undefined {
-    return this.reader?.groupId;
-  }
-
-  async start(): Promise<void> {
-    const o = this.opts;
-    const reader = new TopicReader(o.kafka, o.admin, {
-      topic: o.topic,
-      tail: true,
-      groupPrefix: o.groupPrefix,
-      settings: o.settings,
-      onRecord: (r) => {
-        const { error, group } = o.syncer.applyRecordOf(r);
-        if (error) o.onMalformed?.(error, r.offset);
-        else if (group !== undefined) o.onApplied?.(group);
-      },
-      onProgress: o.onProgress,
-      onLoaded: () => {
-        this.loadedFlag = true;
-        o.onLoaded?.();
-      },
-      onError: o.onError,
-    });
-    this.reader = reader;
-    try {
-      await reader.start();
-    } catch (e) {
-      this.reader = null;
-      await reader.stop();
-      throw e;
-    }
-  }
-
-  async stop(): Promise<void> {
-    const r = this.reader;
-    this.reader = null;
-    if (r) await r.stop();
   }
 }

@@ -14,14 +14,16 @@
  * The caller drives time: flush() every offset.flush.interval.ms, refresh() every
  * refresh.topics.interval.seconds, stats() whenever it wants, stop() on close.
  */
-import type { Consumer, EachBatchPayload, IHeaders, KafkaMessage, Producer } from 'kafkajs';
-import type { ClusterConnection } from '../kafka/connection';
+import type { Consumer, EachBatchPayload } from 'kafkajs';
 import { OffsetSyncWriter } from '../core/offset-sync-writer';
 import { encodeOffsetSync } from '../core/offset-sync';
 import type { OffsetSync } from '../core/types';
 import { OrderedBatchSender } from '../kafka/ordered-sender';
 import { checkDelivery, recordBytes, sameSubscription } from '../core/mirror-plan';
-import { MirrorTopics, errText, type MirrorTopicEvent, type MirrorTopicsOptions } from './mirror-topics';
+import { MirrorTopics, errText } from './mirror-topics';
+import { MirrorProducer } from './mirror-producer';
+import type { MirrorErrorPlace, MirrorOptions, MirrorOutstanding, MirrorStats } from './mirror-task-types';
+import { oldestOutstanding, SourcePositions, tpKey } from '../core/mirror-positions';
 import { chunkBySize } from '../core/chunks';
 import { CoalescingRunner } from '../core/coalescing-runner';
 import { askCluster, PROBE_EVERY_MS, PROBE_TIMEOUT_MS } from '../kafka/cluster-probe';
@@ -46,79 +48,7 @@ export const MIRROR_SYNCS_IN_FLIGHT = 5000;
 /** First and longest wait before a failed config or ACL sync is tried again (MirrorOptions.syncRetryMs). */
 const SYNC_RETRY_MS = { first: 5000, max: 300000 };
 
-export type MirrorEvent =
-  | { type: 'subscribed'; topics: string[]; partitions: number }
-  | MirrorTopicEvent
-  | { type: 'error'; where: MirrorErrorPlace; error: string; topic?: string }
-  | { type: 'recovered'; where: MirrorErrorPlace }
-  /** Partitions the group had no commit for now start where per-node groups of an earlier build stopped. */
-  | { type: 'progress-adopted'; partitions: number; groups: string[] }
-  /** The target acknowledged `records` copied records (evidence that the mirror copies now). */
-  | { type: 'delivered'; records: number }
-  /** Both clusters answered a probe (evidence that the mirror could copy now). */
-  | { type: 'answered' };
-
-/** What the mirror has waited on longest (Mirror.outstanding): an acknowledgement of copied records, or a cluster's answer to a probe. */
-export interface MirrorOutstanding {
-  kind: 'ack' | 'answer';
-  cluster: 'source' | 'target';
-  /** When the request was sent (epoch ms). */
-  since: number;
-}
-
-/** `source`/`target`: the cluster did not answer a probe; `delivery`: records wait on the source and none are copied. */
-export type MirrorErrorPlace = 'refresh' | 'produce' | 'sync' | 'commit' | 'consumer' | 'syncs-topic' | 'source' | 'target' | 'delivery' | 'configs' | 'acls';
-
-/** The topic management's settings (./mirror-topics), plus the record copy's. */
-export interface MirrorOptions extends Omit<MirrorTopicsOptions, 'onEvent' | 'stopped' | 'sleep'> {
-  offsetLagMax: bigint;
-  /** Where offset syncs go; null when emit.offset-syncs.enabled=false. */
-  offsetSyncs: { connection: ClusterConnection; topic: string; ensure: () => Promise<unknown> } | null;
-  /** The mirror's own consumer group on the source (holds the at-least-once restart point): mirrorGroupId of the flow. */
-  groupId: string;
-  /**
-   * The per-node groups of earlier builds (core/mirror-progress): a partition the group has no
-   * commit for starts where the furthest of them stopped. Omitted: none are looked for.
-   */
-  legacyGroups?: (groupId: string) => boolean;
-  onEvent: (e: MirrorEvent) => void;
-  /** kafkajs consumer fetch wait; small values make stop and refresh faster. */
-  maxWaitTimeInMs?: number;
-  partitionsConsumedConcurrently?: number;
-  /** probe(): a cluster that does not answer within this is reported (default 10 s). */
-  probeTimeoutMs?: number;
-  /** `sync.topic.configs.enabled`: the first refresh that works copies the topic configs (then syncConfigs() on the caller's interval). */
-  syncTopicConfigs?: boolean;
-  /** `sync.topic.acls.enabled`: the first refresh that works copies the topic ACLs (then syncAcls() on the caller's interval). */
-  syncTopicAcls?: boolean;
-  /** The back-off of a failed config or ACL sync, in ms (default 5 s, doubling up to 5 minutes). */
-  syncRetryMs?: { first: number; max: number };
-}
-
-export interface MirrorStats {
-  topics: string[];
-  remoteTopics: Record<string, string>;
-  partitions: number;
-  records: number;
-  bytes: number;
-  syncsSent: number;
-  syncsFailed: number;
-  lagBySourcePartition: Record<string, number>;
-  committedPartitions: number;
-  errors: Partial<Record<MirrorErrorPlace, string>>;
-}
-
-interface Acked {
-  topic: string;
-  partition: number;
-  /** Next upstream offset to mirror (last acknowledged + 1). */
-  next: bigint;
-}
-
-function tpKey(topic: string, partition: number): string {
-  return `${topic}-${partition}`;
-}
-
+export * from './mirror-task-types';
 
 export class Mirror {
   private readonly o: MirrorOptions;
@@ -126,12 +56,11 @@ export class Mirror {
   private readonly writer: OffsetSyncWriter | null;
   private consumer: Consumer | null = null;
   /** The mirror's own producer to the target; replaced on every consumer restart so it sees new partitions. */
-  private producerP: Promise<Producer> | null = null;
+  private readonly out: MirrorProducer;
   private subscription = new Map<string, number>();
   private remote = new Map<string, string>();
-  private acked = new Map<string, Acked>();
-  private committed = new Map<string, bigint>();
-  private lag = new Map<string, { topic: string; lag: number }>();
+  /** Per source partition: the restart point the target acknowledged, what of it was committed, the lag. */
+  private readonly positions = new SourcePositions();
   /** Bumped whenever the consumer is stopped: batches of an older consumer give up. */
   private generation = 0;
   private errors: Partial<Record<MirrorErrorPlace, string>> = {};
@@ -155,9 +84,6 @@ export class Mirror {
   private readonly syncRetryMs: { first: number; max: number };
   private retryDelay = 1000;
   private probing = false;
-  /** Produce requests (and the producer's connection) waiting on the target: when each was sent. */
-  private sending = new Map<number, number>();
-  private sendSeq = 0;
   /** Clusters asked by the running probe that did not answer (nor fail) yet: since when. */
   private asking = new Map<'source' | 'target', number>();
   /** Partitions that had records waiting on the source at the last probe: their restart point then. */
@@ -169,6 +95,12 @@ export class Mirror {
     const first = this.syncRetryMs.first;
     this.syncRetries = { configs: { timer: null, delay: first }, acls: { timer: null, delay: first } };
     this.topics = new MirrorTopics({ ...options, stopped: () => this.stopping, sleep: (ms) => this.sleep(ms) });
+    this.out = new MirrorProducer(options.target, {
+      failed: (text, remote) => this.setError('produce', text, remote),
+      succeeded: () => this.clearError('produce'),
+      requestRefresh: () => this.requestRefresh(),
+      sleep: (ms) => this.sleep(ms),
+    });
     const syncs = options.offsetSyncs;
     // One write in flight, the rest batched behind it: kafkajs may reorder concurrent sends,
     // and readers take a lower upstream offset as a rewind (see ordered-sender.ts).
@@ -310,11 +242,10 @@ export class Mirror {
     await this.stopConsumer();
     if (this.stopping) return;
     // Nothing is in flight now: a fresh producer has fresh metadata (new remote partitions).
-    await this.closeProducer();
+    await this.out.close();
     this.subscription = subscription;
     // Partitions no longer subscribed: forget their progress and lag.
-    for (const [k, a] of this.acked) if (!subscription.has(a.topic)) this.acked.delete(k);
-    for (const [k, l] of this.lag) if (!subscription.has(l.topic)) this.lag.delete(k);
+    this.positions.keepTopics(subscription);
     const topics = [...subscription.keys()];
     this.o.onEvent({ type: 'subscribed', topics, partitions: [...subscription.values()].reduce((a, b) => a + b, 0) });
     if (topics.length === 0) return;
@@ -360,7 +291,7 @@ export class Mirror {
       // Progress of partitions now owned by another member (another Node-RED running the same
       // flow) is theirs to commit.
       const assigned = ev.payload.memberAssignment ?? {};
-      for (const [k, a] of this.acked) if (!(assigned[a.topic] ?? []).includes(a.partition)) this.acked.delete(k);
+      this.positions.keepAssigned(assigned);
       this.clearError('consumer');
       this.o.source.reportOk();
     });
@@ -447,17 +378,14 @@ export class Mirror {
     for (const [start, end] of chunkBySize(sizes, MAX_CHUNK_RECORDS, MAX_CHUNK_BYTES)) {
       if (abandoned()) return;
       const chunk = messages.slice(start, end);
-      const base = await this.produce(remote, partition, chunk, heartbeat, abandoned);
+      const base = await this.out.produce(remote, partition, chunk, heartbeat, abandoned);
       if (base === null) return;
       for (let i = 0; i < chunk.length; i++) {
         this.writer?.maybeQueueOffsetSyncs(topic, partition, BigInt(chunk[i].offset), base + BigInt(i));
         this.writer?.firePendingOffsetSyncs();
       }
       const last = chunk[chunk.length - 1].offset;
-      const k = tpKey(topic, partition);
-      const next = BigInt(last) + 1n;
-      this.acked.set(k, { topic, partition, next });
-      this.lag.set(k, { topic, lag: Math.max(0, Number(BigInt(batch.highWatermark) - next)) });
+      this.positions.acknowledged(topic, partition, last, batch.highWatermark);
       resolveOffset(last);
       this.clearError('delivery');
       this.records += chunk.length;
@@ -465,72 +393,6 @@ export class Mirror {
       this.o.onEvent({ type: 'delivered', records: chunk.length });
       await heartbeat().catch(() => undefined);
     }
-  }
-
-  /** Produces one chunk to one remote partition, retrying with back-off until acknowledged; returns the base offset, or null when abandoned. */
-  private async produce(remote: string, partition: number, chunk: KafkaMessage[], heartbeat: () => Promise<void>, abandoned: () => boolean): Promise<bigint | null> {
-    let delay = 500;
-    for (;;) {
-      const id = ++this.sendSeq;
-      this.sending.set(id, Date.now());
-      try {
-        const producer = await this.producer();
-        const res = await producer.send({
-          topic: remote,
-          acks: -1,
-          messages: chunk.map((m) => ({
-            partition,
-            key: m.key,
-            value: m.value,
-            headers: m.headers as IHeaders | undefined,
-            timestamp: m.timestamp,
-          })),
-        });
-        const md = res.find((r) => r.topicName === remote && r.partition === partition);
-        const base = md?.baseOffset ?? md?.offset;
-        if (base === undefined) throw new Error(`no acknowledgement for ${remote}-${partition}`);
-        this.sending.delete(id);
-        this.o.target.reportOk();
-        this.clearError('produce');
-        return BigInt(base);
-      } catch (e) {
-        this.sending.delete(id);
-        if (abandoned()) return null;
-        const text = errText(e);
-        this.setError('produce', this.o.target.reportError(e, [{ resource: 'Topic', name: remote, operations: ['WRITE'] }]), remote);
-        if (/UNKNOWN_TOPIC_OR_PARTITION|does not host|partition|topic/i.test(text)) this.requestRefresh();
-        await this.sleep(delay);
-        await heartbeat().catch(() => undefined);
-        if (abandoned()) return null;
-        delay = Math.min(delay * 2, 30000);
-      }
-    }
-  }
-
-  private producer(): Promise<Producer> {
-    if (!this.producerP) {
-      const producer = this.o.target.kafka.producer({
-        allowAutoTopicCreation: false,
-        idempotent: false,
-        // kafkajs silently leaves out partitions its metadata does not know (a remote partition
-        // just added): a short metadata age bounds how long such a send is retried.
-        metadataMaxAge: 3000,
-        retry: { retries: 3, initialRetryTime: 300, maxRetryTime: 5000 },
-      });
-      const p = producer.connect().then(() => producer);
-      this.producerP = p;
-      p.catch(() => {
-        if (this.producerP === p) this.producerP = null;
-        producer.disconnect().catch(() => undefined);
-      });
-    }
-    return this.producerP;
-  }
-
-  private async closeProducer(): Promise<void> {
-    const p = this.producerP;
-    this.producerP = null;
-    if (p) await p.then((x) => x.disconnect(), () => undefined).catch(() => undefined);
   }
 
   private sleep(ms: number): Promise<void> {
@@ -605,33 +467,28 @@ export class Mirror {
   }
 
   private checkDelivery(ends: Map<string, bigint>): void {
-    const next = new Map([...this.acked].map(([k, a]) => [k, a.next]));
-    const d = checkDelivery(next, ends, this.waiting);
+    const d = checkDelivery(this.positions.nextByPartition(), ends, this.waiting);
     this.waiting = d.waiting;
     if (d.stalled > 0) {
       this.setError('delivery', `${d.records} record(s) on ${d.stalled} partition(s) wait on the source and none was copied for ${Math.round(PROBE_EVERY_MS / 1000)} s`);
     } else this.clearError('delivery');
   }
 
-  private dirty(): Acked[] {
-    return [...this.acked.entries()].filter(([k, a]) => this.committed.get(k) !== a.next).map(([, a]) => a);
-  }
-
   private async commitWith(consumer: Consumer): Promise<void> {
-    const list = this.dirty();
+    const list = this.positions.dirty();
     if (list.length === 0) return;
     await consumer.commitOffsets(list.map((a) => ({ topic: a.topic, partition: a.partition, offset: a.next.toString() })));
-    for (const a of list) this.committed.set(tpKey(a.topic, a.partition), a.next);
+    this.positions.markCommitted(list);
   }
 
   private async commitAsAdmin(): Promise<void> {
-    const list = this.dirty();
+    const list = this.positions.dirty();
     if (list.length === 0) return;
     const r = await this.o.source.committer().commit(
       this.o.groupId,
       list.map((a) => ({ topic: a.topic, partition: a.partition, offset: a.next })),
     );
-    if (r.ok) for (const a of list) this.committed.set(tpKey(a.topic, a.partition), a.next);
+    if (r.ok) this.positions.markCommitted(list);
   }
 
   /**
@@ -640,10 +497,7 @@ export class Mirror {
    * is outstanding. The node shows a long wait at once, before the probe times out.
    */
   outstanding(): MirrorOutstanding | null {
-    let best: MirrorOutstanding | null = null;
-    for (const since of this.sending.values()) if (!best || since < best.since) best = { kind: 'ack', cluster: 'target', since };
-    for (const [cluster, since] of this.asking) if (!best || since < best.since) best = { kind: 'answer', cluster, since };
-    return best;
+    return oldestOutstanding(this.out.sending.values(), this.asking);
   }
 
   stats(): MirrorStats {
@@ -656,8 +510,8 @@ export class Mirror {
       bytes: this.bytes,
       syncsSent: this.syncsSent,
       syncsFailed: this.syncsFailed,
-      lagBySourcePartition: Object.fromEntries([...this.lag].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, l]) => [k, l.lag])),
-      committedPartitions: this.committed.size,
+      lagBySourcePartition: this.positions.lagBySourcePartition(),
+      committedPartitions: this.positions.committedPartitions,
       errors: { ...this.errors },
     };
   }
@@ -684,7 +538,7 @@ export class Mirror {
     const work = (async () => {
       await this.refresher.idle();
       await this.stopConsumer();
-      await this.closeProducer();
+      await this.out.close();
       if (this.writer) await this.writer.flush();
     })().catch(() => undefined);
     await Promise.race([work, new Promise<void>((r) => (timer = setTimeout(r, timeoutMs)))]);

@@ -1,7 +1,7 @@
 'use strict';
 /** Checkpoint writes are split into produce-sized chunks (a cycle can write tens of thousands). */
 const assert = require('node:assert/strict');
-const { chunkCheckpoints, CHECKPOINT_CHUNK_RECORDS, CHECKPOINT_CHUNK_BYTES } = require('../../dist/engines/checkpoint-emitter');
+const { chunkCheckpoints, CHECKPOINT_CHUNK_RECORDS, CHECKPOINT_CHUNK_BYTES } = require('../../dist/core/checkpoint-cycle');
 const { decodeCheckpoint } = require('../../dist/core/checkpoint');
 
 function cps(n, metadata = '') {

@@ -12,7 +12,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 /** @type {{ java: string, patterns: Array<[string, string]> }} */
 const fixture = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'java-17-pattern-compile.json'), 'utf8'));
-const { compileRegexList, compileRegexListToRegExp } = require('../../dist/core/java-regex');
+const { compileRegexList, compileRegexListToRegExp } = require('../../dist/core/java-regex-list');
 const { ConfigError } = require('../../dist/core/errors');
 
 /** The refusal of a one-item `groups` list, or null when compiled. */

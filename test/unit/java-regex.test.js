@@ -6,7 +6,8 @@
  * what Java 17 answers for Pattern.compile(pattern).matcher(name).matches().
  */
 const assert = require('node:assert/strict');
-const { compileRegexList, javaToJsPattern, JavaRegexError } = require('../../dist/core/java-regex');
+const { javaToJsPattern, JavaRegexError } = require('../../dist/core/java-regex');
+const { compileRegexList } = require('../../dist/core/java-regex-list');
 const { createGroupFilter } = require('../../dist/core/filters');
 const { ConfigError } = require('../../dist/core/errors');
 

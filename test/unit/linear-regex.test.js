@@ -9,7 +9,7 @@
  * a small multiple of states x (name length + 1), never on time.
  */
 const assert = require('node:assert/strict');
-const { compileRegexList, compileRegexListToRegExp } = require('../../dist/core/java-regex');
+const { compileRegexList, compileRegexListToRegExp } = require('../../dist/core/java-regex-list');
 const { createGroupFilter, createTopicFilter } = require('../../dist/core/filters');
 const { ConfigError } = require('../../dist/core/errors');
 const { LinearRegex } = require('../../dist/core/linear-regex');

@@ -1,0 +1,220 @@
+/**
+ * The pure part of a checkpoint cycle (MirrorCheckpointTask.poll after the offsets are read):
+ * translate each group's committed offsets through the offset-sync store into checkpoints
+ * (checkpointsForGroup, or the TranslationCache in a full cycle), note what must be read on the
+ * target for groups rewound below every sync, decide which checkpoints still need writing (the
+ * retry list against the checkpoint store), chunk them for produce requests, and judge the
+ * cycle's readiness. No I/O: engines/checkpoint-emitter does the reads and the writes.
+ */
+import { chunkBySize } from './chunks';
+import { encodeCheckpoint } from './checkpoint';
+import { checkpointsForGroup, type CoverageEntry } from './checkpoints-for-group';
+import { ListReuse } from './list-reuse';
+import { summarizeReadiness, unlistedGroupReadiness, withMembersOnTarget, type GroupReadiness, type MembersOnTarget, type ReadinessSummary, type ReadinessThresholds } from './readiness';
+import type { CacheInput, GroupCoverageEntry, TranslationCache } from './translation-cache';
+import type { Checkpoint, CommittedOffset } from './types';
+
+export interface WrittenCheckpoint extends Checkpoint {
+  /** Record timestamp: when the group's offsets were listed. */
+  timestamp: number;
+}
+
+/** Produce requests of at most this many checkpoint records or bytes (keys + values). */
+export const CHECKPOINT_CHUNK_RECORDS = 2000;
+export const CHECKPOINT_CHUNK_BYTES = 256 * 1024;
+
+/** Encodes checkpoints into produce-sized chunks, in order (partition 0, record timestamp = listing time). */
+export function chunkCheckpoints(
+  list: readonly WrittenCheckpoint[],
+): Array<{ checkpoints: WrittenCheckpoint[]; records: Array<{ key: Buffer; value: Buffer; partition: number; timestamp: string }> }> {
+  const records = list.map((c) => {
+    const rec = encodeCheckpoint(c);
+    return { key: rec.key, value: rec.value, partition: 0, timestamp: String(c.timestamp) };
+  });
+  const sizes = records.map((r) => r.key.length + r.value.length);
+  return chunkBySize(sizes, CHECKPOINT_CHUNK_RECORDS, CHECKPOINT_CHUNK_BYTES).map(([start, end]) => ({
+    checkpoints: list.slice(start, end),
+    records: records.slice(start, end),
+  }));
+}
+
+/** The retry list's key of a checkpoint: one entry per (group, remote topic, partition). */
+export function unsentKey(c: Checkpoint): string {
+  return `${c.group}\u0000${c.topic}\u0000${c.partition}`;
+}
+
+/** The key of a remote partition's log start (`partition:topic`). */
+export function logStartKey(topic: string, partition: number): string {
+  return `${partition}:${topic}`;
+}
+
+/** Remote partitions whose log start must be read on the target (remote topic -> partitions), and the groups that need them. */
+export interface LogStartNeeds {
+  starts: Map<string, Set<number>>;
+  groups: Set<string>;
+}
+
+export interface TranslateCycleInput {
+  /** A full cycle (through the translation cache, with readiness) or a partial one (checkpointsForGroup, the cache forgets the group). */
+  full: boolean;
+  /** The groups to translate, in order. */
+  groups: Iterable<string>;
+  /** Each group's committed offsets on the source. */
+  offsetsOf(group: string): readonly CommittedOffset[];
+  /** When the offsets were listed (the checkpoints' record timestamp). */
+  listedAt: number;
+  /** The translation's fixed inputs (store, checkpoints, policy, aliases, filter, readiness); group, offsets and listedAt are set per group, remoteLogStart from `logStarts` (precise mode). */
+  base: Omit<CacheInput, 'group' | 'offsets' | 'listedAt' | 'remoteLogStart'>;
+  translations: TranslationCache;
+  /** Whether each group has members on the target ('unknown' when not known). */
+  membersOf(group: string): MembersOnTarget;
+  /** The retry list: this cycle's checkpoints are added to it (replacing older ones of the same partition). */
+  unsent: Map<string, WrittenCheckpoint>;
+  /** Precise mode: log starts read on the target (`logStartKey`); one used by a translation is deleted (read again for the next rewind). Absent: MM2's behaviour (no log starts). */
+  logStarts?: Map<string, bigint>;
+  /** The last full cycle's lists: given back when this cycle's are the same, entry for entry. */
+  previous?: { coverage: readonly GroupCoverageEntry[]; summaries: readonly GroupReadiness[] } | null;
+}
+
+export interface CycleTranslation {
+  coverage: ListReuse<GroupCoverageEntry>;
+  /** Full cycles: each translated group's readiness (failed groups are added by fullCycleReadiness). */
+  summaries: ListReuse<GroupReadiness>;
+  needs: LogStartNeeds;
+}
+
+/** Translates the cycle's groups, in order, synchronously (the store is updated as it goes, as MM2's). */
+export function translateCycle(t: TranslateCycleInput): CycleTranslation {
+  const coverage = new ListReuse<GroupCoverageEntry>(t.full ? t.previous?.coverage : undefined);
+  const summaries = new ListReuse<GroupReadiness>(t.full ? t.previous?.summaries : undefined);
+  const needs: LogStartNeeds = { starts: new Map(), groups: new Set() };
+  const logStarts = t.logStarts;
+  // one input, its group fields set per group (neither call keeps it)
+  const input: CacheInput = {
+    ...t.base,
+    group: '',
+    offsets: [],
+    listedAt: 0,
+    // precise mode: a group rewound below every offset sync is checkpointed at the remote
+    // partition's log start (read for it), not left at its stale, higher checkpoint; mm2: MM2's behaviour
+    ...(logStarts === undefined ? {} : { remoteLogStart: (topic: string, partition: number) => logStarts.get(logStartKey(topic, partition)) }),
+  };
+  for (const group of t.groups) {
+    input.group = group;
+    input.offsets = t.offsetsOf(group);
+    input.listedAt = t.listedAt;
+    let r: { checkpoints: Checkpoint[]; coverage: readonly CoverageEntry[] };
+    if (t.full) {
+      // only what moved is translated again (the cache says what did)
+      const c = t.translations.translate(input);
+      for (const e of c.coverage) coverage.push(e);
+      summaries.push(withMembersOnTarget(c.summary, t.membersOf(group)));
+      r = c;
+    } else {
+      // a partial translation (some partitions): the group's next full cycle translates it whole
+      r = checkpointsForGroup(input);
+      t.translations.forget(group);
+    }
+    for (const c of r.coverage) {
+      if (c.remoteTopic === null) continue;
+      if (c.status === 'rewound-below-syncs') {
+        let parts = needs.starts.get(c.remoteTopic);
+        if (parts === undefined) needs.starts.set(c.remoteTopic, (parts = new Set()));
+        parts.add(c.partition);
+        needs.groups.add(group);
+      } else if (c.status === 'rewound-to-start') {
+        logStarts?.delete(logStartKey(c.remoteTopic, c.partition)); // used: read again for the next rewind
+      }
+    }
+    // Into the store (checkpointsForGroup did) and onto the retry list together.
+    for (const c of r.checkpoints) {
+      const w: WrittenCheckpoint = { ...c, timestamp: t.listedAt };
+      t.unsent.set(unsentKey(w), w);
+    }
+  }
+  return { coverage, summaries, needs };
+}
+
+/**
+ * What to write now: the retry list's checkpoints that are still the store's current ones
+ * (a newer one of the same partition replaced an older one; one no longer current leaves the list).
+ * A checkpoint leaves the list only with its acknowledgement (the caller deletes it then).
+ */
+export function checkpointsToWrite(
+  unsent: Map<string, WrittenCheckpoint>,
+  current: (group: string, topic: string, partition: number) => Checkpoint | undefined,
+): WrittenCheckpoint[] {
+  const toWrite: WrittenCheckpoint[] = [];
+  for (const [k, c] of unsent) {
+    const now = current(c.group, c.topic, c.partition);
+    if (now && now.downstreamOffset === c.downstreamOffset && now.upstreamOffset === c.upstreamOffset) toWrite.push(c);
+    else unsent.delete(k);
+  }
+  return toWrite;
+}
+
+function byGroup(a: { group: string }, b: { group: string }): number {
+  return a.group < b.group ? -1 : a.group > b.group ? 1 : 0;
+}
+
+/** Sorts a cycle's failed groups by name, in place. */
+export function sortByGroup<T extends { group: string }>(list: T[]): T[] {
+  return list.sort(byGroup);
+}
+
+/**
+ * A full cycle's readiness: the translated groups' summaries, then each group whose offsets could
+ * not be listed (its last readiness stands until it is too old), sorted by group when there are
+ * such; and the summary over all of them.
+ */
+export function fullCycleReadiness(o: {
+  summaries: ListReuse<GroupReadiness>;
+  failedGroups: ReadonlyArray<{ group: string }>;
+  last(group: string): { summary: GroupReadiness; listedAt: number | undefined } | undefined;
+  membersOf(group: string): MembersOnTarget;
+  now: number;
+  thresholds: ReadinessThresholds;
+  listedAt: number | null;
+}): { summaries: GroupReadiness[]; readiness: ReadinessSummary } {
+  for (const f of o.failedGroups) {
+    const last = o.last(f.group);
+    o.summaries.push(withMembersOnTarget(unlistedGroupReadiness(f.group, last?.summary ?? null, last?.listedAt ?? null, o.now, o.thresholds), o.membersOf(f.group)));
+  }
+  let summaries = o.summaries.result() as GroupReadiness[];
+  // sorted in a copy: the list may be the last cycle's
+  if (o.failedGroups.length > 0) summaries = [...summaries].sort(byGroup);
+  return { summaries, readiness: summarizeReadiness(summaries, o.thresholds, o.listedAt) };
+}
+
+/** Each of `groups` with checkpoints, and their checkpoint lists. */
+export function latestOf(groups: Iterable<string>, get: (group: string) => readonly Checkpoint[] | undefined): Map<string, readonly Checkpoint[]> {
+  const latest = new Map<string, readonly Checkpoint[]>();
+  for (const g of groups) {
+    const list = get(g);
+    if (list && list.length > 0) latest.set(g, list);
+  }
+  return latest;
+}
+
+/** latestOf(groups), or `prev` when it holds exactly that (the store's lists are new arrays whenever they change). */
+export function reusedLatest(
+  groups: readonly string[],
+  get: (group: string) => readonly Checkpoint[] | undefined,
+  prev: Map<string, readonly Checkpoint[]> | undefined,
+): Map<string, readonly Checkpoint[]> {
+  if (prev !== undefined) {
+    let n = 0;
+    let same = true;
+    for (const g of groups) {
+      const list = get(g);
+      if (!list || list.length === 0) continue;
+      n++;
+      if (prev.get(g) !== list) {
+        same = false;
+        break;
+      }
+    }
+    if (same && n === prev.size) return prev;
+  }
+  return latestOf(groups, get);
+}

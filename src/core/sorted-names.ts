@@ -1,0 +1,26 @@
+/** Small helpers over sorted lists of names (the selected groups, 10,000 of them at scale). */
+
+/** Whether two lists hold the same names in the same order. */
+export function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Membership in a sorted list, by binary search (no Set of 10,000 names per group refresh). */
+export function sortedMembers(sorted: readonly string[]): { has(g: string): boolean } {
+  return {
+    has(g: string): boolean {
+      let lo = 0;
+      let hi = sorted.length - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >>> 1;
+        const v = sorted[mid];
+        if (v === g) return true;
+        if (v < g) lo = mid + 1;
+        else hi = mid - 1;
+      }
+      return false;
+    },
+  };
+}

@@ -1,0 +1,130 @@
+/**
+ * Restores the last checkpoints from `<source>.checkpoints.internal` on the target (MM2's
+ * CheckpointStore.start): read once in log order, last wins, malformed records skipped and
+ * counted, within a time limit; while the read runs the target is asked every retry period
+ * whether it still answers, so that a target that stopped answering shows as an error.
+ */
+import type { Admin } from 'kafkajs';
+import type { CheckpointStore } from '../core/checkpoint-store';
+import { decodeValidCheckpoint } from '../core/checkpoint';
+import { MalformedRecordError } from '../core/errors';
+import { clampTimer } from '../core/intervals';
+import { readPercent } from '../core/load-percent';
+import type { Checkpoint } from '../core/types';
+import type { ClusterConnection } from '../kafka/connection';
+import { TopicReader } from '../kafka/topic-reader';
+import type { EmitterPhase, RestoreReport } from './checkpoint-emitter-types';
+
+export interface CheckpointsRestoreOptions {
+  target: ClusterConnection;
+  checkpointsTopic: string;
+  phase?(phase: EmitterPhase): void;
+  /** Give up after this long (counts as a failed restore). Default 120 s. */
+  restoreTimeoutMs?: number;
+  /** How often the target is asked whether it still answers (at least 1 s). Default 60 s. */
+  retryMaxMs?: number;
+}
+
+/** One emitter's restores: one at a time; `stop` ends the one running. */
+export class CheckpointsRestore {
+  private reader: TopicReader | null = null;
+  private abortRestore: (() => void) | null = null;
+
+  constructor(private readonly o: CheckpointsRestoreOptions) {}
+
+  /** Stops a running restore (it fails with 'stopped'). */
+  async stop(): Promise<void> {
+    this.abortRestore?.();
+    const r = this.reader;
+    this.reader = null;
+    await r?.stop();
+  }
+
+  /** Reads the checkpoints topic into `store`. `topicMissing`: the read failed because the topic does not exist. Never rejects. */
+  async run(store: CheckpointStore): Promise<{ report: RestoreReport; topicMissing: boolean }> {
+    const { target, checkpointsTopic } = this.o;
+    const report: RestoreReport = { ok: false, restored: 0, read: 0, malformed: 0 };
+    let topicMissing = false;
+    const kept = new Set<string>();
+    const outcome: { failure: Error | null } = { failure: null };
+    let failNow: (e: Error) => void = () => undefined;
+    const failed = new Promise<void>((resolve) => {
+      failNow = (e) => {
+        if (!outcome.failure) outcome.failure = e;
+        resolve();
+      };
+    });
+    this.abortRestore = () => failNow(new Error('stopped'));
+    let timer: NodeJS.Timeout | undefined;
+    let probe: NodeJS.Timeout | undefined;
+    try {
+      this.o.phase?.({ kind: 'restoring', percent: 0 });
+      const admin: Admin = await target.admin();
+      const reader = new TopicReader(target.kafka, admin, {
+        topic: checkpointsTopic,
+        tail: false,
+        groupPrefix: '__mm2-node-red-checkpoints-restore',
+        settings: target.settings,
+        onRecord: (r) => {
+          report.read++;
+          let cp: Checkpoint;
+          try {
+            cp = decodeValidCheckpoint(r.key, r.value); // a negative offset is skipped and counted as malformed
+          } catch (e) {
+            if (e instanceof MalformedRecordError) {
+              report.malformed++;
+              return;
+            }
+            throw e;
+          }
+          if (store.loadRecord(cp, r.timestamp)) kept.add(`${cp.group}\u0000${cp.partition}:${cp.topic}`);
+        },
+        onProgress: (read, total) => {
+          this.o.phase?.({ kind: 'restoring', percent: readPercent(read, total) });
+        },
+        onError: (err) => failNow(err),
+      });
+      this.reader = reader;
+      const timeoutMs = this.o.restoreTimeoutMs ?? 120000;
+      const timedOut = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          failNow(new Error(`reading ${checkpointsTopic} did not finish within ${Math.round(timeoutMs / 1000)} s`));
+          resolve();
+        }, clampTimer(timeoutMs));
+      });
+      // While the read runs, ask the target every retry period whether it still answers: a
+      // target that stopped answering shows as an error (red), not as a long "loading".
+      const probeMs = clampTimer(Math.max(1000, this.o.retryMaxMs ?? 60000));
+      probe = setInterval(() => {
+        target
+          .admin()
+          .then((a) => a.fetchTopicOffsets(checkpointsTopic))
+          .then(
+            () => target.reportOk(),
+            (e) => {
+              if (!outcome.failure) target.reportError(e);
+            },
+          );
+      }, probeMs);
+      const started = reader.start().catch((e: Error) => failNow(e));
+      await Promise.race([started, failed, timedOut]);
+      if (outcome.failure) {
+        await reader.stop();
+        throw outcome.failure;
+      }
+      report.ok = true;
+      report.restored = kept.size;
+    } catch (e) {
+      const err = e as Error;
+      report.ok = false;
+      topicMissing = err?.name === 'TopicNotFoundError';
+      report.error = topicMissing ? err.message : target.reportError(err);
+    } finally {
+      if (timer) clearTimeout(timer);
+      if (probe) clearInterval(probe);
+      this.reader = null;
+      this.abortRestore = null;
+    }
+    return { report, topicMissing };
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * What the checkpoint emitter reads on the target beside the checkpoints topic: whether the
+ * selected groups have members there (failover readiness), and the log starts of remote
+ * partitions for groups rewound below every offset sync (precise mode).
+ */
+import { logStartKey } from '../core/checkpoint-cycle';
+import { membersInState, type MembersOnTarget } from '../core/readiness';
+import { authorizationFailure, explainKafkaError } from '../kafka/client';
+import type { ClusterConnection } from '../kafka/connection';
+
+export interface TargetMembersListing {
+  members: ReadonlyMap<string, MembersOnTarget>;
+  /** Why the target's groups could not be listed (every group is then 'unknown'). */
+  error?: string;
+}
+
+/** Whether two maps hold the same keys with the same values. */
+function sameEntries<K, V>(a: ReadonlyMap<K, V>, b: ReadonlyMap<K, V>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [k, v] of b) if (a.get(k) !== v) return false;
+  return true;
+}
+
+/** The target's group listing, kept from one full cycle to the next. */
+export class TargetMembers {
+  /** The last full cycle's listing. */
+  current: TargetMembersListing = { members: new Map() };
+  /** Groups whose coordinator the target refused to name (no DESCRIBE), until `forgetRefusals` (the next group discovery). */
+  private refusedCoordinators = new Set<string>();
+
+  constructor(private readonly target: ClusterConnection) {}
+
+  /** Whether `group` has members on the target, by the last listing ('unknown' when not listed). */
+  of(group: string): MembersOnTarget {
+    return this.current.members.get(group) ?? 'unknown';
+  }
+
+  forgetRefusals(): void {
+    this.refusedCoordinators.clear();
+  }
+
+  /**
+   * Whether each of `groups` has members on the target: one ListGroups per broker; a group not
+   * listed is asked for its coordinator, which a principal without DESCRIBE on it is refused
+   * (ListGroups leaves out what the principal may not describe): 'unknown' then. Never rejects:
+   * a failed listing makes every group 'unknown', with the error. Does not change `current`.
+   */
+  async list(groups: readonly string[]): Promise<TargetMembersListing> {
+    const members = new Map<string, MembersOnTarget>();
+    try {
+      const fetcher = this.target.offsetFetcher();
+      const states = await fetcher.listGroupStates();
+      const unlisted: string[] = [];
+      for (const g of groups) {
+        const s = states.get(g);
+        if (s !== undefined) members.set(g, membersInState(s.state));
+        else unlisted.push(g);
+      }
+      // a coordinator found is remembered by the fetcher; a refusal (no DESCRIBE on the group) is
+      // remembered here until the next group discovery (ACLs change rarely), so a full cycle does not
+      // ask again for every refused group; other failures are asked again next cycle
+      const ask = unlisted.filter((g) => !this.refusedCoordinators.has(g));
+      const failed = ask.length > 0 ? await fetcher.coordinatorFailures(ask) : new Map<string, string>();
+      for (const [g, why] of failed) if (authorizationFailure({ message: why })) this.refusedCoordinators.add(g);
+      for (const g of unlisted) members.set(g, failed.has(g) || this.refusedCoordinators.has(g) ? 'unknown' : false);
+      // unchanged (the usual cycle): the last map stays, and what was derived from it with it
+      const prev = this.current;
+      if (prev.error === undefined && sameEntries(prev.members, members)) return prev;
+      return { members };
+    } catch (e) {
+      return { members: new Map(), error: explainKafkaError(e, this.target.settings) };
+    }
+  }
+}
+
+/**
+ * Reads the log starts of the `need` remote partitions (topic -> partitions) on the target into
+ * `into` (keys: logStartKey). Resolves with how many were found; rejects with the client's error.
+ */
+export async function readLogStarts(target: ClusterConnection, need: ReadonlyMap<string, ReadonlySet<number>>, into: Map<string, bigint>): Promise<number> {
+  const admin = await target.admin();
+  let found = 0;
+  for (const [topic, parts] of need) {
+    for (const o of await admin.fetchTopicOffsets(topic)) {
+      if (!parts.has(o.partition)) continue;
+      into.set(logStartKey(topic, o.partition), BigInt(o.low));
+      found++;
+    }
+  }
+  return found;
+}
