@@ -91,6 +91,13 @@ export class TargetOffsets {
     const k = partitionKey(next.topic, next.partition);
     const marks = this.rewinds.get(next.group);
     const pending = marks?.get(k);
+    if (previous === undefined && pending !== undefined && next.upstreamOffset >= pending.fromUpstream) {
+      // a mark adopted before its first checkpoint came (adoptRewind), and the group is already
+      // where it was rewound from or further: nothing left to re-read
+      marks!.delete(k);
+      if (marks!.size === 0) this.rewinds.delete(next.group);
+      return;
+    }
     const mark = noteRewind(previous, next, pending);
     if (mark === undefined || mark === pending) return;
     if (marks === undefined) this.rewinds.set(next.group, new Map([[k, mark]]));

@@ -207,19 +207,23 @@ export class GroupOffsetSyncer {
   /**
    * Takes the rewinds a replay of the checkpoints topic found (core/rewind-history; mode "input"
    * at start, issue 26 item 1), whatever the messages delivered meanwhile: a partition this
-   * writer holds no checkpoint of yet takes the topic's latest one with its mark; one it holds
-   * takes the mark only while its checkpoint is still below the upstream offset the group was
-   * rewound from (a checkpoint past it means the group moved on: nothing to follow). Returns the
-   * groups that took a mark (to sync now).
+   * writer holds no checkpoint of yet takes the mark alone, kept until the wire delivers the
+   * partition's checkpoint (dropped then if that checkpoint is past where the group was rewound
+   * from); one it holds takes the mark only while its checkpoint is still below the upstream offset
+   * the group was rewound from (a checkpoint past it means the group moved on: nothing to follow).
+   * Returns the groups it holds that took a mark (to sync now); the others are synced by the run
+   * their checkpoint comes with.
    */
   adoptRewinds(history: RewindHistory): string[] {
     const groups = new Set<string>();
-    for (const { group, mark, latest } of history.rewinds()) {
+    for (const { group, mark } of history.rewinds()) {
       const held = this.byGroup.get(group)?.get(key(mark.topic, mark.partition));
-      if (held === undefined) this.put(latest);
-      else if (held.upstreamOffset >= mark.fromUpstream) continue;
+      if (held !== undefined && held.upstreamOffset >= mark.fromUpstream) continue;
+      // a group the wire has not delivered yet keeps only the mark, waiting for its checkpoint
+      // (TargetOffsets.noteCheckpoint drops it if that checkpoint is past where the group was
+      // rewound from): the node's groups stay those of its wire, never the topic's whole history
       this.targets.adoptRewind(group, mark);
-      groups.add(group);
+      if (held !== undefined) groups.add(group);
     }
     return [...groups];
   }

@@ -368,13 +368,27 @@ describe('GroupOffsetSyncer (no broker)', function () {
         assert.deepEqual(s.pendingRewinds('g'), [], 'once');
       });
 
-      it('before the wire delivered anything, the topic\'s latest checkpoint is taken with its mark', async function () {
+      it('before the wire delivered anything, the mark waits for the wire\'s checkpoint; the node\'s groups stay those of its wire', async function () {
         const { target, connection } = fakeConnection({ committed: { g: 50 } });
         const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0, followRewinds: true });
-        assert.deepEqual(s.adoptRewinds(history(rec('g', 50, 50), rec('g', 20, 20), rec('h', 10, 10))), ['g']);
+        assert.deepEqual(s.adoptRewinds(history(rec('g', 50, 50), rec('g', 20, 20), rec('h', 10, 10))), [], 'nothing held: nothing to sync now');
+        assert.deepEqual(s.checkpointsOf('g'), [], 'the topic\'s history does not become the node\'s checkpoints');
         assert.deepEqual(s.checkpointsOf('h'), [], 'a partition without a rewind is left to the wire');
-        await s.syncGroups(['g']);
-        assert.equal(target.committed.g, 20);
+        assert.equal(s.pendingRewinds('g').length, 1, 'the mark is kept');
+        // the wire delivers the rewound checkpoint (the checkpoint node's whole state after its restart)
+        s.applyCheckpointsJson({ g: json(20, 20) });
+        await s.sync();
+        assert.equal(target.committed.g, 20, 'the rewind is followed');
+      });
+
+      it('a mark adopted before the wire delivered anything is dropped when the wire\'s checkpoint is past where the group was rewound from', async function () {
+        const { target, connection } = fakeConnection({ committed: { g: 50 } });
+        const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0, followRewinds: true });
+        s.adoptRewinds(history(rec('g', 50, 50), rec('g', 20, 20)));
+        s.applyCheckpointsJson({ g: json(55, 55) });
+        assert.deepEqual(s.pendingRewinds('g'), []);
+        await s.sync();
+        assert.equal(target.committed.g, 55, 'forward as usual, never back');
       });
 
       it('a group that moved on past the upstream offset it was rewound from (as the wire says) takes no mark', async function () {
