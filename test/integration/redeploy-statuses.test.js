@@ -86,6 +86,12 @@ describe('redeploying the full failover example many times in a row (real Node-R
       }
     };
     await settled(0, FLOW_NODES, 'the first deploy');
+    // MM2's heartbeats topic is one per source cluster (`heartbeats`, compacted), and the suite's
+    // source holds every earlier file's heartbeats: this flow's new mirror copies them from the
+    // start, as MM2 does, and until it caught up its heartbeat node is truthfully red ("stale: no
+    // heartbeat for 22 min", the newest copied one minutes old; seen in a whole run). That is the
+    // first deploy's catch-up, not a redeploy: only those statuses are left out of the check below
+    const firstSettled = watch.history().length;
 
     const ROUNDS = 8;
     for (let round = 1; round <= ROUNDS; round++) {
@@ -105,7 +111,8 @@ describe('redeploying the full failover example many times in a row (real Node-R
 
     const history = watch.history().filter((h) => FLOW_NODES.includes(h.id));
     const raw = history.filter((h) => RAW.test(h.status.text || '')).map((h) => `${h.id}: ${h.status.text}`);
-    const red = history.filter((h) => h.status.fill === 'red').map((h) => `${h.id}: ${h.status.text}`);
+    const catchUp = (h, i) => i < firstSettled && h.id === 'heartbeat' && /^stale: /.test(h.status.text || '');
+    const red = watch.history().filter((h, i) => FLOW_NODES.includes(h.id) && h.status.fill === 'red' && !catchUp(h, i)).map((h) => `${h.id}: ${h.status.text}`);
     const logged = nr.log.split('\n').filter((l) => /Cannot destructure|TypeError/.test(l));
     assert.deepEqual({ raw, red, logged }, { raw: [], red: [], logged: [] }, 'no status shows a raw client message, no node is red while both clusters answer, no raw client error is logged');
   });
