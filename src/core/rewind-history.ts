@@ -15,11 +15,9 @@ import type { Checkpoint } from './types';
 export class RewindHistory {
   private readonly latest = new Map<string, Map<string, Checkpoint>>();
   private readonly marks = new Map<string, Map<string, RewindMark>>();
-  private count = 0;
 
   /** The next checkpoint of the topic, in log order. */
   note(cp: Checkpoint): void {
-    this.count++;
     let byPartition = this.latest.get(cp.group);
     if (byPartition === undefined) {
       byPartition = new Map();
@@ -39,19 +37,8 @@ export class RewindHistory {
     groupMarks.set(k, mark);
   }
 
-  /** How many checkpoints were noted. */
-  get checkpoints(): number {
-    return this.count;
-  }
-
-  /** Every rewind mark with the group's latest checkpoint of that partition in the topic. */
-  *rewinds(): Generator<{ group: string; mark: RewindMark; latest: Checkpoint }> {
-    for (const [group, groupMarks] of this.marks) {
-      const byPartition = this.latest.get(group);
-      for (const [k, mark] of groupMarks) {
-        const latest = byPartition?.get(k);
-        if (latest !== undefined) yield { group, mark, latest };
-      }
-    }
+  /** Every rewind mark the order of the checkpoints gave, by group. */
+  *rewinds(): Generator<{ group: string; mark: RewindMark }> {
+    for (const [group, groupMarks] of this.marks) for (const mark of groupMarks.values()) yield { group, mark };
   }
 }
