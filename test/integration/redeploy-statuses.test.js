@@ -90,7 +90,13 @@ describe('redeploying the full failover example many times in a row (real Node-R
     // source holds every earlier file's heartbeats: this flow's new mirror copies them from the
     // start, as MM2 does, and until it caught up its heartbeat node is truthfully red ("stale: no
     // heartbeat for 22 min", the newest copied one minutes old; seen in a whole run). That is the
-    // first deploy's catch-up, not a redeploy: only those statuses are left out of the check below
+    // first deploy's catch-up, not a redeploy: it ends when the heartbeat node is green (a fresh
+    // heartbeat arrived; settled above can pass while it still waits for the first copied one),
+    // and only the statuses before that are left out of the check below
+    await env.eventually(() => {
+      const hb = latest(0).get('heartbeat');
+      return hb && hb.fill === 'green' && /^latency /.test(hb.text || '');
+    }, { timeout: 300000, interval: 500, what: 'the first deploy: the mirror caught up with the heartbeats backlog (the heartbeat node green)' });
     const firstSettled = watch.history().length;
 
     const ROUNDS = 8;
