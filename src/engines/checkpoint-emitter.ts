@@ -92,8 +92,13 @@ export class CheckpointEmitter {
       restoreTimeoutMs: o.restoreTimeoutMs,
       retryMaxMs: o.retryMaxMs,
     });
-    this.checkpointStore = new CheckpointStore({ acceptGroup: (g) => o.groupFilter.accept(g) });
-    this.runner = new CoalescingRunner<CycleOptions, CycleResult>((opts) => this.runCycle(opts), mergeCycleOptions);
+    this.checkpointStore = this.openStore();
+    this.runner = new CoalescingRunner<CycleOptions, CycleResult>(async (opts) => {
+      const r = await this.runCycle(opts);
+      // the store's readers (the group-offset writers) hear which groups this cycle changed
+      if (!r.skipped) this.o.home?.cycled();
+      return r;
+    }, mergeCycleOptions);
     this.sourceOffsets = new SourceOffsets({
       source: o.source,
       want: o.sourceOffsets ?? 'auto',
@@ -112,6 +117,13 @@ export class CheckpointEmitter {
       onAnswered: () => o.events?.sourceAnswered?.(),
     });
     this.fullReads = new FullSourceReads(o.source, this.sourceOffsets, this.now, () => o.events, o.fullSourceReadEveryMs ?? FULL_SOURCE_READ_EVERY_MS);
+  }
+
+  /** A new checkpoint store (at start, and when a failed restore is tried again), in the home when there is one. */
+  private openStore(previous?: CheckpointStore): CheckpointStore {
+    const acceptGroup = (g: string): boolean => this.o.groupFilter.accept(g);
+    if (!this.o.home) return new CheckpointStore({ acceptGroup });
+    return this.o.home.open({ selected: () => this.selected }, acceptGroup, previous);
   }
 
   /** Whether cycles also run by themselves (source offsets 'auto'); 'poll' runs them only when asked, as MM2's task does every interval. */
@@ -279,6 +291,7 @@ export class CheckpointEmitter {
     this.wake?.();
     await Promise.all([this.restorer.stop(), this.sourceOffsets.stop()]);
     await this.runner.idle();
+    this.o.home?.close(this.checkpointStore);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -339,11 +352,12 @@ export class CheckpointEmitter {
       // (a missing topic, records it cannot read in time). When the target itself did not
       // answer, what it holds is not lost: read it again once it answers.
       if (report.ok || restored.topicMissing || (await this.targetAnswers())) break;
-      this.checkpointStore = new CheckpointStore({ acceptGroup: (g) => this.o.groupFilter.accept(g) });
+      this.checkpointStore = this.openStore(this.checkpointStore);
       await retryLater(report.error ?? 'the target did not answer');
     }
     this.restore = report;
     this.checkpointStore.markLoaded(report.ok);
+    this.o.home?.restored(this.checkpointStore);
     if (!report.ok) report.restored = 0;
     // MM2: offsetSyncStore.start(mustReadToEnd = !checkpointsLoadedOk)
     this.syncStore = new OffsetSyncStore({ keepHistoryOnLoad: report.ok, translation: this.o.offsetTranslation ?? 'precise' });

@@ -38,8 +38,9 @@ import type { Checkpoint, CommittedOffset } from '../core/types';
 import { explainKafkaError, notAuthorized, type ClusterSettings } from '../kafka/client';
 import { fetchEndOffsets, type AdminCommitResult, type ListedGroupState } from '../kafka/groups';
 import type { RawRecord } from '../kafka/topic-reader';
-import { partitionKey } from '../core/partition-key';
-import type { RewindHistory } from '../core/rewind-history';
+import type { RewindMarks } from '../core/rewind-history';
+import { CheckpointStore } from '../core/checkpoint-store';
+import type { CheckpointView } from './replication-runtime';
 
 /** What the syncer reads target groups with (GroupOffsetFetcher fits). */
 export interface TargetGroupReader {
@@ -96,12 +97,21 @@ export interface GroupOffsetSyncerOptions {
   now?: () => number;
 }
 
-const key = partitionKey;
 
 type Job = { full: true } | { full: false; groups: Set<string> };
 
+/** A store of the syncer's own (checkpoints from messages or from the checkpoints topic). */
+function ownStore(): CheckpointStore {
+  const store = new CheckpointStore();
+  store.markLoaded(true);
+  return store;
+}
+
 export class GroupOffsetSyncer {
-  private readonly byGroup = new Map<string, Map<string, Checkpoint>>();
+  /** The checkpoints this syncer received itself (modes "input" and "topic"). */
+  private own = ownStore();
+  /** What the runs read: its own store, or the replication runtime's (the checkpoint emitters' stores, read in place). */
+  private view: CheckpointView = this.own;
   /** The target's offsets as last read or written, the floor and the rewinds not acted on yet (from the order of the checkpoints: state, read again after a restart). */
   private readonly targets: TargetOffsets;
   /** Groups waiting for the floor, and the timer that runs them. */
@@ -109,6 +119,8 @@ export class GroupOffsetSyncer {
   private deferTimer: ReturnType<typeof setTimeout> | null = null;
   private states: { at: number; map: ReadonlyMap<string, ListedGroupState> } | null = null;
   private received = 0;
+  /** The groups the last full run selected (bounds the target-offset cache). */
+  private groupCount = 0;
   private malformedCount = 0;
   private cycleNo = 0;
   private running = false;
@@ -129,23 +141,43 @@ export class GroupOffsetSyncer {
   }
 
   get stats(): CheckpointStats {
+    let groups = 0;
     let partitions = 0;
-    for (const m of this.byGroup.values()) partitions += m.size;
-    return { groups: this.byGroup.size, partitions, received: this.received, malformed: this.malformedCount };
+    for (const g of this.view.groups()) {
+      groups++;
+      partitions += this.view.get(g)?.length ?? 0;
+    }
+    return { groups, partitions, received: this.received, malformed: this.malformedCount };
   }
 
-  /** Stores one checkpoint: the last one per (group, remote partition) wins. Returns whether it differs from the one held. */
-  put(cp: Checkpoint): boolean {
-    let m = this.byGroup.get(cp.group);
-    if (!m) {
-      m = new Map();
-      this.byGroup.set(cp.group, m);
-    }
-    const k = key(cp.topic, cp.partition);
-    const had = m.get(k);
-    m.set(k, cp);
-    this.targets.noteCheckpoint(had, cp);
+  /**
+   * Reads `view` from now on (the replication runtime: the checkpoint emitters' own stores, in
+   * place); its stores tell each checkpoint stored through {@link noteCheckpoint}. null: back to
+   * the syncer's own store (what messages or the checkpoints topic bring).
+   */
+  follow(view: CheckpointView | null): void {
+    const next = view ?? this.own;
+    if (next === this.view) return;
+    this.view = next;
+    this.targets.clearRewinds();
+  }
+
+  /** Whether the syncer reads a view other than its own store. */
+  get following(): boolean {
+    return this.view !== this.own;
+  }
+
+  /** A checkpoint stored where the syncer reads (the runtime's stores), after `previous` of its group and remote partition: a rewind on the source is noted. */
+  noteCheckpoint(previous: Checkpoint | undefined, next: Checkpoint): void {
+    this.targets.noteCheckpoint(previous, next);
     this.received++;
+  }
+
+  /** Stores one checkpoint in the syncer's own store: the last one per (group, remote partition) wins. Returns whether it differs from the one held. */
+  put(cp: Checkpoint): boolean {
+    const had = this.own.getPartition(cp.group, cp.topic, cp.partition);
+    this.own.update(cp.group, [cp]);
+    this.noteCheckpoint(had, cp);
     return !had || had.downstreamOffset !== cp.downstreamOffset || had.upstreamOffset !== cp.upstreamOffset;
   }
 
@@ -155,7 +187,9 @@ export class GroupOffsetSyncer {
    * written again from an older cycle.
    */
   replaceCheckpoints(list: Iterable<Checkpoint>): void {
-    this.byGroup.clear();
+    const following = this.following;
+    this.own = ownStore();
+    if (!following) this.view = this.own;
     this.targets.clearRewinds();
     for (const cp of list) this.put(cp);
   }
@@ -167,7 +201,7 @@ export class GroupOffsetSyncer {
 
   /** The stored checkpoints of a group. */
   checkpointsOf(group: string): Checkpoint[] {
-    return [...(this.byGroup.get(group)?.values() ?? [])];
+    return [...(this.view.get(group) ?? [])];
   }
 
   /**
@@ -214,10 +248,10 @@ export class GroupOffsetSyncer {
    * Returns the groups it holds that took a mark (to sync now); the others are synced by the run
    * their checkpoint comes with.
    */
-  adoptRewinds(history: RewindHistory): string[] {
+  adoptRewinds(history: Pick<RewindMarks, 'rewinds'>): string[] {
     const groups = new Set<string>();
     for (const { group, mark } of history.rewinds()) {
-      const held = this.byGroup.get(group)?.get(key(mark.topic, mark.partition));
+      const held = this.view.get(group)?.find((c) => c.topic === mark.topic && c.partition === mark.partition);
       if (held !== undefined && held.upstreamOffset >= mark.fromUpstream) continue;
       // a group the wire has not delivered yet keeps only the mark, waiting for its checkpoint
       // (TargetOffsets.noteCheckpoint drops it if that checkpoint is past where the group was
@@ -366,7 +400,7 @@ export class GroupOffsetSyncer {
   private async runCycle(job: Job): Promise<GroupOffsetsCycle> {
     const started = this.now();
     const cycle = ++this.cycleNo;
-    const selected = (job.full ? [...this.byGroup.keys()] : [...job.groups].filter((g) => this.byGroup.has(g)))
+    const selected = (job.full ? [...this.view.groups()] : [...job.groups].filter((g) => this.view.hasGroup(g)))
       .filter((g) => this.opts.groupFilter.accept(g))
       .sort();
     // the floor bounds the partial runs; a full run (at most one per interval, or a "sync now") writes every group now
@@ -395,7 +429,7 @@ export class GroupOffsetSyncer {
     const writable: string[] = [];
     for (const g of groups) {
       const state = states.get(g)?.state;
-      const plan = this.targets.plan(g, state, statesAt, this.byGroup.get(g)?.values() ?? [], job.full, this.now());
+      const plan = this.targets.plan(g, state, statesAt, this.view.get(g) ?? [], job.full, this.now());
       if (plan === 'active') {
         const d = decideGroupOffsetSync({ group: g, checkpoints: this.checkpointsOf(g), targetGroupState: state });
         result.skipped.push({ group: g, code: 'group-active', state, reason: d.reason });
@@ -432,7 +466,7 @@ export class GroupOffsetSyncer {
       const state = states.get(g)?.state;
       // the read finds every checkpoint already there (the usual answer of the re-read once a
       // minute): nothing to decide, no log-end offsets needed
-      if (this.targets.exactly(g, this.byGroup.get(g)?.values() ?? [])) {
+      if (this.targets.exactly(g, this.view.get(g) ?? [])) {
         result.skipped.push(this.targets.upToDateSkip(g, state));
         continue;
       }
@@ -458,7 +492,9 @@ export class GroupOffsetSyncer {
     );
     this.checkOpen();
     const committedOk = recordCommits(result, this.targets, toCommit, (g) => sent.get(g), this.now);
-    this.targets.trim(this.byGroup.size);
+    // the cache's bound follows the number of groups the last full run selected
+    if (job.full) this.groupCount = selected.length;
+    this.targets.trim(Math.max(this.groupCount, selected.length));
     sortCycle(result);
     // the listing answered; the target is unreachable only when every read, or every commit, failed
     const failure = targetFailure(result, { asked: writable.length, failed: read.failed.size }, { sent: toCommit.length, answered: committedOk });

@@ -15,6 +15,7 @@ import { substituteEnv } from '../../core/env-substitution';
 import { readReplicationSettings } from './mm2-replication-settings';
 import { identityCycleFlows, clusterConflicts, type FlowDirection, type FlowClusters } from '../../core/topic-selection';
 import { clusterIdOf } from '../../kafka/cluster-probe';
+import { ReplicationRuntime } from '../../engines/replication-runtime';
 
 
 interface ReplicationDef extends NodeDef {
@@ -67,6 +68,8 @@ export = function register(RED: NodeAPI): void {
     RED.nodes.createNode(this, def);
     const node = this;
     node.problems = [];
+    // what the flow nodes of this replication share lives here once (Node-RED's MQTT model: the config node owns it)
+    node.runtime = new ReplicationRuntime();
     node.sourceNode = def.source ? (RED.nodes.getNode(def.source) as ClusterConfigNode | null) : null;
     node.targetNode = def.target ? (RED.nodes.getNode(def.target) as ClusterConfigNode | null) : null;
     if (!node.sourceNode) node.problems.push(t('mm2-replication.errors.no-source'));
