@@ -14,7 +14,7 @@
  * Nothing of the product is replaced but the Kafka I/O (ClusterConnection's admin, producer,
  * offset fetcher and committer, and the `__consumer_offsets` stream, through the emitter's
  * `openSourceStream` option). How each in-memory call maps to Kafka requests (what kafkajs and
- * kafka/groups.ts send for it) is listed at `memoryCluster`.
+ * kafka/group-client.ts and its subclasses send for it) is listed at `memoryCluster`.
  */
 const path = require('node:path');
 
@@ -37,7 +37,7 @@ const REMOTE = `source.${TOPIC}`;
 const CP_TOPIC = 'source.checkpoints.internal';
 /** Kafka APIs counted on each in-memory cluster. */
 const APIS = ['produce', 'metadata', 'listGroups', 'offsetFetch', 'findCoordinator', 'listOffsets', 'offsetCommit'];
-/** Groups per OffsetFetch request (kafka/groups.ts GROUPS_PER_OFFSET_FETCH). */
+/** Groups per OffsetFetch request (kafka/group-offset-fetcher.ts GROUPS_PER_OFFSET_FETCH). */
 const GROUPS_PER_OFFSET_FETCH = 500;
 /** The remote partitions' log end on the target: past every checkpoint. */
 const REMOTE_END = 1000000000000n;
@@ -78,7 +78,7 @@ const initialOffset = (g, p) => BigInt(1000 + ((g * 7 + p) % 50));
  * | admin.listTopics | metadata |
  * | admin.fetchTopicOffsets | listOffsets x2, in series (kafkajs: latest, then earliest) |
  * | producer.send | produce |
- * | offsetFetcher.listGroupStates | metadata, then listGroups (one broker); callers at the same moment share one listing, and an unchanged listing is the same Map (kafka/groups.ts) |
+ * | offsetFetcher.listGroupStates | metadata, then listGroups (one broker); callers at the same moment share one listing, and an unchanged listing is the same Map (kafka/group-client.ts) |
  * | offsetFetcher.fetchMany(n groups) | offsetFetch x ceil(n / 500), in parallel (coordinators known) |
  * | offsetFetcher.coordinatorFailures(n > 0 groups) | findCoordinator x1 |
  * | committer.commitMany(n groups) | offsetCommit x n, in parallel, each answered after its own latency |

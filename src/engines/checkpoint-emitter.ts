@@ -33,7 +33,7 @@ import { chunkCheckpoints, checkpointsToWrite, fullCycleReadiness, latestOf, reu
 import { DEFAULT_READINESS, type GroupReadiness, type ReadinessSummary, type ReadinessThresholds } from '../core/readiness';
 import { sameList, sortedMembers } from '../core/sorted-names';
 import { explainKafkaError } from '../kafka/client';
-import type { ListedGroupState } from '../kafka/groups';
+import type { ListedGroupState } from '../core/listed-groups';
 import { SourceOffsets, type GroupPartitions, type SourceOffsetsMode } from './source-offsets';
 import { CheckpointsRestore } from './checkpoint-restore';
 import { readLogStarts, TargetMembers, type TargetMembersListing } from './checkpoint-target-reads';

@@ -36,7 +36,9 @@ import { emptyCycle, recordCommits, recordDecision, sortCycle, targetFailure, ty
 import { DEFAULT_MIN_WRITE_INTERVAL_MS, FULL_TARGET_READ_EVERY_MS, TargetOffsets } from '../core/target-offsets';
 import type { Checkpoint, CommittedOffset } from '../core/types';
 import { explainKafkaError, notAuthorized, type ClusterSettings } from '../kafka/client';
-import { fetchEndOffsets, type AdminCommitResult, type ListedGroupState } from '../kafka/groups';
+import { fetchEndOffsets } from '../kafka/end-offsets';
+import type { AdminCommitResult } from '../kafka/admin-offset-committer';
+import type { ListedGroupState } from '../core/listed-groups';
 import type { RawRecord } from '../kafka/topic-reader';
 import type { RewindMarks } from '../core/rewind-history';
 import { CheckpointStore } from '../core/checkpoint-store';
