@@ -29,7 +29,7 @@ import { findCheckpointGroups, type DiscoveryResult } from '../core/group-discov
 import { OffsetSyncStore, type OffsetTranslationMode } from '../core/offset-sync-store';
 import type { Checkpoint, CommittedOffset, OffsetSync } from '../core/types';
 import { firstSeenCandidates, groupsConcernedBySyncs, groupsRead, partialCycleCoverage } from '../core/cycle-selection';
-import { chunkCheckpoints, checkpointsToWrite, fullCycleReadiness, latestOf, reusedLatest, sortByGroup, translateCycle, unsentKey, type WrittenCheckpoint } from '../core/checkpoint-cycle';
+import { checkpointsToWrite, fullCycleReadiness, latestOf, reusedLatest, sortByGroup, translateCycle, type WrittenCheckpoint } from '../core/checkpoint-cycle';
 import { DEFAULT_READINESS, type GroupReadiness, type ReadinessSummary, type ReadinessThresholds } from '../core/readiness';
 import { sameList, sortedMembers } from '../core/sorted-names';
 import { explainKafkaError } from '../kafka/client';
@@ -39,6 +39,7 @@ import { CheckpointsRestore } from './checkpoint-restore';
 import { readLogStarts, TargetMembers, type TargetMembersListing } from './checkpoint-target-reads';
 import { FULL_SOURCE_READ_EVERY_MS, mergeCycleOptions, type CheckpointEmitterOptions, type CycleOptions, type CycleResult, type GroupCoverageEntry, type RestoreReport, type SyncEvent } from './checkpoint-emitter-types';
 import { FullSourceReads, SourceGroupListing } from './checkpoint-source-reads';
+import { writeCheckpoints } from './checkpoint-writes';
 
 export * from './checkpoint-emitter-types';
 export { CHECKPOINT_CHUNK_BYTES, CHECKPOINT_CHUNK_RECORDS, chunkCheckpoints } from '../core/checkpoint-cycle';
@@ -541,31 +542,7 @@ export class CheckpointEmitter {
     // whatever fails (connecting the producer, a produce request, anything else) leaves it
     // there, and the next cycle sends the ones still current in the store again.
     const toWrite = checkpointsToWrite(this.unsent, (g, t, p) => this.checkpointStore.getPartition(g, t, p));
-    if (toWrite.length > 0) {
-      try {
-        const producer = await target.producer();
-        // One produce request holds at most ~1 MiB by default (broker message.max.bytes): send in
-        // chunks, in order, and stop at the first failure.
-        for (const chunk of chunkCheckpoints(toWrite)) {
-          if (this.stopped) break; // closing: what is unsent stays on the list (and in the topic's next owner's cycle)
-          await producer.send({ topic: this.o.checkpointsTopic, acks: -1, messages: chunk.records });
-          for (const c of chunk.checkpoints) this.unsent.delete(unsentKey(c));
-        }
-      } catch (e) {
-        throw new Error(target.reportError(e, [{ resource: 'Topic', name: this.o.checkpointsTopic, operations: ['WRITE'] }]));
-      }
-      target.reportOk();
-    } else if (full) {
-      // Nothing to write: still make sure the target answers (and still holds the checkpoints
-      // topic), so that an unreachable target is a failed cycle, never a quiet one.
-      try {
-        const admin = await target.admin();
-        await admin.fetchTopicOffsets(this.o.checkpointsTopic);
-      } catch (e) {
-        throw new Error(target.reportError(e));
-      }
-      target.reportOk();
-    }
+    await writeCheckpoints({ target, topic: this.o.checkpointsTopic, toWrite, unsent: this.unsent, full, stopped: () => this.stopped });
     if (needs.groups.size > 0) this.readLogStarts(needs.starts, needs.groups);
     const get = (g: string): readonly Checkpoint[] | undefined => this.checkpointStore.get(g);
     const latest = full ? reusedLatest(groups, get, this.lastFull?.latest) : latestOf(groups, get);
