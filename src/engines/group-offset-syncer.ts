@@ -69,7 +69,6 @@ export interface SyncerConnection {
 }
 
 export type { CheckpointStats, ClampedPartition, GroupOffsetsCycle, GroupSkipCode, RewoundPartition, SkippedGroup, SkippedPartition, WrittenGroup } from '../core/group-offsets-cycle';
-export { CheckpointsTopicFollower, type CheckpointsTopicFollowerOptions } from './checkpoints-topic-follower';
 
 /**
  * The default floor (ms), and how old a read of an up-to-date group a full run accepts (ms): the
