@@ -94,12 +94,7 @@ export class CheckpointEmitter {
       retryMaxMs: o.retryMaxMs,
     });
     this.checkpointStore = this.openStore();
-    this.runner = new CoalescingRunner<CycleOptions, CycleResult>(async (opts) => {
-      const r = await this.runCycle(opts);
-      // the store's readers (the group-offset writers) hear which groups this cycle changed
-      if (!r.skipped) this.o.home?.cycled();
-      return r;
-    }, mergeCycleOptions);
+    this.runner = new CoalescingRunner<CycleOptions, CycleResult>((opts) => this.runCycle(opts), mergeCycleOptions);
     this.sourceOffsets = new SourceOffsets({
       source: o.source,
       want: o.sourceOffsets ?? 'auto',
@@ -532,6 +527,9 @@ export class CheckpointEmitter {
       logStarts: store.translation === 'mm2' ? undefined : this.logStarts,
       previous: this.lastFull,
     });
+    // the store holds this cycle's checkpoints: its readers (the group-offset writers) hear which
+    // groups changed now, while the write to the checkpoints topic goes on (as MM2's sync reads its map)
+    this.o.home?.cycled();
     // every selected group has been translated once since the load: what each needs is kept; the load history can go
     if (full && store.loaded && failedGroups.length === 0 && discoveryError === undefined) store.releaseLoadHistory();
     sortByGroup(failedGroups);

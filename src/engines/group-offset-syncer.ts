@@ -42,6 +42,7 @@ import type { ListedGroupState } from '../core/listed-groups';
 import type { RawRecord } from '../kafka/topic-reader';
 import type { RewindMarks } from '../core/rewind-history';
 import { CheckpointStore } from '../core/checkpoint-store';
+import { LogEndCache } from '../core/log-end-cache';
 import type { CheckpointView } from './replication-runtime';
 
 /** What the syncer reads target groups with (GroupOffsetFetcher fits). */
@@ -76,8 +77,10 @@ export type { CheckpointStats, ClampedPartition, GroupOffsetsCycle, GroupSkipCod
  * costs in proportion to what moved; every write is still decided against a fresh read.
  */
 export { DEFAULT_MIN_WRITE_INTERVAL_MS, FULL_TARGET_READ_EVERY_MS };
-/** How long a run's listing of group states serves the partial runs after it (ms): the broker's refusal of a commit to a group with members stays the last guard. */
+/** How long a run's listing of group states serves the partial runs after it without another read (ms): the broker's refusal of a commit to a group with members stays the last guard. */
 const STATES_MAX_AGE_MS = 1000;
+/** The oldest listing a partial run takes (ms), reading a new one beside it for the next. */
+const PARTIAL_STATES_MAX_AGE_MS = 10000;
 
 export interface GroupOffsetSyncerOptions {
   connection: SyncerConnection;
@@ -120,6 +123,10 @@ export class GroupOffsetSyncer {
   private deferTimer: ReturnType<typeof setTimeout> | null = null;
   private states: { at: number; map: ReadonlyMap<string, ListedGroupState> } | null = null;
   private received = 0;
+  /** The log ends of the remote partitions as last read (a partial run takes them when they clamp nothing). */
+  private readonly logEnds: LogEndCache;
+  /** A listing of the target's groups is being read beside the runs. */
+  private listingBeside = false;
   /** The groups the last full run selected (bounds the target-offset cache). */
   private groupCount = 0;
   private malformedCount = 0;
@@ -133,6 +140,7 @@ export class GroupOffsetSyncer {
 
   constructor(private readonly opts: GroupOffsetSyncerOptions) {
     this.now = opts.now ?? Date.now;
+    this.logEnds = new LogEndCache(opts.fullTargetReadEveryMs ?? FULL_TARGET_READ_EVERY_MS);
     this.targets = new TargetOffsets({ floorMs: opts.minWriteIntervalMs ?? DEFAULT_MIN_WRITE_INTERVAL_MS, followRewinds: opts.followRewinds === true, fullReadEveryMs: opts.fullTargetReadEveryMs });
   }
 
@@ -384,13 +392,41 @@ export class GroupOffsetSyncer {
     else run.catch(() => undefined);
   }
 
-  /** Target group states: fresh for a full run, at most STATES_MAX_AGE_MS old for a partial one. */
+  /**
+   * Target group states: fresh for a full run. A partial run (the event lane) takes a listing up to
+   * PARTIAL_STATES_MAX_AGE_MS old and has one older than STATES_MAX_AGE_MS read again beside it,
+   * for the next: the broker's refusal of a commit to a group with members (UNKNOWN_MEMBER_ID,
+   * REBALANCE_IN_PROGRESS) stays the last guard, so a group that gained members since is still never written.
+   */
   private async groupStates(full: boolean): Promise<ReadonlyMap<string, ListedGroupState>> {
     const s = this.states;
-    if (!full && s && this.now() - s.at <= STATES_MAX_AGE_MS) return s.map;
-    const map = await this.opts.connection.offsetFetcher().listGroupStates();
-    this.states = { at: this.now(), map };
-    return map;
+    if (!full && s) {
+      const age = this.now() - s.at;
+      if (age <= STATES_MAX_AGE_MS) return s.map;
+      if (age <= PARTIAL_STATES_MAX_AGE_MS) {
+        this.listStatesBeside();
+        return s.map;
+      }
+    }
+    return this.listStates();
+  }
+
+  private listStates(): Promise<ReadonlyMap<string, ListedGroupState>> {
+    const at = this.now();
+    return this.opts.connection.offsetFetcher().listGroupStates().then((map) => {
+      if (!this.states || this.states.at <= at) this.states = { at, map };
+      return map;
+    });
+  }
+
+  /** A listing read beside the runs (one at a time); its failure is left to the next run that needs one. */
+  private listStatesBeside(): void {
+    if (this.listingBeside || this.closed) return;
+    this.listingBeside = true;
+    this.listStates().then(
+      () => (this.listingBeside = false),
+      () => (this.listingBeside = false),
+    );
   }
 
   /** The partitions of `group` with a rewind on the source not acted on yet. */
@@ -449,15 +485,25 @@ export class GroupOffsetSyncer {
       this.targets.forget(g);
     }
 
-    // log-end offsets per topic, once per run, shared by the groups
+    // log-end offsets per topic: read at most once per run, shared by the groups; a partial run
+    // takes those read earlier when they clamp nothing of the group (core/log-end-cache)
     const ends = new Map<string, Promise<TargetEndOffset[]>>();
-    const endsOf = (topic: string): Promise<TargetEndOffset[]> => {
+    const readEnds = (topic: string): Promise<TargetEndOffset[]> => {
       let p = ends.get(topic);
       if (!p) {
-        p = fetchEndOffsets(admin, topic, connection.kafka ? { kafka: connection.kafka, settings: connection.settings } : undefined).then((list) => list.map((e) => ({ topic, partition: e.partition, offset: e.offset })));
+        const at = this.now();
+        p = fetchEndOffsets(admin, topic, connection.kafka ? { kafka: connection.kafka, settings: connection.settings } : undefined).then((list) => {
+          const read = list.map((e) => ({ topic, partition: e.partition, offset: e.offset }));
+          this.logEnds.put(topic, read, at);
+          return read;
+        });
         ends.set(topic, p);
       }
       return p;
+    };
+    const endsOf = (topic: string, checkpoints: readonly Checkpoint[]): Promise<TargetEndOffset[]> => {
+      const earlier = job.full ? undefined : this.logEnds.serves(topic, checkpoints, this.now());
+      return earlier !== undefined ? Promise.resolve(earlier) : readEnds(topic);
     };
     const toCommit: PlannedCommit[] = [];
     for (const g of writable) {
@@ -476,7 +522,7 @@ export class GroupOffsetSyncer {
       const marks = this.targets.rewindsOf(g);
       const endList: TargetEndOffset[] = [];
       try {
-        for (const list of await Promise.all([...new Set(checkpoints.map((c) => c.topic))].map(endsOf))) endList.push(...list);
+        for (const list of await Promise.all([...new Set(checkpoints.map((c) => c.topic))].map((topic) => endsOf(topic, checkpoints)))) endList.push(...list);
       } catch (e) {
         result.skipped.push({ group: g, code: 'error', state, reason: `could not read the log-end offsets on the target: ${explainKafkaError(e)}` });
         continue;
