@@ -164,6 +164,8 @@ export interface ShareMemberInfo {
 export interface ShareAssignment {
   memberId: string;
   partitions: number[];
+  /** The partition count of the topic split (partitions 0 to partitionCount - 1), as the leader saw it. */
+  partitionCount: number;
   /** Members that share the work (same fingerprint as the leader's). */
   members: number;
   /** Members kept out (another fingerprint). */
@@ -175,7 +177,7 @@ export interface ShareAssignment {
 }
 
 /**
- * The leader's split: the partitions round-robin over the members whose fingerprint is the
+ * The leader's split of `partitions` (every partition of the topic, 0 to n - 1): round-robin over the members whose fingerprint is the
  * leader's, in memberId order; every other member gets nothing and the first setting in which it
  * differs from the leader. A member with the leader's fingerprint but other settings cannot occur
  * unless SHA-256 collides; it is treated by its fingerprint.
@@ -192,7 +194,7 @@ export function assignShares(leader: { fingerprint: string; settings: ShareSetti
     if (!agrees) {
       differs = firstSettingDifference(m.settings, leader.settings) ?? { setting: 'fingerprint', ours: m.fingerprint, theirs: leader.fingerprint };
     }
-    return { memberId: m.memberId, partitions: agrees ? byMember.get(m.memberId)! : [], members: sharing.length, refused, fingerprint: leader.fingerprint, differs };
+    return { memberId: m.memberId, partitions: agrees ? byMember.get(m.memberId)! : [], partitionCount: sorted.length, members: sharing.length, refused, fingerprint: leader.fingerprint, differs };
   });
 }
 
@@ -215,16 +217,16 @@ export function decodeMemberUserData(data: Buffer | null | undefined): { fingerp
 
 /** The assignment userData the leader gives a member (its partitions travel in the assignment itself). */
 export function encodeAssignmentUserData(a: ShareAssignment): Buffer {
-  return Buffer.from(JSON.stringify({ v: SHARE_USERDATA_VERSION, members: a.members, refused: a.refused, fingerprint: a.fingerprint, differs: a.differs }), 'utf8');
+  return Buffer.from(JSON.stringify({ v: SHARE_USERDATA_VERSION, partitionCount: a.partitionCount, members: a.members, refused: a.refused, fingerprint: a.fingerprint, differs: a.differs }), 'utf8');
 }
 
 /** A member's assignment userData; null when absent or unreadable. */
 export function decodeAssignmentUserData(data: Buffer | null | undefined): Omit<ShareAssignment, 'memberId' | 'partitions'> | null {
   const o = parseJson(data);
-  if (!o || o.v !== SHARE_USERDATA_VERSION || typeof o.members !== 'number' || typeof o.refused !== 'number' || typeof o.fingerprint !== 'string') return null;
+  if (!o || o.v !== SHARE_USERDATA_VERSION || typeof o.partitionCount !== 'number' || typeof o.members !== 'number' || typeof o.refused !== 'number' || typeof o.fingerprint !== 'string') return null;
   const d = o.differs as Record<string, unknown> | null | undefined;
   const differs = d && typeof d === 'object' && typeof d.setting === 'string' ? { setting: d.setting, ours: typeof d.ours === 'string' ? d.ours : null, theirs: typeof d.theirs === 'string' ? d.theirs : null } : null;
-  return { members: o.members, refused: o.refused, fingerprint: o.fingerprint, differs };
+  return { partitionCount: o.partitionCount, members: o.members, refused: o.refused, fingerprint: o.fingerprint, differs };
 }
 
 function parseJson(data: Buffer | null | undefined): Record<string, unknown> | null {

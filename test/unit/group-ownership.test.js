@@ -12,6 +12,7 @@ const LONG = 'x'.repeat(1000) + 'long-group-id-' + 'ü'.repeat(200);
  * Produced by Java itself, not computed here: test/fixtures/java/GroupPartition.java run with Java
  * 17.0.15 and kafka-clients 4.4.0 (its header says how): String.hashCode, Utils.abs of it, and
  * Utils.abs(hash) % 50, % 1 and % 3 (GroupCoordinatorService.partitionFor).
+ * @type {Array<[string, number, number, number, number, number]>}
  */
 const JAVA = [
   ['', 0, 0, 0, 0, 0],
@@ -116,8 +117,8 @@ describe('group ownership (core/group-ownership)', function () {
     });
 
     it('a value that is not text is refused, naming the setting', function () {
-      assert.throws(() => settingsFingerprint({ groups: '.*', 'emit.checkpoints.interval.seconds': 60 }), /settings\.emit\.checkpoints\.interval\.seconds: expected the setting's value as text, got number/);
-      assert.throws(() => settingsFingerprint(null), /settings: expected a record/);
+      assert.throws(() => settingsFingerprint(/** @type {any} */ ({ groups: '.*', 'emit.checkpoints.interval.seconds': 60 })), /settings\.emit\.checkpoints\.interval\.seconds: expected the setting's value as text, got number/);
+      assert.throws(() => settingsFingerprint(/** @type {any} */ (null)), /settings: expected a record/);
     });
 
     it('names the first setting that differs, with both values', function () {
@@ -149,7 +150,7 @@ describe('group ownership (core/group-ownership)', function () {
       assert.deepEqual(out.map((a) => a.partitions.length).sort(), [16, 17, 17]);
       const all = out.flatMap((a) => a.partitions).sort((x, y) => x - y);
       assert.deepEqual(all, parts);
-      for (const a of out) assert.deepEqual([a.members, a.refused, a.fingerprint, a.differs], [3, 0, fingerprint, null]);
+      for (const a of out) assert.deepEqual([a.partitionCount, a.members, a.refused, a.fingerprint, a.differs], [50, 3, 0, fingerprint, null]);
     });
 
     it('a member with other settings gets nothing and the setting that differs; the others share everything', function () {
@@ -166,7 +167,7 @@ describe('group ownership (core/group-ownership)', function () {
       const m = decodeMemberUserData(encodeMemberUserData(fingerprint, settings));
       assert.deepEqual(m, { fingerprint, settings });
       const [a] = assignShares({ fingerprint, settings }, [member('m-x', other)], parts);
-      assert.deepEqual(decodeAssignmentUserData(encodeAssignmentUserData(a)), { members: 0, refused: 1, fingerprint, differs: { setting: 'groups', ours: 'orders-.*', theirs: '.*' } });
+      assert.deepEqual(decodeAssignmentUserData(encodeAssignmentUserData(a)), { partitionCount: 50, members: 0, refused: 1, fingerprint, differs: { setting: 'groups', ours: 'orders-.*', theirs: '.*' } });
       assert.equal(decodeMemberUserData(Buffer.alloc(0)), null);
       assert.equal(decodeMemberUserData(Buffer.from('not json')), null);
       assert.equal(decodeMemberUserData(Buffer.from(JSON.stringify({ v: 2, fingerprint, settings }))), null);
