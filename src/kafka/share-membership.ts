@@ -6,7 +6,7 @@
  * that dies (session timeout) or leaves (close) triggers a rebalance and the others take its share;
  * a new member takes a share without a restart of the others. No coordinator of our own.
  *
- * Not yet used by the checkpoint engine: this is the building block (docs/scale-out.md).
+ * Not yet used by the checkpoint engine: this is the building block (docs/development.md, Scale-out).
  *
  * It consumes nothing. The assignment is the whole point, the records are read elsewhere
  * (kafka/source-commit-stream): every (re)join pauses the topic before the first fetch (the
