@@ -140,6 +140,51 @@ describe('share membership (real brokers)', function () {
     }
   });
 
+  it('kill -9 of an instance: the other takes its share once the session times out', async function () {
+    const { spawn } = require('node:child_process');
+    const path = require('node:path');
+    const source = env.unique('src');
+    const settings = { groups: '.*' };
+    const all = Array.from({ length: partitionCount }, (_, i) => i);
+    const a = membership(source, 'target', settings);
+    await a.start();
+    // the other instance in a process of its own, killed without leaving the group
+    const script = `
+      const { Kafka, logLevel } = require('kafkajs');
+      const { ShareMembership } = require(${JSON.stringify(path.join(__dirname, '..', '..', 'dist', 'kafka', 'share-membership'))});
+      const kafka = new Kafka({ clientId: 'killed', brokers: [${JSON.stringify(env.cluster('source').bootstrap)}], logLevel: logLevel.NOTHING });
+      const m = new ShareMembership({ kafka, sourceAlias: ${JSON.stringify(source)}, targetAlias: 'target', settings: ${JSON.stringify(settings)}, heartbeatIntervalMs: 500, sessionTimeoutMs: 6000 });
+      m.on('change', (s) => console.log(JSON.stringify({ generationId: s.generationId, partitions: s.shares.partitions, members: s.members })));
+      m.start().catch((e) => { console.error(e); process.exit(1); });`;
+    const child = spawn(process.execPath, ['-e', script], { cwd: path.join(__dirname, '..', '..'), stdio: ['ignore', 'pipe', 'inherit'] });
+    /** @type {{ generationId: number, partitions: number[], members: number } | null} */
+    let childState = null;
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const lines = out.split('\n');
+      out = lines.pop();
+      for (const l of lines) if (l.trim()) childState = JSON.parse(l);
+    });
+    try {
+      const [shared, peer] = await env.eventually(() => (a.state && a.state.members === 2 && childState && childState.generationId === a.state.generationId ? [a.state, childState] : null), {
+        what: 'a and the child process sharing',
+        timeout: 30000,
+      });
+      assert.ok(peer.partitions.length > 0 && shared.shares.size < partitionCount, `split: ${shared.shares.partitions} / ${peer.partitions}`);
+      assert.deepEqual([...shared.shares.partitions, ...peer.partitions].sort((x, y) => x - y), all);
+      child.kill('SIGKILL');
+      // no leave: the coordinator notices when the child's session (6 s) times out
+      const alone = await env.eventually(() => (a.state && a.state.members === 1 && a.state.generationId > shared.generationId ? a.state : null), {
+        what: 'a alone after the child was killed',
+        timeout: 45000,
+      });
+      assert.deepEqual(alone.shares.partitions, all);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
   it('another flow (other aliases) is another group: it owns everything itself', async function () {
     const source = env.unique('src');
     const x = membership(source, 'target', { groups: '.*' });
