@@ -120,7 +120,8 @@ export class ShareMembership extends EventEmitter<ShareMembershipEvents> {
   private joinSeq = 0;
   /** The join the last heartbeat came after, and the generation it carried. */
   private heartbeat = { seq: 0, generationId: -1 };
-  private wakeHeartbeat: () => void = () => {};
+  /** Settles waiting for a heartbeat after their join. */
+  private readonly heartbeatWaiters = new Set<() => void>();
   private readonly sessionTimeout: number;
   private readonly heartbeatInterval: number;
 
@@ -261,7 +262,7 @@ export class ShareMembership extends EventEmitter<ShareMembershipEvents> {
   private async settle(seq: number, memberId: string, isLeader: boolean, partitions: number[]): Promise<void> {
     const note = await this.readNote(seq, memberId, partitions);
     while (!this.stopped && seq === this.joinSeq && this.heartbeat.seq !== seq) {
-      await new Promise<void>((r) => (this.wakeHeartbeat = r));
+      await new Promise<void>((r) => this.heartbeatWaiters.add(r));
     }
     if (this.stopped || seq !== this.joinSeq) return;
     const partitionCount = note?.partitionCount ?? this.partitionCountFromMetadata();
@@ -299,6 +300,11 @@ export class ShareMembership extends EventEmitter<ShareMembershipEvents> {
       await new Promise((r) => setTimeout(r, Math.min(100 * (attempt + 1), 1000)));
     }
     return null;
+  }
+
+  private wakeHeartbeat(): void {
+    for (const wake of this.heartbeatWaiters) wake();
+    this.heartbeatWaiters.clear();
   }
 
   private partitionCountFromMetadata(): number {
