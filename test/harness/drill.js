@@ -50,7 +50,13 @@ function drillNames(tag) {
   };
 }
 
-/** The example flow with the test's addresses, the drill's alias and groups, and short intervals. */
+/**
+ * The example flow with the test's addresses, the drill's alias and groups, and short intervals.
+ * @param {object} names
+ * @param {string} sourceBootstrap
+ * @param {string} targetBootstrap
+ * @param {{ emitS?: number, syncS?: number, groupOffsetsDisabled?: boolean, sourceOffsets?: string, groupOffsetsMode?: string, withoutCheckpointNode?: boolean }} [options]
+ */
 function drillFlow(names, sourceBootstrap, targetBootstrap, { emitS = EMIT_S, syncS = SYNC_S, groupOffsetsDisabled = false, sourceOffsets = 'auto', groupOffsetsMode, withoutCheckpointNode = false } = {}) {
   let flow = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'checkpoints-beside-mm2.json'), 'utf8'));
   // `groupOffsetsMode`: the group-offsets node's mode instead of the example's (mode replication: no wire into it)

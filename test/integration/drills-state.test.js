@@ -130,8 +130,7 @@ describe('failover drills: state over messages (real Node-RED, real brokers)', f
   });
 
   it('(f) mode replication, no wire into the writer: it writes from the checkpoint node\'s store, again when redeployed alone; without a checkpoint node it waits, never green', async function () {
-    const bootstrap = () => [env.cluster('source').bootstrap, env.cluster('target').bootstrap];
-    const variant = (names, o) => drill.drillFlow(names, ...bootstrap(), { groupOffsetsMode: 'replication', ...o });
+    const variant = (names, o) => drill.drillFlow(names, env.cluster('source').bootstrap, env.cluster('target').bootstrap, { groupOffsetsMode: 'replication', ...o });
     const { names } = await setUpAndDeploy('drf', (n) => variant(n, { withoutCheckpointNode: true }));
     // no checkpoint node of the replication: the writer says what it waits for
     await env.eventually(() => watcher.history.some((s) => s.id === 'groupoffsets' && /waiting for the mm2-checkpoint node/.test(s.text || '')), {
