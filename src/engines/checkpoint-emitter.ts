@@ -417,6 +417,8 @@ export class CheckpointEmitter {
       if (!same) {
         this.translations.retain(kept);
         this.syncStore?.retainGroups(kept);
+        // the store's readers see the groups selected now
+        this.o.home?.selected(this.checkpointStore);
       }
       this.o.events?.discovered?.(result);
       return result;

@@ -31,7 +31,7 @@ export interface CheckpointSource {
 export interface CheckpointsListener {
   /** A checkpoint stored (restore or cycle), replacing `previous` of its group and remote partition. */
   put?(previous: Checkpoint | undefined, next: Checkpoint): void;
-  /** A store finished its restore, or an emitter came or went: read every group again. */
+  /** A store finished its restore, an emitter's selection of groups changed, or an emitter came or went: read every group again. */
   reloaded?(): void;
   /** A cycle completed: these groups' checkpoints changed since the previous one. */
   changed?(groups: readonly string[]): void;
@@ -49,8 +49,10 @@ export interface CheckpointsHome {
   open(source: CheckpointSource, acceptGroup: (group: string) => boolean, previous?: CheckpointStore): CheckpointStore;
   /** The store's restore is over (markLoaded called). */
   restored(store: CheckpointStore): void;
-  /** A cycle of the emitter completed (the groups it changed are known here). */
+  /** A cycle of the emitter translated (the groups it changed are known here). */
   cycled(): void;
+  /** The emitter's selection of groups changed (its first discovery, or groups came or went). */
+  selected(store: CheckpointStore): void;
   /** The emitter stopped: its store goes. */
   close(store: CheckpointStore): void;
 }
@@ -82,6 +84,11 @@ export class ReplicationRuntime implements CheckpointsHome, CheckpointView {
     this.emit((l) => l.reloaded?.());
   }
 
+  selected(store: CheckpointStore): void {
+    const open = this.stores.find((s) => s.store === store);
+    if (open && open.restored) this.emit((l) => l.reloaded?.());
+  }
+
   cycled(): void {
     if (this.dirty.size === 0) return;
     const groups = [...this.dirty];
@@ -101,9 +108,9 @@ export class ReplicationRuntime implements CheckpointsHome, CheckpointView {
     return this.stores.length > 0;
   }
 
-  /** Whether every emitter's store is restored (false when there is none). */
+  /** Whether every emitter's store is restored and its groups selected (false when there is none). */
   get restoredAll(): boolean {
-    return this.stores.length > 0 && this.stores.every((s) => s.restored);
+    return this.stores.length > 0 && this.stores.every((s) => s.restored && s.source.selected() !== null);
   }
 
   /** The rewinds on the source seen in the order of the stored checkpoints so far. */
