@@ -72,3 +72,36 @@ export function checkpointToJson(cp: Checkpoint): CheckpointJsonLike {
     metadata: cp.metadata,
   };
 }
+
+/**
+ * A CheckpointsMessage's `payload.latest` (group -> CheckpointJson[]) taken entry by entry into
+ * `put` (which says whether the checkpoint differs from the one held). Unusable entries are
+ * skipped and counted; the groups that had an entry taken, and those whose checkpoints changed.
+ */
+export function applyLatestJson(latest: Record<string, unknown>, put: (cp: Checkpoint) => boolean): { accepted: number; malformed: number; groups: string[]; changed: string[] } {
+  let accepted = 0;
+  let malformed = 0;
+  const groups: string[] = [];
+  const changed: string[] = [];
+  for (const [group, list] of Object.entries(latest)) {
+    if (!Array.isArray(list)) {
+      malformed++;
+      continue;
+    }
+    let any = false;
+    let moved = false;
+    for (const entry of list) {
+      const cp = parseCheckpointJson(entry, group);
+      if (cp === null) {
+        malformed++;
+        continue;
+      }
+      if (put(cp)) moved = true;
+      accepted++;
+      any = true;
+    }
+    if (any) groups.push(group);
+    if (moved) changed.push(group);
+  }
+  return { accepted, malformed, groups, changed };
+}

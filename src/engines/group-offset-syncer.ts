@@ -28,7 +28,7 @@
  */
 import type { Admin, Kafka } from 'kafkajs';
 import { decodeValidCheckpoint } from '../core/checkpoint';
-import { parseCheckpointJson } from '../core/checkpoint-json';
+import { applyLatestJson } from '../core/checkpoint-json';
 import { MalformedRecordError } from '../core/errors';
 import type { NameFilter } from '../core/filters';
 import { decideGroupOffsetSync, type RewindMark, type TargetEndOffset } from '../core/group-offset-sync';
@@ -81,6 +81,8 @@ export { DEFAULT_MIN_WRITE_INTERVAL_MS, FULL_TARGET_READ_EVERY_MS };
 const STATES_MAX_AGE_MS = 1000;
 /** The oldest listing a partial run takes (ms), reading a new one beside it for the next. */
 const PARTIAL_STATES_MAX_AGE_MS = 10000;
+/** Partial runs in flight at once (each a few requests: an OffsetFetch, the commits). */
+const MAX_PARTIAL_RUNS = 8;
 
 export interface GroupOffsetSyncerOptions {
   connection: SyncerConnection;
@@ -131,10 +133,19 @@ export class GroupOffsetSyncer {
   private groupCount = 0;
   private malformedCount = 0;
   private cycleNo = 0;
+  /** A full run is going on (full runs go one at a time, on the chain). */
   private running = false;
+  /** Partial runs in flight: they go side by side, each over groups no other run holds. */
+  private partialsInFlight = new Set<Promise<GroupOffsetsCycle>>();
+  /** Groups a run holds from its plan to its last commit: no other run decides or writes them meanwhile (never backwards). */
+  private readonly held = new Set<string>();
+  /** Groups a partial run found held by another: synced once that one lets them go. */
+  private readonly lockWaiters = new Set<string>();
+  private pumpScheduled = false;
   private chain: Promise<unknown> = Promise.resolve();
   private nextFull: Promise<GroupOffsetsCycle> | null = null;
-  private nextPartial: { groups: Set<string>; run: Promise<GroupOffsetsCycle> } | null = null;
+  /** A partial run waiting for a slot (MAX_PARTIAL_RUNS in flight): later requests join it. */
+  private nextPartial: { groups: Set<string>; run: Promise<GroupOffsetsCycle>; start(): void } | null = null;
   private closed = false;
   private readonly now: () => number;
 
@@ -146,7 +157,7 @@ export class GroupOffsetSyncer {
 
   /** Whether a run is in progress or queued. */
   get busy(): boolean {
-    return this.running || this.nextFull !== null || this.nextPartial !== null;
+    return this.running || this.partialsInFlight.size > 0 || this.nextFull !== null || this.nextPartial !== null || this.lockWaiters.size > 0;
   }
 
   get stats(): CheckpointStats {
@@ -219,32 +230,9 @@ export class GroupOffsetSyncer {
    * that had an entry taken, and those whose checkpoints changed (new to this writer or moved).
    */
   applyCheckpointsJson(latest: Record<string, unknown>): { accepted: number; malformed: number; groups: string[]; changed: string[] } {
-    let accepted = 0;
-    let malformed = 0;
-    const groups: string[] = [];
-    const changed: string[] = [];
-    for (const [group, list] of Object.entries(latest)) {
-      if (!Array.isArray(list)) {
-        malformed++;
-        continue;
-      }
-      let any = false;
-      let moved = false;
-      for (const entry of list) {
-        const cp = parseCheckpointJson(entry, group);
-        if (cp) {
-          if (this.put(cp)) moved = true;
-          accepted++;
-          any = true;
-        } else {
-          malformed++;
-        }
-      }
-      if (any) groups.push(group);
-      if (moved) changed.push(group);
-    }
-    this.malformedCount += malformed;
-    return { accepted, malformed, groups, changed };
+    const r = applyLatestJson(latest, (cp) => this.put(cp));
+    this.malformedCount += r.malformed;
+    return r;
   }
 
   /**
@@ -308,24 +296,55 @@ export class GroupOffsetSyncer {
   }
 
   /**
-   * Only these groups (selected, with a checkpoint), now: after the running run, together with
-   * every other group asked for meanwhile. A group written less than the floor ago waits for it
-   * (counted in `deferred`; a timer runs it when the floor ends).
+   * Only these groups (selected, with a checkpoint), now: the event lane. Partial runs go side by
+   * side (up to MAX_PARTIAL_RUNS, later requests join one that waits for a slot), never behind a
+   * full run; a group another run holds is synced once that run lets it go. A group written less
+   * than the floor ago waits for it (counted in `deferred`; a timer runs it when the floor ends).
    */
   syncGroups(groups: Iterable<string>): Promise<GroupOffsetsCycle> {
     if (this.closed) return Promise.reject(new Error('closed'));
-    if (!this.nextPartial) {
+    if (this.nextPartial === null && this.partialsInFlight.size < MAX_PARTIAL_RUNS) return this.startPartial(new Set(groups));
+    if (this.nextPartial === null) {
       const set = new Set<string>();
-      this.nextPartial = {
-        groups: set,
-        run: this.enqueue(() => {
+      let start = (): void => undefined;
+      const run = new Promise<GroupOffsetsCycle>((resolve, reject) => {
+        start = () => {
           this.nextPartial = null;
-          return { full: false, groups: set };
-        }),
-      };
+          if (this.closed) return reject(new Error('closed'));
+          this.startPartial(set).then(resolve, reject);
+        };
+      });
+      this.nextPartial = { groups: set, run, start };
     }
     for (const g of groups) this.nextPartial.groups.add(g);
     return this.nextPartial.run;
+  }
+
+  private startPartial(groups: Set<string>): Promise<GroupOffsetsCycle> {
+    const run = this.runCycle({ full: false, groups });
+    this.partialsInFlight.add(run);
+    const done = (): void => {
+      this.partialsInFlight.delete(run);
+      if (this.nextPartial !== null && this.partialsInFlight.size < MAX_PARTIAL_RUNS) this.nextPartial.start();
+    };
+    run.then(done, done);
+    return run;
+  }
+
+  /** Groups that waited for another run to let them go: synced now (reported as a deferred run). */
+  private pumpLockWaiters(): void {
+    if (this.pumpScheduled || this.lockWaiters.size === 0 || this.closed) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      if (this.closed) return;
+      const free = [...this.lockWaiters].filter((g) => !this.held.has(g));
+      if (free.length === 0) return;
+      for (const g of free) this.lockWaiters.delete(g);
+      const run = this.syncGroups(free);
+      if (this.opts.onDeferredRun) this.opts.onDeferredRun(run);
+      else run.catch(() => undefined);
+    });
   }
 
   private enqueue(take: () => Job): Promise<GroupOffsetsCycle> {
@@ -357,8 +376,10 @@ export class GroupOffsetSyncer {
     this.deferTimer = null;
     this.deferredGroups.clear();
     let timer: NodeJS.Timeout | undefined;
+    this.lockWaiters.clear();
+    this.nextPartial?.start(); // rejects: closed
     await Promise.race([
-      this.chain,
+      Promise.allSettled([this.chain, ...this.partialsInFlight]),
       new Promise((r) => {
         timer = setTimeout(r, timeoutMs);
       }),
@@ -461,6 +482,25 @@ export class GroupOffsetSyncer {
     }
     this.checkOpen();
 
+    // the groups another run holds now are its to decide and write (it reads them afresh): a
+    // partial run has them synced again once it lets them go, a full run leaves them to it
+    const mine: string[] = [];
+    for (const g of groups) {
+      if (!this.held.has(g)) mine.push(g);
+      else if (!job.full) this.lockWaiters.add(g);
+    }
+    for (const g of mine) this.held.add(g);
+    try {
+      return await this.decideAndWrite(job, mine, states, admin, result, started);
+    } finally {
+      for (const g of mine) this.held.delete(g);
+      this.pumpLockWaiters();
+    }
+  }
+
+  /** The rest of a run over the groups it holds: the reads, the decisions, the commits. */
+  private async decideAndWrite(job: Job, groups: readonly string[], states: ReadonlyMap<string, ListedGroupState>, admin: Admin, result: GroupOffsetsCycle, started: number): Promise<GroupOffsetsCycle> {
+    const { connection } = this.opts;
     const statesAt = this.states?.at ?? -Infinity;
     // groups with members are left alone without reading them; the others are read in batches
     const writable: string[] = [];
@@ -539,9 +579,9 @@ export class GroupOffsetSyncer {
     );
     this.checkOpen();
     const committedOk = recordCommits(result, this.targets, toCommit, (g) => sent.get(g), this.now);
-    // the cache's bound follows the number of groups the last full run selected
-    if (job.full) this.groupCount = selected.length;
-    this.targets.trim(Math.max(this.groupCount, selected.length));
+    // the cache's bound follows the number of groups the last full run held
+    if (job.full) this.groupCount = groups.length;
+    this.targets.trim(Math.max(this.groupCount, groups.length));
     sortCycle(result);
     // the listing answered; the target is unreachable only when every read, or every commit, failed
     const failure = targetFailure(result, { asked: writable.length, failed: read.failed.size }, { sent: toCommit.length, answered: committedOk });

@@ -94,6 +94,48 @@ describe('GroupOffsetSyncer (no broker)', function () {
     assert.equal(s.busy, false);
   });
 
+  it('the event lane: partial runs go side by side and never wait behind a full run; a group held by one run is written after it, from a fresh read, never backwards', async function () {
+    const { calls, connection, target } = fakeConnection();
+    const deferred = [];
+    const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0, onDeferredRun: (run) => deferred.push(run) });
+    s.applyCheckpointsJson({ a: cp(5), b: cp(6), c: cp(7) });
+    // a full run held at its read (the gate): it holds a, b and c
+    let open = () => undefined;
+    target.gate = new Promise((r) => (open = r));
+    const full = s.sync();
+    while (calls.fetchMany.length === 0) await new Promise((r) => setTimeout(r, 1));
+    // a new checkpoint of b while the full run holds it: the partial run does not write b now
+    s.applyCheckpointsJson({ b: cp(9) });
+    target.gate = null; // the partial run's own read is not held
+    const partial = await s.syncGroups(['b']);
+    assert.deepEqual(partial.written, [], 'b is the full run\'s until it lets it go');
+    assert.equal(calls.commits.length, 0);
+    open();
+    const f = await full;
+    assert.deepEqual(f.written.map((w) => `${w.group} ${w.offsets[0].offset}`), ['a 5', 'b 9', 'c 7'], 'the full run decided b on the checkpoint held when it decided');
+    // b waited for the full run and is synced once it let it go (nothing more to write: 9 is there)
+    const until = Date.now() + 5000;
+    while (deferred.length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+    assert.equal(deferred.length, 1);
+    const after = await deferred[0];
+    assert.deepEqual(after.skipped.map((x) => `${x.group} ${x.code}`), ['b up-to-date']);
+    assert.equal(target.committed.b, 9);
+    // two partial runs at once: both in flight together (the second does not wait for the first)
+    s.applyCheckpointsJson({ a: cp(10), c: cp(11) });
+    let release = () => undefined;
+    target.gate = new Promise((r) => (release = r));
+    const reads = calls.fetchMany.length;
+    const p1 = s.syncGroups(['a']);
+    const p2 = s.syncGroups(['c']);
+    while (calls.fetchMany.length < reads + 2) await new Promise((r) => setTimeout(r, 1));
+    assert.deepEqual(calls.fetchMany.slice(reads), [['a'], ['c']], 'both reads in flight before either ended');
+    release();
+    target.gate = null;
+    const [r1, r2] = await Promise.all([p1, p2]);
+    assert.deepEqual([...r1.written, ...r2.written].map((w) => `${w.group} ${w.offsets[0].offset}`).sort(), ['a 10', 'c 11']);
+    await s.close();
+  });
+
   it('a full run reads all groups in one batched read, writes only the groups that moved, and the next full run writes nothing', async function () {
     const { calls, connection } = fakeConnection({ committed: { b: 9 } });
     let clock = 1000000;
