@@ -167,7 +167,7 @@ async function measureMemory(o) {
   const steadyCounters = Object.fromEntries(Object.keys(c0).filter((k) => typeof c0[k] === 'number').map((k) => [k, flow.counters[k] - c0[k]]));
   flow.stopTimers();
   // quiet: no cycle, run, discovery or message in flight, and the heap the same twice
-  const idle = () => !flow.syncer.busy && !flow.emitter.runner.busy && flow.emitter.discoveryP === null;
+  const idle = () => !flow.syncer.busy && !flow.emitter.busy && flow.emitter.discoveryP === null;
   let settled = 0;
   for (let i = 0; i < 10; i++) {
     await waitFor(idle, 'the cycles to end', o.timeoutMs);

@@ -19,7 +19,8 @@
  *   `__consumer_offsets`) or a new offset sync re-translates only the (group, partition) pairs it
  *   concerns, within the stream's batching window, and hands the result to `events.delivered`.
  *   Where `__consumer_offsets` cannot be read the full cycles are all there is (polling), and
- *   `events.sourceMode` says why. Cycles of both kinds never overlap (CoalescingRunner).
+ *   `events.sourceMode` says why. Full cycles take turns, partial ones too, side by side; their
+ *   writes to the checkpoints topic take turns (CoalescingRunner, the write chain).
  */
 import { clampTimer } from '../core/intervals';
 import { CheckpointStore } from '../core/checkpoint-store';
@@ -29,7 +30,7 @@ import { findCheckpointGroups, type DiscoveryResult } from '../core/group-discov
 import { OffsetSyncStore, type OffsetTranslationMode } from '../core/offset-sync-store';
 import type { Checkpoint, CommittedOffset, OffsetSync } from '../core/types';
 import { firstSeenCandidates, groupsConcernedBySyncs, groupsRead, partialCycleCoverage } from '../core/cycle-selection';
-import { checkpointsToWrite, fullCycleReadiness, latestOf, reusedLatest, sortByGroup, translateCycle, type WrittenCheckpoint } from '../core/checkpoint-cycle';
+import { fullCycleReadiness, latestOf, reusedLatest, sortByGroup, translateCycle, type WrittenCheckpoint } from '../core/checkpoint-cycle';
 import { DEFAULT_READINESS, type GroupReadiness, type ReadinessSummary, type ReadinessThresholds } from '../core/readiness';
 import { sameList, sortedMembers } from '../core/sorted-names';
 import { explainKafkaError } from '../kafka/client';
@@ -39,7 +40,7 @@ import { CheckpointsRestore } from './checkpoint-restore';
 import { readLogStarts, TargetMembers, type TargetMembersListing } from './checkpoint-target-reads';
 import { FULL_SOURCE_READ_EVERY_MS, mergeCycleOptions, type CheckpointEmitterOptions, type CycleOptions, type CycleResult, type GroupCoverageEntry, type RestoreReport, type SyncEvent } from './checkpoint-emitter-types';
 import { FullSourceReads, SourceGroupListing } from './checkpoint-source-reads';
-import { writeCheckpoints } from './checkpoint-writes';
+import { CheckpointWrites } from './checkpoint-writes';
 
 export * from './checkpoint-emitter-types';
 export { CHECKPOINT_CHUNK_BYTES, CHECKPOINT_CHUNK_RECORDS, chunkCheckpoints } from '../core/checkpoint-cycle';
@@ -52,9 +53,14 @@ export class CheckpointEmitter {
   private selected: string[] | null = null;
   private cycles = 0;
   /** Checkpoints recorded in the store whose write failed: sent again by the next cycle (see runCycle). */
-  private unsent = new Map<string, WrittenCheckpoint>();
+  private readonly unsent = new Map<string, WrittenCheckpoint>();
   private stopped = false;
+  /** Full cycles, one at a time (requests meanwhile share one more). */
   private readonly runner: CoalescingRunner<CycleOptions, CycleResult>;
+  /** Partial (event-driven) cycles, one at a time, beside the full ones (never waiting for a full cycle's read). */
+  private readonly partialRunner: CoalescingRunner<CycleOptions, CycleResult>;
+  /** The writes to the checkpoints topic, taking turns (engines/checkpoint-writes). */
+  private readonly writes: CheckpointWrites;
   private startP: Promise<void> | null = null;
   private discoveryP: Promise<DiscoveryResult> | null = null;
   private readonly now: () => number;
@@ -66,12 +72,10 @@ export class CheckpointEmitter {
   /** Each group's last translation: a full cycle translates again only what moved. */
   private readonly translations = new TranslationCache();
   private readonly readinessThresholds: ReadinessThresholds;
-  /** The last full cycle's listing of the target's groups (see CycleResult.membersOnTarget). */
-  private readonly targetMembers: TargetMembers;
+  private readonly targetMembers: TargetMembers; // the last full cycle's listing of the target's groups
   /**
-   * Log starts of remote partitions on the target (`partition:topic`), read for groups rewound
-   * below every offset sync (precise mode): each is used once, by the translation that checkpoints
-   * the group there, and read again for the next such rewind.
+   * Log starts of remote partitions (`partition:topic`), read for groups rewound below every offset
+   * sync (precise mode): each used once, by the translation that checkpoints the group there.
    */
   private readonly logStarts = new Map<string, bigint>();
   /** A read of log starts is under way. */
@@ -95,6 +99,14 @@ export class CheckpointEmitter {
     });
     this.checkpointStore = this.openStore();
     this.runner = new CoalescingRunner<CycleOptions, CycleResult>((opts) => this.runCycle(opts), mergeCycleOptions);
+    this.partialRunner = new CoalescingRunner<CycleOptions, CycleResult>((opts) => this.runCycle(opts), mergeCycleOptions);
+    this.writes = new CheckpointWrites({
+      target: o.target,
+      topic: o.checkpointsTopic,
+      unsent: this.unsent,
+      current: (g, t, p) => this.checkpointStore.getPartition(g, t, p),
+      stopped: () => this.stopped,
+    });
     this.sourceOffsets = new SourceOffsets({
       source: o.source,
       want: o.sourceOffsets ?? 'auto',
@@ -113,6 +125,16 @@ export class CheckpointEmitter {
       onAnswered: () => o.events?.sourceAnswered?.(),
     });
     this.fullReads = new FullSourceReads(o.source, this.sourceOffsets, this.now, () => o.events, o.fullSourceReadEveryMs ?? FULL_SOURCE_READ_EVERY_MS);
+  }
+
+  /** Full cycles on one runner, partial ones on the other: they go side by side (translation is synchronous; the writes take turns). */
+  private runnerFor(opts: CycleOptions): CoalescingRunner<CycleOptions, CycleResult> {
+    return opts.only === undefined ? this.runner : this.partialRunner;
+  }
+
+  /** Whether a cycle runs or waits (full or partial). */
+  get busy(): boolean {
+    return this.runner.busy || this.partialRunner.busy;
   }
 
   /** A new checkpoint store (at start, and when a failed restore is tried again), in the home when there is one. */
@@ -140,7 +162,7 @@ export class CheckpointEmitter {
   /** A cycle nobody waits for: its result (or failure) goes to the delivered / deliveryFailed events. */
   private deliverCycle(opts: CycleOptions): void {
     if (this.stopped || this.syncStore === null) return;
-    this.runner.run(opts).then(
+    this.runnerFor(opts).run(opts).then(
       (r) => {
         if (!r.skipped && !this.stopped) this.o.events?.delivered?.(r);
       },
@@ -276,9 +298,9 @@ export class CheckpointEmitter {
     return this.discoveryP;
   }
 
-  /** Requests a cycle; never overlaps with a running one (a request during a cycle runs one more after it). */
+  /** Requests a cycle; never overlaps with a running one of its kind (a request during a cycle runs one more after it). */
   cycle(opts: CycleOptions = {}): Promise<CycleResult> {
-    return this.runner.run(opts);
+    return this.runnerFor(opts).run(opts);
   }
 
   /** Stops: the restore reader, the source stream, and waits for a running cycle (which gives up at its next step). */
@@ -286,7 +308,8 @@ export class CheckpointEmitter {
     this.stopped = true;
     this.wake?.();
     await Promise.all([this.restorer.stop(), this.sourceOffsets.stop()]);
-    await this.runner.idle();
+    await Promise.all([this.runner.idle(), this.partialRunner.idle()]);
+    await this.writes.idle();
     this.o.home?.close(this.checkpointStore);
   }
 
@@ -458,7 +481,7 @@ export class CheckpointEmitter {
         if (this.selected === null) throw e;
       }
     }
-    const { source, target } = this.o;
+    const { source } = this.o;
     const failedGroups: Array<{ group: string; error: string }> = [];
     // Which groups, with which of their offsets: a full cycle reads every selected group's
     // offsets now; a partial one takes the offsets the source stream keeps, for the partitions
@@ -535,14 +558,9 @@ export class CheckpointEmitter {
     // every selected group has been translated once since the load: what each needs is kept; the load history can go
     if (full && store.loaded && failedGroups.length === 0 && discoveryError === undefined) store.releaseLoadHistory();
     sortByGroup(failedGroups);
-    // Like MM2, the store already holds this cycle's checkpoints (so a write that failed but
-    // landed can never be followed by a lower one). Unlike MM2, a failed write is not forgotten:
-    // a checkpoint counts as written only once the broker acknowledged it, so every checkpoint
-    // of this cycle goes on the retry list first and leaves it only with its acknowledgement;
-    // whatever fails (connecting the producer, a produce request, anything else) leaves it
-    // there, and the next cycle sends the ones still current in the store again.
-    const toWrite = checkpointsToWrite(this.unsent, (g, t, p) => this.checkpointStore.getPartition(g, t, p));
-    await writeCheckpoints({ target, topic: this.o.checkpointsTopic, toWrite, unsent: this.unsent, full, stopped: () => this.stopped });
+    // Like MM2, the store already holds this cycle's checkpoints; unlike MM2 a failed write is not
+    // forgotten: the retry list keeps a checkpoint until the broker acknowledged it (checkpoint-writes)
+    const toWrite = await this.writes.write(full);
     if (needs.groups.size > 0) this.readLogStarts(needs.starts, needs.groups);
     const get = (g: string): readonly Checkpoint[] | undefined => this.checkpointStore.get(g);
     const latest = full ? reusedLatest(groups, get, this.lastFull?.latest) : latestOf(groups, get);

@@ -6,7 +6,8 @@
  * cycle with nothing to write still makes sure the target answers (and still holds the topic),
  * so that an unreachable target is a failed cycle, never a quiet one.
  */
-import { chunkCheckpoints, unsentKey, type WrittenCheckpoint } from '../core/checkpoint-cycle';
+import { checkpointsToWrite, chunkCheckpoints, unsentKey, type WrittenCheckpoint } from '../core/checkpoint-cycle';
+import type { Checkpoint } from '../core/types';
 import type { ClusterConnection } from '../kafka/connection';
 
 export interface CheckpointWrite {
@@ -31,7 +32,8 @@ export async function writeCheckpoints(w: CheckpointWrite): Promise<void> {
       for (const chunk of chunkCheckpoints(w.toWrite)) {
         if (w.stopped()) break;
         await producer.send({ topic, acks: -1, messages: chunk.records });
-        for (const c of chunk.checkpoints) w.unsent.delete(unsentKey(c));
+        // acknowledged: off the retry list, unless a newer checkpoint of the partition took its place meanwhile
+        for (const c of chunk.checkpoints) if (w.unsent.get(unsentKey(c)) === c) w.unsent.delete(unsentKey(c));
       }
     } catch (e) {
       throw new Error(target.reportError(e, [{ resource: 'Topic', name: topic, operations: ['WRITE'] }]));
@@ -45,5 +47,38 @@ export async function writeCheckpoints(w: CheckpointWrite): Promise<void> {
       throw new Error(target.reportError(e));
     }
     target.reportOk();
+  }
+}
+
+/**
+ * The writes of one emitter, taking turns (a full and a partial cycle may both write): each sends
+ * what is on the retry list and still current in the store when its turn comes, so a later value
+ * of a partition never goes out before an earlier one (the topic's order is the store's).
+ */
+export class CheckpointWrites {
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly o: {
+    target: ClusterConnection;
+    topic: string;
+    unsent: Map<string, WrittenCheckpoint>;
+    current(group: string, topic: string, partition: number): Checkpoint | undefined;
+    stopped(): boolean;
+  }) {}
+
+  /** Writes at its turn; resolves with what it sent (rejects with the failure explained). */
+  write(full: boolean): Promise<WrittenCheckpoint[]> {
+    const run = this.chain.then(async () => {
+      const toWrite = checkpointsToWrite(this.o.unsent, this.o.current);
+      await writeCheckpoints({ target: this.o.target, topic: this.o.topic, toWrite, unsent: this.o.unsent, full, stopped: this.o.stopped });
+      return toWrite;
+    });
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Resolves once no write is under way. */
+  idle(): Promise<unknown> {
+    return this.chain;
   }
 }
