@@ -85,6 +85,26 @@ export interface CycleTranslation {
 
 /** Translates the cycle's groups, in order, synchronously (the store is updated as it goes, as MM2's). */
 export function translateCycle(t: TranslateCycleInput): CycleTranslation {
+  const steps = translateSteps(t);
+  for (let r = steps.next(); ; r = steps.next()) if (r.done) return r.value;
+}
+
+/**
+ * translateCycle in slices (the reconcile lane, issue 24 step f): translates `sliceGroups` groups
+ * per slice and awaits `pause()` between slices, so that a full cycle at 10,000 groups never holds
+ * the caller's thread (other work, an event's partial cycle, runs in the pauses; each group is
+ * still translated in one go, with the offsets held when its turn comes).
+ */
+export async function translateCycleInSlices(t: TranslateCycleInput, sliceGroups: number, pause: () => Promise<void>): Promise<CycleTranslation> {
+  const steps = translateSteps(t, sliceGroups);
+  for (let r = steps.next(); ; r = steps.next()) {
+    if (r.done) return r.value;
+    await pause();
+  }
+}
+
+/** The translation, one group after another; yields after every `every` groups (Infinity: never). */
+function* translateSteps(t: TranslateCycleInput, every = Infinity): Generator<void, CycleTranslation, void> {
   const coverage = new ListReuse<GroupCoverageEntry>(t.full ? t.previous?.coverage : undefined);
   const summaries = new ListReuse<GroupReadiness>(t.full ? t.previous?.summaries : undefined);
   const needs: LogStartNeeds = { starts: new Map(), groups: new Set() };
@@ -99,7 +119,12 @@ export function translateCycle(t: TranslateCycleInput): CycleTranslation {
     // partition's log start (read for it), not left at its stale, higher checkpoint; mm2: MM2's behaviour
     ...(logStarts === undefined ? {} : { remoteLogStart: (topic: string, partition: number) => logStarts.get(logStartKey(topic, partition)) }),
   };
+  let n = 0;
   for (const group of t.groups) {
+    if (++n > every) {
+      n = 1;
+      yield;
+    }
     input.group = group;
     input.offsets = t.offsetsOf(group);
     input.listedAt = t.listedAt;

@@ -22,7 +22,6 @@
  *   `events.sourceMode` says why. Full cycles take turns, partial ones too, side by side; their
  *   writes to the checkpoints topic take turns (CoalescingRunner, the write chain).
  */
-import { clampTimer } from '../core/intervals';
 import { CheckpointStore } from '../core/checkpoint-store';
 import { TranslationCache } from '../core/translation-cache';
 import { CoalescingRunner } from '../core/coalescing-runner';
@@ -30,7 +29,7 @@ import { findCheckpointGroups, type DiscoveryResult } from '../core/group-discov
 import { OffsetSyncStore, type OffsetTranslationMode } from '../core/offset-sync-store';
 import type { Checkpoint, CommittedOffset, OffsetSync } from '../core/types';
 import { firstSeenCandidates, groupsConcernedBySyncs, groupsRead, partialCycleCoverage } from '../core/cycle-selection';
-import { fullCycleReadiness, latestOf, reusedLatest, sortByGroup, translateCycle, type WrittenCheckpoint } from '../core/checkpoint-cycle';
+import { fullCycleReadiness, latestOf, reusedLatest, sortByGroup, translateCycle, translateCycleInSlices, type CycleTranslation, type TranslateCycleInput, type WrittenCheckpoint } from '../core/checkpoint-cycle';
 import { DEFAULT_READINESS, type GroupReadiness, type ReadinessSummary, type ReadinessThresholds } from '../core/readiness';
 import { sameList, sortedMembers } from '../core/sorted-names';
 import { explainKafkaError } from '../kafka/client';
@@ -44,6 +43,10 @@ import { CheckpointWrites } from './checkpoint-writes';
 
 export * from './checkpoint-emitter-types';
 export { CHECKPOINT_CHUNK_BYTES, CHECKPOINT_CHUNK_RECORDS, chunkCheckpoints } from '../core/checkpoint-cycle';
+
+/** Groups a full cycle translates between two turns of the event loop. */
+const SLICE_GROUPS = 250;
+const yieldTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export class CheckpointEmitter {
   private checkpointStore: CheckpointStore;
@@ -64,7 +67,6 @@ export class CheckpointEmitter {
   private startP: Promise<void> | null = null;
   private discoveryP: Promise<DiscoveryResult> | null = null;
   private readonly now: () => number;
-  private wake: (() => void) | null = null;
   /** Reads the checkpoints topic at start. */
   private readonly restorer: CheckpointsRestore;
   /** The selected groups' source offsets: read in full per cycle, followed as events in between. */
@@ -306,7 +308,6 @@ export class CheckpointEmitter {
   /** Stops: the restore reader, the source stream, and waits for a running cycle (which gives up at its next step). */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.wake?.();
     await Promise.all([this.restorer.stop(), this.sourceOffsets.stop()]);
     await Promise.all([this.runner.idle(), this.partialRunner.idle()]);
     await this.writes.idle();
@@ -343,37 +344,9 @@ export class CheckpointEmitter {
 
   private async startup(): Promise<void> {
     const { target, checkpointsTopic } = this.o;
-    const maxDelay = Math.max(1000, this.o.retryMaxMs ?? 60000);
-    let delay = Math.min(2000, maxDelay);
-    // the last attempt's failure: the next attempt does not make it "loading" again until it succeeds
-    let failed: string | undefined;
-    const retryLater = async (error: string): Promise<void> => {
-      failed = error;
-      this.o.events?.phase?.({ kind: 'retrying', error, retryInMs: delay });
-      await this.sleep(delay);
-      delay = Math.min(delay * 2, maxDelay);
-    };
-    let report: RestoreReport;
-    for (;;) {
-      if (this.stopped) return;
-      this.o.events?.phase?.(failed === undefined ? { kind: 'preparing' } : { kind: 'preparing', failed });
-      try {
-        await this.o.ensureTopic(target, checkpointsTopic);
-      } catch (e) {
-        await retryLater((e as Error)?.message ?? String(e));
-        continue;
-      }
-      if (this.stopped) return;
-      const restored = await this.restorer.run(this.checkpointStore);
-      report = restored.report;
-      if (this.stopped) return;
-      // A failed read goes on without the checkpoints, as MM2 does, when the target answers
-      // (a missing topic, records it cannot read in time). When the target itself did not
-      // answer, what it holds is not lost: read it again once it answers.
-      if (report.ok || restored.topicMissing || (await this.targetAnswers())) break;
-      this.checkpointStore = this.openStore(this.checkpointStore);
-      await retryLater(report.error ?? 'the target did not answer');
-    }
+    const done = await this.restorer.untilRestored(() => this.o.ensureTopic(target, checkpointsTopic), (previous) => (this.checkpointStore = this.openStore(previous)), this.checkpointStore);
+    if (done === null) return;
+    const { report } = done;
     this.restore = report;
     this.checkpointStore.markLoaded(report.ok);
     this.o.home?.restored(this.checkpointStore);
@@ -386,31 +359,6 @@ export class CheckpointEmitter {
     this.o.events?.restored?.(report);
     this.o.events?.phase?.({ kind: 'ready' });
     if (!this.stopped) await this.sourceOffsets.startStream();
-  }
-
-  /** Whether the target answers a request about the checkpoints topic now. */
-  private async targetAnswers(): Promise<boolean> {
-    try {
-      const admin = await this.o.target.admin();
-      await admin.fetchTopicOffsets(this.o.checkpointsTopic);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const t = setTimeout(() => {
-        this.wake = null;
-        resolve();
-      }, clampTimer(ms));
-      this.wake = () => {
-        clearTimeout(t);
-        this.wake = null;
-        resolve();
-      };
-    });
   }
 
   private async discover(): Promise<DiscoveryResult> {
@@ -531,7 +479,9 @@ export class CheckpointEmitter {
     if (this.stopped) return { ...base, skipped: 'restoring' };
     // Translation and the store update run synchronously, in group order, after all fetches.
     const store = this.syncStore as OffsetSyncStore;
-    const { coverage: coverageList, summaries: summaryList, needs } = translateCycle({
+    // a full cycle in slices that yield (the reconcile lane: an event's partial cycle runs between them)
+    const translate = (t: TranslateCycleInput): Promise<CycleTranslation> => (full ? translateCycleInSlices(t, SLICE_GROUPS, yieldTurn) : Promise.resolve(translateCycle(t)));
+    const { coverage: coverageList, summaries: summaryList, needs } = await translate({
       full,
       // a full cycle: the groups read, their offsets as the source offsets keep them (no object per group)
       groups: fullRead !== null ? fullRead.groups : [...perGroup.keys()],

@@ -29,11 +29,78 @@ export interface CheckpointsRestoreOptions {
 export class CheckpointsRestore {
   private reader: TopicReader | null = null;
   private abortRestore: (() => void) | null = null;
+  private stopped = false;
+  private wake: (() => void) | null = null;
 
   constructor(private readonly o: CheckpointsRestoreOptions) {}
 
-  /** Stops a running restore (it fails with 'stopped'). */
+  /**
+   * Prepares the checkpoints topic (`ensureTopic`) and restores it into a store (`open` gives a
+   * new one for each attempt, after the previous), trying again with a doubling wait (2 s up to
+   * retryMaxMs) while the topic cannot be prepared or the target does not answer. A failed read
+   * goes on without the checkpoints, as MM2 does, when the target answers (a missing topic,
+   * records it cannot read in time). null: stopped meanwhile.
+   */
+  async untilRestored(ensureTopic: () => Promise<unknown>, open: (previous?: CheckpointStore) => CheckpointStore, first: CheckpointStore): Promise<{ report: RestoreReport; store: CheckpointStore } | null> {
+    const maxDelay = Math.max(1000, this.o.retryMaxMs ?? 60000);
+    let delay = Math.min(2000, maxDelay);
+    // the last attempt's failure: the next attempt does not make it "loading" again until it succeeds
+    let failed: string | undefined;
+    let store = first;
+    const retryLater = async (error: string): Promise<void> => {
+      failed = error;
+      this.o.phase?.({ kind: 'retrying', error, retryInMs: delay });
+      await this.sleep(delay);
+      delay = Math.min(delay * 2, maxDelay);
+    };
+    for (;;) {
+      if (this.stopped) return null;
+      this.o.phase?.(failed === undefined ? { kind: 'preparing' } : { kind: 'preparing', failed });
+      try {
+        await ensureTopic();
+      } catch (e) {
+        await retryLater((e as Error)?.message ?? String(e));
+        continue;
+      }
+      if (this.stopped) return null;
+      const restored = await this.run(store);
+      if (this.stopped) return null;
+      // when the target itself did not answer, what it holds is not lost: read it again once it answers
+      if (restored.report.ok || restored.topicMissing || (await this.targetAnswers())) return { report: restored.report, store };
+      store = open(store);
+      await retryLater(restored.report.error ?? 'the target did not answer');
+    }
+  }
+
+  /** Whether the target answers a request about the checkpoints topic now. */
+  private async targetAnswers(): Promise<boolean> {
+    try {
+      const admin = await this.o.target.admin();
+      await admin.fetchTopicOffsets(this.o.checkpointsTopic);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.wake = null;
+        resolve();
+      }, clampTimer(ms));
+      this.wake = () => {
+        clearTimeout(t);
+        this.wake = null;
+        resolve();
+      };
+    });
+  }
+
+  /** Stops a running restore (it fails with 'stopped') and the wait between two attempts. */
   async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
     this.abortRestore?.();
     const r = this.reader;
     this.reader = null;
