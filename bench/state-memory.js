@@ -63,7 +63,7 @@ const STEPS = [
       f.emitter.targetMembers.current = { members: new Map() };
       f.emitter.listing.listedStates = null;
       f.emitter.listing.otherTypes = [];
-      f.syncer.states = null;
+      f.syncer.listing.forget();
       c.source.dropListing();
       c.target.dropListing();
     },

@@ -63,14 +63,25 @@ function buildFilter(
   const p = (props ?? {}) as Record<string, unknown>;
   const include = compile(p, includeProp, includeDefault);
   const exclude = compile(p, excludeProp, excludeDefault);
+  // the answer for a name never changes: kept, so that a name asked about every cycle (10,000
+  // groups, their topics, every second) is matched once; the memo is emptied when it fills up
+  const memo = new Map<string, boolean>();
   return {
     accept(name: string): boolean {
       if (typeof name !== 'string') return false;
+      const known = memo.get(name);
+      if (known !== undefined) return known;
       const included = include !== null && include.test(name);
-      return included && !(exclude !== null && exclude.test(name));
+      const answer = included && !(exclude !== null && exclude.test(name));
+      if (memo.size >= MEMO_MAX) memo.clear();
+      memo.set(name, answer);
+      return answer;
     },
   };
 }
+
+/** Names whose answer a filter keeps (about 100 bytes each, with the name). */
+const MEMO_MAX = 200000;
 
 /** DefaultGroupFilter from `groups` / `groups.exclude`. Throws ConfigError naming the property for a bad value or regex. */
 export function createGroupFilter(props: GroupFilterProps | Record<string, unknown> = {}): GroupFilter {

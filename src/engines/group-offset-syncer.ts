@@ -43,6 +43,7 @@ import type { RawRecord } from '../kafka/topic-reader';
 import type { RewindMarks } from '../core/rewind-history';
 import { CheckpointStore } from '../core/checkpoint-store';
 import { LogEndCache } from '../core/log-end-cache';
+import { TargetGroupListing } from './target-group-listing';
 import type { CheckpointView } from './replication-runtime';
 
 /** What the syncer reads target groups with (GroupOffsetFetcher fits). */
@@ -77,12 +78,10 @@ export type { CheckpointStats, ClampedPartition, GroupOffsetsCycle, GroupSkipCod
  * costs in proportion to what moved; every write is still decided against a fresh read.
  */
 export { DEFAULT_MIN_WRITE_INTERVAL_MS, FULL_TARGET_READ_EVERY_MS };
-/** How long a run's listing of group states serves the partial runs after it without another read (ms): the broker's refusal of a commit to a group with members stays the last guard. */
-const STATES_MAX_AGE_MS = 1000;
-/** The oldest listing a partial run takes (ms), reading a new one beside it for the next. */
-const PARTIAL_STATES_MAX_AGE_MS = 10000;
 /** Partial runs in flight at once (each a few requests: an OffsetFetch, the commits). */
 const MAX_PARTIAL_RUNS = 8;
+/** How long the counts of the checkpoints read serve the runs' reports (ms). */
+const COUNT_EVERY_MS = 1000;
 
 export interface GroupOffsetSyncerOptions {
   connection: SyncerConnection;
@@ -123,12 +122,13 @@ export class GroupOffsetSyncer {
   /** Groups waiting for the floor, and the timer that runs them. */
   private readonly deferredGroups = new Set<string>();
   private deferTimer: ReturnType<typeof setTimeout> | null = null;
-  private states: { at: number; map: ReadonlyMap<string, ListedGroupState> } | null = null;
+  /** The target's groups and their states as last listed (engines/target-group-listing). */
+  private readonly listing: TargetGroupListing;
   private received = 0;
   /** The log ends of the remote partitions as last read (a partial run takes them when they clamp nothing). */
   private readonly logEnds: LogEndCache;
-  /** A listing of the target's groups is being read beside the runs. */
-  private listingBeside = false;
+  /** The groups and partitions of the checkpoints read, as last counted (stats). */
+  private counted: { at: number; groups: number; partitions: number } | null = null;
   /** The groups the last full run selected (bounds the target-offset cache). */
   private groupCount = 0;
   private malformedCount = 0;
@@ -151,6 +151,7 @@ export class GroupOffsetSyncer {
 
   constructor(private readonly opts: GroupOffsetSyncerOptions) {
     this.now = opts.now ?? Date.now;
+    this.listing = new TargetGroupListing(() => opts.connection.offsetFetcher().listGroupStates(), this.now, () => this.closed);
     this.logEnds = new LogEndCache(opts.fullTargetReadEveryMs ?? FULL_TARGET_READ_EVERY_MS);
     this.targets = new TargetOffsets({ floorMs: opts.minWriteIntervalMs ?? DEFAULT_MIN_WRITE_INTERVAL_MS, followRewinds: opts.followRewinds === true, fullReadEveryMs: opts.fullTargetReadEveryMs });
   }
@@ -160,14 +161,20 @@ export class GroupOffsetSyncer {
     return this.running || this.partialsInFlight.size > 0 || this.nextFull !== null || this.nextPartial !== null || this.lockWaiters.size > 0;
   }
 
+  /** What the syncer holds, as every run reports it: the counts over the checkpoints read are taken at most once a second (a run per event at 10,000 groups). */
   get stats(): CheckpointStats {
-    let groups = 0;
-    let partitions = 0;
-    for (const g of this.view.groups()) {
-      groups++;
-      partitions += this.view.get(g)?.length ?? 0;
+    const now = this.now();
+    let c = this.counted;
+    if (c === null || now - c.at >= COUNT_EVERY_MS || now < c.at) {
+      let groups = 0;
+      let partitions = 0;
+      for (const g of this.view.groups()) {
+        groups++;
+        partitions += this.view.get(g)?.length ?? 0;
+      }
+      c = this.counted = { at: now, groups, partitions };
     }
-    return { groups, partitions, received: this.received, malformed: this.malformedCount };
+    return { groups: c.groups, partitions: c.partitions, received: this.received, malformed: this.malformedCount };
   }
 
   /**
@@ -179,6 +186,7 @@ export class GroupOffsetSyncer {
     const next = view ?? this.own;
     if (next === this.view) return;
     this.view = next;
+    this.counted = null;
     this.targets.clearRewinds();
   }
 
@@ -197,6 +205,7 @@ export class GroupOffsetSyncer {
   put(cp: Checkpoint): boolean {
     const had = this.own.getPartition(cp.group, cp.topic, cp.partition);
     this.own.update(cp.group, [cp]);
+    this.counted = null;
     this.noteCheckpoint(had, cp);
     return !had || had.downstreamOffset !== cp.downstreamOffset || had.upstreamOffset !== cp.upstreamOffset;
   }
@@ -209,6 +218,7 @@ export class GroupOffsetSyncer {
   replaceCheckpoints(list: Iterable<Checkpoint>): void {
     const following = this.following;
     this.own = ownStore();
+    this.counted = null;
     if (!following) this.view = this.own;
     this.targets.clearRewinds();
     for (const cp of list) this.put(cp);
@@ -413,43 +423,6 @@ export class GroupOffsetSyncer {
     else run.catch(() => undefined);
   }
 
-  /**
-   * Target group states: fresh for a full run. A partial run (the event lane) takes a listing up to
-   * PARTIAL_STATES_MAX_AGE_MS old and has one older than STATES_MAX_AGE_MS read again beside it,
-   * for the next: the broker's refusal of a commit to a group with members (UNKNOWN_MEMBER_ID,
-   * REBALANCE_IN_PROGRESS) stays the last guard, so a group that gained members since is still never written.
-   */
-  private async groupStates(full: boolean): Promise<ReadonlyMap<string, ListedGroupState>> {
-    const s = this.states;
-    if (!full && s) {
-      const age = this.now() - s.at;
-      if (age <= STATES_MAX_AGE_MS) return s.map;
-      if (age <= PARTIAL_STATES_MAX_AGE_MS) {
-        this.listStatesBeside();
-        return s.map;
-      }
-    }
-    return this.listStates();
-  }
-
-  private listStates(): Promise<ReadonlyMap<string, ListedGroupState>> {
-    const at = this.now();
-    return this.opts.connection.offsetFetcher().listGroupStates().then((map) => {
-      if (!this.states || this.states.at <= at) this.states = { at, map };
-      return map;
-    });
-  }
-
-  /** A listing read beside the runs (one at a time); its failure is left to the next run that needs one. */
-  private listStatesBeside(): void {
-    if (this.listingBeside || this.closed) return;
-    this.listingBeside = true;
-    this.listStates().then(
-      () => (this.listingBeside = false),
-      () => (this.listingBeside = false),
-    );
-  }
-
   /** The partitions of `group` with a rewind on the source not acted on yet. */
   pendingRewinds(group: string): RewindMark[] {
     return this.targets.pendingRewinds(group);
@@ -474,7 +447,7 @@ export class GroupOffsetSyncer {
     this.checkOpen();
     let states: ReadonlyMap<string, ListedGroupState>;
     try {
-      states = await this.groupStates(job.full);
+      states = await this.listing.states(job.full);
     } catch (e) {
       // without the states no group may be written; the target is unreachable or refuses
       connection.reportError?.(e);
@@ -501,7 +474,7 @@ export class GroupOffsetSyncer {
   /** The rest of a run over the groups it holds: the reads, the decisions, the commits. */
   private async decideAndWrite(job: Job, groups: readonly string[], states: ReadonlyMap<string, ListedGroupState>, admin: Admin, result: GroupOffsetsCycle, started: number): Promise<GroupOffsetsCycle> {
     const { connection } = this.opts;
-    const statesAt = this.states?.at ?? -Infinity;
+    const statesAt = this.listing.at;
     // groups with members are left alone without reading them; the others are read in batches
     const writable: string[] = [];
     for (const g of groups) {

@@ -126,6 +126,12 @@ export class ReplicationRuntime implements CheckpointsHome, CheckpointView {
 
   /** The groups each emitter selects now that have a checkpoint (an emitter not discovered yet: none of its groups). */
   *groups(): Iterable<string> {
+    if (this.stores.length === 1) {
+      // the usual case, one checkpoint node: no set of the names seen
+      const { store, source, restored } = this.stores[0];
+      if (restored) for (const g of source.selected() ?? []) if (store.hasGroup(g)) yield g;
+      return;
+    }
     const seen = new Set<string>();
     for (const { store, source, restored } of this.stores) {
       if (!restored) continue;
