@@ -13,7 +13,7 @@
  * reset every other subscriber (their translation stops until the load ends again) or need a
  * second reader and a hand-over between the two. The cost: the syncs read since the start (or the
  * last reset) stay referenced: 113 bytes each measured (an OffsetSync with two bigints, topic
- * names interned, 200,000 syncs in Node 22), about 11 MB per 100,000 syncs; the offset-syncs topic is compacted (one record per
+ * names interned, 200,000 syncs in Node 20), about 11 MB per 100,000 syncs; the offset-syncs topic is compacted (one record per
  * source partition once compacted), so at a start the history is about the size of the topic and
  * grows by the syncs MM2 writes while the flow runs (at most one per `offset.lag.max` records
  * per partition). A `reset` (the topic was recreated or truncated) drops it.

@@ -43,8 +43,13 @@ export = function register(RED: NodeAPI): void {
     ctx.use(connection); // its state shows in the status
     const { syncFeed } = ctx.rep;
     const events = offsetSyncsEvents({ node, t, status, topic, cluster, stats: () => syncFeed.stats });
-    const subscription = syncFeed.subscribe(untilClosing(events, () => ctx.closing));
-    ctx.onClose(() => subscription.unsubscribe());
+    // a node started late gets the history at once: sent once the nodes it is wired to exist (Node-RED
+    // starts the nodes of a flow one after the other), on the next turn
+    let subscription: { unsubscribe(): Promise<void> } | null = null;
+    ctx.after(0, () => {
+      subscription = syncFeed.subscribe(untilClosing(events, () => ctx.closing));
+    });
+    ctx.onClose(() => subscription?.unsubscribe());
   }
 
   RED.nodes.registerType('mm2-offset-syncs', MM2OffsetSyncsNode as unknown as (this: Node, def: NodeDef) => void);
