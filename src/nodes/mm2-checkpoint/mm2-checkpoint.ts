@@ -89,7 +89,7 @@ export = function register(RED: NodeAPI): void {
     });
     node.emitter = emitter;
     const cycles = new CheckpointCycles({ node, t, log, emitter, state, render, where: { sourceCluster: sourceAlias, targetCluster: targetAlias, checkpointsTopic } });
-    const syncs = new SyncsIntake({ t, node, emitter, feed: rep.syncFeed, render });
+    const syncs = new SyncsIntake({ t, node, log, topic: rep.offsetSyncs().topic, emitter, feed: rep.syncFeed, render });
     checkpointInput(node, cycles, syncs, (msg, send) => checkpointSwitchover({ t, cycles, emitter }, msg, send));
 
     // ---- timers (intervals within core/intervals' bounds: the settings reader checks them) ----

@@ -67,7 +67,7 @@ export = function register(RED: NodeAPI): void {
     const { topic } = rep.offsetSyncs();
     const runs = new FailbackRuns({ node, ctx, t, failback, source, intervalMs, syncsTopic: topic, clusters: { source: rep.sourceAlias, target: rep.targetAlias } });
     const syncs = new SyncsIntake({
-      t, node, emitter: failback, feed: rep.syncFeed, catalog: TYPE,
+      t, node, log: ctx.log, topic, emitter: failback, feed: rep.syncFeed, catalog: TYPE,
       // the syncs loaded (or reset): a cycle at once, then the timer's
       render: () => (ctx.closing ? undefined : failback.syncsLoaded ? runs.run(null, null, null) : runs.render()),
     });

@@ -7,6 +7,7 @@
  * left aside: the feed already brought the same syncs.
  */
 import type { Translate } from './i18n';
+import type { FailureLog } from './flow-node';
 import type { SyncEvent } from '../../engines/checkpoint-emitter';
 import type { OffsetSyncFeed, SyncFeedSubscription } from '../../engines/offset-sync-feed';
 
@@ -19,9 +20,13 @@ export interface SyncsReceiver {
 export interface SyncsIntakeOptions {
   t: Translate;
   node: { log(msg: string): void };
+  /** Where the reader's failures are logged (a missing ACL names itself there; an mm2-offset-syncs node shows them in its status too). */
+  log: FailureLog;
+  /** The offset-syncs topic (named in the log). */
+  topic: string;
   emitter: SyncsReceiver;
   feed: OffsetSyncFeed;
-  /** The node set whose catalog holds the texts (log.syncs-message-ignored); default mm2-checkpoint. */
+  /** The node set whose catalog holds the texts (log.syncs-message-ignored, warn.syncs-reader); default mm2-checkpoint. */
   catalog?: string;
   /** The syncs got loaded, or were reset (the status changes). */
   render(): void;
@@ -52,8 +57,16 @@ export class SyncsIntake {
     };
     this.subscription = this.o.feed.subscribe({
       batch: (syncs) => apply({ event: 'syncs', syncs }),
-      loaded: () => apply({ event: 'loaded' }),
+      loaded: () => {
+        this.o.log.ok('syncs-reader');
+        apply({ event: 'loaded' });
+      },
       reset: () => apply({ event: 'reset' }),
+      // the reader retries by itself; the log says why the syncs do not come (once per change)
+      error: ({ error }) => {
+        this.o.log.warn('syncs-reader', this.o.t(`${this.catalog}.warn.syncs-reader`, { topic: this.o.topic, error }));
+      },
+      recovered: () => this.o.log.ok('syncs-reader'),
     });
   }
 
