@@ -2,19 +2,19 @@
 /**
  * The in-process harness of `npm run bench:inproc` (bench/inproc.js): two clusters answering from
  * memory, with an injected latency per request and every request counted by Kafka API, and the
- * real checkpoint and group-offset machinery from dist/ wired as an `mm2-checkpoint` node whose
- * output 1 goes to an `mm2-group-offsets` node in mode "input" (examples/checkpoints-beside-mm2.json):
+ * real checkpoint and group-offset machinery from dist/ wired as an `mm2-checkpoint` node and an
+ * `mm2-group-offsets` node of one replication: the emitter keeps its checkpoint store in the
+ * replication's runtime, which the writer reads in place; output 1 goes to a debug node only:
  *
  *   source commit -> (stream fetch + batching window) -> SourceOffsets -> CheckpointEmitter
- *   partial cycle -> produce to the checkpoints topic -> CheckpointCycles.deliver -> output 1
- *   (Node-RED delivers on the next turn; a debug node on the same wire gets a deep copy) ->
- *   GroupOffsetsCycles.input -> GroupOffsetSyncer.syncGroups -> ListGroups / OffsetFetch /
- *   Metadata / ListOffsets -> OffsetCommit on the target.
+ *   partial cycle (the store in the ReplicationRuntime) -> produce to the checkpoints topic ->
+ *   ReplicationRuntime.cycled -> GroupOffsetsCycles.groupsChanged -> GroupOffsetSyncer.syncGroups
+ *   -> ListGroups / OffsetFetch / Metadata / ListOffsets -> OffsetCommit on the target.
  *
  * Nothing of the product is replaced but the Kafka I/O (ClusterConnection's admin, producer,
  * offset fetcher and committer, and the `__consumer_offsets` stream, through the emitter's
  * `openSourceStream` option). How each in-memory call maps to Kafka requests (what kafkajs and
- * kafka/groups.ts send for it) is listed at `memoryCluster`.
+ * kafka/group-client.ts and its subclasses send for it) is listed at `memoryCluster`.
  */
 const path = require('node:path');
 
@@ -25,6 +25,8 @@ const { GroupOffsetSyncer } = dist('engines/group-offset-syncer');
 const { CheckpointCycles } = dist('nodes/mm2-checkpoint/mm2-checkpoint-cycles');
 const { checkpointEmitterEvents } = dist('nodes/mm2-checkpoint/mm2-checkpoint-events');
 const { GroupOffsetsCycles } = dist('nodes/mm2-group-offsets/mm2-group-offsets-cycles');
+const { followRuntime } = dist('nodes/mm2-group-offsets/mm2-group-offsets-runtime');
+const { ReplicationRuntime } = dist('engines/replication-runtime');
 const { createReplicationPolicy } = dist('core/replication-policy');
 const { createGroupFilter, createTopicFilter } = dist('core/filters');
 const { Batcher } = dist('core/batcher');
@@ -35,7 +37,7 @@ const REMOTE = `source.${TOPIC}`;
 const CP_TOPIC = 'source.checkpoints.internal';
 /** Kafka APIs counted on each in-memory cluster. */
 const APIS = ['produce', 'metadata', 'listGroups', 'offsetFetch', 'findCoordinator', 'listOffsets', 'offsetCommit'];
-/** Groups per OffsetFetch request (kafka/groups.ts GROUPS_PER_OFFSET_FETCH). */
+/** Groups per OffsetFetch request (kafka/group-offset-fetcher.ts GROUPS_PER_OFFSET_FETCH). */
 const GROUPS_PER_OFFSET_FETCH = 500;
 /** The remote partitions' log end on the target: past every checkpoint. */
 const REMOTE_END = 1000000000000n;
@@ -76,7 +78,7 @@ const initialOffset = (g, p) => BigInt(1000 + ((g * 7 + p) % 50));
  * | admin.listTopics | metadata |
  * | admin.fetchTopicOffsets | listOffsets x2, in series (kafkajs: latest, then earliest) |
  * | producer.send | produce |
- * | offsetFetcher.listGroupStates | metadata, then listGroups (one broker); callers at the same moment share one listing, and an unchanged listing is the same Map (kafka/groups.ts) |
+ * | offsetFetcher.listGroupStates | metadata, then listGroups (one broker); callers at the same moment share one listing, and an unchanged listing is the same Map (kafka/group-client.ts) |
  * | offsetFetcher.fetchMany(n groups) | offsetFetch x ceil(n / 500), in parallel (coordinators known) |
  * | offsetFetcher.coordinatorFailures(n > 0 groups) | findCoordinator x1 |
  * | committer.commitMany(n groups) | offsetCommit x n, in parallel, each answered after its own latency |
@@ -309,11 +311,11 @@ function flowContext(counters) {
 }
 
 /**
- * The two nodes as examples/checkpoints-beside-mm2.json wires them: mm2-checkpoint's output 1 to
- * mm2-group-offsets (mode "input") and a debug node, output 2 to a debug node. Timers as the nodes
- * set them when `periodic` is on: a full checkpoint cycle every `emitMs`, a group refresh every
- * `refreshMs`, a full group-offset run every `syncMs`; the 60 s periods (whole state on output 1,
- * full read of the source offsets, re-read of up-to-date target groups) are `periodMs`.
+ * The two nodes of one replication (mm2-group-offsets in mode "replication"): mm2-checkpoint's
+ * outputs 1 and 2 to debug nodes. Timers as the nodes set them when `periodic` is on: a full
+ * checkpoint cycle every `emitMs`, a group refresh every `refreshMs`, a full group-offset run
+ * every `syncMs`; the 60 s periods (full read of the source offsets, re-read of up-to-date target
+ * groups) are `periodMs`.
  * Without `periodic`, only the event lane runs (and the first full cycle and run of the start).
  */
 function buildFlow(o) {
@@ -336,14 +338,14 @@ function buildFlow(o) {
   };
   /** @param {unknown} _msg */
   const debugNode = (_msg) => undefined;
-  const toWriter = (msg) => goCycles.input(msg, (out) => goNode.send(out), () => undefined);
+  const runtime = new ReplicationRuntime();
   const cpNode = {
     send: (outs) => {
       const [m1, m2] = outs;
       if (m1) {
         counters.out1++;
         if (m1.payload && m1.payload.full) counters.out1Whole++;
-        deliver(m1, o.debugWire === false ? [toWriter] : [toWriter, debugNode]);
+        if (o.debugWire !== false) deliver(m1, [debugNode]);
       }
       if (m2) {
         counters.out2++;
@@ -375,6 +377,7 @@ function buildFlow(o) {
     offsetTranslation: 'precise',
     fullSourceReadEveryMs: periodMs,
     openSourceStream: (opts) => source.openStream(opts),
+    home: runtime,
     events: checkpointEmitterEvents({
       node: cpNode,
       t: ctx.t,
@@ -393,7 +396,6 @@ function buildFlow(o) {
     state,
     render: () => undefined,
     where: { sourceCluster: 'source', targetCluster: 'target', checkpointsTopic },
-    wholeStateEveryMs: periodMs,
   });
   // every completed cycle, the emitter's own (event-driven) and the timer's, goes through deliver: counted
   const deliverCycle = cycles.deliver.bind(cycles);
@@ -431,14 +433,16 @@ function buildFlow(o) {
     t: ctx.t,
     syncer,
     connection: target.connection,
-    mode: 'input',
+    mode: 'replication',
     intervalMs: o.syncMs,
     checkpointsTopic,
     origin: { sourceCluster: 'source', targetCluster: 'target', checkpointsTopic },
   });
+  const unfollow = followRuntime({ runtime, syncer, cycles: goCycles, following: () => undefined });
   const every = (ms, fn) => timers.push(setInterval(fn, ms));
   return {
     emitter,
+    runtime,
     syncer,
     cycles,
     goCycles,
@@ -468,6 +472,7 @@ function buildFlow(o) {
       this.stopTimers();
       ctx.closing = true;
       goCycles.stop();
+      unfollow();
       await emitter.stop();
       await syncer.close?.();
     },

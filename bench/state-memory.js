@@ -78,7 +78,15 @@ const STEPS = [
     },
   },
   { key: 'syncStore', of: 'emitter', label: 'offset-sync store (precise: the sync kept per group partition)', release: (f) => (f.emitter.syncStore = null) },
-  { key: 'checkpointStore', of: 'emitter', label: 'checkpoint store (the latest checkpoint per group partition)', release: (f) => (f.emitter.checkpointStore = null) },
+  {
+    key: 'checkpointStore',
+    of: 'runtime',
+    label: "checkpoint store (the latest checkpoint per group partition; the replication runtime's, the emitter writes it and the writer reads it)",
+    release: (f) => {
+      f.emitter.checkpointStore = null;
+      f.runtime.stores.splice(0);
+    },
+  },
   { key: 'writerSkips', of: 'writer', label: "writer: its up-to-date skip entries", release: (f) => f.syncer.targets.upToDateSkips.clear() },
   {
     key: 'targetOffsets',
@@ -93,9 +101,9 @@ const STEPS = [
   {
     key: 'writerCopies',
     of: 'writer',
-    label: "writer: its copy of the checkpoints (parsed from output 1's JSON)",
+    label: 'writer: its own checkpoints (none: it reads the runtime\'s store in place) and rewind marks',
     release: (f) => {
-      f.syncer.byGroup.clear();
+      f.syncer.replaceCheckpoints([]);
       f.syncer.targets.rewinds.clear();
     },
   },
@@ -172,6 +180,9 @@ async function measureMemory(o) {
   }
   const retained = settled - base;
   const checkpoints = checkpointCount(flow);
+  // the writer's own store: empty while it reads the runtime's in place
+  let writerOwnCheckpoints = 0;
+  for (const g of flow.syncer.own.groups()) writerOwnCheckpoints += flow.syncer.own.get(g).length;
 
   const coverageJson = coverageJsonAlone(flow);
   let prev = heap();
@@ -200,6 +211,7 @@ async function measureMemory(o) {
     settings: { ...o },
     groupPartitions: gp,
     checkpoints,
+    writerOwnCheckpoints,
     startupMs,
     retained,
     retainedPerGroupPartition: retained / gp,

@@ -27,6 +27,7 @@ const PROTOCOL_FILES = [
   'conformance-mm2-source',
   'kip848-failover',
   'group-types',
+  'share-membership',
 ].map(f);
 
 /** Files that run once, on the default version only (nothing in them depends on the broker's version). */

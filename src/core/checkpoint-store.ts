@@ -40,10 +40,13 @@ function copy(cp: Checkpoint): Checkpoint {
 export interface CheckpointStoreOptions {
   /** Which groups this store restores (MM2: the task's assigned groups). Default: every group. */
   acceptGroup?: (group: string) => boolean;
+  /** Hears every checkpoint stored, with the one of its group and remote partition it replaced (restore and updates, in order). */
+  onPut?: (previous: Checkpoint | undefined, stored: Checkpoint) => void;
 }
 
 export class CheckpointStore {
   private readonly acceptGroup: (group: string) => boolean;
+  private readonly onPut: ((previous: Checkpoint | undefined, stored: Checkpoint) => void) | undefined;
   /** group -> (partition:topic) -> last checkpoint; groups and partitions in first-seen order. */
   private readonly byGroup = new Map<string, Map<string, Checkpoint>>();
   /** group -> its checkpoints as one frozen array (get), dropped when one of them changes. */
@@ -54,6 +57,7 @@ export class CheckpointStore {
 
   constructor(options: CheckpointStoreOptions = {}) {
     this.acceptGroup = options.acceptGroup ?? (() => true);
+    this.onPut = options.onPut;
   }
 
   /** Whether the start-up restore has finished, successfully or not (MM2 "initialized"). */
@@ -161,7 +165,10 @@ export class CheckpointStore {
     }
     const stored = copy(cp);
     if (listedAt !== undefined && Number.isFinite(listedAt) && listedAt >= 0) this.listedAt.set(stored, listedAt);
-    m.set(key(cp.topic, cp.partition), stored);
+    const k = key(cp.topic, cp.partition);
+    const previous = this.onPut ? m.get(k) : undefined;
+    m.set(k, stored);
     this.lists.delete(cp.group);
+    this.onPut?.(previous, stored);
   }
 }

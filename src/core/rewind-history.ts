@@ -10,22 +10,15 @@ import type { Checkpoint } from './types';
  * replays the topic once at start with it, so that a rewind whose checkpoint was written just
  * before a restart is still followed (the messages carry only each partition's latest checkpoint).
  *
- * Plain state, no I/O.
+ * Plain state, no I/O. {@link RewindMarks} keeps the marks alone, for a caller that already knows
+ * each checkpoint's predecessor (the replication runtime's checkpoint store).
  */
-export class RewindHistory {
-  private readonly latest = new Map<string, Map<string, Checkpoint>>();
+export class RewindMarks {
   private readonly marks = new Map<string, Map<string, RewindMark>>();
 
-  /** The next checkpoint of the topic, in log order. */
-  note(cp: Checkpoint): void {
-    let byPartition = this.latest.get(cp.group);
-    if (byPartition === undefined) {
-      byPartition = new Map();
-      this.latest.set(cp.group, byPartition);
-    }
+  /** Checkpoint `cp` replaced `previous` (undefined: none) of its group and remote partition. */
+  noteReplaced(previous: Checkpoint | undefined, cp: Checkpoint): void {
     const k = partitionKey(cp.topic, cp.partition);
-    const previous = byPartition.get(k);
-    byPartition.set(k, cp);
     let groupMarks = this.marks.get(cp.group);
     const pending = groupMarks?.get(k);
     const mark = noteRewind(previous, cp, pending);
@@ -37,8 +30,31 @@ export class RewindHistory {
     groupMarks.set(k, mark);
   }
 
+  /** Forgets every mark (what they were noted from is gone). */
+  clear(): void {
+    this.marks.clear();
+  }
+
   /** Every rewind mark the order of the checkpoints gave, by group. */
   *rewinds(): Generator<{ group: string; mark: RewindMark }> {
     for (const [group, groupMarks] of this.marks) for (const mark of groupMarks.values()) yield { group, mark };
+  }
+}
+
+/** RewindMarks fed by a replay of the topic: it keeps the latest checkpoint per partition to compare the next with. */
+export class RewindHistory extends RewindMarks {
+  private readonly latest = new Map<string, Map<string, Checkpoint>>();
+
+  /** The next checkpoint of the topic, in log order. */
+  note(cp: Checkpoint): void {
+    let byPartition = this.latest.get(cp.group);
+    if (byPartition === undefined) {
+      byPartition = new Map();
+      this.latest.set(cp.group, byPartition);
+    }
+    const k = partitionKey(cp.topic, cp.partition);
+    const previous = byPartition.get(k);
+    byPartition.set(k, cp);
+    this.noteReplaced(previous, cp);
   }
 }

@@ -2,6 +2,7 @@
  * The checkpoint emitter's contract (engines/checkpoint-emitter): its options, the events it
  * reports, what a cycle returns, and the timings of its source reads.
  */
+import type { CheckpointsHome } from './replication-runtime';
 import type { DiscoveryResult } from '../core/group-discovery';
 import type { NameFilter } from '../core/filters';
 import type { OffsetTranslationMode } from '../core/offset-sync-store';
@@ -96,6 +97,8 @@ export interface CheckpointEmitterOptions {
   now?: () => number;
   /** Makes the stream following the source's `__consumer_offsets` (default: a SourceCommitStream); tests may replace it. */
   openSourceStream?: SourceOffsetsOptions['openStream'];
+  /** Where the checkpoint store lives (the replication runtime, which the group-offset writers read); default: a store of the emitter's own. */
+  home?: CheckpointsHome;
 }
 
 export interface CycleOptions {

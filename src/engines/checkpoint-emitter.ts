@@ -29,16 +29,17 @@ import { findCheckpointGroups, type DiscoveryResult } from '../core/group-discov
 import { OffsetSyncStore, type OffsetTranslationMode } from '../core/offset-sync-store';
 import type { Checkpoint, CommittedOffset, OffsetSync } from '../core/types';
 import { firstSeenCandidates, groupsConcernedBySyncs, groupsRead, partialCycleCoverage } from '../core/cycle-selection';
-import { chunkCheckpoints, checkpointsToWrite, fullCycleReadiness, latestOf, reusedLatest, sortByGroup, translateCycle, unsentKey, type WrittenCheckpoint } from '../core/checkpoint-cycle';
+import { checkpointsToWrite, fullCycleReadiness, latestOf, reusedLatest, sortByGroup, translateCycle, type WrittenCheckpoint } from '../core/checkpoint-cycle';
 import { DEFAULT_READINESS, type GroupReadiness, type ReadinessSummary, type ReadinessThresholds } from '../core/readiness';
 import { sameList, sortedMembers } from '../core/sorted-names';
 import { explainKafkaError } from '../kafka/client';
-import type { ListedGroupState } from '../kafka/groups';
+import type { ListedGroupState } from '../core/listed-groups';
 import { SourceOffsets, type GroupPartitions, type SourceOffsetsMode } from './source-offsets';
 import { CheckpointsRestore } from './checkpoint-restore';
 import { readLogStarts, TargetMembers, type TargetMembersListing } from './checkpoint-target-reads';
 import { FULL_SOURCE_READ_EVERY_MS, mergeCycleOptions, type CheckpointEmitterOptions, type CycleOptions, type CycleResult, type GroupCoverageEntry, type RestoreReport, type SyncEvent } from './checkpoint-emitter-types';
 import { FullSourceReads, SourceGroupListing } from './checkpoint-source-reads';
+import { writeCheckpoints } from './checkpoint-writes';
 
 export * from './checkpoint-emitter-types';
 export { CHECKPOINT_CHUNK_BYTES, CHECKPOINT_CHUNK_RECORDS, chunkCheckpoints } from '../core/checkpoint-cycle';
@@ -92,7 +93,7 @@ export class CheckpointEmitter {
       restoreTimeoutMs: o.restoreTimeoutMs,
       retryMaxMs: o.retryMaxMs,
     });
-    this.checkpointStore = new CheckpointStore({ acceptGroup: (g) => o.groupFilter.accept(g) });
+    this.checkpointStore = this.openStore();
     this.runner = new CoalescingRunner<CycleOptions, CycleResult>((opts) => this.runCycle(opts), mergeCycleOptions);
     this.sourceOffsets = new SourceOffsets({
       source: o.source,
@@ -112,6 +113,13 @@ export class CheckpointEmitter {
       onAnswered: () => o.events?.sourceAnswered?.(),
     });
     this.fullReads = new FullSourceReads(o.source, this.sourceOffsets, this.now, () => o.events, o.fullSourceReadEveryMs ?? FULL_SOURCE_READ_EVERY_MS);
+  }
+
+  /** A new checkpoint store (at start, and when a failed restore is tried again), in the home when there is one. */
+  private openStore(previous?: CheckpointStore): CheckpointStore {
+    const acceptGroup = (g: string): boolean => this.o.groupFilter.accept(g);
+    if (!this.o.home) return new CheckpointStore({ acceptGroup });
+    return this.o.home.open({ selected: () => this.selected }, acceptGroup, previous);
   }
 
   /** Whether cycles also run by themselves (source offsets 'auto'); 'poll' runs them only when asked, as MM2's task does every interval. */
@@ -279,6 +287,7 @@ export class CheckpointEmitter {
     this.wake?.();
     await Promise.all([this.restorer.stop(), this.sourceOffsets.stop()]);
     await this.runner.idle();
+    this.o.home?.close(this.checkpointStore);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -339,11 +348,12 @@ export class CheckpointEmitter {
       // (a missing topic, records it cannot read in time). When the target itself did not
       // answer, what it holds is not lost: read it again once it answers.
       if (report.ok || restored.topicMissing || (await this.targetAnswers())) break;
-      this.checkpointStore = new CheckpointStore({ acceptGroup: (g) => this.o.groupFilter.accept(g) });
+      this.checkpointStore = this.openStore(this.checkpointStore);
       await retryLater(report.error ?? 'the target did not answer');
     }
     this.restore = report;
     this.checkpointStore.markLoaded(report.ok);
+    this.o.home?.restored(this.checkpointStore);
     if (!report.ok) report.restored = 0;
     // MM2: offsetSyncStore.start(mustReadToEnd = !checkpointsLoadedOk)
     this.syncStore = new OffsetSyncStore({ keepHistoryOnLoad: report.ok, translation: this.o.offsetTranslation ?? 'precise' });
@@ -407,6 +417,8 @@ export class CheckpointEmitter {
       if (!same) {
         this.translations.retain(kept);
         this.syncStore?.retainGroups(kept);
+        // the store's readers see the groups selected now
+        this.o.home?.selected(this.checkpointStore);
       }
       this.o.events?.discovered?.(result);
       return result;
@@ -517,6 +529,9 @@ export class CheckpointEmitter {
       logStarts: store.translation === 'mm2' ? undefined : this.logStarts,
       previous: this.lastFull,
     });
+    // the store holds this cycle's checkpoints: its readers (the group-offset writers) hear which
+    // groups changed now, while the write to the checkpoints topic goes on (as MM2's sync reads its map)
+    this.o.home?.cycled();
     // every selected group has been translated once since the load: what each needs is kept; the load history can go
     if (full && store.loaded && failedGroups.length === 0 && discoveryError === undefined) store.releaseLoadHistory();
     sortByGroup(failedGroups);
@@ -527,31 +542,7 @@ export class CheckpointEmitter {
     // whatever fails (connecting the producer, a produce request, anything else) leaves it
     // there, and the next cycle sends the ones still current in the store again.
     const toWrite = checkpointsToWrite(this.unsent, (g, t, p) => this.checkpointStore.getPartition(g, t, p));
-    if (toWrite.length > 0) {
-      try {
-        const producer = await target.producer();
-        // One produce request holds at most ~1 MiB by default (broker message.max.bytes): send in
-        // chunks, in order, and stop at the first failure.
-        for (const chunk of chunkCheckpoints(toWrite)) {
-          if (this.stopped) break; // closing: what is unsent stays on the list (and in the topic's next owner's cycle)
-          await producer.send({ topic: this.o.checkpointsTopic, acks: -1, messages: chunk.records });
-          for (const c of chunk.checkpoints) this.unsent.delete(unsentKey(c));
-        }
-      } catch (e) {
-        throw new Error(target.reportError(e, [{ resource: 'Topic', name: this.o.checkpointsTopic, operations: ['WRITE'] }]));
-      }
-      target.reportOk();
-    } else if (full) {
-      // Nothing to write: still make sure the target answers (and still holds the checkpoints
-      // topic), so that an unreachable target is a failed cycle, never a quiet one.
-      try {
-        const admin = await target.admin();
-        await admin.fetchTopicOffsets(this.o.checkpointsTopic);
-      } catch (e) {
-        throw new Error(target.reportError(e));
-      }
-      target.reportOk();
-    }
+    await writeCheckpoints({ target, topic: this.o.checkpointsTopic, toWrite, unsent: this.unsent, full, stopped: () => this.stopped });
     if (needs.groups.size > 0) this.readLogStarts(needs.starts, needs.groups);
     const get = (g: string): readonly Checkpoint[] | undefined => this.checkpointStore.get(g);
     const latest = full ? reusedLatest(groups, get, this.lastFull?.latest) : latestOf(groups, get);

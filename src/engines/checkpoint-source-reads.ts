@@ -10,7 +10,7 @@ import type { NameFilter } from '../core/filters';
 import { mm2ListsGroup, type NotReplicatedGroup } from '../core/group-types';
 import type { CommittedOffset } from '../core/types';
 import type { ClusterConnection } from '../kafka/connection';
-import { checkpointGroupListing, type ListedGroupState } from '../kafka/groups';
+import { checkpointGroupListing, type ListedGroupState } from '../core/listed-groups';
 import { FULL_SOURCE_READ_EVERY_MS, SOURCE_SILENT_READ_MS, type EmitterEvents } from './checkpoint-emitter-types';
 import type { SourceOffsets } from './source-offsets';
 

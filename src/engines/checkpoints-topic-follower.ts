@@ -5,15 +5,15 @@
 import type { Admin, Kafka } from 'kafkajs';
 import type { MalformedRecordError } from '../core/errors';
 import type { ClusterSettings } from '../kafka/client';
-import { TopicReader } from '../kafka/topic-reader';
-import type { GroupOffsetSyncer } from './group-offset-syncer';
+import { TopicReader, type RawRecord } from '../kafka/topic-reader';
 
 
 export interface CheckpointsTopicFollowerOptions {
   kafka: Kafka;
   admin: Admin;
   topic: string;
-  syncer: GroupOffsetSyncer;
+  /** Takes one record of the topic (the group-offset syncer's applyRecordOf): the group it stored, or why it was malformed. */
+  syncer: { applyRecordOf(r: Pick<RawRecord, 'key' | 'value'>): { error: MalformedRecordError | null; group?: string } };
   groupPrefix?: string;
   /** The cluster's settings, for the principal a refusal names. */
   settings?: ClusterSettings;

@@ -7,7 +7,8 @@
 import type { Admin, Kafka } from 'kafkajs';
 import { assertTimerMs } from '../core/intervals';
 import type { MalformedRecordError } from '../core/errors';
-import { CheckpointsTopicFollower, type GroupOffsetSyncer } from './group-offset-syncer';
+import { CheckpointsTopicFollower } from './checkpoints-topic-follower';
+import type { GroupOffsetSyncer } from './group-offset-syncer';
 import { TopicNotFoundError } from '../kafka/topic-reader';
 import type { ClusterSettings } from '../kafka/client';
 

@@ -26,7 +26,7 @@ import type { ReplicationPolicy } from '../core/replication-policy';
 import { reverseTranslate } from '../core/reverse-translation';
 import type { Checkpoint, OffsetSync } from '../core/types';
 import type { SyncEvent } from './checkpoint-emitter';
-import { isConsumerGroupListing } from '../kafka/groups';
+import { isConsumerGroupListing } from '../core/listed-groups';
 import { GroupOffsetSyncer, type GroupOffsetsCycle, type SyncerConnection, type TargetGroupReader } from './group-offset-syncer';
 import { CoalescingRunner } from '../core/coalescing-runner';
 

@@ -36,10 +36,14 @@ import { emptyCycle, recordCommits, recordDecision, sortCycle, targetFailure, ty
 import { DEFAULT_MIN_WRITE_INTERVAL_MS, FULL_TARGET_READ_EVERY_MS, TargetOffsets } from '../core/target-offsets';
 import type { Checkpoint, CommittedOffset } from '../core/types';
 import { explainKafkaError, notAuthorized, type ClusterSettings } from '../kafka/client';
-import { fetchEndOffsets, type AdminCommitResult, type ListedGroupState } from '../kafka/groups';
+import { fetchEndOffsets } from '../kafka/end-offsets';
+import type { AdminCommitResult } from '../kafka/admin-offset-committer';
+import type { ListedGroupState } from '../core/listed-groups';
 import type { RawRecord } from '../kafka/topic-reader';
-import { partitionKey } from '../core/partition-key';
-import type { RewindHistory } from '../core/rewind-history';
+import type { RewindMarks } from '../core/rewind-history';
+import { CheckpointStore } from '../core/checkpoint-store';
+import { LogEndCache } from '../core/log-end-cache';
+import type { CheckpointView } from './replication-runtime';
 
 /** What the syncer reads target groups with (GroupOffsetFetcher fits). */
 export interface TargetGroupReader {
@@ -66,7 +70,6 @@ export interface SyncerConnection {
 }
 
 export type { CheckpointStats, ClampedPartition, GroupOffsetsCycle, GroupSkipCode, RewoundPartition, SkippedGroup, SkippedPartition, WrittenGroup } from '../core/group-offsets-cycle';
-export { CheckpointsTopicFollower, type CheckpointsTopicFollowerOptions } from './checkpoints-topic-follower';
 
 /**
  * The default floor (ms), and how old a read of an up-to-date group a full run accepts (ms): the
@@ -74,8 +77,10 @@ export { CheckpointsTopicFollower, type CheckpointsTopicFollowerOptions } from '
  * costs in proportion to what moved; every write is still decided against a fresh read.
  */
 export { DEFAULT_MIN_WRITE_INTERVAL_MS, FULL_TARGET_READ_EVERY_MS };
-/** How long a run's listing of group states serves the partial runs after it (ms): the broker's refusal of a commit to a group with members stays the last guard. */
+/** How long a run's listing of group states serves the partial runs after it without another read (ms): the broker's refusal of a commit to a group with members stays the last guard. */
 const STATES_MAX_AGE_MS = 1000;
+/** The oldest listing a partial run takes (ms), reading a new one beside it for the next. */
+const PARTIAL_STATES_MAX_AGE_MS = 10000;
 
 export interface GroupOffsetSyncerOptions {
   connection: SyncerConnection;
@@ -96,12 +101,21 @@ export interface GroupOffsetSyncerOptions {
   now?: () => number;
 }
 
-const key = partitionKey;
 
 type Job = { full: true } | { full: false; groups: Set<string> };
 
+/** A store of the syncer's own (checkpoints from messages or from the checkpoints topic). */
+function ownStore(): CheckpointStore {
+  const store = new CheckpointStore();
+  store.markLoaded(true);
+  return store;
+}
+
 export class GroupOffsetSyncer {
-  private readonly byGroup = new Map<string, Map<string, Checkpoint>>();
+  /** The checkpoints this syncer received itself (modes "input" and "topic"). */
+  private own = ownStore();
+  /** What the runs read: its own store, or the replication runtime's (the checkpoint emitters' stores, read in place). */
+  private view: CheckpointView = this.own;
   /** The target's offsets as last read or written, the floor and the rewinds not acted on yet (from the order of the checkpoints: state, read again after a restart). */
   private readonly targets: TargetOffsets;
   /** Groups waiting for the floor, and the timer that runs them. */
@@ -109,6 +123,12 @@ export class GroupOffsetSyncer {
   private deferTimer: ReturnType<typeof setTimeout> | null = null;
   private states: { at: number; map: ReadonlyMap<string, ListedGroupState> } | null = null;
   private received = 0;
+  /** The log ends of the remote partitions as last read (a partial run takes them when they clamp nothing). */
+  private readonly logEnds: LogEndCache;
+  /** A listing of the target's groups is being read beside the runs. */
+  private listingBeside = false;
+  /** The groups the last full run selected (bounds the target-offset cache). */
+  private groupCount = 0;
   private malformedCount = 0;
   private cycleNo = 0;
   private running = false;
@@ -120,6 +140,7 @@ export class GroupOffsetSyncer {
 
   constructor(private readonly opts: GroupOffsetSyncerOptions) {
     this.now = opts.now ?? Date.now;
+    this.logEnds = new LogEndCache(opts.fullTargetReadEveryMs ?? FULL_TARGET_READ_EVERY_MS);
     this.targets = new TargetOffsets({ floorMs: opts.minWriteIntervalMs ?? DEFAULT_MIN_WRITE_INTERVAL_MS, followRewinds: opts.followRewinds === true, fullReadEveryMs: opts.fullTargetReadEveryMs });
   }
 
@@ -129,23 +150,43 @@ export class GroupOffsetSyncer {
   }
 
   get stats(): CheckpointStats {
+    let groups = 0;
     let partitions = 0;
-    for (const m of this.byGroup.values()) partitions += m.size;
-    return { groups: this.byGroup.size, partitions, received: this.received, malformed: this.malformedCount };
+    for (const g of this.view.groups()) {
+      groups++;
+      partitions += this.view.get(g)?.length ?? 0;
+    }
+    return { groups, partitions, received: this.received, malformed: this.malformedCount };
   }
 
-  /** Stores one checkpoint: the last one per (group, remote partition) wins. Returns whether it differs from the one held. */
-  put(cp: Checkpoint): boolean {
-    let m = this.byGroup.get(cp.group);
-    if (!m) {
-      m = new Map();
-      this.byGroup.set(cp.group, m);
-    }
-    const k = key(cp.topic, cp.partition);
-    const had = m.get(k);
-    m.set(k, cp);
-    this.targets.noteCheckpoint(had, cp);
+  /**
+   * Reads `view` from now on (the replication runtime: the checkpoint emitters' own stores, in
+   * place); its stores tell each checkpoint stored through {@link noteCheckpoint}. null: back to
+   * the syncer's own store (what messages or the checkpoints topic bring).
+   */
+  follow(view: CheckpointView | null): void {
+    const next = view ?? this.own;
+    if (next === this.view) return;
+    this.view = next;
+    this.targets.clearRewinds();
+  }
+
+  /** Whether the syncer reads a view other than its own store. */
+  get following(): boolean {
+    return this.view !== this.own;
+  }
+
+  /** A checkpoint stored where the syncer reads (the runtime's stores), after `previous` of its group and remote partition: a rewind on the source is noted. */
+  noteCheckpoint(previous: Checkpoint | undefined, next: Checkpoint): void {
+    this.targets.noteCheckpoint(previous, next);
     this.received++;
+  }
+
+  /** Stores one checkpoint in the syncer's own store: the last one per (group, remote partition) wins. Returns whether it differs from the one held. */
+  put(cp: Checkpoint): boolean {
+    const had = this.own.getPartition(cp.group, cp.topic, cp.partition);
+    this.own.update(cp.group, [cp]);
+    this.noteCheckpoint(had, cp);
     return !had || had.downstreamOffset !== cp.downstreamOffset || had.upstreamOffset !== cp.upstreamOffset;
   }
 
@@ -155,7 +196,9 @@ export class GroupOffsetSyncer {
    * written again from an older cycle.
    */
   replaceCheckpoints(list: Iterable<Checkpoint>): void {
-    this.byGroup.clear();
+    const following = this.following;
+    this.own = ownStore();
+    if (!following) this.view = this.own;
     this.targets.clearRewinds();
     for (const cp of list) this.put(cp);
   }
@@ -167,7 +210,7 @@ export class GroupOffsetSyncer {
 
   /** The stored checkpoints of a group. */
   checkpointsOf(group: string): Checkpoint[] {
-    return [...(this.byGroup.get(group)?.values() ?? [])];
+    return [...(this.view.get(group) ?? [])];
   }
 
   /**
@@ -214,10 +257,10 @@ export class GroupOffsetSyncer {
    * Returns the groups it holds that took a mark (to sync now); the others are synced by the run
    * their checkpoint comes with.
    */
-  adoptRewinds(history: RewindHistory): string[] {
+  adoptRewinds(history: Pick<RewindMarks, 'rewinds'>): string[] {
     const groups = new Set<string>();
     for (const { group, mark } of history.rewinds()) {
-      const held = this.byGroup.get(group)?.get(key(mark.topic, mark.partition));
+      const held = this.view.get(group)?.find((c) => c.topic === mark.topic && c.partition === mark.partition);
       if (held !== undefined && held.upstreamOffset >= mark.fromUpstream) continue;
       // a group the wire has not delivered yet keeps only the mark, waiting for its checkpoint
       // (TargetOffsets.noteCheckpoint drops it if that checkpoint is past where the group was
@@ -349,13 +392,41 @@ export class GroupOffsetSyncer {
     else run.catch(() => undefined);
   }
 
-  /** Target group states: fresh for a full run, at most STATES_MAX_AGE_MS old for a partial one. */
+  /**
+   * Target group states: fresh for a full run. A partial run (the event lane) takes a listing up to
+   * PARTIAL_STATES_MAX_AGE_MS old and has one older than STATES_MAX_AGE_MS read again beside it,
+   * for the next: the broker's refusal of a commit to a group with members (UNKNOWN_MEMBER_ID,
+   * REBALANCE_IN_PROGRESS) stays the last guard, so a group that gained members since is still never written.
+   */
   private async groupStates(full: boolean): Promise<ReadonlyMap<string, ListedGroupState>> {
     const s = this.states;
-    if (!full && s && this.now() - s.at <= STATES_MAX_AGE_MS) return s.map;
-    const map = await this.opts.connection.offsetFetcher().listGroupStates();
-    this.states = { at: this.now(), map };
-    return map;
+    if (!full && s) {
+      const age = this.now() - s.at;
+      if (age <= STATES_MAX_AGE_MS) return s.map;
+      if (age <= PARTIAL_STATES_MAX_AGE_MS) {
+        this.listStatesBeside();
+        return s.map;
+      }
+    }
+    return this.listStates();
+  }
+
+  private listStates(): Promise<ReadonlyMap<string, ListedGroupState>> {
+    const at = this.now();
+    return this.opts.connection.offsetFetcher().listGroupStates().then((map) => {
+      if (!this.states || this.states.at <= at) this.states = { at, map };
+      return map;
+    });
+  }
+
+  /** A listing read beside the runs (one at a time); its failure is left to the next run that needs one. */
+  private listStatesBeside(): void {
+    if (this.listingBeside || this.closed) return;
+    this.listingBeside = true;
+    this.listStates().then(
+      () => (this.listingBeside = false),
+      () => (this.listingBeside = false),
+    );
   }
 
   /** The partitions of `group` with a rewind on the source not acted on yet. */
@@ -366,7 +437,7 @@ export class GroupOffsetSyncer {
   private async runCycle(job: Job): Promise<GroupOffsetsCycle> {
     const started = this.now();
     const cycle = ++this.cycleNo;
-    const selected = (job.full ? [...this.byGroup.keys()] : [...job.groups].filter((g) => this.byGroup.has(g)))
+    const selected = (job.full ? [...this.view.groups()] : [...job.groups].filter((g) => this.view.hasGroup(g)))
       .filter((g) => this.opts.groupFilter.accept(g))
       .sort();
     // the floor bounds the partial runs; a full run (at most one per interval, or a "sync now") writes every group now
@@ -395,7 +466,7 @@ export class GroupOffsetSyncer {
     const writable: string[] = [];
     for (const g of groups) {
       const state = states.get(g)?.state;
-      const plan = this.targets.plan(g, state, statesAt, this.byGroup.get(g)?.values() ?? [], job.full, this.now());
+      const plan = this.targets.plan(g, state, statesAt, this.view.get(g) ?? [], job.full, this.now());
       if (plan === 'active') {
         const d = decideGroupOffsetSync({ group: g, checkpoints: this.checkpointsOf(g), targetGroupState: state });
         result.skipped.push({ group: g, code: 'group-active', state, reason: d.reason });
@@ -414,15 +485,25 @@ export class GroupOffsetSyncer {
       this.targets.forget(g);
     }
 
-    // log-end offsets per topic, once per run, shared by the groups
+    // log-end offsets per topic: read at most once per run, shared by the groups; a partial run
+    // takes those read earlier when they clamp nothing of the group (core/log-end-cache)
     const ends = new Map<string, Promise<TargetEndOffset[]>>();
-    const endsOf = (topic: string): Promise<TargetEndOffset[]> => {
+    const readEnds = (topic: string): Promise<TargetEndOffset[]> => {
       let p = ends.get(topic);
       if (!p) {
-        p = fetchEndOffsets(admin, topic, connection.kafka ? { kafka: connection.kafka, settings: connection.settings } : undefined).then((list) => list.map((e) => ({ topic, partition: e.partition, offset: e.offset })));
+        const at = this.now();
+        p = fetchEndOffsets(admin, topic, connection.kafka ? { kafka: connection.kafka, settings: connection.settings } : undefined).then((list) => {
+          const read = list.map((e) => ({ topic, partition: e.partition, offset: e.offset }));
+          this.logEnds.put(topic, read, at);
+          return read;
+        });
         ends.set(topic, p);
       }
       return p;
+    };
+    const endsOf = (topic: string, checkpoints: readonly Checkpoint[]): Promise<TargetEndOffset[]> => {
+      const earlier = job.full ? undefined : this.logEnds.serves(topic, checkpoints, this.now());
+      return earlier !== undefined ? Promise.resolve(earlier) : readEnds(topic);
     };
     const toCommit: PlannedCommit[] = [];
     for (const g of writable) {
@@ -432,7 +513,7 @@ export class GroupOffsetSyncer {
       const state = states.get(g)?.state;
       // the read finds every checkpoint already there (the usual answer of the re-read once a
       // minute): nothing to decide, no log-end offsets needed
-      if (this.targets.exactly(g, this.byGroup.get(g)?.values() ?? [])) {
+      if (this.targets.exactly(g, this.view.get(g) ?? [])) {
         result.skipped.push(this.targets.upToDateSkip(g, state));
         continue;
       }
@@ -441,7 +522,7 @@ export class GroupOffsetSyncer {
       const marks = this.targets.rewindsOf(g);
       const endList: TargetEndOffset[] = [];
       try {
-        for (const list of await Promise.all([...new Set(checkpoints.map((c) => c.topic))].map(endsOf))) endList.push(...list);
+        for (const list of await Promise.all([...new Set(checkpoints.map((c) => c.topic))].map((topic) => endsOf(topic, checkpoints)))) endList.push(...list);
       } catch (e) {
         result.skipped.push({ group: g, code: 'error', state, reason: `could not read the log-end offsets on the target: ${explainKafkaError(e)}` });
         continue;
@@ -458,7 +539,9 @@ export class GroupOffsetSyncer {
     );
     this.checkOpen();
     const committedOk = recordCommits(result, this.targets, toCommit, (g) => sent.get(g), this.now);
-    this.targets.trim(this.byGroup.size);
+    // the cache's bound follows the number of groups the last full run selected
+    if (job.full) this.groupCount = selected.length;
+    this.targets.trim(Math.max(this.groupCount, selected.length));
     sortCycle(result);
     // the listing answered; the target is unreachable only when every read, or every commit, failed
     const failure = targetFailure(result, { asked: writable.length, failed: read.failed.size }, { sent: toCommit.length, answered: committedOk });

@@ -28,7 +28,7 @@ import { chunkBySize } from '../core/chunks';
 import { CoalescingRunner } from '../core/coalescing-runner';
 import { askCluster, PROBE_EVERY_MS, PROBE_TIMEOUT_MS } from '../kafka/cluster-probe';
 import { topicEnds } from '../kafka/topic-reader';
-import { consumerRefusal } from '../kafka/groups';
+import { consumerRefusal } from '../kafka/broker-refusals';
 import { legacyResumePoints, type PartitionProgress } from '../core/mirror-progress';
 import type { AclNeed } from '../kafka/client';
 

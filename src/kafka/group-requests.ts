@@ -227,7 +227,7 @@ export interface KafkajsProtocolRequest<T> {
   response: { decode(payload: Buffer): Promise<T>; parse(data: T): Promise<T> };
 }
 
-// kafkajs's Encoder (a pinned internal of kafkajs 2.2.4, like the cluster factory in groups.ts)
+// kafkajs's Encoder (a pinned internal of kafkajs 2.2.4, like the cluster factory in kafkajs-cluster.ts)
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const KafkajsEncoder = require('kafkajs/src/protocol/encoder') as new () => { writeBuffer(b: Buffer): unknown };
 

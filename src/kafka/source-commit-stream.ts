@@ -19,7 +19,8 @@ import type { Admin, Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { Batcher } from '../core/batcher';
 import { decodeConsumerOffsetsRecord, type ConsumerOffsetsRecord } from '../core/consumer-offsets-record';
 import type { SourceOffsetChange } from '../core/source-offset-table';
-import { fetchStableEndOffsets, findCoordinatorProblem } from './groups';
+import { fetchStableEndOffsets } from './end-offsets';
+import { findCoordinatorProblem } from './broker-refusals';
 import { disconnectQuietly, readerConsumer } from './topic-reader';
 import { aclText, authorizationFailure, NotAuthorizedError, type AclNeed } from './client';
 

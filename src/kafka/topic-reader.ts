@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Consumer, Kafka, Admin } from 'kafkajs';
 import { notAuthorized, type AclNeed, type ClusterSettings } from './client';
-import { consumerRefusal, findTopicProblem } from './groups';
+import { consumerRefusal, findTopicProblem } from './broker-refusals';
 
 /** The cluster a reader reads from, to tell a topic it may not see from a missing one and to name the principal. */
 export interface ReaderCluster {

@@ -20,7 +20,8 @@ const WebSocket = require('ws');
 const { Kafka, logLevel } = require('kafkajs');
 const { encodeOffsetSync } = require('../../dist/core/offset-sync');
 const { ensureInternalTopic } = require('../../dist/kafka/internal-topics');
-const { fetchCommittedOffsets, AdminOffsetCommitter } = require('../../dist/kafka/groups');
+const { fetchCommittedOffsets } = require('../../dist/kafka/group-offset-fetcher');
+const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
 const { decodeCheckpoint } = require('../../dist/core/checkpoint');
 const { TopicReader } = require('../../dist/kafka/topic-reader');
 
@@ -49,9 +50,26 @@ function drillNames(tag) {
   };
 }
 
-/** The example flow with the test's addresses, the drill's alias and groups, and short intervals. */
-function drillFlow(names, sourceBootstrap, targetBootstrap, { emitS = EMIT_S, syncS = SYNC_S, groupOffsetsDisabled = false, sourceOffsets = 'auto' } = {}) {
-  const flow = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'checkpoints-beside-mm2.json'), 'utf8'));
+/**
+ * The example flow with the test's addresses, the drill's alias and groups, and short intervals.
+ * @param {object} names
+ * @param {string} sourceBootstrap
+ * @param {string} targetBootstrap
+ * @param {{ emitS?: number, syncS?: number, groupOffsetsDisabled?: boolean, sourceOffsets?: string, groupOffsetsMode?: string, withoutCheckpointNode?: boolean }} [options]
+ */
+function drillFlow(names, sourceBootstrap, targetBootstrap, { emitS = EMIT_S, syncS = SYNC_S, groupOffsetsDisabled = false, sourceOffsets = 'auto', groupOffsetsMode, withoutCheckpointNode = false } = {}) {
+  let flow = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'checkpoints-beside-mm2.json'), 'utf8'));
+  // `groupOffsetsMode`: the group-offsets node's mode instead of the example's (mode replication: no wire into it)
+  if (groupOffsetsMode !== undefined) {
+    const writer = flow.find((n) => n.type === 'mm2-group-offsets');
+    writer.mode = groupOffsetsMode;
+    if (groupOffsetsMode === 'replication') for (const n of flow) if (n.wires) n.wires = n.wires.map((out) => out.filter((id) => id !== writer.id));
+  }
+  if (withoutCheckpointNode) {
+    const cp = flow.find((n) => n.type === 'mm2-checkpoint');
+    flow = flow.filter((n) => n !== cp);
+    for (const n of flow) if (n.wires) n.wires = n.wires.map((out) => out.filter((id) => id !== cp.id));
+  }
   for (const n of flow) {
     if (n.type === 'mm2-cluster' && n.alias === 'source') Object.assign(n, { alias: names.alias, bootstrap: sourceBootstrap });
     if (n.type === 'mm2-cluster' && n.alias === 'target') n.bootstrap = targetBootstrap;

@@ -7,7 +7,7 @@
  */
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
-const { AdminOffsetCommitter } = require('../../dist/kafka/groups');
+const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
 const { CheckpointEmitter } = require('../../dist/engines/checkpoint-emitter');
 const { ClusterConnection } = require('../../dist/kafka/connection');
 const { ensureInternalTopic } = require('../../dist/kafka/internal-topics');

@@ -47,7 +47,8 @@ const { startMirrorMaker } = require('../../scripts/kafka/connect');
 const { runKafkaTool } = require('../../scripts/kafka/cluster');
 const { decodeOffsetSync } = require('../../dist/core/offset-sync');
 const { parseJavaProperties } = require('../../dist/core/java-properties');
-const { AdminOffsetCommitter, fetchCommittedOffsets } = require('../../dist/kafka/groups');
+const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
+const { fetchCommittedOffsets } = require('../../dist/kafka/group-offset-fetcher');
 
 const PARTITIONS = 3;
 const DELETED = 10; // partition 0: records deleted before the mirrors start

@@ -37,7 +37,8 @@ const { parseOffsetSync, parseCheckpoint, mm2Reads, ourReads } = require('../har
 const { decodeOffsetSync } = require('../../dist/core/offset-sync');
 const { decodeCheckpoint } = require('../../dist/core/checkpoint');
 const { OffsetSyncStore } = require('../../dist/core/offset-sync-store');
-const { AdminOffsetCommitter, fetchCommittedOffsets } = require('../../dist/kafka/groups');
+const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
+const { fetchCommittedOffsets } = require('../../dist/kafka/group-offset-fetcher');
 
 const OFFSET_LAG_MAX = 20;
 const PARTITIONS = 3;

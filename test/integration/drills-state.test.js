@@ -10,7 +10,9 @@
  *   redeploy, or in the flow file before the restart, and must then get the whole state.)
  * - the groups deleted on the target while the flow was undeployed, then deployed again;
  * - only the group-offsets node redeployed (a "modified nodes" deploy) after the first
- *   checkpoint write: the running checkpoint node sends it the whole state when it asks.
+ *   checkpoint write: it reads the running checkpoint node's store in the replication's runtime;
+ * - the group-offsets node in mode replication, no wire at all: the same, and without a checkpoint
+ *   node of its replication it waits, saying for what, never green.
  *
  * Each must end with every selected group having its target offsets (the drill's intervals are
  * short; the waits are generous for a loaded machine), and the group-offsets and checkpoint
@@ -116,18 +118,36 @@ describe('failover drills: state over messages (real Node-RED, real brokers)', f
     await noLyingGreen();
   });
 
-  it('(e) only the group-offsets node redeployed after the first checkpoint write: it asks for the whole state and gets it at once', async function () {
+  it('(e) only the group-offsets node redeployed after the first checkpoint write: it reads the running checkpoint node\'s store at once', async function () {
     // The checkpoint node keeps running, and its groups are idle: its output 1 carries only what
-    // changed (nothing) and the whole state once a minute. The redeployed writer asks for the
-    // whole state on its start, so it writes well before that minute is over.
+    // changed (nothing), never the whole state again. The redeployed writer reads the store in the
+    // replication's runtime, so it writes at once.
     const { names, flow } = await setUpAndDeploy('dre', withoutWriter);
     await firstCheckpointWritten(names);
     await nr.deploy(flow, 'nodes');
-    await env.eventually(async () => (await checker.groupsWithOffsets()).length === names.groups.length, {
-      timeout: 45000,
-      interval: 500,
-      what: `every selected group (${names.groups.length}) to have its target offsets after the writer alone was redeployed (before the next whole-state message, a minute after the last)`,
+    await everyGroupSynced(names, 'after the writer alone was redeployed');
+    await noLyingGreen();
+  });
+
+  it('(f) mode replication, no wire into the writer: it writes from the checkpoint node\'s store, again when redeployed alone; without a checkpoint node it waits, never green', async function () {
+    const variant = (names, o) => drill.drillFlow(names, env.cluster('source').bootstrap, env.cluster('target').bootstrap, { groupOffsetsMode: 'replication', ...o });
+    const { names } = await setUpAndDeploy('drf', (n) => variant(n, { withoutCheckpointNode: true }));
+    // no checkpoint node of the replication: the writer says what it waits for
+    await env.eventually(() => watcher.history.some((s) => s.id === 'groupoffsets' && /waiting for the mm2-checkpoint node/.test(s.text || '')), {
+      timeout: 30000, interval: 200, what: 'the writer saying it waits for the checkpoint node',
     });
+    assert.equal(await checker.anyGroupWithOffset(), false);
+    await nr.deploy(variant(names, {}));
+    await everyGroupSynced(names, 'once the checkpoint node runs (no wire into the writer)');
+    // the writer alone redeployed, its groups deleted on the target meanwhile: it writes them again from the store
+    const flow = variant(names, {});
+    await nr.deploy(flow.map((n) => (n.type === 'mm2-group-offsets' ? { ...n, d: true } : n)), 'nodes');
+    await env.eventually(async () => {
+      await checker.deleteGroups();
+      return (await checker.groupsWithOffsets()).length === 0;
+    }, { timeout: 30000, interval: 500, what: 'the groups to be deleted on the target' });
+    await nr.deploy(flow, 'nodes');
+    await everyGroupSynced(names, 'after the writer alone was redeployed');
     await noLyingGreen();
   });
 

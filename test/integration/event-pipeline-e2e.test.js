@@ -11,7 +11,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 const env = require('../harness/env');
 const { startNodeRed } = require('../../scripts/node-red-runner');
-const { AdminOffsetCommitter, fetchCommittedOffsets } = require('../../dist/kafka/groups');
+const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
+const { fetchCommittedOffsets } = require('../../dist/kafka/group-offset-fetcher');
 
 const PARTITIONS = 3;
 const LONG = '600';

@@ -6,7 +6,10 @@
  */
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
-const { AdminOffsetCommitter, GroupOffsetFetcher, GROUPS_PER_OFFSET_FETCH, KEYS_PER_FIND_COORDINATOR, fetchCommittedOffsets, listConsumerGroups } = require('../../dist/kafka/groups');
+const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
+const { GroupOffsetFetcher, GROUPS_PER_OFFSET_FETCH, fetchCommittedOffsets } = require('../../dist/kafka/group-offset-fetcher');
+const { KEYS_PER_FIND_COORDINATOR } = require('../../dist/kafka/group-client');
+const { listConsumerGroups } = require('../../dist/kafka/group-listing');
 const { mapLimit } = require('../../dist/core/worker-pool');
 
 const N = 1200;

@@ -2,7 +2,10 @@
 /** The thin Kafka I/O layer against real brokers: admin-style offset commits, group state, topic reading. */
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
-const { AdminOffsetCommitter, GroupOffsetFetcher, describeGroupState, fetchCommittedOffsets, fetchEndOffsets, listConsumerGroups } = require('../../dist/kafka/groups');
+const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
+const { GroupOffsetFetcher, fetchCommittedOffsets } = require('../../dist/kafka/group-offset-fetcher');
+const { describeGroupState, listConsumerGroups } = require('../../dist/kafka/group-listing');
+const { fetchEndOffsets } = require('../../dist/kafka/end-offsets');
 const { TopicReader, TopicNotFoundError } = require('../../dist/kafka/topic-reader');
 const { createKafka, explainKafkaError } = require('../../dist/kafka/client');
 

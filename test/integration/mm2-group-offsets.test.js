@@ -6,7 +6,9 @@
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const nodes = require('../harness/nodes');
-const { AdminOffsetCommitter, GroupOffsetFetcher, describeGroupState, fetchCommittedOffsets, listConsumerGroups } = require('../../dist/kafka/groups');
+const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
+const { GroupOffsetFetcher, fetchCommittedOffsets } = require('../../dist/kafka/group-offset-fetcher');
+const { describeGroupState, listConsumerGroups } = require('../../dist/kafka/group-listing');
 const { GroupOffsetSyncer } = require('../../dist/engines/group-offset-syncer');
 const { encodeCheckpoint } = require('../../dist/core/checkpoint');
 const { createGroupFilter } = require('../../dist/core/filters');

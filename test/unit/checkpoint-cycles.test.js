@@ -1,8 +1,7 @@
 'use strict';
-/** mm2-checkpoint output 1: the whole state first, on request and every WHOLE_STATE_EVERY_MS; what changed in between. */
+/** mm2-checkpoint output 1, a report: the whole state first and to a message that asked; what changed in between, never the whole state again by itself. */
 const assert = require('node:assert/strict');
 const { CheckpointCycles } = require('../../dist/nodes/mm2-checkpoint/mm2-checkpoint-cycles');
-const { WHOLE_STATE_EVERY_MS } = require('../../dist/nodes/shared/checkpoint-state');
 const { CheckpointStore } = require('../../dist/core/checkpoint-store');
 
 function cp(group, partition, down) {
@@ -13,7 +12,6 @@ function setup() {
   const store = new CheckpointStore();
   store.markLoaded(true);
   const sent = [];
-  let clock = 1000000;
   let cycle = 0;
   const groups = ['a', 'b', 'c'];
   const latestNow = () => new Map(groups.filter((g) => store.get(g)).map((g) => [g, store.get(g)]));
@@ -28,19 +26,18 @@ function setup() {
     state: /** @type {any} */ (state),
     render() {},
     where: { sourceCluster: 's', targetCluster: 't', checkpointsTopic: 's.checkpoints.internal' },
-    now: () => clock,
   });
   const full = (written = []) => ({
     cycle: ++cycle, full: true, groups, written: written.map((c) => ({ ...c, timestamp: 1 })), coverage: [], failedGroups: [], latest: latestNow(), startedAt: 0, durationMs: 1, syncsLoaded: true,
   });
   /** the last message of output 1 (each output goes out in a send of its own) */
   const out1 = () => sent.filter((m) => m[0]).at(-1)[0];
-  return { store, sent, cycles, full, state, out1, tick: (ms) => (clock += ms) };
+  return { store, sent, cycles, full, state, out1 };
 }
 
 describe('mm2-checkpoint output 1: whole state, then what changed', function () {
-  it('sends the whole state first, then only the groups whose checkpoints changed, the whole again after WHOLE_STATE_EVERY_MS', function () {
-    const { store, sent, cycles, full, out1, tick } = setup();
+  it('sends the whole state first, then only the groups whose checkpoints changed; the whole state never again by itself (no repair over the wire: the state is in the runtime)', function () {
+    const { store, cycles, full, out1 } = setup();
     store.update('a', [cp('a', 0, 5), cp('a', 1, 6)]);
     store.update('b', [cp('b', 0, 7)]);
     cycles.deliver(full());
@@ -70,35 +67,22 @@ describe('mm2-checkpoint output 1: whole state, then what changed', function () 
     assert.equal(p.full, false);
     assert.equal(p.fullCycle, false);
     assert.deepEqual(Object.keys(p.latest), ['a']);
-    cycles.deliver(full());
-    assert.deepEqual(out1().payload.latest, {});
-    tick(WHOLE_STATE_EVERY_MS);
-    cycles.deliver(full());
-    p = out1().payload;
-    assert.equal(p.full, true);
-    assert.deepEqual(Object.keys(p.latest), ['a', 'b', 'c']);
+    for (let i = 0; i < 5; i++) {
+      cycles.deliver(full());
+      p = out1().payload;
+      assert.equal(p.full, false);
+      assert.deepEqual(p.latest, {});
+    }
   });
 
-  it('a receiver asking (sendWhole) gets the whole state at once, and a message that asked for a cycle gets it too', function () {
-    const { store, sent, cycles, full, state, out1 } = setup();
-    cycles.sendWhole(); // before any full cycle: nothing to send yet, the first full cycle sends it
-    assert.equal(sent.length, 0);
+  it('a message that asked for a cycle gets the whole state, to that message', function () {
+    const { store, cycles, full, state, out1 } = setup();
     store.update('a', [cp('a', 0, 5)]);
     const r = full();
     cycles.deliver(r);
-    state.last = r; // what the node keeps of its last full cycle
+    state.last = r;
     cycles.deliver(full());
     assert.equal(out1().payload.full, false);
-    store.update('b', [cp('b', 0, 3)]);
-    cycles.sendWhole();
-    const p = out1().payload;
-    assert.equal(p.full, true);
-    assert.deepEqual(Object.keys(p.latest), ['a', 'b']);
-    assert.deepEqual(p.checkpoints, []);
-    assert.equal(sent.at(-1)[1], null);
-    // the next full cycle has nothing new to say
-    cycles.deliver(full());
-    assert.deepEqual(out1().payload.latest, {});
     // a cycle asked for by a message: the whole state, to that message
     const answers = [];
     cycles.deliver(full(), { msg: { _msgid: 'x', topic: 'ask' }, send: (m) => answers.push(m) });

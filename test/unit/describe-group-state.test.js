@@ -5,7 +5,7 @@
 // kip848-failover.test.js): a listed group answered Dead is Unknown, never a group without members.
 
 const assert = require('node:assert/strict');
-const { describeGroupState } = require('../../dist/kafka/groups');
+const { describeGroupState } = require('../../dist/kafka/group-listing');
 
 /** A kafkajs admin answering DescribeGroups with `described` and ListGroups with `listed`. */
 const admin = (described, listed) => /** @type {any} */ ({

@@ -9,7 +9,7 @@
 const assert = require('node:assert/strict');
 const { mm2ListsGroup, notReplicatedGroup } = require('../../dist/core/group-types');
 const { findCheckpointGroups } = require('../../dist/core/group-discovery');
-const { checkpointGroupListing, isConsumerGroupListing } = require('../../dist/kafka/groups');
+const { checkpointGroupListing, isConsumerGroupListing } = require('../../dist/core/listed-groups');
 const { CheckpointEmitter } = require('../../dist/engines/checkpoint-emitter');
 const { createReplicationPolicy } = require('../../dist/core/replication-policy');
 const { createGroupFilter, createTopicFilter } = require('../../dist/core/filters');

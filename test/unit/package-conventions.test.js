@@ -46,7 +46,7 @@ describe('package conventions (Node-RED and Flow Library)', function () {
     assert.equal(pkg['node-red'].version, '>=4.0.0'); // P06: contains 4.1.x and 5.x
     assert.equal(pkg.engines.node, '>=18.5'); // P07: contains 22.9.0
     assert.ok(Object.keys(pkg.dependencies).length <= 6); // D01
-    assert.equal(pkg.dependencies.kafkajs, '2.2.4', 'kafkajs pinned exactly (src/kafka/groups.ts uses its internals)');
+    assert.equal(pkg.dependencies.kafkajs, '2.2.4', 'kafkajs pinned exactly (src/kafka/kafkajs-cluster.ts uses its internals)');
     for (const f of ['dist/', 'icons/', 'examples/']) assert.ok(pkg.files.includes(f), f);
   });
 

@@ -4,7 +4,7 @@
  * src/core (no kafkajs, no Node-RED), Kafka I/O in the src/kafka adapters, the engines that
  * orchestrate them in src/engines (no Node-RED), the nodes in src/nodes, one folder per node;
  * every import points down that list, never up. And no two source files share a name, so each
- * concept has one obvious file.
+ * concept has one obvious file, and none is over 600 lines.
  */
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -55,6 +55,20 @@ describe('source layout', function () {
     for (const f of files) byName.set(path.posix.basename(f), [...(byName.get(path.posix.basename(f)) ?? []), f]);
     const twice = [...byName.values()].filter((list) => list.length > 1);
     assert.deepEqual(twice, [], 'rename one of each so that each concept has one obvious file');
+  });
+
+  it('no file in src/ is over 600 lines (split a longer one by concept)', function () {
+    /** Every file under `dir` (sources, editor files, catalogs, help), relative to src/. */
+    const all = (dir = src) =>
+      fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? all(path.join(dir, e.name)) : [path.relative(src, path.join(dir, e.name))]));
+    const lines = (f) => {
+      const text = fs.readFileSync(path.join(src, f), 'utf8');
+      return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+    };
+    const every = all();
+    assert.ok(every.length > files.length && every.some((f) => f.endsWith('.ts') && lines(f) > 300), 'every file is read and its lines counted');
+    const long = every.filter((f) => lines(f) > 600).map((f) => `src/${f}: ${lines(f)} lines`);
+    assert.deepEqual(long, []);
   });
 
   it('every import points down the floors: core <- flows, kafka <- engines <- nodes', function () {

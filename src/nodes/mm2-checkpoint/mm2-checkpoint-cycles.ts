@@ -2,10 +2,11 @@
  * An `mm2-checkpoint` node's cycles: runs one on the emitter, keeps the node state, logs what
  * failed, and sends the two outputs (CheckpointsMessage, CoverageMessage) once per completed
  * full cycle; an event-driven partial cycle that wrote checkpoints sends output 1 only.
- * Output 1 carries the whole state (`payload.full: true`) on the first full cycle, when asked
- * (`sendWhole`) and at least every WHOLE_STATE_EVERY_MS; otherwise the groups whose checkpoints
- * changed since the last message (`full: false`): at 10,000 groups the whole state is 100,000
- * checkpoints, too much to send (and clone, for every wire) every second.
+ * Output 1 is a report: the whole state (`payload.full: true`) on the first full cycle and to a
+ * message that asked for a cycle; otherwise the groups whose checkpoints changed since the last
+ * message (`full: false`): at 10,000 groups the whole state is 100,000 checkpoints, too much to
+ * send (and clone, for every wire) every second. No group-offsets node of this Node-RED needs it:
+ * they read the checkpoint store in the replication's runtime.
  */
 import type { Node, NodeMessage, SendFn } from '../shared/red';
 import type { Translate } from '../shared/i18n';
@@ -14,7 +15,6 @@ import type { CheckpointNodeState } from './mm2-checkpoint-status';
 import { TOPICS, checkpointsPayload, coveragePayload } from '../shared/contracts';
 import type { CheckpointEmitter, CycleResult } from '../../engines/checkpoint-emitter';
 import type { Checkpoint } from '../../core/types';
-import { WHOLE_STATE_EVERY_MS } from '../shared/checkpoint-state';
 import { explainKafkaError, isKafkaClientInternalError } from '../../kafka/client';
 
 export interface CheckpointCyclesOptions {
@@ -25,10 +25,6 @@ export interface CheckpointCyclesOptions {
   state: CheckpointNodeState;
   where: { sourceCluster: string; targetCluster: string; checkpointsTopic: string };
   render(): void;
-  /** The longest time between two whole-state messages (ms). Default WHOLE_STATE_EVERY_MS (60 s); benchmarks shorten it so that a short run covers several. */
-  wholeStateEveryMs?: number;
-  /** Clock (ms); tests may replace it. */
-  now?: () => number;
 }
 
 /** The message that asked for a cycle, and where its answer goes. */
@@ -44,13 +40,8 @@ export class CheckpointCycles {
   /** What output 1 last carried per group (the checkpoint store's arrays): a message carries only the groups whose array changed. */
   private carried = new Map<string, readonly Checkpoint[]>();
   private wholeWanted = true;
-  private wholeAt = 0;
 
   constructor(private readonly o: CheckpointCyclesOptions) {}
-
-  private now(): number {
-    return (this.o.now ?? Date.now)();
-  }
 
   /**
    * One cycle now. It rejects with the cycle's error text (logged here only when no message
@@ -117,33 +108,16 @@ export class CheckpointCycles {
     send([null, second]);
   }
 
-  /** The whole state on the next full cycle (a receiver started), or now when a full cycle completed before. */
-  sendWhole(): void {
-    this.wholeWanted = true;
-    const last = this.o.state.last;
-    if (!last) return; // the first full cycle sends it
-    const latest = this.o.emitter.latestState();
-    if (latest === null) return;
-    this.wholeWanted = false;
-    this.wholeAt = this.now();
-    this.carried = new Map(latest);
-    const r: CycleResult = { ...last, written: [], latest };
-    this.o.node.send([{ topic: TOPICS.checkpoints, payload: checkpointsPayload(r, this.o.where, { whole: true }) }, null]);
-  }
-
   private outputs(r: CycleResult, msg?: NodeMessage): [NodeMessage | null, NodeMessage] {
     const base = msg ? { ...msg } : {};
-    // Every completed cycle, also when it wrote nothing (the receiver then knows cycles run).
-    // The whole state now and then and when asked, so that a restart, a redeploy or a lost
-    // message repairs itself; in between what changed since the last message.
-    // a message that asked for the cycle gets the whole state too
-    const whole = msg !== undefined || this.wholeWanted || this.now() - this.wholeAt >= (this.o.wholeStateEveryMs ?? WHOLE_STATE_EVERY_MS);
+    // Every completed cycle, also when it wrote nothing (the receiver then knows cycles run): the
+    // whole state first and to a message that asked for the cycle, then what changed since the last message
+    const whole = msg !== undefined || this.wholeWanted;
     let latest: Map<string, readonly Checkpoint[]>;
     if (whole) {
       latest = r.latest;
       this.carried = new Map(r.latest);
       this.wholeWanted = false;
-      this.wholeAt = this.now();
     } else {
       latest = new Map();
       for (const [g, list] of r.latest) {

@@ -6,10 +6,10 @@
  * offset-syncs topic), no wire needed. Input: an OffsetSyncsMessage (a wire kept from an older
  * flow) is left aside; any other message asks for a cycle now (`msg.refreshGroups === true` re-lists the groups first);
  * `msg.action === 'switchover'` is a planned switchover's step (nodes/mm2-checkpoint/mm2-checkpoint-switchover).
- * Output 1: CheckpointsMessage every completed cycle: what the cycle wrote, and the latest
- * checkpoints of the groups that changed; the whole state (what a group-offset writer needs
- * after a restart, a redeploy or a lost message) on the first cycle, at least every minute and
- * when a receiver asks (nodes/shared/checkpoint-state). Output 2: CoverageMessage every cycle.
+ * Output 1: CheckpointsMessage every completed cycle, a report: what the cycle wrote, and the
+ * latest checkpoints of the groups that changed (the whole state on the first cycle and to a
+ * message that asked for a cycle). The state itself lives in the replication's runtime, where
+ * the group-offsets nodes read it (engines/replication-runtime). Output 2: CoverageMessage every cycle.
  */
 import type { NodeAPI, Node, NodeDef } from '../shared/red';
 import { makeTranslate } from '../shared/i18n';
@@ -25,7 +25,6 @@ import { checkpointInput } from './mm2-checkpoint-input';
 import { checkpointSwitchover } from './mm2-checkpoint-switchover';
 import { registerPasteEndpoint } from '../shared/paste-endpoint';
 import { CheckpointEmitter } from '../../engines/checkpoint-emitter';
-import { CHECKPOINT_STATE_EVENT } from '../shared/checkpoint-state';
 
 const TYPE = 'mm2-checkpoint';
 
@@ -85,6 +84,8 @@ export = function register(RED: NodeAPI): void {
       sourceOffsets,
       offsetTranslation: rep.offsetTranslation,
       readiness,
+      // the store lives in the replication's runtime: the group-offsets nodes read it there
+      home: rep.runtime,
       events: checkpointEmitterEvents({ node, t, log, state, checkpointsTopic, render: () => render(), delivered: (r) => cycles.deliver(r) }),
     });
     node.emitter = emitter;
@@ -99,15 +100,7 @@ export = function register(RED: NodeAPI): void {
       void emitter.retrySourceStream(); // polling because the stream failed: try following again
     });
     ctx.every(5000, () => state.last && render()); // "12 groups, 3 checkpoints / 5 s ago" stays true
-    // a receiver that (re)started asks for the whole state (output 1 otherwise carries what changed)
-    const wholeRequested = (): void => {
-      if (!ctx.closing) cycles.sendWhole();
-    };
-    RED.events.on(CHECKPOINT_STATE_EVENT, wholeRequested);
-    ctx.onClose(() => {
-      RED.events.removeListener(CHECKPOINT_STATE_EVENT, wholeRequested);
-      return Promise.all([syncs.stop(), emitter.stop()]).then(() => undefined);
-    });
+    ctx.onClose(() => Promise.all([syncs.stop(), emitter.stop()]).then(() => undefined));
     render();
     syncs.start(); // the history at once (buffered by the emitter until it restored), then what follows
     emitter.start().catch(() => undefined);

@@ -6,6 +6,7 @@
  * apply in mode "input", `msg.sync` or any other message: a full run now; `msg.action =
  * 'switchover'`: a planned switchover's last step).
  */
+import type { GroupOffsetsMode } from './mm2-group-offsets-settings';
 import type { DoneFn, Node, NodeMessage, SendFn } from '../shared/red';
 import { counted, type Translate } from '../shared/i18n';
 import type { FlowNodeContext } from '../shared/flow-node';
@@ -25,12 +26,14 @@ export interface GroupOffsetsCyclesOptions {
   t: Translate;
   syncer: GroupOffsetSyncer;
   connection: ClusterConnection;
-  mode: 'input' | 'topic';
+  mode: GroupOffsetsMode;
   intervalMs: number;
   /** The checkpoints topic on the target (named when a cycle is asked for before the load). */
   checkpointsTopic: string;
   /** The node's replication flow: checkpoints messages that say they come from another are refused. */
   origin: CheckpointsOrigin;
+  /** Mode "input": the checkpoints of a message were taken (no checkpoint node of the replication runs here: the wire brings the state). */
+  wireTaken?(): void;
 }
 
 /** At most this many distinct causes of refused messages are warned about (each once); later ones are only counted. */
@@ -103,6 +106,15 @@ export class GroupOffsetsCycles {
     }, CHANGES_WINDOW_MS);
   }
 
+  /**
+   * Groups whose checkpoints a cycle of the replication's checkpoint node just changed (modes
+   * "replication", and "input" while that node runs here): written now, the emitter has batched them already.
+   */
+  groupsChanged(groups: readonly string[]): void {
+    if (!this.ready || this.o.ctx.closing || groups.length === 0) return;
+    this.report(this.o.syncer.syncGroups(groups), null, null, null);
+  }
+
   /** Stops the batching timer (on close). */
   stop(): void {
     if (this.changesTimer) clearTimeout(this.changesTimer);
@@ -119,8 +131,11 @@ export class GroupOffsetsCycles {
       // nothing of it is taken; a sync it asks for still runs, on our own checkpoints
       if (msg.sync !== true) return done();
     } else if (cps !== null) {
-      if (this.o.mode === 'input') {
+      // while the replication's checkpoint node runs here its store is read in place: the
+      // message is its report of what is already there (an old flow's wire, harmless)
+      if (this.o.mode === 'input' && !syncer.following) {
         const r = syncer.applyCheckpointsJson(cps.latest);
+        this.o.wireTaken?.();
         if (r.malformed > 0) {
           ctx.log.limited('bad-entries', t('mm2-group-offsets.warn.bad-entries', { count: r.malformed, total: syncer.stats.malformed }), COUNT_EVERY_MS);
         }
@@ -142,8 +157,17 @@ export class GroupOffsetsCycles {
       }
       if (msg.sync !== true) return done();
     }
-    if (!this.ready) return done(new Error(t('mm2-group-offsets.errors.not-ready', { topic: this.o.checkpointsTopic })));
+    if (!this.ready) return done(this.notReady());
     this.run(msg, send, done);
+  }
+
+  /** Why a run cannot start yet. */
+  private notReady(): Error {
+    const { t, origin } = this.o;
+    if (this.o.mode === 'replication') {
+      return new Error(t('mm2-group-offsets.errors.not-ready-replication', { source: origin.sourceCluster, target: origin.targetCluster, topic: this.o.checkpointsTopic }));
+    }
+    return new Error(t('mm2-group-offsets.errors.not-ready', { topic: this.o.checkpointsTopic }));
   }
 
   /**
@@ -178,8 +202,8 @@ export class GroupOffsetsCycles {
     const plan = readSwitchoverPlan(switchoverOf(msg).plan);
     if (!plan) return done(new Error(t('mm2-group-offsets.errors.switchover-no-plan')));
     const cps = checkpointsLatest(msg);
-    if (cps !== null && !this.refusedAsForeign(msg)) syncer.applyCheckpointsJson(cps.latest);
-    if (!this.ready) return done(new Error(t('mm2-group-offsets.errors.not-ready', { topic: this.o.checkpointsTopic })));
+    if (cps !== null && !syncer.following && !this.refusedAsForeign(msg)) syncer.applyCheckpointsJson(cps.latest);
+    if (!this.ready) return done(this.notReady());
     this.fullInFlight = true;
     const run = syncer.sync();
     run.then(

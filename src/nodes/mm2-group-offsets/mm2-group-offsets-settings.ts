@@ -15,6 +15,9 @@ import { DEFAULT_MIN_WRITE_INTERVAL_MS } from '../../engines/group-offset-syncer
 import { fieldText, settingsOk, settingsRefused, type SettingsRead } from '../shared/settings-read';
 
 
+/** Where the node takes its checkpoints from. */
+export type GroupOffsetsMode = 'replication' | 'input' | 'topic';
+
 export interface GroupOffsetsDefFields {
   mode?: string;
   syncGroupOffsetsIntervalSeconds?: string | number;
@@ -27,8 +30,12 @@ export interface GroupOffsetsDefFields {
 }
 
 export interface GroupOffsetsSettings {
-  /** 'input': checkpoints from CheckpointsMessages; 'topic': from the checkpoints topic on the target. */
-  mode: 'input' | 'topic';
+  /**
+   * 'replication' (default): the checkpoints the replication's mm2-checkpoint node keeps, read in
+   * place; 'input': from CheckpointsMessages on the wire (read in place too while that node runs
+   * here); 'topic': from the checkpoints topic on the target (beside a real MM2).
+   */
+  mode: GroupOffsetsMode;
   intervalMs: number;
   groupFilter: NameFilter;
   /** Least time between two writes of one group (ms). */
@@ -42,8 +49,8 @@ export interface GroupOffsetsSettings {
 const FILTER_SETTINGS = ['groups', 'groups.exclude'] as const;
 
 export function readGroupOffsetsSettings(def: GroupOffsetsDefFields, lookup: EnvLookup, t: Translate): SettingsRead<GroupOffsetsSettings> {
-  const mode: 'input' | 'topic' = def.mode === 'topic' ? 'topic' : 'input';
-  if (def.mode !== undefined && def.mode !== null && def.mode !== '' && def.mode !== 'input' && def.mode !== 'topic') {
+  const mode: GroupOffsetsMode = def.mode === 'topic' || def.mode === 'input' ? def.mode : 'replication';
+  if (def.mode !== undefined && def.mode !== null && def.mode !== '' && def.mode !== 'input' && def.mode !== 'topic' && def.mode !== 'replication') {
     return settingsRefused(t('mm2-group-offsets.errors.bad-mode', { value: String(def.mode) }));
   }
   const fr = def.followRewinds;

@@ -16,7 +16,7 @@ import { GroupOffsetsCycles } from './mm2-group-offsets-cycles';
 import { followCheckpointsTopic } from './mm2-group-offsets-topic-mode';
 import { replayRewindsOnce } from './mm2-group-offsets-rewind-replay';
 import { GroupOffsetSyncer } from '../../engines/group-offset-syncer';
-import { CHECKPOINT_STATE_EVENT, type CheckpointStateRequest } from '../shared/checkpoint-state';
+import { followRuntime } from './mm2-group-offsets-runtime';
 
 interface GroupOffsetsDef extends NodeDef, GroupOffsetsDefFields {
   replication?: string;
@@ -49,7 +49,8 @@ export = function register(RED: NodeAPI): void {
     // a group asked again within the floor is written when it ends: that run is reported like the others
     const syncer = new GroupOffsetSyncer({ connection, groupFilter, minWriteIntervalMs, followRewinds, onDeferredRun: (run) => cycles.report(run, null, null, null) });
     const origin = { sourceCluster: rep.sourceAlias, targetCluster: rep.targetAlias, checkpointsTopic };
-    const cycles = new GroupOffsetsCycles({ node, ctx, t, syncer, connection, mode, intervalMs, checkpointsTopic, origin });
+    let wireTaken = (): void => undefined;
+    const cycles = new GroupOffsetsCycles({ node, ctx, t, syncer, connection, mode, intervalMs, checkpointsTopic, origin, wireTaken: () => wireTaken() });
     ctx.every(5000, () => cycles.render());
     ctx.every(intervalMs, () => cycles.tick());
     const runner = mode !== 'topic' ? null : followCheckpointsTopic({
@@ -64,21 +65,36 @@ export = function register(RED: NodeAPI): void {
         if (cycles.ready) cycles.render();
       },
     });
-    // mode input: one replay of the checkpoints topic recovers the rewinds noted before a restart (as mode topic's load)
-    const replay = mode !== 'input' || !followRewinds ? null : replayRewindsOnce({
-      ctx, t, connection, topic: checkpointsTopic, syncer, nodeId: node.id, retryMs: Math.min(intervalMs, 10000),
-      recovered: (groups) => cycles.report(syncer.syncGroups(groups), null, null, null),
-      info: (text) => node.log(text),
-    });
+    // mode input fed by a wire (no checkpoint node of the replication here): one replay of the
+    // checkpoints topic recovers the rewinds noted before a restart (as mode topic's load), once
+    // the wire has brought checkpoints
+    let replay: { stop(): Promise<void> } | null = null;
+    wireTaken = () => {
+      if (replay || mode !== 'input' || !followRewinds || ctx.closing) return;
+      replay = replayRewindsOnce({
+        ctx, t, connection, topic: checkpointsTopic, syncer, nodeId: node.id, retryMs: Math.min(intervalMs, 10000),
+        recovered: (groups) => cycles.report(syncer.syncGroups(groups), null, null, null),
+        info: (text) => node.log(text),
+      });
+    };
     onInput(node, (msg, send, done) => cycles.input(msg, send, done));
-    if (mode === 'input') {
-      // started (or redeployed) on its own: ask the checkpoint nodes for their whole state now
-      // rather than at their next whole-state message
-      const req: CheckpointStateRequest = { requester: `${SET} ${node.name || node.id}` };
-      ctx.after(0, () => RED.events.emit(CHECKPOINT_STATE_EVENT, req));
-    }
+    // modes replication and input: the checkpoint node of this replication keeps its store in the
+    // replication's runtime, read here in place (engines/replication-runtime)
+    const where = { source: rep.sourceAlias, target: rep.targetAlias };
+    const unfollow = mode === 'topic' ? null : followRuntime({
+      runtime: rep.runtime, syncer, cycles,
+      following: (on) => {
+        if (mode !== 'replication') return;
+        if (on) status.activity({ fill: 'grey', shape: 'ring', text: t('mm2-group-offsets.status.first-sync', { seconds: intervalMs / 1000 }) });
+        else {
+          cycles.ready = false;
+          status.activity({ fill: 'grey', shape: 'ring', text: t('mm2-group-offsets.status.waiting-checkpoint-node', where) });
+        }
+      },
+    });
 
     ctx.onClose(async () => {
+      unfollow?.();
       cycles.stop();
       if (runner) await runner.stop();
       if (replay) await replay.stop();

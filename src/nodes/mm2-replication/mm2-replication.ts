@@ -17,6 +17,7 @@ import { identityCycleFlows, clusterConflicts, type FlowDirection, type FlowClus
 import { clusterIdOf } from '../../kafka/cluster-probe';
 import { OffsetSyncFeed } from '../../engines/offset-sync-feed';
 import { OffsetSyncFollower } from '../../engines/offset-sync-follower';
+import { ReplicationRuntime } from '../../engines/replication-runtime';
 
 
 interface ReplicationDef extends NodeDef {
@@ -72,6 +73,8 @@ export = function register(RED: NodeAPI): void {
     RED.nodes.createNode(this, def);
     const node = this;
     node.problems = [];
+    // what the flow nodes of this replication share lives here once (Node-RED's MQTT model: the config node owns it)
+    node.runtime = new ReplicationRuntime();
     node.sourceNode = def.source ? (RED.nodes.getNode(def.source) as ClusterConfigNode | null) : null;
     node.targetNode = def.target ? (RED.nodes.getNode(def.target) as ClusterConfigNode | null) : null;
     if (!node.sourceNode) node.problems.push(t('mm2-replication.errors.no-source'));

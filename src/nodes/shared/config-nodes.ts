@@ -5,6 +5,7 @@ import type { ClusterConnection } from '../../kafka/connection';
 import type { ReplicationPolicy } from '../../core/replication-policy';
 import type { InternalTopicStatus } from '../../kafka/internal-topics';
 import type { OffsetSyncFeed } from '../../engines/offset-sync-feed';
+import type { ReplicationRuntime } from '../../engines/replication-runtime';
 
 export interface ClusterConfigNode extends Node {
   alias: string;
@@ -27,6 +28,8 @@ export interface ReplicationConfigNode extends Node {
   /** Of the internal topics; -1: the target broker's default.replication.factor. */
   replicationFactor: number;
   problems: string[];
+  /** What the flow nodes of this replication share, held once (engines/replication-runtime): the checkpoint emitters' stores the group-offset writers read. */
+  runtime: ReplicationRuntime;
   /** The offset-syncs topic name and the connection of the cluster that holds it. */
   offsetSyncs(): { topic: string; connection: ClusterConnection | null; alias: string };
   checkpointsTopic(): string;

@@ -116,11 +116,11 @@ export interface CheckpointsMessage {
     /** The checkpoints written in this cycle (possibly none). */
     checkpoints: CheckpointJson[];
     /** The latest checkpoint of every partition of the groups it names (restored + emitted,
-     * acknowledged by the target): the state a group-offset writer reconciles the target
-     * against. Whole (`full: true`) on the first full cycle after a start, when a receiver asks
-     * for it (CHECKPOINT_STATE_EVENT, e.g. a redeployed mm2-group-offsets) and at least every
-     * WHOLE_STATE_EVERY_MS; otherwise only the groups whose checkpoints changed since the last
-     * message. */
+     * acknowledged by the target), a report for debug nodes, dashboards and a group-offset
+     * writer in another Node-RED (mode input): those of this Node-RED read the checkpoint store in
+     * the replication's runtime. Whole (`full: true`) on the first full cycle after a start and to
+     * a message that asked for a cycle; otherwise only the groups whose checkpoints changed since
+     * the last message. */
     latest: Record<string, CheckpointJson[]>;
     /** true: `latest` holds every selected group (the whole state). false: only the groups that
      * changed (an event-driven partial cycle, or a full cycle after the whole state was sent);

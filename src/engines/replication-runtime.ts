@@ -1,0 +1,171 @@
+/**
+ * The runtime of one replication flow (one per `mm2-replication` config node, as Node-RED's MQTT
+ * broker node owns the connection its nodes share): what the engines of the flow share lives
+ * here, once. The checkpoints: each checkpoint emitter of the flow keeps its store here (restored
+ * from the checkpoints topic, then written by its cycles), and the group-offset writers read that
+ * very store instead of a copy sent over a wire (MM2's MirrorCheckpointTask syncs group offsets
+ * from the map its checkpoint cycles fill). Its listeners hear each checkpoint stored (the order
+ * tells a deliberate rewind on the source), each store restored and each cycle's changed groups.
+ *
+ * No Node-RED, no Kafka I/O.
+ */
+import { CheckpointStore } from '../core/checkpoint-store';
+import { RewindMarks } from '../core/rewind-history';
+import type { Checkpoint } from '../core/types';
+
+/** The checkpoints as the group-offset writer reads them. */
+export interface CheckpointView {
+  /** Groups with at least one checkpoint. */
+  groups(): Iterable<string>;
+  /** The latest checkpoint of each remote partition of `group`, or undefined. */
+  get(group: string): readonly Checkpoint[] | undefined;
+  hasGroup(group: string): boolean;
+}
+
+/** What a checkpoint emitter's store says of the groups it keeps (its selection). */
+export interface CheckpointSource {
+  /** The groups the emitter selects now that have a checkpoint (null: not discovered yet). */
+  selected(): Iterable<string> | null;
+}
+
+export interface CheckpointsListener {
+  /** A checkpoint stored (restore or cycle), replacing `previous` of its group and remote partition. */
+  put?(previous: Checkpoint | undefined, next: Checkpoint): void;
+  /** A store finished its restore, an emitter's selection of groups changed, or an emitter came or went: read every group again. */
+  reloaded?(): void;
+  /** A cycle completed: these groups' checkpoints changed since the previous one. */
+  changed?(groups: readonly string[]): void;
+}
+
+interface OpenStore {
+  store: CheckpointStore;
+  source: CheckpointSource;
+  restored: boolean;
+}
+
+/** The part of the runtime a checkpoint emitter uses. */
+export interface CheckpointsHome {
+  /** A new store for the emitter (its restore fills it); replaces `previous` (a failed restore tried again). */
+  open(source: CheckpointSource, acceptGroup: (group: string) => boolean, previous?: CheckpointStore): CheckpointStore;
+  /** The store's restore is over (markLoaded called). */
+  restored(store: CheckpointStore): void;
+  /** A cycle of the emitter translated (the groups it changed are known here). */
+  cycled(): void;
+  /** The emitter's selection of groups changed (its first discovery, or groups came or went). */
+  selected(store: CheckpointStore): void;
+  /** The emitter stopped: its store goes. */
+  close(store: CheckpointStore): void;
+}
+
+export class ReplicationRuntime implements CheckpointsHome, CheckpointView {
+  private readonly stores: OpenStore[] = [];
+  private readonly listeners = new Set<CheckpointsListener>();
+  /** Groups whose checkpoints changed since the last completed cycle. */
+  private readonly dirty = new Set<string>();
+  /** The rewinds the order of the stored checkpoints showed (a writer that starts later takes them; marks only, no copy of the checkpoints). */
+  private readonly marks = new RewindMarks();
+
+  // ---- the checkpoint emitters' side ------------------------------------------------------------
+
+  open(source: CheckpointSource, acceptGroup: (group: string) => boolean, previous?: CheckpointStore): CheckpointStore {
+    if (previous) this.remove(previous);
+    const store = new CheckpointStore({ acceptGroup, onPut: (had, cp) => this.stored(had, cp) });
+    this.stores.push({ store, source, restored: false });
+    this.emit((l) => l.reloaded?.());
+    return store;
+  }
+
+  restored(store: CheckpointStore): void {
+    const open = this.stores.find((s) => s.store === store);
+    if (!open) return;
+    open.restored = true;
+    if (!store.loadedOk) this.marks.clear(); // a failed restore cleared what it had read
+    this.dirty.clear();
+    this.emit((l) => l.reloaded?.());
+  }
+
+  selected(store: CheckpointStore): void {
+    const open = this.stores.find((s) => s.store === store);
+    if (open && open.restored) this.emit((l) => l.reloaded?.());
+  }
+
+  cycled(): void {
+    if (this.dirty.size === 0) return;
+    const groups = [...this.dirty];
+    this.dirty.clear();
+    this.emit((l) => l.changed?.(groups));
+  }
+
+  close(store: CheckpointStore): void {
+    if (!this.remove(store)) return;
+    this.emit((l) => l.reloaded?.());
+  }
+
+  // ---- the readers' side --------------------------------------------------------------------------
+
+  /** Whether a checkpoint emitter of this flow keeps its store here (an mm2-checkpoint node runs in this Node-RED). */
+  get hasEmitter(): boolean {
+    return this.stores.length > 0;
+  }
+
+  /** Whether every emitter's store is restored and its groups selected (false when there is none). */
+  get restoredAll(): boolean {
+    return this.stores.length > 0 && this.stores.every((s) => s.restored && s.source.selected() !== null);
+  }
+
+  /** The rewinds on the source seen in the order of the stored checkpoints so far. */
+  get rewinds(): RewindMarks {
+    return this.marks;
+  }
+
+  /** Listens until the returned function is called. */
+  subscribe(listener: CheckpointsListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The groups each emitter selects now that have a checkpoint (an emitter not discovered yet: none of its groups). */
+  *groups(): Iterable<string> {
+    const seen = new Set<string>();
+    for (const { store, source, restored } of this.stores) {
+      if (!restored) continue;
+      for (const g of source.selected() ?? []) {
+        if (seen.has(g) || !store.hasGroup(g)) continue;
+        seen.add(g);
+        yield g;
+      }
+    }
+  }
+
+  get(group: string): readonly Checkpoint[] | undefined {
+    for (const { store, restored } of this.stores) {
+      if (!restored) continue;
+      const list = store.get(group);
+      if (list !== undefined) return list;
+    }
+    return undefined;
+  }
+
+  hasGroup(group: string): boolean {
+    return this.get(group) !== undefined;
+  }
+
+  // -------------------------------------------------------------------------------------------------
+
+  private stored(had: Checkpoint | undefined, cp: Checkpoint): void {
+    this.marks.noteReplaced(had, cp);
+    this.dirty.add(cp.group);
+    for (const l of this.listeners) l.put?.(had, cp);
+  }
+
+  private remove(store: CheckpointStore): boolean {
+    const i = this.stores.findIndex((s) => s.store === store);
+    if (i < 0) return false;
+    this.stores.splice(i, 1);
+    return true;
+  }
+
+  private emit(f: (l: CheckpointsListener) => void): void {
+    for (const l of [...this.listeners]) f(l);
+  }
+}
