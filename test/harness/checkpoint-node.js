@@ -1,13 +1,16 @@
 'use strict';
 /**
- * What tests of the mm2-checkpoint node share: the offset-sync messages an mm2-offset-syncs node
- * would send it, the node's statuses, and the checkpoint records it wrote on the target (read back
+ * What tests of the mm2-checkpoint node share: offset syncs written to a real offset-syncs topic
+ * (the replication's feed reads them, as MM2's checkpoint task does), the messages an
+ * mm2-offset-syncs node sends (a checkpoint node leaves them aside), the node's statuses, and the checkpoint records it wrote on the target (read back
  * from the real checkpoints topic, decoded).
  */
 const assert = require('node:assert/strict');
 const env = require('./env');
 const { decodeCheckpoint } = require('../../dist/core/checkpoint');
 const { TopicReader } = require('../../dist/kafka/topic-reader');
+const { encodeOffsetSync } = require('../../dist/core/offset-sync');
+const { ensureInternalTopic } = require('../../dist/kafka/internal-topics');
 
 /** The checkpoints topic on the target for the source alias 'source' of the harness's config nodes. */
 const CHECKPOINTS_TOPIC = 'source.checkpoints.internal';
@@ -27,6 +30,49 @@ function syncsMsg(syncs) {
 }
 /** The OffsetSyncsMessage saying the sync history has been read to its end. */
 const loadedMsg = { topic: 'mm2/offset-syncs', payload: { event: 'loaded', source: { topic: SYNCS_TOPIC, cluster: 'source' }, stats: { read: 0, malformed: 0, loaded: true } } };
+
+/** Syncs written so far per offset-syncs topic (what a feed reading it from the start has after its load). */
+const written = new Map();
+
+/**
+ * Writes offset syncs ([topic, partition, upstreamOffset, downstreamOffset]) to the offset-syncs
+ * topic `topic` (created if missing) on the source cluster, or on the cluster of `kafka`.
+ */
+async function produceSyncs(topic, syncs, kafka = env.kafka('source')) {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await ensureInternalTopic(admin, topic, 1);
+  } finally {
+    await admin.disconnect();
+  }
+  const producer = kafka.producer();
+  await producer.connect();
+  try {
+    const messages = syncs.map(([t, partition, up, down]) => {
+      const { key, value } = encodeOffsetSync({ topic: t, partition, upstreamOffset: BigInt(up), downstreamOffset: BigInt(down) });
+      return { key, value, partition: 0 };
+    });
+    for (let i = 0; i < messages.length; i += 5000) await producer.send({ topic, messages: messages.slice(i, i + 5000) });
+  } finally {
+    await producer.disconnect();
+  }
+  written.set(topic, (written.get(topic) ?? 0) + syncs.length);
+}
+
+/**
+ * Writes offset syncs to the offset-syncs topic of the flow of `f` (`f.syncsTopic`) and waits
+ * until the replication's feed (config node `rep`) has loaded them and handed them to its nodes.
+ */
+async function feedSyncs(f, syncs, kafka) {
+  await produceSyncs(f.syncsTopic, syncs, kafka);
+  const total = written.get(f.syncsTopic);
+  const { helper } = require('./nodes');
+  await env.eventually(() => {
+    const feed = helper.getNode('rep').syncFeed;
+    return feed.stats.loaded && feed.historySize >= total;
+  }, { what: `the feed to hand out ${total} syncs of ${f.syncsTopic}`, timeout: 30000 });
+}
 
 /** Status objects this node set, in order (the test helper spies Node.prototype.status). */
 function statusCalls(node) {
@@ -71,4 +117,4 @@ async function commitOffsets(committer, group, offsets, timeout = 20000) {
   }, { what: `commit for ${group}`, timeout, interval: 300 }).catch(() => assert.deepEqual(last, { ok: true }, `commit for ${group}`));
 }
 
-module.exports = { CHECKPOINTS_TOPIC, SYNCS_TOPIC, syncsMsg, loadedMsg, statusCalls, lastStatusText, checkpointRecords, commitOffsets };
+module.exports = { CHECKPOINTS_TOPIC, SYNCS_TOPIC, syncsMsg, loadedMsg, produceSyncs, feedSyncs, statusCalls, lastStatusText, checkpointRecords, commitOffsets };

@@ -21,7 +21,7 @@ const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const nodes = require('../harness/nodes');
 const { useSecuredCluster } = require('../harness/secured');
-const { syncsMsg, loadedMsg, statusCalls } = require('../harness/checkpoint-node');
+const { statusCalls } = require('../harness/checkpoint-node');
 const { encodeCheckpoint } = require('../../dist/core/checkpoint');
 const { encodeHeartbeat } = require('../../dist/core/heartbeat');
 const { encodeOffsetSync, decodeOffsetSync } = require('../../dist/core/offset-sync');
@@ -107,6 +107,13 @@ describe(`ACLs per node: each works with exactly its ACLs and names the one miss
     await admins.source.admin.setOffsets({ groupId: group, topic: t, partitions: [{ partition: 0, offset: String(offset) }] });
     return true;
   }, { what: `a commit for ${group}`, timeout: 30000 });
+
+  /** Writes one offset sync of partition 0 of `t` to the offset-syncs topic on the source (the replication flow's reader loads it). */
+  async function writeSync(t, upstreamOffset, downstreamOffset) {
+    if (!(await admins.source.admin.listTopics()).includes(SYNCS_TOPIC)) await topic('source', SYNCS_TOPIC);
+    const { key, value } = encodeOffsetSync({ topic: t, partition: 0, upstreamOffset: BigInt(upstreamOffset), downstreamOffset: BigInt(downstreamOffset) });
+    await admins.source.producer.send({ topic: SYNCS_TOPIC, messages: [{ key, value, partition: 0 }] });
+  }
 
   /** Deploys `flow` (plus outputs) with the secured config nodes; returns the node `id`. */
   async function deploy(flow, id) {
@@ -268,6 +275,9 @@ describe(`ACLs per node: each works with exactly its ACLs and names the one miss
       acl('target', 'TOPIC', CHECKPOINTS_TOPIC, 'DESCRIBE_CONFIGS'),
       acl('target', 'TOPIC', CHECKPOINTS_TOPIC, 'READ', 'LITERAL', 'log'),
       acl('target', 'GROUP', '__mm2-node-red-checkpoints-restore', 'READ', 'PREFIXED', 'log'),
+      // the replication flow's reader of the offset syncs (as MM2's checkpoint task reads them)
+      acl('source', 'TOPIC', SYNCS_TOPIC, 'READ', 'LITERAL', 'log'),
+      acl('source', 'GROUP', '__mm2-node-red-reader', 'READ', 'PREFIXED', 'log'),
     ];
     list[0].hint = true;
     list[1].hint = true;
@@ -306,12 +316,11 @@ describe(`ACLs per node: each works with exactly its ACLs and names the one miss
     await env.eventually(() => entryOf(round.out2)?.e.membersOnTarget === false, { what: `membersOnTarget false with DESCRIBE on the groups on the target (${JSON.stringify(entryOf(round.out2))})`, timeout: 60000 });
 
     async function deployCheckpoint() {
+      await writeSync(t, 0, 100);
       const r = await deploy([{
         id: 'cp', type: 'mm2-checkpoint', name: '', replication: 'rep', groups: `${P}-cg.*`, groupsExclude: '', topics: t, topicsExclude: '',
         emitCheckpointsIntervalSeconds: '2', refreshGroupsIntervalSeconds: '2', sourceOffsets: 'auto', wires: [['out1'], ['out2']],
       }], 'cp');
-      r.node.receive(syncsMsg([[t, 0, 0, 100]]));
-      r.node.receive(loadedMsg);
       return r;
     }
   });
@@ -427,7 +436,11 @@ describe(`ACLs per node: each works with exactly its ACLs and names the one miss
       acl('target', 'TOPIC', remote, 'DESCRIBE', 'LITERAL', 'log'),
       acl('source', 'GROUP', `${P}-fg`, 'READ', 'PREFIXED'),
       acl('source', 'TOPIC', t, 'READ'),
+      // the replication flow's reader of the offset syncs
+      acl('source', 'TOPIC', SYNCS_TOPIC, 'READ', 'LITERAL', 'log'),
+      acl('source', 'GROUP', '__mm2-node-red-reader', 'READ', 'PREFIXED', 'log'),
     ];
+    await writeSync(t, 3, 3);
     // a group or topic the target principal may not DESCRIBE is not listed: the hint names the operation and the resource type
     list[0].hint = true;
     list[1].hint = true;
@@ -444,8 +457,6 @@ describe(`ACLs per node: each works with exactly its ACLs and names the one miss
         id: 'fb', type: 'mm2-failback', name: '', replication: 'rep', groups: `${P}-fg.*`, groupsExclude: '', topics: t, topicsExclude: '',
         syncGroupOffsetsIntervalSeconds: '2', wires: [['out1']],
       }], 'fb');
-      round.node.receive(syncsMsg([[t, 0, 3, 3]]));
-      round.node.receive(loadedMsg);
       return round;
     }, async () => {
       const [o] = await admins.source.admin.fetchOffsets({ groupId: group, topics: [t] });

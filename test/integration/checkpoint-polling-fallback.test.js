@@ -22,7 +22,7 @@ const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const nodes = require('../harness/nodes');
 const { useSecuredCluster } = require('../harness/secured');
-const { syncsMsg, loadedMsg, statusCalls, checkpointRecords, commitOffsets } = require('../harness/checkpoint-node');
+const { produceSyncs, statusCalls, checkpointRecords, commitOffsets } = require('../harness/checkpoint-node');
 const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
 const { DEFAULT_KAFKA_VERSION } = require('../../scripts/kafka/cluster');
 
@@ -78,6 +78,9 @@ describe(`mm2-checkpoint polling fallback: a principal without READ on __consume
     await acl.create([
       { principal: PRINCIPAL, resourceType: 'GROUP', resourceName: prefix, patternType: 'PREFIXED', operation: 'DESCRIBE' },
       { principal: PRINCIPAL, resourceType: 'TOPIC', resourceName: prefix, patternType: 'PREFIXED', operation: 'DESCRIBE' },
+      // the replication flow's reader of the offset syncs (as MM2's checkpoint task reads them)
+      { principal: PRINCIPAL, resourceType: 'TOPIC', resourceName: 'mm2-offset-syncs.target.internal', patternType: 'LITERAL', operation: 'READ' },
+      { principal: PRINCIPAL, resourceType: 'GROUP', resourceName: '__mm2-node-red-reader', patternType: 'PREFIXED', operation: 'READ' },
     ]);
 
     await nodes.load([
@@ -110,8 +113,7 @@ describe(`mm2-checkpoint polling fallback: a principal without READ on __consume
     assert.ok(warning.includes(`for principal ${PRINCIPAL}`), `the warning names the principal that lacks them: ${warning}`);
 
     // ---- still delivering: the syncs, then a cycle (the one the loaded syncs start, or asked for) ----
-    cp.receive(syncsMsg([[topic, 0, 10, 110], [topic, 1, 5, 205]]));
-    cp.receive(loadedMsg);
+    await produceSyncs('mm2-offset-syncs.target.internal', [[topic, 0, 10, 110], [topic, 1, 5, 205]], superKafka);
     await env.eventually(() => out1.some((m) => m.payload.full && m.payload.checkpoints.some((c) => c.group === group)), { what: 'a full cycle checkpointing the group' });
     assert.equal(cp.emitter.sourceMode.kind, 'poll', 'still polling');
     const status = await env.eventually(() => {

@@ -1,13 +1,14 @@
 'use strict';
 /**
- * mm2-checkpoint against two real clusters: offset syncs fed as OffsetSyncsMessages, group
+ * mm2-checkpoint against two real clusters: offset syncs written to a real offset-syncs topic (one
+ * per test: a target alias of its own names it) that the replication's feed reads, group
  * offsets committed on a real source topic, cycles run on demand, and the checkpoints topic on
  * the target decoded and compared with exact values.
  */
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const nodes = require('../harness/nodes');
-const { CHECKPOINTS_TOPIC, syncsMsg, loadedMsg, statusCalls, lastStatusText, checkpointRecords, commitOffsets } = require('../harness/checkpoint-node');
+const { CHECKPOINTS_TOPIC, syncsMsg, loadedMsg, feedSyncs, produceSyncs, statusCalls, lastStatusText, checkpointRecords, commitOffsets } = require('../harness/checkpoint-node');
 const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
 const { describeGroupState } = require('../../dist/kafka/group-listing');
 const { CheckpointEmitter } = require('../../dist/engines/checkpoint-emitter');
@@ -36,10 +37,11 @@ function checkpointNode(over = {}) {
   };
 }
 
-async function loadFlow(over, rep) {
-  await nodes.load([checkpointNode(over), { id: 'out1', type: 'helper' }, { id: 'out2', type: 'helper' }], rep ? { over: { rep } } : undefined);
+/** Loads the flow; `syncsAlias` (the target's alias) names its offset-syncs topic: a new one per test, the same one again after a restart. */
+async function loadFlow(over, rep, syncsAlias = env.unique('cpt')) {
+  await nodes.load([checkpointNode(over), { id: 'out1', type: 'helper' }, { id: 'out2', type: 'helper' }], { over: { rep: rep || {}, tgt: { alias: syncsAlias } } });
   const cp = nodes.helper.getNode('cp');
-  return { cp, out1: nodes.collect(nodes.helper.getNode('out1')), out2: nodes.collect(nodes.helper.getNode('out2')) };
+  return { cp, out1: nodes.collect(nodes.helper.getNode('out1')), out2: nodes.collect(nodes.helper.getNode('out2')), syncsAlias, syncsTopic: `mm2-offset-syncs.${syncsAlias}.internal` };
 }
 
 /** Sends a message that asks for a cycle and returns the coverage message of that cycle. */
@@ -94,13 +96,17 @@ describe('mm2-checkpoint (real clusters)', function () {
     await commit(g3, [[t, 0, -1]]);
 
     const f = await loadFlow({ groups: `${p}-g.*` });
-    // fed before the restore has finished: buffered, applied afterwards
-    f.cp.receive(syncsMsg([[t, 0, 100, 200], [t, 1, 150, 251]]));
+    // the offset-syncs topic does not exist yet: the feed waits for it, nothing is loaded
     await ready(f.cp);
     assert.equal(f.cp.emitter.restoreReport.ok, true);
     assert.equal(f.cp.emitter.keepHistoryOnLoad, true);
     await env.eventually(() => lastStatusText(f.cp) === 'waiting for offset syncs', { what: 'status waiting for offset syncs' });
     assert.ok(statusCalls(f.cp).some((s) => /^loading checkpoints/.test(s.text)), 'the status showed the restore');
+    // OffsetSyncsMessages on the input (a wire kept from an older flow) are left aside: done without
+    // an error, the store untouched (a 'loaded' there does not make the node translate), said once in the log
+    f.cp.receive(syncsMsg([[t, 0, 100, 200], [t, 1, 150, 251]]));
+    f.cp.receive({ ...syncsMsg([[t, 2, 0, 0]]), payload: { ...syncsMsg([[t, 2, 0, 0]]).payload, source: { topic: 'mm2-offset-syncs.elsewhere.internal', cluster: 'x' } } });
+    f.cp.receive(loadedMsg);
 
     // the sync history has not been read to its end: no translation yet
     let cov = await cycle(f);
@@ -116,12 +122,11 @@ describe('mm2-checkpoint (real clusters)', function () {
     assert.deepEqual(f.out1[0].payload.checkpoints, []);
     assert.deepEqual(f.out1[0].payload.latest, {});
     assert.equal(statusCalls(f.cp).at(-1).fill, 'yellow', 'no group checkpointed: not green');
+    assert.deepEqual(f.cp.error.getCalls().filter((c) => c.thisValue === f.cp).map((c) => String(c.args[0])), [], 'no message refused');
+    assert.equal(f.cp.log.getCalls().filter((c) => c.thisValue === f.cp && /offset-syncs message arrived on the input and was left aside/.test(String(c.args[0]))).length, 1, 'said once');
 
-    // offset syncs of another replication flow are refused (Catch nodes see it), not applied
-    f.cp.receive({ ...syncsMsg([[t, 2, 0, 0]]), payload: { ...syncsMsg([[t, 2, 0, 0]]).payload, source: { topic: 'mm2-offset-syncs.elsewhere.internal', cluster: 'x' } } });
-    await env.eventually(() => f.cp.error.getCalls().some((c) => c.thisValue === f.cp && /offset syncs from mm2-offset-syncs.elsewhere.internal ignored/.test(String(c.args[0]))), { what: 'wrong syncs topic error' });
-
-    f.cp.receive(loadedMsg);
+    // MM2 writes the syncs: the replication's feed reads them from the topic, loaded, then translation
+    await feedSyncs(f, [[t, 0, 100, 200], [t, 1, 150, 251]]);
     const before = Date.now();
     cov = await cycle(f);
     const after = Date.now();
@@ -179,6 +184,37 @@ describe('mm2-checkpoint (real clusters)', function () {
     assert.equal((await checkpointRecords(p)).length, 2);
   });
 
+  it('takes the offset syncs from its replication flow, with no mm2-offset-syncs node and no wire; redeployed on its own ("modified nodes") it gets the whole history again and translates', async function () {
+    const p = env.unique('cpf');
+    const t = await topic(`${p}-t`);
+    const g = `${p}-g`;
+    await commit(g, [[t, 0, 150]]);
+    const alias = env.unique('cpt');
+    await produceSyncs(`mm2-offset-syncs.${alias}.internal`, [[t, 0, 100, 200], [t, 0, 200, 300]]);
+    const f = await loadFlow({ groups: g }, undefined, alias);
+    await ready(f.cp);
+    await env.eventually(() => f.cp.emitter.syncsLoaded, { what: 'the syncs loaded from the feed' });
+    let e = byGroupPartition(await cycle(f))[`${g}/${t}-0`];
+    assert.deepEqual([e.status, e.downstreamOffset], ['emitted', '201']);
+
+    // only the checkpoint node changed: Node-RED restarts it alone; the config node and its feed keep running
+    // (it was the feed's only node: the reader stops with it and starts again for the new one, a fresh load)
+    const rep = nodes.helper.getNode('rep');
+    await nodes.helper.setFlows([...nodes.configNodes({ rep: {}, tgt: { alias } }), checkpointNode({ groups: g, name: 'renamed' }), { id: 'out1', type: 'helper' }, { id: 'out2', type: 'helper' }], 'nodes');
+    const cp2 = nodes.helper.getNode('cp');
+    assert.notEqual(cp2, f.cp, 'the checkpoint node was replaced');
+    assert.equal(nodes.helper.getNode('rep'), rep, 'the config node kept running');
+    await ready(cp2);
+    await env.eventually(() => cp2.emitter.syncsLoaded, { what: 'the redeployed node has the whole history and loaded' });
+    await commit(g, [[t, 0, 250]]);
+    e = byGroupPartition(await cycle({ ...f, cp: cp2 }))[`${g}/${t}-0`];
+    assert.deepEqual([e.status, e.downstreamOffset], ['emitted', '301'], 'translated with the history it got from the feed');
+    assert.deepEqual((await checkpointRecords(p)).map(brief), [
+      [g, `source.${t}`, 0, 150, 201],
+      [g, `source.${t}`, 0, 250, 301],
+    ]);
+  });
+
   for (const offsetTranslation of ['mm2', 'precise']) it(`keeps checkpoints monotonic and emits an upstream rewind (MirrorCheckpointTaskTest), ${offsetTranslation} translation`, async function () {
     const precise = offsetTranslation === 'precise';
     const p = env.unique('cpm');
@@ -187,15 +223,14 @@ describe('mm2-checkpoint (real clusters)', function () {
     await commit(g, [[t, 0, 13]]);
     const f = await loadFlow({ groups: g }, { offsetTranslation });
     await ready(f.cp);
-    f.cp.receive(syncsMsg([[t, 0, 11, 4], [t, 0, 12, 5]]));
-    f.cp.receive(loadedMsg);
+    await feedSyncs(f, [[t, 0, 11, 4], [t, 0, 12, 5]]);
     let cov = await cycle(f);
     assert.equal(cov.payload.entries[0].status, 'emitted');
     assert.equal(cov.payload.entries[0].downstreamOffset, '6');
 
     // newer syncs evict 12->5: MM2's translate(13) becomes 5, which would move backwards: not emitted;
     // precise keeps 13->6 for the group (it was at 13 when that sync came): exactly 6, unchanged
-    f.cp.receive(syncsMsg([13, 14, 15, 16, 17].map((u) => [t, 0, u, u - 7])));
+    await feedSyncs(f, [13, 14, 15, 16, 17].map((u) => [t, 0, u, u - 7]));
     cov = await cycle(f);
     assert.equal(cov.payload.entries[0].status, 'unchanged');
     assert.equal(cov.payload.entries[0].downstreamOffset, precise ? '6' : '5');
@@ -224,8 +259,7 @@ describe('mm2-checkpoint (real clusters)', function () {
     // the initial load: a sync every 100 records up to 100,000, every record copied (downstream = upstream + 7)
     const syncs = [];
     for (let u = 0; u <= 100000; u += 100) syncs.push([t, 0, u, u + 7]);
-    f.cp.receive(syncsMsg(syncs));
-    f.cp.receive(loadedMsg);
+    await feedSyncs(f, syncs);
     const cov = await cycle(f);
     const e = byGroupPartition(cov);
     const farEntry = e[`${far}/${t}-0`];
@@ -261,8 +295,7 @@ describe('mm2-checkpoint (real clusters)', function () {
     const g = await loadFlow({ groups: `${p}-.*` }, { offsetTranslation });
     await ready(g.cp);
     const listed = cov.payload.entries.find((x) => x.group === at).checkpointAt;
-    g.cp.receive(syncsMsg([[t, 0, 100000, 100007]]));
-    g.cp.receive(loadedMsg);
+    await feedSyncs(g, [[t, 0, 100000, 100007]]);
     const again = byGroupPartition(await cycle(g))[`${at}/${t}-0`];
     assert.deepEqual([again.status, again.readiness, again.checkpointAt], ['unchanged', 'ready', listed]);
   });
@@ -284,8 +317,7 @@ describe('mm2-checkpoint (real clusters)', function () {
       await env.eventually(async () => (await describeGroupState(targetAdmin, joined)).state === 'Stable', { what: 'the consumer to join its group on the target', timeout: 30000 });
       const f = await loadFlow({ groups: `${p}-.*` });
       await ready(f.cp);
-      f.cp.receive(syncsMsg([[t, 0, 5, 3], [t, 1, 5, 4]]));
-      f.cp.receive(loadedMsg);
+      await feedSyncs(f, [[t, 0, 5, 3], [t, 1, 5, 4]]);
       let cov = await cycle(f);
       const members = (c) => c.payload.entries.map((e) => [e.group, e.topic, e.partition, e.membersOnTarget]);
       assert.deepEqual(members(cov), [[alone, t, 0, false], [joined, t, 0, true], [joined, t, 1, true]]);
@@ -314,8 +346,7 @@ describe('mm2-checkpoint (real clusters)', function () {
     await commit(g, [[t, 0, 250]]);
     let f = await loadFlow({ groups: g });
     await ready(f.cp);
-    f.cp.receive(syncsMsg([[t, 0, 100, 100], [t, 0, 200, 200], [t, 0, 300, 300]]));
-    f.cp.receive(loadedMsg);
+    await feedSyncs(f, [[t, 0, 100, 100], [t, 0, 200, 200], [t, 0, 300, 300]]);
     let cov = await cycle(f);
     assert.equal(cov.payload.entries[0].downstreamOffset, '201');
     assert.equal(cov.payload.entries[0].status, 'emitted');
@@ -327,13 +358,13 @@ describe('mm2-checkpoint (real clusters)', function () {
     await producer.disconnect();
     await nodes.helper.unload();
 
-    f = await loadFlow({ groups: g });
-    // the offset-sync reader's initial load arrives before the restore has finished
-    f.cp.receive(syncsMsg([175, 275, 375, 475].map((u) => [t, 0, u, u])));
-    f.cp.receive(loadedMsg);
-    assert.equal(f.cp.emitter.ready, false);
-    assert.equal(f.cp.emitter.bufferedEvents, 2);
+    // the restarted flow reads an offset-syncs topic that holds these syncs: the feed's initial load
+    // may reach the node before its restore has finished (buffered, applied afterwards)
+    const again = env.unique('cpt');
+    await produceSyncs(`mm2-offset-syncs.${again}.internal`, [175, 275, 375, 475].map((u) => [t, 0, u, u]));
+    f = await loadFlow({ groups: g }, undefined, again);
     await ready(f.cp);
+    await env.eventually(() => f.cp.emitter.syncsLoaded, { what: 'the syncs loaded' });
     const report = f.cp.emitter.restoreReport;
     assert.equal(report.ok, true);
     assert.ok(report.malformed >= 1, 'the malformed record was skipped and counted');
@@ -378,8 +409,7 @@ describe('mm2-checkpoint (real clusters)', function () {
     await commit(`${p}-f2`, [[u, 0, 10]]);
     const f = await loadFlow({ groups: `${p}-f.*`, groupsExclude: `${p}-fx.*`, topicsExclude: '.*-skip-topic' });
     await ready(f.cp);
-    f.cp.receive(syncsMsg([[t, 0, 10, 1000]]));
-    f.cp.receive(loadedMsg);
+    await feedSyncs(f, [[t, 0, 10, 1000]]);
     let cov = await cycle(f);
     assert.deepEqual(f.cp.emitter.groups, [`${p}-f1`]);
     assert.deepEqual(cov.payload.entries.map((x) => [x.group, x.topic, x.status, x.downstreamOffset ?? null]).sort(), [
@@ -575,11 +605,11 @@ describe('mm2-checkpoint: the source broker killed (its own source cluster, real
     await admin.disconnect();
     committer = new AdminOffsetCommitter(kafka);
     await commitOffsets(committer, g, [[t, 0, 100]]);
+    // the offset syncs on this source (offset-syncs.topic.location=source), read by the replication's feed
+    await produceSyncs('mm2-offset-syncs.target.internal', [[t, 0, 100, 100]], kafka);
     // following the source's commits, a cycle every 5 s (the demo's setting)
     await nodes.load([checkpointNode({ groups: `${p}-.*`, sourceOffsets: 'auto', emitCheckpointsIntervalSeconds: '5' }), { id: 'out1', type: 'helper' }, { id: 'out2', type: 'helper' }], { over: { src: { bootstrap: source.bootstrap } } });
     const cp = nodes.helper.getNode('cp');
-    cp.receive(syncsMsg([[t, 0, 100, 100]]));
-    cp.receive(loadedMsg);
     await ready(cp);
     await env.eventually(() => cp.emitter.sourceMode.kind === 'events', { what: 'following the source commits', timeout: 60000 });
     await env.eventually(() => statusCalls(cp).at(-1)?.fill === 'green', { what: `green (${statusCalls(cp).map((s) => s.text).join(' | ')})`, timeout: 30000 });
@@ -612,11 +642,10 @@ describe('mm2-checkpoint: the source broker killed (its own source cluster, real
     const pollCommitter = new AdminOffsetCommitter(kafka);
     await commitOffsets(pollCommitter, g, [[t, 0, 100]]);
     await pollCommitter.close();
+    await produceSyncs('mm2-offset-syncs.target.internal', [[t, 0, 100, 100]], kafka);
     // polling (as when __consumer_offsets may not be read), a cycle every 5 s
     await nodes.load([checkpointNode({ groups: `${p}-.*`, sourceOffsets: 'poll', emitCheckpointsIntervalSeconds: '5' }), { id: 'out1', type: 'helper' }, { id: 'out2', type: 'helper' }], { over: { src: { bootstrap: source.bootstrap } } });
     const cp = nodes.helper.getNode('cp');
-    cp.receive(syncsMsg([[t, 0, 100, 100]]));
-    cp.receive(loadedMsg);
     await ready(cp);
     assert.equal(cp.emitter.sourceMode.kind, 'poll');
     await env.eventually(() => statusCalls(cp).at(-1)?.fill === 'green', { what: `green (${statusCalls(cp).map((s) => s.text).join(' | ')})`, timeout: 60000 });

@@ -281,30 +281,33 @@ describe('mm2-offset-syncs (Node-RED runtime, real brokers)', function () {
     assert.deepEqual(await membersOf('source', secondGroups), [0], 'removed node left its group');
     assert.equal(nodes.helper.getNode('os'), null);
   });
-  describe('a checkpoint node that lost the history gets it again (state over messages)', function () {
-    const flow = (cpName) => [
-      { id: 'os', type: 'mm2-offset-syncs', name: '', replication: 'rep', wires: [['out', 'cp']] },
+  describe('the replication flow\'s one reader: mm2-offset-syncs reports it, mm2-checkpoint takes the syncs without a wire', function () {
+    const flow = (cpName, osName = '') => [
+      { id: 'os', type: 'mm2-offset-syncs', name: osName, replication: 'rep', wires: [['out']] },
       { id: 'cp', type: 'mm2-checkpoint', name: cpName, replication: 'rep', emitCheckpointsIntervalSeconds: '60', wires: [[], []] },
       { id: 'out', type: 'helper' },
     ];
 
-    async function loaded(a, pre) {
+    async function loaded(a, pre, cpName = 'first') {
       const topic = `mm2-offset-syncs.${a.t}.internal`;
       await createTopic('source', topic);
       await produce('source', topic, pre.map(record));
       const over = overFor(a);
-      await nodes.load(flow('first'), { over });
+      await nodes.load(flow(cpName), { over });
       const os = nodes.helper.getNode('os');
       const msgs = nodes.collect(nodes.helper.getNode('out'));
       const cp = nodes.helper.getNode('cp');
-      await env.eventually(() => cp.emitter.syncsLoaded, { what: 'the first checkpoint node has the history' });
+      await env.eventually(() => cp.emitter.syncsLoaded && loadedIndex(msgs) >= 0, { what: 'the checkpoint node has the history, the offset-syncs node reported it' });
       return { over, os, msgs, cp, topic };
     }
 
-    it('redeployed on its own ("modified nodes"): the offset-syncs node sends the whole history and loaded again', async function () {
+    it('one reader for both nodes; a checkpoint node redeployed on its own ("modified nodes") gets the whole history from the feed, the reporter is not disturbed', async function () {
       const a = aliases();
       const pre = [syncAt(0), syncAt(1), syncAt(2), syncAt(3)];
-      const { over, os, msgs, cp } = await loaded(a, pre);
+      const { over, os, msgs, cp, topic } = await loaded(a, pre);
+      assert.equal(os.readerGroupIds.length, 1, 'one reader');
+      assert.deepEqual(await membersOf('source', os.readerGroupIds), [1], 'one consumer for the two nodes');
+      const readers = [...os.readerGroupIds];
       const before = msgs.length;
 
       await nodes.helper.setFlows([...nodes.configNodes(over), ...flow('second')], 'nodes');
@@ -312,28 +315,47 @@ describe('mm2-offset-syncs (Node-RED runtime, real brokers)', function () {
       assert.notEqual(cp2, cp, 'the checkpoint node was replaced');
       assert.equal(nodes.helper.getNode('os'), os, 'the offset-syncs node kept running');
       await env.eventually(() => cp2.emitter.syncsLoaded, { what: 'the redeployed checkpoint node has the history again' });
-      const again = msgs.slice(before);
-      assert.equal(again[0].payload.event, 'reset');
-      assert.deepEqual(syncsOf(again.slice(0, loadedIndex(again))), pre.map(json), 'every sync again, in log order, before loaded');
-      assert.deepEqual(again.map((m) => m.payload.stream.seq), again.map((_m, i) => i + 1), 'a new load numbered from 1');
-      assert.match(callsOf(os, 'log').join('\n'), /sending the offset syncs of .* again from the beginning: mm2-checkpoint second/);
+      assert.deepEqual([...os.readerGroupIds], readers, 'the topic was not read again');
+      // a sync written now reaches both
+      await produce('source', topic, [record(syncAt(9))]);
+      await env.eventually(() => syncsOf(msgs.slice(before)).length === 1, { what: 'the tailed sync reported' });
+      assert.deepEqual(events(msgs.slice(before)), ['syncs'], 'no reset, no history sent again to the wire');
+      assert.doesNotMatch(callsOf(os, 'warn').join('\n'), /recreated/);
     });
 
-    it('a lost message (a gap in the stream) makes the checkpoint node ask for the history again', async function () {
+    it('the reporter redeployed on its own sends the whole history and one loaded again, as at a fresh start; the checkpoint node keeps its store', async function () {
+      const a = aliases();
+      const pre = [syncAt(0), syncAt(1), syncAt(2)];
+      const { over, os, cp, msgs } = await loaded(a, pre);
+      const before = msgs.length;
+      await nodes.helper.setFlows([...nodes.configNodes(over), ...flow('first', 'renamed')], 'nodes');
+      const os2 = nodes.helper.getNode('os');
+      assert.notEqual(os2, os, 'the offset-syncs node was replaced');
+      assert.equal(nodes.helper.getNode('cp'), cp, 'the checkpoint node kept running');
+      await env.eventually(() => loadedIndex(msgs.slice(before)) >= 0, { what: "the new node's 'loaded'" });
+      const again = msgs.slice(before);
+      const li = loadedIndex(again);
+      assert.deepEqual(syncsOf(again.slice(0, li)), pre.map(json), 'every sync again, in log order, before loaded');
+      assert.ok(again.slice(0, li).every((m) => m.payload.event === 'syncs' && m.payload.stats.loaded === false));
+      assert.deepEqual(again[li].payload.stats, { read: 3, malformed: 0, loaded: true });
+      assert.equal(events(again).filter((e) => e === 'loaded').length, 1);
+      assert.equal(events(again).includes('reset'), false, 'no reset: nothing was dropped');
+      assert.equal(cp.emitter.syncsLoaded, true, 'the checkpoint node kept its store');
+      await env.eventually(() => os2.status.getCalls().some((c) => c.thisValue === os2 && /^3 syncs, 3 partitions/.test(c.args[0].text || '')), { what: 'the summary status of the new node' });
+    });
+
+    it('an OffsetSyncsMessage wired into the checkpoint node (a flow of an older version) is left aside: done, no error, the store untouched', async function () {
       const a = aliases();
       const pre = [syncAt(0), syncAt(1)];
-      const { os, msgs, cp } = await loaded(a, pre);
-      const last = msgs[msgs.length - 1].payload;
-      const before = msgs.length;
-      // as if the next two messages of the stream had been lost
-      cp.receive({ topic: 'mm2/offset-syncs', payload: { ...last, event: 'syncs', syncs: [json(syncAt(9))], stream: { load: last.stream.load, seq: last.stream.seq + 3 } } });
-      await env.eventually(() => loadedIndex(msgs.slice(before)) >= 0, { what: 'a replay after the gap' });
-      const again = msgs.slice(before);
-      assert.equal(again[0].payload.event, 'reset');
-      assert.deepEqual(syncsOf(again.slice(0, loadedIndex(again))), pre.map(json));
-      assert.match(callsOf(cp, 'warn').join('\n'), /missed offset syncs from .*asked mm2-offset-syncs to send them all again/);
-      assert.equal(nodes.helper.getNode('os'), os);
-      await env.eventually(() => cp.emitter.syncsLoaded, { what: 'the checkpoint node loaded again' });
+      const { cp, msgs } = await loaded(a, pre);
+      const last = msgs[msgs.length - 1];
+      // a 'reset' would drop the store if the node still took syncs from its input
+      cp.receive({ topic: 'mm2/offset-syncs', payload: { ...last.payload, event: 'reset' } });
+      cp.receive({ topic: 'mm2/offset-syncs', payload: { ...last.payload, event: 'syncs', syncs: [json(syncAt(9))] } });
+      await env.eventually(() => callsOf(cp, 'log').some((l) => /left aside/.test(l)), { what: 'the log says the message was left aside' });
+      assert.equal(cp.emitter.syncsLoaded, true, 'still loaded: the reset on the wire was not applied');
+      assert.deepEqual(callsOf(cp, 'error'), []);
+      assert.equal(callsOf(cp, 'log').filter((l) => /left aside/.test(l)).length, 1, 'said once');
     });
   });
 });

@@ -106,9 +106,7 @@ describe('kafkajs internals: explained, and logged as warnings', function () {
       status: new StatusReporter(/** @type {any} */ (node)),
       topic: 'mm2-offset-syncs.tgt.internal',
       cluster: 'src',
-      stream: /** @type {any} */ ({ next: () => ({}), newLoad: () => undefined }),
       stats: () => /** @type {any} */ ({ read: 0n, malformed: 0, loaded: false }),
-      replayRequester: () => '',
     });
     events.error({ kind: 'connection', error: explainKafkaError(kafkajsTypeError(LOW_POP), S), retryInMs: 5000, repeated: false });
     events.error({ kind: 'connection', error: 'connection refused (src: h:9092): check the bootstrap servers and that the brokers run', retryInMs: 5000, repeated: false });

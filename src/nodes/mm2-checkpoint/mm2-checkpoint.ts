@@ -2,8 +2,9 @@
  * `mm2-checkpoint` flow node: MirrorMaker 2's checkpoint connector + task (MirrorCheckpointConnector, MirrorCheckpointTask) as one
  * node. A thin shell around engines/checkpoint-emitter: settings, wiring, status (the mm2-checkpoint-*.ts files beside it).
  *
- * Input: OffsetSyncsMessage (from mm2-offset-syncs) feeds the offset-sync store; any other
- * message asks for a cycle now (`msg.refreshGroups === true` re-lists the groups first);
+ * Offset syncs: from the replication's offset-sync feed (the config node's one reader of the
+ * offset-syncs topic), no wire needed. Input: an OffsetSyncsMessage (a wire kept from an older
+ * flow) is left aside; any other message asks for a cycle now (`msg.refreshGroups === true` re-lists the groups first);
  * `msg.action === 'switchover'` is a planned switchover's step (nodes/mm2-checkpoint/mm2-checkpoint-switchover).
  * Output 1: CheckpointsMessage every completed cycle, a report: what the cycle wrote, and the
  * latest checkpoints of the groups that changed (the whole state on the first cycle and to a
@@ -89,21 +90,19 @@ export = function register(RED: NodeAPI): void {
     });
     node.emitter = emitter;
     const cycles = new CheckpointCycles({ node, t, log, emitter, state, render, where: { sourceCluster: sourceAlias, targetCluster: targetAlias, checkpointsTopic } });
-    const { topic, alias } = rep.offsetSyncs();
-    const requester = `${TYPE} ${node.name || node.id}`;
-    const syncs = new SyncsIntake({ RED, t, log, emitter, topic, cluster: alias, requester, closing: () => ctx.closing, render });
+    const syncs = new SyncsIntake({ t, node, log, topic: rep.offsetSyncs().topic, emitter, feed: rep.syncFeed, render });
     checkpointInput(node, cycles, syncs, (msg, send) => checkpointSwitchover({ t, cycles, emitter }, msg, send));
 
     // ---- timers (intervals within core/intervals' bounds: the settings reader checks them) ----
-    ctx.after(0, () => syncs.requestReplay()); // a node started on its own missed the history: ask for it
     ctx.every(emitMs, () => void cycles.run(false).catch(() => undefined));
     ctx.every(refreshMs, () => {
       emitter.refreshGroups().catch(() => undefined);
       void emitter.retrySourceStream(); // polling because the stream failed: try following again
     });
     ctx.every(5000, () => state.last && render()); // "12 groups, 3 checkpoints / 5 s ago" stays true
-    ctx.onClose(() => emitter.stop());
+    ctx.onClose(() => Promise.all([syncs.stop(), emitter.stop()]).then(() => undefined));
     render();
+    syncs.start(); // the history at once (buffered by the emitter until it restored), then what follows
     emitter.start().catch(() => undefined);
   }
 

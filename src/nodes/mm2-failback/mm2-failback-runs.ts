@@ -22,8 +22,6 @@ export interface FailbackRunsOptions {
   /** The offset-syncs topic (named while it loads). */
   syncsTopic: string;
   clusters: { source: string; target: string };
-  /** No node of the deployed flows is wired to this node's input: the offset syncs can never arrive (the status says what to wire). */
-  unwired?: boolean;
 }
 
 export class FailbackRuns {
@@ -40,9 +38,7 @@ export class FailbackRuns {
   render(): void {
     const { ctx, t, failback } = this.o;
     if (!failback.syncsLoaded) {
-      // nothing wired in: it would wait for ever; say what to wire (the log says it in full)
-      if (this.o.unwired) ctx.status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-failback.status.not-wired') });
-      else ctx.status.activity({ fill: 'grey', shape: 'ring', text: t('mm2-failback.status.waiting-syncs', { topic: this.o.syncsTopic }) });
+      ctx.status.activity({ fill: 'grey', shape: 'ring', text: t('mm2-failback.status.waiting-syncs', { topic: this.o.syncsTopic }) });
       return;
     }
     if (this.lastError) return; // the failure stays shown until a cycle completes

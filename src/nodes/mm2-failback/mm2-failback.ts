@@ -8,13 +8,14 @@
  * one reads the target and writes the source, and its status tells whether the groups may move
  * back. The logic lives in ../engines/failback (no Node-RED there); this file is the shell.
  *
- * Input: OffsetSyncsMessage (from mm2-offset-syncs) feeds its sync store; any other message runs a
- * cycle now (the result is sent on it). Output: FailbackMessage every cycle.
+ * Offset syncs: from the replication's offset-sync feed (the config node's one reader of the
+ * offset-syncs topic), no wire needed. Input: an OffsetSyncsMessage (a wire kept from an older
+ * flow) is left aside; any other message runs a cycle now (the result is sent on it). Output: FailbackMessage every cycle.
  */
 import type { NodeAPI, Node, NodeDef } from '../shared/red';
 import { makeTranslate } from '../shared/i18n';
 import { setupFlowNode } from '../shared/flow-node';
-import { inputUnwired, onInput, refuseSettings } from '../shared/input';
+import { onInput, refuseSettings } from '../shared/input';
 import { nodeEnvLookup } from '../shared/settings';
 import { readFailbackSettings } from './mm2-failback-settings';
 import { readOffsetSyncsMessage } from '../shared/contracts';
@@ -41,7 +42,7 @@ export = function register(RED: NodeAPI): void {
     const node = this;
     const ctx = setupFlowNode(RED, node, def.replication, t);
     if (!ctx) return;
-    const { rep, status, log } = ctx;
+    const { rep, status } = ctx;
 
     // ---- settings: MM2 property names, MM2 defaults for empty fields, ${VAR} substituted ----
     const read = readFailbackSettings(def as unknown as Record<string, unknown>, nodeEnvLookup(RED, node));
@@ -63,30 +64,27 @@ export = function register(RED: NodeAPI): void {
       topicFilter,
       translation: rep.offsetTranslation,
     });
-    const { topic, alias } = rep.offsetSyncs();
-    // nothing wired to the input: the offset syncs never arrive; say so (status and log) rather than wait grey for ever
-    const unwired = inputUnwired((cb) => RED.nodes.eachNode(cb), node.id);
-    if (unwired) log.warn('not-wired', t('mm2-failback.warn.not-wired', { topic: topic ?? '' }));
-    const runs = new FailbackRuns({ node, ctx, t, failback, source, intervalMs, syncsTopic: topic, clusters: { source: rep.sourceAlias, target: rep.targetAlias }, unwired });
+    const { topic } = rep.offsetSyncs();
+    const runs = new FailbackRuns({ node, ctx, t, failback, source, intervalMs, syncsTopic: topic, clusters: { source: rep.sourceAlias, target: rep.targetAlias } });
     const syncs = new SyncsIntake({
-      RED, t, log, emitter: failback, topic, cluster: alias, catalog: TYPE,
-      requester: `${TYPE} ${node.name || node.id}`,
-      closing: () => ctx.closing,
+      t, node, log: ctx.log, topic, emitter: failback, feed: rep.syncFeed, catalog: TYPE,
       // the syncs loaded (or reset): a cycle at once, then the timer's
-      render: () => (failback.syncsLoaded ? runs.run(null, null, null) : runs.render()),
+      render: () => (ctx.closing ? undefined : failback.syncsLoaded ? runs.run(null, null, null) : runs.render()),
     });
     onInput(node, (msg, send, done) => {
-      const received = readOffsetSyncsMessage(msg);
-      if (received) return done(syncs.receive(received));
+      if (readOffsetSyncsMessage(msg)) {
+        syncs.ignoreMessage();
+        return done();
+      }
       runs.run(msg, send, done);
     });
 
     // ---- timers ----
-    ctx.after(0, () => syncs.requestReplay()); // a node started on its own missed the history: ask for it
     ctx.every(intervalMs, () => runs.tick());
     ctx.every(5000, () => runs.render()); // "... / 5 s ago" stays true, and goes stale when cycles stop
-    ctx.onClose(() => failback.close());
+    ctx.onClose(() => Promise.all([syncs.stop(), failback.close()]).then(() => undefined));
     runs.render();
+    syncs.start(); // the history at once, then what follows
   }
 
   RED.nodes.registerType(TYPE, MM2FailbackNode as unknown as (this: Node, def: NodeDef) => void);

@@ -5,8 +5,7 @@ import { logFailure, type StatusReporter } from '../shared/flow-node';
 import { offsetSyncsMessage, type OffsetSyncsMessage } from '../shared/contracts';
 import { loadPercent, shortTime } from '../shared/status-text';
 import type { OffsetSync } from '../../core/types';
-import type { SyncStreamSender } from '../../core/sync-stream';
-import type { OffsetSyncFollower, OffsetSyncFollowerEvents } from '../../engines/offset-sync-follower';
+import type { OffsetSyncFollowerEvents, OffsetSyncStats } from '../../engines/offset-sync-follower';
 
 export interface OffsetSyncsEventsOptions {
   node: Pick<Node, 'send' | 'log' | 'warn' | 'error' | 'debug'>;
@@ -14,18 +13,15 @@ export interface OffsetSyncsEventsOptions {
   status: StatusReporter;
   topic: string;
   cluster: string;
-  stream: SyncStreamSender;
-  /** The follower's counters, for the messages (the follower is made with these events). */
-  stats(): OffsetSyncFollower['stats'];
-  /** Who asked for the replay that reset the stream ('' when none did: see nodes/mm2-offset-syncs/mm2-offset-syncs-replay). */
-  replayRequester(): string;
+  /** The feed's counters, for the messages. */
+  stats(): OffsetSyncStats;
 }
 
 export function offsetSyncsEvents(o: OffsetSyncsEventsOptions): OffsetSyncFollowerEvents {
-  const { node, t, status, topic, cluster, stream } = o;
+  const { node, t, status, topic, cluster } = o;
   function message(event: OffsetSyncsMessage['payload']['event'], syncs?: OffsetSync[]): NodeMessage {
     const { read, malformed, loaded } = o.stats();
-    return offsetSyncsMessage(event, { topic, cluster }, { read, malformed, loaded }, stream.next(), syncs) as unknown as NodeMessage;
+    return offsetSyncsMessage(event, { topic, cluster }, { read, malformed, loaded }, syncs) as unknown as NodeMessage;
   }
   return {
     batch: (syncs) => node.send(message('syncs', syncs)),
@@ -34,10 +30,7 @@ export function offsetSyncsEvents(o: OffsetSyncsEventsOptions): OffsetSyncFollow
       node.log(t('mm2-offset-syncs.log.loaded', { syncs: s.syncs, partitions: s.partitions, topic, cluster, malformed: s.malformed }));
     },
     reset: () => {
-      stream.newLoad();
-      const requester = o.replayRequester();
-      if (requester) node.log(t('mm2-offset-syncs.log.replay', { topic, cluster, requester }));
-      else node.warn(t('mm2-offset-syncs.warn.recreated', { topic, cluster }));
+      node.warn(t('mm2-offset-syncs.warn.recreated', { topic, cluster }));
       node.send(message('reset'));
     },
     progress: (done, total) => {

@@ -1,29 +1,28 @@
 /**
- * `mm2-offset-syncs` flow node: reads MM2's offset-syncs topic (partition 0, from the
- * beginning) and sends the syncs into the flow as `OffsetSyncsMessage`s, in log order:
- * batches during the initial load, exactly one `loaded` after the last sync that existed when
- * it started (MM2's readToEnd: translation may start), then batches while tailing.
+ * `mm2-offset-syncs` flow node: a reporter of the replication flow's offset-sync feed (the one
+ * reader of MM2's offset-syncs topic that the `mm2-replication` config node owns, see
+ * ../engines/offset-sync-feed). It sends the syncs into the flow as `OffsetSyncsMessage`s, in
+ * log order, for debug nodes and dashboards: batches during the initial load, exactly one
+ * `loaded` after the last sync that existed when the load started (MM2's readToEnd), then
+ * batches while tailing; its status shows the reader's progress and counters. Redeployed on its
+ * own it gets the whole history again from the feed. mm2-checkpoint and mm2-failback take the
+ * syncs from the feed themselves: no wire from this node is needed.
  *
- * The reading (batching, waiting for the topic, retries, malformed records, reset detection)
- * lives in ../engines/offset-sync-follower (no Node-RED there); this file is the shell: settings,
- * wiring, close. Messages, status and logs: nodes/mm2-offset-syncs/mm2-offset-syncs-events; replays: nodes/mm2-offset-syncs/mm2-offset-syncs-replay.
+ * Messages, status and logs: nodes/mm2-offset-syncs/mm2-offset-syncs-events.
  */
 import type { NodeAPI, Node, NodeDef } from '../shared/red';
 import { makeTranslate } from '../shared/i18n';
 import { setupFlowNode } from '../shared/flow-node';
 import { refuseSettings } from '../shared/input';
 import { offsetSyncsEvents, untilClosing } from './mm2-offset-syncs-events';
-import { ReplayRequests } from './mm2-offset-syncs-replay';
-import { OffsetSyncFollower } from '../../engines/offset-sync-follower';
-import { SyncStreamSender } from '../../core/sync-stream';
 
 interface OffsetSyncsDef extends NodeDef {
   replication?: string;
 }
 
-/** What the node exposes for diagnostics (and tests): the throwaway consumer groups it used (the last 20). */
+/** What the node exposes for diagnostics (and tests): the throwaway consumer groups the feed's reader used (the last 20). */
 interface OffsetSyncsNode extends Node {
-  readerGroupIds: string[];
+  readonly readerGroupIds: readonly string[];
 }
 
 export = function register(RED: NodeAPI): void {
@@ -32,7 +31,8 @@ export = function register(RED: NodeAPI): void {
   function MM2OffsetSyncsNode(this: OffsetSyncsNode, def: OffsetSyncsDef): void {
     RED.nodes.createNode(this, def);
     const node = this;
-    node.readerGroupIds = [];
+    const feed = () => ctx?.rep.syncFeed;
+    Object.defineProperty(node, 'readerGroupIds', { get: () => feed()?.readerGroupIds ?? [], configurable: true });
     const ctx = setupFlowNode(RED, node, def.replication, t);
     if (!ctx) return;
     const { status } = ctx;
@@ -40,13 +40,16 @@ export = function register(RED: NodeAPI): void {
     if (!connection || !topic) {
       return refuseSettings(node, status, t('mm2-offset-syncs.errors.no-cluster'));
     }
-    const stream = new SyncStreamSender(`${node.id}@${Date.now().toString(36)}`);
-    const replays = new ReplayRequests({ RED, ctx, topic, cluster, stream, replay: () => follower.replay() });
-    const events = offsetSyncsEvents({ node, t, status, topic, cluster, stream, stats: () => follower.stats, replayRequester: () => replays.take() });
-    const follower = new OffsetSyncFollower({ connection: ctx.use(connection), topic, events: untilClosing(events, () => ctx.closing) });
-    node.readerGroupIds = follower.readerGroupIds; // the same array, kept up to date by the follower
-    ctx.onClose(() => follower.stop());
-    follower.start();
+    ctx.use(connection); // its state shows in the status
+    const { syncFeed } = ctx.rep;
+    const events = offsetSyncsEvents({ node, t, status, topic, cluster, stats: () => syncFeed.stats });
+    // a node started late gets the history at once: sent once the nodes it is wired to exist (Node-RED
+    // starts the nodes of a flow one after the other), on the next turn
+    let subscription: { unsubscribe(): Promise<void> } | null = null;
+    ctx.after(0, () => {
+      subscription = syncFeed.subscribe(untilClosing(events, () => ctx.closing));
+    });
+    ctx.onClose(() => subscription?.unsubscribe());
   }
 
   RED.nodes.registerType('mm2-offset-syncs', MM2OffsetSyncsNode as unknown as (this: Node, def: NodeDef) => void);

@@ -15,6 +15,8 @@ import { substituteEnv } from '../../core/env-substitution';
 import { readReplicationSettings } from './mm2-replication-settings';
 import { identityCycleFlows, clusterConflicts, type FlowDirection, type FlowClusters } from '../../core/topic-selection';
 import { clusterIdOf } from '../../kafka/cluster-probe';
+import { OffsetSyncFeed } from '../../engines/offset-sync-feed';
+import { OffsetSyncFollower } from '../../engines/offset-sync-follower';
 import { ReplicationRuntime } from '../../engines/replication-runtime';
 
 
@@ -28,6 +30,9 @@ interface ReplicationDef extends NodeDef {
   replicationFactor?: string | number;
   offsetTranslation?: string;
 }
+
+/** Numbers the feed's connection registrations (a new run may start while the last one stops). */
+let feedRuns = 0;
 
 export = function register(RED: NodeAPI): void {
   const t = makeTranslate(RED, 'mm2-replication');
@@ -157,6 +162,29 @@ export = function register(RED: NodeAPI): void {
       });
     };
     node.checkpointsTopic = () => (node.policy ? node.policy.checkpointsTopic(node.sourceAlias) : '');
+    // One reader of the offset-syncs topic for the whole flow, started by the first node that
+    // subscribes and stopped when the last leaves (engines/offset-sync-feed). It registers with the
+    // connection while it reads, so the connection stays open for it.
+    node.syncFeed = new OffsetSyncFeed({
+      createFollower: (events) => {
+        const { topic, connection } = node.offsetSyncs();
+        if (!connection || !topic || node.problems.length > 0) return null;
+        const user = { id: `mm2-offset-sync-feed:${node.id}:${++feedRuns}` };
+        connection.register(user);
+        const follower = new OffsetSyncFollower({ connection, topic, events });
+        return {
+          start: () => follower.start(),
+          stop: () => follower.stop().finally(() => connection.deregister(user)),
+          get stats() {
+            return follower.stats;
+          },
+          readerGroupIds: follower.readerGroupIds,
+        };
+      },
+    });
+    node.on('close', (_removed: boolean, done: () => void) => {
+      node.syncFeed.close().then(done, done);
+    });
     node.ensureTopic = async (connection, topic) => {
       const st = await ensureInternalTopicOn(connection, topic, node.replicationFactor, node.props['replication.policy.separator'], (lowered) =>
         node.warn(t('mm2-replication.warn.rf-lowered', lowered)),

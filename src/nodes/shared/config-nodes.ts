@@ -4,6 +4,7 @@ import type { Node } from './red';
 import type { ClusterConnection } from '../../kafka/connection';
 import type { ReplicationPolicy } from '../../core/replication-policy';
 import type { InternalTopicStatus } from '../../kafka/internal-topics';
+import type { OffsetSyncFeed } from '../../engines/offset-sync-feed';
 import type { ReplicationRuntime } from '../../engines/replication-runtime';
 
 export interface ClusterConfigNode extends Node {
@@ -32,6 +33,12 @@ export interface ReplicationConfigNode extends Node {
   /** The offset-syncs topic name and the connection of the cluster that holds it. */
   offsetSyncs(): { topic: string; connection: ClusterConnection | null; alias: string };
   checkpointsTopic(): string;
+  /**
+   * The flow's one reader of the offset-syncs topic, fanned out to the nodes that subscribe
+   * (mm2-checkpoint, mm2-failback, mm2-offset-syncs); a late subscriber gets the whole history first
+   * (engines/offset-sync-feed). Stopped when the config node closes.
+   */
+  syncFeed: OffsetSyncFeed;
   /**
    * Asks both clusters (and those of the other replications deployed) for their cluster ids and
    * says, in words, why this flow must not copy records: source and target one cluster, or an

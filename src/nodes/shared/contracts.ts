@@ -4,9 +4,11 @@
  * JSON (debug sidebar, context, MQTT, files) without losing int64 precision.
  *
  *   mm2-mirror ──(writes offset syncs to Kafka)
- *   mm2-offset-syncs ──OffsetSyncsMessage──▶ mm2-checkpoint ──CheckpointsMessage──▶ mm2-group-offsets
- *                                                 └──CoverageMessage (2nd output)
- *   mm2-offset-syncs ──OffsetSyncsMessage──▶ mm2-failback ──FailbackMessage
+ *   mm2-replication (config node): one offset-sync feed ──▶ mm2-checkpoint, mm2-failback, mm2-offset-syncs
+ *   mm2-offset-syncs ──OffsetSyncsMessage (a report, for debug nodes and dashboards)
+ *   mm2-checkpoint ──CheckpointsMessage──▶ mm2-group-offsets
+ *        └──CoverageMessage (2nd output)
+ *   mm2-failback ──FailbackMessage
  *   mm2-heartbeat ──HeartbeatMessage / HeartbeatAlarmMessage
  *   mm2-mirror ──MirrorStatsMessage (periodic stats)
  *   mm2-connect ──ConnectMessage (after each action, and a poll whose states changed)
@@ -16,7 +18,6 @@ import type { SwitchoverReport } from '../../core/switchover';
 import type { Checkpoint, OffsetSync } from '../../core/types';
 import type { GroupCoverageEntry } from '../../core/translation-cache';
 import type { GroupReadiness, MembersOnTarget, ReadinessVerdict } from '../../core/readiness';
-import { readSyncStreamPosition, type SyncStreamPosition } from '../../core/sync-stream';
 import type { CycleResult, SyncEvent } from '../../engines/checkpoint-emitter';
 import type { MirrorStats } from '../../engines/mirror-task';
 import type { GroupOffsetsCycle } from '../../engines/group-offset-syncer';
@@ -45,19 +46,20 @@ export interface ReceivedSyncs {
   malformed: number;
   /** The offset-syncs topic the sender read, when it says. */
   sourceTopic?: string;
-  /** The message's place in the sender's stream (core/sync-stream), when it says. */
-  stream?: SyncStreamPosition;
 }
 
-/** Reads `msg` as an OffsetSyncsMessage; null when it is something else. */
+/**
+ * Reads `msg` as an OffsetSyncsMessage; null when it is something else. mm2-checkpoint and
+ * mm2-failback take their syncs from the replication's feed: one arriving on their input (a wire
+ * kept from an older flow) is recognised and left aside.
+ */
 export function readOffsetSyncsMessage(msg: { topic?: unknown; payload?: unknown }): ReceivedSyncs | null {
-  const p = msg.payload as { event?: unknown; syncs?: unknown; source?: { topic?: unknown }; stream?: unknown } | undefined;
+  const p = msg.payload as { event?: unknown; syncs?: unknown; source?: { topic?: unknown } } | undefined;
   if (!p || typeof p !== 'object') return null;
   if (p.event !== 'syncs' && p.event !== 'loaded' && p.event !== 'reset') return null;
   if (msg.topic !== TOPICS.offsetSyncs && p.source === undefined && !Array.isArray(p.syncs)) return null;
   const sourceTopic = typeof p.source?.topic === 'string' ? p.source.topic : undefined;
-  const stream = readSyncStreamPosition(p.stream);
-  if (p.event !== 'syncs') return { event: { event: p.event }, malformed: 0, sourceTopic, stream };
+  if (p.event !== 'syncs') return { event: { event: p.event }, malformed: 0, sourceTopic };
   const syncs: OffsetSync[] = [];
   let malformed = 0;
   for (const s of Array.isArray(p.syncs) ? p.syncs : []) {
@@ -70,11 +72,11 @@ export function readOffsetSyncsMessage(msg: { topic?: unknown; payload?: unknown
     }
     syncs.push({ topic: e.topic, partition: e.partition as number, upstreamOffset: up, downstreamOffset: down });
   }
-  return { event: { event: 'syncs', syncs }, malformed, sourceTopic, stream };
+  return { event: { event: 'syncs', syncs }, malformed, sourceTopic };
 }
 
 /**
- * mm2-offset-syncs output. `event: 'syncs'` carries a batch of syncs in log order (during the
+ * mm2-offset-syncs output (a report of the replication's offset-sync feed; nothing needs it wired). `event: 'syncs'` carries a batch of syncs in log order (during the
  * initial load and while tailing); `event: 'loaded'` is sent exactly once per start, after the
  * last sync that existed when the reader started: from then on translation is allowed (MM2's
  * readToEnd). `event: 'reset'` tells consumers that the reader restarted and a new initial
@@ -90,12 +92,6 @@ export interface OffsetSyncsMessage {
     source: { topic: string; cluster: string };
     /** Counters since the reader started. */
     stats: { read: number; malformed: number; loaded: boolean };
-    /**
-     * Where the message sits in the stream (core/sync-stream): `load` names one complete read of
-     * the topic from its beginning, `seq` counts its messages from 1. A receiver that missed the
-     * start of a load, or one of its messages, asks for a replay.
-     */
-    stream: { load: string; seq: number };
   };
 }
 
@@ -104,10 +100,9 @@ export function offsetSyncsMessage(
   event: OffsetSyncsMessage['payload']['event'],
   source: { topic: string; cluster: string },
   stats: OffsetSyncsMessage['payload']['stats'],
-  stream: OffsetSyncsMessage['payload']['stream'],
   syncs?: OffsetSync[],
 ): OffsetSyncsMessage {
-  const payload: OffsetSyncsMessage['payload'] = { event, source, stats, stream };
+  const payload: OffsetSyncsMessage['payload'] = { event, source, stats };
   if (syncs) {
     payload.syncs = syncs.map((s) => ({ topic: s.topic, partition: s.partition, upstreamOffset: s.upstreamOffset.toString(), downstreamOffset: s.downstreamOffset.toString() }));
   }

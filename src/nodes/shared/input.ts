@@ -59,18 +59,3 @@ export function refuseSettings(
 export function refuseInput(node: Node, text: string): void {
   node.on('input', (_msg: NodeMessage, _send: SendFn, done: DoneFn) => done(new Error(text)));
 }
-
-/**
- * Whether no node of the deployed flows is wired to the input of node `id`: true only when the
- * node is among the flows' definitions (a node inside a subflow instance is not: unknown, false)
- * and no definition's `wires` name it.
- */
-export function inputUnwired(eachNode: (cb: (def: { id: string; wires?: unknown }) => void) => void, id: string): boolean {
-  let listed = false;
-  let wired = false;
-  eachNode((d) => {
-    if (d.id === id) listed = true;
-    if (!wired && Array.isArray(d.wires) && d.wires.some((out) => Array.isArray(out) && out.includes(id))) wired = true;
-  });
-  return listed && !wired;
-}

@@ -57,7 +57,7 @@ export interface NodeAPI {
     eachNode(cb: (def: NodeDef) => void): void;
   };
   httpAdmin: ExpressLike;
-  /** The runtime's in-process event bus (also carries our own replay requests, see nodes/shared/sync-replay). */
+  /** The runtime's in-process event bus. */
   events: {
     on(event: string, listener: (...args: unknown[]) => void): void;
     removeListener(event: string, listener: (...args: unknown[]) => void): void;

@@ -1,18 +1,15 @@
 /**
- * How an `mm2-checkpoint` node (and an `mm2-failback` node) takes its offset-sync history. It arrives as messages
- * (OffsetSyncsMessage from mm2-offset-syncs): one missed (this node redeployed on its own, a
- * message lost) would leave it without history for good. The stream positions tell; the node
- * then asks for the whole history again (the replay request of nodes/shared/sync-replay, on RED.events).
+ * How an `mm2-checkpoint` node (and an `mm2-failback` node) takes its offset syncs: from the
+ * offset-sync feed of its replication flow (the `mm2-replication` config node's one reader of the
+ * offset-syncs topic, engines/offset-sync-feed), as MM2's checkpoint task reads the topic itself.
+ * A node that starts on its own (redeployed alone) gets the whole history from the feed. An
+ * OffsetSyncsMessage on the node's input (a wire kept from a flow made for an older version) is
+ * left aside: the feed already brought the same syncs.
  */
-import type { NodeAPI } from './red';
 import type { Translate } from './i18n';
 import type { FailureLog } from './flow-node';
-import type { ReceivedSyncs } from './contracts';
 import type { SyncEvent } from '../../engines/checkpoint-emitter';
-import { SyncStreamReceiver } from '../../core/sync-stream';
-import { SYNC_REPLAY_EVENT, type SyncReplayRequest } from './sync-replay';
-
-const WARN_EVERY_MS = 60000;
+import type { OffsetSyncFeed, SyncFeedSubscription } from '../../engines/offset-sync-feed';
 
 /** What takes the syncs (the checkpoint emitter, failback). */
 export interface SyncsReceiver {
@@ -21,62 +18,68 @@ export interface SyncsReceiver {
 }
 
 export interface SyncsIntakeOptions {
-  RED: NodeAPI;
   t: Translate;
+  node: { log(msg: string): void };
+  /** Where the reader's failures are logged (a missing ACL names itself there; an mm2-offset-syncs node shows them in its status too). */
   log: FailureLog;
+  /** The offset-syncs topic (named in the log). */
+  topic: string;
   emitter: SyncsReceiver;
-  /** The node set whose catalog holds the texts (errors.wrong-syncs-topic, warn.syncs-gap, warn.malformed-syncs); default mm2-checkpoint. */
+  feed: OffsetSyncFeed;
+  /** The node set whose catalog holds the texts (log.syncs-message-ignored, warn.syncs-reader); default mm2-checkpoint. */
   catalog?: string;
-  /** The offset-syncs topic of the replication, and the alias of the cluster that holds it. */
-  topic: string | undefined;
-  cluster: string;
-  /** Who asks for a replay (in the mm2-offset-syncs node's log). */
-  requester: string;
-  closing(): boolean;
+  /** The syncs got loaded, or were reset (the status changes). */
   render(): void;
 }
 
 export class SyncsIntake {
-  private readonly stream = new SyncStreamReceiver();
-  private malformed = 0;
-
+  private subscription: SyncFeedSubscription | null = null;
+  private ignoredMessages = 0;
   private readonly catalog: string;
 
   constructor(private readonly o: SyncsIntakeOptions) {
     this.catalog = o.catalog ?? 'mm2-checkpoint';
   }
 
-  /** Asks the mm2-offset-syncs node of our topic to send its whole history again. */
-  requestReplay(): void {
-    const { topic, cluster, requester } = this.o;
-    if (!topic || this.o.closing()) return;
-    const req: SyncReplayRequest = { topic, cluster, requester };
-    this.o.RED.events.emit(SYNC_REPLAY_EVENT, req);
+  /** OffsetSyncsMessages that arrived on the input and were left aside. */
+  get ignored(): number {
+    return this.ignoredMessages;
   }
 
-  /** Feeds an OffsetSyncsMessage to the emitter; an error for the sender when it is not ours. */
-  receive(syncs: ReceivedSyncs): Error | undefined {
-    const { t, log, emitter, topic } = this.o;
-    if (syncs.sourceTopic !== undefined && topic && syncs.sourceTopic !== topic) {
-      return new Error(t(`${this.catalog}.errors.wrong-syncs-topic`, { got: syncs.sourceTopic, expected: topic }));
-    }
-    const decision = this.stream.accept(syncs.stream);
-    if (decision.action === 'ignore') {
-      if (decision.requestReplay) {
-        if (decision.reason === 'gap') log.warn('syncs-gap', t(`${this.catalog}.warn.syncs-gap`, { topic: topic ?? '' }));
-        this.requestReplay();
-      }
-      return undefined;
-    }
-    // the first message of a new load (a start, a reset, a replay): it brings the whole history
-    if (decision.action === 'reset-then-apply') emitter.handleSyncEvent({ event: 'reset' });
-    if (syncs.malformed > 0) {
-      this.malformed += syncs.malformed;
-      log.limited('malformed-syncs', t(`${this.catalog}.warn.malformed-syncs`, { count: this.malformed }), WARN_EVERY_MS);
-    }
-    const wasLoaded = emitter.syncsLoaded;
-    emitter.handleSyncEvent(syncs.event);
-    if (emitter.syncsLoaded !== wasLoaded) this.o.render();
-    return undefined;
+  /** Subscribes to the feed: the history first (inside this call), then what follows. */
+  start(): void {
+    if (this.subscription) return;
+    const { emitter } = this.o;
+    const apply = (ev: SyncEvent): void => {
+      const wasLoaded = emitter.syncsLoaded;
+      emitter.handleSyncEvent(ev);
+      if (emitter.syncsLoaded !== wasLoaded) this.o.render();
+    };
+    this.subscription = this.o.feed.subscribe({
+      batch: (syncs) => apply({ event: 'syncs', syncs }),
+      loaded: () => {
+        this.o.log.ok('syncs-reader');
+        apply({ event: 'loaded' });
+      },
+      reset: () => apply({ event: 'reset' }),
+      // the reader retries by itself; the log says why the syncs do not come (once per change)
+      error: ({ error }) => {
+        this.o.log.warn('syncs-reader', this.o.t(`${this.catalog}.warn.syncs-reader`, { topic: this.o.topic, error }));
+      },
+      recovered: () => this.o.log.ok('syncs-reader'),
+    });
+  }
+
+  /** Leaves the feed (its reader stops when no node is left). */
+  stop(): Promise<void> {
+    const s = this.subscription;
+    this.subscription = null;
+    return s ? s.unsubscribe() : Promise.resolve();
+  }
+
+  /** An OffsetSyncsMessage arrived on the input: counted and left aside; the log says so once. */
+  ignoreMessage(): void {
+    this.ignoredMessages += 1;
+    if (this.ignoredMessages === 1) this.o.node.log(this.o.t(`${this.catalog}.log.syncs-message-ignored`));
   }
 }
