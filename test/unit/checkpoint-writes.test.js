@@ -10,7 +10,9 @@ const cp = (down) => ({ group: 'g', topic: 'source.t', partition: 0, upstreamOff
 describe('engines/checkpoint-writes', function () {
   it('a write waits for the one before it and sends what is current when its turn comes; the first one\'s acknowledgement leaves the newer checkpoint on the retry list', async function () {
     const sent = [];
+    /** @type {(v?: unknown) => void} */
     let release = () => undefined;
+    /** @type {Promise<unknown>} */
     let gate = new Promise((r) => (release = r));
     const target = {
       producer: async () => ({
@@ -25,7 +27,7 @@ describe('engines/checkpoint-writes', function () {
     };
     const unsent = new Map();
     let store = cp(5);
-    const writes = new CheckpointWrites({ target, topic: 'source.checkpoints.internal', unsent, current: () => store, stopped: () => false });
+    const writes = new CheckpointWrites({ target: /** @type {any} */ (target), topic: 'source.checkpoints.internal', unsent, current: () => store, stopped: () => false });
     unsent.set(unsentKey(store), store);
     const first = writes.write(true); // holds at its produce
     await new Promise((r) => setImmediate(r));
@@ -59,7 +61,7 @@ describe('engines/checkpoint-writes', function () {
     const unsent = new Map();
     const c = cp(3);
     unsent.set(unsentKey(c), c);
-    const writes = new CheckpointWrites({ target, topic: 'x', unsent, current: () => c, stopped: () => false });
+    const writes = new CheckpointWrites({ target: /** @type {any} */ (target), topic: 'x', unsent, current: () => c, stopped: () => false });
     await assert.rejects(writes.write(false), /explained: The request timed out/);
     assert.equal(unsent.size, 1);
     fail = false;
