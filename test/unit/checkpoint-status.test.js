@@ -32,6 +32,18 @@ describe('mm2-checkpoint status', function () {
   const now = 1_800_000_000_000;
   const polling = { kind: 'poll', reason: 'not authorized to follow __consumer_offsets', notAuthorized: true };
 
+  it('while the offset syncs are not loaded: yellow, saying why when the replication\'s reader cannot read them (never green)', function () {
+    const st = stateAfterCycle({ groups: 1, written: 0, sourceMode: { kind: 'events' }, now });
+    const waiting = /** @type {any} */ (checkpointStatus(t, st, false, 600000, now));
+    assert.deepEqual(waiting.activity, { fill: 'yellow', shape: 'ring', text: 'waiting for offset syncs' });
+    const why = 'not authorized: grant READ on Topic:mm2-offset-syncs.target.internal to User:cp';
+    const refused = /** @type {any} */ (checkpointStatus(t, st, false, 600000, now, why));
+    assert.equal(refused.activity.fill, 'yellow');
+    assert.match(refused.activity.text, /^offset syncs cannot be read: not authorized/);
+    // loaded: the reader's past failure no longer matters
+    assert.notEqual(/** @type {any} */ (checkpointStatus(t, st, true, 600000, now, why)).activity?.text?.startsWith('offset syncs cannot'), true);
+  });
+
   it("says 'polling' when following was wanted but failed, also when the cycle's text is long", function () {
     for (const [groups, written, failed] of [[1, 2, 0], [10000, 100000, 0], [10000, 100000, 9999]]) {
       const v = /** @type {any} */ (checkpointStatus(t, stateAfterCycle({ groups, written, failed, sourceMode: polling, now }), true, 600000, now));

@@ -48,7 +48,7 @@ function preparationFailed(t: Translate, error: string): StatusView {
  * Green only while the node does its job: syncs loaded, cycles completing (not older than
  * `staleMs`), and some selected group checkpointed.
  */
-export function checkpointStatus(t: Translate, state: CheckpointNodeState, syncsLoaded: boolean, staleMs: number, now = Date.now()): StatusView {
+export function checkpointStatus(t: Translate, state: CheckpointNodeState, syncsLoaded: boolean, staleMs: number, now = Date.now(), syncsError: string | null = null): StatusView {
   const p = state.phase;
   // the checkpoints topic could not be prepared, and the attempts after it until one works: red with the cause
   if (p.kind === 'retrying') return preparationFailed(t, p.error);
@@ -64,7 +64,11 @@ export function checkpointStatus(t: Translate, state: CheckpointNodeState, syncs
     // not after the client's retries: at the first failed request
     return { activity: { fill: 'yellow', shape: 'ring', text: truncate(t('mm2-checkpoint.status.source-unanswered', { ago: ago(t, now - state.sourceUnanswered.since, AGE) })) } };
   }
-  if (!syncsLoaded) return { activity: { fill: 'yellow', shape: 'ring', text: t('mm2-checkpoint.status.waiting-syncs') } };
+  if (!syncsLoaded) {
+    // the replication's reader of the offset syncs cannot read them: the status says why (a missing ACL names itself)
+    const text = syncsError ? truncate(t('mm2-checkpoint.status.syncs-unreadable', { error: syncsError })) : t('mm2-checkpoint.status.waiting-syncs');
+    return { activity: { fill: 'yellow', shape: 'ring', text } };
+  }
   const last = state.last;
   if (!last) {
     // nothing delivered yet: not green

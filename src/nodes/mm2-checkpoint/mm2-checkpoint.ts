@@ -73,7 +73,8 @@ export = function register(RED: NodeAPI): void {
 
     // ---- wiring ----
     const state: CheckpointNodeState = { phase: { kind: 'preparing' }, last: null, lastAt: 0, error: null, groups: null };
-    const render = (): void => status.show(checkpointStatus(t, state, emitter.syncsLoaded, staleMs));
+    let syncsError: string | null = null;
+    const render = (): void => status.show(checkpointStatus(t, state, emitter.syncsLoaded, staleMs, Date.now(), syncsError));
     const { sourceAlias, targetAlias, policy } = rep;
     const emitter = new CheckpointEmitter({
       source: ctx.use(source),
@@ -90,7 +91,10 @@ export = function register(RED: NodeAPI): void {
     });
     node.emitter = emitter;
     const cycles = new CheckpointCycles({ node, t, log, emitter, state, render, where: { sourceCluster: sourceAlias, targetCluster: targetAlias, checkpointsTopic } });
-    const syncs = new SyncsIntake({ t, node, log, topic: rep.offsetSyncs().topic, emitter, feed: rep.syncFeed, render });
+    const syncs = new SyncsIntake({ t, node, log, topic: rep.offsetSyncs().topic, emitter, feed: rep.syncFeed, render, readerError: (e) => {
+      syncsError = e;
+      render();
+    } });
     checkpointInput(node, cycles, syncs, (msg, send) => checkpointSwitchover({ t, cycles, emitter }, msg, send));
 
     // ---- timers (intervals within core/intervals' bounds: the settings reader checks them) ----

@@ -25,6 +25,8 @@ export interface FailbackRunsOptions {
 }
 
 export class FailbackRuns {
+  /** Why the replication's reader cannot read the offset syncs now (null: it reads them). */
+  syncsError: string | null = null;
   private last: { result: FailbackCycle; at: number } | null = null;
   private lastError = '';
   /** Cycles asked for and not finished (several share one run: Failback.cycle coalesces them). */
@@ -38,7 +40,9 @@ export class FailbackRuns {
   render(): void {
     const { ctx, t, failback } = this.o;
     if (!failback.syncsLoaded) {
-      ctx.status.activity({ fill: 'grey', shape: 'ring', text: t('mm2-failback.status.waiting-syncs', { topic: this.o.syncsTopic }) });
+      // the replication's reader cannot read the syncs: yellow, saying why (a missing ACL names itself)
+      if (this.syncsError !== null) ctx.status.activity({ fill: 'yellow', shape: 'ring', text: t('mm2-failback.status.syncs-unreadable', { topic: this.o.syncsTopic, error: this.syncsError }) });
+      else ctx.status.activity({ fill: 'grey', shape: 'ring', text: t('mm2-failback.status.waiting-syncs', { topic: this.o.syncsTopic }) });
       return;
     }
     if (this.lastError) return; // the failure stays shown until a cycle completes

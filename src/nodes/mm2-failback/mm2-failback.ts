@@ -70,6 +70,10 @@ export = function register(RED: NodeAPI): void {
       t, node, log: ctx.log, topic, emitter: failback, feed: rep.syncFeed, catalog: TYPE,
       // the syncs loaded (or reset): a cycle at once, then the timer's
       render: () => (ctx.closing ? undefined : failback.syncsLoaded ? runs.run(null, null, null) : runs.render()),
+      readerError: (e) => {
+        runs.syncsError = e;
+        if (!ctx.closing) runs.render();
+      },
     });
     onInput(node, (msg, send, done) => {
       if (readOffsetSyncsMessage(msg)) {

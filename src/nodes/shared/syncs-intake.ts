@@ -30,6 +30,8 @@ export interface SyncsIntakeOptions {
   catalog?: string;
   /** The syncs got loaded, or were reset (the status changes). */
   render(): void;
+  /** Why the feed's reader cannot read the syncs now (null: it reads, or read them): the node's status says it while it waits (the node renders it). */
+  readerError?(error: string | null): void;
 }
 
 export class SyncsIntake {
@@ -59,14 +61,19 @@ export class SyncsIntake {
       batch: (syncs) => apply({ event: 'syncs', syncs }),
       loaded: () => {
         this.o.log.ok('syncs-reader');
+        this.o.readerError?.(null);
         apply({ event: 'loaded' });
       },
       reset: () => apply({ event: 'reset' }),
       // the reader retries by itself; the log says why the syncs do not come (once per change)
       error: ({ error }) => {
         this.o.log.warn('syncs-reader', this.o.t(`${this.catalog}.warn.syncs-reader`, { topic: this.o.topic, error }));
+        this.o.readerError?.(error);
       },
-      recovered: () => this.o.log.ok('syncs-reader'),
+      recovered: () => {
+        this.o.log.ok('syncs-reader');
+        this.o.readerError?.(null);
+      },
     });
   }
 
