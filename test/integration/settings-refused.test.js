@@ -122,7 +122,7 @@ describe('refused settings (Node-RED runtime, real brokers)', function () {
     for (const [id, re] of /** @type {Array<[string, RegExp]>} */ ([
       ['big', /^sync\.group\.offsets\.interval\.seconds: .*above the longest interval/],
       ['tiny', /^sync\.group\.offsets\.interval\.seconds: .*below the shortest interval/],
-      ['mode', /^mode: 'topics' is neither 'input' .* nor 'topic'/],
+      ['mode', /^mode: 'topics' is none of 'replication' .* 'input' .* or 'topic'/],
     ])) {
       const n = nodes.helper.getNode(id);
       const errors = errorsOf(n);
