@@ -79,6 +79,9 @@ export class GroupOffsetsCycles {
   /** The status of the runs so far (nothing before the first, nor after a failed one). */
   render(): void {
     if (this.lastCycleError) return;
+    // mode replication while no checkpoint node of the replication runs here (or it restores):
+    // the node writes nothing, and its status says what it waits for; the last runs' green must not come back
+    if (this.o.mode === 'replication' && !this.ready) return;
     const view = runsStatus(this.o.t, this.runs, this.o.intervalMs, this.o.syncer.stats.malformed);
     if (view) this.o.ctx.status.show(view);
   }
