@@ -30,6 +30,22 @@ export class RewindMarks {
     groupMarks.set(k, mark);
   }
 
+  /**
+   * A writer acted on `mark` of `group` (followed it, decided not to, or found the group active on
+   * the target): the mark it covers (rewound from no further) is dropped, so that a writer started
+   * later (a redeploy) does not follow the same rewind again and move a target group back that
+   * its consumers have moved on since. A mark noted after the one acted on (rewound from further) stays.
+   */
+  done(group: string, mark: RewindMark): void {
+    const groupMarks = this.marks.get(group);
+    if (groupMarks === undefined) return;
+    const k = partitionKey(mark.topic, mark.partition);
+    const have = groupMarks.get(k);
+    if (have === undefined || have.fromUpstream > mark.fromUpstream || have.fromDownstream > mark.fromDownstream) return;
+    groupMarks.delete(k);
+    if (groupMarks.size === 0) this.marks.delete(group);
+  }
+
   /** Forgets every mark (what they were noted from is gone). */
   clear(): void {
     this.marks.clear();

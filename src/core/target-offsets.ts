@@ -60,6 +60,8 @@ export interface TargetOffsetsOptions {
   followRewinds?: boolean;
   /** A full run reads again a group up to date as known when its last read is older than this (ms). Default FULL_TARGET_READ_EVERY_MS. */
   fullReadEveryMs?: number;
+  /** Told of each rewind mark acted on (followed, decided on, or dropped because the group is active), once, as it is dropped. */
+  onRewindDone?: (group: string, mark: RewindMark) => void;
 }
 
 const UP_TO_DATE_REASON = 'every checkpointed partition is at this offset or further on the target (as last read or written)';
@@ -77,8 +79,10 @@ export class TargetOffsets {
   readonly floorMs: number;
   readonly followRewinds: boolean;
   readonly fullReadEveryMs: number;
+  private readonly onRewindDone: ((group: string, mark: RewindMark) => void) | undefined;
 
   constructor(opts: TargetOffsetsOptions = {}) {
+    this.onRewindDone = opts.onRewindDone;
     this.floorMs = opts.floorMs ?? DEFAULT_MIN_WRITE_INTERVAL_MS;
     this.followRewinds = opts.followRewinds === true;
     this.fullReadEveryMs = opts.fullReadEveryMs ?? FULL_TARGET_READ_EVERY_MS;
@@ -96,6 +100,7 @@ export class TargetOffsets {
       // where it was rewound from or further: nothing left to re-read
       marks!.delete(k);
       if (marks!.size === 0) this.rewinds.delete(next.group);
+      this.onRewindDone?.(next.group, pending);
       return;
     }
     const mark = noteRewind(previous, next, pending);
@@ -146,7 +151,11 @@ export class TargetOffsets {
   private dropRewinds(group: string, marks: ReadonlyMap<string, RewindMark> | undefined): void {
     const now = this.rewinds.get(group);
     if (marks === undefined || now === undefined) return;
-    for (const [k, m] of marks) if (now.get(k) === m) now.delete(k);
+    for (const [k, m] of marks) {
+      if (now.get(k) !== m) continue;
+      now.delete(k);
+      this.onRewindDone?.(group, m);
+    }
     if (now.size === 0) this.rewinds.delete(group);
   }
 

@@ -40,7 +40,6 @@ import { fetchEndOffsets } from '../kafka/end-offsets';
 import type { AdminCommitResult } from '../kafka/admin-offset-committer';
 import type { ListedGroupState } from '../core/listed-groups';
 import type { RawRecord } from '../kafka/topic-reader';
-import type { RewindMarks } from '../core/rewind-history';
 import { CheckpointStore } from '../core/checkpoint-store';
 import { LogEndCache } from '../core/log-end-cache';
 import { TargetGroupListing } from './target-group-listing';
@@ -119,6 +118,8 @@ export class GroupOffsetSyncer {
   private view: CheckpointView = this.own;
   /** The target's offsets as last read or written, the floor and the rewinds not acted on yet (from the order of the checkpoints: state, read again after a restart). */
   private readonly targets: TargetOffsets;
+  /** Told of each rewind mark this writer acted on (the runtime drops its copy: a writer started later does not follow it again). */
+  onRewindDone: ((group: string, mark: RewindMark) => void) | null = null;
   /** Groups waiting for the floor, and the timer that runs them. */
   private readonly deferredGroups = new Set<string>();
   private deferTimer: ReturnType<typeof setTimeout> | null = null;
@@ -153,7 +154,7 @@ export class GroupOffsetSyncer {
     this.now = opts.now ?? Date.now;
     this.listing = new TargetGroupListing(() => opts.connection.offsetFetcher().listGroupStates(), this.now, () => this.closed);
     this.logEnds = new LogEndCache(opts.fullTargetReadEveryMs ?? FULL_TARGET_READ_EVERY_MS);
-    this.targets = new TargetOffsets({ floorMs: opts.minWriteIntervalMs ?? DEFAULT_MIN_WRITE_INTERVAL_MS, followRewinds: opts.followRewinds === true, fullReadEveryMs: opts.fullTargetReadEveryMs });
+    this.targets = new TargetOffsets({ floorMs: opts.minWriteIntervalMs ?? DEFAULT_MIN_WRITE_INTERVAL_MS, followRewinds: opts.followRewinds === true, fullReadEveryMs: opts.fullTargetReadEveryMs, onRewindDone: (g, m) => this.onRewindDone?.(g, m) });
   }
 
   /** Whether a run is in progress or queued. */
@@ -255,7 +256,7 @@ export class GroupOffsetSyncer {
    * Returns the groups it holds that took a mark (to sync now); the others are synced by the run
    * their checkpoint comes with.
    */
-  adoptRewinds(history: Pick<RewindMarks, 'rewinds'>): string[] {
+  adoptRewinds(history: { rewinds(): Iterable<{ group: string; mark: RewindMark }> }): string[] {
     const groups = new Set<string>();
     for (const { group, mark } of history.rewinds()) {
       const held = this.view.get(group)?.find((c) => c.topic === mark.topic && c.partition === mark.partition);

@@ -11,6 +11,7 @@
  */
 import { CheckpointStore } from '../core/checkpoint-store';
 import { RewindMarks } from '../core/rewind-history';
+import type { RewindMark } from '../core/group-offset-sync';
 import type { Checkpoint } from '../core/types';
 
 /** The checkpoints as the group-offset writer reads them. */
@@ -41,6 +42,15 @@ interface OpenStore {
   store: CheckpointStore;
   source: CheckpointSource;
   restored: boolean;
+  /** The rewinds the order of this store's checkpoints showed (a failed restore clears its own only). */
+  marks: RewindMarks;
+}
+
+/** The rewinds every store's order showed, as a writer takes them (and tells those it acted on). */
+export interface RuntimeRewinds {
+  rewinds(): Iterable<{ group: string; mark: RewindMark }>;
+  /** A writer acted on `mark` of `group`: dropped from every store's marks (see RewindMarks.done). */
+  done(group: string, mark: RewindMark): void;
 }
 
 /** The part of the runtime a checkpoint emitter uses. */
@@ -62,15 +72,21 @@ export class ReplicationRuntime implements CheckpointsHome, CheckpointView {
   private readonly listeners = new Set<CheckpointsListener>();
   /** Groups whose checkpoints changed since the last completed cycle. */
   private readonly dirty = new Set<string>();
-  /** The rewinds the order of the stored checkpoints showed (a writer that starts later takes them; marks only, no copy of the checkpoints). */
-  private readonly marks = new RewindMarks();
+  /** The rewinds the order of the stored checkpoints showed, over every store (a writer that starts later takes them; marks only, no copy of the checkpoints). */
+  private readonly allMarks: RuntimeRewinds = {
+    rewinds: () => this.eachMark(),
+    done: (group, mark) => {
+      for (const s of this.stores) s.marks.done(group, mark);
+    },
+  };
 
   // ---- the checkpoint emitters' side ------------------------------------------------------------
 
   open(source: CheckpointSource, acceptGroup: (group: string) => boolean, previous?: CheckpointStore): CheckpointStore {
     if (previous) this.remove(previous);
-    const store = new CheckpointStore({ acceptGroup, onPut: (had, cp) => this.stored(had, cp) });
-    this.stores.push({ store, source, restored: false });
+    const marks = new RewindMarks();
+    const store = new CheckpointStore({ acceptGroup, onPut: (had, cp) => this.stored(marks, had, cp) });
+    this.stores.push({ store, source, restored: false, marks });
     this.emit((l) => l.reloaded?.());
     return store;
   }
@@ -79,7 +95,7 @@ export class ReplicationRuntime implements CheckpointsHome, CheckpointView {
     const open = this.stores.find((s) => s.store === store);
     if (!open) return;
     open.restored = true;
-    if (!store.loadedOk) this.marks.clear(); // a failed restore cleared what it had read
+    if (!store.loadedOk) open.marks.clear(); // a failed restore cleared what it had read (the other stores' marks stay)
     this.dirty.clear();
     this.emit((l) => l.reloaded?.());
   }
@@ -114,8 +130,8 @@ export class ReplicationRuntime implements CheckpointsHome, CheckpointView {
   }
 
   /** The rewinds on the source seen in the order of the stored checkpoints so far. */
-  get rewinds(): RewindMarks {
-    return this.marks;
+  get rewinds(): RuntimeRewinds {
+    return this.allMarks;
   }
 
   /** Listens until the returned function is called. */
@@ -158,8 +174,12 @@ export class ReplicationRuntime implements CheckpointsHome, CheckpointView {
 
   // -------------------------------------------------------------------------------------------------
 
-  private stored(had: Checkpoint | undefined, cp: Checkpoint): void {
-    this.marks.noteReplaced(had, cp);
+  private *eachMark(): Generator<{ group: string; mark: RewindMark }> {
+    for (const s of this.stores) yield* s.marks.rewinds();
+  }
+
+  private stored(marks: RewindMarks, had: Checkpoint | undefined, cp: Checkpoint): void {
+    marks.noteReplaced(had, cp);
     this.dirty.add(cp.group);
     for (const l of this.listeners) l.put?.(had, cp);
   }

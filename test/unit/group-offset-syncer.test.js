@@ -386,6 +386,33 @@ describe('GroupOffsetSyncer (no broker)', function () {
       assert.equal(t2.committed.g, 30);
     });
 
+    it('mode replication: a rewind one writer followed is not followed again by the next one (the node redeployed), after the target moved on', async function () {
+      const { ReplicationRuntime } = require('../../dist/engines/replication-runtime');
+      const { followRuntime } = require('../../dist/nodes/mm2-group-offsets/mm2-group-offsets-runtime');
+      const c = (up, down) => ({ group: 'g', topic: 't', partition: 0, upstreamOffset: BigInt(up), downstreamOffset: BigInt(down), metadata: '' });
+      const { target, connection } = fakeConnection({ committed: { g: 50 } });
+      const rt = new ReplicationRuntime();
+      const store = rt.open({ selected: () => ['g'] }, () => true);
+      store.loadRecord(c(50, 50));
+      store.loadRecord(c(20, 20)); // rewound on the source
+      store.markLoaded(true);
+      rt.restored(store);
+      const cycles = () => ({ ready: false, run() {}, groupsChanged() {} });
+      const first = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0, followRewinds: true });
+      const stopFirst = followRuntime({ runtime: rt, syncer: first, cycles: cycles(), following() {} });
+      const r = await first.sync();
+      assert.equal(target.committed.g, 20, 'the rewind followed');
+      assert.equal(r.rewound.length, 1);
+      stopFirst(); // the node is redeployed
+      target.committed.g = 35; // the group's consumers ran on the target meanwhile
+      const second = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0, followRewinds: true });
+      followRuntime({ runtime: rt, syncer: second, cycles: cycles(), following() {} });
+      assert.deepEqual(second.pendingRewinds('g'), [], 'the acted-on mark is gone from the runtime');
+      const again = await second.sync();
+      assert.deepEqual(again.written, []);
+      assert.equal(target.committed.g, 35, 'never moved back a second time');
+    });
+
     describe('mode input: rewinds recovered from one replay of the checkpoints topic (adoptRewinds)', function () {
       const { RewindHistory } = require('../../dist/core/rewind-history');
       const { decodeCheckpoint } = require('../../dist/core/checkpoint');

@@ -89,4 +89,46 @@ describe('engines/replication-runtime', function () {
     assert.equal(rt.hasEmitter, false);
     assert.equal(rt.restoredAll, false);
   });
+
+  describe('rewind marks kept for a writer that starts later', function () {
+    function restoredWithRewind(rt, group, selected) {
+      const store = rt.open({ selected: () => selected }, () => true);
+      store.loadRecord(cp(group, 0, 10));
+      store.loadRecord(cp(group, 0, 4));
+      store.markLoaded(true);
+      rt.restored(store);
+      return store;
+    }
+
+    it('a mark a writer acted on is dropped: a writer started later (a redeploy) does not follow the same rewind again', function () {
+      const rt = new ReplicationRuntime();
+      restoredWithRewind(rt, 'a', ['a']);
+      const [{ group, mark }] = [...rt.rewinds.rewinds()];
+      rt.rewinds.done(group, mark);
+      assert.deepEqual([...rt.rewinds.rewinds()], []);
+    });
+
+    it('a rewind from further than the one acted on stays (the group rewound again meanwhile)', function () {
+      const rt = new ReplicationRuntime();
+      const store = restoredWithRewind(rt, 'a', ['a']);
+      const [{ mark: acted }] = [...rt.rewinds.rewinds()];
+      store.update('a', [cp('a', 0, 50)]);
+      store.update('a', [cp('a', 0, 7)]); // rewound again, from 50
+      rt.rewinds.done('a', acted);
+      const left = [...rt.rewinds.rewinds()];
+      assert.equal(left.length, 1);
+      assert.equal(left[0].mark.fromUpstream, 50n);
+    });
+
+    it('a failed restore of one store forgets its own marks only', function () {
+      const rt = new ReplicationRuntime();
+      restoredWithRewind(rt, 'a', ['a']);
+      const s2 = rt.open({ selected: () => ['b'] }, () => true);
+      s2.loadRecord(cp('b', 0, 9));
+      s2.loadRecord(cp('b', 0, 1));
+      s2.markLoaded(false);
+      rt.restored(s2);
+      assert.deepEqual([...rt.rewinds.rewinds()].map((r) => r.group), ['a']);
+    });
+  });
 });

@@ -168,6 +168,36 @@ describe('TargetOffsets: the target offsets as last read or written', () => {
       assert.equal(again.skipped[0].code, 'target-ahead');
     });
 
+    it('tells onRewindDone of each mark acted on, once: followed, decided on, or dropped for an active group', () => {
+      const done = [];
+      const onRewindDone = (group, mark) => done.push([group, mark.partition, mark.fromUpstream]);
+      // followed and written
+      const a = rewound({ followRewinds: true, onRewindDone });
+      const marks = a.t.rewindsOf('g');
+      const d = a.t.decide(a.input, marks);
+      assert.deepEqual(done, [], 'a decision to write is not yet an act');
+      a.t.written('g', d.offsets, marks, 1);
+      assert.deepEqual(done, [['g', 0, 10n]]);
+      a.t.written('g', d.offsets, marks, 2);
+      assert.equal(done.length, 1, 'once');
+      // decided not to follow (following off)
+      done.length = 0;
+      const b = rewound({ onRewindDone });
+      b.t.decide(b.input, b.t.rewindsOf('g'));
+      assert.deepEqual(done, [['g', 0, 10n]]);
+      // the group has members on the target
+      done.length = 0;
+      const c = rewound({ followRewinds: true, onRewindDone });
+      c.t.plan('g', 'Stable', 0, [cp(4)], false, 1);
+      assert.deepEqual(done, [['g', 0, 10n]]);
+      // a refused commit of a group that did not gain members keeps the mark (tried again)
+      done.length = 0;
+      const e = rewound({ followRewinds: true, onRewindDone });
+      e.t.refused('g', false, e.t.rewindsOf('g'));
+      assert.deepEqual(done, []);
+      assert.equal(e.t.pendingRewinds('g').length, 1);
+    });
+
     it("without followRewinds (MM2's behaviour) the target stays ahead, the rewind named once, then plain target-ahead", () => {
       const { t, input } = rewound();
       const d = t.decide(input, t.rewindsOf('g'));

@@ -27,6 +27,8 @@ export function followRuntime(o: RuntimeFollowOptions): () => void {
     if (want !== attached) {
       attached = want;
       syncer.follow(want ? runtime : null);
+      // a rewind this writer acted on is not followed again by the next writer (a redeploy of this node)
+      syncer.onRewindDone = want ? (group, mark) => runtime.rewinds.done(group, mark) : null;
       // the rewinds the store's order showed before this node started (a node redeployed on its own)
       if (want) syncer.adoptRewinds(runtime.rewinds);
       o.following(want);
@@ -47,5 +49,8 @@ export function followRuntime(o: RuntimeFollowOptions): () => void {
     },
   });
   evaluate();
-  return unsubscribe;
+  return () => {
+    unsubscribe();
+    syncer.onRewindDone = null;
+  };
 }
