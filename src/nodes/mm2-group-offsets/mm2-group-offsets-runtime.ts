@@ -13,7 +13,7 @@ import type { GroupOffsetsCycles } from './mm2-group-offsets-cycles';
 export interface RuntimeFollowOptions {
   runtime: ReplicationRuntime;
   syncer: GroupOffsetSyncer;
-  cycles: GroupOffsetsCycles;
+  cycles: Pick<GroupOffsetsCycles, 'ready' | 'run' | 'groupsChanged'>;
   /** The node follows the runtime now (true) or not (false: no checkpoint node of the replication runs here). */
   following(on: boolean): void;
 }
