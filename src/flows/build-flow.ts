@@ -60,7 +60,7 @@ const NODE_DEFAULTS: Record<string, Record<string, unknown>> = {
   'mm2-mirror': { topics: '', topicsExclude: '', heartbeatsReplicationEnabled: true, replicationFactor: '', offsetLagMax: '', emitOffsetSyncsEnabled: true, offsetFlushIntervalMs: '', refreshTopicsIntervalSeconds: '',
     syncTopicConfigsEnabled: true, syncTopicConfigsIntervalSeconds: '', configPropertiesExclude: '', syncTopicAclsEnabled: true, syncTopicAclsIntervalSeconds: '' },
   'mm2-checkpoint': { groups: '', groupsExclude: '', topics: '', topicsExclude: '', emitCheckpointsIntervalSeconds: '', refreshGroupsIntervalSeconds: '' },
-  'mm2-group-offsets': { mode: 'input', syncGroupOffsetsIntervalSeconds: '', groups: '', groupsExclude: '' },
+  'mm2-group-offsets': { mode: 'replication', syncGroupOffsetsIntervalSeconds: '', groups: '', groupsExclude: '' },
   'mm2-heartbeat': { emitHeartbeatsEnabled: true, emitHeartbeatsIntervalSeconds: '', staleAfterSeconds: '', watch: true },
 };
 
@@ -127,16 +127,16 @@ export function nodeRedFlowFromImport(imp: FlowImport, newId: () => string = def
   if (has('mm2-checkpoint')) {
     const cov = debugNode(newId(), 'coverage report', 750, y + 50, true);
     const written = debugNode(newId(), 'checkpoints written', 750, y, true);
-    const toCheckpoint: string[] = [written.id];
     let go: FlowFileNode | undefined;
     let goDbg: FlowFileNode | undefined;
     if (has('mm2-group-offsets')) {
+      // mode "replication": it reads the checkpoint node's store through the replication node, no wire
       goDbg = debugNode(newId(), 'group offsets synced', 1050, y + 100, true);
       go = flowNode('mm2-group-offsets', 800, y + 100, [[goDbg.id]]);
-      toCheckpoint.unshift(go.id);
     }
-    const cp = flowNode('mm2-checkpoint', 450, y, [toCheckpoint, [cov.id]]);
-    const syncs: FlowFileNode = { id: newId(), type: 'mm2-offset-syncs', name: '', replication: rep, x: 160, y, wires: [[cp.id]] };
+    // the offset syncs reach the checkpoint node through the replication node too: the wires carry reports
+    const cp = flowNode('mm2-checkpoint', 450, y, [[written.id], [cov.id]]);
+    const syncs: FlowFileNode = { id: newId(), type: 'mm2-offset-syncs', name: '', replication: rep, x: 160, y, wires: [[]] };
     out.push(syncs, cp, written, cov);
     if (go && goDbg) out.push(go, goDbg);
     y += go ? 180 : 110;
