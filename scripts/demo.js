@@ -13,7 +13,10 @@
  *          full-failover: the same flow without the dashboard),
  *          --duration S (stop by itself after S seconds; for smoke tests),
  *          --kafka-ports S,T (broker ports of source and target, default 19092,29092; 0 = a free
- *          port, and the flow's cluster nodes are pointed at the ports used).
+ *          port, and the flow's cluster nodes are pointed at the ports used),
+ *          --instances N (1-5, default 1: N Node-RED processes with the same flow, on ports
+ *          --port, --port + 1, ...: they share the replication through Kafka's group protocol;
+ *          kill one with the pid printed and watch the others take its share).
  *
  * Ctrl-C (SIGINT) or SIGTERM at any moment, also while it starts: Node-RED is closed, the
  * brokers are stopped and their data folders and Node-RED's user folder are removed.
@@ -32,6 +35,15 @@ const opt = (n, d) => {
 const PORT = Number(opt('--port', 1880));
 const EXAMPLE = opt('--example', 'readiness-dashboard');
 const DURATION = Number(opt('--duration', 0));
+const INSTANCES = (() => {
+  const text = opt('--instances', '1');
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 5) {
+    console.error(`--instances '${text}': give a whole number from 1 to 5 (Node-RED processes sharing the flow)`);
+    process.exit(2);
+  }
+  return n;
+})();
 const DEFAULT_PORTS = { source: 19092, target: 29092 };
 const KAFKA_PORTS = (() => {
   const text = opt('--kafka-ports', `${DEFAULT_PORTS.source},${DEFAULT_PORTS.target}`);
@@ -155,16 +167,37 @@ async function main() {
   }
   // an example with dashboard widgets gets FlowFuse Dashboard 2.0 in Node-RED's user folder
   const dashboard = flows.some((n) => typeof n.type === 'string' && n.type.startsWith('ui-'));
-  console.log(`starting Node-RED with @kafka-mm2/node-red${dashboard ? ' and @flowfuse/node-red-dashboard' : ''} and examples/${EXAMPLE}.json...`);
-  // Node-RED's own output stays quiet; its warnings and errors are printed here, each line marked
-  const onWarning = (text) => console.log(text.split('\n').map((l) => `node-red | ${l}`).join('\n'));
-  const nodeRed = startNodeRed({ port: PORT, flows, dashboard, quiet: true, logLevel: 'warn', onWarning });
-  const nodeRedWhat = "closing Node-RED and removing its user folder (its nodes finish their writes first, up to 15 s)";
-  stops.push({ what: nodeRedWhat, stop: () => nodeRed.then((nr) => nr.stop(), () => undefined) });
-  const nr = await nodeRed;
-  stillStarting();
-  console.log(`\nNode-RED editor: ${nr.url}   (the flow is deployed; open it to see the nodes' status)`);
-  for (const page of dashboardPages(flows)) console.log(`Dashboard      : ${nr.url.replace(/\/$/, '')}${page.path}   (${page.name})`);
+  const what = INSTANCES === 1 ? 'Node-RED' : `${INSTANCES} Node-RED instances`;
+  console.log(`starting ${what} with @kafka-mm2/node-red${dashboard ? ' and @flowfuse/node-red-dashboard' : ''} and examples/${EXAMPLE}.json...`);
+  /** @type {Awaited<ReturnType<typeof startNodeRed>>[]} */
+  const instances = [];
+  for (let i = 0; i < INSTANCES; i++) {
+    const tag = INSTANCES === 1 ? 'node-red' : `node-red ${i + 1}`;
+    // Node-RED's own output stays quiet; its warnings and errors are printed here, each line marked
+    const onWarning = (text) => console.log(text.split('\n').map((l) => `${tag} | ${l}`).join('\n'));
+    const nodeRed = startNodeRed({ port: PORT === 0 ? 0 : PORT + i, flows, dashboard, quiet: true, logLevel: 'warn', onWarning });
+    const nodeRedWhat = `closing ${INSTANCES === 1 ? 'Node-RED' : `Node-RED ${i + 1}`} and removing its user folder (its nodes finish their writes first, up to 15 s)`;
+    stops.push({ what: nodeRedWhat, stop: () => nodeRed.then((nr) => nr.stop(), () => undefined) });
+    const nr = await nodeRed;
+    stillStarting();
+    instances.push(nr);
+    if (INSTANCES > 1) {
+      // an instance killed on purpose (the point of several): said once, the demo goes on with the others
+      nr.process.once('exit', (code, signal) => {
+        if (stopping) return;
+        console.log(`\n${tag} (pid ${nr.process.pid}) exited (${signal || code}): the other instances take its share of the replication (at once when it left, within the session timeout when it was killed); the demo goes on\n`);
+      });
+    }
+  }
+  for (const [i, nr] of instances.entries()) {
+    const label = INSTANCES === 1 ? 'Node-RED editor' : `Node-RED ${i + 1}     `;
+    console.log(`${i === 0 ? '\n' : ''}${label}: ${nr.url}   (the flow is deployed; open it to see the nodes' status${INSTANCES > 1 ? `; pid ${nr.process.pid}` : ''})`);
+    for (const page of dashboardPages(flows)) console.log(`Dashboard      : ${nr.url.replace(/\/$/, '')}${page.path}   (${page.name})`);
+  }
+  if (INSTANCES > 1) {
+    console.log(`The ${INSTANCES} instances run the same flow and split the work through Kafka's group protocol: each node's status shows its share.`);
+    console.log(`Try: kill -9 ${instances[INSTANCES - 1].process.pid}   (the others take its share; nothing is skipped on the target)`);
+  }
   console.log(`source cluster : ${clusters.source.bootstrap}    target cluster: ${clusters.target.bootstrap}`);
   console.log('Every 10 s: committed offsets per group, source -> target (translated by the flow). Ctrl-C stops.\n');
 

@@ -34,8 +34,8 @@ function processesOf(tmp) {
   return pids;
 }
 
-function startDemo(tmp) {
-  const child = spawn(process.execPath, [path.join(root, 'scripts', 'demo.js'), '--port', '0', '--kafka-ports', '0,0'], {
+function startDemo(tmp, extra = []) {
+  const child = spawn(process.execPath, [path.join(root, 'scripts', 'demo.js'), '--port', '0', '--kafka-ports', '0,0', ...extra], {
     cwd: root,
     env: { ...process.env, TMPDIR: tmp, KAFKA_KEEP_DATA: '', KAFKA_HEAP: '256m' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -104,4 +104,31 @@ describe('the demo stops cleanly', function () {
       assert.deepEqual(fs.readdirSync(tmp), [], 'no Kafka data folder and no Node-RED user folder left');
     });
   }
+
+  it('--instances 2: two Node-REDs with the flow; one killed with kill -9, the demo says so and goes on; a Ctrl-C then stops the rest and leaves nothing', async function () {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mm2-demo-stop-'));
+    tmps.push(tmp);
+    const demo = startDemo(tmp, ['--instances', '2', '--example', 'full-failover']);
+    children.push(demo.child);
+    const exited = new Promise((resolve) => demo.child.once('exit', (code, sig) => resolve({ code, sig })));
+    await env.eventually(() => {
+      if (demo.child.exitCode !== null) throw new Error(`the demo exited early (${demo.child.exitCode}):\n${demo.out}`);
+      return /Try: kill -9 \d+/.test(demo.out);
+    }, { timeout: 240000, interval: 500, what: `the demo up with two instances:\n${demo.out}` });
+    const editors = [...demo.out.matchAll(/Node-RED (\d) +: (http:\/\/127\.0\.0\.1:\d+\/) .*pid (\d+)/g)].map((m) => ({ n: Number(m[1]), url: m[2], pid: Number(m[3]) }));
+    assert.deepEqual(editors.map((e) => e.n), [1, 2], demo.out);
+    assert.notEqual(editors[0].url, editors[1].url);
+    assert.equal(fs.readdirSync(tmp).filter((f) => f.startsWith('mm2-node-red-')).length, 2, 'a user folder each');
+    const kill = Number(/Try: kill -9 (\d+)/.exec(demo.out)[1]);
+    assert.equal(kill, editors[1].pid);
+    process.kill(kill, 'SIGKILL');
+    await env.eventually(() => /node-red 2 \(pid \d+\) exited \(SIGKILL\): the other instances take its share/.test(demo.out), { timeout: 30000, what: `the demo saying instance 2 exited:\n${demo.out.slice(-2000)}` });
+    assert.equal(demo.child.exitCode, null, 'the demo goes on');
+    process.kill(-demo.child.pid, 'SIGINT');
+    const { code } = await exited;
+    assert.equal(code, 130, demo.out.slice(-3000));
+    assert.match(demo.out, /closing Node-RED 1 and removing its user folder .*\.\.\. (?:node-red \d \| [^\n]*\n)*done/, demo.out.slice(-3000));
+    await env.eventually(() => processesOf(tmp).length === 0, { timeout: 30000, what: `no process of the demo left (${processesOf(tmp)})` });
+    assert.deepEqual(fs.readdirSync(tmp), [], 'no Kafka data folder and no Node-RED user folder left');
+  });
 });
