@@ -14,30 +14,41 @@
  * - the duplicates to expect when it resumes a partition: the progress commit carries the target
  *   offset that followed the last committed record (`d=<offset>` in the commit's metadata), so the
  *   records the remote partition got after it (its end offset now minus that) were copied by an
- *   instance that died, or could not commit, before the move; the first that many records this
- *   instance copies from the committed offset are copies of them.
+ *   instance that died, or could not commit, before the move: the source records from the committed
+ *   offset up to that many more are on the target already (the mark). A commit made while copying
+ *   below the mark carries it on (`;h=<mark>`), so a second move inside the window still counts.
  */
 import { tpKey } from './mirror-positions';
 
-/** The metadata of a progress commit: the target offset that followed the last committed record. */
-export function progressMetadata(downstreamNext: bigint): string {
-  return `d=${downstreamNext}`;
+/** What a progress commit's metadata carries: the target offset after the last committed record, and the mark when above the commit. */
+export interface ProgressNote {
+  down: bigint;
+  mark: bigint | null;
 }
 
-/** The target offset in a progress commit's metadata; null when there is none (an older build, another tool). */
-export function parseProgressMetadata(metadata: string | null | undefined): bigint | null {
-  const m = /^d=(\d{1,19})$/.exec(metadata ?? '');
-  return m ? BigInt(m[1]) : null;
+/** The metadata of a progress commit (see ProgressNote). */
+export function progressMetadata(downstreamNext: bigint, mark: bigint | null = null): string {
+  return mark === null ? `d=${downstreamNext}` : `d=${downstreamNext};h=${mark}`;
+}
+
+/** A progress commit's metadata; null when it has none of ours (an older build, another tool). */
+export function parseProgressMetadata(metadata: string | null | undefined): ProgressNote | null {
+  const m = /^d=(\d{1,19})(?:;h=(\d{1,19}))?$/.exec(metadata ?? '');
+  return m ? { down: BigInt(m[1]), mark: m[2] === undefined ? null : BigInt(m[2]) } : null;
 }
 
 /**
- * Records re-copied when a partition resumes at its committed offset: those the remote partition
- * received after the commit's target offset (`end - committedDownstream`), 0 when unknown or when
- * the remote partition is shorter (recreated, truncated).
+ * Where a partition resumed at `committed` stops copying records the target has already (the
+ * mark, exclusive): the committed offset plus the records the remote partition received after the
+ * commit's target offset, or the mark the commit carried if higher; null when there is nothing to
+ * expect, or it cannot be known (no note, no remote partition, a shorter remote partition).
+ * Source offsets with gaps (compaction, transaction markers) make it an estimate.
  */
-export function expectedDuplicates(committedDownstream: bigint | null, remoteEnd: bigint | undefined): bigint {
-  if (committedDownstream === null || remoteEnd === undefined) return 0n;
-  return remoteEnd > committedDownstream ? remoteEnd - committedDownstream : 0n;
+export function resumeMark(committed: bigint, note: ProgressNote | null, remoteEnd: bigint | undefined): bigint | null {
+  if (note === null) return null;
+  let mark = note.mark ?? committed;
+  if (remoteEnd !== undefined && remoteEnd > note.down && committed + (remoteEnd - note.down) > mark) mark = committed + (remoteEnd - note.down);
+  return mark > committed ? mark : null;
 }
 
 export interface SharePartition {
@@ -59,8 +70,8 @@ export class MirrorShare {
   private joins = 0;
   /** Instances in the group (this one included); 1 until the group was described. */
   members = 1;
-  /** Per partition, records still expected to be copies when it resumes (see expectedDuplicates). */
-  private readonly budget = new Map<string, bigint>();
+  /** Per partition, the source offset below which every record is on the target already (see resumeMark). */
+  private readonly marks = new Map<string, bigint>();
 
   /** `freshMs`: how recently a heartbeat must have been answered for syncs to be written. */
   constructor(private readonly freshMs: number) {}
@@ -72,7 +83,7 @@ export class MirrorShare {
     const before = this.owned ?? new Map<string, SharePartition>();
     const revoked = [...before].filter(([k]) => !next.has(k)).map(([, p]) => p);
     const added = [...next].filter(([k]) => !before.has(k)).map(([, p]) => p);
-    for (const p of revoked) this.budget.delete(tpKey(p.topic, p.partition));
+    for (const p of revoked) this.marks.delete(tpKey(p.topic, p.partition));
     this.owned = next;
     this.rebalancing = false;
     this.lastAlive = now;
@@ -101,7 +112,7 @@ export class MirrorShare {
     const was = [...(this.owned?.values() ?? [])];
     this.owned = null;
     this.rebalancing = false;
-    this.budget.clear();
+    this.marks.clear();
     return was;
   }
 
@@ -128,21 +139,26 @@ export class MirrorShare {
     return this.owned !== null && !this.rebalancing && now - this.lastAlive < this.freshMs;
   }
 
-  /** Records of `partition` to count as re-copied from its committed offset on. */
-  expect(topic: string, partition: number, records: bigint): void {
+  /** The records of the partition below `mark` are on the target already (null: none known). */
+  expect(topic: string, partition: number, mark: bigint | null): void {
     const k = tpKey(topic, partition);
-    if (records > 0n) this.budget.set(k, records);
-    else this.budget.delete(k);
+    if (mark !== null) this.marks.set(k, mark);
+    else this.marks.delete(k);
   }
 
-  /** `count` records of the partition were copied: how many of them were copies of records copied before. */
-  copied(topic: string, partition: number, count: number): number {
+  /** The partition's mark, while records below it may still come (for the progress commit's metadata). */
+  markOf(topic: string, partition: number): bigint | null {
+    return this.marks.get(tpKey(topic, partition)) ?? null;
+  }
+
+  /** Records of the partition at these source offsets (ascending) were copied: how many were on the target already. */
+  copied(topic: string, partition: number, offsets: readonly bigint[]): number {
     const k = tpKey(topic, partition);
-    const left = this.budget.get(k);
-    if (left === undefined) return 0;
-    const n = left < BigInt(count) ? left : BigInt(count);
-    if (left - n > 0n) this.budget.set(k, left - n);
-    else this.budget.delete(k);
-    return Number(n);
+    const mark = this.marks.get(k);
+    if (mark === undefined || offsets.length === 0) return 0;
+    let n = 0;
+    for (const o of offsets) if (o < mark) n++;
+    if (offsets[offsets.length - 1] + 1n >= mark) this.marks.delete(k);
+    return n;
   }
 }

@@ -10,7 +10,7 @@ import type { ClusterConnection } from '../kafka/connection';
 import { topicEnds } from '../kafka/topic-reader';
 import { tpKey } from '../core/mirror-positions';
 import { legacyResumePoints, type PartitionProgress } from '../core/mirror-progress';
-import { expectedDuplicates, parseProgressMetadata } from '../core/mirror-share';
+import { parseProgressMetadata, resumeMark } from '../core/mirror-share';
 
 /**
  * Before the consumer joins: partitions the group has no commit for start where the per-node
@@ -57,13 +57,13 @@ export async function adoptLegacyProgress(
 export interface JoinLookup {
   /** Members of the group now (1 when it could not be described). */
   members: number;
-  /** Per assigned partition, the records the remote partition got after the committed progress. */
-  expected: Array<{ topic: string; partition: number; records: bigint }>;
+  /** Per assigned partition, the source offset below which its records are on the target already (null: none). */
+  expected: Array<{ topic: string; partition: number; mark: bigint | null }>;
 }
 
 /**
- * After a join: the group's members, and per assigned partition the records to expect again
- * (core/mirror-share expectedDuplicates). `remote` names each source topic's remote topic.
+ * After a join: the group's members, and per assigned partition where the records to expect again
+ * end (core/mirror-share resumeMark). `remote` names each source topic's remote topic.
  */
 export async function lookUpAfterJoin(
   source: ClusterConnection,
@@ -84,8 +84,8 @@ export async function lookUpAfterJoin(
     const mine = new Set(assigned[t.topic] ?? []);
     for (const p of t.partitions) {
       if (!mine.has(p.partition) || BigInt(p.offset) < 0n) continue;
-      const records = expectedDuplicates(parseProgressMetadata(p.metadata), ends.get(remote(t.topic))?.get(p.partition));
-      expected.push({ topic: t.topic, partition: p.partition, records });
+      const mark = resumeMark(BigInt(p.offset), parseProgressMetadata(p.metadata), ends.get(remote(t.topic))?.get(p.partition));
+      expected.push({ topic: t.topic, partition: p.partition, mark });
     }
   }
   return { members: Math.max(1, described), expected };

@@ -23,7 +23,7 @@ import { checkDelivery, recordBytes, sameSubscription } from '../core/mirror-pla
 import { MirrorTopics, errText } from './mirror-topics';
 import { MirrorProducer } from './mirror-producer';
 import type { MirrorErrorPlace, MirrorOptions, MirrorOutstanding, MirrorStats } from './mirror-task-types';
-import { oldestOutstanding, SourcePositions, tpKey } from '../core/mirror-positions';
+import { oldestOutstanding, SourcePositions, tpKey, type Acked } from '../core/mirror-positions';
 import { chunkBySize } from '../core/chunks';
 import { CoalescingRunner } from '../core/coalescing-runner';
 import { askCluster, PROBE_EVERY_MS, PROBE_TIMEOUT_MS } from '../kafka/cluster-probe';
@@ -356,20 +356,17 @@ export class Mirror {
   }
 
   /**
-   * A join: partitions now owned by another instance of the flow are forgotten (their progress is
-   * the new owner's to commit, their offset syncs the new owner's to write); every partition owned
-   * now starts a fresh sync state (its first record gets a sync, as MM2's first record of a task),
-   * and its batches wait until the group was described (the instances, the duplicates to expect).
+   * A join: partitions now another instance's are forgotten (their progress and syncs are the new owner's); a partition
+   * gained starts a fresh sync state (its first record is synced, as a task's in MM2); batches wait for the lookup (engines/mirror-group).
    */
   private onAssigned(assigned: Record<string, number[]>): void {
     this.positions.keepAssigned(assigned);
     const change = this.share.assign(assigned, Date.now());
-    for (const p of change.revoked) this.writer?.forget(p.topic, p.partition);
-    for (const p of change.added) this.writer?.forget(p.topic, p.partition);
+    for (const p of [...change.revoked, ...change.added]) this.writer?.forget(p.topic, p.partition);
     const lookup = lookUpAfterJoin(this.o.source, this.o.target, this.o.groupId, assigned, (t) => this.remote.get(t) ?? this.o.policy.formatRemoteTopic(this.o.sourceAlias, t)).then(
       (found) => {
         this.share.members = found.members;
-        for (const e of found.expected) this.share.expect(e.topic, e.partition, e.records);
+        for (const e of found.expected) this.share.expect(e.topic, e.partition, e.mark);
         this.o.onEvent({ type: 'share', partitions: this.share.size, of: this.subscribedPartitions(), instances: found.members });
       },
       () => this.o.onEvent({ type: 'share', partitions: this.share.size, of: this.subscribedPartitions(), instances: this.share.members }),
@@ -418,7 +415,7 @@ export class Mirror {
       }
       const last = chunk[chunk.length - 1].offset;
       this.positions.acknowledged(topic, partition, last, batch.highWatermark, base + BigInt(chunk.length));
-      const again = this.share.copied(topic, partition, chunk.length);
+      const again = this.share.copied(topic, partition, chunk.map((m) => BigInt(m.offset)));
       if (again > 0) {
         this.duplicates += again;
         this.o.onEvent({ type: 'duplicates', topic, partition, records: again });
@@ -514,9 +511,14 @@ export class Mirror {
   private async commitWith(consumer: Consumer): Promise<void> {
     const list = this.positions.dirty();
     if (list.length === 0) return;
-    await consumer.commitOffsets(list.map((a) => ({ topic: a.topic, partition: a.partition, offset: a.next.toString(), metadata: a.down != null ? progressMetadata(a.down) : null })));
+    await consumer.commitOffsets(list.map((a) => ({ topic: a.topic, partition: a.partition, offset: a.next.toString(), metadata: this.note(a) })));
     this.positions.markCommitted(list);
     this.share.alive(Date.now());
+  }
+
+  /** A progress commit's metadata (core/mirror-share): the target offset after it, and the duplicates' mark while above it. */
+  private note(a: Acked): string | null {
+    return a.down != null ? progressMetadata(a.down, this.share.markOf(a.topic, a.partition)) : null;
   }
 
   private async commitAsAdmin(): Promise<void> {
@@ -524,7 +526,7 @@ export class Mirror {
     if (list.length === 0) return;
     const r = await this.o.source.committer().commit(
       this.o.groupId,
-      list.map((a) => ({ topic: a.topic, partition: a.partition, offset: a.next, ...(a.down != null ? { metadata: progressMetadata(a.down) } : {}) })),
+      list.map((a) => ({ topic: a.topic, partition: a.partition, offset: a.next, metadata: this.note(a) ?? '' })),
     );
     if (r.ok) this.positions.markCommitted(list);
   }

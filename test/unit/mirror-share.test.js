@@ -8,7 +8,7 @@
  * a sync, and records the target had already are counted.
  */
 const assert = require('node:assert/strict');
-const { MirrorShare, progressMetadata, parseProgressMetadata, expectedDuplicates } = require('../../dist/core/mirror-share');
+const { MirrorShare, progressMetadata, parseProgressMetadata, resumeMark } = require('../../dist/core/mirror-share');
 const { OffsetSyncWriter } = require('../../dist/core/offset-sync-writer');
 const { Mirror } = require('../../dist/engines/mirror-task');
 const { mirrorStatus } = require('../../dist/nodes/mm2-mirror/mm2-mirror-status');
@@ -65,28 +65,36 @@ describe('mirror share (core/mirror-share)', function () {
     assert.equal(s.maySync(20008), false, 'left the group');
   });
 
-  it('the progress metadata carries the target offset; the duplicates to expect are what the remote partition got after it', function () {
+  it('the progress metadata carries the target offset (and the mark); the records to expect again are what the remote partition got after it', function () {
     assert.equal(progressMetadata(1234n), 'd=1234');
-    assert.equal(parseProgressMetadata('d=1234'), 1234n);
-    for (const bad of [null, undefined, '', 'd=', 'd=-1', 'x=1', 'd=1 ', 'd=12345678901234567890']) assert.equal(parseProgressMetadata(bad), null, String(bad));
-    assert.equal(expectedDuplicates(100n, 130n), 30n);
-    assert.equal(expectedDuplicates(100n, 100n), 0n, 'committed after the last write: none');
-    assert.equal(expectedDuplicates(100n, 40n), 0n, 'the remote partition is shorter (recreated): none');
-    assert.equal(expectedDuplicates(null, 130n), 0n, 'no metadata (an older build): unknown, none counted');
-    assert.equal(expectedDuplicates(100n, undefined), 0n, 'no remote partition');
+    assert.equal(progressMetadata(1234n, 77n), 'd=1234;h=77');
+    assert.deepEqual(parseProgressMetadata('d=1234'), { down: 1234n, mark: null });
+    assert.deepEqual(parseProgressMetadata('d=1234;h=77'), { down: 1234n, mark: 77n });
+    for (const bad of [null, undefined, '', 'd=', 'd=-1', 'x=1', 'd=1 ', 'd=12345678901234567890', 'd=1;h=']) assert.equal(parseProgressMetadata(bad), null, String(bad));
+    const note = (down, mark = null) => ({ down, mark });
+    assert.equal(resumeMark(10n, note(100n), 130n), 40n, 'committed at 10, 30 records written after the commit: 10..39 come again');
+    assert.equal(resumeMark(10n, note(100n), 100n), null, 'committed after the last write: none');
+    assert.equal(resumeMark(10n, note(100n), 40n), null, 'the remote partition is shorter (recreated): none');
+    assert.equal(resumeMark(10n, null, 130n), null, 'no note (an older build): unknown, none counted');
+    assert.equal(resumeMark(10n, note(100n), undefined), null, 'no remote partition');
+    assert.equal(resumeMark(25n, note(160n, 40n), 160n), 40n, 'moved again inside the window: the mark the commit carried');
+    assert.equal(resumeMark(25n, note(160n, 40n), 200n), 65n, 'and more written after that commit: the higher');
   });
 
-  it('counts the first records copied of a resumed partition as duplicates, up to what was expected', function () {
+  it('counts the records copied below the mark as duplicates; the mark goes once passed', function () {
     const s = new MirrorShare(15000);
     s.assign({ t: [0, 1] }, 0);
-    s.expect('t', 0, 30n);
-    assert.equal(s.copied('t', 0, 20), 20);
-    assert.equal(s.copied('t', 0, 20), 10);
-    assert.equal(s.copied('t', 0, 20), 0);
-    assert.equal(s.copied('t', 1, 5), 0, 'nothing expected');
+    s.expect('t', 0, 40n);
+    const offs = (from, n) => Array.from({ length: n }, (_, i) => BigInt(from + i));
+    assert.equal(s.copied('t', 0, offs(10, 20)), 20);
+    assert.equal(s.markOf('t', 0), 40n, 'records below the mark still to come: carried by the commit');
+    assert.equal(s.copied('t', 0, offs(30, 20)), 10);
+    assert.equal(s.markOf('t', 0), null);
+    assert.equal(s.copied('t', 0, offs(50, 20)), 0);
+    assert.equal(s.copied('t', 1, offs(0, 5)), 0, 'nothing expected');
     s.expect('t', 1, 7n);
     s.assign({ t: [0] }, 1);
-    assert.equal(s.copied('t', 1, 5), 0, 'revoked: forgotten');
+    assert.equal(s.copied('t', 1, offs(0, 5)), 0, 'revoked: forgotten');
   });
 });
 
@@ -152,9 +160,13 @@ describe('mirror engine: rebalances (fake clusters)', function () {
 
   it('after a join: the instances and share are told, and the records the target had already are counted', async function () {
     // partition 0 was committed at 10 with target offset 100 and the remote partition holds 130: 30 records came after the commit
-    const { x, events, batch } = engine({ members: 3, committed: [{ partition: 0, offset: '10', metadata: 'd=100' }, { partition: 1, offset: '5', metadata: '' }], ends: new Map([[0, 130n], [1, 50n]]) });
+    const { x, events, batch, written } = engine({ members: 3, committed: [{ partition: 0, offset: '10', metadata: 'd=100' }, { partition: 1, offset: '5', metadata: '' }], ends: new Map([[0, 130n], [1, 50n]]) });
     x.onAssigned({ t: [0, 1] });
     await batch(0, 10, 20);
+    // committed inside the window: the commit carries the mark, so a next owner still counts 30..39
+    const early = [];
+    await x.commitWith({ commitOffsets: async (list) => { early.push(...list); } });
+    assert.deepEqual(early.map((c) => [c.partition, c.offset, c.metadata]), [[0, '30', 'd=1020;h=40']]);
     await batch(0, 30, 20);
     await batch(1, 5, 10);
     assert.deepEqual(events.find((e) => e.type === 'share'), { type: 'share', partitions: 2, of: 2, instances: 3 });
@@ -163,6 +175,11 @@ describe('mirror engine: rebalances (fake clusters)', function () {
     assert.equal(stats.duplicates, 30);
     assert.equal(stats.instances, 3);
     assert.equal(stats.ownedPartitions, 2);
+    // the progress commit carries the target offset after the last record copied
+    const commits = [];
+    await x.commitWith({ commitOffsets: async (list) => { commits.push(...list); } });
+    assert.deepEqual(commits.map((c) => [c.partition, c.offset, c.metadata]), [[0, '50', 'd=1040'], [1, '15', 'd=1050']]);
+    assert.ok(written.length > 0);
     await x.stop(1000);
   });
 
