@@ -171,7 +171,8 @@ describe('mm2-mirror in three Node-RED instances (issue 25; real Node-RED proces
     producing = null;
     const total = [...produced.values()].reduce((x, y) => x + y, 0);
 
-    let target;
+    /** @type {Map<number, Array<{ offset: bigint, key: any, raw: any, value: string | null, timestamp: number }>>} */
+    let target = new Map();
     await env.eventually(async () => {
       const ends = await (await env.admin('target')).fetchTopicOffsets(remote);
       if (ends.reduce((n, e) => n + Number(BigInt(e.high) - BigInt(e.low)), 0) < total) return false;
