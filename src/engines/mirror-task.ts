@@ -6,8 +6,7 @@
  * - Records are copied to `policy.formatRemoteTopic(sourceAlias, topic)`, same partition, with key,
  *   value, headers and timestamp preserved, in order per partition.
  * - Offset syncs (MirrorSourceTask.commitRecord + OffsetSyncWriter): after each produce ack, per record, maybeQueueOffsetSyncs(topic, partition,
- *   upstream, downstream) + firePendingOffsetSyncs; every flush interval commit() (promote delayed + fire).
- *   The downstream offset of record i of a produce request is the ack's base offset + i.
+ *   upstream, downstream = the ack's base offset + i) + firePendingOffsetSyncs; every flush interval commit() (promote delayed + fire).
  * - At-least-once: the source position is committed to a consumer group on the source only
  *   for records the target acknowledged; after a crash or redeploy the mirror resumes there.
  *
@@ -374,9 +373,7 @@ export class Mirror {
     this.afterJoin = Promise.race([lookup, this.sleep(10000)]);
   }
 
-  private subscribedPartitions(): number {
-    return [...this.subscription.values()].reduce((a, b) => a + b, 0);
-  }
+  private subscribedPartitions = (): number => [...this.subscription.values()].reduce((a, b) => a + b, 0);
 
   private async stopConsumer(): Promise<void> {
     const consumer = this.consumer;
@@ -409,7 +406,10 @@ export class Mirror {
       const chunk = messages.slice(start, end);
       const base = await this.out.produce(remote, partition, chunk, heartbeat, abandoned);
       if (base === null) return;
+      // no sync for a copy of a record the target had (earlier syncs map it to its first copy; a lower one is a rewind: core/mirror-share)
+      const mark = this.share.markOf(topic, partition) ?? -1n;
       for (let i = 0; i < chunk.length; i++) {
+        if (BigInt(chunk[i].offset) < mark) continue;
         this.writer?.maybeQueueOffsetSyncs(topic, partition, BigInt(chunk[i].offset), base + BigInt(i));
         this.writer?.firePendingOffsetSyncs();
       }

@@ -179,7 +179,17 @@ describe('mirror engine: rebalances (fake clusters)', function () {
     const commits = [];
     await x.commitWith({ commitOffsets: async (list) => { commits.push(...list); } });
     assert.deepEqual(commits.map((c) => [c.partition, c.offset, c.metadata]), [[0, '50', 'd=1040'], [1, '15', 'd=1050']]);
-    assert.ok(written.length > 0);
+    // no sync for the copies below the mark (the previous owner's syncs map those records to their
+    // first copies; a lower sync would be a rewind): partition 0's first sync is at the mark
+    const { decodeOffsetSync } = require('../../dist/core/offset-sync');
+    await waitFor(() => written.length >= 2, 'the first syncs');
+    const first = new Map();
+    for (const w of written) {
+      const d = decodeOffsetSync(w.key, w.value);
+      if (!first.has(d.partition)) first.set(d.partition, d);
+    }
+    assert.deepEqual([first.get(0).upstreamOffset, first.get(0).downstreamOffset], [40n, 1030n]);
+    assert.deepEqual([first.get(1).upstreamOffset, first.get(1).downstreamOffset], [5n, 1040n]);
     await x.stop(1000);
   });
 
