@@ -15,6 +15,8 @@ export interface Acked {
   partition: number;
   /** Next upstream offset to mirror (last acknowledged + 1). */
   next: bigint;
+  /** The target offset that followed the last acknowledged record (null: not known). */
+  down?: bigint | null;
 }
 
 export class SourcePositions {
@@ -23,10 +25,10 @@ export class SourcePositions {
   private readonly lag = new Map<string, { topic: string; lag: number }>();
 
   /** The target acknowledged the records of a partition up to `lastOffset`; the partition's high watermark was `highWatermark`. */
-  acknowledged(topic: string, partition: number, lastOffset: string, highWatermark: string): void {
+  acknowledged(topic: string, partition: number, lastOffset: string, highWatermark: string, downstreamNext: bigint | null = null): void {
     const k = tpKey(topic, partition);
     const next = BigInt(lastOffset) + 1n;
-    this.acked.set(k, { topic, partition, next });
+    this.acked.set(k, downstreamNext === null ? { topic, partition, next } : { topic, partition, next, down: downstreamNext });
     this.lag.set(k, { topic, lag: Math.max(0, Number(BigInt(highWatermark) - next)) });
   }
 
@@ -38,7 +40,13 @@ export class SourcePositions {
 
   /** Progress of partitions now owned by another member (topic -> partitions assigned to us) is theirs to commit: forgotten. */
   keepAssigned(assigned: Readonly<Record<string, readonly number[]>>): void {
-    for (const [k, a] of this.acked) if (!(assigned[a.topic] ?? []).includes(a.partition)) this.acked.delete(k);
+    const mine = (topic: string, partition: number): boolean => (assigned[topic] ?? []).includes(partition);
+    for (const [k, a] of this.acked) if (!mine(a.topic, a.partition)) this.acked.delete(k);
+    // the lag of a partition another instance copies is theirs to show
+    for (const [k, l] of this.lag) {
+      const cut = k.lastIndexOf('-');
+      if (cut > 0 && l.topic === k.slice(0, cut) && !mine(l.topic, Number(k.slice(cut + 1)))) this.lag.delete(k);
+    }
   }
 
   /** Each partition's restart point (`tpKey` -> next offset). */

@@ -193,6 +193,20 @@ export class OffsetSyncWriter {
     }
   }
 
+  /**
+   * Not in MM2 (a task's partitions never change while it lives): the partition moved to another
+   * instance of the flow (or is ours again after a move). Its queued syncs are dropped (the new
+   * owner writes newer ones) and its state too, so that the first record it copies here again
+   * gets a sync at once, as the first record of a task does. A failed send of it is not queued again.
+   */
+  forget(topic: string, partition: number): void {
+    const k = key(topic, partition);
+    this.states.delete(k);
+    this.pendingSyncs.delete(k);
+    this.delayedSyncs.delete(k);
+    this.lastStarted.delete(k);
+  }
+
   /** Pending syncs in send order (copies). */
   pending(): OffsetSync[] {
     return [...this.pendingSyncs.values()].map((s) => ({ ...s }));

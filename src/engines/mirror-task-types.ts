@@ -15,7 +15,11 @@ export type MirrorEvent =
   /** The target acknowledged `records` copied records (evidence that the mirror copies now). */
   | { type: 'delivered'; records: number }
   /** Both clusters answered a probe (evidence that the mirror could copy now). */
-  | { type: 'answered' };
+  | { type: 'answered' }
+  /** After a join: this instance copies `partitions` of the flow's `of`, `instances` share the flow (issue 25). */
+  | { type: 'share'; partitions: number; of: number; instances: number }
+  /** `records` copied now were on the target already (copied before a move or a crash; counted in stats.duplicates). */
+  | { type: 'duplicates'; topic: string; partition: number; records: number };
 
 
 /** `source`/`target`: the cluster did not answer a probe; `delivery`: records wait on the source and none are copied. */
@@ -43,6 +47,8 @@ export interface MirrorOptions extends Omit<MirrorTopicsOptions, 'onEvent' | 'st
   syncTopicConfigs?: boolean;
   /** `sync.topic.acls.enabled`: the first refresh that works copies the topic ACLs (then syncAcls() on the caller's interval). */
   syncTopicAcls?: boolean;
+  /** The consumer's session timeout (default 30 s): a dead instance's partitions move after it. */
+  sessionTimeoutMs?: number;
   /** The back-off of a failed config or ACL sync, in ms (default 5 s, doubling up to 5 minutes). */
   syncRetryMs?: { first: number; max: number };
 }
@@ -56,6 +62,12 @@ export interface MirrorStats {
   syncsSent: number;
   syncsFailed: number;
   lagBySourcePartition: Record<string, number>;
+  /** Source partitions this instance copies now (its share; all of them when it runs alone). */
+  ownedPartitions: number;
+  /** Instances of the flow in the mirror's group (1: alone). */
+  instances: number;
+  /** Records copied again because the target had them already (after a move or a crash); see core/mirror-share. */
+  duplicates: number;
   committedPartitions: number;
   errors: Partial<Record<MirrorErrorPlace, string>>;
 }

@@ -6,8 +6,7 @@
  * - Records are copied to `policy.formatRemoteTopic(sourceAlias, topic)`, same partition, with key,
  *   value, headers and timestamp preserved, in order per partition.
  * - Offset syncs (MirrorSourceTask.commitRecord + OffsetSyncWriter): after each produce ack, per record, maybeQueueOffsetSyncs(topic, partition,
- *   upstream, downstream) + firePendingOffsetSyncs; every flush interval commit() (promote delayed + fire).
- *   The downstream offset of record i of a produce request is the ack's base offset + i.
+ *   upstream, downstream = the ack's base offset + i) + firePendingOffsetSyncs; every flush interval commit() (promote delayed + fire).
  * - At-least-once: the source position is committed to a consumer group on the source only
  *   for records the target acknowledged; after a crash or redeploy the mirror resumes there.
  *
@@ -23,13 +22,14 @@ import { checkDelivery, recordBytes, sameSubscription } from '../core/mirror-pla
 import { MirrorTopics, errText } from './mirror-topics';
 import { MirrorProducer } from './mirror-producer';
 import type { MirrorErrorPlace, MirrorOptions, MirrorOutstanding, MirrorStats } from './mirror-task-types';
-import { oldestOutstanding, SourcePositions, tpKey } from '../core/mirror-positions';
+import { oldestOutstanding, SourcePositions, tpKey, type Acked } from '../core/mirror-positions';
 import { chunkBySize } from '../core/chunks';
 import { CoalescingRunner } from '../core/coalescing-runner';
 import { askCluster, PROBE_EVERY_MS, PROBE_TIMEOUT_MS } from '../kafka/cluster-probe';
 import { topicEnds } from '../kafka/topic-reader';
 import { consumerRefusal } from '../kafka/broker-refusals';
-import { legacyResumePoints, type PartitionProgress } from '../core/mirror-progress';
+import { MirrorShare, progressMetadata } from '../core/mirror-share';
+import { adoptLegacyProgress, lookUpAfterJoin } from './mirror-group';
 import type { AclNeed } from '../kafka/client';
 
 const MAX_CHUNK_RECORDS = 500;
@@ -45,6 +45,10 @@ const MAX_CHUNK_BYTES = 512 * 1024;
  * so the bound is only there to keep memory finite while writes fail: then the pending slots take over.
  */
 export const MIRROR_SYNCS_IN_FLIGHT = 5000;
+/** kafkajs's default session timeout: an instance that stops heartbeating loses its partitions after it. */
+const SESSION_TIMEOUT_MS = 30000;
+/** The longest a sync batch waits for the instance to be a member in good standing again (then it is tried again). */
+const SYNC_GATE_WAIT_MS = 60000;
 /** First and longest wait before a failed config or ACL sync is tried again (MirrorOptions.syncRetryMs). */
 const SYNC_RETRY_MS = { first: 5000, max: 300000 };
 
@@ -68,6 +72,12 @@ export class Mirror {
   private bytes = 0;
   private syncsSent = 0;
   private syncsFailed = 0;
+  /** Records copied again after a move or a crash (the remote partition had them already: core/mirror-share). */
+  private duplicates = 0;
+  /** This instance's share of the flow's partitions and whether it may write offset syncs now. */
+  private readonly share: MirrorShare;
+  /** What the instance learns after a join (engines/mirror-group): batches of the generation wait for it. */
+  private afterJoin: Promise<void> = Promise.resolve();
   private stopping = false;
   private started = false;
   private syncsTopicReady = false;
@@ -91,6 +101,8 @@ export class Mirror {
 
   constructor(options: MirrorOptions) {
     this.o = options;
+    // a heartbeat answered within half the session timeout: the coordinator cannot have moved our partitions
+    this.share = new MirrorShare((options.sessionTimeoutMs ?? SESSION_TIMEOUT_MS) / 2);
     this.syncRetryMs = options.syncRetryMs ?? SYNC_RETRY_MS;
     const first = this.syncRetryMs.first;
     this.syncRetries = { configs: { timer: null, delay: first }, acls: { timer: null, delay: first } };
@@ -113,8 +125,11 @@ export class Mirror {
     };
     const ordered = syncs
       ? new OrderedBatchSender<OffsetSync>(async (list) => {
+          // fencing (core/mirror-share): only while a member in good standing, only what it owns
+          const mine = await this.syncGate(list);
+          if (mine.length === 0) return;
           const producer = await syncs.connection.producer();
-          const messages = list.map((s) => ({ partition: 0, ...encodeOffsetSync(s) }));
+          const messages = mine.map((s) => ({ partition: 0, ...encodeOffsetSync(s) }));
           await producer.send({ topic: syncs.topic, acks: -1, messages });
         }, 500, { giveUp: () => this.stopping, sleep: (ms) => this.sleep(ms), onRetry: syncWriteFailed })
       : null;
@@ -247,7 +262,7 @@ export class Mirror {
     // Partitions no longer subscribed: forget their progress and lag.
     this.positions.keepTopics(subscription);
     const topics = [...subscription.keys()];
-    this.o.onEvent({ type: 'subscribed', topics, partitions: [...subscription.values()].reduce((a, b) => a + b, 0) });
+    this.o.onEvent({ type: 'subscribed', topics, partitions: this.subscribedPartitions() });
     if (topics.length === 0) return;
     try {
       await this.adoptLegacyProgress(subscription);
@@ -263,6 +278,7 @@ export class Mirror {
     if (this.stopping) return;
     const consumer = this.o.source.kafka.consumer({
       groupId: this.o.groupId,
+      sessionTimeout: this.o.sessionTimeoutMs ?? SESSION_TIMEOUT_MS,
       allowAutoTopicCreation: false,
       readUncommitted: false,
       maxWaitTimeInMs: this.o.maxWaitTimeInMs ?? 1000,
@@ -287,11 +303,18 @@ export class Mirror {
         this.scheduleRetry();
       }
     });
+    // Issue 25: the instances of the flow (the same flow in N Node-REDs) share the partitions.
+    consumer.on(consumer.events.REBALANCING, () => {
+      // kafkajs finished the batches in hand and rejoins now: commit what the target acknowledged
+      // while still a member of this generation, so that a partition that moves resumes there
+      // (not at the last flush), and write no sync until the new assignment is known.
+      this.share.rebalance();
+      if (this.consumer === consumer) void this.commitWith(consumer).catch(() => undefined);
+    });
+    consumer.on(consumer.events.HEARTBEAT, () => this.share.alive(Date.now()));
     consumer.on(consumer.events.GROUP_JOIN, (ev) => {
-      // Progress of partitions now owned by another member (another Node-RED running the same
-      // flow) is theirs to commit.
       const assigned = ev.payload.memberAssignment ?? {};
-      this.positions.keepAssigned(assigned);
+      this.onAssigned(assigned);
       this.clearError('consumer');
       this.o.source.reportOk();
     });
@@ -314,44 +337,43 @@ export class Mirror {
     }
   }
 
-  /**
-   * Before the consumer joins: partitions the group has no commit for start where the per-node
-   * groups of an earlier build stopped (the highest commit among them, core/mirror-progress), by
-   * committing that offset to the group. Throws when the source cannot be asked or the commit is
-   * refused (the refresh fails, is shown and retried): starting anyway would copy again what the
-   * old groups copied.
-   */
   private async adoptLegacyProgress(subscription: Map<string, number>): Promise<void> {
-    const isLegacy = this.o.legacyGroups;
-    if (!isLegacy) return;
-    const admin = await this.o.source.admin();
-    const topics = [...subscription.keys()];
-    const have = new Set<string>();
-    for (const t of await admin.fetchOffsets({ groupId: this.o.groupId, topics })) {
-      for (const p of t.partitions) if (BigInt(p.offset) >= 0n) have.add(tpKey(t.topic, p.partition));
-    }
-    const missing: Array<{ topic: string; partition: number }> = [];
-    for (const [topic, count] of subscription) for (let p = 0; p < count; p++) if (!have.has(tpKey(topic, p))) missing.push({ topic, partition: p });
-    if (missing.length === 0) return;
-    const groups = (await admin.listGroups()).groups.map((g) => g.groupId).filter((g) => g !== this.o.groupId && isLegacy(g)).sort();
-    if (groups.length === 0) return;
-    const missingTopics = [...new Set(missing.map((m) => m.topic))];
-    const legacy: PartitionProgress[][] = [];
-    const used: string[] = [];
-    for (const groupId of groups) {
-      const list: PartitionProgress[] = [];
-      for (const t of await admin.fetchOffsets({ groupId, topics: missingTopics })) {
-        for (const p of t.partitions) list.push({ topic: t.topic, partition: p.partition, offset: BigInt(p.offset) });
-      }
-      if (list.some((p) => p.offset >= 0n)) used.push(groupId);
-      legacy.push(list);
-    }
-    const resume = legacyResumePoints(missing, legacy);
-    if (resume.length === 0) return;
-    const r = await this.o.source.committer().commit(this.o.groupId, resume);
-    if (!r.ok) throw new Error(`cannot take over the progress of ${used.join(', ')} into ${this.o.groupId}: ${r.message}`);
-    this.o.onEvent({ type: 'progress-adopted', partitions: resume.length, groups: used });
+    if (!this.o.legacyGroups) return;
+    const adopted = await adoptLegacyProgress(this.o.source, this.o.groupId, this.o.legacyGroups, subscription);
+    if (adopted) this.o.onEvent({ type: 'progress-adopted', ...adopted });
   }
+
+  /** Waits (up to SYNC_GATE_WAIT_MS, then tried again) until the instance is a member in good standing (core/mirror-share maySync); keeps the syncs of what it owns. */
+  private async syncGate(list: OffsetSync[]): Promise<OffsetSync[]> {
+    const until = Date.now() + SYNC_GATE_WAIT_MS;
+    while (!this.share.maySync(Date.now())) {
+      if (this.stopping) return [];
+      if (Date.now() > until) throw new Error('not a member of the group in good standing: offset syncs held');
+      await this.sleep(200);
+    }
+    return list.filter((s) => this.share.owns(s.topic, s.partition));
+  }
+
+  /**
+   * A join: partitions now another instance's are forgotten (their progress and syncs are the new owner's); a partition
+   * gained starts a fresh sync state (its first record is synced, as a task's in MM2); batches wait for the lookup (engines/mirror-group).
+   */
+  private onAssigned(assigned: Record<string, number[]>): void {
+    this.positions.keepAssigned(assigned);
+    const change = this.share.assign(assigned, Date.now());
+    for (const p of [...change.revoked, ...change.added]) this.writer?.forget(p.topic, p.partition);
+    const lookup = lookUpAfterJoin(this.o.source, this.o.target, this.o.groupId, assigned, (t) => this.remote.get(t) ?? this.o.policy.formatRemoteTopic(this.o.sourceAlias, t)).then(
+      (found) => {
+        this.share.members = found.members;
+        for (const e of found.expected) this.share.expect(e.topic, e.partition, e.mark);
+        this.o.onEvent({ type: 'share', partitions: this.share.size, of: this.subscribedPartitions(), instances: found.members });
+      },
+      () => this.o.onEvent({ type: 'share', partitions: this.share.size, of: this.subscribedPartitions(), instances: this.share.members }),
+    );
+    this.afterJoin = Promise.race([lookup, this.sleep(10000)]);
+  }
+
+  private subscribedPartitions = (): number => [...this.subscription.values()].reduce((a, b) => a + b, 0);
 
   private async stopConsumer(): Promise<void> {
     const consumer = this.consumer;
@@ -359,10 +381,12 @@ export class Mirror {
     if (!consumer) return;
     this.generation++;
     for (const w of [...this.wake]) w();
-    // Commit what the target acknowledged while still a member, then leave the group, then
-    // commit (as an administrator, the group being empty now) what was acknowledged meanwhile.
+    // Commit what the target acknowledged and write the offset syncs while still a member (then
+    // another instance may own the partitions), leave, commit as an administrator what was acknowledged meanwhile.
     await this.commitWith(consumer).catch(() => undefined);
+    if (this.writer) await Promise.race([this.writer.flush(), this.sleep(3000)]);
     await consumer.disconnect().catch(() => undefined);
+    for (const p of this.share.left()) this.writer?.forget(p.topic, p.partition);
     await this.commitAsAdmin().catch(() => undefined);
   }
 
@@ -373,25 +397,35 @@ export class Mirror {
     if (!remote || batch.messages.length === 0) return;
     const messages = batch.messages;
     const generation = this.generation;
-    const abandoned = () => this.stopping || generation !== this.generation || !isRunning() || isStale();
+    await this.afterJoin;
+    // a rebalance announced: the rest of the batch is left to whoever owns the partition next (from the commit made now)
+    const abandoned = () => this.stopping || generation !== this.generation || !isRunning() || isStale() || this.share.rebalanceAnnounced;
     const sizes = messages.map((m) => recordBytes(m.key, m.value, m.headers as Record<string, unknown> | undefined));
     for (const [start, end] of chunkBySize(sizes, MAX_CHUNK_RECORDS, MAX_CHUNK_BYTES)) {
       if (abandoned()) return;
       const chunk = messages.slice(start, end);
       const base = await this.out.produce(remote, partition, chunk, heartbeat, abandoned);
       if (base === null) return;
+      // no sync for a copy of a record the target had (earlier syncs map it to its first copy; a lower one is a rewind: core/mirror-share)
+      const mark = this.share.markOf(topic, partition) ?? -1n;
       for (let i = 0; i < chunk.length; i++) {
+        if (BigInt(chunk[i].offset) < mark) continue;
         this.writer?.maybeQueueOffsetSyncs(topic, partition, BigInt(chunk[i].offset), base + BigInt(i));
         this.writer?.firePendingOffsetSyncs();
       }
       const last = chunk[chunk.length - 1].offset;
-      this.positions.acknowledged(topic, partition, last, batch.highWatermark);
+      this.positions.acknowledged(topic, partition, last, batch.highWatermark, base + BigInt(chunk.length));
+      const again = this.share.copied(topic, partition, chunk.map((m) => BigInt(m.offset)));
+      if (again > 0) {
+        this.duplicates += again;
+        this.o.onEvent({ type: 'duplicates', topic, partition, records: again });
+      }
       resolveOffset(last);
       this.clearError('delivery');
       this.records += chunk.length;
       for (let i = start; i < end; i++) this.bytes += sizes[i];
       this.o.onEvent({ type: 'delivered', records: chunk.length });
-      await heartbeat().catch(() => undefined);
+      await heartbeat().catch((e: unknown) => this.share.heartbeatFailed(e));
     }
   }
 
@@ -477,8 +511,14 @@ export class Mirror {
   private async commitWith(consumer: Consumer): Promise<void> {
     const list = this.positions.dirty();
     if (list.length === 0) return;
-    await consumer.commitOffsets(list.map((a) => ({ topic: a.topic, partition: a.partition, offset: a.next.toString() })));
+    await consumer.commitOffsets(list.map((a) => ({ topic: a.topic, partition: a.partition, offset: a.next.toString(), metadata: this.note(a) })));
     this.positions.markCommitted(list);
+    this.share.alive(Date.now());
+  }
+
+  /** A progress commit's metadata (core/mirror-share): the target offset after it, and the duplicates' mark while above it. */
+  private note(a: Acked): string | null {
+    return a.down != null ? progressMetadata(a.down, this.share.markOf(a.topic, a.partition)) : null;
   }
 
   private async commitAsAdmin(): Promise<void> {
@@ -486,7 +526,7 @@ export class Mirror {
     if (list.length === 0) return;
     const r = await this.o.source.committer().commit(
       this.o.groupId,
-      list.map((a) => ({ topic: a.topic, partition: a.partition, offset: a.next })),
+      list.map((a) => ({ topic: a.topic, partition: a.partition, offset: a.next, metadata: this.note(a) ?? '' })),
     );
     if (r.ok) this.positions.markCommitted(list);
   }
@@ -505,12 +545,15 @@ export class Mirror {
     return {
       topics,
       remoteTopics: Object.fromEntries(topics.map((t) => [t, this.remote.get(t) ?? this.o.policy.formatRemoteTopic(this.o.sourceAlias, t)])),
-      partitions: [...this.subscription.values()].reduce((a, b) => a + b, 0),
+      partitions: this.subscribedPartitions(),
       records: this.records,
       bytes: this.bytes,
       syncsSent: this.syncsSent,
       syncsFailed: this.syncsFailed,
       lagBySourcePartition: this.positions.lagBySourcePartition(),
+      ownedPartitions: this.share.size,
+      instances: this.share.members,
+      duplicates: this.duplicates,
       committedPartitions: this.positions.committedPartitions,
       errors: { ...this.errors },
     };
@@ -539,7 +582,6 @@ export class Mirror {
       await this.refresher.idle();
       await this.stopConsumer();
       await this.out.close();
-      if (this.writer) await this.writer.flush();
     })().catch(() => undefined);
     await Promise.race([work, new Promise<void>((r) => (timer = setTimeout(r, timeoutMs)))]);
     if (timer) clearTimeout(timer);

@@ -18,6 +18,9 @@ export class MirrorView {
   private rate = 0;
   /** Evidence that the mirror copies arrived since the last green status (nodes/mm2-mirror/mm2-mirror-status). */
   private fresh = false;
+  /** The instance's share after the last join (issue 25). */
+  private share: { partitions: number; of: number; instances: number } | null = null;
+  private loggedDuplicates = 0;
   /** Set once the engine exists (its events may come before). */
   mirror: Mirror | null = null;
 
@@ -75,6 +78,14 @@ export class MirrorView {
         this.fresh = true;
         if (this.problems.size === 0) this.render();
         break;
+      case 'share':
+        if (e.instances > 1 || (this.share && this.share.instances > 1)) node.log(t('mm2-mirror.log.share', { partitions: e.partitions, of: e.of, instances: e.instances }));
+        this.share = { partitions: e.partitions, of: e.of, instances: e.instances };
+        this.fresh = true;
+        this.render();
+        break;
+      case 'duplicates':
+        break; // counted in the stats; logged with them (statsMessage)
       case 'delivered':
       case 'answered':
         this.fresh = true;
@@ -91,6 +102,10 @@ export class MirrorView {
     const rate = now > this.lastAt ? ((s.records - this.lastRecords) * 1000) / (now - this.lastAt) : 0;
     this.lastRecords = s.records;
     this.lastAt = now;
+    if (s.duplicates > this.loggedDuplicates) {
+      this.node.log(this.t('mm2-mirror.log.duplicates', { records: s.duplicates - this.loggedDuplicates, total: s.duplicates }));
+      this.loggedDuplicates = s.duplicates;
+    }
     this.rate = rate;
     this.render();
     return { topic: TOPICS.mirror, payload: mirrorStatsPayload(s, rate, this.where) };
@@ -110,6 +125,7 @@ export class MirrorView {
       recordsPerSecond: this.rate,
       outstanding: o ? { kind: o.kind, alias, since: o.since } : null,
       fresh: this.fresh,
+      share: this.share,
     }, Date.now());
     if (!view) return;
     if ('activity' in view && view.activity.fill === 'green') this.fresh = false;

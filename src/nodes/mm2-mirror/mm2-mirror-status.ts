@@ -21,6 +21,8 @@ export interface MirrorStatusInput {
   outstanding: { kind: 'ack' | 'answer'; alias: string; since: number } | null;
   /** Evidence that the mirror copies arrived since the last green status. */
   fresh: boolean;
+  /** The instance's share when several instances of the flow share it (issue 25); null or 1 instance: the status says nothing of it. */
+  share?: { partitions: number; of: number; instances: number } | null;
 }
 
 /** What to show at `now`; null: nothing new (the status stays as it is). */
@@ -34,5 +36,10 @@ export function mirrorStatus(t: Translate, s: MirrorStatusInput, now: number): S
     return { activity: { fill: 'yellow', shape: 'ring', text: t(key, { alias: o.alias, age: Math.floor((now - o.since) / 1000) }) } };
   }
   if (!s.fresh) return null;
-  return { activity: { fill: 'green', shape: 'dot', text: t('mm2-mirror.status.mirroring', { count: s.subscribed.length, rate: formatRate(s.recordsPerSecond) }) } };
+  const rate = formatRate(s.recordsPerSecond);
+  const share = s.share;
+  if (share && share.instances > 1) {
+    return { activity: { fill: 'green', shape: 'dot', text: t('mm2-mirror.status.sharing', { partitions: share.partitions, of: share.of, instances: share.instances, rate }) } };
+  }
+  return { activity: { fill: 'green', shape: 'dot', text: t('mm2-mirror.status.mirroring', { count: s.subscribed.length, rate }) } };
 }

@@ -475,6 +475,11 @@ export interface MirrorStatsMessage {
     lagBySourcePartition: Record<string, number>;
     /** Source progress committed to the mirror's own group on the source (at-least-once restart point). */
     committedPartitions: number;
+    /** Source partitions this instance copies now, and the instances of the flow sharing them (issue 25; alone: all, 1). */
+    ownedPartitions: number;
+    instances: number;
+    /** Records copied again that the target had already (an instance died or could not commit before its partitions moved). */
+    duplicates: number;
     /** The last error still unresolved, if any. */
     error: string | null;
   };
@@ -501,6 +506,9 @@ export function mirrorStatsPayload(
     offsetSyncsTopic: where.offsetSyncsTopic,
     lagBySourcePartition: s.lagBySourcePartition,
     committedPartitions: s.committedPartitions,
+    ownedPartitions: s.ownedPartitions,
+    instances: s.instances,
+    duplicates: s.duplicates,
     error: errors.length > 0 ? errors[errors.length - 1] ?? null : null,
   };
 }
