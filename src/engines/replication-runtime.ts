@@ -12,6 +12,7 @@
 import { CheckpointStore } from '../core/checkpoint-store';
 import { RewindMarks } from '../core/rewind-history';
 import type { Checkpoint } from '../core/types';
+import { ReplicationShares } from './replication-shares';
 
 /** The checkpoints as the group-offset writer reads them. */
 export interface CheckpointView {
@@ -64,6 +65,8 @@ export class ReplicationRuntime implements CheckpointsHome, CheckpointView {
   private readonly dirty = new Set<string>();
   /** The rewinds the order of the stored checkpoints showed (a writer that starts later takes them; marks only, no copy of the checkpoints). */
   private readonly marks = new RewindMarks();
+  /** The share of the flow this instance owns when the flow runs in several Node-RED instances (engines/replication-shares). */
+  readonly shares = new ReplicationShares();
 
   // ---- the checkpoint emitters' side ------------------------------------------------------------
 
