@@ -1,13 +1,22 @@
 'use strict';
 /** The fencing lease of a shared flow's instance, its share's words, and the shares' ownership rules (issue 25). */
 const assert = require('node:assert/strict');
-const { leaseHolds, leaseMarginMs, leaseUntil, shareShown, flowShareSettings } = require('../../dist/core/share-lease');
-const { shareText, withShare, shareLogText } = require('../../dist/nodes/shared/share-status');
+const { leaseHolds, leaseMarginMs, leaseUntil, flowShareSettings } = require('../../dist/core/share-lease');
+/** @type {(v: any) => boolean} */
+const shareShown = require('../../dist/core/share-lease').shareShown;
+const shareStatus = require('../../dist/nodes/shared/share-status');
+/** @type {(t: any, v: any, g: any) => string} */
+const shareText = shareStatus.shareText;
+/** @type {(t: any, view: any, v: any, g: any) => any} */
+const withShare = shareStatus.withShare;
+/** @type {(t: any, v: any) => string | null} */
+const shareLogText = shareStatus.shareLogText;
 const { ReplicationShares } = require('../../dist/engines/replication-shares');
 const { settingsFingerprint } = require('../../dist/core/group-ownership');
 
 /** A translate that shows the key and its values (the words themselves are in the catalogs). */
-const en = require('../../src/nodes/shared/locales/en-US/common.json')['mm2-common'];
+/** @type {any} */
+const en = JSON.parse(require('node:fs').readFileSync(require('node:path').join(__dirname, '../../src/nodes/shared/locales/en-US/common.json'), 'utf8'))['mm2-common'];
 function t(key, vars = {}) {
   const path = key.replace(/^mm2-common\./, '').split('.');
   let s = path.reduce((o, k) => (o ? o[k] : undefined), en);
@@ -43,6 +52,7 @@ describe('share lease (fencing a paused instance)', function () {
 });
 
 describe('share words and settings', function () {
+  /** @type {any} */
   const sharing = { kind: 'sharing', partitions: 17, partitionCount: 50, instances: 3 };
 
   it('status: "3,412 of 10,000 groups, 17 of 50 partitions, 3 instances", before the node\'s own text', function () {
@@ -103,7 +113,7 @@ describe('replication shares without a membership', function () {
     const views = [];
     shares.subscribe((v) => views.push(v));
     // an empty alias is refused by the membership at once
-    const leave = shares.join({ kafka: {}, sourceAlias: '', targetAlias: 't', settings: {} });
+    const leave = shares.join({ kafka: /** @type {any} */ ({}), sourceAlias: '', targetAlias: 't', settings: {} });
     await shares.ready();
     assert.equal(shares.current.kind, 'solo');
     assert.match(shares.current.reason, /sourceAlias/);
