@@ -28,6 +28,8 @@ import { explainKafkaError } from '../kafka/client';
 
 /** How long the first discovery waits for the first assignment before the instance works alone. */
 export const FIRST_ASSIGNMENT_WAIT_MS = 15000;
+/** A membership that failed for another reason than a refusal (e.g. `__consumer_offsets` not created yet, a source that does not answer) is tried again this often, the instance working alone meanwhile. */
+export const SHARE_RETRY_MS = 30000;
 
 export interface ShareJoinOptions {
   /** The kafkajs client of the flow's source (whose `__consumer_offsets` is split). */
@@ -63,6 +65,7 @@ export class ReplicationShares implements GroupOwner {
   private view: ShareView = { kind: 'alone' };
   private readyP: Promise<void> = Promise.resolve();
   private readonly events = new EventEmitter<{ change: [ShareView] }>();
+  private retryTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -114,11 +117,13 @@ export class ReplicationShares implements GroupOwner {
   }
 
   private set(view: ShareView): void {
+    if (JSON.stringify(view) === JSON.stringify(this.view)) return; // the same share: nothing to redo
     this.view = view;
     this.events.emit('change', view);
   }
 
-  private begin(o: ShareJoinOptions): void {
+  /** Joins the flow's group; `again`: a retry while working alone (it stays alone, owning everything, until an assignment comes). */
+  private begin(o: ShareJoinOptions, again = false): void {
     const groupId = shareGroupId(o.sourceAlias, o.targetAlias);
     if (joinedHere.has(groupId)) {
       this.set({ kind: 'solo', reason: `another replication node of this Node-RED already shares the flow ${o.sourceAlias}->${o.targetAlias} (group ${groupId})` });
@@ -134,13 +139,21 @@ export class ReplicationShares implements GroupOwner {
     joinedHere.add(groupId);
     this.groupId = groupId;
     this.membership = m;
-    this.view = { kind: 'joining' };
+    if (!again) this.view = { kind: 'joining' };
     const failed = (e: unknown): void => {
       if (this.membership !== m) return;
       this.membership = null;
       this.forgetGroup();
       void m.stop();
       this.set({ kind: 'solo', reason: `the sharing group ${groupId} cannot be joined: ${explainKafkaError(e)}` });
+      // refused (an ACL): until the flow is redeployed; anything else (no __consumer_offsets yet, a source away): again later
+      const type = String((e as { type?: unknown })?.type ?? '');
+      if (!/AUTHORIZATION_FAILED/.test(type) && !(e instanceof TypeError) && !(e instanceof RangeError)) {
+        this.retryTimer = setTimeout(() => {
+          this.retryTimer = null;
+          if (this.users > 0 && this.membership === null) this.begin(o, true);
+        }, SHARE_RETRY_MS);
+      }
     };
     m.on('change', (s) => {
       if (this.membership !== m) return;
@@ -148,6 +161,10 @@ export class ReplicationShares implements GroupOwner {
       else this.set({ kind: 'sharing', partitions: s.shares.size, partitionCount: s.shares.partitionCount, instances: s.members ?? 1 });
     });
     m.on('error', failed);
+    if (again) {
+      m.start().catch(failed);
+      return;
+    }
     const wait = o.firstAssignmentWaitMs ?? FIRST_ASSIGNMENT_WAIT_MS;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const waited = new Promise<void>((resolve) => {
@@ -168,6 +185,8 @@ export class ReplicationShares implements GroupOwner {
   }
 
   private async end(): Promise<void> {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
     const m = this.membership;
     this.membership = null;
     this.view = { kind: 'alone' };
