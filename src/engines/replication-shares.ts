@@ -16,8 +16,10 @@
  * - a member: the groups whose commits land in its `__consumer_offsets` partitions
  *   (core/group-ownership Shares.owns); kept out (settings differ): nothing.
  *
- * Writes are fenced (core/share-lease): a member writes only while its last heartbeat is recent
- * enough that the coordinator still counts it in, and not while a rebalance is settling.
+ * Writes are fenced (core/share-lease): a member sharing with others writes only while its last
+ * heartbeat is recent enough that the coordinator still counts it in, and not while a rebalance is
+ * settling. A member alone in its last generation is not fenced: there is no one to fence against,
+ * and the sharing group lives on the source, whose loss must not stop a failover's target writes.
  */
 import { EventEmitter } from 'node:events';
 import type { Kafka } from 'kafkajs';
@@ -107,7 +109,11 @@ export class ReplicationShares implements GroupOwner {
     if (v.kind === 'alone' || v.kind === 'solo') return true;
     if (v.kind !== 'sharing') return false;
     const m = this.membership;
-    if (!m || m.rebalancing) return false;
+    if (!m) return false;
+    // alone in the last generation: nothing to fence against, and a source that stops answering (the
+    // sharing group lives there) must not stop the target writes of a failover: as one instance always did
+    if (v.instances === 1) return true;
+    if (m.rebalancing) return false;
     return leaseHolds({ lastHeartbeatAt: m.lastHeartbeatAt, sessionTimeoutMs: m.sessionTimeoutMs, marginMs: leaseMarginMs(m.sessionTimeoutMs, m.heartbeatIntervalMs) }, this.now());
   }
 
