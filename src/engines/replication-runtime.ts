@@ -59,14 +59,14 @@ export interface CheckpointsHome {
 }
 
 export class ReplicationRuntime implements CheckpointsHome, CheckpointView {
+  /** The share of the flow this instance owns when the flow runs in several Node-RED instances (engines/replication-shares). */
+  readonly shares = new ReplicationShares();
   private readonly stores: OpenStore[] = [];
   private readonly listeners = new Set<CheckpointsListener>();
   /** Groups whose checkpoints changed since the last completed cycle. */
   private readonly dirty = new Set<string>();
   /** The rewinds the order of the stored checkpoints showed (a writer that starts later takes them; marks only, no copy of the checkpoints). */
   private readonly marks = new RewindMarks();
-  /** The share of the flow this instance owns when the flow runs in several Node-RED instances (engines/replication-shares). */
-  readonly shares = new ReplicationShares();
 
   // ---- the checkpoint emitters' side ------------------------------------------------------------
 
