@@ -16,7 +16,9 @@ export type GroupSkipCode =
   /** Nothing could be written: the remaining partitions are missing on the target or invalid. */
   | 'nothing-to-write'
   /** Reading the group or committing failed; see the reason. */
-  | 'error';
+  | 'error'
+  /** Not written: this instance's lease on its share of the flow did not hold (engines/replication-shares); the next run writes it once the sharing group settles. */
+  | 'fenced';
 
 export interface WrittenGroup {
   group: string;

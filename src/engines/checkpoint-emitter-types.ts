@@ -14,6 +14,7 @@ import { uniteGroupPartitions } from '../core/cycle-selection';
 import type { MembersOnTarget, ReadinessSummary, ReadinessThresholds } from '../core/readiness';
 import type { NotReplicatedGroup } from '../core/group-types';
 import type { ClusterConnection } from '../kafka/connection';
+import type { GroupOwner } from './replication-shares';
 import type { GroupPartitions, SourceOffsetsMode, SourceOffsetsOptions } from './source-offsets';
 
 export type { GroupCoverageEntry, GroupPartitions, SourceOffsetsMode, WrittenCheckpoint };
@@ -68,6 +69,12 @@ export interface EmitterEvents {
 }
 
 export interface CheckpointEmitterOptions {
+  /**
+   * Which groups this instance works on when the flow runs in several Node-RED instances
+   * (engines/replication-shares): only those are selected, translated and written, and nothing is
+   * written while the lease on the share does not hold. Absent: every group (one instance).
+   */
+  shares?: GroupOwner;
   source: ClusterConnection;
   target: ClusterConnection;
   sourceAlias: string;

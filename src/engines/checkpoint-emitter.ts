@@ -65,6 +65,9 @@ export class CheckpointEmitter {
   /** The writes to the checkpoints topic, taking turns (engines/checkpoint-writes). */
   private readonly writes: CheckpointWrites;
   private startP: Promise<void> | null = null;
+  /** Groups the last discovery found before the share was applied (the status's "of 10,000 groups"). */
+  private discoveredTotal: number | null = null;
+  private unsubscribeShares: (() => void) | null = null;
   private discoveryP: Promise<DiscoveryResult> | null = null;
   private readonly now: () => number;
   /** Reads the checkpoints topic at start. */
@@ -106,8 +109,10 @@ export class CheckpointEmitter {
       target: o.target,
       topic: o.checkpointsTopic,
       unsent: this.unsent,
-      current: (g, t, p) => this.checkpointStore.getPartition(g, t, p),
+      // a group whose share moved away is no longer this instance's to write (its retry entries go)
+      current: (g, t, p) => (this.owns(g) ? this.checkpointStore.getPartition(g, t, p) : undefined),
       stopped: () => this.stopped,
+      fenced: () => this.o.shares !== undefined && !this.o.shares.writable(),
     });
     this.sourceOffsets = new SourceOffsets({
       source: o.source,
@@ -127,6 +132,22 @@ export class CheckpointEmitter {
       onAnswered: () => o.events?.sourceAnswered?.(),
     });
     this.fullReads = new FullSourceReads(o.source, this.sourceOffsets, this.now, () => o.events, o.fullSourceReadEveryMs ?? FULL_SOURCE_READ_EVERY_MS);
+  }
+
+  /** Whether this instance works on `group` (the flow's share; every group when not shared). */
+  private owns(group: string): boolean {
+    return this.o.shares === undefined || this.o.shares.owns(group);
+  }
+
+  /** Groups the last discovery found before the share was applied (null: not discovered yet). */
+  get groupsDiscovered(): number | null {
+    return this.discoveredTotal;
+  }
+
+  /** The share changed: groups gained are picked up at once (a rediscovery and a full cycle), groups lost leave the selection. */
+  private sharesChanged(): void {
+    if (this.stopped || this.selected === null) return;
+    this.refreshGroups().then(() => this.deliverCycle({}), () => undefined);
   }
 
   /** Full cycles on one runner, partial ones on the other: they go side by side (translation is synchronous; the writes take turns). */
@@ -273,6 +294,7 @@ export class CheckpointEmitter {
    */
   start(): Promise<void> {
     if (!this.startP) {
+      if (this.o.shares) this.unsubscribeShares = this.o.shares.subscribe(() => this.sharesChanged());
       this.startP = this.startup().catch(() => undefined);
       this.refreshGroups().catch(() => undefined);
     }
@@ -308,6 +330,7 @@ export class CheckpointEmitter {
   /** Stops: the restore reader, the source stream, and waits for a running cycle (which gives up at its next step). */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unsubscribeShares?.();
     await Promise.all([this.restorer.stop(), this.sourceOffsets.stop()]);
     await Promise.all([this.runner.idle(), this.partialRunner.idle()]);
     await this.writes.idle();
@@ -365,7 +388,8 @@ export class CheckpointEmitter {
     const { source, groupFilter, topicFilter } = this.o;
     try {
       await source.admin(); // connects (and reports a connection failure) first
-      const result = await findCheckpointGroups(
+      await this.o.shares?.ready(); // the first assignment (bounded): which groups are this instance's
+      const found = await findCheckpointGroups(
         {
           // one ListGroups per broker, the same names while nothing changed (refreshed every second at scale)
           // classic and consumer groups only, as MM2 4.x lists them (core/group-types)
@@ -378,6 +402,9 @@ export class CheckpointEmitter {
         topicFilter,
       );
       source.reportOk();
+      this.discoveredTotal = found.groups.length;
+      // shared by several instances: the groups this one owns (every group when alone)
+      const result = this.o.shares ? { ...found, groups: found.groups.filter((g) => this.owns(g)) } : found;
       this.listing.discovered(result.otherTypes);
       const same = this.selected !== null && sameList(this.selected, result.groups);
       this.selected = result.groups;
@@ -442,7 +469,7 @@ export class CheckpointEmitter {
     let fullRead: { groups: readonly string[]; ts: number } | null = null;
     let partialTs = 0;
     if (full) {
-      groups = [...(this.selected ?? [])];
+      groups = this.o.shares ? (this.selected ?? []).filter((g) => this.owns(g)) : [...(this.selected ?? [])];
       const ts = this.now();
       listedAt = ts;
       // the target's groups are listed alongside the source's offsets
@@ -461,7 +488,7 @@ export class CheckpointEmitter {
       const only = opts.only as Map<string, GroupPartitions>;
       // groups first seen committing that MM2's rule would select by name and topic: selected
       // only when the listing says they are classic or consumer groups (never streams or share)
-      const firstSeen = firstSeenCandidates(only, selected, (g) => this.sourceOffsets.offsetsOf(g), this.o.groupFilter, this.o.topicFilter);
+      const firstSeen = firstSeenCandidates(only, selected, (g) => this.sourceOffsets.offsetsOf(g), this.o.groupFilter, this.o.topicFilter).filter((g) => this.owns(g));
       const listedNow = firstSeen.length > 0 ? await this.listing.mm2Lists(firstSeen) : new Set<string>();
       const { covered, added } = partialCycleCoverage(only, selected, listedNow);
       if (added.length > 0) {
@@ -469,6 +496,7 @@ export class CheckpointEmitter {
         this.selected?.sort();
       }
       for (const { group, parts } of covered) {
+        if (!this.owns(group)) continue; // its share moved away (the rediscovery drops it)
         groups.push(group);
         perGroup.set(group, this.sourceOffsets.offsetsOf(group, parts) ?? []);
       }

@@ -64,11 +64,14 @@ export class CheckpointWrites {
     unsent: Map<string, WrittenCheckpoint>;
     current(group: string, topic: string, partition: number): Checkpoint | undefined;
     stopped(): boolean;
+    /** The instance's lease on its share does not hold (engines/replication-shares): nothing is written, the retry list waits. */
+    fenced?(): boolean;
   }) {}
 
   /** Writes at its turn; resolves with what it sent (rejects with the failure explained). */
   write(full: boolean): Promise<WrittenCheckpoint[]> {
     const run = this.chain.then(async () => {
+      if (this.o.fenced?.()) return [];
       const toWrite = checkpointsToWrite(this.o.unsent, this.o.current);
       await writeCheckpoints({ target: this.o.target, topic: this.o.topic, toWrite, unsent: this.o.unsent, full, stopped: this.o.stopped });
       return toWrite;

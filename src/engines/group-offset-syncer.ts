@@ -98,6 +98,11 @@ export interface GroupOffsetSyncerOptions {
   onDeferredRun?: (run: Promise<GroupOffsetsCycle>) => void;
   /** A full run reads again a group up to date as remembered when its last read is older than this (ms). Default FULL_TARGET_READ_EVERY_MS (60 s); benchmarks shorten it so that a short run covers several. */
   fullTargetReadEveryMs?: number;
+  /**
+   * The flow runs in several Node-RED instances (engines/replication-shares): only the groups this
+   * instance owns are written, and nothing while its lease on the share does not hold. Absent: every group.
+   */
+  shares?: { owns(group: string): boolean; writable(): boolean };
   now?: () => number;
 }
 
@@ -433,7 +438,7 @@ export class GroupOffsetSyncer {
     const started = this.now();
     const cycle = ++this.cycleNo;
     const selected = (job.full ? [...this.view.groups()] : [...job.groups].filter((g) => this.view.hasGroup(g)))
-      .filter((g) => this.opts.groupFilter.accept(g))
+      .filter((g) => this.opts.groupFilter.accept(g) && (this.opts.shares?.owns(g) ?? true))
       .sort();
     // the floor bounds the partial runs; a full run (at most one per interval, or a "sync now") writes every group now
     if (job.full) for (const g of selected) this.deferredGroups.delete(g);
@@ -546,6 +551,10 @@ export class GroupOffsetSyncer {
       if (recordDecision(result, g, state, d)) toCommit.push({ group: g, state, decision: d, marks });
     }
 
+    // fencing: a paused instance whose share may have moved writes nothing until its membership settles
+    if (toCommit.length > 0 && this.opts.shares && !this.opts.shares.writable()) {
+      for (const c of toCommit.splice(0)) result.skipped.push({ group: c.group, code: 'fenced', state: c.state, reason: 'not written: this instance\'s lease on its share of the flow does not hold (paused, or a rebalance settling); written once the sharing group settles' });
+    }
     // the commits, pipelined per coordinator over several connections; none is sent after close
     const sent = await connection.committer().commitMany(
       toCommit.map((c) => ({ group: c.group, offsets: c.decision.offsets })),

@@ -13,6 +13,7 @@ import { CheckpointStore } from '../core/checkpoint-store';
 import { RewindMarks } from '../core/rewind-history';
 import type { RewindMark } from '../core/group-offset-sync';
 import type { Checkpoint } from '../core/types';
+import { ReplicationShares } from './replication-shares';
 
 /** The checkpoints as the group-offset writer reads them. */
 export interface CheckpointView {
@@ -68,6 +69,8 @@ export interface CheckpointsHome {
 }
 
 export class ReplicationRuntime implements CheckpointsHome, CheckpointView {
+  /** The share of the flow this instance owns when the flow runs in several Node-RED instances (engines/replication-shares). */
+  readonly shares = new ReplicationShares();
   private readonly stores: OpenStore[] = [];
   private readonly listeners = new Set<CheckpointsListener>();
   /** Groups whose checkpoints changed since the last completed cycle. */

@@ -6,7 +6,7 @@
  * that dies (session timeout) or leaves (close) triggers a rebalance and the others take its share;
  * a new member takes a share without a restart of the others. No coordinator of our own.
  *
- * Not yet used by the checkpoint engine: this is the building block (docs/development.md, Scale-out).
+ * Used through engines/replication-shares, one per replication flow (docs/development.md, Scale-out).
  *
  * It consumes nothing. The assignment is the whole point, the records are read elsewhere
  * (kafka/source-commit-stream): every (re)join pauses the topic before the first fetch (the
@@ -124,6 +124,10 @@ export class ShareMembership extends EventEmitter<ShareMembershipEvents> {
   private readonly heartbeatWaiters = new Set<() => void>();
   private readonly sessionTimeout: number;
   private readonly heartbeatInterval: number;
+  /** When the coordinator last accepted a heartbeat of this member (epoch ms; null: none yet, or stopped): the fencing lease's start (core/share-lease). */
+  lastHeartbeatAt: number | null = null;
+  /** A rebalance began and its generation has not settled yet: the last state may be out of date (no writes meanwhile). */
+  rebalancing = false;
 
   constructor(private readonly o: ShareMembershipOptions) {
     super();
@@ -140,6 +144,14 @@ export class ShareMembership extends EventEmitter<ShareMembershipEvents> {
     if (!Number.isInteger(this.heartbeatInterval) || this.heartbeatInterval < 1 || this.heartbeatInterval >= this.sessionTimeout) {
       throw new RangeError(`heartbeatIntervalMs: ${o.heartbeatIntervalMs} is not a number of milliseconds >= 1 and below sessionTimeoutMs (default 1000)`);
     }
+  }
+
+  get sessionTimeoutMs(): number {
+    return this.sessionTimeout;
+  }
+
+  get heartbeatIntervalMs(): number {
+    return this.heartbeatInterval;
   }
 
   /** The last settled generation; null before the first, and after stop(). */
@@ -227,15 +239,20 @@ export class ShareMembership extends EventEmitter<ShareMembershipEvents> {
       // inside the join, before the first fetch: nothing is ever fetched
       consumer.pause([{ topic: this.topic }]);
       const seq = ++this.joinSeq;
+      this.rebalancing = true; // settled once its generation is known
       this.stats.joins++;
       const parts = ((ev.payload.memberAssignment as Record<string, number[]>)[this.topic] ?? []).slice().sort((a, b) => a - b);
       void this.settle(seq, ev.payload.memberId, ev.payload.isLeader, parts);
+    });
+    consumer.on(consumer.events.REBALANCING, () => {
+      this.rebalancing = true;
     });
     consumer.on(consumer.events.REQUEST, (ev) => {
       if (ev.payload.apiName === 'Fetch') this.stats.fetchRequests++;
     });
     consumer.on(consumer.events.HEARTBEAT, (ev) => {
       this.stats.heartbeats++;
+      this.lastHeartbeatAt = Date.now();
       this.heartbeat = { seq: this.joinSeq, generationId: ev.payload.groupGenerationId };
       this.wakeHeartbeat();
     });
@@ -277,6 +294,7 @@ export class ShareMembership extends EventEmitter<ShareMembershipEvents> {
       differs,
       differsText: differs ? settingDifferenceText(differs) : null,
     };
+    this.rebalancing = false;
     this.emit('change', this.current);
   }
 
@@ -320,6 +338,7 @@ export class ShareMembership extends EventEmitter<ShareMembershipEvents> {
     if (this.stopped) return;
     this.stopped = true;
     this.current = null;
+    this.lastHeartbeatAt = null;
     this.wakeHeartbeat();
     const c = this.consumer;
     if (c) await disconnectQuietly(c);

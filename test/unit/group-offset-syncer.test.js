@@ -483,3 +483,25 @@ describe('GroupOffsetSyncer (no broker)', function () {
     });
   });
 });
+
+describe('GroupOffsetSyncer with a share of the flow (issue 25, no broker)', function () {
+  it('writes only the groups this instance owns, and nothing while its lease does not hold (skipped as fenced, written by the next run)', async function () {
+    const { calls, connection, target } = fakeConnection();
+    const shares = { owned: new Set(['a']), canWrite: true, owns(g) { return this.owned.has(g); }, writable() { return this.canWrite; } };
+    const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0, shares });
+    s.applyCheckpointsJson({ a: cp(5), b: cp(6) });
+    const r1 = await s.sync();
+    assert.deepEqual(r1.written.map((w) => w.group), ['a'], 'b is another instance\'s');
+    assert.equal(target.committed.b, undefined);
+    shares.canWrite = false;
+    s.applyCheckpointsJson({ a: cp(7) });
+    const r2 = await s.sync();
+    assert.deepEqual(r2.written, []);
+    assert.deepEqual(r2.skipped.map((x) => [x.group, x.code]), [['a', 'fenced']]);
+    assert.equal(target.committed.a, 5, 'nothing committed without a lease');
+    shares.canWrite = true;
+    const r3 = await s.sync();
+    assert.deepEqual(r3.written.map((w) => [w.group, w.offsets[0].offset]), [['a', 7n]]);
+    assert.equal(calls.commits.length, 2);
+  });
+});

@@ -22,6 +22,8 @@ export interface CheckpointSettings {
   sourceOffsets: 'auto' | 'poll';
   /** When a group partition counts as at risk (readyMaxReread, readyMaxAgeSeconds: ours, not MM2 properties). */
   readiness: ReadinessThresholds;
+  /** The node's settings the instances of a shared flow must agree on (MM2 property names, and sourceOffsets), as resolved. */
+  shareSettings: Record<string, unknown>;
 }
 
 /** The readiness fields: empty takes the default; `${VAR}` substituted; a bad value refused naming the field. */
@@ -73,6 +75,7 @@ export function readCheckpointSettings(def: Readonly<Record<string, unknown>>, l
       refreshMs: Number(v['refresh.groups.interval.seconds']) * 1000,
       sourceOffsets: sourceOffsets as 'auto' | 'poll',
       readiness: readiness.values,
+      shareSettings: { ...v, sourceOffsets },
     });
   } catch (e) {
     return settingsRefused(problemText({ property: '', reason: (e as Error).message }));

@@ -25,6 +25,8 @@ import { checkpointInput } from './mm2-checkpoint-input';
 import { checkpointSwitchover } from './mm2-checkpoint-switchover';
 import { registerPasteEndpoint } from '../shared/paste-endpoint';
 import { CheckpointEmitter } from '../../engines/checkpoint-emitter';
+import { flowShareSettings } from '../../core/share-lease';
+import { followShares, withShare } from '../shared/share-status';
 
 const TYPE = 'mm2-checkpoint';
 
@@ -74,7 +76,9 @@ export = function register(RED: NodeAPI): void {
     // ---- wiring ----
     const state: CheckpointNodeState = { phase: { kind: 'preparing' }, last: null, lastAt: 0, error: null, groups: null };
     let syncsError: string | null = null;
-    const render = (): void => status.show(checkpointStatus(t, state, emitter.syncsLoaded, staleMs, Date.now(), syncsError));
+    // the flow in several Node-RED instances: this one's share (engines/replication-shares; one instance owns everything)
+    const shares = rep.runtime.shares;
+    const render = (): void => status.show(withShare(t, checkpointStatus(t, state, emitter.syncsLoaded, staleMs, Date.now(), syncsError), shares.current, { owned: state.groups, total: emitter.groupsDiscovered }));
     const { sourceAlias, targetAlias, policy } = rep;
     const emitter = new CheckpointEmitter({
       source: ctx.use(source),
@@ -87,6 +91,7 @@ export = function register(RED: NodeAPI): void {
       readiness,
       // the store lives in the replication's runtime: the group-offsets nodes read it there
       home: rep.runtime,
+      shares,
       events: checkpointEmitterEvents({ node, t, log, state, checkpointsTopic, render: () => render(), delivered: (r) => cycles.deliver(r) }),
     });
     node.emitter = emitter;
@@ -104,7 +109,13 @@ export = function register(RED: NodeAPI): void {
       void emitter.retrySourceStream(); // polling because the stream failed: try following again
     });
     ctx.every(5000, () => state.last && render()); // "12 groups, 3 checkpoints / 5 s ago" stays true
-    ctx.onClose(() => Promise.all([syncs.stop(), emitter.stop()]).then(() => undefined));
+    // the first checkpoint node of the flow here joins the flow's sharing group, the last one leaves it
+    const leave = shares.join({ kafka: source.kafka, sourceAlias, targetAlias, settings: flowShareSettings({ replicationProps: rep.props ?? {}, offsetTranslation: rep.offsetTranslation ?? 'precise', checkpoint: read.values.shareSettings }) });
+    const unfollow = followShares(t, node, shares, render);
+    ctx.onClose(() => Promise.all([syncs.stop(), emitter.stop()]).then(() => {
+      unfollow();
+      return leave();
+    }));
     render();
     syncs.start(); // the history at once (buffered by the emitter until it restored), then what follows
     emitter.start().catch(() => undefined);

@@ -9,7 +9,7 @@
 import type { GroupOffsetsMode } from './mm2-group-offsets-settings';
 import type { DoneFn, Node, NodeMessage, SendFn } from '../shared/red';
 import { counted, type Translate } from '../shared/i18n';
-import type { FlowNodeContext } from '../shared/flow-node';
+import type { FlowNodeContext, StatusView } from '../shared/flow-node';
 import { TOPICS, groupOffsetsPayload } from '../shared/contracts';
 import { GroupOffsetsRuns, runsStatus } from './mm2-group-offsets-status';
 import { COUNT_EVERY_MS } from './mm2-group-offsets-topic-mode';
@@ -34,6 +34,8 @@ export interface GroupOffsetsCyclesOptions {
   origin: CheckpointsOrigin;
   /** Mode "input": the checkpoints of a message were taken (no checkpoint node of the replication runs here: the wire brings the state). */
   wireTaken?(): void;
+  /** The status with the instance's share of the flow when several Node-RED instances share it (nodes/shared/share-status). */
+  decorate?(view: StatusView): StatusView;
 }
 
 /** At most this many distinct causes of refused messages are warned about (each once); later ones are only counted. */
@@ -83,7 +85,7 @@ export class GroupOffsetsCycles {
     // the node writes nothing, and its status says what it waits for; the last runs' green must not come back
     if (this.o.mode === 'replication' && !this.ready) return;
     const view = runsStatus(this.o.t, this.runs, this.o.intervalMs, this.o.syncer.stats.malformed);
-    if (view) this.o.ctx.status.show(view);
+    if (view) this.o.ctx.status.show(this.o.decorate ? this.o.decorate(view) : view);
   }
 
   /** The timer: a full run, unless not ready or the previous full run still goes on (an overrun). */

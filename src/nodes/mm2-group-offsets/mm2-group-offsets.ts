@@ -17,6 +17,7 @@ import { followCheckpointsTopic } from './mm2-group-offsets-topic-mode';
 import { replayRewindsOnce } from './mm2-group-offsets-rewind-replay';
 import { GroupOffsetSyncer } from '../../engines/group-offset-syncer';
 import { followRuntime } from './mm2-group-offsets-runtime';
+import { withShare } from '../shared/share-status';
 
 interface GroupOffsetsDef extends NodeDef, GroupOffsetsDefFields {
   replication?: string;
@@ -47,10 +48,16 @@ export = function register(RED: NodeAPI): void {
 
     // ---- wiring: cycles (nodes/mm2-group-offsets/mm2-group-offsets-cycles), their timers, mode topic (nodes/mm2-group-offsets/mm2-group-offsets-topic-mode) ----
     // a group asked again within the floor is written when it ends: that run is reported like the others
-    const syncer = new GroupOffsetSyncer({ connection, groupFilter, minWriteIntervalMs, followRewinds, onDeferredRun: (run) => cycles.report(run, null, null, null) });
+    // the flow in several Node-RED instances: only this one's share of the groups, fenced (engines/replication-shares)
+    const shares = mode === 'topic' ? undefined : rep.runtime.shares;
+    const syncer = new GroupOffsetSyncer({ connection, groupFilter, minWriteIntervalMs, followRewinds, shares, onDeferredRun: (run) => cycles.report(run, null, null, null) });
     const origin = { sourceCluster: rep.sourceAlias, targetCluster: rep.targetAlias, checkpointsTopic };
     let wireTaken = (): void => undefined;
-    const cycles = new GroupOffsetsCycles({ node, ctx, t, syncer, connection, mode, intervalMs, checkpointsTopic, origin, wireTaken: () => wireTaken() });
+    const cycles = new GroupOffsetsCycles({
+      node, ctx, t, syncer, connection, mode, intervalMs, checkpointsTopic, origin, wireTaken: () => wireTaken(),
+      decorate: shares ? (view) => withShare(t, view, shares.current, { owned: null, total: null }) : undefined,
+    });
+    const unshare = shares?.subscribe(() => cycles.render());
     ctx.every(5000, () => cycles.render());
     ctx.every(intervalMs, () => cycles.tick());
     const runner = mode !== 'topic' ? null : followCheckpointsTopic({
@@ -95,6 +102,7 @@ export = function register(RED: NodeAPI): void {
 
     ctx.onClose(async () => {
       unfollow?.();
+      unshare?.();
       cycles.stop();
       if (runner) await runner.stop();
       if (replay) await replay.stop();

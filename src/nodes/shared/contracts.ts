@@ -297,7 +297,8 @@ export interface GroupOffsetsMessage {
     cycle: number;
     written: Array<{ group: string; offsets: Array<{ topic: string; partition: number; offset: string }> }>;
     /** Groups not written this cycle. code: 'group-active' (state, or UNKNOWN_MEMBER_ID at commit),
-     * 'up-to-date', 'nothing-to-write' (e.g. its topics are missing on the target), 'error'. */
+     * 'up-to-date', 'nothing-to-write' (e.g. its topics are missing on the target), 'error',
+     * 'fenced' (the flow runs in several instances and this one's lease on its share did not hold: written by a later run). */
     skipped: Array<{ group: string; reason: string; code: string; state?: string }>;
     /** Partitions left alone inside groups that were examined (target ahead, missing topic...);
      * partitions that are merely up to date are not listed. */
