@@ -92,7 +92,10 @@ describe('failover drills: state over messages (real Node-RED, real brokers)', f
     await nr.deploy(flow);
     await everyGroupSynced(names, 'after the redeploy');
     await noLyingGreen();
-    assert.ok(watcher.history.some((s) => s.id === 'groupoffsets' && s.fill === 'green'), 'the group-offsets node turned green once it had written');
+    // the status follows the run's report, which comes after its last commit: waited for, not raced
+    await env.eventually(() => watcher.history.some((s) => s.id === 'groupoffsets' && s.fill === 'green'), {
+      timeout: 60000, interval: 200, what: 'the group-offsets node turning green once it had written',
+    });
   });
 
   it('(c) the Node-RED process restarted after the first checkpoint write, before the first group-offset sync', async function () {
