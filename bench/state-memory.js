@@ -76,6 +76,7 @@ const STEPS = [
     release: async (f) => {
       await f.emitter.sourceOffsets.stop(); // the stream holds it too
       f.emitter.sourceOffsets = { stop: async () => undefined };
+      f.emitter.fullReads = null; // and the full reads of the source (they merge into it)
     },
   },
   { key: 'syncStore', of: 'emitter', label: 'offset-sync store (precise: the sync kept per group partition)', release: (f) => (f.emitter.syncStore = null) },
