@@ -343,3 +343,18 @@ describe('readiness: the CoverageMessage entry and payload', function () {
     assert.deepEqual(p4.entries.map((e) => e.membersOnTarget), ['unknown', 'unknown']);
   });
 });
+
+describe('readiness: a group readiness per members-on-target value', function () {
+  it('each (readiness, value) pair is made once, frozen; its own value gives it back', function () {
+    const { withMembersOnTarget, groupReadiness } = require('../../dist/core/readiness');
+    const g = groupReadiness('g', [{ topic: 't', partition: 0, status: 'emitted', verdict: 'ready', reread: 0, checkpointAt: 1 }]);
+    assert.equal(withMembersOnTarget(g, 'unknown'), g);
+    const yes = withMembersOnTarget(g, true);
+    const no = withMembersOnTarget(g, false);
+    assert.deepEqual([yes.membersOnTarget, no.membersOnTarget, g.membersOnTarget], [true, false, 'unknown']);
+    assert.equal(withMembersOnTarget(g, true), yes);
+    assert.equal(withMembersOnTarget(g, false), no);
+    assert.ok(Object.isFrozen(yes) && Object.isFrozen(no));
+    assert.deepEqual({ ...yes, membersOnTarget: 'unknown' }, { ...g });
+  });
+});
