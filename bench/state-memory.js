@@ -19,8 +19,9 @@
  * 4. Breakdown: the structures are released one at a time, in the order of STEPS below, the heap
  *    collected after each: what it freed is what that structure alone kept alive. An object held
  *    by two structures counts with the later one (the group names, for instance, with the last
- *    holder). The coverage entries' JSON (output 2) dies with the entries: it is measured apart,
- *    built alone on copies of the entries, and taken off the translation cache's figure.
+ *    holder). The coverage entries' JSON (output 2) is made when a receiver reads the message's
+ *    entries and kept by nothing after the message: not part of the retained state; what one
+ *    read holds while its message lives is measured apart (`coverageJsonOnRead`).
  */
 const path = require('node:path');
 
@@ -52,7 +53,7 @@ const STEPS = [
   {
     key: 'coverage',
     of: 'emitter',
-    label: 'coverage entries with their reason sentences, readiness per group (the translation cache), without their JSON',
+    label: 'coverage rows (a reason code, no sentence, no JSON), readiness per group (the translation cache)',
     release: (f) => (f.emitter.translations = new TranslationCache()),
   },
   {
@@ -75,6 +76,7 @@ const STEPS = [
     release: async (f) => {
       await f.emitter.sourceOffsets.stop(); // the stream holds it too
       f.emitter.sourceOffsets = { stop: async () => undefined };
+      f.emitter.fullReads = null; // and the full reads of the source (they merge into it)
     },
   },
   { key: 'syncStore', of: 'emitter', label: 'offset-sync store (precise: the sync kept per group partition)', release: (f) => (f.emitter.syncStore = null) },
@@ -110,17 +112,17 @@ const STEPS = [
 ];
 
 /**
- * The coverage JSON (output 2's cached form) built alone, on copies of the last full cycle's
- * entries: the heap it adds. A function of its own: what it made is garbage once it returns (a
+ * The coverage JSON (output 2's entries, made when a receiver reads them): what one read holds
+ * while its message lives. A function of its own: what it made is garbage once it returns (a
  * temporary of the caller's frame would stay alive until that frame moves on).
  */
-function coverageJsonAlone(flow) {
-  const copies = flow.emitter.lastFull.coverage.map((c) => ({ ...c }));
-  const r = { ...flow.state.last, coverage: copies, membersOnTarget: flow.emitter.targetMembers.members };
-  const j0 = heap();
+function coverageJsonOnRead(flow) {
+  const r = { ...flow.state.last, coverage: flow.emitter.lastFull.coverage, membersOnTarget: flow.emitter.targetMembers.members };
   const payload = coveragePayload(r);
+  const j0 = heap();
+  const n = payload.entries.length;
   const bytes = heap() - j0;
-  return payload.entries.length > 0 ? bytes : 0;
+  return n > 0 ? bytes : 0;
 }
 
 /** Latest checkpoints held, all groups. */
@@ -184,7 +186,7 @@ async function measureMemory(o) {
   let writerOwnCheckpoints = 0;
   for (const g of flow.syncer.own.groups()) writerOwnCheckpoints += flow.syncer.own.get(g).length;
 
-  const coverageJson = coverageJsonAlone(flow);
+  const coverageJson = coverageJsonOnRead(flow);
   let prev = heap();
   // nothing may have grown since the retained figure was taken (the breakdown would not add up)
   const drift = prev - base - retained;
@@ -192,11 +194,7 @@ async function measureMemory(o) {
   for (const step of STEPS) {
     await step.release(flow, clusters);
     const h = heap();
-    let bytes = prev - h;
-    if (step.key === 'coverage') {
-      breakdown.push({ key: 'coverageJson', of: 'emitter', label: "coverage entries' JSON, output 2's cached form (built alone on copies of the entries)", bytes: coverageJson });
-      bytes -= coverageJson;
-    }
+    const bytes = prev - h;
     breakdown.push({ key: step.key, of: step.of, label: step.label, bytes });
     prev = h;
   }
@@ -215,6 +213,7 @@ async function measureMemory(o) {
     startupMs,
     retained,
     retainedPerGroupPartition: retained / gp,
+    coverageJsonOnRead: coverageJson,
     driftBeforeBreakdown: drift,
     breakdown: breakdown.map((b) => ({ ...b, perGroupPartition: b.bytes / gp })),
     steady: {
@@ -237,6 +236,7 @@ function describe(r) {
   ];
   const w = Math.max(...r.breakdown.map((b) => b.label.length));
   for (const b of r.breakdown) lines.push(`  ${b.label.padEnd(w)}  ${mib(b.bytes).padStart(7)} MiB  ${String(Math.round(b.perGroupPartition)).padStart(5)} B`);
+  lines.push(`output 2's entries (JSON, sentences), made when a receiver reads them, held by that message only: ${mib(r.coverageJsonOnRead)} MiB, ${Math.round(r.coverageJsonOnRead / r.groupPartitions)} B per group partition`);
   const c = r.steady.counters;
   lines.push(
     `steady state (every interval ${s.intervalMs} ms, 60 s periods at their defaults), ${r.steady.seconds.toFixed(1)} s: allocated ${r.steady.allocatedMiBPerSecond.toFixed(1)} MiB/s (${r.steady.gcs} collections), CPU ${r.steady.cpuSecondsPerMinute.toFixed(1)} s/min; ${c.fullCycles} full checkpoint cycles, ${c.writerFullRuns} full writer runs, ${c.out1} output-1 messages (${c.out1Whole} whole state)`,

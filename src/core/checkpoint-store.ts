@@ -22,8 +22,6 @@ export function isMoreRecent(last: Checkpoint | undefined, hasGroup: boolean, cp
   return cp.downstreamOffset > last.downstreamOffset;
 }
 
-const key = partitionKey;
-
 function copy(cp: Checkpoint): Checkpoint {
   // a literal of fixed shape, not a spread: V8 shares the frozen shape of a literal, while freezing
   // a spread copy made a hidden class of its own per checkpoint (100,000 of them at 10,000 groups)
@@ -37,6 +35,34 @@ function copy(cp: Checkpoint): Checkpoint {
   });
 }
 
+/** A group with more remote partitions than this finds one through a map (fewer: a scan of its list). */
+const SCAN_AT_MOST = 24;
+
+/**
+ * One group's checkpoints (issue 24 step g, compact state): its list in first-seen order of the
+ * remote partitions, handed out frozen by `get` and copied on the next write after that (no map
+ * and no second array per group), and beside it when each one's offsets were listed (unboxed
+ * doubles, -1: not known). A group with many partitions also has a map of their places.
+ */
+interface GroupRow {
+  list: Checkpoint[];
+  /** Whether `list` was handed out (frozen): the next write copies it. */
+  shared: boolean;
+  at: number[];
+  /** partition key -> place in `list`; only above SCAN_AT_MOST partitions. */
+  index: Map<string, number> | null;
+}
+
+function indexOf(row: GroupRow, topic: string, partition: number): number {
+  if (row.index !== null) return row.index.get(partitionKey(topic, partition)) ?? -1;
+  const list = row.list;
+  for (let i = 0; i < list.length; i++) {
+    const c = list[i];
+    if (c.partition === partition && c.topic === topic) return i;
+  }
+  return -1;
+}
+
 export interface CheckpointStoreOptions {
   /** Which groups this store restores (MM2: the task's assigned groups). Default: every group. */
   acceptGroup?: (group: string) => boolean;
@@ -47,13 +73,9 @@ export interface CheckpointStoreOptions {
 export class CheckpointStore {
   private readonly acceptGroup: (group: string) => boolean;
   private readonly onPut: ((previous: Checkpoint | undefined, stored: Checkpoint) => void) | undefined;
-  /** group -> (partition:topic) -> last checkpoint; groups and partitions in first-seen order. */
-  private readonly byGroup = new Map<string, Map<string, Checkpoint>>();
-  /** group -> its checkpoints as one frozen array (get), dropped when one of them changes. */
-  private readonly lists = new Map<string, readonly Checkpoint[]>();
+  /** group -> its last checkpoint per remote partition; groups and partitions in first-seen order. */
+  private readonly byGroup = new Map<string, GroupRow>();
   private state: 'loading' | 'loaded' | 'failed' = 'loading';
-  /** Stored checkpoint -> when the source offsets it reflects were listed (epoch ms; the record timestamp). */
-  private readonly listedAt = new WeakMap<Checkpoint, number>();
 
   constructor(options: CheckpointStoreOptions = {}) {
     this.acceptGroup = options.acceptGroup ?? (() => true);
@@ -94,17 +116,16 @@ export class CheckpointStore {
    * everything restored so far, exactly as MM2 does; the store counts as loaded either way.
    */
   markLoaded(ok: boolean): void {
-    if (!ok) {
-      this.byGroup.clear();
-      this.lists.clear();
-    }
+    if (!ok) this.byGroup.clear();
     this.state = ok ? 'loaded' : 'failed';
   }
 
   /** The monotonicity rule against this store's last checkpoint for the checkpoint's group and remote partition. */
   isMoreRecent(checkpoint: Checkpoint): boolean {
-    const group = this.byGroup.get(checkpoint.group);
-    return isMoreRecent(group?.get(key(checkpoint.topic, checkpoint.partition)), group !== undefined, checkpoint);
+    const row = this.byGroup.get(checkpoint.group);
+    if (row === undefined) return isMoreRecent(undefined, false, checkpoint);
+    const i = indexOf(row, checkpoint.topic, checkpoint.partition);
+    return isMoreRecent(i < 0 ? undefined : row.list[i], true, checkpoint);
   }
 
   /**
@@ -122,9 +143,14 @@ export class CheckpointStore {
     for (const cp of checkpoints) this.put(cp, listedAt);
   }
 
-  /** When the source offsets a stored checkpoint (one of {@link get}'s) reflects were listed (epoch ms), or undefined when not known. */
+  /** When the source offsets a stored checkpoint (one of {@link get}'s, still the latest of its partition) reflects were listed (epoch ms), or undefined when not known. */
   listedAtOf(checkpoint: Checkpoint): number | undefined {
-    return this.listedAt.get(checkpoint);
+    const row = this.byGroup.get(checkpoint.group);
+    if (row === undefined) return undefined;
+    const i = indexOf(row, checkpoint.topic, checkpoint.partition);
+    if (i < 0 || row.list[i] !== checkpoint) return undefined;
+    const at = row.at[i];
+    return at < 0 ? undefined : at;
   }
 
   /**
@@ -132,19 +158,21 @@ export class CheckpointStore {
    * the same (frozen) array until one of them changes, so callers may cache what they derive.
    */
   get(group: string): readonly Checkpoint[] | undefined {
-    const m = this.byGroup.get(group);
-    if (m === undefined) return undefined;
-    let list = this.lists.get(group);
-    if (list === undefined) {
-      list = Object.freeze([...m.values()]);
-      this.lists.set(group, list);
+    const row = this.byGroup.get(group);
+    if (row === undefined) return undefined;
+    if (!row.shared) {
+      Object.freeze(row.list);
+      row.shared = true;
     }
-    return list;
+    return row.list;
   }
 
   /** The last checkpoint of one remote partition of `group`. */
   getPartition(group: string, topic: string, partition: number): Checkpoint | undefined {
-    return this.byGroup.get(group)?.get(key(topic, partition));
+    const row = this.byGroup.get(group);
+    if (row === undefined) return undefined;
+    const i = indexOf(row, topic, partition);
+    return i < 0 ? undefined : row.list[i];
   }
 
   /** Whether the store has at least one checkpoint for `group`. */
@@ -158,17 +186,29 @@ export class CheckpointStore {
   }
 
   private put(cp: Checkpoint, listedAt: number | undefined): void {
-    let m = this.byGroup.get(cp.group);
-    if (m === undefined) {
-      m = new Map();
-      this.byGroup.set(cp.group, m);
+    let row = this.byGroup.get(cp.group);
+    if (row === undefined) {
+      row = { list: [], shared: false, at: [], index: null };
+      this.byGroup.set(cp.group, row);
     }
     const stored = copy(cp);
-    if (listedAt !== undefined && Number.isFinite(listedAt) && listedAt >= 0) this.listedAt.set(stored, listedAt);
-    const k = key(cp.topic, cp.partition);
-    const previous = this.onPut ? m.get(k) : undefined;
-    m.set(k, stored);
-    this.lists.delete(cp.group);
+    const at = listedAt !== undefined && Number.isFinite(listedAt) && listedAt >= 0 ? listedAt : -1;
+    // the list handed out stays as it was: the next one is a copy
+    if (row.shared) {
+      row.list = row.list.slice();
+      row.shared = false;
+    }
+    const i = indexOf(row, cp.topic, cp.partition);
+    const previous = i < 0 ? undefined : row.list[i];
+    if (i < 0) {
+      row.list.push(stored);
+      row.at.push(at);
+      if (row.index !== null) row.index.set(partitionKey(cp.topic, cp.partition), row.list.length - 1);
+      else if (row.list.length > SCAN_AT_MOST) row.index = new Map(row.list.map((c, j) => [partitionKey(c.topic, c.partition), j]));
+    } else {
+      row.list[i] = stored;
+      row.at[i] = at;
+    }
     this.onPut?.(previous, stored);
   }
 }

@@ -36,10 +36,87 @@ export interface FullRead {
   readonly during: ReadonlyMap<string, GroupPartitions>;
 }
 
+/** A group with more partitions than this finds one through a map (fewer: a scan of its list). */
+const SCAN_AT_MOST = 24;
+
+/**
+ * One group's committed offsets (issue 24 step g, compact state): one list in first-seen order of
+ * the partitions, handed out frozen by `offsetsOf` and copied on the next change after that (no
+ * map and no second array per group); a group with many partitions also has a map of their places.
+ */
+class GroupRow {
+  shared = false;
+  index: Map<string, number> | null = null;
+
+  constructor(public list: CommittedOffset[]) {
+    if (list.length > SCAN_AT_MOST) this.reindex();
+  }
+
+  get size(): number {
+    return this.list.length;
+  }
+
+  indexOf(topic: string, partition: number): number {
+    if (this.index !== null) return this.index.get(partitionKey(topic, partition)) ?? -1;
+    const list = this.list;
+    for (let i = 0; i < list.length; i++) {
+      const o = list[i];
+      if (o.partition === partition && o.topic === topic) return i;
+    }
+    return -1;
+  }
+
+  /** The offset of the partition of key `k` (`partitionKey`). */
+  byKey(k: string): CommittedOffset | undefined {
+    if (this.index !== null) {
+      const i = this.index.get(k);
+      return i === undefined ? undefined : this.list[i];
+    }
+    for (const o of this.list) if (partitionKey(o.topic, o.partition) === k) return o;
+    return undefined;
+  }
+
+  get(topic: string, partition: number): CommittedOffset | undefined {
+    const i = this.indexOf(topic, partition);
+    return i < 0 ? undefined : this.list[i];
+  }
+
+  /** Sets (`o`) or deletes (undefined) the offset of a partition; the list handed out stays as it was. */
+  set(topic: string, partition: number, o: CommittedOffset | undefined): void {
+    if (this.shared) {
+      this.list = this.list.slice();
+      this.shared = false;
+    }
+    const i = this.indexOf(topic, partition);
+    if (o !== undefined) {
+      if (i >= 0) this.list[i] = o;
+      else {
+        this.list.push(o);
+        if (this.index !== null) this.index.set(partitionKey(topic, partition), this.list.length - 1);
+        else if (this.list.length > SCAN_AT_MOST) this.reindex();
+      }
+    } else if (i >= 0) {
+      this.list.splice(i, 1);
+      if (this.index !== null) this.reindex();
+    }
+  }
+
+  /** The list, frozen: the same array until the next change. */
+  frozen(): readonly CommittedOffset[] {
+    if (!this.shared) {
+      Object.freeze(this.list);
+      this.shared = true;
+    }
+    return this.list;
+  }
+
+  private reindex(): void {
+    this.index = this.list.length > SCAN_AT_MOST ? new Map(this.list.map((o, j) => [partitionKey(o.topic, o.partition), j])) : null;
+  }
+}
+
 export class SourceOffsetTable {
-  private readonly byGroup = new Map<string, Map<string, CommittedOffset>>();
-  /** group -> its offsets as one array (offsetsOf), dropped when one of them changes. */
-  private readonly lists = new Map<string, readonly CommittedOffset[]>();
+  private readonly byGroup = new Map<string, GroupRow>();
   /** (topic, partition) -> the groups with a commit there, by their committed offset. */
   private readonly byPartition = new Map<string, PositionIndex<string>>();
   /** Changed by the stream and not taken yet. */
@@ -69,14 +146,12 @@ export class SourceOffsetTable {
       if (!accept(c.group)) continue;
       let m = this.byGroup.get(c.group);
       if (!m) {
-        m = new Map();
+        m = new GroupRow([]);
         this.byGroup.set(c.group, m);
       }
       const k = partitionKey(c.topic, c.partition);
-      this.lists.delete(c.group);
-      const prev = m.get(k);
-      if (c.offset === null) m.delete(k);
-      else m.set(k, { topic: c.topic, partition: c.partition, offset: c.offset, metadata: prev?.metadata ?? '' });
+      const prev = m.get(c.topic, c.partition);
+      m.set(c.topic, c.partition, c.offset === null ? undefined : { topic: c.topic, partition: c.partition, offset: c.offset, metadata: prev?.metadata ?? '' });
       this.index(k, c.group, prev?.offset ?? null, c.offset);
       this.mark(c.group, k);
     }
@@ -120,17 +195,10 @@ export class SourceOffsetTable {
   offsetsOf(group: string, parts: GroupPartitions = 'all'): readonly CommittedOffset[] | undefined {
     const m = this.byGroup.get(group);
     if (!m) return undefined;
-    if (parts === 'all') {
-      let list = this.lists.get(group);
-      if (list === undefined) {
-        list = Object.freeze([...m.values()]) as CommittedOffset[];
-        this.lists.set(group, list);
-      }
-      return list;
-    }
+    if (parts === 'all') return m.frozen();
     const out: CommittedOffset[] = [];
     for (const k of parts) {
-      const o = m.get(k);
+      const o = m.byKey(k);
       if (o) out.push(o);
     }
     return out;
@@ -159,21 +227,27 @@ export class SourceOffsetTable {
     if (keep !== undefined && kept !== undefined) {
       const merged = list.filter((o) => !keep.has(partitionKey(o.topic, o.partition)));
       for (const k of keep) {
-        const o = kept.get(k);
+        const o = kept.byKey(k);
         if (o !== undefined) merged.push(o);
       }
       list = merged;
     }
     if (sameOffsets(kept, list)) return; // unchanged: the same array stays
     this.dropGroup(group);
-    const m = new Map<string, CommittedOffset>();
+    // one entry per partition, the last one listed winning (as a map keyed by partition did), in first-listed order
+    const seen = new Map<string, number>();
+    const rows: CommittedOffset[] = [];
     for (const o of list) {
       // a partition listed without a committed offset (-1) stays: MM2's discovery counts its topic
       const k = partitionKey(o.topic, o.partition);
-      m.set(k, o);
-      this.index(k, group, null, o.offset);
+      const at = seen.get(k);
+      if (at === undefined) {
+        seen.set(k, rows.length);
+        rows.push(o);
+      } else rows[at] = o;
     }
-    this.byGroup.set(group, m);
+    for (const o of rows) this.index(partitionKey(o.topic, o.partition), group, null, o.offset);
+    this.byGroup.set(group, new GroupRow(rows));
   }
 
   /** The group's committed offset on partition `k` moved from `from` to `to` (null: none). */
@@ -191,9 +265,8 @@ export class SourceOffsetTable {
   private dropGroup(group: string): void {
     const m = this.byGroup.get(group);
     if (!m) return;
-    for (const [k, o] of m) this.index(k, group, o.offset, null);
+    for (const o of m.list) this.index(partitionKey(o.topic, o.partition), group, o.offset, null);
     this.byGroup.delete(group);
-    this.lists.delete(group);
   }
 }
 
@@ -205,10 +278,10 @@ function markIn(marks: Map<string, GroupPartitions>, group: string, k: string | 
 }
 
 /** Whether a fresh read holds exactly what is kept (same partitions, offsets and metadata). */
-function sameOffsets(kept: ReadonlyMap<string, CommittedOffset> | undefined, list: readonly CommittedOffset[]): boolean {
+function sameOffsets(kept: GroupRow | undefined, list: readonly CommittedOffset[]): boolean {
   if (kept === undefined || kept.size !== list.length) return false;
   for (const o of list) {
-    const k = kept.get(partitionKey(o.topic, o.partition));
+    const k = kept.get(o.topic, o.partition);
     if (k === undefined || k.offset !== o.offset || (k.metadata ?? '') !== (o.metadata ?? '')) return false;
   }
   return true;

@@ -2,7 +2,7 @@ import type { CheckpointStore } from './checkpoint-store';
 import { checkpointsForGroup, type CheckpointsForGroupInput, type CheckpointsForGroupResult, type CoverageEntry } from './checkpoints-for-group';
 import type { OffsetSyncStore } from './offset-sync-store';
 import type { OffsetSync } from './types';
-import { flatten } from './partition-key';
+import { coverageRow } from './coverage-rows';
 import { DEFAULT_READINESS, entryReadiness, groupReadiness, type EntryReadiness, type GroupReadiness, type ReadinessThresholds } from './readiness';
 
 /**
@@ -20,7 +20,10 @@ import { DEFAULT_READINESS, entryReadiness, groupReadiness, type EntryReadiness,
  * once (its entries say "emitted" and would now say "unchanged").
  */
 
-/** A coverage entry with its group and its readiness (what a cycle reports). */
+/**
+ * A coverage entry with its group and its readiness (what a cycle reports). The cache's are
+ * compact rows (core/coverage-rows: a reason code, the sentence made when read).
+ */
 export interface GroupCoverageEntry extends CoverageEntry, EntryReadiness {
   group: string;
 }
@@ -67,27 +70,6 @@ function syncFor(store: OffsetSyncStore, group: string, topic: string, partition
   return t.kind === 'translated' ? t.sync : t.kind === 'too-old' ? t.oldest : undefined;
 }
 
-/**
- * `{ group, ...c, reason, verdict, reread, checkpointAt }` as one literal of fixed shape for the
- * usual sets of keys (a spread copy keeps most of its properties in a property array of its own:
- * one more object per entry, 100,000 at 10,000 groups x 10 partitions). Same keys, same values.
- */
-function coverageRecord(group: string, c: CoverageEntry, reason: string, rd: EntryReadiness): GroupCoverageEntry {
-  const { topic, partition, remoteTopic, upstreamOffset, status, downstreamOffset, sync, previous } = c;
-  const { verdict, reread, checkpointAt } = rd;
-  // which of the optional keys the entry has (checkpointsForGroup sets them, or leaves them out, in these combinations)
-  const has = (k: keyof CoverageEntry): boolean => Object.prototype.hasOwnProperty.call(c, k);
-  const d = has('downstreamOffset');
-  const sy = has('sync');
-  const pr = has('previous');
-  if (has('rewoundFrom')) return { group, ...c, reason, verdict, reread, checkpointAt };
-  if (d && sy && pr) return { group, topic, partition, remoteTopic, upstreamOffset, status, downstreamOffset, sync, previous, reason, verdict, reread, checkpointAt };
-  if (d && sy && !pr) return { group, topic, partition, remoteTopic, upstreamOffset, status, downstreamOffset, sync, reason, verdict, reread, checkpointAt };
-  if (!d && sy && !pr) return { group, topic, partition, remoteTopic, upstreamOffset, status, sync, reason, verdict, reread, checkpointAt };
-  if (!d && !sy && !pr) return { group, topic, partition, remoteTopic, upstreamOffset, status, reason, verdict, reread, checkpointAt };
-  return { group, ...c, reason, verdict, reread, checkpointAt };
-}
-
 export class TranslationCache {
   private readonly byGroup = new Map<string, Entry>();
 
@@ -109,13 +91,14 @@ export class TranslationCache {
       return { checkpoints: [], coverage: had.coverage, summary: had.summary, reused: true };
     }
     const r = checkpointsForGroup(input);
-    // kept for many cycles: the reason strings flat (a template literal leaves a rope of its parts)
+    // kept for many cycles: compact rows (a reason code, no sentence: core/coverage-rows)
+    const loaded = checkpoints.loaded;
     const coverage = r.coverage.map((c): GroupCoverageEntry => {
       const cp = c.remoteTopic === null ? undefined : checkpoints.getPartition(group, c.remoteTopic, c.partition);
       const inexact = c.sync !== undefined && c.upstreamOffset !== null && c.upstreamOffset > c.sync.upstreamOffset;
       const above = inexact ? store.around(c.topic, c.partition, c.upstreamOffset as bigint, group).above : undefined;
       const rd = entryReadiness(c, above, cp, cp === undefined ? undefined : checkpoints.listedAtOf(cp), th);
-      return coverageRecord(group, c, flatten(c.reason), rd);
+      return coverageRow(group, c, rd, loaded);
     });
     const summary = groupReadiness(group, coverage);
     const entry: Entry = {

@@ -110,3 +110,39 @@ describe('CheckpointStore (CheckpointStore, KAFKA-15905, CheckpointStoreTest)', 
     });
   });
 });
+
+describe('CheckpointStore: compact rows per group (issue 24 step g)', function () {
+  for (const parts of [3, 200]) {
+    it(`${parts} partitions: first-seen order, a list handed out never changes, the listing time of the latest checkpoint only`, function () {
+      const store = new CheckpointStore();
+      store.markLoaded(true);
+      const order = Array.from({ length: parts }, (_, i) => (i * 7) % parts);
+      for (const p of order) store.update('g', [cp('g', p % 2 ? 't.a' : 't.b', p, 10, 100)], 1000 + p);
+      const first = store.get('g');
+      assert.ok(Object.isFrozen(first));
+      assert.equal(store.get('g'), first, 'the same array while nothing changes');
+      assert.deepEqual(first.map((c) => c.partition), order);
+      for (const p of order) {
+        const c = store.getPartition('g', p % 2 ? 't.a' : 't.b', p);
+        assert.equal(c.partition, p);
+        assert.equal(store.listedAtOf(c), 1000 + p);
+        assert.equal(store.getPartition('g', p % 2 ? 't.b' : 't.a', p), undefined, 'another topic');
+      }
+      const old = store.getPartition('g', 't.b', 0);
+      store.update('g', [cp('g', 't.b', 0, 20, 200)]);
+      assert.deepEqual(first.map((c) => c.partition), order, 'the list handed out is as it was');
+      assert.equal(first[0], old);
+      const second = store.get('g');
+      assert.notEqual(second, first);
+      assert.equal(second.length, parts);
+      assert.equal(second[0].downstreamOffset, 200n);
+      assert.equal(store.listedAtOf(second[0]), undefined, 'stored without a listing time');
+      assert.equal(store.listedAtOf(old), undefined, 'no longer the latest');
+      assert.equal(store.isMoreRecent(cp('g', 't.b', 0, 20, 200)), false);
+      assert.equal(store.isMoreRecent(cp('g', 't.b', 0, 19, 150)), true, 'a rewind');
+      store.update('g', [cp('g', 't.c', 0, 1, 1)], 5);
+      assert.equal(store.get('g').length, parts + 1);
+      assert.equal(store.listedAtOf(store.getPartition('g', 't.c', 0)), 5);
+    });
+  }
+});

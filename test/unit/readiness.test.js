@@ -273,14 +273,17 @@ describe('readiness: the CoverageMessage entry and payload', function () {
       ['b', 'b', 'no-sync', '5', undefined, 'not-covered', null, null, 'unknown'],
     ]);
     assert.ok(p.entries.every((e) => Object.isFrozen(e)));
-    assert.equal(coveragePayload(r).entries[0], p.entries[0], 'converted once per entry');
-    // the same coverage list and members (a full cycle that found nothing new): the same array, frozen
-    assert.equal(coveragePayload(r).entries, p.entries, 'one entries array per coverage list');
+    // made when read (nothing kept per entry between cycles), then an ordinary property of the payload
+    assert.equal(p.entries, p.entries, 'read once, then kept by the message');
+    assert.ok(Object.getOwnPropertyDescriptor(p, 'entries').writable, 'an ordinary property once read');
+    assert.notEqual(coveragePayload(r).entries, p.entries, 'each message makes its own');
+    assert.deepEqual(coveragePayload(r).entries, p.entries, 'the same values');
     assert.ok(Object.isFrozen(p.entries));
-    assert.throws(() => p.entries.sort(), TypeError, 'shared between messages: a flow copies it before sorting');
-    const copy = coveragePayload({ ...r, coverage: [...r.coverage] });
-    assert.notEqual(copy.entries, p.entries, 'another list: another array');
-    assert.equal(copy.entries[0], p.entries[0], 'of the same entries');
+    assert.throws(() => p.entries.sort(), TypeError, 'a flow copies it before sorting');
+    const unread = coveragePayload(r);
+    unread.entries = [];
+    assert.deepEqual(unread.entries, [], 'a flow may replace the entries before reading them');
+    assert.deepEqual(Object.keys(unread), Object.keys(p), 'the same keys, in the same order');
     const members = coveragePayload({ ...r, membersOnTarget: new Map([['a', false]]) });
     assert.notEqual(members.entries, p.entries, 'other members: another array');
     assert.deepEqual(members.entries.map((e) => e.membersOnTarget), [false, false, 'unknown']);
@@ -326,17 +329,32 @@ describe('readiness: the CoverageMessage entry and payload', function () {
     const two = cycleWith({ a: false, b: false });
     assert.equal(two.first.coverage[0], one.first.coverage[0], 'the translation was reused');
     const p2 = coveragePayload(two.r);
-    assert.deepEqual(p2.entries.map((e) => [e.group, e.membersOnTarget]), [['a', false], ['b', false]], 'not frozen into the cached JSON');
+    assert.deepEqual(p2.entries.map((e) => [e.group, e.membersOnTarget]), [['a', false], ['b', false]], 'made for this message, with its members');
     assert.ok(!p2.entries[0].reason.includes(MEMBERS_ON_TARGET_REASON));
     assert.equal(p2.entries[0].readiness, 'ready', 'the verdict does not change with the members');
     assert.equal(p2.readiness.groups[0].membersOnTarget, false);
     assert.equal(p2.readiness.withMembersOnTarget, 0);
     // each (entry, value) pair is converted once: back to true gives the first cycle's JSON
     const p3 = coveragePayload(cycleWith({ a: true, b: false }).r);
-    assert.equal(p3.entries[0], p1.entries[0]);
-    assert.equal(coveragePayload(two.r).entries[0], p2.entries[0]);
+    assert.deepEqual(p3.entries[0], p1.entries[0]);
+    assert.deepEqual(coveragePayload(two.r).entries[0], p2.entries[0]);
     // no listing: unknown
     const p4 = coveragePayload({ ...two.r, membersOnTarget: undefined });
     assert.deepEqual(p4.entries.map((e) => e.membersOnTarget), ['unknown', 'unknown']);
+  });
+});
+
+describe('readiness: a group readiness per members-on-target value', function () {
+  it('each (readiness, value) pair is made once, frozen; its own value gives it back', function () {
+    const { withMembersOnTarget, groupReadiness } = require('../../dist/core/readiness');
+    const g = groupReadiness('g', [{ topic: 't', partition: 0, status: 'emitted', verdict: 'ready', reread: 0, checkpointAt: 1 }]);
+    assert.equal(withMembersOnTarget(g, 'unknown'), g);
+    const yes = withMembersOnTarget(g, true);
+    const no = withMembersOnTarget(g, false);
+    assert.deepEqual([yes.membersOnTarget, no.membersOnTarget, g.membersOnTarget], [true, false, 'unknown']);
+    assert.equal(withMembersOnTarget(g, true), yes);
+    assert.equal(withMembersOnTarget(g, false), no);
+    assert.ok(Object.isFrozen(yes) && Object.isFrozen(no));
+    assert.deepEqual({ ...yes, membersOnTarget: 'unknown' }, { ...g });
   });
 });

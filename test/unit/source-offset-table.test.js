@@ -170,3 +170,30 @@ describe('SourceOffsetTable: the source offsets and the merge of a full read wit
     });
   });
 });
+
+describe('SourceOffsetTable: compact rows per group (issue 24 step g)', () => {
+  for (const parts of [4, 100]) {
+    it(`${parts} partitions: a list handed out never changes, the next one is new; deletions, the groups per partition and a subset by key`, () => {
+      const t = new SourceOffsetTable();
+      const read = t.beginRead();
+      t.endRead(read, new Map([['g', Array.from({ length: parts }, (_, p) => off('t', p, 10 + p))]]));
+      const first = t.offsetsOf('g');
+      assert.ok(Object.isFrozen(first));
+      assert.equal(t.offsetsOf('g'), first, 'the same array while nothing changes');
+      t.applyStream([], [ch('g', 1, 50), ch('g', 0, null), ch('g', parts, 3)], all);
+      assert.equal(first.length, parts, 'the list handed out is as it was');
+      assert.equal(first[1].offset, 11n);
+      const second = t.offsetsOf('g');
+      assert.notEqual(second, first);
+      assert.deepEqual(second.map((o) => o.partition), [...Array.from({ length: parts - 1 }, (_, i) => i + 1), parts], 'first-seen order, the deleted one out, the new one last');
+      assert.equal(second[0].offset, 50n);
+      assert.deepEqual(t.offsetsOf('g', new Set([partitionKey('t', parts), partitionKey('t', 1), partitionKey('t', 0)])).map((o) => o.partition), [parts, 1], 'in the order asked, the deleted one left out');
+      assert.deepEqual(t.groupsAtOrAbove('t', 1, 40n), ['g']);
+      assert.deepEqual(t.groupsAtOrAbove('t', 0, 0n), [], 'deleted from the index too');
+      // a read that finds the same: the same array stays
+      const again = t.beginRead();
+      t.endRead(again, new Map([['g', second.map((o) => ({ ...o }))]]));
+      assert.equal(t.offsetsOf('g'), second);
+    });
+  }
+});

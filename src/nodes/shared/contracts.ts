@@ -16,7 +16,7 @@
 import { checkpointToJson, parseOffset, type CheckpointJsonLike } from '../../core/checkpoint-json';
 import type { SwitchoverReport } from '../../core/switchover';
 import type { Checkpoint, OffsetSync } from '../../core/types';
-import type { GroupCoverageEntry } from '../../core/translation-cache';
+import { coverageEntries, defineEntriesOnRead } from './coverage-entries';
 import type { GroupReadiness, MembersOnTarget, ReadinessVerdict } from '../../core/readiness';
 import type { CycleResult, SyncEvent } from '../../engines/checkpoint-emitter';
 import type { MirrorStats } from '../../engines/mirror-task';
@@ -217,61 +217,28 @@ export function checkpointsPayload(
   return { checkpoints: r.written.map(checkpointToJson), latest, full: send.whole ?? r.full, fullCycle: r.full, cycle: r.cycle, ...where };
 }
 
-/** What a coverage entry's reason adds when the group has members on the target. */
-export const MEMBERS_ON_TARGET_REASON =
-  'the group has members on the target: mm2-group-offsets does not write its offsets there, a failover resumes where its consumers on the target committed';
+export { MEMBERS_ON_TARGET_REASON } from './coverage-entries';
 
-/**
- * A coverage entry as JSON: converted once per entry and membersOnTarget value (a group
- * translated again gets new entries; one reused keeps them, and its members on the target
- * change apart from its translation).
- */
-// one WeakMap per membersOnTarget value (not a Map of variants per entry: 100,000 small Maps at
-// 10,000 groups x 10 partitions held about 20 MiB)
-const coverageJson: Record<'true' | 'false' | 'unknown', WeakMap<GroupCoverageEntry, CoverageJson>> = { true: new WeakMap(), false: new WeakMap(), unknown: new WeakMap() };
-function coverageJsonOf(c: GroupCoverageEntry, members: MembersOnTarget): CoverageJson {
-  const variants = coverageJson[String(members) as 'true' | 'false' | 'unknown'];
-  let e = variants.get(c);
-  if (e === undefined) {
-    // one literal of fixed shape per case: a property added afterwards goes to a property array of its own (100,000 of them)
-    const group = c.group;
-    const topic = c.topic;
-    const partition = c.partition;
-    const remoteTopic = c.remoteTopic;
-    const upstreamOffset = c.upstreamOffset === null ? null : c.upstreamOffset.toString();
-    const status = c.status;
-    const reason = members === true ? `${c.reason}; ${MEMBERS_ON_TARGET_REASON}` : c.reason;
-    const readiness = c.verdict;
-    const reread = c.reread;
-    const checkpointAt = c.checkpointAt;
-    e =
-      c.downstreamOffset === undefined
-        ? { group, topic, partition, remoteTopic, upstreamOffset, status, reason, readiness, reread, checkpointAt, membersOnTarget: members }
-        : { group, topic, partition, remoteTopic, upstreamOffset, status, reason, readiness, reread, checkpointAt, membersOnTarget: members, downstreamOffset: c.downstreamOffset.toString() };
-    if (c.rewoundFrom !== undefined) e = { ...e, rewoundFrom: c.rewoundFrom.toString() };
-    Object.freeze(e);
-    variants.set(c, e);
-  }
-  return e;
-}
-
-const entriesOf = new WeakMap<readonly GroupCoverageEntry[], { members: CycleResult['membersOnTarget']; entries: CoverageJson[] }>();
-
-/** The CoverageMessage payload of a cycle. */
+/** The CoverageMessage payload of a cycle (its entries made when read). */
 export function coveragePayload(r: CycleResult): CoverageMessage['payload'] {
   const summary: Record<string, number> = {};
-  for (const c of r.coverage) summary[c.status] = (summary[c.status] ?? 0) + 1;
-  const members = r.membersOnTarget;
-  // a full cycle that found nothing new gives back the last coverage list (and members map): the same entries then
-  let entries: CoverageJson[];
-  const had = entriesOf.get(r.coverage);
-  if (had !== undefined && had.members === members) entries = had.entries;
-  else {
-    entries = r.coverage.map((c) => coverageJsonOf(c, members?.get(c.group) ?? 'unknown'));
-    Object.freeze(entries);
-    entriesOf.set(r.coverage, { members, entries });
+  for (const c of r.coverage) {
+    const s = c.status;
+    summary[s] = (summary[s] ?? 0) + 1;
   }
-  const payload: CoverageMessage['payload'] = { cycle: r.cycle, groups: r.groups.length, partitions: r.coverage.length, summary, entries, failedGroups: r.failedGroups, notReplicatedGroups: r.notReplicatedGroups ?? [], durationMs: r.durationMs };
+  const members = r.membersOnTarget;
+  const coverage = r.coverage;
+  const payload = {
+    cycle: r.cycle,
+    groups: r.groups.length,
+    partitions: coverage.length,
+    summary,
+    entries: [],
+    failedGroups: r.failedGroups,
+    notReplicatedGroups: r.notReplicatedGroups ?? [],
+    durationMs: r.durationMs,
+  } as CoverageMessage['payload'];
+  defineEntriesOnRead(payload, () => coverageEntries(coverage, members));
   const rd = r.readiness;
   if (rd !== undefined) {
     payload.readiness = {

@@ -1,0 +1,64 @@
+import type { MembersOnTarget } from '../../core/readiness';
+import type { GroupCoverageEntry } from '../../core/translation-cache';
+import type { CycleResult } from '../../engines/checkpoint-emitter';
+import type { CoverageJson, CoverageMessage } from './contracts';
+
+/** What a coverage entry's reason adds when the group has members on the target. */
+export const MEMBERS_ON_TARGET_REASON =
+  'the group has members on the target: mm2-group-offsets does not write its offsets there, a failover resumes where its consumers on the target committed';
+
+/**
+ * A coverage entry as JSON, made when read (issue 24 step g: the cycle keeps compact rows, no
+ * sentence and no JSON per group partition; the message builds its entries when a receiver reads
+ * them, and nothing keeps them after the message).
+ */
+function coverageJsonOf(c: GroupCoverageEntry, members: MembersOnTarget): CoverageJson {
+  // one literal of fixed shape per case: a property added afterwards goes to a property array of its own
+  const group = c.group;
+  const topic = c.topic;
+  const partition = c.partition;
+  const remoteTopic = c.remoteTopic;
+  const upstreamOffset = c.upstreamOffset === null ? null : c.upstreamOffset.toString();
+  const status = c.status;
+  const reason = members === true ? `${c.reason}; ${MEMBERS_ON_TARGET_REASON}` : c.reason;
+  const readiness = c.verdict;
+  const reread = c.reread;
+  const checkpointAt = c.checkpointAt;
+  const down = c.downstreamOffset;
+  let e: CoverageJson =
+    down === undefined
+      ? { group, topic, partition, remoteTopic, upstreamOffset, status, reason, readiness, reread, checkpointAt, membersOnTarget: members }
+      : { group, topic, partition, remoteTopic, upstreamOffset, status, reason, readiness, reread, checkpointAt, membersOnTarget: members, downstreamOffset: down.toString() };
+  const from = c.rewoundFrom;
+  if (from !== undefined) e = { ...e, rewoundFrom: from.toString() };
+  return Object.freeze(e);
+}
+
+/** The entries of a CoverageMessage, in coverage order. */
+export function coverageEntries(coverage: readonly GroupCoverageEntry[], members: CycleResult['membersOnTarget']): CoverageJson[] {
+  const out = new Array<CoverageJson>(coverage.length);
+  for (let i = 0; i < coverage.length; i++) {
+    const c = coverage[i];
+    out[i] = coverageJsonOf(c, members?.get(c.group) ?? 'unknown');
+  }
+  return Object.freeze(out) as CoverageJson[];
+}
+
+/**
+ * `payload.entries` made on first read (a debug node, a function, the dashboard, JSON), then an
+ * ordinary property: an output 2 wired to nothing, or read only for its counts, makes none of
+ * the 100,000 entries of 10,000 groups x 10 partitions. Assigning it replaces it, as before.
+ */
+export function defineEntriesOnRead(payload: CoverageMessage['payload'], make: () => CoverageJson[]): void {
+  const settle = (value: CoverageJson[]): CoverageJson[] => {
+    Object.defineProperty(payload, 'entries', { value, writable: true, enumerable: true, configurable: true });
+    return value;
+  };
+  Object.defineProperty(payload, 'entries', {
+    get: () => settle(make()),
+    set: (v: CoverageJson[]) => settle(v),
+    enumerable: true,
+    configurable: true,
+  });
+}
+

@@ -1,0 +1,110 @@
+'use strict';
+/**
+ * The translation cache keeps compact coverage rows (core/coverage-rows: a reason code and the
+ * values its sentence needs, issue 24 step g): each row reads exactly as checkpointsForGroup's
+ * entry, sentence included, for every status and every sentence of a status.
+ */
+const assert = require('node:assert/strict');
+const { checkpointsForGroup } = require('../../dist/core/checkpoints-for-group');
+const { OffsetSyncStore } = require('../../dist/core/offset-sync-store');
+const { CheckpointStore } = require('../../dist/core/checkpoint-store');
+const { TranslationCache } = require('../../dist/core/translation-cache');
+const { CoverageRow } = require('../../dist/core/coverage-rows');
+
+const policy = {
+  formatRemoteTopic: (alias, t) => `${alias}.${t}`,
+  topicSource: (t) => {
+    const i = t.indexOf('.');
+    return i <= 0 || i === t.length - 1 ? null : t.slice(0, i);
+  },
+  originalTopic: (t) => t.slice(t.lastIndexOf('.') + 1),
+};
+const topicFilter = { accept: (t) => t !== 'skipped' };
+const MAX = (1n << 63n) - 1n;
+
+function syncs(translation, list, loaded = true) {
+  const store = new OffsetSyncStore({ keepHistoryOnLoad: true, translation });
+  for (const [t, p, u, d] of list) store.apply({ topic: t, partition: p, upstreamOffset: BigInt(u), downstreamOffset: BigInt(d) });
+  if (loaded) store.markLoaded();
+  return store;
+}
+
+function checkpoints(list, loaded = true) {
+  const c = new CheckpointStore();
+  const byGroup = new Map();
+  for (const [g, t, p, u, d] of list) {
+    if (!byGroup.has(g)) byGroup.set(g, []);
+    byGroup.get(g).push({ group: g, topic: t, partition: p, upstreamOffset: BigInt(u), downstreamOffset: BigInt(d), metadata: '' });
+  }
+  if (loaded) c.markLoaded(true);
+  for (const [g, l] of byGroup) c.update(g, l, 5);
+  return c;
+}
+
+const at = (t, p, o) => ({ topic: t, partition: p, offset: o === null ? null : BigInt(o), metadata: '' });
+const view = (c) => ({
+  status: c.status,
+  reason: c.reason,
+  topic: c.topic,
+  partition: c.partition,
+  remoteTopic: c.remoteTopic,
+  up: c.upstreamOffset,
+  down: c.downstreamOffset,
+  sync: c.sync,
+  previous: c.previous,
+  rewoundFrom: c.rewoundFrom,
+});
+
+for (const translation of ['mm2', 'precise']) {
+  describe(`coverage rows (${translation}): they read as checkpointsForGroup's entries`, function () {
+    const codes = new Set();
+    function same(what, input) {
+      const plain = checkpointsForGroup({ ...input, dryRun: true });
+      const cache = new TranslationCache();
+      const r = cache.translate(input);
+      for (const c of r.coverage) {
+        assert.ok(c instanceof CoverageRow, 'a compact row');
+        assert.equal(Object.prototype.hasOwnProperty.call(c, 'reason'), false, 'no sentence kept');
+        codes.add(c.code);
+      }
+      assert.deepEqual(r.coverage.map(view), plain.coverage.map(view), what);
+      return r;
+    }
+    const base = { topicFilter, policy, sourceAlias: 's', targetAlias: 't', listedAt: 10 };
+
+    it('every status and every sentence of a status', function () {
+      const s = syncs(translation, [['a', 0, 100, 1000], ['a', 0, 200, 1100], ['b', 0, 5, MAX]]);
+      same('checkpoints restoring', { ...base, group: 'g', offsets: [at('a', 0, 150)], store: s, checkpoints: checkpoints([], false) });
+      same('syncs loading', { ...base, group: 'g', offsets: [at('a', 0, 150)], store: syncs(translation, [['a', 0, 100, 1000]], false), checkpoints: checkpoints([]) });
+      const r = same('filtered, no commit, no sync, emitted (exact and past), a negative translation, a duplicate', {
+        ...base,
+        group: 'g',
+        offsets: [at('skipped', 0, 3), at('a', 1, null), at('c', 0, 7), at('a', 0, 200), at('a', 2, 5), at('b', 0, 10), at('b', 1, 4)],
+        store: s,
+        checkpoints: checkpoints([]),
+      });
+      assert.deepEqual(r.coverage.map((c) => c.status), ['emitted', 'no-committed-offset', 'no-sync', 'older-than-oldest-sync', 'no-sync', 'no-sync', 'topic-not-replicated']);
+      assert.match(r.coverage[3].reason, /the translation of offset 10 is negative/);
+      same('a duplicate remote partition', { ...base, group: 'g', offsets: [at('a', 0, 150), at('a', 0, 200)], store: s, checkpoints: checkpoints([]) });
+      same('emitted past the sync', { ...base, group: 'g', offsets: [at('a', 0, 150)], store: s, checkpoints: checkpoints([]) });
+      same('unchanged, the same offset', { ...base, group: 'g', offsets: [at('a', 0, 200)], store: s, checkpoints: checkpoints([['g', 's.a', 0, 200, 1100]]) });
+      same('unchanged, behind the last checkpoint', { ...base, group: 'g', offsets: [at('a', 0, 200)], store: s, checkpoints: checkpoints([['g', 's.a', 0, 200, 1500]]) });
+      same('emitted after a rewind', { ...base, group: 'g', offsets: [at('a', 0, 150)], store: s, checkpoints: checkpoints([['g', 's.a', 0, 190, 1100]]) });
+      same('older than the oldest sync', { ...base, group: 'g', offsets: [at('a', 0, 50)], store: s, checkpoints: checkpoints([]) });
+      same('rewound below the syncs, the log start not known', {
+        ...base, group: 'g', offsets: [at('a', 0, 50)], store: s, checkpoints: checkpoints([['g', 's.a', 0, 150, 1001]]), remoteLogStart: () => undefined,
+      });
+      same('rewound below the syncs, checkpointed at the log start', {
+        ...base, group: 'g', offsets: [at('a', 0, 50)], store: s, checkpoints: checkpoints([['g', 's.a', 0, 150, 1001]]), remoteLogStart: () => 900n,
+      });
+      // every code of the rows: 12 sentences, and the entries kept as they are
+      assert.deepEqual([...codes].sort((a, b) => a - b), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    });
+
+    it('the readiness verdict is kept with the row', function () {
+      const s = syncs(translation, [['a', 0, 100, 1000]]);
+      const r = same('ready', { ...base, group: 'g', offsets: [at('a', 0, 100), at('c', 0, 1)], store: s, checkpoints: checkpoints([]) });
+      assert.deepEqual(r.coverage.map((c) => [c.verdict, c.reread]), [['ready', 0], ['not-covered', null]]);
+    });
+  });
+}
