@@ -118,6 +118,9 @@ export interface CommitAnswer {
  * without an answer counts as refused ('no answer'). Returns how many commits were answered
  * (written, or refused because the group became active: the target answered).
  */
+/** The answer of a commit not sent because the instance's lease on its share stopped holding as it went out (issue 25). */
+export const FENCED = 'FENCED';
+
 export function recordCommits(
   result: GroupOffsetsCycle,
   targets: TargetOffsets,
@@ -129,6 +132,13 @@ export function recordCommits(
   for (const c of planned) {
     const r = answerOf(c.group) ?? { ok: false, errorType: 'UNKNOWN', message: 'no answer' };
     const { group, state, decision: d } = c;
+    if (!r.ok && r.errorType === FENCED) {
+      // not sent: the next run of the instance that owns the group writes it (counted as answered: the target is not at fault)
+      targets.forget(group);
+      result.skipped.push({ group, code: 'fenced', state, reason: 'not written: this instance\'s lease on its share of the flow stopped holding as the commit went out (paused, or a rebalance settling); written once the sharing group settles' });
+      committedOk++;
+      continue;
+    }
     if (!r.ok) {
       // UNKNOWN_MEMBER_ID: the group has members now, never touched
       targets.refused(group, r.errorType === 'UNKNOWN_MEMBER_ID', c.marks);

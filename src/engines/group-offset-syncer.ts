@@ -32,7 +32,7 @@ import { applyLatestJson } from '../core/checkpoint-json';
 import { MalformedRecordError } from '../core/errors';
 import type { NameFilter } from '../core/filters';
 import { decideGroupOffsetSync, type RewindMark, type TargetEndOffset } from '../core/group-offset-sync';
-import { emptyCycle, recordCommits, recordDecision, sortCycle, targetFailure, type CheckpointStats, type GroupOffsetsCycle, type PlannedCommit } from '../core/group-offsets-cycle';
+import { emptyCycle, FENCED, recordCommits, recordDecision, sortCycle, targetFailure, type CheckpointStats, type GroupOffsetsCycle, type PlannedCommit } from '../core/group-offsets-cycle';
 import { DEFAULT_MIN_WRITE_INTERVAL_MS, FULL_TARGET_READ_EVERY_MS, TargetOffsets } from '../core/target-offsets';
 import type { Checkpoint, CommittedOffset } from '../core/types';
 import { explainKafkaError, notAuthorized, type ClusterSettings } from '../kafka/client';
@@ -555,13 +555,27 @@ export class GroupOffsetSyncer {
     if (toCommit.length > 0 && this.opts.shares && !this.opts.shares.writable()) {
       for (const c of toCommit.splice(0)) result.skipped.push({ group: c.group, code: 'fenced', state: c.state, reason: 'not written: this instance\'s lease on its share of the flow does not hold (paused, or a rebalance settling); written once the sharing group settles' });
     }
-    // the commits, pipelined per coordinator over several connections; none is sent after close
+    // the commits, pipelined per coordinator over several connections; none is sent after close,
+    // and none once the lease stopped holding (checked again as each commit goes out: a pause
+    // during the coordinator lookup must not send what was read before it)
+    let fenced = false;
+    const shares = this.opts.shares;
     const sent = await connection.committer().commitMany(
       toCommit.map((c) => ({ group: c.group, offsets: c.decision.offsets })),
-      { stop: () => this.closed },
+      {
+        stop: () => {
+          if (this.closed) return true;
+          if (shares && !shares.writable()) fenced = true;
+          return fenced;
+        },
+      },
     );
     this.checkOpen();
-    const committedOk = recordCommits(result, this.targets, toCommit, (g) => sent.get(g), this.now);
+    const answerOf = (g: string): AdminCommitResult | undefined => {
+      const r = sent.get(g);
+      return fenced && r !== undefined && !r.ok && r.errorType === 'CLOSED' ? { ok: false, errorType: FENCED, message: 'lease' } : r;
+    };
+    const committedOk = recordCommits(result, this.targets, toCommit, answerOf, this.now);
     // the cache's bound follows the number of groups the last full run held
     if (job.full) this.groupCount = groups.length;
     this.targets.trim(Math.max(this.groupCount, groups.length));

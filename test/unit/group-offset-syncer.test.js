@@ -504,4 +504,21 @@ describe('GroupOffsetSyncer with a share of the flow (issue 25, no broker)', fun
     assert.deepEqual(r3.written.map((w) => [w.group, w.offsets[0].offset]), [['a', 7n]]);
     assert.equal(calls.commits.length, 2);
   });
+
+  it('a lease that stops holding while the commits go out (a pause during the coordinator lookup): nothing more is sent, skipped as fenced, not a target failure', async function () {
+    const { calls, connection, target } = fakeConnection();
+    let asked = 0;
+    // holds at the check before the commits, then no more (the process was paused and woke without a lease)
+    const shares = { owns: () => true, writable: () => ++asked <= 1 };
+    const reported = [];
+    connection.reportError = (e) => reported.push(e.message);
+    const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0, shares });
+    s.applyCheckpointsJson({ a: cp(5), b: cp(6) });
+    const r = await s.sync();
+    assert.deepEqual(r.written, []);
+    assert.deepEqual(r.skipped.map((x) => [x.group, x.code]).sort(), [['a', 'fenced'], ['b', 'fenced']]);
+    assert.equal(calls.commits.length, 0, 'nothing sent once the lease did not hold');
+    assert.deepEqual([target.committed.a, target.committed.b], [undefined, undefined]);
+    assert.deepEqual(reported, [], 'the target is not reported as failing');
+  });
 });
