@@ -189,6 +189,8 @@ describe(`OAUTHBEARER: mm2-cluster with a client-credentials token, a broker val
     if (!(await nr.request('GET', '/flows')).text.includes('oauthbearer')) await nr.deploy(flow(SECRET, 'oauth-ok'));
     const { browser, page } = await openEditor(nr.url);
     try {
+      // the palette shows before the editor has loaded the deployed flow: a dialog opened then is a new node's (no OAUTHBEARER)
+      await page.waitForFunction(() => !!RED.nodes.node('src'), undefined, { timeout: 60000 });
       await page.evaluate(() => RED.editor.editConfig('', 'mm2-cluster', 'src'));
       await page.waitForSelector('#node-config-input-oauthTokenEndpoint', { state: 'visible' });
       const visible = (id) => page.isVisible(`#node-config-input-${id}`);
