@@ -1,6 +1,7 @@
 import type { CheckpointStore } from './checkpoint-store';
 import { checkpointsForGroup, type CheckpointsForGroupInput, type CheckpointsForGroupResult, type CoverageEntry } from './checkpoints-for-group';
 import type { OffsetSyncStore } from './offset-sync-store';
+import type { SyncChangeLog } from './sync-change-log';
 import type { OffsetSync } from './types';
 import { flatten } from './partition-key';
 import { DEFAULT_READINESS, entryReadiness, groupReadiness, type EntryReadiness, type GroupReadiness, type ReadinessThresholds } from './readiness';
@@ -8,10 +9,10 @@ import { DEFAULT_READINESS, entryReadiness, groupReadiness, type EntryReadiness,
 /**
  * The last translation of every group, so that a full checkpoint cycle translates again only
  * the groups whose inputs moved: their committed offsets (a new offsets array), the offset sync
- * their position translates from (a partition's slots are immutable arrays, replaced on every
- * new sync: a different array means "look again", the same sync found means "same answer"; in
- * the store's precise mode the sync kept for the group partition changes only with a new sync
- * (a new slot array) or a new position (a new offsets array), so the same check covers it),
+ * their position translates from (each partition's change log says which positions a change of its
+ * syncs since the last check may have reached: only those look again, and the same sync found
+ * means "same answer"; in the store's precise mode the sync kept for the group partition changes
+ * only with a new sync at or below it or a new position (a new offsets array)),
  * the stores' loading state, or their own checkpoints (a partial cycle wrote some: `forget`).
  *
  * A group reused this way produces exactly what `checkpointsForGroup` would: no new checkpoint
@@ -47,8 +48,9 @@ interface Entry {
   checkpoints: CheckpointStore;
   syncsLoaded: boolean;
   checkpointsLoaded: boolean;
-  /** Per offset entry: the slot array it was translated against, and the sync found there. */
-  slots: Array<readonly OffsetSync[] | undefined>;
+  /** Per offset entry: its partition's change log, the generation it was last checked at, and the sync found then. */
+  logs: SyncChangeLog[];
+  gens: number[];
   found: Array<OffsetSync | undefined>;
   coverage: readonly GroupCoverageEntry[];
   summary: GroupReadiness;
@@ -109,6 +111,7 @@ export class TranslationCache {
       return { checkpoints: [], coverage: had.coverage, summary: had.summary, reused: true };
     }
     const r = checkpointsForGroup(input);
+    const logs = offsets.map((o) => store.changeLog(o.topic, o.partition));
     // kept for many cycles: the reason strings flat (a template literal leaves a rope of its parts)
     const coverage = r.coverage.map((c): GroupCoverageEntry => {
       const cp = c.remoteTopic === null ? undefined : checkpoints.getPartition(group, c.remoteTopic, c.partition);
@@ -124,7 +127,8 @@ export class TranslationCache {
       checkpoints,
       syncsLoaded: store.loaded,
       checkpointsLoaded: checkpoints.loaded,
-      slots: offsets.map((o) => store.slots(o.topic, o.partition)),
+      logs,
+      gens: logs.map((l) => l.gen),
       found: offsets.map((o) => syncFor(store, group, o.topic, o.partition, o.offset)),
       coverage,
       summary,
@@ -165,12 +169,18 @@ export class TranslationCache {
     if (e.offsets !== offsets || e.store !== store || e.checkpoints !== checkpoints) return false;
     if (e.syncsLoaded !== store.loaded || e.checkpointsLoaded !== checkpoints.loaded) return false;
     for (let i = 0; i < offsets.length; i++) {
+      const log = e.logs[i];
+      const gen = e.gens[i];
+      if (log.gen === gen) continue;
+      // syncs changed on the partition: only a change that reached the position can change its answer
       const o = offsets[i];
-      const slots = store.slots(o.topic, o.partition);
-      if (slots === e.slots[i]) continue;
-      if (syncFor(store, input.group, o.topic, o.partition, o.offset) !== e.found[i]) return false;
-      // the same sync in newer slots: same answer; remember the slots to skip the search next time
-      e.slots[i] = slots;
+      const floor = log.since(gen);
+      const at = o.offset;
+      if (at !== null && at !== undefined && at >= 0n && (floor === null || (floor !== undefined && at >= floor))) {
+        if (syncFor(store, input.group, o.topic, o.partition, at) !== e.found[i]) return false;
+      }
+      // the same sync after newer changes: same answer; remember the generation to skip the search next time
+      e.gens[i] = log.gen;
     }
     return true;
   }
