@@ -133,7 +133,12 @@ function* translateSteps(t: TranslateCycleInput, every = Infinity): Generator<vo
       // only what moved is translated again (the cache says what did)
       const c = t.translations.translate(input);
       for (const e of c.coverage) coverage.push(e);
-      summaries.push(withMembersOnTarget(c.summary, t.membersOf(group)));
+      const members = t.membersOf(group);
+      let withMembers = c.withMembers;
+      if (withMembers === undefined || withMembers.membersOnTarget !== members) c.withMembers = withMembers = withMembersOnTarget(c.summary, members);
+      summaries.push(withMembers);
+      // reused: nothing new, and no rewind below the syncs (an entry saying so is translated again every cycle)
+      if (c.reused) continue;
       r = c;
     } else {
       // a partial translation (some partitions): the group's next full cycle translates it whole

@@ -40,6 +40,8 @@ export interface CachedTranslation {
   summary: GroupReadiness;
   /** true: nothing was translated (the last answer stands). */
   reused: boolean;
+  /** The caller's memo of `summary` with the group's members on the target (kept with a reused answer). */
+  withMembers?: GroupReadiness;
 }
 
 interface Entry {
@@ -59,7 +61,11 @@ interface Entry {
   /** The last answer emitted (or replaced a duplicate): it reads differently next time, translate it again then. */
   stale: boolean;
   readiness: ReadinessThresholds;
+  /** The answer while the group is reused (made once: a full cycle at 10,000 groups asks every group every interval). */
+  reusedAnswer?: CachedTranslation;
 }
+
+const NO_CHECKPOINTS: CachedTranslation['checkpoints'] = Object.freeze([]) as unknown as CachedTranslation['checkpoints'];
 
 /** The sync a position translates from in the current slots (the oldest one when it is older than all), or undefined. */
 function syncFor(store: OffsetSyncStore, group: string, topic: string, partition: number, offset: bigint | null | undefined): OffsetSync | undefined {
@@ -108,7 +114,7 @@ export class TranslationCache {
     const had = this.byGroup.get(group);
     if (had !== undefined && this.stillValid(had, input, th)) {
       if (input.listedAt !== undefined) had.listedAt = input.listedAt;
-      return { checkpoints: [], coverage: had.coverage, summary: had.summary, reused: true };
+      return (had.reusedAnswer ??= { checkpoints: NO_CHECKPOINTS, coverage: had.coverage, summary: had.summary, reused: true });
     }
     const r = checkpointsForGroup(input);
     const logs = offsets.map((o) => store.changeLog(o.topic, o.partition));
