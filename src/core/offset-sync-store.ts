@@ -210,6 +210,11 @@ export class OffsetSyncStore {
     return log;
   }
 
+  /** Every partition's change log (those of partitions without syncs yet too). */
+  *changeLogs(): IterableIterator<[string, number, SyncChangeLog]> {
+    for (const [topic, byPartition] of this.logs) for (const [partition, log] of byPartition) yield [topic, partition, log];
+  }
+
   /**
    * MM2 `OffsetSyncStore.translateDownstream`. `upstreamOffset` is the group's committed offset (the next
    * offset to consume). Returns undefined ("empty": not loaded yet, or no sync for the partition),

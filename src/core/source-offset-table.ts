@@ -44,6 +44,8 @@ export class SourceOffsetTable {
   private readonly byPartition = new Map<string, PositionIndex<string>>();
   /** Changed by the stream and not taken yet. */
   private pending = new Map<string, GroupPartitions>();
+  /** Groups whose offsets changed (by the stream or a full read) since the last takeChangedGroups: the reconcile lane's dirty groups. */
+  private changedGroups = new Set<string>();
   /** Per full read under way: what the stream changed since it was sent. */
   private readonly reads = new Set<Map<string, GroupPartitions>>();
 
@@ -74,6 +76,7 @@ export class SourceOffsetTable {
       }
       const k = partitionKey(c.topic, c.partition);
       this.lists.delete(c.group);
+      this.changedGroups.add(c.group);
       const prev = m.get(k);
       if (c.offset === null) m.delete(k);
       else m.set(k, { topic: c.topic, partition: c.partition, offset: c.offset, metadata: prev?.metadata ?? '' });
@@ -87,6 +90,13 @@ export class SourceOffsetTable {
     if (this.pending.size === 0) return null;
     const changed = this.pending;
     this.pending = new Map();
+    return changed;
+  }
+
+  /** The groups whose offsets changed since the last call (a group deleted or read anew included). */
+  takeChangedGroups(): Set<string> {
+    const changed = this.changedGroups;
+    this.changedGroups = new Set();
     return changed;
   }
 
@@ -194,6 +204,7 @@ export class SourceOffsetTable {
     for (const [k, o] of m) this.index(k, group, o.offset, null);
     this.byGroup.delete(group);
     this.lists.delete(group);
+    this.changedGroups.add(group);
   }
 }
 

@@ -98,6 +98,8 @@ function coverageRecord(group: string, c: CoverageEntry, reason: string, rd: Ent
 
 export class TranslationCache {
   private readonly byGroup = new Map<string, Entry>();
+  /** Groups to translate again whatever else changed (their last answer emitted, or a partial cycle wrote for them), until taken. */
+  private staleGroups = new Set<string>();
 
   /** Number of groups held. */
   get size(): number {
@@ -145,6 +147,7 @@ export class TranslationCache {
       readiness: th,
     };
     this.byGroup.set(group, entry);
+    if (entry.stale) this.staleGroups.add(group);
     return { checkpoints: r.checkpoints, coverage, summary, reused: false };
   }
 
@@ -157,7 +160,23 @@ export class TranslationCache {
   /** The group's checkpoints changed elsewhere (a partial cycle): translate it in full next time (its last readiness stays readable). */
   forget(group: string): void {
     const e = this.byGroup.get(group);
-    if (e !== undefined) e.stale = true;
+    if (e !== undefined) {
+      e.stale = true;
+      this.staleGroups.add(group);
+    }
+  }
+
+  /** The groups that must be translated again (an answer that emitted, a forgotten group) since the last call. */
+  takeStale(): Set<string> {
+    const s = this.staleGroups;
+    this.staleGroups = new Set();
+    return s;
+  }
+
+  /** The group's offsets were listed at `listedAt` and found unchanged (a full cycle that did not look at it). */
+  listedAtLeast(group: string, listedAt: number | undefined): void {
+    const e = this.byGroup.get(group);
+    if (e !== undefined && listedAt !== undefined && (e.listedAt === undefined || e.listedAt < listedAt)) e.listedAt = listedAt;
   }
 
   /** Keeps only these groups. */
@@ -167,6 +186,7 @@ export class TranslationCache {
 
   clear(): void {
     this.byGroup.clear();
+    this.staleGroups.clear();
   }
 
   private stillValid(e: Entry, input: CheckpointsForGroupInput, th: ReadinessThresholds): boolean {
