@@ -11,6 +11,7 @@ import { encodeCheckpoint } from './checkpoint';
 import { checkpointsForGroup, type CoverageEntry } from './checkpoints-for-group';
 import { ListReuse } from './list-reuse';
 import { summarizeReadiness, unlistedGroupReadiness, withMembersOnTarget, type GroupReadiness, type MembersOnTarget, type ReadinessSummary, type ReadinessThresholds } from './readiness';
+import type { ReconcileChanges, ReconcileLayout } from './reconcile-layout';
 import type { CacheInput, GroupCoverageEntry, TranslationCache } from './translation-cache';
 import type { Checkpoint, CommittedOffset } from './types';
 
@@ -74,6 +75,12 @@ export interface TranslateCycleInput {
   logStarts?: Map<string, bigint>;
   /** The last full cycle's lists: given back when this cycle's are the same, entry for entry. */
   previous?: { coverage: readonly GroupCoverageEntry[]; summaries: readonly GroupReadiness[] } | null;
+  /**
+   * Full cycles over an array of groups: visit only the groups something changed for (the
+   * reconcile lane, core/reconcile-layout); `key` is what else the answers depend on (compared
+   * item by item with the last cycle's: the stores, their loading state, the target's listing).
+   */
+  reconcile?: { layout: ReconcileLayout; key: readonly unknown[]; changes(): ReconcileChanges };
 }
 
 export interface CycleTranslation {
@@ -119,8 +126,31 @@ function* translateSteps(t: TranslateCycleInput, every = Infinity): Generator<vo
     // partition's log start (read for it), not left at its stale, higher checkpoint; mm2: MM2's behaviour
     ...(logStarts === undefined ? {} : { remoteLogStart: (topic: string, partition: number) => logStarts.get(logStartKey(topic, partition)) }),
   };
+  // the reconcile lane: a full cycle over the same groups as the last one visits only what changed
+  const rc = t.full && t.reconcile !== undefined && Array.isArray(t.groups) ? t.reconcile : undefined;
+  const list = t.groups as readonly string[];
+  let marks: Uint8Array | null = null;
+  if (rc !== undefined) {
+    const layout = rc.layout;
+    marks = layout.plan(list, rc.key, t.base.store, rc.changes());
+    if (marks === null) {
+      // every group: those the last cycle listed without looking at them were listed then
+      const before = layout.lastGroups;
+      if (before !== null) for (const g of before) t.translations.listedAtLeast(g, layout.listedAt);
+      layout.begin(list, rc.key);
+    }
+  }
   let n = 0;
+  let i = -1;
   for (const group of t.groups) {
+    i++;
+    if (marks !== null && marks[i] === 0) {
+      // nothing changed for it: its last entries, as they were
+      const layout = (rc as { layout: ReconcileLayout }).layout;
+      for (const e of layout.coverageOf[i]) coverage.push(e);
+      summaries.push(layout.summaryOf[i]);
+      continue;
+    }
     if (++n > every) {
       n = 1;
       yield;
@@ -133,7 +163,16 @@ function* translateSteps(t: TranslateCycleInput, every = Infinity): Generator<vo
       // only what moved is translated again (the cache says what did)
       const c = t.translations.translate(input);
       for (const e of c.coverage) coverage.push(e);
-      summaries.push(withMembersOnTarget(c.summary, t.membersOf(group)));
+      const members = t.membersOf(group);
+      let withMembers = c.withMembers;
+      if (withMembers === undefined || withMembers.membersOnTarget !== members) c.withMembers = withMembers = withMembersOnTarget(c.summary, members);
+      summaries.push(withMembers);
+      if (rc !== undefined) {
+        rc.layout.coverageOf[i] = c.coverage;
+        rc.layout.summaryOf[i] = withMembers;
+      }
+      // reused: nothing new, and no rewind below the syncs (an entry saying so is translated again every cycle)
+      if (c.reused) continue;
       r = c;
     } else {
       // a partial translation (some partitions): the group's next full cycle translates it whole
@@ -157,6 +196,7 @@ function* translateSteps(t: TranslateCycleInput, every = Infinity): Generator<vo
       t.unsent.set(unsentKey(w), w);
     }
   }
+  if (rc !== undefined) rc.layout.done(list, rc.key, t.listedAt);
   return { coverage, summaries, needs };
 }
 

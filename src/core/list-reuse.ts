@@ -12,25 +12,36 @@
 export class ListReuse<T> {
   private matched = 0;
   private out: T[] | null = null;
+  /** Items in `out` (it starts as a copy of the whole previous list, written over in place). */
+  private n = 0;
 
   constructor(private readonly prev: readonly T[] = []) {}
 
   push(item: T): void {
-    if (this.out !== null) {
-      this.out.push(item);
+    const out = this.out;
+    if (out !== null) {
+      // over the previous list's copy, then past its end (one allocation of the usual size, not a growing array)
+      if (this.n < out.length) out[this.n] = item;
+      else out.push(item);
+      this.n++;
       return;
     }
     if (this.matched < this.prev.length && this.prev[this.matched] === item) {
       this.matched++;
       return;
     }
-    this.out = this.prev.slice(0, this.matched);
-    this.out.push(item);
+    this.out = this.prev.slice();
+    this.n = this.matched;
+    this.push(item);
   }
 
   /** The list: the previous one itself when every item matched it, else a new one. */
   result(): readonly T[] {
-    if (this.out !== null) return this.out;
+    const out = this.out;
+    if (out !== null) {
+      if (out.length > this.n) out.length = this.n;
+      return out;
+    }
     return this.matched === this.prev.length ? this.prev : this.prev.slice(0, this.matched);
   }
 }

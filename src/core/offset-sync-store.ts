@@ -1,6 +1,7 @@
 import type { OffsetSync, TopicPartition } from './types';
 import { describeSlotArray, freezeSync, LAST_SLOT, promotedSlots, SYNCS_PER_PARTITION, toInt64 } from './offset-sync-slots';
 import { clearRetained, heapPop, heapPush, newestAtOrBelow, sameRange, sortedByPosition, thinned, type HeapItem, type Kept, type PartitionKept } from './offset-sync-retention';
+import { slotsChangeFloor, SyncChangeLog } from './sync-change-log';
 
 export { describeSlotArray, invariantB, invariantC, SYNCS_PER_PARTITION } from './offset-sync-slots';
 
@@ -76,6 +77,8 @@ export class OffsetSyncStore {
   private readToEnd = false;
   /** topic -> partition -> the published 64-slot array (never mutated after publication). */
   private readonly syncs = new Map<string, Map<number, readonly OffsetSync[]>>();
+  /** topic -> partition -> which positions each change of the partition's syncs may have changed the answer of. */
+  private readonly logs = new Map<string, Map<number, SyncChangeLog>>();
   /** Precise mode: topic -> partition -> what is kept for the tracked groups. */
   private readonly kept = new Map<string, Map<number, PartitionKept>>();
   private seq = 0;
@@ -159,10 +162,12 @@ export class OffsetSyncStore {
       this.syncs.set(n.topic, byPartition);
     }
     const original = byPartition.get(n.partition);
+    const log = this.changeLog(n.topic, n.partition);
     // Step 1: first sync for the partition fills every slot.
     if (original === undefined) {
       this.remember(n, true);
       byPartition.set(n.partition, Object.freeze(new Array<OffsetSync>(SYNCS_PER_PARTITION).fill(n)));
+      log.changed(null);
       return;
     }
     this.remember(n, n.upstreamOffset < original[0].upstreamOffset);
@@ -174,6 +179,7 @@ export class OffsetSyncStore {
       // an upstream rewind: what was kept belongs to the old history
       if (n.upstreamOffset < original[0].upstreamOffset) this.kept.get(n.topic)?.delete(n.partition);
       byPartition.set(n.partition, Object.freeze(new Array<OffsetSync>(SYNCS_PER_PARTITION).fill(n)));
+      log.changed(null);
       return;
     }
     this.retainNew(n);
@@ -181,6 +187,32 @@ export class OffsetSyncStore {
     const s = promotedSlots(original, n);
     // Step 6.
     byPartition.set(n.partition, Object.freeze(s));
+    // MM2's answer changes where the slots differ. Precise mode: a tracked group partition below
+    // the new sync keeps the sync kept for it (the newest at or below it: nothing newer below it
+    // came, what the slots or the retained syncs dropped is not newer); one below every sync (not
+    // tracked) is answered from the last slot.
+    const floor = this.translation === 'mm2' ? slotsChangeFloor(original, s) : s[LAST_SLOT] !== original[LAST_SLOT] ? null : n.upstreamOffset;
+    if (floor !== undefined) log.changed(floor);
+  }
+
+  /**
+   * The change log of a partition's syncs (created empty for a partition without syncs yet): the
+   * same object for the store's life, so a translation can keep it and ask what changed since.
+   */
+  changeLog(topic: string, partition: number): SyncChangeLog {
+    let byPartition = this.logs.get(topic);
+    if (byPartition === undefined) {
+      byPartition = new Map();
+      this.logs.set(topic, byPartition);
+    }
+    let log = byPartition.get(partition);
+    if (log === undefined) byPartition.set(partition, (log = new SyncChangeLog()));
+    return log;
+  }
+
+  /** Every partition's change log (those of partitions without syncs yet too). */
+  *changeLogs(): IterableIterator<[string, number, SyncChangeLog]> {
+    for (const [topic, byPartition] of this.logs) for (const [partition, log] of byPartition) yield [topic, partition, log];
   }
 
   /**

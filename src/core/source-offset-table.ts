@@ -121,6 +121,8 @@ export class SourceOffsetTable {
   private readonly byPartition = new Map<string, PositionIndex<string>>();
   /** Changed by the stream and not taken yet. */
   private pending = new Map<string, GroupPartitions>();
+  /** Groups whose offsets changed (by the stream or a full read) since the last takeChangedGroups: the reconcile lane's dirty groups. */
+  private changedGroups = new Set<string>();
   /** Per full read under way: what the stream changed since it was sent. */
   private readonly reads = new Set<Map<string, GroupPartitions>>();
 
@@ -150,6 +152,7 @@ export class SourceOffsetTable {
         this.byGroup.set(c.group, m);
       }
       const k = partitionKey(c.topic, c.partition);
+      this.changedGroups.add(c.group);
       const prev = m.get(c.topic, c.partition);
       m.set(c.topic, c.partition, c.offset === null ? undefined : { topic: c.topic, partition: c.partition, offset: c.offset, metadata: prev?.metadata ?? '' });
       this.index(k, c.group, prev?.offset ?? null, c.offset);
@@ -162,6 +165,13 @@ export class SourceOffsetTable {
     if (this.pending.size === 0) return null;
     const changed = this.pending;
     this.pending = new Map();
+    return changed;
+  }
+
+  /** The groups whose offsets changed since the last call (a group deleted or read anew included). */
+  takeChangedGroups(): Set<string> {
+    const changed = this.changedGroups;
+    this.changedGroups = new Set();
     return changed;
   }
 
@@ -267,6 +277,7 @@ export class SourceOffsetTable {
     if (!m) return;
     for (const o of m.list) this.index(partitionKey(o.topic, o.partition), group, o.offset, null);
     this.byGroup.delete(group);
+    this.changedGroups.add(group);
   }
 }
 

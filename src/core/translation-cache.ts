@@ -1,6 +1,7 @@
 import type { CheckpointStore } from './checkpoint-store';
 import { checkpointsForGroup, type CheckpointsForGroupInput, type CheckpointsForGroupResult, type CoverageEntry } from './checkpoints-for-group';
 import type { OffsetSyncStore } from './offset-sync-store';
+import type { SyncChangeLog } from './sync-change-log';
 import type { OffsetSync } from './types';
 import { coverageRow } from './coverage-rows';
 import { DEFAULT_READINESS, entryReadiness, groupReadiness, type EntryReadiness, type GroupReadiness, type ReadinessThresholds } from './readiness';
@@ -8,10 +9,10 @@ import { DEFAULT_READINESS, entryReadiness, groupReadiness, type EntryReadiness,
 /**
  * The last translation of every group, so that a full checkpoint cycle translates again only
  * the groups whose inputs moved: their committed offsets (a new offsets array), the offset sync
- * their position translates from (a partition's slots are immutable arrays, replaced on every
- * new sync: a different array means "look again", the same sync found means "same answer"; in
- * the store's precise mode the sync kept for the group partition changes only with a new sync
- * (a new slot array) or a new position (a new offsets array), so the same check covers it),
+ * their position translates from (each partition's change log says which positions a change of its
+ * syncs since the last check may have reached: only those look again, and the same sync found
+ * means "same answer"; in the store's precise mode the sync kept for the group partition changes
+ * only with a new sync at or below it or a new position (a new offsets array)),
  * the stores' loading state, or their own checkpoints (a partial cycle wrote some: `forget`).
  *
  * A group reused this way produces exactly what `checkpointsForGroup` would: no new checkpoint
@@ -42,6 +43,8 @@ export interface CachedTranslation {
   summary: GroupReadiness;
   /** true: nothing was translated (the last answer stands). */
   reused: boolean;
+  /** The caller's memo of `summary` with the group's members on the target (kept with a reused answer). */
+  withMembers?: GroupReadiness;
 }
 
 interface Entry {
@@ -50,8 +53,9 @@ interface Entry {
   checkpoints: CheckpointStore;
   syncsLoaded: boolean;
   checkpointsLoaded: boolean;
-  /** Per offset entry: the slot array it was translated against, and the sync found there. */
-  slots: Array<readonly OffsetSync[] | undefined>;
+  /** Per offset entry: its partition's change log, the generation it was last checked at, and the sync found then. */
+  logs: SyncChangeLog[];
+  gens: number[];
   found: Array<OffsetSync | undefined>;
   coverage: readonly GroupCoverageEntry[];
   summary: GroupReadiness;
@@ -60,7 +64,11 @@ interface Entry {
   /** The last answer emitted (or replaced a duplicate): it reads differently next time, translate it again then. */
   stale: boolean;
   readiness: ReadinessThresholds;
+  /** The answer while the group is reused (made once: a full cycle at 10,000 groups asks every group every interval). */
+  reusedAnswer?: CachedTranslation;
 }
+
+const NO_CHECKPOINTS: CachedTranslation['checkpoints'] = Object.freeze([]) as unknown as CachedTranslation['checkpoints'];
 
 /** The sync a position translates from in the current slots (the oldest one when it is older than all), or undefined. */
 function syncFor(store: OffsetSyncStore, group: string, topic: string, partition: number, offset: bigint | null | undefined): OffsetSync | undefined {
@@ -72,6 +80,8 @@ function syncFor(store: OffsetSyncStore, group: string, topic: string, partition
 
 export class TranslationCache {
   private readonly byGroup = new Map<string, Entry>();
+  /** Groups to translate again whatever else changed (their last answer emitted, or a partial cycle wrote for them), until taken. */
+  private staleGroups = new Set<string>();
 
   /** Number of groups held. */
   get size(): number {
@@ -88,9 +98,10 @@ export class TranslationCache {
     const had = this.byGroup.get(group);
     if (had !== undefined && this.stillValid(had, input, th)) {
       if (input.listedAt !== undefined) had.listedAt = input.listedAt;
-      return { checkpoints: [], coverage: had.coverage, summary: had.summary, reused: true };
+      return (had.reusedAnswer ??= { checkpoints: NO_CHECKPOINTS, coverage: had.coverage, summary: had.summary, reused: true });
     }
     const r = checkpointsForGroup(input);
+    const logs = offsets.map((o) => store.changeLog(o.topic, o.partition));
     // kept for many cycles: compact rows (a reason code, no sentence: core/coverage-rows)
     const loaded = checkpoints.loaded;
     const coverage = r.coverage.map((c): GroupCoverageEntry => {
@@ -107,7 +118,8 @@ export class TranslationCache {
       checkpoints,
       syncsLoaded: store.loaded,
       checkpointsLoaded: checkpoints.loaded,
-      slots: offsets.map((o) => store.slots(o.topic, o.partition)),
+      logs,
+      gens: logs.map((l) => l.gen),
       found: offsets.map((o) => syncFor(store, group, o.topic, o.partition, o.offset)),
       coverage,
       summary,
@@ -118,6 +130,7 @@ export class TranslationCache {
       readiness: th,
     };
     this.byGroup.set(group, entry);
+    if (entry.stale) this.staleGroups.add(group);
     return { checkpoints: r.checkpoints, coverage, summary, reused: false };
   }
 
@@ -130,7 +143,23 @@ export class TranslationCache {
   /** The group's checkpoints changed elsewhere (a partial cycle): translate it in full next time (its last readiness stays readable). */
   forget(group: string): void {
     const e = this.byGroup.get(group);
-    if (e !== undefined) e.stale = true;
+    if (e !== undefined) {
+      e.stale = true;
+      this.staleGroups.add(group);
+    }
+  }
+
+  /** The groups that must be translated again (an answer that emitted, a forgotten group) since the last call. */
+  takeStale(): Set<string> {
+    const s = this.staleGroups;
+    this.staleGroups = new Set();
+    return s;
+  }
+
+  /** The group's offsets were listed at `listedAt` and found unchanged (a full cycle that did not look at it). */
+  listedAtLeast(group: string, listedAt: number | undefined): void {
+    const e = this.byGroup.get(group);
+    if (e !== undefined && listedAt !== undefined && (e.listedAt === undefined || e.listedAt < listedAt)) e.listedAt = listedAt;
   }
 
   /** Keeps only these groups. */
@@ -140,6 +169,7 @@ export class TranslationCache {
 
   clear(): void {
     this.byGroup.clear();
+    this.staleGroups.clear();
   }
 
   private stillValid(e: Entry, input: CheckpointsForGroupInput, th: ReadinessThresholds): boolean {
@@ -148,12 +178,18 @@ export class TranslationCache {
     if (e.offsets !== offsets || e.store !== store || e.checkpoints !== checkpoints) return false;
     if (e.syncsLoaded !== store.loaded || e.checkpointsLoaded !== checkpoints.loaded) return false;
     for (let i = 0; i < offsets.length; i++) {
+      const log = e.logs[i];
+      const gen = e.gens[i];
+      if (log.gen === gen) continue;
+      // syncs changed on the partition: only a change that reached the position can change its answer
       const o = offsets[i];
-      const slots = store.slots(o.topic, o.partition);
-      if (slots === e.slots[i]) continue;
-      if (syncFor(store, input.group, o.topic, o.partition, o.offset) !== e.found[i]) return false;
-      // the same sync in newer slots: same answer; remember the slots to skip the search next time
-      e.slots[i] = slots;
+      const floor = log.since(gen);
+      const at = o.offset;
+      if (at !== null && at !== undefined && at >= 0n && (floor === null || (floor !== undefined && at >= floor))) {
+        if (syncFor(store, input.group, o.topic, o.partition, at) !== e.found[i]) return false;
+      }
+      // the same sync after newer changes: same answer; remember the generation to skip the search next time
+      e.gens[i] = log.gen;
     }
     return true;
   }

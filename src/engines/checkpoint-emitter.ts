@@ -24,6 +24,7 @@
  */
 import { CheckpointStore } from '../core/checkpoint-store';
 import { TranslationCache } from '../core/translation-cache';
+import { ReconcileLayout } from '../core/reconcile-layout';
 import { CoalescingRunner } from '../core/coalescing-runner';
 import { findCheckpointGroups, type DiscoveryResult } from '../core/group-discovery';
 import { OffsetSyncStore, type OffsetTranslationMode } from '../core/offset-sync-store';
@@ -76,6 +77,8 @@ export class CheckpointEmitter {
   private readonly sourceOffsets: SourceOffsets;
   /** Each group's last translation: a full cycle translates again only what moved. */
   private readonly translations = new TranslationCache();
+  /** The last full cycle's groups and answers: the next visits only the groups something changed for. */
+  private readonly layout = new ReconcileLayout();
   private readonly readinessThresholds: ReadinessThresholds;
   private readonly targetMembers: TargetMembers; // the last full cycle's listing of the target's groups
   /**
@@ -529,6 +532,15 @@ export class CheckpointEmitter {
       unsent: this.unsent,
       logStarts: store.translation === 'mm2' ? undefined : this.logStarts,
       previous: this.lastFull,
+      reconcile: {
+        layout: this.layout,
+        key: [store, store.loaded, this.checkpointStore, this.checkpointStore.loaded, this.targetMembers.current, this.readinessThresholds],
+        changes: () => ({
+          offsetsChanged: this.sourceOffsets.takeChangedGroups(),
+          stale: this.translations.takeStale(),
+          groupsAtOrAbove: (topic, partition, offset) => this.sourceOffsets.groupsAtOrAbove(topic, partition, offset),
+        }),
+      },
     });
     // the store holds this cycle's checkpoints: its readers (the group-offset writers) hear which
     // groups changed now, while the write to the checkpoints topic goes on (as MM2's sync reads its map)

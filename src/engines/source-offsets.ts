@@ -169,6 +169,11 @@ export class SourceOffsets {
     return this.table.groupsAtOrAbove(topic, partition, offset);
   }
 
+  /** The groups whose offsets changed since the last call (the reconcile lane's dirty groups). */
+  takeChangedGroups(): Set<string> {
+    return this.table.takeChangedGroups();
+  }
+
   /** Forgets groups no longer selected. */
   retain(groups: { has(group: string): boolean }): void {
     this.table.retain(groups);
