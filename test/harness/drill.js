@@ -64,6 +64,9 @@ function drillFlow(names, sourceBootstrap, targetBootstrap, { emitS = EMIT_S, sy
     const writer = flow.find((n) => n.type === 'mm2-group-offsets');
     writer.mode = groupOffsetsMode;
     if (groupOffsetsMode === 'replication') for (const n of flow) if (n.wires) n.wires = n.wires.map((out) => out.filter((id) => id !== writer.id));
+    // mode input as flows made before mode replication: the checkpoint node's output 1 wired into it
+    const cp = flow.find((n) => n.type === 'mm2-checkpoint');
+    if (groupOffsetsMode === 'input' && cp && !cp.wires[0].includes(writer.id)) cp.wires[0] = [writer.id, ...cp.wires[0]];
   }
   if (withoutCheckpointNode) {
     const cp = flow.find((n) => n.type === 'mm2-checkpoint');

@@ -1,6 +1,7 @@
 'use strict';
 /**
- * Issue 26, item 1, over a restart: in mode "input" (checkpoints from the wire) `mm2-group-offsets`
+ * Issue 26, item 1, over a restart, in mode "input" (checkpoints from the wire) and in mode
+ * "replication" (the default: the checkpoint node's store read in place): `mm2-group-offsets`
  * follows a rewind on the source whose checkpoint was written while it was not running (a
  * redeploy or a Node-RED restart came between the checkpoint and its write). The messages carry
  * only each partition's latest checkpoint, so the node replays the replication's checkpoints
@@ -23,7 +24,7 @@ const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committe
 const RECORDS = 30; // per partition, as drill.seed writes them
 const ALL = Array.from({ length: drill.PARTITIONS }, (_, p) => p);
 
-describe('a group rewound on the source while mm2-group-offsets (mode input) was not running (issue 26; real Node-RED, real brokers)', function () {
+describe('a group rewound on the source while mm2-group-offsets was not running (issue 26; real Node-RED, real brokers)', function () {
   this.timeout(180000);
   let nr = null;
   let committer = null;
@@ -46,8 +47,9 @@ describe('a group rewound on the source while mm2-group-offsets (mode input) was
     return out;
   }
 
-  it('after a restart the target offset follows a rewind checkpointed before it, and a failover skips 0', async function () {
-    const names = drill.drillNames('rwr');
+  // mode input (checkpoints from the wire, as flows made before mode replication) and mode replication (the default: the checkpoint node's store read in place)
+  for (const mode of ['input', 'replication']) it(`mode ${mode}: after a restart the target offset follows a rewind checkpointed before it, and a failover skips 0`, async function () {
+    const names = drill.drillNames(mode === 'input' ? 'rwr' : 'rwm');
     const sourceBootstrap = env.cluster('source').bootstrap;
     const targetBootstrap = env.cluster('target').bootstrap;
     await drill.seed(names, sourceBootstrap, targetBootstrap);
@@ -71,8 +73,8 @@ describe('a group rewound on the source while mm2-group-offsets (mode input) was
     };
     await commit(BigInt(RECORDS)); // consumed to the end
 
-    const flow = drill.drillFlow(names, sourceBootstrap, targetBootstrap);
-    assert.ok(flow.some((n) => n.type === 'mm2-group-offsets' && n.mode === 'input'), 'the drill flow reads checkpoints from the input');
+    const flow = drill.drillFlow(names, sourceBootstrap, targetBootstrap, { groupOffsetsMode: mode });
+    assert.ok(flow.some((n) => n.type === 'mm2-group-offsets' && n.mode === mode), `the drill flow's group-offsets node in mode ${mode}`);
     nr = await startNodeRed({ quiet: true, logLevel: 'warn' });
     await nr.deploy(flow);
     const at = async (group, want) => {
@@ -83,7 +85,7 @@ describe('a group rewound on the source while mm2-group-offsets (mode input) was
     const g1Before = await targetOffsets(g1, names.remote);
 
     // the group-offsets node stops (a redeploy without it); the rewind is checkpointed meanwhile
-    await nr.deploy(drill.drillFlow(names, sourceBootstrap, targetBootstrap, { groupOffsetsDisabled: true }));
+    await nr.deploy(drill.drillFlow(names, sourceBootstrap, targetBootstrap, { groupOffsetsDisabled: true, groupOffsetsMode: mode }));
     await commit(5n);
     await env.eventually(async () => {
       const cps = await latestCheckpoints(names, g0);
