@@ -58,7 +58,9 @@ describe('SyncChangeLog: which positions may translate differently since a gener
     assert.equal(log.since(3), null, 'older than the log remembers: every position');
   });
 
-  it('slotsChangeFloor: no position below the floor gets another answer from the slots (mm2 mode, random syncs)', () => {
+  it('slotsChangeFloor: no position below the floor gets another answer from the slots (mm2 mode, random syncs)', function () {
+    // 20 seeds x 300 syncs, every position's answer before and after each: seconds, not milliseconds
+    this.timeout(60000);
     let checked = 0;
     for (let seed = 1; seed <= 20; seed++) {
       const rand = rng(seed);
