@@ -83,7 +83,10 @@ describe('failover drill: target broker killed after deploy and restarted (real 
       interval: 500,
       what: `every selected group (${names.groups.length}) to have its target offsets after the target came back`,
     });
-    assert.ok((await checker.checkpointRecords()) > 0, 'the checkpoints reached the target');
+    // the group-offsets node reads the checkpoint node's store (mode replication), so the target's
+    // offsets may come before the checkpoints' write, which waits on its retry list for the
+    // restarted broker: waited for, not raced
+    await env.eventually(async () => (await checker.checkpointRecords()) > 0, { timeout: 60000, interval: 500, what: 'the checkpoints to reach the target' });
     assert.deepEqual(await watcher.settle(), [], 'no green status before there was something on the target to be green about');
   });
 });
