@@ -50,6 +50,13 @@ import { disconnectQuietly } from './topic-reader';
 /** The protocol name members announce: a member of another assigner cannot join the group (INCONSISTENT_GROUP_PROTOCOL). */
 export const SHARE_ASSIGNER_NAME = 'mm2-node-red-shares';
 const SHARE_ASSIGNER_VERSION = 1;
+/**
+ * How long after a member stops heartbeating the coordinator gives its share to the others: 10 s, as
+ * Kafka Connect's workers (session.timeout.ms 10000), so a killed instance's groups are fresh again
+ * within about 15 s (the session timeout, the rebalance, one cycle). The broker must allow it
+ * (group.min.session.timeout.ms, 6 s by default).
+ */
+export const SHARE_SESSION_TIMEOUT_MS = 10000;
 
 /** The ACLs a membership needs on the cluster whose `__consumer_offsets` is split. */
 export function shareMembershipAcls(): AclNeed[] {
@@ -73,7 +80,7 @@ export interface ShareMembershipOptions {
   topic?: string;
   /** The group's id; default shareGroupId(sourceAlias, targetAlias). */
   groupId?: string;
-  /** Default 30000: how long after a member stops heartbeating its share moves. */
+  /** Default SHARE_SESSION_TIMEOUT_MS (10 s, as Kafka Connect's workers): how long after a member stops heartbeating its share moves. */
   sessionTimeoutMs?: number;
   /** Default 1000: how often the member heartbeats (a join's generation is known at the first one). */
   heartbeatIntervalMs?: number;
@@ -138,9 +145,9 @@ export class ShareMembership extends EventEmitter<ShareMembershipEvents> {
     this.fingerprint = settingsFingerprint(this.settings);
     this.groupId = o.groupId ?? shareGroupId(o.sourceAlias, o.targetAlias);
     this.topic = o.topic ?? OFFSETS_TOPIC;
-    this.sessionTimeout = o.sessionTimeoutMs ?? 30000;
+    this.sessionTimeout = o.sessionTimeoutMs ?? SHARE_SESSION_TIMEOUT_MS;
     this.heartbeatInterval = o.heartbeatIntervalMs ?? 1000;
-    if (!Number.isInteger(this.sessionTimeout) || this.sessionTimeout < 1) throw new RangeError(`sessionTimeoutMs: ${o.sessionTimeoutMs} is not a number of milliseconds >= 1 (default 30000)`);
+    if (!Number.isInteger(this.sessionTimeout) || this.sessionTimeout < 1) throw new RangeError(`sessionTimeoutMs: ${o.sessionTimeoutMs} is not a number of milliseconds >= 1 (default ${SHARE_SESSION_TIMEOUT_MS})`);
     if (!Number.isInteger(this.heartbeatInterval) || this.heartbeatInterval < 1 || this.heartbeatInterval >= this.sessionTimeout) {
       throw new RangeError(`heartbeatIntervalMs: ${o.heartbeatIntervalMs} is not a number of milliseconds >= 1 and below sessionTimeoutMs (default 1000)`);
     }
