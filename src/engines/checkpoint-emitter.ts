@@ -147,10 +147,12 @@ export class CheckpointEmitter {
     return this.discoveredTotal;
   }
 
-  /** The share changed: groups gained are picked up at once (a rediscovery and a full cycle), groups lost leave the selection. */
+  /** The share changed: the stream follows its partitions of `__consumer_offsets`; groups gained are read in full (not streamed here), rediscovered and cycled at once; groups lost leave the selection. */
   private sharesChanged(): void {
-    if (this.stopped || this.selected === null) return;
-    this.refreshGroups().then(() => this.deliverCycle({}), () => undefined);
+    if (this.stopped) return;
+    const followed = this.sourceOffsets.followPartitions(this.o.shares?.offsetsPartitions() ?? null);
+    if (this.selected === null) return;
+    followed.then(() => (this.fullReads.invalidate(), this.refreshGroups())).then(() => this.deliverCycle({}), () => undefined);
   }
 
   /** Full cycles on one runner, partial ones on the other: they go side by side (translation is synchronous; the writes take turns). */
@@ -392,6 +394,8 @@ export class CheckpointEmitter {
     try {
       await source.admin(); // connects (and reports a connection failure) first
       await this.o.shares?.ready(); // the first assignment (bounded): which groups are this instance's
+      // the stream reads the share's partitions of __consumer_offsets; groups of one followed again are read in full
+      if (this.o.shares && (await this.sourceOffsets.followPartitions(this.o.shares.offsetsPartitions()))) this.fullReads.invalidate();
       const found = await findCheckpointGroups(
         {
           // one ListGroups per broker, the same names while nothing changed (refreshed every second at scale)

@@ -111,6 +111,11 @@ export class FullSourceReads {
     private readonly fullReadEveryMs: number = FULL_SOURCE_READ_EVERY_MS,
   ) {}
 
+  /** The next read is a full one (the share changed: groups gained were not streamed here). */
+  invalidate(): void {
+    this.lastFullReadAt = 0;
+  }
+
   /** Whether the source offsets kept are current without a full read: the stream follows, and a full read succeeded since it stood, less than FULL_SOURCE_READ_EVERY_MS (or the option) ago. */
   fresh(): boolean {
     const since = this.sourceOffsets.followingSince;

@@ -23,7 +23,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Kafka } from 'kafkajs';
-import { shareGroupId, type ShareSettings } from '../core/group-ownership';
+import { OFFSETS_TOPIC, shareGroupId, type ShareSettings } from '../core/group-ownership';
 import { leaseHolds, leaseMarginMs, type ShareView } from '../core/share-lease';
 import { ShareMembership, type ShareMembershipState } from '../kafka/share-membership';
 import { explainKafkaError } from '../kafka/client';
@@ -53,6 +53,11 @@ export interface GroupOwner {
   owns(group: string): boolean;
   /** Whether this instance may write now (its lease on its share holds). */
   writable(): boolean;
+  /**
+   * The partitions of `__consumer_offsets` whose groups this instance owns (its stream reads only
+   * those); null: every one (alone, working alone, joining, or a split over another topic).
+   */
+  offsetsPartitions(): ReadonlySet<number> | null;
   /** Called at every change of the share (a new generation, solo, kept out); returns the unsubscribe. */
   subscribe(listener: (view: ShareView) => void): () => void;
 }
@@ -115,6 +120,15 @@ export class ReplicationShares implements GroupOwner {
     if (v.instances === 1) return true;
     if (m.rebalancing) return false;
     return leaseHolds({ lastHeartbeatAt: m.lastHeartbeatAt, sessionTimeoutMs: m.sessionTimeoutMs, marginMs: leaseMarginMs(m.sessionTimeoutMs, m.heartbeatIntervalMs) }, this.now());
+  }
+
+  offsetsPartitions(): ReadonlySet<number> | null {
+    const v = this.view;
+    if (v.kind === 'refused') return new Set();
+    const m = this.membership;
+    if (v.kind !== 'sharing' || !m || m.topic !== OFFSETS_TOPIC) return null;
+    const shares = m.state?.shares;
+    return shares ? new Set(shares.partitions) : null;
   }
 
   subscribe(listener: (view: ShareView) => void): () => void {

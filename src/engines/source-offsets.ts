@@ -55,7 +55,7 @@ export interface SourceOffsetsOptions {
 }
 
 /** What SourceOffsets uses of a SourceCommitStream. */
-export type CommitStreamLike = Pick<SourceCommitStream, 'start' | 'stop' | 'lastFetchAt'>;
+export type CommitStreamLike = Pick<SourceCommitStream, 'start' | 'stop' | 'lastFetchAt'> & Partial<Pick<SourceCommitStream, 'follow'>>;
 
 /**
  * The principal a SASL login (PLAIN, SCRAM) is authorized as with Kafka's default principal
@@ -86,6 +86,8 @@ export class SourceOffsets {
   private followingSinceMs = 0;
   /** The stream's last fetch failed and none answered since: what it keeps is not trusted to be current. */
   private unanswered = false;
+  /** The partitions of `__consumer_offsets` the stream follows (null: every one): this instance's share. */
+  private only: ReadonlySet<number> | null = null;
 
   constructor(private readonly o: SourceOffsetsOptions) {
     this.modeNow = o.want === 'poll' ? { kind: 'poll' } : { kind: 'starting' };
@@ -128,6 +130,19 @@ export class SourceOffsets {
       });
     }
     return this.streamStarting;
+  }
+
+  /**
+   * Follows only these partitions of `__consumer_offsets` (null: every one), the share of this
+   * instance when several share the flow (issue 25). Resolves once a partition followed again is
+   * positioned at its end: the caller then reads its groups in full (their commits made while it
+   * was not followed are not streamed). Never rejects (a failure leaves the partitions paused: the
+   * full reads cover them). Resolves true when partitions are followed again (their groups need a full read).
+   */
+  async followPartitions(partitions: ReadonlySet<number> | null): Promise<boolean> {
+    this.only = partitions;
+    const resumed = await this.stream?.follow?.(partitions).catch(() => 0);
+    return (resumed ?? 0) > 0;
   }
 
   /** Tries the event path again when it failed before (a periodic call; cheap when following). */
@@ -237,6 +252,7 @@ export class SourceOffsets {
         return;
       }
       this.stream = stream;
+      if (this.only !== null) await stream.follow?.(this.only).catch(() => undefined);
       this.setMode({ kind: 'events' });
     } catch (e) {
       if (stream) await stream.stop().catch(() => undefined);

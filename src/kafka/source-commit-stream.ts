@@ -10,6 +10,11 @@
  * commits; after every (re)join it seeks each partition to the position it has read up to, so a
  * rebalance neither skips nor replays records. Records of the stream's own groups are dropped.
  *
+ * Shared by several instances (issue 25), the stream follows only the partitions of its instance's
+ * share (`follow`): the others are paused, so an instance reads about its part of the topic. A
+ * partition that joins the share is read from its last stable offset at that moment, never from
+ * where it was paused (that would hand over commits older than what the owner reads in full next).
+ *
  * Failures after start: kafkajs restarts the consumer itself on retriable errors (the stream
  * rejoins and seeks back to its positions); a non-retriable crash is reported through onError and
  * the stream stops (its owner falls back to polling or starts a new stream from fetched offsets).
@@ -120,6 +125,14 @@ export class SourceCommitStream {
   private readonly fetching = new Set<number>();
   /** onUnanswered was called and no fetch answered since. */
   private unanswered = false;
+  /** The partitions to follow (null: every one): see follow(). */
+  private only: ReadonlySet<number> | null = null;
+  /** Partitions assigned to the stream's consumer at its last join. */
+  private assigned: number[] = [];
+  /** Partitions paused because they are not followed; their `next` is stale. */
+  private readonly pausedHere = new Set<number>();
+  /** The follow() under way (they take turns). */
+  private following: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly o: SourceCommitStreamOptions) {
     this.prefix = o.groupPrefix ?? DEFAULT_GROUP_PREFIX;
@@ -134,6 +147,53 @@ export class SourceCommitStream {
   /** When the stream's last fetch answered (ms since the epoch; 0: none yet): a live stream fetches at least every maxWaitTimeMs. */
   get lastFetchAt(): number {
     return this.lastFetch;
+  }
+
+  /** The partitions of __consumer_offsets read now (paused ones left out), ascending. */
+  get followedPartitions(): number[] {
+    return this.assigned.filter((p) => !this.pausedHere.has(p)).sort((a, b) => a - b);
+  }
+
+  /**
+   * Follows only `partitions` of __consumer_offsets (null: every one): the others are paused. A
+   * partition followed again is read from its last stable offset now: resolves once it is
+   * positioned there, so a commit made after this resolves is delivered (one made while it was
+   * paused is not: its owner reads the groups in full). Before start() resolves it only notes the set.
+   * Resolves with how many partitions are followed again.
+   */
+  follow(partitions: ReadonlySet<number> | null): Promise<number> {
+    this.only = partitions === null ? null : new Set(partitions);
+    const next = this.following.then(() => this.applyFollow());
+    this.following = next.then(() => undefined, () => undefined);
+    return next;
+  }
+
+  private wanted(partition: number): boolean {
+    return this.only === null || this.only.has(partition);
+  }
+
+  /** Pauses what is not followed, and positions and resumes what is followed again. */
+  private async applyFollow(): Promise<number> {
+    const c = this.consumer;
+    if (!c || !this.running || this.stopped) return 0;
+    const pause = this.assigned.filter((p) => !this.wanted(p) && !this.pausedHere.has(p));
+    if (pause.length > 0) {
+      c.pause([{ topic: CONSUMER_OFFSETS_TOPIC, partitions: pause }]);
+      for (const p of pause) this.pausedHere.add(p);
+    }
+    const resume = [...this.pausedHere].filter((p) => this.wanted(p));
+    if (resume.length === 0) return 0;
+    const ends = await fetchStableEndOffsets(this.o.kafka, CONSUMER_OFFSETS_TOPIC);
+    if (c !== this.consumer || this.stopped) return 0;
+    const now = resume.filter((p) => this.wanted(p) && this.pausedHere.has(p));
+    for (const p of now) {
+      const at = ends.get(p) ?? this.next.get(p) ?? 0n;
+      this.next.set(p, at);
+      c.seek({ topic: CONSUMER_OFFSETS_TOPIC, partition: p, offset: at.toString() });
+      this.pausedHere.delete(p);
+    }
+    if (now.length > 0) c.resume([{ topic: CONSUMER_OFFSETS_TOPIC, partitions: now }]);
+    return now.length;
   }
 
   /** Next offset the stream reads, by partition of __consumer_offsets (for diagnostics and tests). */
@@ -201,7 +261,18 @@ export class SourceCommitStream {
       // runs synchronously inside the join, before the first fetch: every assigned partition
       // continues where the stream is, never at the group's reset position
       const parts = (ev.payload.memberAssignment as Record<string, number[]>)[CONSUMER_OFFSETS_TOPIC] ?? [];
+      this.assigned = [...parts];
+      // a rejoin after start: what is not followed (or was paused: its position is stale) stays paused
+      // (a client restarted by kafkajs forgets its pauses); applyFollow resumes it from its end
+      if (this.running) {
+        const keep = parts.filter((p) => !this.wanted(p) || this.pausedHere.has(p));
+        this.pausedHere.clear();
+        for (const p of keep) this.pausedHere.add(p);
+        if (keep.length > 0) consumer.pause([{ topic: CONSUMER_OFFSETS_TOPIC, partitions: keep }]);
+        if (keep.some((p) => this.wanted(p))) queueMicrotask(() => void this.follow(this.only).catch(() => undefined));
+      }
       for (const partition of parts) {
+        if (this.pausedHere.has(partition)) continue;
         const at = this.next.get(partition) ?? 0n;
         this.next.set(partition, at);
         consumer.seek({ topic: CONSUMER_OFFSETS_TOPIC, partition, offset: at.toString() });
@@ -268,6 +339,8 @@ export class SourceCommitStream {
     if (this.stopped) return disconnectQuietly(consumer);
     await positioned;
     this.running = !this.stopped;
+    // the share known before the stream stood
+    if (this.running && this.only !== null) await this.follow(this.only);
   }
 
   /** The source stopped answering (said once until a fetch answers again). */

@@ -177,6 +177,38 @@ describe('source commit stream (real brokers)', function () {
     }
   });
 
+  it('follows only the partitions of its share (issue 25): the others are not read; one followed again is read from its end, without the commits made while it was not', async function () {
+    const committer = new AdminOffsetCommitter(kafka);
+    const [{ partitions }] = (await admin.fetchTopicMetadata({ topics: ['__consumer_offsets'] })).topics;
+    const count = partitions.length;
+    // two groups whose commits land in two different partitions of __consumer_offsets
+    const base = env.unique('share');
+    const gA = `${base}-a`;
+    const pa = offsetsPartition(gA, count);
+    let gB = null;
+    for (let i = 0; gB === null && i < 1000; i++) if (offsetsPartition(`${base}-b${i}`, count) !== pa) gB = `${base}-b${i}`;
+    assert.ok(gB !== null, 'found a group of another partition');
+    const pb = offsetsPartition(gB, count);
+
+    assert.equal(await stream.follow(new Set([pa])), 0, 'nothing to follow again');
+    assert.deepEqual(stream.followedPartitions, [pa], 'only the share is read');
+    const pbAt = stream.positions.get(pb);
+    await committer.commit(gB, [{ topic, partition: 0, offset: 5n }]);
+    await committer.commit(gA, [{ topic, partition: 0, offset: 5n }]);
+    await env.eventually(() => seen(gA), { what: `${gA}'s commit (a partition followed)`, timeout: 60000 });
+    // a commit made after gB's was read: gB's partition was not
+    assert.equal(stream.positions.get(pb), pbAt, `partition ${pb} (not followed) not read`);
+    assert.equal(seen(gB), false, `${gB}'s commit (a partition not followed) not delivered`);
+    await committer.commit(gB, [{ topic, partition: 0, offset: 6n }]);
+
+    assert.equal(await stream.follow(null), count - 1, 'the partitions not followed are followed again');
+    assert.equal(stream.followedPartitions.length, count, 'every partition read again');
+    await committer.commit(gB, [{ topic, partition: 0, offset: 7n }]);
+    await env.eventually(() => latest().get(`${gB}/${topic}-0`) === 7n, { what: `${gB}'s commit made after it is followed again`, timeout: 60000 });
+    const gBs = batches.flatMap((b) => b.changes.filter((c) => c.group === gB).map((c) => c.offset));
+    assert.deepEqual(gBs, [7n], `only the commit made after the partition is followed again (not 5, not 6: the owner reads those in full): ${gBs}`);
+  });
+
   it('after stop() nothing is delivered, and nothing more is read', async function () {
     // the second stream's join can meet a busy coordinator late in the suite (kafkajs retries it)
     this.timeout(180000);

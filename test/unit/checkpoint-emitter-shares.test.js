@@ -51,6 +51,7 @@ function share(owned) {
     ready: async () => undefined,
     owns(g) { return this.owned.has(g); },
     writable() { return this.canWrite; },
+    offsetsPartitions() { return null; },
     subscribe(l) { listeners.add(l); return () => listeners.delete(l); },
     change(owned) {
       this.owned = new Set(owned);
