@@ -17,4 +17,15 @@ function seededRandom(seed) {
   };
 }
 
-module.exports = { seededRandom };
+/**
+ * How many seeds a randomized test runs: `usual` in the suite (kept to seconds on a loaded 2-core
+ * machine), or TEST_RANDOM_SEEDS when set, for a deeper run (`TEST_RANDOM_SEEDS=100 npm run test:unit`).
+ * @param {number} usual
+ * @returns {number}
+ */
+function randomSeeds(usual) {
+  const v = Number(process.env.TEST_RANDOM_SEEDS);
+  return Number.isInteger(v) && v > 0 ? v : usual;
+}
+
+module.exports = { seededRandom, randomSeeds };
