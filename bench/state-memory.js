@@ -79,7 +79,10 @@ const STEPS = [
       f.emitter.fullReads = null; // and the full reads of the source (they merge into it)
     },
   },
-  { key: 'syncStore', of: 'emitter', label: 'offset-sync store (precise: the sync kept per group partition)', release: (f) => (f.emitter.syncStore = null) },
+  { key: 'syncStore', of: 'emitter', label: 'offset-sync store (precise: the sync kept per group partition)', release: (f) => {
+  f.emitter.syncStore = null;
+  f.emitter.layout.key = []; // the reconcile layout's key holds the stores (compared by identity)
+} },
   {
     key: 'checkpointStore',
     of: 'runtime',
