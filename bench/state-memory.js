@@ -54,7 +54,12 @@ const STEPS = [
     key: 'coverage',
     of: 'emitter',
     label: 'coverage rows (a reason code, no sentence, no JSON), readiness per group (the translation cache)',
-    release: (f) => (f.emitter.translations = new TranslationCache()),
+    release: (f) => {
+      f.emitter.translations = new TranslationCache();
+      // the reconcile layout keeps the last full cycle's rows and summaries per group too
+      f.emitter.layout.coverageOf = [];
+      f.emitter.layout.summaryOf = [];
+    },
   },
   {
     key: 'listings',
@@ -79,7 +84,15 @@ const STEPS = [
       f.emitter.fullReads = null; // and the full reads of the source (they merge into it)
     },
   },
-  { key: 'syncStore', of: 'emitter', label: 'offset-sync store (precise: the sync kept per group partition)', release: (f) => (f.emitter.syncStore = null) },
+  {
+    key: 'syncStore',
+    of: 'emitter',
+    label: 'offset-sync store (precise: the sync kept per group partition)',
+    release: (f) => {
+      f.emitter.syncStore = null;
+      f.emitter.layout.key = []; // the reconcile layout's key holds the stores (compared by identity)
+    },
+  },
   {
     key: 'checkpointStore',
     of: 'runtime',

@@ -1,38 +1,17 @@
 /**
  * The precise translation mode's bookkeeping per partition (core/offset-sync-store): what is kept
- * for each tracked group partition, the heaps of followers and of positions, and the retained
+ * for each tracked group partition (core/kept-rows), and the retained
  * syncs with their thinning; plain data and helpers, no I/O.
  */
+import type { KeptRows } from './kept-rows';
 import type { OffsetSync } from './types';
 
-/** What the precise mode keeps for one group partition (a new object whenever its position or sync changes, except followers settling). */
-export interface Kept {
-  group: string;
-  /** The group's committed offset when it was last translated. */
-  position: bigint;
-  /** true: the position is at or above the newest sync, which is therefore the kept one (slot 0, whatever it is now). */
-  follows: boolean;
-  /** The kept sync when not `follows`: the newest sync at or below `position`. */
-  sync: OffsetSync;
-  /** Tells a live heap item from a stale one. */
-  seq: number;
-}
-
-export interface HeapItem {
-  position: bigint;
-  group: string;
-  seq: number;
-}
-
 /**
- * Per partition: the kept syncs of the tracked groups, the followers by position (a min-heap), every
- * tracked group by position (a min-heap: the lowest tracked position), and the retained syncs.
+ * Per partition: the kept syncs of the tracked groups (compact rows, with the followers and every
+ * tracked group by position: core/kept-rows), and the retained syncs.
  */
 export interface PartitionKept {
-  groups: Map<string, Kept>;
-  heap: HeapItem[];
-  /** Stale when no longer the group's Kept. */
-  positions: Kept[];
+  groups: KeptRows;
   /**
    * In upstream order from `head`: the newest sync at or below the lowest tracked position (or the
    * oldest retained, when none is), then the syncs above it up to the newest sync, thinned to one per
@@ -65,6 +44,7 @@ export function thinned(list: readonly OffsetSync[], spacing: bigint): OffsetSyn
   return out;
 }
 
+/** A binary min-heap by position (kept for tests; the store's own heaps are core/kept-rows). */
 export function heapPush<T extends { position: bigint }>(h: T[], x: T): void {
   h.push(x);
   let i = h.length - 1;

@@ -1,6 +1,7 @@
 import type { OffsetSync, TopicPartition } from './types';
 import { describeSlotArray, freezeSync, LAST_SLOT, promotedSlots, SYNCS_PER_PARTITION, toInt64 } from './offset-sync-slots';
-import { clearRetained, heapPop, heapPush, newestAtOrBelow, sameRange, sortedByPosition, thinned, type HeapItem, type Kept, type PartitionKept } from './offset-sync-retention';
+import { KeptRows } from './kept-rows';
+import { clearRetained, newestAtOrBelow, sameRange, thinned, type PartitionKept } from './offset-sync-retention';
 import { slotsChangeFloor, SyncChangeLog } from './sync-change-log';
 
 export { describeSlotArray, invariantB, invariantC, SYNCS_PER_PARTITION } from './offset-sync-slots';
@@ -81,7 +82,6 @@ export class OffsetSyncStore {
   private readonly logs = new Map<string, Map<number, SyncChangeLog>>();
   /** Precise mode: topic -> partition -> what is kept for the tracked groups. */
   private readonly kept = new Map<string, Map<number, PartitionKept>>();
-  private seq = 0;
   /** The translation mode (fixed for the store's life). */
   readonly translation: OffsetTranslationMode;
   /** Precise mode: the cap of retained syncs per partition. */
@@ -277,11 +277,10 @@ export class OffsetSyncStore {
     }
     let pk = byPartition.get(partition);
     if (pk === undefined) {
-      pk = { groups: new Map(), heap: [], positions: [], retained: [], head: 0, spacing: 1n };
+      pk = { groups: new KeptRows(), retained: [], head: 0, spacing: 1n };
       byPartition.set(partition, pk);
     }
-    const had = pk.groups.get(group);
-    const keptSync = had === undefined ? undefined : had.follows ? slots[0] : had.sync;
+    const keptSync = pk.groups.keptSync(group, slots[0]);
     let best: OffsetSync | undefined = t.kind === 'translated' ? t.sync : undefined;
     let fromKept = false;
     const consider = (x: OffsetSync | undefined): void => {
@@ -297,22 +296,12 @@ export class OffsetSyncStore {
     if (r >= 0) consider(pk.retained[r]);
     if (best === undefined) {
       // below every sync: nothing to keep
-      if (had !== undefined) pk.groups.delete(group);
+      pk.groups.delete(group);
       return t;
     }
     const found: OffsetSync = best;
     const follows = found === slots[0] && offset >= found.upstreamOffset;
-    if (had === undefined || had.position !== offset || had.follows !== follows || (!follows && had.sync !== found)) {
-      const seq = ++this.seq;
-      const k: Kept = { group, position: offset, follows, sync: found, seq };
-      pk.groups.set(group, k);
-      if (follows) {
-        heapPush(pk.heap, { position: offset, group, seq });
-        if (pk.heap.length > 2 * pk.groups.size + 16) this.compactHeap(pk);
-      }
-      heapPush(pk.positions, k);
-      if (pk.positions.length > 2 * pk.groups.size + 16) this.compactPositions(pk);
-    }
+    if (pk.groups.differs(group, offset, follows, found)) pk.groups.set(group, offset, follows, found);
     if (pk.head >= pk.retained.length || offset < pk.retained[pk.head].upstreamOffset) this.retainFrom(pk, found, slots);
     if (!fromKept) return t;
     const exact = found.upstreamOffset === offset;
@@ -394,39 +383,16 @@ export class OffsetSyncStore {
     pk.spacing = spacing;
   }
 
-  /** The lowest position of a tracked group on the partition (stale heap items dropped), or undefined. */
+  /** The lowest position of a tracked group on the partition, or undefined. */
   private lowestPosition(pk: PartitionKept): bigint | undefined {
-    const h = pk.positions;
-    while (h.length > 0) {
-      if (pk.groups.get(h[0].group) === h[0]) return h[0].position;
-      heapPop(h);
-    }
-    return undefined;
+    return pk.groups.lowest();
   }
 
   /** A new sync `n` above some followers: they keep the newest sync below it (`previous`, slot 0 until now). */
   private settleFollowers(n: OffsetSync, previous: OffsetSync): void {
     const pk = this.kept.get(n.topic)?.get(n.partition);
     if (pk === undefined || n.upstreamOffset < previous.upstreamOffset) return;
-    const h = pk.heap;
-    while (h.length > 0 && h[0].position < n.upstreamOffset) {
-      const item = heapPop(h) as HeapItem;
-      const k = pk.groups.get(item.group);
-      if (k !== undefined && k.seq === item.seq && k.follows) {
-        k.follows = false;
-        k.sync = previous;
-      }
-    }
-  }
-
-  private compactHeap(pk: PartitionKept): void {
-    const live: HeapItem[] = [];
-    for (const [group, k] of pk.groups) if (k.follows) live.push({ position: k.position, group, seq: k.seq });
-    pk.heap = sortedByPosition(live);
-  }
-
-  private compactPositions(pk: PartitionKept): void {
-    pk.positions = sortedByPosition([...pk.groups.values()]);
+    pk.groups.settleBelow(n.upstreamOffset, previous);
   }
 
   /** Precise mode: forgets the kept syncs of every group not in `groups`. */
@@ -434,17 +400,13 @@ export class OffsetSyncStore {
     for (const byPartition of this.kept.values()) {
       for (const pk of byPartition.values()) {
         let removed = false;
-        for (const g of pk.groups.keys()) {
+        for (const g of [...pk.groups.groups()]) {
           if (!groups.has(g)) {
             pk.groups.delete(g);
             removed = true;
           }
         }
-        if (removed) {
-          this.compactHeap(pk);
-          this.compactPositions(pk);
-          this.pruneRetained(pk);
-        }
+        if (removed) this.pruneRetained(pk);
       }
     }
   }
@@ -520,8 +482,7 @@ export class OffsetSyncStore {
       };
       const pk = this.kept.get(topic)?.get(partition);
       if (group !== undefined) {
-        const k = pk?.groups.get(group);
-        if (k !== undefined) consider(k.follows ? s[0] : k.sync);
+        consider(pk?.groups.keptSync(group, s[0]));
       }
       if (pk !== undefined && pk.head < pk.retained.length) {
         // the retained syncs are in upstream order too

@@ -1,4 +1,4 @@
-import { partitionKey } from './partition-key';
+import { internName, partitionKey } from './partition-key';
 import { PositionIndex } from './position-index';
 import type { CommittedOffset } from './types';
 
@@ -154,7 +154,7 @@ export class SourceOffsetTable {
       const k = partitionKey(c.topic, c.partition);
       this.changedGroups.add(c.group);
       const prev = m.get(c.topic, c.partition);
-      m.set(c.topic, c.partition, c.offset === null ? undefined : { topic: c.topic, partition: c.partition, offset: c.offset, metadata: prev?.metadata ?? '' });
+      m.set(c.topic, c.partition, c.offset === null ? undefined : { topic: internName(c.topic), partition: c.partition, offset: c.offset, metadata: prev?.metadata ?? '' });
       this.index(k, c.group, prev?.offset ?? null, c.offset);
       this.mark(c.group, k);
     }
@@ -251,10 +251,13 @@ export class SourceOffsetTable {
       // a partition listed without a committed offset (-1) stays: MM2's discovery counts its topic
       const k = partitionKey(o.topic, o.partition);
       const at = seen.get(k);
+      // one instance of each topic name (what a read decodes is a new string per group, or per partition):
+      // whatever keeps a row's topic (the coverage rows, the checkpoints) shares it
+      const row: CommittedOffset = { topic: internName(o.topic), partition: o.partition, offset: o.offset, metadata: o.metadata };
       if (at === undefined) {
         seen.set(k, rows.length);
-        rows.push(o);
-      } else rows[at] = o;
+        rows.push(row);
+      } else rows[at] = row;
     }
     for (const o of rows) this.index(partitionKey(o.topic, o.partition), group, null, o.offset);
     this.byGroup.set(group, new GroupRow(rows));

@@ -7,6 +7,7 @@ import {
   type OffsetToWrite,
   type RewindMark,
 } from './group-offset-sync';
+import { GroupOffsetRows } from './group-offset-rows';
 import { partitionKey } from './partition-key';
 import type { Checkpoint, CommittedOffset } from './types';
 
@@ -67,8 +68,8 @@ export interface TargetOffsetsOptions {
 const UP_TO_DATE_REASON = 'every checkpointed partition is at this offset or further on the target (as last read or written)';
 
 export class TargetOffsets {
-  /** What the target holds, as we last read or wrote it: group -> partition key -> offset. */
-  private readonly known = new Map<string, Map<string, bigint>>();
+  /** What the target holds, as we last read or wrote it: group -> topic partition -> offset (compact rows). */
+  private readonly known = new GroupOffsetRows();
   /** When each group's offsets were last read from the target (ms). */
   private readonly readAt = new Map<string, number>();
   /** When each group was last written (ms), for the floor. */
@@ -205,10 +206,9 @@ export class TargetOffsets {
 
   /** Whether every checkpoint of the group is at or behind what we know the target holds (nothing to write, no need to read). */
   upToDate(group: string, checkpoints: Iterable<Checkpoint>): boolean {
-    const k = this.known.get(group);
-    if (!k || this.rewinds.has(group)) return false;
+    if (!this.known.has(group) || this.rewinds.has(group)) return false;
     for (const c of checkpoints) {
-      const t = k.get(partitionKey(c.topic, c.partition));
+      const t = this.known.get(group, c.topic, c.partition);
       if (t === undefined || t < c.downstreamOffset) return false;
     }
     return true;
@@ -216,12 +216,11 @@ export class TargetOffsets {
 
   /** Whether the target holds exactly every checkpoint of the group, as last read or written (what decideGroupOffsetSync would call up to date in every partition). */
   exactly(group: string, checkpoints: Iterable<Checkpoint>): boolean {
-    const k = this.known.get(group);
-    if (!k || this.rewinds.has(group)) return false;
+    if (!this.known.has(group) || this.rewinds.has(group)) return false;
     let any = false;
     for (const c of checkpoints) {
       any = true;
-      if (k.get(partitionKey(c.topic, c.partition)) !== c.downstreamOffset) return false;
+      if (this.known.get(group, c.topic, c.partition) !== c.downstreamOffset) return false;
     }
     return any;
   }
@@ -239,9 +238,9 @@ export class TargetOffsets {
 
   /** The target's committed offsets of `group` as read at `now` (an offset null: none committed). */
   read(group: string, offsets: Iterable<CommittedOffset>, now: number): void {
-    const m = new Map<string, bigint>();
-    for (const o of offsets) if (o.offset !== null) m.set(partitionKey(o.topic, o.partition), o.offset);
-    this.known.set(group, m);
+    this.known.replace(group, []);
+    // the last one listed of a partition wins (as a map keyed by partition did)
+    for (const o of offsets) if (o.offset !== null) this.known.set(group, o.topic, o.partition, o.offset);
     this.readAt.set(group, now);
   }
 
@@ -252,7 +251,7 @@ export class TargetOffsets {
 
   /** The target's offset of a group partition as last read or written (undefined: not known, or none committed). */
   offsetOf(group: string, topic: string, partition: number): bigint | undefined {
-    return this.known.get(group)?.get(partitionKey(topic, partition));
+    return this.known.get(group, topic, partition);
   }
 
   /**
@@ -269,12 +268,8 @@ export class TargetOffsets {
   /** `offsets` were committed to `group` at `now`, decided with `marks`: known, the floor starts, the marks are dropped (once). */
   written(group: string, offsets: readonly Pick<OffsetToWrite, 'topic' | 'partition' | 'offset'>[], marks: ReadonlyMap<string, RewindMark> | undefined, now: number): void {
     this.lastWrite.set(group, now);
-    let k = this.known.get(group);
-    if (k === undefined) {
-      k = new Map();
-      this.known.set(group, k);
-    }
-    for (const o of offsets) k.set(partitionKey(o.topic, o.partition), o.offset);
+    this.known.ensure(group);
+    for (const o of offsets) this.known.set(group, o.topic, o.partition, o.offset);
     this.dropRewinds(group, marks);
   }
 

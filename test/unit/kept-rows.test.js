@@ -1,0 +1,90 @@
+'use strict';
+const assert = require('node:assert/strict');
+const { KeptRows } = require('../../dist/core/kept-rows');
+
+function rng(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 4294967296;
+  };
+}
+
+const sync = (up) => Object.freeze({ topic: 't', partition: 0, upstreamOffset: up, downstreamOffset: up + 7n });
+
+describe('compact kept syncs of one partition (core/kept-rows)', function () {
+  it('keeps position, following and sync per group; the lowest position; followers settle below a new sync', function () {
+    const k = new KeptRows();
+    const s10 = sync(10n);
+    const s20 = sync(20n);
+    assert.equal(k.lowest(), undefined);
+    k.set('a', 15n, false, s10);
+    k.set('b', 25n, true, s20);
+    k.set('c', 2n ** 62n + 1n, true, s20);
+    assert.equal(k.size, 3);
+    assert.equal(k.lowest(), 15n);
+    assert.equal(k.keptSync('b', s20), s20);
+    assert.equal(k.differs('a', 15n, false, s10), false);
+    assert.equal(k.differs('a', 15n, false, s20), true);
+    assert.equal(k.differs('z', 15n, false, s10), true);
+    const s30 = sync(30n);
+    k.settleBelow(30n, s20); // b (25) stops following and keeps s20; c stays a follower
+    assert.deepEqual(k.get('b'), { position: 25n, follows: false, sync: s20 });
+    assert.equal(k.keptSync('c', s30), s30);
+    assert.equal(k.get('c').position, 2n ** 62n + 1n);
+    assert.equal(k.delete('a'), true);
+    assert.equal(k.delete('a'), false);
+    assert.equal(k.lowest(), 25n);
+    assert.deepEqual([...k.groups()], ['b', 'c']);
+    assert.throws(() => k.set('d', 2n ** 63n, false, s10), /64-bit/);
+  });
+
+  it('answers as a map of objects would, through random sets, deletes and settles', function () {
+    this.timeout(20000);
+    const next = rng(7);
+    const k = new KeptRows();
+    const model = new Map();
+    const syncs = Array.from({ length: 8 }, (_, i) => sync(BigInt(i * 100)));
+    const pick = (xs) => xs[Math.floor(next() * xs.length)];
+    const pos = () => (next() < 0.05 ? 2n ** 60n + BigInt(Math.floor(next() * 1000)) : BigInt(Math.floor(next() * 1000)));
+    for (let step = 0; step < 40000; step++) {
+      const g = `g${Math.floor(next() * 300)}`;
+      const x = next();
+      if (x < 0.6) {
+        const p = pos();
+        const f = next() < 0.4;
+        const s = pick(syncs);
+        const m = model.get(g);
+        const differs = m === undefined || m.position !== p || m.follows !== f || (!f && m.sync !== s);
+        assert.equal(k.differs(g, p, f, s), differs);
+        k.set(g, p, f, s);
+        if (model.has(g)) model.set(g, { position: p, follows: f, sync: f ? undefined : s });
+        else model.set(g, { position: p, follows: f, sync: f ? undefined : s });
+      } else if (x < 0.75) {
+        assert.equal(k.delete(g), model.delete(g));
+      } else if (x < 0.8) {
+        const up = pos();
+        const prev = pick(syncs);
+        k.settleBelow(up, prev);
+        for (const m of model.values()) {
+          if (m.follows && m.position < up) {
+            m.follows = false;
+            m.sync = prev;
+          }
+        }
+      } else {
+        const newest = pick(syncs);
+        const m = model.get(g);
+        assert.equal(k.keptSync(g, newest), m === undefined ? undefined : m.follows ? newest : m.sync);
+        let low;
+        for (const v of model.values()) if (low === undefined || v.position < low) low = v.position;
+        assert.equal(k.lowest(), low);
+      }
+      if (step % 4000 === 0) {
+        assert.equal(k.size, model.size);
+        assert.deepEqual([...k.groups()], [...model.keys()]);
+        for (const [group, m] of model) assert.deepEqual(k.get(group), m, `${group} at step ${step}`);
+      }
+    }
+  });
+});
