@@ -45,7 +45,7 @@ describe('share topic (the polling split, core/share-topic)', function () {
     const POLL = 'mm2-node-red-shares.t.internal';
     // poll: always the flow's topic, without a look at __consumer_offsets
     assert.equal(needsOffsetsTopicLook('poll'), false);
-    for (const access of ['describable', 'not-authorized', 'unknown']) assert.equal(chooseShareTopic('poll', access, POLL), POLL, access);
+    for (const access of /** @type {const} */ (['describable', 'not-authorized', 'unknown'])) assert.equal(chooseShareTopic('poll', access, POLL), POLL, access);
     // auto: __consumer_offsets where it may be described (also when the node polls for lack of READ), else the flow's topic
     assert.equal(needsOffsetsTopicLook('auto'), true);
     assert.equal(chooseShareTopic('auto', 'describable', POLL), '__consumer_offsets');
