@@ -15,12 +15,9 @@
  * The target is the harness's plain cluster.
  */
 const assert = require('node:assert/strict');
-const fs = require('node:fs');
-const os = require('node:os');
-const path = require('node:path');
 const env = require('../harness/env');
 const { useSecuredCluster } = require('../harness/secured');
-const { startNodeRed } = require('../../scripts/node-red-runner');
+const { nodeRedInstances } = require('../harness/instances');
 const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
 const { encodeOffsetSync } = require('../../dist/core/offset-sync');
 
@@ -37,15 +34,13 @@ describe('share polling: instances that may not read __consumer_offsets split th
   const REMOTE = `${S}.${TOPIC}`;
   const SYNCS = `mm2-offset-syncs.${T}.internal`;
   const SPLIT = `mm2-node-red-shares.${T}.internal`;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mm2-share-poll-'));
-  /** @type {Record<string, any>} */
-  const instances = {};
+  const nrs = nodeRedInstances('mm2-share-poll-');
+  const { instances } = nrs;
   let committer;
   let superAdmin;
   let syncProducer;
 
   function flow(name) {
-    const file = (id, what) => ({ id, type: 'file', z: 'tab', name: '', filename: path.join(dir, `${name}-${what}.jsonl`), filenameType: 'str', appendNewline: true, createDir: true, overwriteFile: 'false', encoding: 'none', wires: [[]] });
     return [
       { id: 'tab', type: 'tab', label: 'share-poll', disabled: false, info: '' },
       { id: 'c-src', type: 'mm2-cluster', alias: S, bootstrap: secured.cluster.listeners.SASL_PLAINTEXT, saslMechanism: 'scram-sha-512' },
@@ -55,28 +50,15 @@ describe('share polling: instances that may not read __consumer_offsets split th
         id: 'cp', type: 'mm2-checkpoint', z: 'tab', replication: 'rep', groups: `${P}-.*`, groupsExclude: '', topics: TOPIC, topicsExclude: '',
         emitCheckpointsIntervalSeconds: '2', refreshGroupsIntervalSeconds: '2', sourceOffsets: 'auto', wires: [['cp-out'], []],
       },
-      file('cp-out', 'checkpoints'),
+      nrs.fileNode(name, 'cp-out', 'checkpoints'),
     ];
   }
 
-  async function start(name) {
-    // the source's SASL login lives in the credentials file (credentialSecret false: plain JSON)
-    const userDir = fs.mkdtempSync(path.join(os.tmpdir(), `mm2-share-poll-${name}-`));
-    fs.writeFileSync(path.join(userDir, 'flows_cred.json'), JSON.stringify({ 'c-src': { username: USER, password: secured.cluster.saslUsers[USER] } }));
-    const nr = await startNodeRed({ flows: flow(name), userDir, quiet: true, logLevel: 'info' });
-    const watch = await nr.watchStatuses();
-    instances[name] = { nr, watch, userDir };
-    return instances[name];
-  }
-
-  function lines(name, what) {
-    const f = path.join(dir, `${name}-${what}.jsonl`);
-    if (!fs.existsSync(f)) return [];
-    return fs.readFileSync(f, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
-  }
-  const checkpointed = (name, upstream) => new Set(lines(name, 'checkpoints').flatMap((p) => p.checkpoints.filter((c) => c.upstreamOffset === upstream).map((c) => c.group)));
-  const status = (name) => (instances[name] ? instances[name].watch.get('cp') || {} : {});
-  const logs = () => Object.entries(instances).map(([n, i]) => `--- ${n}:\n${i.nr.log.slice(-6000)}`).join('\n');
+  // the source's SASL login is in each instance's credentials
+  const start = (name) => nrs.start(name, flow(name), { credentials: { 'c-src': { username: USER, password: secured.cluster.saslUsers[USER] } } });
+  const checkpointed = (name, upstream) => new Set(nrs.lines(name, 'checkpoints').flatMap((p) => p.checkpoints.filter((c) => c.upstreamOffset === upstream).map((c) => c.group)));
+  const status = (name) => nrs.status(name, 'cp');
+  const logs = nrs.logs;
 
   async function commitAll(groups, offset) {
     for (const g of groups) {
@@ -121,12 +103,7 @@ describe('share polling: instances that may not read __consumer_offsets split th
 
   after(async function () {
     if (this.currentTest && this.currentTest.state === 'failed') console.log(logs());
-    for (const { nr, watch, userDir } of Object.values(instances)) {
-      watch.close();
-      await nr.stop();
-      fs.rmSync(userDir, { recursive: true, force: true });
-    }
-    fs.rmSync(dir, { recursive: true, force: true });
+    await nrs.stopAll();
   });
 
   it('two instances split 20 groups disjointly over mm2-node-red-shares.<target>.internal; kill -9 of one: the other takes every group and its status shows it', async function () {
@@ -166,8 +143,7 @@ describe('share polling: instances that may not read __consumer_offsets split th
     await env.eventually(() => ['a', 'b'].every((n) => /^\d+ of 20 groups, 25 of 50 partitions, 2 instances · .* · polling$/.test(status(n).text || '')), { timeout: 60000, what: `both statuses: share and polling (${status('a').text} / ${status('b').text})` });
 
     // kill -9 b: no leave; after the session timeout a owns every partition of the split topic
-    instances.b.nr.process.kill('SIGKILL');
-    instances.b.watch.close();
+    nrs.kill('b');
     await env.eventually(() => /\d/.test(status('a').text || '') && !/instances/.test(status('a').text || ''), { timeout: 120000, what: `a alone, its status without a share (${status('a').text})` });
     // a newer sync (source 7 is target 107), then every group commits 7: a new checkpoint for each (7 -> 107)
     const next = encodeOffsetSync({ topic: TOPIC, partition: 0, upstreamOffset: 7n, downstreamOffset: 107n });
@@ -176,7 +152,7 @@ describe('share polling: instances that may not read __consumer_offsets split th
     try {
       await env.eventually(() => groups.every((g) => checkpointed('a', '7').has(g)), { timeout: 90000, what: "a checkpointing every group, b's included, alone" });
     } catch (e) {
-      throw new Error(`${e.message}: a checkpointed ${[...checkpointed('a', '7')].length} at 7; status ${status('a').text}; last output ${JSON.stringify(lines('a', 'checkpoints').at(-1)).slice(0, 1500)}`);
+      throw new Error(`${e.message}: a checkpointed ${[...checkpointed('a', '7')].length} at 7; status ${status('a').text}; last output ${JSON.stringify(nrs.lines('a', 'checkpoints').at(-1)).slice(0, 1500)}`);
     }
     for (const g of cb) assert.ok(checkpointed('a', '7').has(g), `${g} (b's) taken over by a`);
     assert.match(status('a').text, /^20 groups/, `a's status: ${status('a').text}`);
