@@ -25,8 +25,9 @@ import { EventEmitter } from 'node:events';
 import type { Kafka } from 'kafkajs';
 import { OFFSETS_TOPIC, shareGroupId, type ShareSettings } from '../core/group-ownership';
 import { leaseHolds, leaseMarginMs, type ShareView } from '../core/share-lease';
-import { ShareMembership, type ShareMembershipState } from '../kafka/share-membership';
-import { explainKafkaError } from '../kafka/client';
+import { chooseShareTopic, needsOffsetsTopicLook, type OffsetsTopicAccess } from '../core/share-topic';
+import { ShareMembership, shareMembershipAcls, type ShareMembershipState } from '../kafka/share-membership';
+import { authorizationFailure, explainKafkaError, type ClusterSettings } from '../kafka/client';
 
 /** How long the first discovery waits for the first assignment before the instance works alone. */
 export const FIRST_ASSIGNMENT_WAIT_MS = 15000;
@@ -43,6 +44,20 @@ export interface ShareJoinOptions {
   sessionTimeoutMs?: number;
   heartbeatIntervalMs?: number;
   firstAssignmentWaitMs?: number;
+  /** The checkpoint node's source offsets: 'poll' splits the flow's own topic (pollSplit). Default 'auto'. */
+  sourceOffsets?: 'auto' | 'poll';
+  /**
+   * The polling split (core/share-topic): the flow's split topic on the source, a look at whether
+   * `__consumer_offsets` may be described, and the creation of the topic. Absent: the instances
+   * split `__consumer_offsets` whatever the source offsets.
+   */
+  pollSplit?: {
+    topic: string;
+    lookAtOffsetsTopic(): Promise<OffsetsTopicAccess>;
+    ensureTopic(): Promise<unknown>;
+  };
+  /** The source's settings, for the principal and the ACLs a refusal names. */
+  sourceSettings?: ClusterSettings;
 }
 
 /** What the checkpoint emitter and the group-offset writer ask of the shares. */
@@ -73,6 +88,8 @@ export class ReplicationShares implements GroupOwner {
   private readyP: Promise<void> = Promise.resolve();
   private readonly events = new EventEmitter<{ change: [ShareView] }>();
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
+  /** The join under way (its topic chosen, its membership started); null when none (alone, or working alone after a failure). */
+  private attempt: object | null = null;
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -149,54 +166,68 @@ export class ReplicationShares implements GroupOwner {
       this.set({ kind: 'solo', reason: `another replication node of this Node-RED already shares the flow ${o.sourceAlias}->${o.targetAlias} (group ${groupId})` });
       return;
     }
-    let m: ShareMembership;
-    try {
-      m = new ShareMembership({ kafka: o.kafka, sourceAlias: o.sourceAlias, targetAlias: o.targetAlias, settings: o.settings, sessionTimeoutMs: o.sessionTimeoutMs, heartbeatIntervalMs: o.heartbeatIntervalMs });
-    } catch (e) {
-      this.set({ kind: 'solo', reason: (e as Error).message });
-      return;
-    }
     joinedHere.add(groupId);
     this.groupId = groupId;
-    this.membership = m;
     if (!again) this.view = { kind: 'joining' };
+    const attempt = {};
+    this.attempt = attempt;
+    let m: ShareMembership | null = null;
+    let topic = OFFSETS_TOPIC;
+    const current = (): boolean => this.attempt === attempt && this.users > 0;
     const failed = (e: unknown): void => {
-      if (this.membership !== m) return;
+      if (!current() || (m !== null && this.membership !== m)) return;
+      this.attempt = null;
       this.membership = null;
       this.forgetGroup();
-      void m.stop();
-      this.set({ kind: 'solo', reason: `the sharing group ${groupId} cannot be joined: ${explainKafkaError(e)}` });
-      // refused (an ACL): until the flow is redeployed; anything else (no __consumer_offsets yet, a source away): again later
-      const type = String((e as { type?: unknown })?.type ?? '');
-      if (!/AUTHORIZATION_FAILED/.test(type) && !(e instanceof TypeError) && !(e instanceof RangeError)) {
+      if (m) void m.stop();
+      this.set({ kind: 'solo', reason: `the sharing group ${groupId} cannot be joined: ${explainKafkaError(e, o.sourceSettings, shareMembershipAcls(topic))}` });
+      // refused (an ACL, a bad setting): until the flow is redeployed; anything else (no __consumer_offsets yet, a source away): again later
+      if (!authorizationFailure(e) && !(e instanceof TypeError) && !(e instanceof RangeError)) {
         this.retryTimer = setTimeout(() => {
           this.retryTimer = null;
-          if (this.users > 0 && this.membership === null) this.begin(o, true);
+          if (this.users > 0 && this.membership === null && this.attempt === null) this.begin(o, true);
         }, SHARE_RETRY_MS);
       }
     };
-    m.on('change', (s) => {
-      if (this.membership !== m) return;
-      if (s.differsText !== null) this.set({ kind: 'refused', differsText: s.differsText });
-      else this.set({ kind: 'sharing', partitions: s.shares.size, partitionCount: s.shares.partitionCount, instances: s.members ?? 1 });
-    });
-    m.on('error', failed);
-    if (again) {
-      m.start().catch(failed);
-      return;
-    }
+    // the topic split (core/share-topic): __consumer_offsets, or the flow's own where the node polls
+    const join = async (): Promise<void> => {
+      topic = await this.splitTopic(o);
+      if (!current()) return;
+      if (topic !== OFFSETS_TOPIC) await o.pollSplit?.ensureTopic();
+      if (!current()) return;
+      m = new ShareMembership({ kafka: o.kafka, sourceAlias: o.sourceAlias, targetAlias: o.targetAlias, settings: o.settings, topic, sessionTimeoutMs: o.sessionTimeoutMs, heartbeatIntervalMs: o.heartbeatIntervalMs });
+      const mine = m;
+      this.membership = mine;
+      mine.on('change', (st) => {
+        if (this.membership !== mine) return;
+        if (st.differsText !== null) this.set({ kind: 'refused', differsText: st.differsText });
+        else this.set({ kind: 'sharing', partitions: st.shares.size, partitionCount: st.shares.partitionCount, instances: st.members ?? 1 });
+      });
+      mine.on('error', failed);
+      await mine.start();
+    };
+    const started = join().catch(failed);
+    if (again) return;
     const wait = o.firstAssignmentWaitMs ?? FIRST_ASSIGNMENT_WAIT_MS;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const waited = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, wait);
     });
-    const started = m.start().then(() => undefined, failed);
     this.readyP = Promise.race([started, waited]).then(() => {
       clearTimeout(timer);
-      if (this.membership === m && this.view.kind === 'joining') {
+      if (current() && this.view.kind === 'joining') {
         this.set({ kind: 'solo', reason: `no assignment from the sharing group ${groupId} within ${wait / 1000} s (working alone until one comes)` });
       }
     });
+  }
+
+  /** The topic this instance splits (core/share-topic chooseShareTopic). */
+  private async splitTopic(o: ShareJoinOptions): Promise<string> {
+    const p = o.pollSplit;
+    if (!p) return OFFSETS_TOPIC;
+    const want = o.sourceOffsets ?? 'auto';
+    const access = needsOffsetsTopicLook(want) ? await p.lookAtOffsetsTopic() : 'unknown';
+    return chooseShareTopic(want, access, p.topic);
   }
 
   private forgetGroup(): void {
@@ -209,6 +240,7 @@ export class ReplicationShares implements GroupOwner {
     this.retryTimer = null;
     const m = this.membership;
     this.membership = null;
+    this.attempt = null;
     this.view = { kind: 'alone' };
     this.readyP = Promise.resolve();
     this.forgetGroup();

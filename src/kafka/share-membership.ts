@@ -44,6 +44,7 @@ import {
   type ShareMemberInfo,
   type ShareSettings,
 } from '../core/group-ownership';
+import { withShareTopic } from '../core/share-topic';
 import type { AclNeed } from './client';
 import { disconnectQuietly } from './topic-reader';
 
@@ -58,10 +59,14 @@ const SHARE_ASSIGNER_VERSION = 1;
  */
 export const SHARE_SESSION_TIMEOUT_MS = 10000;
 
-/** The ACLs a membership needs on the cluster whose `__consumer_offsets` is split. */
-export function shareMembershipAcls(): AclNeed[] {
+/**
+ * The ACLs a membership needs on the source, splitting `topic`: DESCRIBE on `__consumer_offsets`
+ * (the event path), or, for the polling split (core/share-topic), CREATE (unless the topic is made
+ * beforehand) and DESCRIBE on the flow's split topic; and READ on the sharing groups (prefixed).
+ */
+export function shareMembershipAcls(topic: string = OFFSETS_TOPIC): AclNeed[] {
   return [
-    { resource: 'Topic', name: OFFSETS_TOPIC, operations: ['DESCRIBE'] },
+    { resource: 'Topic', name: topic, operations: topic === OFFSETS_TOPIC ? ['DESCRIBE'] : ['CREATE', 'DESCRIBE'] },
     { resource: 'Group', name: SHARE_GROUP_PREFIX, prefixed: true, operations: ['READ'] },
   ];
 }
@@ -141,10 +146,11 @@ export class ShareMembership extends EventEmitter<ShareMembershipEvents> {
     for (const k of ['sourceAlias', 'targetAlias'] as const) {
       if (typeof o[k] !== 'string' || o[k].length === 0) throw new TypeError(`${k}: expected the cluster alias (text), got ${JSON.stringify(o[k])}`);
     }
-    this.settings = Object.freeze({ ...o.settings, 'source.cluster.alias': o.sourceAlias, 'target.cluster.alias': o.targetAlias });
+    this.topic = o.topic ?? OFFSETS_TOPIC;
+    // the topic split is a setting the members compare (core/share-topic): members splitting different topics never agree
+    this.settings = Object.freeze({ ...withShareTopic(o.settings, this.topic), 'source.cluster.alias': o.sourceAlias, 'target.cluster.alias': o.targetAlias });
     this.fingerprint = settingsFingerprint(this.settings);
     this.groupId = o.groupId ?? shareGroupId(o.sourceAlias, o.targetAlias);
-    this.topic = o.topic ?? OFFSETS_TOPIC;
     this.sessionTimeout = o.sessionTimeoutMs ?? SHARE_SESSION_TIMEOUT_MS;
     this.heartbeatInterval = o.heartbeatIntervalMs ?? 1000;
     if (!Number.isInteger(this.sessionTimeout) || this.sessionTimeout < 1) throw new RangeError(`sessionTimeoutMs: ${o.sessionTimeoutMs} is not a number of milliseconds >= 1 (default ${SHARE_SESSION_TIMEOUT_MS})`);

@@ -11,11 +11,8 @@
  * instance wrote what.
  */
 const assert = require('node:assert/strict');
-const fs = require('node:fs');
-const os = require('node:os');
-const path = require('node:path');
 const env = require('../harness/env');
-const { startNodeRed } = require('../../scripts/node-red-runner');
+const { nodeRedInstances } = require('../harness/instances');
 const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
 const { encodeOffsetSync } = require('../../dist/core/offset-sync');
 
@@ -27,14 +24,12 @@ describe('share instances: one flow in several Node-RED processes splits the che
   const TOPIC = env.unique('sh-orders');
   const REMOTE = `${S}.${TOPIC}`;
   const SYNCS = `mm2-offset-syncs.${T}.internal`;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mm2-share-'));
-  /** @type {Record<string, any>} */
-  const instances = {};
+  const nrs = nodeRedInstances('mm2-share-');
   let committer;
 
   /** The flow every instance runs; `groups` differs only for the one kept out; `name` only names its output files. */
   function flow(name, groups = `${P}-.*`) {
-    const file = (id, what) => ({ id, type: 'file', z: 'tab', name: '', filename: path.join(dir, `${name}-${what}.jsonl`), filenameType: 'str', appendNewline: true, createDir: true, overwriteFile: 'false', encoding: 'none', wires: [[]] });
+    const file = (id, what) => nrs.fileNode(name, id, what);
     return [
       { id: 'tab', type: 'tab', label: 'share', disabled: false, info: '' },
       { id: 'c-src', type: 'mm2-cluster', alias: S, bootstrap: env.cluster('source').bootstrap, saslMechanism: 'none' },
@@ -50,26 +45,15 @@ describe('share instances: one flow in several Node-RED processes splits the che
     ];
   }
 
-  async function start(name, groups) {
-    const nr = await startNodeRed({ flows: flow(name, groups), quiet: true, logLevel: 'info' });
-    const watch = await nr.watchStatuses();
-    instances[name] = { nr, watch };
-    return instances[name];
-  }
-
-  /** Every line of an instance's output file, parsed. */
-  function lines(name, what) {
-    const f = path.join(dir, `${name}-${what}.jsonl`);
-    if (!fs.existsSync(f)) return [];
-    return fs.readFileSync(f, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
-  }
+  const start = (name, groups) => nrs.start(name, flow(name, groups));
+  const lines = nrs.lines;
 
   /** The groups an instance wrote a checkpoint for (with that upstream offset), and those it committed on the target. */
   const checkpointed = (name, upstream) => new Set(lines(name, 'checkpoints').flatMap((p) => p.checkpoints.filter((c) => c.upstreamOffset === upstream).map((c) => c.group)));
   const committed = (name) => new Set(lines(name, 'commits').flatMap((p) => p.written.map((w) => w.group)));
 
-  const status = (name, id) => instances[name].watch.get(id) || {};
-  const logs = () => Object.entries(instances).map(([n, i]) => `--- ${n}:\n${i.nr.log.slice(-6000)}`).join('\n');
+  const status = nrs.status;
+  const logs = nrs.logs;
 
   async function commitAll(groups, offset) {
     for (const g of groups) assert.equal((await committer.commit(g, [{ topic: TOPIC, partition: 0, offset: BigInt(offset) }])).ok, true, g);
@@ -98,12 +82,8 @@ describe('share instances: one flow in several Node-RED processes splits the che
 
   after(async function () {
     if (this.currentTest && this.currentTest.state === 'failed') console.log(logs());
-    for (const { nr, watch } of Object.values(instances)) {
-      watch.close();
-      await nr.stop();
-    }
+    await nrs.stopAll();
     if (committer) await committer.close();
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('two instances split 20 groups disjointly (checkpoints and target commits), one takes everything when the other stops, a third with another group filter is kept out and names the setting', async function () {
@@ -145,9 +125,7 @@ describe('share instances: one flow in several Node-RED processes splits the che
     for (const g of gb) assert.ok(cb.has(g), `${g}: committed by its owner`);
 
     // b stops (a redeploy or a shutdown leaves the group): a takes every group, its status as one instance's
-    await b.nr.stop();
-    b.watch.close();
-    delete instances.b;
+    await nrs.stop('b');
     await env.eventually(() => /\d/.test(status('a', 'cp').text || '') && !/instances/.test(status('a', 'cp').text || ''), { timeout: 60000, what: `a alone, its status without a share (${status('a', 'cp').text})` });
     const more = Array.from({ length: 20 }, (_, i) => `${P}-h${i}`);
     await commitAll(more, 5);

@@ -27,6 +27,8 @@ import { registerPasteEndpoint } from '../shared/paste-endpoint';
 import { CheckpointEmitter } from '../../engines/checkpoint-emitter';
 import { flowShareSettings } from '../../core/share-lease';
 import { followShares, withShare } from '../shared/share-status';
+import { shareTopicName } from '../../core/share-topic';
+import { ensureShareTopic, offsetsTopicAccess } from '../../kafka/share-topic-admin';
 
 const TYPE = 'mm2-checkpoint';
 
@@ -110,7 +112,17 @@ export = function register(RED: NodeAPI): void {
     });
     ctx.every(5000, () => state.last && render()); // "12 groups, 3 checkpoints / 5 s ago" stays true
     // the first checkpoint node of the flow here joins the flow's sharing group, the last one leaves it
-    const leave = shares.join({ kafka: source.kafka, sourceAlias, targetAlias, settings: flowShareSettings({ replicationProps: rep.props ?? {}, offsetTranslation: rep.offsetTranslation ?? 'precise', checkpoint: read.values.shareSettings }) });
+    // it splits __consumer_offsets, or where the node polls the flow's own topic on the source (core/share-topic)
+    const splitTopic = shareTopicName(policy, targetAlias);
+    const leave = shares.join({
+      kafka: source.kafka, sourceAlias, targetAlias, sourceOffsets, sourceSettings: source.settings,
+      settings: flowShareSettings({ replicationProps: rep.props ?? {}, offsetTranslation: rep.offsetTranslation ?? 'precise', checkpoint: read.values.shareSettings }),
+      pollSplit: {
+        topic: splitTopic,
+        lookAtOffsetsTopic: async () => offsetsTopicAccess(await source.admin()),
+        ensureTopic: async () => ensureShareTopic(await source.admin(), splitTopic, rep.replicationFactor, source.settings),
+      },
+    });
     const unfollow = followShares(t, node, shares, render);
     ctx.onClose(() => Promise.all([syncs.stop(), emitter.stop()]).then(() => {
       unfollow();

@@ -15,6 +15,7 @@ import { truncate, REFUSAL_STATUS_MAX, type StatusView } from './flow-node';
 const SHARED_STATUS_MAX = REFUSAL_STATUS_MAX;
 import { shareShown, type ShareView } from '../../core/share-lease';
 import { OFFSETS_TOPIC, SHARE_GROUP_PREFIX } from '../../core/group-ownership';
+import { SHARE_TOPIC_PREFIX } from '../../core/share-topic';
 
 const n = (x: number): string => x.toLocaleString('en-US');
 
@@ -36,7 +37,7 @@ export function withShare(t: Translate, view: StatusView, share: ShareView, grou
 /** The log line of a share's change, or null when there is nothing to say (one instance alone, joining). */
 export function shareLogText(t: Translate, v: ShareView): string | null {
   if (v.kind === 'refused') return t('mm2-common.share.log-refused', { differs: v.differsText });
-  if (v.kind === 'solo') return t('mm2-common.share.log-solo', { reason: v.reason, group: SHARE_GROUP_PREFIX, topic: OFFSETS_TOPIC });
+  if (v.kind === 'solo') return t('mm2-common.share.log-solo', { reason: v.reason, group: SHARE_GROUP_PREFIX, topic: OFFSETS_TOPIC, pollTopic: `${SHARE_TOPIC_PREFIX}.<target>.internal` });
   if (v.kind === 'sharing' && v.instances > 1) return t('mm2-common.share.log-sharing', { share: shareText(t, v, { owned: null, total: null }) });
   return null;
 }
