@@ -68,6 +68,7 @@ export class CheckpointEmitter {
   private startP: Promise<void> | null = null;
   /** Groups the last discovery found before the share was applied (the status's "of 10,000 groups"). */
   private discoveredTotal: number | null = null;
+  private discoveredList: readonly string[] | null = null;
   private unsubscribeShares: (() => void) | null = null;
   private discoveryP: Promise<DiscoveryResult> | null = null;
   private readonly now: () => number;
@@ -145,6 +146,11 @@ export class CheckpointEmitter {
   /** Groups the last discovery found before the share was applied (null: not discovered yet). */
   get groupsDiscovered(): number | null {
     return this.discoveredTotal;
+  }
+
+  /** The groups the last discovery found before the share was applied: every group of the flow (null: not discovered yet). */
+  get groupsOfFlow(): readonly string[] | null {
+    return this.discoveredList;
   }
 
   /** The share changed: groups gained are picked up at once (a rediscovery and a full cycle), groups lost leave the selection. */
@@ -406,6 +412,7 @@ export class CheckpointEmitter {
       );
       source.reportOk();
       this.discoveredTotal = found.groups.length;
+      this.discoveredList = found.groups;
       // shared by several instances: the groups this one owns (every group when alone)
       const result = this.o.shares ? { ...found, groups: found.groups.filter((g) => this.owns(g)) } : found;
       this.listing.discovered(result.otherTypes);
