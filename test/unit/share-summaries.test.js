@@ -10,7 +10,7 @@ const { coveragePayload } = require('../../dist/nodes/shared/contracts');
 const { ShareBoard } = require('../../dist/engines/share-board');
 
 const NOW = 1_800_000_000_000;
-/** A group's readiness: one partition with this verdict. */
+/** A group's readiness: one partition with this verdict. @type {(group: string, verdict?: any, reread?: number) => any} */
 const rd = (group, verdict = 'ready', reread = 3) =>
   groupReadiness(group, [{ topic: 'orders', partition: 0, status: verdict === 'not-covered' ? 'no-sync' : 'emitted', verdict, reread: verdict === 'not-covered' ? null : reread, checkpointAt: NOW }]);
 const header = (instance, memberId, over = {}) => ({ instance, memberId, generation: 4, publishedAt: NOW, validForMs: 30000, ...over });
