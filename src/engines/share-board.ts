@@ -11,6 +11,7 @@
  *   its coverage output (merged()): every group of the flow, each with the instance covering it.
  */
 import { hostname } from 'node:os';
+import type { Producer } from 'kafkajs';
 import type { ClusterConnection } from '../kafka/connection';
 import { TopicReader } from '../kafka/topic-reader';
 import { explainKafkaError } from '../kafka/client';
@@ -57,6 +58,7 @@ export class ShareBoard {
   private pending: ReadinessSummary | null = null;
   private last: ReadinessSummary | null = null;
   private sending: Promise<void> = Promise.resolve();
+  private producerP: Promise<Producer> | null = null;
   private readonly unsubscribe: () => void;
   private readonly now: () => number;
   /** Publications sent and records read, for tests and diagnostics. */
@@ -149,8 +151,27 @@ export class ShareBoard {
     }
   }
 
+  /**
+   * A producer of its own: the cluster's shared one closes with the cluster node, which Node-RED
+   * may close before this one, and the tombstones of a close must still go out.
+   */
+  private producer(): Promise<Producer> {
+    if (this.producerP === null) {
+      const p = this.o.target.kafka.producer({ allowAutoTopicCreation: false, idempotent: false, maxInFlightRequests: 1 });
+      this.producerP = p.connect().then(
+        () => p,
+        (e: unknown) => {
+          this.producerP = null;
+          void p.disconnect().catch(() => undefined);
+          throw e;
+        },
+      );
+    }
+    return this.producerP;
+  }
+
   private async send(messages: Array<{ key: string; value: Buffer | null }>): Promise<void> {
-    const producer = await this.o.target.producer();
+    const producer = await this.producer();
     const per = this.o.recordsPerSend ?? 8;
     for (let i = 0; i < messages.length; i += per) await producer.send({ topic: this.o.topic, messages: messages.slice(i, i + per) });
   }
@@ -192,7 +213,9 @@ export class ShareBoard {
       clearTimeout(timer);
       this.chunksOut = 0;
     }
-    await this.reader?.stop().catch(() => undefined);
+    const producer = this.producerP;
+    this.producerP = null;
+    await Promise.all([this.reader?.stop().catch(() => undefined), producer?.then((p) => p.disconnect()).catch(() => undefined)]);
     this.reader = null;
   }
 }

@@ -127,12 +127,11 @@ describe('share board and the coverage output (engines/share-board, nodes/shared
   /** A target connection whose producer records what is sent. */
   function fakeTarget(sent) {
     return {
-      kafka: {},
+      kafka: { producer: () => ({ connect: async () => undefined, disconnect: async () => undefined, send: async (r) => sent.push(r) }) },
       settings: {},
       admin: async () => {
         throw new Error('no broker in a unit test');
       },
-      producer: async () => ({ send: async (r) => sent.push(r) }),
     };
   }
   const cycleOf = (groups) => {
