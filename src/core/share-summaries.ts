@@ -19,6 +19,8 @@ import { summarizeReadiness, type GroupReadiness, type MembersOnTarget, type Rea
 export const SUMMARY_VERSION = 1;
 /** Groups per summary record: 500 groups of 200-character names stay far below a broker's 1 MB default message size. */
 export const SUMMARY_CHUNK_GROUPS = 500;
+/** A summary this long past its validity, of an instance no longer a member, is tombstoned by the next publisher (SummaryBoard.abandoned). */
+export const ABANDONED_AFTER_MS = 3600000;
 /** The `why` of a group that no live instance covers. */
 export const NO_LIVE_INSTANCE = 'no-live-instance';
 
@@ -173,6 +175,20 @@ export class SummaryBoard {
         const had = out.get(g.group);
         if (had === undefined || had.publishedAt < c.publishedAt) out.set(g.group, { instance: c.instance, readiness: g, publishedAt: c.publishedAt });
       }
+    }
+    return out;
+  }
+
+  /**
+   * Keys of summaries left by instances gone without a tombstone (`kill -9`, a host lost): not a
+   * member of the current generation (`members`, required) and past their validity by more than
+   * `graceMs`. The next instance that publishes tombstones them, so dead instances do not pile
+   * up in the compacted topic.
+   */
+  abandoned(self: string, members: ReadonlySet<string>, now: number, graceMs = ABANDONED_AFTER_MS): string[] {
+    const out: string[] = [];
+    for (const [key, c] of this.chunks) {
+      if (c.instance !== self && !members.has(c.memberId) && now - c.publishedAt > c.validForMs + graceMs) out.push(key);
     }
     return out;
   }

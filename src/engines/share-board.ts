@@ -141,6 +141,8 @@ export class ShareBoard {
     const records = encodeSummary({ instance: this.instance, memberId: st.memberId, generation: st.generationId, publishedAt: this.now(), validForMs: this.o.validForMs }, own.groups);
     const gone = [];
     for (let i = records.length; i < this.chunksOut; i++) gone.push({ key: summaryKey(this.instance, i), value: null });
+    // summaries of instances killed long ago: gone too (the topic keeps one record per live instance and chunk)
+    if (st.memberIds !== null) for (const key of this.board.abandoned(this.instance, new Set(st.memberIds), this.now())) gone.push({ key, value: null });
     try {
       await this.send([...records, ...gone]);
       this.chunksOut = records.length;

@@ -74,6 +74,16 @@ describe('share summaries (core/share-summaries)', function () {
     assert.deepEqual(board.instances(new Set(['m-a', 'm-b']), NOW).map((i) => [i.instance, i.groups, i.live]), [['b:2', 1, true], ['c:3', 1, false]]);
   });
 
+  it('summaries of instances gone without a tombstone (kill -9) are abandoned an hour past their validity, and only those', function () {
+    const board = boardOf(
+      encodeSummary(header('dead:1', 'm-dead', { publishedAt: NOW - 30_000 - 3_600_001 }), [rd('x')]),
+      encodeSummary(header('recent:2', 'm-recent', { publishedAt: NOW - 40_000 }), [rd('y')]),
+      encodeSummary(header('member:3', 'm-member', { publishedAt: NOW - 30_000 - 3_600_001 }), [rd('z')]),
+    );
+    assert.deepEqual(board.abandoned('a:1', new Set(['m-a', 'm-member']), NOW), ['dead:1#0']);
+    assert.deepEqual(board.abandoned('dead:1', new Set(['m-a']), NOW), ['member:3#0'], 'never its own');
+  });
+
   it('a group in two live summaries (its share just moved): the newer publication covers it', function () {
     const board = boardOf(encodeSummary(header('b:2', 'm-b', { publishedAt: NOW - 2000 }), [rd('orders', 'ready', 1)]), encodeSummary(header('c:3', 'm-c', { publishedAt: NOW - 1000 }), [rd('orders', 'ready', 2)]));
     assert.equal(board.covered('a:1', null, NOW).get('orders').instance, 'c:3');
