@@ -11,9 +11,9 @@
  *   its coverage output (merged()): every group of the flow, each with the instance covering it.
  */
 import { hostname } from 'node:os';
-import type { Producer } from 'kafkajs';
+import type { Admin, Producer } from 'kafkajs';
 import type { ClusterConnection } from '../kafka/connection';
-import { TopicReader } from '../kafka/topic-reader';
+import { TopicReader, type TopicReaderOptions } from '../kafka/topic-reader';
 import { explainKafkaError } from '../kafka/client';
 import type { ReadinessSummary } from '../core/readiness';
 import type { ShareView } from '../core/share-lease';
@@ -42,6 +42,8 @@ export interface ShareBoardOptions {
   instance?: string;
   /** Records per send (default 8: about 250 kB a request at 500 groups a record). */
   recordsPerSend?: number;
+  /** Makes the reader of the topic (default: a TopicReader on the target); for tests. */
+  createReader?: (admin: Admin, o: TopicReaderOptions) => Pick<TopicReader, 'start' | 'stop' | 'isLoaded'>;
   /** Publishing or reading failed (said once per text by the caller's log); null: it works again. */
   onProblem?(text: string | null): void;
   now?: () => number;
@@ -53,12 +55,13 @@ export class ShareBoard {
   private active = false;
   private stopped = false;
   private starting: Promise<boolean> | null = null;
-  private reader: TopicReader | null = null;
+  private reader: Pick<TopicReader, 'start' | 'stop' | 'isLoaded'> | null = null;
   private chunksOut = 0;
   private pending: ReadinessSummary | null = null;
   private last: ReadinessSummary | null = null;
   private sending: Promise<void> = Promise.resolve();
   private producerP: Promise<Producer> | null = null;
+  private reading = false;
   private readonly unsubscribe: () => void;
   private readonly now: () => number;
   /** Publications sent and records read, for tests and diagnostics. */
@@ -88,7 +91,7 @@ export class ShareBoard {
     if (this.starting === null) {
       this.starting = this.o.ensureTopic().then(
         () => {
-          void this.read();
+          this.readAgain();
           return true;
         },
         (e: unknown) => {
@@ -101,11 +104,19 @@ export class ShareBoard {
     return this.starting;
   }
 
+  /** Starts the reader unless one runs (again after it failed: at the next publication). */
+  private readAgain(): void {
+    if (this.reading || this.stopped) return;
+    this.reading = true;
+    void this.read();
+  }
+
   private async read(): Promise<void> {
     try {
       const admin = await this.o.target.admin();
       if (this.stopped) return;
-      const reader = new TopicReader(this.o.target.kafka, admin, {
+      const create = this.o.createReader ?? ((a: Admin, o: TopicReaderOptions) => new TopicReader(this.o.target.kafka, a, o));
+      const reader = create(admin, {
         topic: this.o.topic,
         tail: true,
         maxWaitTimeMs: 500,
@@ -120,6 +131,10 @@ export class ShareBoard {
       await reader.start();
     } catch (e) {
       this.o.onProblem?.(`reading ${this.o.topic}: ${explainKafkaError(e)}`);
+      const failed = this.reader;
+      this.reader = null;
+      this.reading = false;
+      await failed?.stop().catch(() => undefined);
     }
   }
 
@@ -138,6 +153,7 @@ export class ShareBoard {
     const st = this.o.shares.state;
     if (own === null || st === null) return; // queued before a stop: sent, then tombstoned
     if (!(await this.begin())) return;
+    this.readAgain();
     const records = encodeSummary({ instance: this.instance, memberId: st.memberId, generation: st.generationId, publishedAt: this.now(), validForMs: this.o.validForMs }, own.groups);
     const gone = [];
     for (let i = records.length; i < this.chunksOut; i++) gone.push({ key: summaryKey(this.instance, i), value: null });
@@ -186,7 +202,9 @@ export class ShareBoard {
     if (!this.active) return null;
     const members = this.members();
     const elsewhere = this.board.covered(this.instance, members, this.now());
-    return mergeReadiness({ own, self: this.instance, all, elsewhere, owns: (g) => this.o.shares.owns(g) });
+    // until the summaries were read once, a group not seen yet is not said to be covered by no one
+    const flow = this.reader?.isLoaded ? all : null;
+    return mergeReadiness({ own, self: this.instance, all: flow, elsewhere, owns: (g) => this.o.shares.owns(g) });
   }
 
   /** The instances that published, live or not (this one as it is now). */
