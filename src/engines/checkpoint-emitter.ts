@@ -66,8 +66,7 @@ export class CheckpointEmitter {
   /** The writes to the checkpoints topic, taking turns (engines/checkpoint-writes). */
   private readonly writes: CheckpointWrites;
   private startP: Promise<void> | null = null;
-  /** Groups the last discovery found before the share was applied (the status's "of 10,000 groups"). */
-  private discoveredTotal: number | null = null;
+  /** Groups the last discovery found before the share was applied (the status's "of 10,000 groups"; every group of the flow). */
   private discoveredList: readonly string[] | null = null;
   private unsubscribeShares: (() => void) | null = null;
   private discoveryP: Promise<DiscoveryResult> | null = null;
@@ -145,7 +144,7 @@ export class CheckpointEmitter {
 
   /** Groups the last discovery found before the share was applied (null: not discovered yet). */
   get groupsDiscovered(): number | null {
-    return this.discoveredTotal;
+    return this.discoveredList?.length ?? null;
   }
 
   /** The groups the last discovery found before the share was applied: every group of the flow (null: not discovered yet). */
@@ -411,7 +410,6 @@ export class CheckpointEmitter {
         topicFilter,
       );
       source.reportOk();
-      this.discoveredTotal = found.groups.length;
       this.discoveredList = found.groups;
       // shared by several instances: the groups this one owns (every group when alone)
       const result = this.o.shares ? { ...found, groups: found.groups.filter((g) => this.owns(g)) } : found;
