@@ -137,6 +137,8 @@ export interface GroupReadiness {
   membersOnTarget: MembersOnTarget;
   /** When its source offsets were last listed and translated (epoch ms): present on groups whose listing failed this cycle. */
   listedAt?: number | null;
+  /** The flow runs in several Node-RED instances and shares its readiness (core/share-summaries): the instance covering the group (`host:pid`), null when no live one does. */
+  coveredBy?: string | null;
 }
 
 type Entry = Pick<CoverageEntry, 'topic' | 'partition' | 'status'> & EntryReadiness;

@@ -66,8 +66,8 @@ export class CheckpointEmitter {
   /** The writes to the checkpoints topic, taking turns (engines/checkpoint-writes). */
   private readonly writes: CheckpointWrites;
   private startP: Promise<void> | null = null;
-  /** Groups the last discovery found before the share was applied (the status's "of 10,000 groups"). */
-  private discoveredTotal: number | null = null;
+  /** Groups the last discovery found before the share was applied (the status's "of 10,000 groups"; every group of the flow). */
+  private discoveredList: readonly string[] | null = null;
   private unsubscribeShares: (() => void) | null = null;
   private discoveryP: Promise<DiscoveryResult> | null = null;
   private readonly now: () => number;
@@ -144,7 +144,12 @@ export class CheckpointEmitter {
 
   /** Groups the last discovery found before the share was applied (null: not discovered yet). */
   get groupsDiscovered(): number | null {
-    return this.discoveredTotal;
+    return this.discoveredList?.length ?? null;
+  }
+
+  /** The groups the last discovery found before the share was applied: every group of the flow (null: not discovered yet). */
+  get groupsOfFlow(): readonly string[] | null {
+    return this.discoveredList;
   }
 
   /** The share changed: the stream follows its partitions of `__consumer_offsets`; groups gained are read in full (not streamed here), rediscovered and cycled at once; groups lost leave the selection. */
@@ -409,7 +414,7 @@ export class CheckpointEmitter {
         topicFilter,
       );
       source.reportOk();
-      this.discoveredTotal = found.groups.length;
+      this.discoveredList = found.groups;
       // shared by several instances: the groups this one owns (every group when alone)
       const result = this.o.shares ? { ...found, groups: found.groups.filter((g) => this.owns(g)) } : found;
       this.listing.discovered(result.otherTypes);

@@ -106,6 +106,8 @@ export interface ShareMembershipState {
   differs: SettingDifference | null;
   /** The status text of `differs`, e.g. `setting groups differs from the other instances: orders-.* vs .*`. */
   differsText: string | null;
+  /** The member ids of this generation (every member, kept out or not), from the describe that read the note; null when unread. */
+  memberIds: readonly string[] | null;
 }
 
 interface ShareMembershipEvents {
@@ -134,6 +136,8 @@ export class ShareMembership extends EventEmitter<ShareMembershipEvents> {
   private heartbeat = { seq: 0, generationId: -1 };
   /** Settles waiting for a heartbeat after their join. */
   private readonly heartbeatWaiters = new Set<() => void>();
+  /** The member ids of the describe that read the last note. */
+  private noteMembers: readonly string[] | null = null;
   private readonly sessionTimeout: number;
   private readonly heartbeatInterval: number;
   /** When the coordinator last accepted a heartbeat of this member (epoch ms; null: none yet, or stopped): the fencing lease's start (core/share-lease). */
@@ -306,6 +310,7 @@ export class ShareMembership extends EventEmitter<ShareMembershipEvents> {
       refused: note?.refused ?? null,
       differs,
       differsText: differs ? settingDifferenceText(differs) : null,
+      memberIds: note ? this.noteMembers : null,
     };
     this.rebalancing = false;
     this.emit('change', this.current);
@@ -321,7 +326,10 @@ export class ShareMembership extends EventEmitter<ShareMembershipEvents> {
           const assignment = AssignerProtocol.MemberAssignment.decode(me.memberAssignment);
           const theirs = ((assignment?.assignment ?? {}) as Record<string, number[]>)[this.topic] ?? [];
           // the same partitions as this join's: the note of this generation (or of one that split alike)
-          if (sameNumbers(theirs, partitions)) return decodeAssignmentUserData(assignment?.userData);
+          if (sameNumbers(theirs, partitions)) {
+            this.noteMembers = Object.freeze(group.members.map((m) => m.memberId));
+            return decodeAssignmentUserData(assignment?.userData);
+          }
         }
       } catch {
         /* the coordinator is moving: ask again */

@@ -152,6 +152,22 @@ describe('examples/readiness-dashboard.json', function () {
     assert.equal(fr.statuses[0].fill, 'red');
   });
 
+  it("'readiness per group': the flow in several instances: a column of the instance covering each group; a group no live instance covers says so (en-US, zh-CN)", function () {
+    const fn = fnNamed('readiness per group');
+    const table = flow.find((n) => n.type === 'ui-table');
+    assert.ok(table.columns.some((c) => c.key === 'coveredBy'), 'a Covered by column');
+    const shared = coverageMessage();
+    const { uncoveredReadiness } = require('../../dist/core/share-summaries');
+    shared.payload.readiness.groups = [{ ...shared.payload.readiness.groups[0], coveredBy: 'nr-1:4242' }, uncoveredReadiness('billing')];
+    assert.deepEqual(run(fn, shared).result[0].payload.map((row) => [row.group, row.coveredBy, row.why]), [
+      ['analytics', 'nr-1:4242', 're-reads more than 1,000'],
+      ['billing', '', 'no live Node-RED instance covers it (the one that did stopped or stopped publishing)'],
+    ]);
+    assert.equal(run(fn, shared, { env: { DASHBOARD_LANG: 'zh-CN' } }).result[0].payload[1].why, '没有存活的 Node-RED 实例覆盖它（原来覆盖它的实例已停止或已停止发布）');
+    // one instance alone: no coveredBy in the rows (the table as before)
+    assert.ok(run(fn, coverageMessage()).result[0].payload.every((row) => !('coveredBy' in row)));
+  });
+
   it("'readiness per group': a group has one colour in both charts, from its name, in the charts' palette", function () {
     const fn = fnNamed('readiness per group');
     const context = new Map();

@@ -16,6 +16,7 @@ import { TOPICS, checkpointsPayload, coveragePayload } from '../shared/contracts
 import type { CheckpointEmitter, CycleResult } from '../../engines/checkpoint-emitter';
 import type { Checkpoint } from '../../core/types';
 import { explainKafkaError, isKafkaClientInternalError } from '../../kafka/client';
+import type { CoverageSharing } from '../shared/share-coverage';
 
 export interface CheckpointCyclesOptions {
   node: Pick<Node, 'send'>;
@@ -25,6 +26,8 @@ export interface CheckpointCyclesOptions {
   state: CheckpointNodeState;
   where: { sourceCluster: string; targetCluster: string; checkpointsTopic: string };
   render(): void;
+  /** The flow in several instances: the readiness shared with them (nodes/shared/share-coverage). */
+  sharing?: CoverageSharing;
 }
 
 /** The message that asked for a cycle, and where its answer goes. */
@@ -98,6 +101,7 @@ export class CheckpointCycles {
     } else log.ok('failed-groups');
     this.o.render();
     this.sent.add(r);
+    this.o.sharing?.published(r);
     requester?.prepare?.(r);
     const [first, second] = this.outputs(r, requester?.msg);
     // two sends, one per output: within one send Node-RED deep-copies every message after the
@@ -126,9 +130,11 @@ export class CheckpointCycles {
         this.carried.set(g, list);
       }
     }
+    const coverage = coveragePayload(r);
+    this.o.sharing?.decorate(coverage, r);
     return [
       { ...base, topic: TOPICS.checkpoints, payload: checkpointsPayload(r, this.o.where, { latest, whole }) },
-      { ...base, topic: TOPICS.coverage, payload: coveragePayload(r) },
+      { ...base, topic: TOPICS.coverage, payload: coverage },
     ];
   }
 }

@@ -29,6 +29,9 @@ import { flowShareSettings } from '../../core/share-lease';
 import { followShares, withShare } from '../shared/share-status';
 import { shareTopicName } from '../../core/share-topic';
 import { ensureShareTopic, offsetsTopicAccess } from '../../kafka/share-topic-admin';
+import { ShareBoard } from '../../engines/share-board';
+import { shareSummaryTopic } from '../../core/share-summaries';
+import { coverageSharing } from '../shared/share-coverage';
 
 const TYPE = 'mm2-checkpoint';
 
@@ -49,6 +52,8 @@ interface CheckpointDef extends NodeDef {
 interface CheckpointNode extends Node {
   /** Set once the settings are valid and the node runs; absent on a node that refused its settings. */
   emitter?: CheckpointEmitter;
+  /** The readiness shared with the flow's other instances (engines/share-board). */
+  board?: ShareBoard;
 }
 
 export = function register(RED: NodeAPI): void {
@@ -97,7 +102,17 @@ export = function register(RED: NodeAPI): void {
       events: checkpointEmitterEvents({ node, t, log, state, checkpointsTopic, render: () => render(), delivered: (r) => cycles.deliver(r) }),
     });
     node.emitter = emitter;
-    const cycles = new CheckpointCycles({ node, t, log, emitter, state, render, where: { sourceCluster: sourceAlias, targetCluster: targetAlias, checkpointsTopic } });
+    // the flow in several instances: each publishes its groups' readiness on the target, and shows every group of the flow
+    const targetConnection = ctx.use(target);
+    const summaryTopic = shareSummaryTopic(sourceAlias);
+    const board = new ShareBoard({
+      target: targetConnection, topic: summaryTopic, shares, validForMs: 3 * emitMs + 10000,
+      ensureTopic: () => rep.ensureTopic(targetConnection, summaryTopic),
+      onProblem: (text) => (text === null ? log.ok('share-board') : log.warn('share-board', t('mm2-checkpoint.warn.share-board', { error: text }))),
+    });
+    node.board = board;
+    const sharing = coverageSharing(board, () => emitter.groupsOfFlow);
+    const cycles = new CheckpointCycles({ node, t, log, emitter, state, render, sharing, where: { sourceCluster: sourceAlias, targetCluster: targetAlias, checkpointsTopic } });
     const syncs = new SyncsIntake({ t, node, log, topic: rep.offsetSyncs().topic, emitter, feed: rep.syncFeed, render, readerError: (e) => {
       syncsError = e;
       render();
@@ -124,7 +139,7 @@ export = function register(RED: NodeAPI): void {
       },
     });
     const unfollow = followShares(t, node, shares, render);
-    ctx.onClose(() => Promise.all([syncs.stop(), emitter.stop()]).then(() => {
+    ctx.onClose(() => Promise.all([syncs.stop(), emitter.stop(), board.stop()]).then(() => {
       unfollow();
       return leave();
     }));

@@ -161,6 +161,8 @@ export interface CoverageJson {
   membersOnTarget: MembersOnTarget;
   /** 'emitted' after a rewind of the group on the source: the upstream offset it was rewound from ('rewound-to-start': see `status`). */
   rewoundFrom?: string;
+  /** The flow runs in several Node-RED instances (docs/scale-out.md): the instance covering the group, `host:pid`. Absent while this instance never shared the flow. */
+  coveredBy?: string;
 }
 
 /** One group's readiness in a CoverageMessage: its worst partition. */
@@ -199,6 +201,14 @@ export interface CoverageMessage {
       membersUnknown: number;
       /** Why the target's groups could not be listed (every membersOnTarget is 'unknown'). */
       targetGroupsError?: string;
+      /**
+       * The flow runs in several Node-RED instances (docs/scale-out.md): `groups` and the counts are
+       * every group of the flow, each with `coveredBy` (null: no live instance covers it, `why`
+       * 'no-live-instance'); `instance` is this one, `instances` every instance that published
+       * its summary. Absent while this instance never shared the flow.
+       */
+      instance?: string;
+      instances?: Array<{ instance: string; memberId: string; groups: number; publishedAt: number; live: boolean }>;
     };
   };
 }

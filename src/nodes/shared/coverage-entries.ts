@@ -12,7 +12,7 @@ export const MEMBERS_ON_TARGET_REASON =
  * sentence and no JSON per group partition; the message builds its entries when a receiver reads
  * them, and nothing keeps them after the message).
  */
-function coverageJsonOf(c: GroupCoverageEntry, members: MembersOnTarget): CoverageJson {
+function coverageJsonOf(c: GroupCoverageEntry, members: MembersOnTarget, coveredBy: string | undefined): CoverageJson {
   // one literal of fixed shape per case: a property added afterwards goes to a property array of its own
   const group = c.group;
   const topic = c.topic;
@@ -31,15 +31,16 @@ function coverageJsonOf(c: GroupCoverageEntry, members: MembersOnTarget): Covera
       : { group, topic, partition, remoteTopic, upstreamOffset, status, reason, readiness, reread, checkpointAt, membersOnTarget: members, downstreamOffset: down.toString() };
   const from = c.rewoundFrom;
   if (from !== undefined) e = { ...e, rewoundFrom: from.toString() };
+  if (coveredBy !== undefined) e = { ...e, coveredBy };
   return Object.freeze(e);
 }
 
-/** The entries of a CoverageMessage, in coverage order. */
-export function coverageEntries(coverage: readonly GroupCoverageEntry[], members: CycleResult['membersOnTarget']): CoverageJson[] {
+/** The entries of a CoverageMessage, in coverage order; `coveredBy`: the instance covering them, when the flow shares its readiness (engines/share-board). */
+export function coverageEntries(coverage: readonly GroupCoverageEntry[], members: CycleResult['membersOnTarget'], coveredBy?: string): CoverageJson[] {
   const out = new Array<CoverageJson>(coverage.length);
   for (let i = 0; i < coverage.length; i++) {
     const c = coverage[i];
-    out[i] = coverageJsonOf(c, members?.get(c.group) ?? 'unknown');
+    out[i] = coverageJsonOf(c, members?.get(c.group) ?? 'unknown', coveredBy);
   }
   return Object.freeze(out) as CoverageJson[];
 }
