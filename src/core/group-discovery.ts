@@ -13,6 +13,9 @@
  * deliberate: a group whose offsets cannot be fetched is kept (reported in `errors`) instead of
  * failing the whole discovery, so one unreadable group neither hides every other group nor
  * disappears silently: the emit cycle then reports it as a failed group.
+ *
+ * Shared by several instances (issue 25, `owns`): only this instance's groups are read and
+ * selected; the accepted groups other instances own are counted (`elsewhere`), not read.
  */
 import type { NameFilter } from './filters';
 import type { NotReplicatedGroup } from './group-types';
@@ -24,6 +27,8 @@ export interface DiscoveryIo {
   otherTypes?(): readonly NotReplicatedGroup[];
   /** The topics of each group's committed partitions (duplicates allowed); groups that could not be read in `failed`. */
   committedTopics(groups: string[]): Promise<{ topics: { get(group: string): readonly string[] | undefined }; failed: ReadonlyMap<string, string> }>;
+  /** Whether this instance works on `group` (the flow shared by several instances); absent: every group. */
+  owns?(group: string): boolean;
 }
 
 export interface DiscoveryResult {
@@ -37,6 +42,8 @@ export interface DiscoveryResult {
   errors: Array<{ group: string; error: string }>;
   /** Groups the group filter accepts of a type MM2 never checkpoints (streams, share), sorted, with why. */
   otherTypes: readonly NotReplicatedGroup[];
+  /** Groups the group filter accepts that other instances own (`owns`), sorted: not read, not in the lists above. */
+  elsewhere: string[];
 }
 
 /** `list` sorted without duplicates: `list` itself when it already is (a listing usually is: no copy of 20,000 names per refresh). */
@@ -50,7 +57,9 @@ export async function findCheckpointGroups(io: DiscoveryIo, groupFilter: NameFil
   const all = sortedUnique(await io.listGroups());
   const others = io.otherTypes?.() ?? [];
   const otherTypes = others.some((o) => !groupFilter.accept(o.group)) ? others.filter((o) => groupFilter.accept(o.group)) : others;
-  const accepted = all.filter((g) => groupFilter.accept(g));
+  const acceptedAll = all.filter((g) => groupFilter.accept(g));
+  const owns = io.owns;
+  const accepted = owns ? acceptedAll.filter((g) => owns(g)) : acceptedAll;
   const rejectedByGroupFilter = all.filter((g) => !groupFilter.accept(g));
   const errors: Array<{ group: string; error: string }> = [];
   const read = accepted.length > 0 ? await io.committedTopics(accepted) : { topics: new Map<string, string[]>(), failed: new Map<string, string>() };
@@ -69,5 +78,6 @@ export async function findCheckpointGroups(io: DiscoveryIo, groupFilter: NameFil
     noReplicatedTopics: accepted.filter((_, i) => !relevant[i]),
     errors,
     otherTypes,
+    elsewhere: owns ? acceptedAll.filter((g) => !owns(g)) : [],
   };
 }

@@ -39,7 +39,7 @@ import { SourceOffsets, type GroupPartitions, type SourceOffsetsMode } from './s
 import { CheckpointsRestore } from './checkpoint-restore';
 import { readLogStarts, TargetMembers, type TargetMembersListing } from './checkpoint-target-reads';
 import { FULL_SOURCE_READ_EVERY_MS, mergeCycleOptions, type CheckpointEmitterOptions, type CycleOptions, type CycleResult, type GroupCoverageEntry, type RestoreReport, type SyncEvent } from './checkpoint-emitter-types';
-import { FullSourceReads, SourceGroupListing } from './checkpoint-source-reads';
+import { FullSourceReads, OtherGroupsOfFlow, SourceGroupListing } from './checkpoint-source-reads';
 import { CheckpointWrites } from './checkpoint-writes';
 
 export * from './checkpoint-emitter-types';
@@ -66,7 +66,7 @@ export class CheckpointEmitter {
   /** The writes to the checkpoints topic, taking turns (engines/checkpoint-writes). */
   private readonly writes: CheckpointWrites;
   private startP: Promise<void> | null = null;
-  /** Groups the last discovery found before the share was applied (the status's "of 10,000 groups"; every group of the flow). */
+  /** Every group of the flow (the status's "of 10,000 groups"): this instance's and the others' (core/group-discovery `elsewhere`). */
   private discoveredList: readonly string[] | null = null;
   private unsubscribeShares: (() => void) | null = null;
   private discoveryP: Promise<DiscoveryResult> | null = null;
@@ -92,6 +92,7 @@ export class CheckpointEmitter {
   private readonly listing: SourceGroupListing;
   /** The full reads of the selected groups' source offsets. */
   private readonly fullReads: FullSourceReads;
+  private readonly othersOfFlow: OtherGroupsOfFlow;
 
   constructor(private readonly o: CheckpointEmitterOptions) {
     this.now = o.now ?? Date.now;
@@ -135,6 +136,7 @@ export class CheckpointEmitter {
       onAnswered: () => o.events?.sourceAnswered?.(),
     });
     this.fullReads = new FullSourceReads(o.source, this.sourceOffsets, this.now, () => o.events, o.fullSourceReadEveryMs ?? FULL_SOURCE_READ_EVERY_MS);
+    this.othersOfFlow = new OtherGroupsOfFlow(o.source, o.topicFilter, this.now);
   }
 
   /** Whether this instance works on `group` (the flow's share; every group when not shared). */
@@ -142,12 +144,11 @@ export class CheckpointEmitter {
     return this.o.shares === undefined || this.o.shares.owns(group);
   }
 
-  /** Groups the last discovery found before the share was applied (null: not discovered yet). */
+  /** How many groups the flow has (every instance's; null: not discovered yet). */
   get groupsDiscovered(): number | null {
     return this.discoveredList?.length ?? null;
   }
-
-  /** The groups the last discovery found before the share was applied: every group of the flow (null: not discovered yet). */
+  /** Every group of the flow, this instance's and the others' (null: not discovered yet). */
   get groupsOfFlow(): readonly string[] | null {
     return this.discoveredList;
   }
@@ -157,6 +158,7 @@ export class CheckpointEmitter {
     if (this.stopped) return;
     const followed = this.sourceOffsets.followPartitions(this.o.shares?.offsetsPartitions() ?? null);
     if (this.selected === null) return;
+    this.othersOfFlow.invalidate();
     followed.then(() => (this.fullReads.invalidate(), this.refreshGroups())).then(() => this.deliverCycle({}), () => undefined);
   }
 
@@ -347,8 +349,6 @@ export class CheckpointEmitter {
     this.o.home?.close(this.checkpointStore);
   }
 
-  // -------------------------------------------------------------------------------------------
-
   private applyEvent(ev: SyncEvent): void {
     const store = this.syncStore as OffsetSyncStore;
     if (ev.event === 'reset') {
@@ -401,7 +401,7 @@ export class CheckpointEmitter {
       await this.o.shares?.ready(); // the first assignment (bounded): which groups are this instance's
       // the stream reads the share's partitions of __consumer_offsets; groups of one followed again are read in full
       if (this.o.shares && (await this.sourceOffsets.followPartitions(this.o.shares.offsetsPartitions()))) this.fullReads.invalidate();
-      const found = await findCheckpointGroups(
+      const result = await findCheckpointGroups(
         {
           // one ListGroups per broker, the same names while nothing changed (refreshed every second at scale)
           // classic and consumer groups only, as MM2 4.x lists them (core/group-types)
@@ -409,14 +409,15 @@ export class CheckpointEmitter {
           otherTypes: () => this.listing.others(),
           // while the stream follows (and was read in full since), what it keeps is current: read only the others
           committedTopics: (groups) => this.fullReads.forDiscovery(groups),
+          ...(this.o.shares ? { owns: (g: string) => this.owns(g) } : {}), // shared: only this instance's groups are read
         },
         groupFilter,
         topicFilter,
       );
       source.reportOk();
-      this.discoveredList = found.groups;
-      // shared by several instances: the groups this one owns (every group when alone)
-      const result = this.o.shares ? { ...found, groups: found.groups.filter((g) => this.owns(g)) } : found;
+      // every group of the flow: this instance's, and those of the others (read less often)
+      const others = await this.othersOfFlow.of(result.elsewhere);
+      this.discoveredList = others.length === 0 ? result.groups : [...result.groups, ...others].sort();
       this.listing.discovered(result.otherTypes);
       const same = this.selected !== null && sameList(this.selected, result.groups);
       this.selected = result.groups;

@@ -95,6 +95,54 @@ export class SourceGroupListing {
   }
 }
 
+/** How often an instance sharing the flow reads the offsets of the groups other instances own (ms): only to know every group of the flow. */
+export const OTHERS_READ_EVERY_MS = 30000;
+
+/**
+ * The groups of the flow other instances own (issue 25): which of the group filter's groups they
+ * own have a committed offset on a topic the topic filter accepts, read at most every
+ * OTHERS_READ_EVERY_MS (and after a share change), not kept (their offsets are the owners'
+ * business): what the readiness of every group needs, without a full read of them at every discovery.
+ */
+export class OtherGroupsOfFlow {
+  private relevant: ReadonlySet<string> | null = null;
+  private readAt = 0;
+
+  constructor(
+    private readonly source: ClusterConnection,
+    private readonly topicFilter: NameFilter,
+    private readonly now: () => number,
+    private readonly everyMs: number = OTHERS_READ_EVERY_MS,
+  ) {}
+
+  /** The share changed: read again at the next call. */
+  invalidate(): void {
+    this.readAt = 0;
+  }
+
+  /**
+   * Of `names` (accepted groups other instances own), those with a replicated topic (one whose
+   * offsets could not be read counts). Never rejects: a failed read keeps the last answer (none before the first).
+   */
+  async of(names: readonly string[]): Promise<string[]> {
+    if (names.length === 0) return [];
+    if (this.relevant === null || this.now() - this.readAt >= this.everyMs) {
+      const readAt = this.now();
+      try {
+        const { offsets, failed } = await this.source.offsetFetcher().fetchMany([...names]);
+        const relevant = new Set<string>(failed.keys());
+        for (const [g, list] of offsets) if (list.some((o) => this.topicFilter.accept(o.topic))) relevant.add(g);
+        this.relevant = relevant;
+        this.readAt = readAt;
+      } catch {
+        if (this.relevant === null) return [];
+      }
+    }
+    const relevant = this.relevant;
+    return relevant === null ? [] : names.filter((g) => relevant.has(g));
+  }
+}
+
 /** The full reads of the selected groups' source offsets. */
 export class FullSourceReads {
   /** When the source offsets were last read in full (ms; 0: never). */

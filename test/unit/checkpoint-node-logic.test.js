@@ -183,6 +183,31 @@ describe('group discovery (MirrorCheckpointConnector.findConsumerGroups, MirrorC
     assert.deepEqual(r.errors, [{ group: 'b', error: 'GROUP_AUTHORIZATION_FAILED' }]);
   });
 
+  it('shared by several instances (owns): reads and selects only this instance\'s groups; the others\' accepted groups are listed apart, unread', async function () {
+    const asked = [];
+    const offsets = { g1: ['t2'], g2: ['t2'], g3: ['t3'], g4: ['t2'], h1: ['t2'] };
+    const r = await findCheckpointGroups(
+      {
+        listGroups: async () => ['g1', 'g2', 'g3', 'g4', 'h1'],
+        committedTopics: async (gs) => (asked.push(...gs), { topics: new Map(gs.map((g) => [g, offsets[g]])), failed: new Map() }),
+        owns: (g) => g === 'g1' || g === 'g3',
+      },
+      createGroupFilter({ groups: 'g.*' }),
+      createTopicFilter({ topics: 't2' }),
+    );
+    assert.deepEqual(asked, ['g1', 'g3'], 'only the owned groups are read');
+    assert.deepEqual(r.groups, ['g1']);
+    assert.deepEqual(r.noReplicatedTopics, ['g3']);
+    assert.deepEqual(r.rejectedByGroupFilter, ['h1']);
+    assert.deepEqual(r.elsewhere, ['g2', 'g4'], 'accepted groups other instances own, not read');
+    const alone = await findCheckpointGroups(
+      { listGroups: async () => ['g1', 'g2'], committedTopics: async (gs) => ({ topics: new Map(gs.map((g) => [g, ['t2']])), failed: new Map() }) },
+      createGroupFilter({}),
+      createTopicFilter({}),
+    );
+    assert.deepEqual(alone.elsewhere, [], 'alone: nothing elsewhere');
+  });
+
   it('mapLimit keeps input order and bounds concurrency', async function () {
     let inFlight = 0;
     let peak = 0;
