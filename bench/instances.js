@@ -74,12 +74,13 @@ function sessionTimeoutMs() {
   }
 }
 
-function flow(clusters) {
+/** Each instance's Kafka client id names it (`bench-inst-<label>`): the sharing group's members say which instance each is (not a setting the instances must agree on). */
+function flow(clusters, label) {
   const groups = `${GROUP_PREFIX}.*`;
   return [
     { id: 'tab', type: 'tab', label: 'bench instances', disabled: false, info: '' },
-    { id: 'c-src', type: 'mm2-cluster', alias: 'source', bootstrap: clusters.source.bootstrap, saslMechanism: 'none' },
-    { id: 'c-tgt', type: 'mm2-cluster', alias: 'target', bootstrap: clusters.target.bootstrap, saslMechanism: 'none' },
+    { id: 'c-src', type: 'mm2-cluster', alias: 'source', bootstrap: clusters.source.bootstrap, saslMechanism: 'none', clientId: `bench-inst-${label}` },
+    { id: 'c-tgt', type: 'mm2-cluster', alias: 'target', bootstrap: clusters.target.bootstrap, saslMechanism: 'none', clientId: `bench-inst-${label}` },
     { id: 'rep', type: 'mm2-replication', source: 'c-src', target: 'c-tgt', policy: 'DefaultReplicationPolicy', separator: '.', internalSeparator: true, offsetSyncsLocation: 'source', replicationFactor: '1' },
     {
       id: 'cp', type: 'mm2-checkpoint', z: 'tab', replication: 'rep', groups, groupsExclude: '', topics: TOPIC, topicsExclude: '',
@@ -305,7 +306,7 @@ async function main() {
   /** @type {Map<string, { nr: any, watch: any, pid: number, label: string, stop: () => Promise<void> }>} */
   const live = new Map();
   const startInstance = async (label) => {
-    const nr = await startNodeRed({ quiet: true, logLevel: 'warn', flows: flow(clusters) });
+    const nr = await startNodeRed({ quiet: true, logLevel: 'warn', flows: flow(clusters, label) });
     const stop = onCleanup(`Node-RED ${label}`, () => nr.stop());
     const loadErrors = ((await nr.request('GET', '/nodes', undefined, { Accept: 'application/json' })).json ?? [])
       .filter((m) => m.module === '@kafka-mm2/node-red' && m.err).map((m) => `${m.name}: ${String(m.err).split('\n')[0]}`);
@@ -337,6 +338,21 @@ async function main() {
     }
   };
 
+  /** The sharing group's members: memberId -> the instance (from its client id) and its partitions of `__consumer_offsets`. */
+  const described = async () => {
+    const { groups: [d] } = await srcAdmin.describeGroups([SHARE_GROUP]);
+    return new Map((d?.members ?? []).map((m) => [m.memberId, {
+      label: /^bench-inst-(\w+)$/.exec(m.clientId)?.[1] ?? m.clientId,
+      parts: /** @type {number[]} */ (((AssignerProtocol.MemberAssignment.decode(m.memberAssignment) || {}).assignment || {}).__consumer_offsets ?? []),
+    }]));
+  };
+  /** group -> the label of the instance that owns it by `members` (described()); undefined: no member has its partition. */
+  const ownerOf = (members) => {
+    const byPart = new Map();
+    for (const { label, parts } of members.values()) for (const p of parts) byPart.set(p, label);
+    return (g) => byPart.get(consumerOffsetsPartitionFor(g, S.offsetsPartitions));
+  };
+
   /** One measured phase with the live instances: steady state, a sweep of every group, then the samples (CPU and RSS of each instance over their window). */
   const phase = async (label) => {
     const n = live.size;
@@ -361,6 +377,11 @@ async function main() {
     row.stats = sampleStats(sv.samples);
     row.skipped = sv.skipped;
     row.instances = insts.map((x, k) => ({ label: x.label, cpuPerMin: ((cpuSeconds(x.pid) - c0[k]) / s) * 60, rssKb: procStatus(x.pid).rssKb, share: parseShare(cpText(x)), status: cpText(x) }));
+    if (n > 1) {
+      // the samples of each instance's groups (the assignment after the window: the shares did not move during it, the statuses say so)
+      const owner = ownerOf(await described());
+      for (const x of row.instances) x.stats = sampleStats(sv.samples.filter((smp) => owner(smp.group) === x.label));
+    }
     row.others = othersEnd();
     row.after = whatElseRuns();
     progress(`  p50 ${fmtS(row.stats.p50)} p99 ${fmtS(row.stats.p99)} max ${fmtS(row.stats.max)}${row.stats.timedOut ? `, ${row.stats.timedOut} timed out` : ''}; ` +
@@ -384,10 +405,6 @@ async function main() {
   const survivors = [...live.values()].filter((x) => x !== victim);
   const kill = { victim: victim.label, share: parseShare(cpText(victim)), before: whatElseRuns() };
   R.kill = kill;
-  const described = async () => {
-    const { groups: [d] } = await srcAdmin.describeGroups([SHARE_GROUP]);
-    return new Map((d?.members ?? []).map((m) => [m.memberId, ((AssignerProtocol.MemberAssignment.decode(m.memberAssignment) || {}).assignment || {}).__consumer_offsets ?? []]));
-  };
   const membersBefore = await described();
   const inFlight = new Set();
   const sv = sampler(1e9, inFlight);
@@ -419,8 +436,9 @@ async function main() {
   // the victim's member: the one gone from the group; its partitions of __consumer_offsets -> its groups
   const membersAfter = await described();
   const gone = [...membersBefore.keys()].filter((m) => !membersAfter.has(m));
-  const victimParts = new Set(gone.flatMap((m) => membersBefore.get(m)));
-  kill.goneMembers = gone.length;
+  const victimParts = new Set([...membersBefore.values()].filter((m) => m.label === victim.label).flatMap((m) => m.parts));
+  kill.goneMembers = gone.map((m) => membersBefore.get(m).label);
+  if (kill.goneMembers.join() !== victim.label) progress(`  the members gone from the sharing group: ${kill.goneMembers.join(', ') || 'none'} (expected ${victim.label} alone)`);
   kill.victimParts = victimParts.size;
   const orphaned = new Set(groups.filter((g) => victimParts.has(consumerOffsetsPartitionFor(g, S.offsetsPartitions))));
   kill.orphaned = orphaned.size;
@@ -456,13 +474,14 @@ function report() {
       const owned = x.share ? `${fmtInt(x.share.groups)} (${(100 * x.share.groups / S.groups).toFixed(0)}%)` : `${fmtInt(S.groups)} (all)`;
       const parts = x.share ? `${x.share.parts} of ${x.share.totalParts}` : `${S.offsetsPartitions} of ${S.offsetsPartitions}`;
       rows.push([k === 0 ? ph.label : '', x.label, owned, parts, x.cpuPerMin.toFixed(1), fmtMiB(x.rssKb),
-        k === 0 ? fmtS(ph.stats.p50) : '', k === 0 ? fmtS(ph.stats.p99) : '', k === 0 ? fmtS(ph.stats.max) : '', k === 0 ? `${ph.stats.timedOut}` : '']);
+        k === 0 ? fmtS(ph.stats.p50) : '', k === 0 ? fmtS(ph.stats.p99) : '', k === 0 ? fmtS(ph.stats.max) : '', k === 0 ? `${ph.stats.timedOut}` : '',
+        x.stats ? `${fmtS(x.stats.p50)} / ${fmtS(x.stats.p99)} (${x.stats.n})` : '']);
     });
     if (ph.instances.length > 1) {
-      rows.push(['', 'sum', fmtInt(ph.instances.reduce((a, x) => a + (x.share ? x.share.groups : 0), 0)), '', ph.instances.reduce((a, x) => a + x.cpuPerMin, 0).toFixed(1), fmtMiB(ph.instances.reduce((a, x) => a + x.rssKb, 0)), '', '', '', '']);
+      rows.push(['', 'sum', fmtInt(ph.instances.reduce((a, x) => a + (x.share ? x.share.groups : 0), 0)), '', ph.instances.reduce((a, x) => a + x.cpuPerMin, 0).toFixed(1), fmtMiB(ph.instances.reduce((a, x) => a + x.rssKb, 0)), '', '', '', '', '']);
     }
   }
-  const headers = ['run', 'instance', 'groups owned', '__consumer_offsets partitions', 'CPU s/min', 'RSS', 'p50', 'p99', 'max', 'timed out'];
+  const headers = ['run', 'instance', 'groups owned', '__consumer_offsets partitions', 'CPU s/min', 'RSS', 'p50', 'p99', 'max', 'timed out', 'its groups: p50 / p99 (samples)'];
   printTable(`commit on the source -> translated offset visible on the target (${S.samples} samples per run, one every ${S.sampleEveryMs} ms, target polled every ${S.pollMs} ms); CPU and RSS of each Node-RED over the sampling window`, headers, rows, [0, 1]);
   /** the other processes' CPU over a window, busiest first, e.g. `java kafka.Kafka .../server.properties 30.2` */
   const othersText = (list, sep = '; ') => {
@@ -486,9 +505,9 @@ function report() {
 
   const md = [];
   md.push(`Measured with \`npm run bench:instances\` on ${env}; flow: \`mm2-checkpoint\` + \`mm2-group-offsets\` (mode replication), every interval 1 s; the mirror simulated (offset syncs written by the bench, one per partition each second); sharing session timeout ${session}. CPU and RSS of each Node-RED process over the sampling window (${S.samples} commits, one every ${S.sampleEveryMs} ms).`, '');
-  md.push('| run | instance | groups owned | `__consumer_offsets` partitions | CPU s/min | RSS | commit-to-visible p50 | p99 | max |');
-  md.push('|---|---|---|---|---|---|---|---|---|');
-  for (const r of rows) md.push(`| ${[...r.slice(0, 9)].join(' | ')} |`);
+  md.push('| run | instance | groups owned | `__consumer_offsets` partitions | CPU s/min | RSS | commit-to-visible p50 | p99 | max | its groups: p50 / p99 (samples) |');
+  md.push('|---|---|---|---|---|---|---|---|---|---|');
+  for (const r of rows) md.push(`| ${[...r.slice(0, 9), r[10]].join(' | ')} |`);
   if (k && k.orphaned !== undefined) {
     md.push('', `kill -9 of one of the ${S.instances} (${k.victim}), commits going on: a commit of every group made right after the kill (all ${fmtInt(S.groups)} committed within ${fmtS(k.sweepCommitMs)}), times from the kill until it is visible on the target; samples = the sampled commits meanwhile (one every ${S.sampleEveryMs} ms, until ${S.afterKillS} s after the last group was fresh).`, '');
     md.push(`| groups it owned | survivors show ${S.instances - 1} instances | its groups fresh: first | half | all | the other groups: all | samples, its groups: p50 / p99 | samples, others: p50 / p99 |`);
