@@ -50,6 +50,7 @@ const S = {
   commitConcurrency: envInt('BENCH_INSTANCES_COMMIT_CONCURRENCY', 64),
   steadyTimeoutS: envInt('BENCH_INSTANCES_STEADY_TIMEOUT_S', 900),
   afterKillS: envInt('BENCH_INSTANCES_AFTER_KILL_S', 10),
+  settleS: envInt('BENCH_INSTANCES_SETTLE_S', 15),
   timeoutS: envInt('BENCH_TIMEOUT_S', 3600),
 };
 if (S.instances < 2) throw new Error(`BENCH_INSTANCES_N: ${S.instances}: at least 2 (one of them is killed)`);
@@ -365,7 +366,8 @@ async function main() {
     const sw = await sweep(groups, new Set(), undefined, S.steadyTimeoutS * 1000);
     if (sw.notVisible > 0) throw new Error(`${label}: ${sw.notVisible} of ${G} groups' sweep commits not visible on the target after ${S.steadyTimeoutS} s`);
     row.sweepMs = sw.lastMs;
-    progress(`  a commit of every group visible ${fmtS(sw.lastMs)} after the first (commits took ${fmtS(sw.commitMs)}); ${S.samples} samples, one every ${S.sampleEveryMs} ms`);
+    progress(`  a commit of every group visible ${fmtS(sw.lastMs)} after the first (commits took ${fmtS(sw.commitMs)}); ${S.settleS} s settling, then ${S.samples} samples, one every ${S.sampleEveryMs} ms`);
+    await sleep(S.settleS * 1000); // past the start's first full cycles: the samples measure the steady state
     const insts = [...live.values()];
     const c0 = insts.map((x) => cpuSeconds(x.pid));
     const othersEnd = othersCpuSince();
