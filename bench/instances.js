@@ -52,6 +52,8 @@ const S = {
   afterKillS: envInt('BENCH_INSTANCES_AFTER_KILL_S', 10),
   settleS: envInt('BENCH_INSTANCES_SETTLE_S', 15),
   timeoutS: envInt('BENCH_TIMEOUT_S', 3600),
+  // a folder: each Node-RED preloads bench/cpu-profile-preload.js and writes a V8 CPU profile of each sampling window it is in (<phase>-<label>/1.cpuprofile)
+  nrCpuProf: process.env.BENCH_NR_CPU_PROF || '',
 };
 if (S.instances < 2) throw new Error(`BENCH_INSTANCES_N: ${S.instances}: at least 2 (one of them is killed)`);
 const KAFKA_VERSION = process.env.KAFKA_VERSION || DEFAULT_KAFKA_VERSION;
@@ -306,8 +308,9 @@ async function main() {
   // ---- Node-RED instances ---------------------------------------------------------------------
   /** @type {Map<string, { nr: any, watch: any, pid: number, label: string, stop: () => Promise<void> }>} */
   const live = new Map();
-  const startInstance = async (label) => {
-    const nr = await startNodeRed({ quiet: true, logLevel: 'warn', flows: flow(clusters, label) });
+  const startInstance = async (label, phaseName) => {
+    const nr = await startNodeRed({ quiet: true, logLevel: 'warn', flows: flow(clusters, label),
+      ...(S.nrCpuProf ? { env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${path.join(__dirname, 'cpu-profile-preload.js')}`.trim(), BENCH_CPU_PROF_DIR: path.resolve(S.nrCpuProf, `${phaseName}-${label}`) } } : {}) });
     const stop = onCleanup(`Node-RED ${label}`, () => nr.stop());
     const loadErrors = ((await nr.request('GET', '/nodes', undefined, { Accept: 'application/json' })).json ?? [])
       .filter((m) => m.module === '@kafka-mm2/node-red' && m.err).map((m) => `${m.name}: ${String(m.err).split('\n')[0]}`);
@@ -371,9 +374,15 @@ async function main() {
     const insts = [...live.values()];
     const c0 = insts.map((x) => cpuSeconds(x.pid));
     const othersEnd = othersCpuSince();
+    /** BENCH_NR_CPU_PROF: each instance's profiler on / off (and written) around the window */
+    const toggleProfiles = () => {
+      if (S.nrCpuProf) for (const x of insts) process.kill(x.pid, 'SIGWINCH');
+    };
+    toggleProfiles();
     const t = performance.now();
     const sv = sampler(S.samples);
     await sv.done;
+    toggleProfiles();
     const s = (performance.now() - t) / 1000;
     row.windowS = s;
     row.stats = sampleStats(sv.samples);
@@ -392,14 +401,15 @@ async function main() {
   };
 
   // ---- phase 1: one instance ------------------------------------------------------------------
-  const one = await startInstance('a');
+  const one = await startInstance('a', 'n1');
   await phase('1 instance');
+  if (S.nrCpuProf) await sleep(3000); // the profile written
   progress('  stopping it (it leaves the sharing group)');
   await one.stop();
   live.delete('a');
 
   // ---- phase 2: N fresh instances -------------------------------------------------------------
-  for (let k = 0; k < S.instances; k++) await startInstance(NAMES[k]);
+  for (let k = 0; k < S.instances; k++) await startInstance(NAMES[k], `n${S.instances}`);
   await phase(`${S.instances} instances`);
 
   // ---- phase 3: kill -9 of one of them, commits going on -------------------------------------
@@ -490,7 +500,7 @@ function report() {
     if (!list) return '-';
     const busy = list.filter((o) => o.cpuPerMin >= 0.5);
     const total = list.reduce((a, o) => a + o.cpuPerMin, 0);
-    return `${total.toFixed(1)} CPU s/min in all${busy.length ? `: ${busy.map((o) => `${o.what} ${o.cpuPerMin.toFixed(1)}`).join(sep)}` : ''}`;
+    return `${total.toFixed(1)} CPU s/min in all (${list.length} running from its start to its end)${busy.length ? `: ${busy.map((o) => `${o.what} ${o.cpuPerMin.toFixed(1)}`).join(sep)}` : ''}`;
   };
   for (const ph of R.phases) {
     process.stdout.write(`  ${ph.label}: share settled ${fmtS(ph.shareMs)} after the start, every group on the target ${fmtS(ph.allOnTargetMs)} later, a commit of every group visible within ${fmtS(ph.sweepMs)}; window ${ph.windowS ? ph.windowS.toFixed(0) : '-'} s; load before ${ph.before.load}, after ${ph.after ? ph.after.load : '-'}\n    other java/node processes meanwhile: ${othersText(ph.others)}\n`);
