@@ -12,7 +12,6 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { execFileSync } = require('node:child_process');
 const { performance } = require('node:perf_hooks');
 
 const root = path.join(__dirname, '..');
@@ -22,7 +21,7 @@ const { startNodeRed } = require(path.join(root, 'scripts', 'node-red-runner'));
 const {
   envList, envInt, progress, sleep, fmtInt, fmtMiB, mapLimit, onCleanup,
   rawKafka, createTopic, procStatus, printTable, cpuModel, commitRetrying,
-  runBench,
+  runBench, cpuSeconds, measureProcesses, percentile, fmtS, ratio, whatElseRuns,
 } = require('./lib');
 const { ClusterConnection } = require(path.join(root, 'dist', 'kafka', 'connection'));
 const { decodeOffsetSync } = require(path.join(root, 'dist', 'core', 'offset-sync'));
@@ -61,56 +60,7 @@ const SYNCS_TOPIC = 'mm2-offset-syncs.target.internal'; // MM2's default locatio
 const FLOW = 'source->target';
 /** Least step of a sampled commit, in records (see the sample loop). */
 const MIN_STEP = BigInt(envInt('BENCH_MIN_STEP', 32));
-const CLK_TCK = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
 // ---- small helpers ----------------------------------------------------------------------------
-
-/** utime + stime of a process, in seconds (/proc/<pid>/stat fields 14 and 15). */
-function cpuSeconds(pid) {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields from 3 (state) on
-  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
-}
-
-/** CPU seconds per minute and the RSS at the end, of each pid, over `seconds`. */
-async function measureProcesses(pids, seconds) {
-  const c0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
-  const t = performance.now();
-  await sleep(seconds * 1000);
-  const s = (performance.now() - t) / 1000;
-  const out = {};
-  for (const [k, pid] of Object.entries(pids)) out[k] = { cpuPerMin: ((cpuSeconds(pid) - c0[k]) / s) * 60, rssKb: procStatus(pid).rssKb };
-  return out;
-}
-
-function percentile(sorted, q) {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
-}
-const fmtS = (ms) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(2)} s` : '-');
-const ratio = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? `${(a / b).toFixed(2)}x` : '-');
-
-function whatElseRuns() {
-  let load = '?';
-  try {
-    load = fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-  } catch {
-    /* ignore */
-  }
-  let top = '';
-  try {
-    top = execFileSync('ps', ['-eo', 'pid,pcpu,rss,comm', '--sort=-pcpu'], { encoding: 'utf8' }).split('\n').slice(1, 6).map((l) => l.trim()).filter(Boolean).join(' | ');
-  } catch {
-    /* ignore */
-  }
-  return { load, top };
-}
 
 /** Does the checkpoint node offer `sourceOffsets` (auto / poll)? Read from its editor definition, which is what Node-RED knows. */
 function checkpointNodeKnowsSourceOffsets() {

@@ -5,7 +5,9 @@
  */
 const fs = require('node:fs');
 const os = require('node:os');
+const path = require('node:path');
 const { performance } = require('node:perf_hooks');
+const { execFileSync } = require('node:child_process');
 const { Kafka, logLevel } = require('kafkajs');
 
 // ---- settings ---------------------------------------------------------------------------------
@@ -131,6 +133,227 @@ function cpuMs(prev) {
 }
 
 
+// ---- processes: CPU, RSS, what else runs ------------------------------------------------------
+
+const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** utime + stime of a process, in seconds (/proc/<pid>/stat fields 14 and 15). */
+function cpuSeconds(pid) {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields from 3 (state) on
+  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+}
+
+/** CPU seconds per minute and the RSS at the end, of each pid, over `seconds`. */
+async function measureProcesses(pids, seconds) {
+  const c0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
+  const t = performance.now();
+  await sleep(seconds * 1000);
+  const s = (performance.now() - t) / 1000;
+  const out = {};
+  for (const [k, pid] of Object.entries(pids)) out[k] = { cpuPerMin: ((cpuSeconds(pid) - c0[k]) / s) * 60, rssKb: procStatus(pid).rssKb };
+  return out;
+}
+
+function percentile(sorted, q) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
+const fmtS = (ms) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(2)} s` : '-');
+const ratio = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? `${(a / b).toFixed(2)}x` : '-');
+
+/** The load average and the top CPU users of the machine (`ps`). */
+function whatElseRuns() {
+  let load = '?';
+  try {
+    load = fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  } catch {
+    /* ignore */
+  }
+  let top = '';
+  try {
+    top = execFileSync('ps', ['-eo', 'pid,pcpu,rss,comm', '--sort=-pcpu'], { encoding: 'utf8' }).split('\n').slice(1, 6).map((l) => l.trim()).filter(Boolean).join(' | ');
+  } catch {
+    /* ignore */
+  }
+  return { load, top };
+}
+
+/**
+ * The java and node processes of the machine that are not this process or one of its
+ * descendants (its brokers, its Node-REDs): other work that shares the cores. One short line each:
+ * pid, %CPU since start, RSS, and what it is (a broker's or MM2's main class and config, a node script).
+ */
+function otherJavaNode() {
+  let rows;
+  try {
+    rows = execFileSync('ps', ['-eo', 'pid=,ppid=,pcpu=,rss=,comm=,args='], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).split('\n').filter(Boolean).map((l) => {
+      const m = /^\s*(\d+)\s+(\d+)\s+([\d.]+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(l);
+      return m ? { pid: Number(m[1]), ppid: Number(m[2]), pcpu: Number(m[3]), rssKb: Number(m[4]), comm: m[5], args: m[6] } : null;
+    }).filter(Boolean);
+  } catch {
+    return [];
+  }
+  const mine = new Set([process.pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const r of rows) if (!mine.has(r.pid) && mine.has(r.ppid)) { mine.add(r.pid); grew = true; }
+  }
+  const what = (r) => {
+    const a = r.args.split(/\s+/);
+    let cwd = '';
+    try {
+      cwd = ` in ${path.basename(fs.readlinkSync(`/proc/${r.pid}/cwd`))}`;
+    } catch {
+      /* not ours to read */
+    }
+    if (r.comm === 'java') {
+      const cls = a.find((x) => /^(kafka\.|org\.apache\.)[\w.]+$/.test(x) && !x.startsWith('-')) ?? '?';
+      const conf = a.find((x) => /\.properties$/.test(x) && !/log4j/.test(x));
+      return `java ${cls.replace(/^org\.apache\.kafka\./, 'o.a.k.')}${conf ? ` ${path.basename(path.dirname(conf))}/${path.basename(conf)}` : ''}${cwd}`;
+    }
+    if (r.comm === 'node-red') return `Node-RED${cwd}`;
+    const script = a.slice(1).find((x) => !x.startsWith('-')) ?? '';
+    const bin = /node_modules\/\.bin\/(.+)$/.exec(script);
+    return `${bin ? bin[1] : `node ${script.split('/').slice(-3).join('/')}`} ${a.slice(a.indexOf(script) + 1).join(' ').slice(0, 50)}`.trim() + cwd;
+  };
+  return rows.filter((r) => !mine.has(r.pid) && (r.comm === 'java' || r.comm === 'node' || r.comm === 'node-red'))
+    .map((r) => ({ pid: r.pid, pcpu: r.pcpu, rssKb: r.rssKb, what: what(r) }));
+}
+
+/**
+ * Starts measuring the CPU of the other java and node processes (otherJavaNode); the function it
+ * returns gives each one's CPU s/min since then (processes alive at both ends), busiest first.
+ * @returns {() => Array<{ pid: number, what: string, cpuPerMin: number, rssKb: number }>}
+ */
+function othersCpuSince() {
+  const t = performance.now();
+  const start = otherJavaNode().map((o) => {
+    try {
+      return { ...o, c0: cpuSeconds(o.pid) };
+    } catch {
+      return null;
+    }
+  }).filter(Boolean);
+  return () => {
+    const s = (performance.now() - t) / 1000;
+    const out = [];
+    for (const o of start) {
+      try {
+        out.push({ pid: o.pid, what: o.what, cpuPerMin: ((cpuSeconds(o.pid) - o.c0) / s) * 60, rssKb: procStatus(o.pid).rssKb });
+      } catch {
+        /* gone meanwhile */
+      }
+    }
+    return out.sort((a, b) => b.cpuPerMin - a.cpuPerMin);
+  };
+}
+
+// ---- commit-to-visible samples --------------------------------------------------------------
+
+/**
+ * Sampled commits and the time until each is visible on the target (what bench/freshness.js
+ * measures for twin groups, here for one side): every `everyMs` one `pick()` (a group partition not
+ * in flight and the offset to commit it to; undefined: none this tick), its target offset read
+ * just before (`targetOffsets(group)` -> Map partition -> offset), the commit (`commit(sample)`),
+ * and a poller that reads the target every `pollMs` for the groups with a sample in flight (32
+ * in flight): a sample is visible when its partition's target offset is above the one read before.
+ * Its time runs from the commit's answer to the poll answer that shows it; not visible after
+ * `timeoutMs`: timed out (Infinity). Runs until `count` samples were made (or `stop()` is called)
+ * and every one is visible or timed out.
+ * @param {{ count: number, everyMs: number, pollMs: number, timeoutMs: number,
+ *   pick: (inFlight: Set<string>) => ({ group: string, p: number } & Record<string, any>) | undefined,
+ *   commit: (s: any) => Promise<void>, targetOffsets: (group: string) => Promise<Map<number, bigint>>,
+ *   stallMs?: number }} o
+ */
+function sampleVisibility(o) {
+  /** @type {Array<{ group: string, p: number, before: bigint, at: number, seen?: number }>} */
+  const samples = [];
+  const inFlight = new Set();
+  let stopped = false;
+  let skipped = 0;
+  const key = (s) => `${s.group}/${s.p}`;
+  const done = (async () => {
+    let polling = true;
+    const poller = (async () => {
+      while (polling) {
+        const t = performance.now();
+        const open = samples.filter((s) => s.seen === undefined);
+        const byGroup = new Map();
+        for (const s of open) byGroup.set(s.group, [...(byGroup.get(s.group) ?? []), s]);
+        await mapLimit([...byGroup], 32, async ([g, list]) => {
+          const m = await o.targetOffsets(g).catch(() => null);
+          if (!m) return;
+          const now = performance.now();
+          for (const s of list) {
+            if (s.seen === undefined && (m.get(s.p) ?? -1n) > s.before) {
+              s.seen = now;
+              inFlight.delete(key(s));
+            }
+          }
+        });
+        const now = performance.now();
+        for (const s of open) {
+          if (s.seen === undefined && now - s.at > o.timeoutMs) {
+            s.seen = Infinity;
+            inFlight.delete(key(s));
+          }
+        }
+        await sleep(Math.max(0, o.pollMs - (performance.now() - t)));
+      }
+    })();
+    try {
+      let lastPick = performance.now();
+      for (let k = 0; k < o.count && !stopped; ) {
+        const tick = performance.now();
+        const pick = o.pick(inFlight);
+        if (!pick) {
+          skipped++;
+          if (performance.now() - lastPick > (o.stallMs ?? 180000)) throw new Error(`no group partition to move for ${((o.stallMs ?? 180000) / 1000).toFixed(0)} s`);
+        } else {
+          lastPick = performance.now();
+          inFlight.add(key(pick));
+          const before = (await o.targetOffsets(pick.group)).get(pick.p) ?? -1n;
+          await o.commit(pick);
+          samples.push({ group: pick.group, p: pick.p, before, at: performance.now() });
+          k++;
+        }
+        await sleep(Math.max(0, o.everyMs - (performance.now() - tick)));
+      }
+      for (const deadline = performance.now() + o.timeoutMs + 5000; samples.some((s) => s.seen === undefined) && performance.now() < deadline; ) await sleep(100);
+    } finally {
+      polling = false;
+      await poller;
+    }
+  })();
+  return {
+    samples,
+    inFlight,
+    get skipped() {
+      return skipped;
+    },
+    /** Makes no more samples; the promise resolves once the ones made are visible or timed out. */
+    stop() {
+      stopped = true;
+      return done;
+    },
+    done,
+  };
+}
+
+/** p50 / p99 / max of the visible samples (ms), and how many timed out. */
+function sampleStats(samples) {
+  const lat = samples.map((s) => s.seen - s.at);
+  const ok = lat.filter(Number.isFinite).sort((a, b) => a - b);
+  return { n: ok.length, timedOut: lat.length - ok.length, p50: percentile(ok, 0.5), p99: percentile(ok, 0.99), max: ok.length ? ok[ok.length - 1] : NaN };
+}
+
 /** `left`: indexes of left-aligned (text) columns; the others are right-aligned (numbers). */
 function printTable(title, headers, rows, left = [0]) {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
@@ -194,4 +417,5 @@ module.exports = {
   runBench,
   envList, envInt, t0, progress, sleep, fmtInt, fmtMs, fmtMiB, mapLimit, onCleanup, runCleanups,
   rawKafka, connectedAdmin, createTopic, endOffsetSum, commitRetrying, procStatus, cpuMs, printTable, cpuModel,
+  CLK_TCK, cpuSeconds, measureProcesses, percentile, fmtS, ratio, whatElseRuns, otherJavaNode, othersCpuSince, sampleVisibility, sampleStats,
 };
