@@ -20,11 +20,8 @@
  * resumes from.
  */
 const assert = require('node:assert/strict');
-const fs = require('node:fs');
-const os = require('node:os');
-const path = require('node:path');
 const env = require('../harness/env');
-const { startNodeRed } = require('../../scripts/node-red-runner');
+const { nodeRedInstances, sharedFlowBase } = require('../harness/instances');
 const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
 const { encodeOffsetSync } = require('../../dist/core/offset-sync');
 const { decodeCheckpoint } = require('../../dist/core/checkpoint');
@@ -40,9 +37,7 @@ describe('share drills: kill -9 and SIGSTOP of one of three Node-RED instances s
   const CHECKPOINTS = `${S}.checkpoints.internal`;
   const RECORDS = 3000;
   const SHIFT = 100;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mm2-share-drills-'));
-  /** @type {Record<string, any>} */
-  const instances = {};
+  const nrs = nodeRedInstances('mm2-share-drills-');
   let committer;
   let syncProducer;
   let targetAdmin;
@@ -65,12 +60,9 @@ describe('share drills: kill -9 and SIGSTOP of one of three Node-RED instances s
 
   function flow(name) {
     const groups = `${P}-.*`;
-    const file = (id, what) => ({ id, type: 'file', z: 'tab', name: '', filename: path.join(dir, `${name}-${what}.jsonl`), filenameType: 'str', appendNewline: true, createDir: true, overwriteFile: 'false', encoding: 'none', wires: [[]] });
+    const file = (id, what) => nrs.fileNode(name, id, what);
     return [
-      { id: 'tab', type: 'tab', label: 'drills', disabled: false, info: '' },
-      { id: 'c-src', type: 'mm2-cluster', alias: S, bootstrap: env.cluster('source').bootstrap, saslMechanism: 'none' },
-      { id: 'c-tgt', type: 'mm2-cluster', alias: T, bootstrap: env.cluster('target').bootstrap, saslMechanism: 'none' },
-      { id: 'rep', type: 'mm2-replication', source: 'c-src', target: 'c-tgt', policy: 'DefaultReplicationPolicy', separator: '.', internalSeparator: true, offsetSyncsLocation: 'source', replicationFactor: '1' },
+      ...sharedFlowBase(S, T, 'drills'),
       {
         id: 'cp', type: 'mm2-checkpoint', z: 'tab', replication: 'rep', groups, groupsExclude: '', topics: TOPIC, topicsExclude: '',
         emitCheckpointsIntervalSeconds: '2', refreshGroupsIntervalSeconds: '2', sourceOffsets: 'auto', wires: [['cp-out'], []],
@@ -81,23 +73,13 @@ describe('share drills: kill -9 and SIGSTOP of one of three Node-RED instances s
     ];
   }
 
-  async function start(name) {
-    const nr = await startNodeRed({ flows: flow(name), quiet: true, logLevel: 'info' });
-    const watch = await nr.watchStatuses();
-    instances[name] = { nr, watch, stopped: false };
-    return instances[name];
-  }
-
-  function lines(name, what) {
-    const f = path.join(dir, `${name}-${what}.jsonl`);
-    if (!fs.existsSync(f)) return [];
-    return fs.readFileSync(f, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
-  }
+  const start = (name) => nrs.start(name, flow(name));
+  const lines = nrs.lines;
   /** The groups of `among` an instance wrote a checkpoint for. */
   const checkpointedBy = (name, among) => new Set(lines(name, 'checkpoints').flatMap((p) => p.checkpoints.map((c) => c.group)).filter((g) => among.includes(g)));
 
-  const status = (name, id) => (instances[name] && instances[name].watch.get(id)) || {};
-  const logs = () => Object.entries(instances).map(([n, i]) => `--- ${n}:\n${i.nr.log.slice(-6000)}`).join('\n');
+  const status = nrs.status;
+  const logs = nrs.logs;
   const sharing = (name, n) => new RegExp(`${n} instances`).test(status(name, 'cp').text || '');
   const aloneNow = (name) => /\d/.test(status(name, 'cp').text || '') && !/instances/.test(status(name, 'cp').text || '');
 
@@ -219,14 +201,9 @@ describe('share drills: kill -9 and SIGSTOP of one of three Node-RED instances s
     if (loop) await loop.catch(() => {});
     polling = false;
     if (poller) await poller.catch(() => {});
-    for (const { nr, watch, stopped } of Object.values(instances)) {
-      if (stopped) nr.process.kill('SIGCONT');
-      watch.close();
-      await nr.stop();
-    }
+    await nrs.stopAll();
     if (committer) await committer.close();
     if (syncProducer) await syncProducer.disconnect();
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('kill -9 of one of three instances, owning groups: the two others write their next commits on the target, nothing moves backwards, a failover skips nothing', async function () {
@@ -251,8 +228,7 @@ describe('share drills: kill -9 and SIGSTOP of one of three Node-RED instances s
     // kill -9 b, commits going on
     const killU = u;
     const killedAt = Date.now();
-    instances.b.nr.process.kill('SIGKILL');
-    instances.b.watch.close();
+    nrs.kill('b');
     const tookOver = await everyAtLeast(ownedB, killU + SHIFT + 1, 90000, `b's ${ownedB.length} groups with a commit made after the kill visible on the target`);
     console.log(`      kill -9: b's ${ownedB.length} groups fresh on the target ${(tookOver / 1000).toFixed(1)} s after the kill (sharing session timeout 10 s)`);
     await env.eventually(() => sharing('a', 2) && sharing('c', 2), { timeout: 60000, what: `a and c sharing as 2 instances after the kill (a ${status('a', 'cp').text}, c ${status('c', 'cp').text})` });
@@ -281,11 +257,9 @@ describe('share drills: kill -9 and SIGSTOP of one of three Node-RED instances s
       assert.ok(Number(first.slice(1)) <= pos, `${g}: resumes at r${first.slice(1)}, at or before its source position ${pos} (nothing skipped)`);
       for (let k = pos; k <= pos + 10; k++) assert.ok(consumed.includes(`r${k}`), `${g}: r${k} not skipped`);
     }
-    delete instances.b;
   });
 
   it('SIGSTOP of an instance owning groups past the session timeout, then SIGCONT: nothing moves backwards, no stale checkpoint wins the checkpoints topic', async function () {
-    const c = instances.c;
     await env.eventually(() => sharing('a', 2) && sharing('c', 2), { timeout: 120000, what: `a and c showing a share of 2 instances (a ${status('a', 'cp').text}, c ${status('c', 'cp').text})` });
     const groups = Array.from({ length: 20 }, (_, i) => `${P}-s${i}`);
     startCommits(groups);
@@ -297,8 +271,7 @@ describe('share drills: kill -9 and SIGSTOP of one of three Node-RED instances s
 
     const stopU = u;
     const stoppedAt = Date.now();
-    c.nr.process.kill('SIGSTOP');
-    c.stopped = true;
+    nrs.pause('c');
     await env.eventually(() => aloneNow('a'), { timeout: 120000, what: `a alone after c stopped (${status('a', 'cp').text})` });
     const takeoverMs = Date.now() - stoppedAt;
     // what the checkpoints topic holds from the takeover on
@@ -318,8 +291,7 @@ describe('share drills: kill -9 and SIGSTOP of one of three Node-RED instances s
     console.log(`      SIGSTOP: a alone ${(takeoverMs / 1000).toFixed(1)} s after it, c's ${ownedC.length} groups fresh ${(fresh / 1000).toFixed(1)} s later; SIGCONT after ${(stoppedFor / 1000).toFixed(1)} s`);
 
     const cLinesAtCont = lines('c', 'checkpoints').length;
-    c.nr.process.kill('SIGCONT');
-    c.stopped = false;
+    nrs.resume('c');
     const contU = u;
     // c comes back into the split, then commits made after the wake reach the target
     await env.eventually(() => sharing('a', 2) && sharing('c', 2), { timeout: 120000, what: `a and c sharing again after SIGCONT (a ${status('a', 'cp').text}, c ${status('c', 'cp').text})` });

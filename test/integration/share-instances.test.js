@@ -12,9 +12,7 @@
  */
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
-const { nodeRedInstances } = require('../harness/instances');
-const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
-const { encodeOffsetSync } = require('../../dist/core/offset-sync');
+const { nodeRedInstances, seedSharedFlow, sharedFlowBase } = require('../harness/instances');
 
 describe('share instances: one flow in several Node-RED processes splits the checkpoint work (real brokers)', function () {
   this.timeout(420000);
@@ -31,10 +29,7 @@ describe('share instances: one flow in several Node-RED processes splits the che
   function flow(name, groups = `${P}-.*`) {
     const file = (id, what) => nrs.fileNode(name, id, what);
     return [
-      { id: 'tab', type: 'tab', label: 'share', disabled: false, info: '' },
-      { id: 'c-src', type: 'mm2-cluster', alias: S, bootstrap: env.cluster('source').bootstrap, saslMechanism: 'none' },
-      { id: 'c-tgt', type: 'mm2-cluster', alias: T, bootstrap: env.cluster('target').bootstrap, saslMechanism: 'none' },
-      { id: 'rep', type: 'mm2-replication', source: 'c-src', target: 'c-tgt', policy: 'DefaultReplicationPolicy', separator: '.', internalSeparator: true, offsetSyncsLocation: 'source', replicationFactor: '1' },
+      ...sharedFlowBase(S, T, 'share'),
       {
         id: 'cp', type: 'mm2-checkpoint', z: 'tab', replication: 'rep', groups, groupsExclude: '', topics: TOPIC, topicsExclude: '',
         emitCheckpointsIntervalSeconds: '2', refreshGroupsIntervalSeconds: '2', sourceOffsets: 'auto', wires: [['cp-out'], []],
@@ -60,24 +55,7 @@ describe('share instances: one flow in several Node-RED processes splits the che
   }
 
   before(async function () {
-    const source = await env.admin('source');
-    const target = await env.admin('target');
-    await source.createTopics({ topics: [{ topic: TOPIC, numPartitions: 1 }, { topic: SYNCS, numPartitions: 1 }], waitForLeaders: true });
-    await target.createTopics({ topics: [{ topic: REMOTE, numPartitions: 1 }], waitForLeaders: true });
-    const sp = env.kafka('source').producer({ allowAutoTopicCreation: false });
-    const tp = env.kafka('target').producer({ allowAutoTopicCreation: false });
-    await Promise.all([sp.connect(), tp.connect()]);
-    await sp.send({ topic: TOPIC, messages: Array.from({ length: 20 }, (_, i) => ({ value: `r${i}` })) });
-    await tp.send({ topic: REMOTE, messages: Array.from({ length: 200 }, (_, i) => ({ value: `r${i}` })) });
-    // the mirror's offset sync: source offset 0 is target offset 100 (a commit at 5 checkpoints 101)
-    const { key, value } = encodeOffsetSync({ topic: TOPIC, partition: 0, upstreamOffset: 0n, downstreamOffset: 100n });
-    await sp.send({ topic: SYNCS, messages: [{ key, value, partition: 0 }] });
-    await Promise.all([sp.disconnect(), tp.disconnect()]);
-    committer = new AdminOffsetCommitter(env.kafka('source'));
-    // __consumer_offsets exists on the source before the instances start (the first commit creates it;
-    // without it an instance works alone and tries to share again 30 s later)
-    assert.equal((await committer.commit(`warm-${P}`, [{ topic: TOPIC, partition: 0, offset: 0n }])).ok, true);
-    await env.eventually(async () => (await source.listTopics()).includes('__consumer_offsets'), { what: '__consumer_offsets on the source' });
+    committer = await seedSharedFlow({ topic: TOPIC, syncs: SYNCS, remote: REMOTE, warmGroup: `warm-${P}` });
   });
 
   after(async function () {

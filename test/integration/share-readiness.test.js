@@ -9,13 +9,9 @@
  * survivor. A graceful stop tombstones the instance's summary.
  */
 const assert = require('node:assert/strict');
-const fs = require('node:fs');
 const os = require('node:os');
-const path = require('node:path');
 const env = require('../harness/env');
-const { startNodeRed } = require('../../scripts/node-red-runner');
-const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
-const { encodeOffsetSync } = require('../../dist/core/offset-sync');
+const { nodeRedInstances, seedSharedFlow, sharedFlowBase } = require('../harness/instances');
 
 describe('share readiness: every instance of a shared flow shows every group with the instance covering it (real brokers)', function () {
   this.timeout(420000);
@@ -26,76 +22,48 @@ describe('share readiness: every instance of a shared flow shows every group wit
   const REMOTE = `${S}.${TOPIC}`;
   const SYNCS = `mm2-offset-syncs.${T}.internal`;
   const SUMMARIES = `mm2-readiness.${S}.internal`;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mm2-share-rd-'));
-  /** @type {Record<string, any>} */
-  const instances = {};
+  const nrs = nodeRedInstances('mm2-share-rd-');
   let committer;
 
   function flow(name) {
-    const file = (id, what) => ({ id, type: 'file', z: 'tab', name: '', filename: path.join(dir, `${name}-${what}.jsonl`), filenameType: 'str', appendNewline: true, createDir: true, overwriteFile: 'false', encoding: 'none', wires: [[]] });
     return [
-      { id: 'tab', type: 'tab', label: 'share', disabled: false, info: '' },
-      { id: 'c-src', type: 'mm2-cluster', alias: S, bootstrap: env.cluster('source').bootstrap, saslMechanism: 'none' },
-      { id: 'c-tgt', type: 'mm2-cluster', alias: T, bootstrap: env.cluster('target').bootstrap, saslMechanism: 'none' },
-      { id: 'rep', type: 'mm2-replication', source: 'c-src', target: 'c-tgt', policy: 'DefaultReplicationPolicy', separator: '.', internalSeparator: true, offsetSyncsLocation: 'source', replicationFactor: '1' },
+      ...sharedFlowBase(S, T, 'share'),
       {
         id: 'cp', type: 'mm2-checkpoint', z: 'tab', replication: 'rep', groups: `${P}-.*`, groupsExclude: '', topics: TOPIC, topicsExclude: '',
         emitCheckpointsIntervalSeconds: '2', refreshGroupsIntervalSeconds: '2', sourceOffsets: 'auto', wires: [[], ['cov-out']],
       },
-      file('cov-out', 'coverage'),
+      nrs.fileNode(name, 'cov-out', 'coverage'),
     ];
   }
 
+  /** @type {Record<string, string>} instance -> its name as its coverage says it */
+  const ids = {};
   async function start(name) {
-    const nr = await startNodeRed({ flows: flow(name), quiet: true, logLevel: 'info' });
-    const watch = await nr.watchStatuses();
+    const i = await nrs.start(name, flow(name));
     // the instance's name as its coverage says it: the host name and the Node-RED process's pid
-    instances[name] = { nr, watch, id: `${os.hostname()}:${nr.process.pid}` };
-    return instances[name];
+    ids[name] = `${os.hostname()}:${i.nr.process.pid}`;
+    return { id: ids[name] };
   }
 
   /** The last coverage message of an instance (null: none yet). */
-  function lastCoverage(name) {
-    const f = path.join(dir, `${name}-coverage.jsonl`);
-    if (!fs.existsSync(f)) return null;
-    const lines = fs.readFileSync(f, 'utf8').split('\n').filter((l) => l.trim() !== '');
-    return lines.length === 0 ? null : JSON.parse(lines[lines.length - 1]);
-  }
+  const lastCoverage = (name) => nrs.lines(name, 'coverage').at(-1) ?? null;
   /** group -> [verdict, why, coveredBy] in an instance's last readiness. */
   function readinessOf(name) {
     const p = lastCoverage(name);
     if (!p || !p.readiness) return new Map();
     return new Map(p.readiness.groups.map((g) => [g.group, [g.verdict, g.why, g.coveredBy]]));
   }
-  const status = (name, id) => instances[name].watch.get(id) || {};
-  const logs = () => Object.entries(instances).map(([n, i]) => `--- ${n}:\n${i.nr.log.slice(-6000)}`).join('\n');
+  const status = nrs.status;
+  const logs = nrs.logs;
 
   before(async function () {
-    const source = await env.admin('source');
-    const target = await env.admin('target');
-    await source.createTopics({ topics: [{ topic: TOPIC, numPartitions: 1 }, { topic: SYNCS, numPartitions: 1 }], waitForLeaders: true });
-    await target.createTopics({ topics: [{ topic: REMOTE, numPartitions: 1 }], waitForLeaders: true });
-    const sp = env.kafka('source').producer({ allowAutoTopicCreation: false });
-    const tp = env.kafka('target').producer({ allowAutoTopicCreation: false });
-    await Promise.all([sp.connect(), tp.connect()]);
-    await sp.send({ topic: TOPIC, messages: Array.from({ length: 20 }, (_, i) => ({ value: `r${i}` })) });
-    await tp.send({ topic: REMOTE, messages: Array.from({ length: 200 }, (_, i) => ({ value: `r${i}` })) });
-    const { key, value } = encodeOffsetSync({ topic: TOPIC, partition: 0, upstreamOffset: 0n, downstreamOffset: 100n });
-    await sp.send({ topic: SYNCS, messages: [{ key, value, partition: 0 }] });
-    await Promise.all([sp.disconnect(), tp.disconnect()]);
-    committer = new AdminOffsetCommitter(env.kafka('source'));
-    assert.equal((await committer.commit(`warm-${P}`, [{ topic: TOPIC, partition: 0, offset: 0n }])).ok, true);
-    await env.eventually(async () => (await source.listTopics()).includes('__consumer_offsets'), { what: '__consumer_offsets on the source' });
+    committer = await seedSharedFlow({ topic: TOPIC, syncs: SYNCS, remote: REMOTE, warmGroup: `warm-${P}` });
   });
 
   after(async function () {
     if (this.currentTest && this.currentTest.state === 'failed') console.log(logs());
-    for (const { nr, watch } of Object.values(instances)) {
-      watch.close();
-      await nr.stop();
-    }
+    await nrs.stopAll();
     if (committer) await committer.close();
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('both instances show all 20 groups with the right covering instance; after kill -9 of one its groups go to the survivor; a graceful stop tombstones the summary', async function () {
@@ -112,10 +80,10 @@ describe('share readiness: every instance of a shared flow shows every group wit
     for (const g of groups) assert.equal((await committer.commit(g, [{ topic: TOPIC, partition: 0, offset: 5n }])).ok, true, g);
 
     // each instance's readiness: all 20 groups, ready, each covered by one of the two, the same one in both views
-    const ids = new Set([a.id, b.id]);
+    const both = new Set([a.id, b.id]);
     const complete = (name) => {
       const r = readinessOf(name);
-      return groups.every((g) => r.has(g) && r.get(g)[0] === 'ready' && ids.has(r.get(g)[2]));
+      return groups.every((g) => r.has(g) && r.get(g)[0] === 'ready' && both.has(r.get(g)[2]));
     };
     try {
       await env.eventually(() => complete('a') && complete('b') && groups.every((g) => readinessOf('a').get(g)[2] === readinessOf('b').get(g)[2]), { timeout: 120000, what: 'both instances showing all 20 groups ready, covered by the same instance' });
@@ -127,7 +95,7 @@ describe('share readiness: every instance of a shared flow shows every group wit
     assert.ok(ofB.length > 0 && ofB.length < 20, `each instance covers a share: b ${ofB.length} of 20`);
     for (const name of ['a', 'b']) {
       const p = lastCoverage(name);
-      const me = instances[name].id;
+      const me = ids[name];
       assert.equal(p.readiness.instance, me);
       // its own entries (group partitions) name it; its own groups are the ones it covers
       assert.ok(p.entries.length > 0 && p.entries.every((e) => e.coveredBy === me), `${name}: every entry names ${me}`);
@@ -138,9 +106,7 @@ describe('share readiness: every instance of a shared flow shows every group wit
 
     // kill -9 b: its groups are first not covered by any live instance (its summary expired) or taken over, then a's
     const killedAt = Date.now();
-    b.nr.process.kill('SIGKILL');
-    b.watch.close();
-    delete instances.b;
+    nrs.kill('b');
     let sawUncovered = false;
     await env.eventually(() => {
       const r = readinessOf('a');
@@ -156,9 +122,7 @@ describe('share readiness: every instance of a shared flow shows every group wit
     assert.equal(lastCoverage('a').readiness.instances.find((i) => i.instance === b.id)?.live ?? false, false, 'b no longer live');
 
     // a graceful stop of a tombstones its summary
-    await a.nr.stop();
-    a.watch.close();
-    delete instances.a;
+    await nrs.stop('a');
     const target = await env.admin('target');
     const [cfg] = (await target.describeConfigs({ resources: [{ type: 2, name: SUMMARIES, configNames: ['cleanup.policy'] }], includeSynonyms: false })).resources;
     assert.equal(cfg.configEntries[0].configValue, 'compact');
