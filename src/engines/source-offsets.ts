@@ -67,6 +67,9 @@ function saslPrincipal(source: ClusterConnection): string | undefined {
   return sasl && sasl.mechanism !== 'none' && sasl.username ? `User:${sasl.username}` : undefined;
 }
 
+/** How long followPartitions waits for the stream to position the partitions followed again (ms); later, the caller reads in full anyway. */
+export const FOLLOW_WAIT_MS = 5000;
+
 /** A stream whose last fetch answered longer ago than this (ms) is not trusted to be current. */
 export const STREAM_SILENT_MS = 15000;
 
@@ -137,12 +140,20 @@ export class SourceOffsets {
    * instance when several share the flow (issue 25). Resolves once a partition followed again is
    * positioned at its end: the caller then reads its groups in full (their commits made while it
    * was not followed are not streamed). Never rejects (a failure leaves the partitions paused: the
-   * full reads cover them). Resolves true when partitions are followed again (their groups need a full read).
+   * full reads cover them). Resolves true when partitions are followed again, or the stream did not
+   * position them within FOLLOW_WAIT_MS (it goes on): their groups need a full read.
    */
   async followPartitions(partitions: ReadonlySet<number> | null): Promise<boolean> {
     this.only = partitions;
-    const resumed = await this.stream?.follow?.(partitions).catch(() => 0);
-    return (resumed ?? 0) > 0;
+    const follow = this.stream?.follow?.(partitions).catch(() => 0);
+    if (follow === undefined) return false;
+    // a source slow to answer the end offsets does not hold the caller's discovery: it reads the groups in full meanwhile
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), FOLLOW_WAIT_MS);
+    });
+    const resumed = await Promise.race([follow, late]).finally(() => clearTimeout(timer));
+    return resumed === 'late' || resumed > 0;
   }
 
   /** Tries the event path again when it failed before (a periodic call; cheap when following). */

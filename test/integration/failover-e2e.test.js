@@ -239,10 +239,14 @@ describe('failover end to end with the full failover example (real Node-RED, rea
     }
     // after the last redeploy the flow goes on: wait for g-redeploy's checkpoint of its last position
     const target = await env.admin('target');
-    await env.eventually(async () => {
-      const offs = await fetchCommittedOffsets(target, 'g-redeploy').catch(() => []);
-      return offs.some((o) => o.topic === REMOTE && o.partition === 2 && o.offset !== null);
-    }, { timeout: 90000, interval: 1000, what: 'g-redeploy checkpointed and synced to the target after the redeploys' });
+    try {
+      await env.eventually(async () => {
+        const offs = await fetchCommittedOffsets(target, 'g-redeploy').catch(() => []);
+        return offs.some((o) => o.topic === REMOTE && o.partition === 2 && o.offset !== null);
+      }, { timeout: 90000, interval: 1000, what: 'g-redeploy checkpointed and synced to the target after the redeploys' });
+    } catch (e) {
+      throw new Error(`${e.message}\n--- Node-RED's log (end):\n${nr.log.slice(-12000)}`);
+    }
     assert.doesNotMatch(nr.log, /Close timed out|Error stopping node|unhandled/i);
     await nr.stop();
     nr = null;

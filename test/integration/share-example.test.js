@@ -83,7 +83,11 @@ describe('share example: the full-failover example in three Node-RED instances s
     }
     // every record copied once: the remote topic holds exactly what the source holds
     const target = await env.admin('target');
-    const remoteCount = async () => (await target.fetchTopicOffsets(REMOTE).catch(() => [])).reduce((s, o) => s + Number(o.high), 0);
+    const remoteCount = async () => {
+      let n = 0;
+      for (const o of await target.fetchTopicOffsets(REMOTE).catch(() => [])) n += Number(o.high);
+      return n;
+    };
     await env.eventually(async () => (await remoteCount()) >= RECORDS, { timeout: 180000, what: `the ${RECORDS} records on the target` });
     // the mirror statuses' shares add up to the partitions they copy
     await env.eventually(() => {
