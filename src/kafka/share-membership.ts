@@ -281,10 +281,19 @@ export class ShareMembership extends EventEmitter<ShareMembershipEvents> {
       // an 'error' nobody listens to would throw: the failure stays readable as lastError
       void this.stop().then(() => this.listenerCount('error') > 0 && this.emit('error', err));
     });
+    // stopped while starting (a redeploy while joining): the consumer must not go on into the group
+    // after stop(), a member no node uses that would keep a share of the flow forever
+    const stoppedMeanwhile = async (): Promise<never> => {
+      await disconnectQuietly(consumer);
+      throw new Error(`the membership in ${this.groupId} was stopped while it started`);
+    };
     try {
       await consumer.connect();
+      if (this.stopped) return await stoppedMeanwhile();
       await consumer.subscribe({ topics: [this.topic], fromBeginning: false });
+      if (this.stopped) return await stoppedMeanwhile();
       await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch: async () => {} });
+      if (this.stopped) return await stoppedMeanwhile();
     } catch (e) {
       await this.stop();
       throw e;
