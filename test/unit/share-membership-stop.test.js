@@ -6,6 +6,7 @@ const { ShareMembership } = require('../../dist/kafka/share-membership');
 /** A kafkajs stand-in whose consumer's connect waits until `release()`; records the calls. */
 function slowKafka() {
   const calls = [];
+  /** @type {(v?: unknown) => void} */
   let release = () => {};
   const consumer = {
     events: { GROUP_JOIN: 'join', HEARTBEAT: 'hb', CRASH: 'crash', REBALANCING: 'rebalancing', STOP: 'stop' },
