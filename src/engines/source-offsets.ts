@@ -139,13 +139,14 @@ export class SourceOffsets {
    * Follows only these partitions of `__consumer_offsets` (null: every one), the share of this
    * instance when several share the flow (issue 25). Resolves once a partition followed again is
    * positioned at its end: the caller then reads its groups in full (their commits made while it
-   * was not followed are not streamed). Never rejects (a failure leaves the partitions paused: the
-   * full reads cover them). Resolves true when partitions are followed again, or the stream did not
+   * was not followed are not streamed). Never rejects (a failed positioning is tried again by the
+   * stream; true: the caller reads in full meanwhile). Resolves true when partitions are followed again, or the stream did not
    * position them within FOLLOW_WAIT_MS (it goes on): their groups need a full read.
    */
   async followPartitions(partitions: ReadonlySet<number> | null): Promise<boolean> {
     this.only = partitions;
-    const follow = this.stream?.follow?.(partitions).catch(() => 0);
+    // failed (tried again by the stream): what it did not position is read in full meanwhile
+    const follow = this.stream?.follow?.(partitions).catch(() => 1);
     if (follow === undefined) return false;
     // a source slow to answer the end offsets does not hold the caller's discovery: it reads the groups in full meanwhile
     let timer: NodeJS.Timeout | undefined;

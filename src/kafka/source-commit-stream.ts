@@ -33,6 +33,8 @@ export const CONSUMER_OFFSETS_TOPIC = '__consumer_offsets';
 /** Record type of a KIP-848 consumer group's metadata record (its classic counterpart is type 2, decoded as group-metadata). */
 const CONSUMER_GROUP_METADATA_TYPE = 3;
 const DEFAULT_GROUP_PREFIX = '__mm2-node-red-commits';
+/** A follow() whose positioning failed is tried again after this long (ms). */
+const FOLLOW_RETRY_MS = 1000;
 
 /** One change of a group's committed offset (core/source-offset-table). */
 export type { SourceOffsetChange };
@@ -131,6 +133,8 @@ export class SourceCommitStream {
   private assigned: number[] = [];
   /** Partitions paused because they are not followed; their `next` is stale. */
   private readonly pausedHere = new Set<number>();
+  /** A follow() tried again after a failure (see followAgainLater). */
+  private followRetry: ReturnType<typeof setTimeout> | null = null;
   /** The follow() under way (they take turns). */
   private following: Promise<unknown> = Promise.resolve();
 
@@ -164,8 +168,18 @@ export class SourceCommitStream {
   follow(partitions: ReadonlySet<number> | null): Promise<number> {
     this.only = partitions === null ? null : new Set(partitions);
     const next = this.following.then(() => this.applyFollow());
-    this.following = next.then(() => undefined, () => undefined);
+    // a failed positioning (the source did not answer the end offsets) is tried again by itself:
+    // the partitions would otherwise stay paused until the next share change or discovery
+    this.following = next.then(() => undefined, () => this.followAgainLater());
     return next;
+  }
+
+  private followAgainLater(): void {
+    if (this.stopped || this.followRetry !== null) return;
+    this.followRetry = setTimeout(() => {
+      this.followRetry = null;
+      if (!this.stopped) this.follow(this.only).catch(() => undefined);
+    }, FOLLOW_RETRY_MS);
   }
 
   private wanted(partition: number): boolean {
@@ -409,6 +423,8 @@ export class SourceCommitStream {
   /** Stops reading (also mid-fetch); changes not yet delivered are dropped. */
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.followRetry !== null) clearTimeout(this.followRetry);
+    this.followRetry = null;
     this.wake();
     this.batcher.clear();
     const c = this.consumer;
