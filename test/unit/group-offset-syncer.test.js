@@ -388,7 +388,7 @@ describe('GroupOffsetSyncer (no broker)', function () {
 
     it('mode replication: a rewind one writer followed is not followed again by the next one (the node redeployed), after the target moved on', async function () {
       const { ReplicationRuntime } = require('../../dist/engines/replication-runtime');
-      const { followRuntime } = require('../../dist/nodes/mm2-group-offsets/mm2-group-offsets-runtime');
+      const { followRuntime } = require('../../dist/engines/group-offsets-follower');
       const c = (up, down) => ({ group: 'g', topic: 't', partition: 0, upstreamOffset: BigInt(up), downstreamOffset: BigInt(down), metadata: '' });
       const { target, connection } = fakeConnection({ committed: { g: 50 } });
       const rt = new ReplicationRuntime();
@@ -397,20 +397,59 @@ describe('GroupOffsetSyncer (no broker)', function () {
       store.loadRecord(c(20, 20)); // rewound on the source
       store.markLoaded(true);
       rt.restored(store);
-      const cycles = () => ({ ready: false, run() {}, groupsChanged() {} });
+      const hooks = () => ({ active: () => false, fullRun() {}, ran() {}, following() {} });
       const first = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0, followRewinds: true });
-      const stopFirst = followRuntime({ runtime: rt, syncer: first, cycles: cycles(), following() {} });
+      const stopFirst = followRuntime({ runtime: rt, syncer: first, ...hooks() });
       const r = await first.sync();
       assert.equal(target.committed.g, 20, 'the rewind followed');
       assert.equal(r.rewound.length, 1);
       stopFirst(); // the node is redeployed
       target.committed.g = 35; // the group's consumers ran on the target meanwhile
       const second = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0, followRewinds: true });
-      followRuntime({ runtime: rt, syncer: second, cycles: cycles(), following() {} });
+      followRuntime({ runtime: rt, syncer: second, ...hooks() });
       assert.deepEqual(second.pendingRewinds('g'), [], 'the acted-on mark is gone from the runtime');
       const again = await second.sync();
       assert.deepEqual(again.written, []);
       assert.equal(target.committed.g, 35, 'never moved back a second time');
+    });
+
+    it('mode replication: the groups a checkpoint cycle changed are written by the writer itself, only while it is active', async function () {
+      const { ReplicationRuntime } = require('../../dist/engines/replication-runtime');
+      const { followRuntime } = require('../../dist/engines/group-offsets-follower');
+      const c = (up, down) => ({ group: 'g', topic: 't', partition: 0, upstreamOffset: BigInt(up), downstreamOffset: BigInt(down), metadata: '' });
+      const { target, connection } = fakeConnection({ committed: { g: 10 } });
+      const rt = new ReplicationRuntime();
+      const store = rt.open({ selected: () => ['g'] }, () => true);
+      store.loadRecord(c(10, 10));
+      store.markLoaded(true);
+      rt.restored(store);
+      let active = false;
+      const runs = [];
+      const events = { full: 0, following: [] };
+      const syncer = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0, followRewinds: true });
+      const stop = followRuntime({
+        runtime: rt, syncer,
+        active: () => active,
+        fullRun: () => events.full++,
+        ran: (run) => runs.push(run),
+        following: (on) => events.following.push(on),
+      });
+      assert.deepEqual(events.following, [true], 'attached: an emitter keeps its store in the runtime');
+      assert.equal(events.full, 1, 'the store is restored: one full run asked at once');
+      store.update('g', [c(30, 30)]);
+      rt.cycled();
+      assert.equal(runs.length, 0, 'not active yet: nothing written by the event path');
+      active = true;
+      store.update('g', [c(40, 40)]);
+      rt.cycled();
+      assert.equal(runs.length, 1, 'the changed group is written at once');
+      const r = await runs[0];
+      assert.deepEqual(r.written.map((w) => w.group), ['g']);
+      assert.equal(target.committed.g, 40);
+      stop();
+      store.update('g', [c(50, 50)]);
+      rt.cycled();
+      assert.equal(runs.length, 1, 'stopped: no longer follows the runtime');
     });
 
     describe('mode input: rewinds recovered from one replay of the checkpoints topic (adoptRewinds)', function () {
