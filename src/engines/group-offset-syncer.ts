@@ -36,12 +36,11 @@ import { emptyCycle, FENCED, recordCommits, recordDecision, sortCycle, targetFai
 import { DEFAULT_MIN_WRITE_INTERVAL_MS, FULL_TARGET_READ_EVERY_MS, TargetOffsets } from '../core/target-offsets';
 import type { Checkpoint, CommittedOffset } from '../core/types';
 import { explainKafkaError, notAuthorized, type ClusterSettings } from '../kafka/client';
-import { fetchEndOffsets } from '../kafka/end-offsets';
 import type { AdminCommitResult } from '../kafka/admin-offset-committer';
 import type { ListedGroupState } from '../core/listed-groups';
 import type { RawRecord } from '../kafka/topic-reader';
 import { CheckpointStore } from '../core/checkpoint-store';
-import { LogEndCache } from '../core/log-end-cache';
+import { TargetLogEnds } from './target-log-ends';
 import { TargetGroupListing } from './target-group-listing';
 import type { CheckpointView } from './replication-runtime';
 
@@ -79,6 +78,8 @@ export type { CheckpointStats, ClampedPartition, GroupOffsetsCycle, GroupSkipCod
 export { DEFAULT_MIN_WRITE_INTERVAL_MS, FULL_TARGET_READ_EVERY_MS };
 /** Partial runs in flight at once (each a few requests: an OffsetFetch, the commits). */
 const MAX_PARTIAL_RUNS = 8;
+/** The skip of a group the broker refused a commit to as one with members, until a newer listing. */
+const REFUSED_REASON = 'the broker refused a commit to this group as one with members (UNKNOWN_MEMBER_ID) after the last listing of the target\'s groups; left to its consumers until a newer listing shows it without members';
 /** How long the counts of the checkpoints read serve the runs' reports (ms). */
 const COUNT_EVERY_MS = 1000;
 
@@ -132,7 +133,7 @@ export class GroupOffsetSyncer {
   private readonly listing: TargetGroupListing;
   private received = 0;
   /** The log ends of the remote partitions as last read (a partial run takes them when they clamp nothing). */
-  private readonly logEnds: LogEndCache;
+  private readonly logEnds: TargetLogEnds;
   /** The groups and partitions of the checkpoints read, as last counted (stats). */
   private counted: { at: number; groups: number; partitions: number } | null = null;
   /** The groups the last full run selected (bounds the target-offset cache). */
@@ -158,7 +159,7 @@ export class GroupOffsetSyncer {
   constructor(private readonly opts: GroupOffsetSyncerOptions) {
     this.now = opts.now ?? Date.now;
     this.listing = new TargetGroupListing(() => opts.connection.offsetFetcher().listGroupStates(), this.now, () => this.closed);
-    this.logEnds = new LogEndCache(opts.fullTargetReadEveryMs ?? FULL_TARGET_READ_EVERY_MS);
+    this.logEnds = new TargetLogEnds(opts.fullTargetReadEveryMs ?? FULL_TARGET_READ_EVERY_MS, opts.connection, this.now, () => this.closed);
     this.targets = new TargetOffsets({ floorMs: opts.minWriteIntervalMs ?? DEFAULT_MIN_WRITE_INTERVAL_MS, followRewinds: opts.followRewinds === true, fullReadEveryMs: opts.fullTargetReadEveryMs, onRewindDone: (g, m) => this.onRewindDone?.(g, m) });
   }
 
@@ -489,6 +490,8 @@ export class GroupOffsetSyncer {
       if (plan === 'active') {
         const d = decideGroupOffsetSync({ group: g, checkpoints: this.checkpointsOf(g), targetGroupState: state });
         result.skipped.push({ group: g, code: 'group-active', state, reason: d.reason });
+      } else if (plan === 'refused') {
+        result.skipped.push({ group: g, code: 'group-active', state, reason: REFUSED_REASON });
       } else if (plan === 'up-to-date') {
         result.skipped.push(this.targets.upToDateSkip(g, state));
       } else {
@@ -504,26 +507,8 @@ export class GroupOffsetSyncer {
       this.targets.forget(g);
     }
 
-    // log-end offsets per topic: read at most once per run, shared by the groups; a partial run
-    // takes those read earlier when they clamp nothing of the group (core/log-end-cache)
-    const ends = new Map<string, Promise<TargetEndOffset[]>>();
-    const readEnds = (topic: string): Promise<TargetEndOffset[]> => {
-      let p = ends.get(topic);
-      if (!p) {
-        const at = this.now();
-        p = fetchEndOffsets(admin, topic, connection.kafka ? { kafka: connection.kafka, settings: connection.settings } : undefined).then((list) => {
-          const read = list.map((e) => ({ topic, partition: e.partition, offset: e.offset }));
-          this.logEnds.put(topic, read, at);
-          return read;
-        });
-        ends.set(topic, p);
-      }
-      return p;
-    };
-    const endsOf = (topic: string, checkpoints: readonly Checkpoint[]): Promise<TargetEndOffset[]> => {
-      const earlier = job.full ? undefined : this.logEnds.serves(topic, checkpoints, this.now());
-      return earlier !== undefined ? Promise.resolve(earlier) : readEnds(topic);
-    };
+    // log-end offsets per topic: read at most once per run; a partial run takes those held when they clamp nothing (engines/target-log-ends)
+    const endsOf = this.logEnds.forRun(admin, job.full);
     const toCommit: PlannedCommit[] = [];
     for (const g of writable) {
       const offsets = read.offsets.get(g);
