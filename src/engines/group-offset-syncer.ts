@@ -469,17 +469,28 @@ export class GroupOffsetSyncer {
       if (!this.held.has(g)) mine.push(g);
       else if (!job.full) this.lockWaiters.add(g);
     }
+    const holding = new Set(mine);
     for (const g of mine) this.held.add(g);
     try {
-      return await this.decideAndWrite(job, mine, states, admin, result, started);
+      return await this.decideAndWrite(job, mine, holding, states, admin, result, started);
     } finally {
-      for (const g of mine) this.held.delete(g);
-      this.pumpLockWaiters();
+      this.letGo(holding, holding);
     }
   }
 
+  /** The run holding `holding` lets `groups` go (it will not write them): another run may take them now. */
+  private letGo(holding: Set<string>, groups: Iterable<string>): void {
+    let any = false;
+    for (const g of [...groups]) {
+      if (!holding.delete(g)) continue;
+      this.held.delete(g);
+      any = true;
+    }
+    if (any) this.pumpLockWaiters();
+  }
+
   /** The rest of a run over the groups it holds: the reads, the decisions, the commits. */
-  private async decideAndWrite(job: Job, groups: readonly string[], states: ReadonlyMap<string, ListedGroupState>, admin: Admin, result: GroupOffsetsCycle, started: number): Promise<GroupOffsetsCycle> {
+  private async decideAndWrite(job: Job, groups: readonly string[], holding: Set<string>, states: ReadonlyMap<string, ListedGroupState>, admin: Admin, result: GroupOffsetsCycle, started: number): Promise<GroupOffsetsCycle> {
     const { connection } = this.opts;
     const statesAt = this.listing.at;
     // groups with members are left alone without reading them; the others are read in batches
@@ -497,6 +508,11 @@ export class GroupOffsetSyncer {
       } else {
         writable.push(g);
       }
+    }
+    // what it will not read is let go at once (a full run holds only what it may write: an event for another group is not held up behind it)
+    if (writable.length < groups.length) {
+      const reading = new Set(writable);
+      this.letGo(holding, groups.filter((g) => !reading.has(g)));
     }
     const read = writable.length > 0 ? await connection.offsetFetcher().fetchMany(writable) : { offsets: new Map<string, CommittedOffset[]>(), failed: new Map<string, string>() };
     this.checkOpen();
@@ -536,6 +552,10 @@ export class GroupOffsetSyncer {
       if (recordDecision(result, g, state, d)) toCommit.push({ group: g, state, decision: d, marks });
     }
 
+    if (toCommit.length < holding.size) {
+      const committing = new Set(toCommit.map((c) => c.group));
+      this.letGo(holding, [...holding].filter((g) => !committing.has(g)));
+    }
     // fencing: a paused instance whose share may have moved writes nothing until its membership settles
     if (toCommit.length > 0 && this.opts.shares && !this.opts.shares.writable()) {
       for (const c of toCommit.splice(0)) result.skipped.push({ group: c.group, code: 'fenced', state: c.state, reason: 'not written: this instance\'s lease on its share of the flow does not hold (paused, or a rebalance settling); written once the sharing group settles' });

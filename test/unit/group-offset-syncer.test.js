@@ -261,6 +261,32 @@ describe('GroupOffsetSyncer (no broker)', function () {
     assert.deepEqual((await s.sync()).written.map((w) => `${w.group} ${w.offsets[0].offset}`), ['g 7']);
   });
 
+  it('a full run holds only the groups it may write: an event for a group it found up to date is not held up behind it', async function () {
+    const { calls, connection } = fakeConnection();
+    const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0 });
+    s.applyCheckpointsJson({ a: cp(5), b: cp(5) });
+    await s.sync();
+    const fetcher = connection.offsetFetcher();
+    const fetchMany = fetcher.fetchMany;
+    /** @type {() => void} */
+    let release = () => undefined;
+    /** @type {Promise<void>} */
+    const gate = new Promise((r) => (release = () => r()));
+    fetcher.fetchMany = async (groups) => {
+      if (groups.includes('b')) await gate; // the full run's read of b does not answer yet
+      return fetchMany(groups);
+    };
+    s.applyCheckpointsJson({ b: cp(6) });
+    const full = s.sync();
+    while (!calls.fetchMany.some((g) => g.includes('b'))) await new Promise((r) => setTimeout(r, 1));
+    s.applyCheckpointsJson({ a: cp(7) }); // after the full run planned a as up to date
+    const r = await s.syncGroups(['a']);
+    assert.deepEqual(r.written.map((w) => `${w.group} ${w.offsets[0].offset}`), ['a 7'], 'written while the full run still waits for its read');
+    release();
+    assert.deepEqual((await full).written.map((w) => `${w.group} ${w.offsets[0].offset}`), ['b 6']);
+    await s.close();
+  });
+
   it('the event lane takes the log ends held when they clamp nothing; a checkpoint beyond them is read first', async function () {
     const { connection } = fakeConnection();
     const admin = await connection.admin();
