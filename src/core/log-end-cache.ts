@@ -46,6 +46,11 @@ export class LogEndCache {
     return e !== undefined && now - e.at > this.maxAgeMs / 2;
   }
 
+  /** Whether ends of `topic` (at least one partition: the topic existed) are held. */
+  holds(topic: string): boolean {
+    return (this.byTopic.get(topic)?.ends.length ?? 0) > 0;
+  }
+
   /** Forgets the topic (it is missing on the target, or a write was refused for it). */
   forget(topic: string): void {
     this.byTopic.delete(topic);

@@ -32,7 +32,7 @@ export class TargetLogEnds {
     const readOnce = (topic: string): Promise<TargetEndOffset[]> => {
       let p = reads.get(topic);
       if (!p) {
-        p = this.read(admin, topic);
+        p = this.read(admin, topic, !full);
         reads.set(topic, p);
       }
       return p;
@@ -47,14 +47,23 @@ export class TargetLogEnds {
     };
   }
 
-  private read(admin: Admin, topic: string): Promise<TargetEndOffset[]> {
+  /** Reads and keeps the ends of `topic`; `quick` (the event lane): a topic read before is not listed again first (two requests, not three; the full runs check it every interval). */
+  private read(admin: Admin, topic: string, quick: boolean): Promise<TargetEndOffset[]> {
     const at = this.now();
     const { kafka, settings } = this.connection;
-    return fetchEndOffsets(admin, topic, kafka ? { kafka, settings } : undefined).then((list) => {
-      const read = list.map((e) => ({ topic, partition: e.partition, offset: e.offset }));
-      this.cache.put(topic, read, at);
-      return read;
-    });
+    const known = quick && this.cache.holds(topic);
+    return fetchEndOffsets(admin, topic, kafka ? { kafka, settings } : undefined, known).then(
+      (list) => {
+        const read = list.map((e) => ({ topic, partition: e.partition, offset: e.offset }));
+        this.cache.put(topic, read, at);
+        return read;
+      },
+      (e: unknown) => {
+        // the next read looks the topic up first
+        if (known) this.cache.forget(topic);
+        throw e;
+      },
+    );
   }
 
   /** One read per topic at a time; a failure is left to the next run that needs the ends. */
@@ -64,6 +73,6 @@ export class TargetLogEnds {
     const done = (): void => {
       this.beside.delete(topic);
     };
-    this.read(admin, topic).then(done, done);
+    this.read(admin, topic, true).then(done, done);
   }
 }

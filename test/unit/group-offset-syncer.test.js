@@ -291,7 +291,12 @@ describe('GroupOffsetSyncer (no broker)', function () {
     const { connection } = fakeConnection();
     const admin = await connection.admin();
     let endReads = 0;
+    let lists = 0;
     let end = 100;
+    admin.listTopics = async () => {
+      lists++;
+      return ['t'];
+    };
     admin.fetchTopicOffsets = async () => {
       endReads++;
       return [{ partition: 0, offset: String(end), high: String(end), low: '0' }];
@@ -309,6 +314,10 @@ describe('GroupOffsetSyncer (no broker)', function () {
     assert.deepEqual(r.written.map((w) => w.offsets[0].offset), [150n], 'not clamped at the end held (100): read again first');
     assert.deepEqual(r.clamped, []);
     assert.equal(endReads, 2);
+    assert.equal(lists, 1, 'a topic read before is not looked up again by the event lane (the full run looks it up)');
+    s.applyCheckpointsJson({ a: cp(160) });
+    await s.sync();
+    assert.equal(lists, 2);
     await s.close();
   });
 
