@@ -7,12 +7,15 @@
  * - `sync()`, the full reconcile (every `sync.group.offsets.interval.seconds`, the upper bound):
  *   every selected group with a checkpoint;
  * - `syncGroups(groups)`, a partial run for the groups whose checkpoints just changed.
- * Per run: the state of every target group from one ListGroups per broker, the target's
- * committed offsets of the run's groups from batched OffsetFetch requests (one per coordinator
- * per 500 groups), the log-end offsets once per topic, the core's decision per group
+ * Per run: the state of every target group from one ListGroups per broker (a partial run takes
+ * the listing held, engines/target-group-listing), the target's committed offsets of the run's
+ * groups from batched OffsetFetch requests (one per coordinator per 500 groups), the log-end
+ * offsets once per topic (a partial run takes those held when they clamp nothing,
+ * engines/target-log-ends), the core's decision per group
  * (`decideGroupOffsetSync`: never backwards, clamp at the log end, skip active groups, skip
  * missing topics), then the commits of the groups that move, several in flight. UNKNOWN_MEMBER_ID
- * from the broker means the group became active meanwhile: reported as skipped, nothing written.
+ * from the broker means the group became active meanwhile: reported as skipped, nothing written,
+ * and the group left alone until a listing made after the refusal.
  * What we read and wrote is remembered, so a partial run re-reads only the groups it may write,
  * and a full run re-reads a group that is up to date as remembered only when its last read is
  * older than FULL_TARGET_READ_EVERY_MS (the offsets it writes are always decided against a
