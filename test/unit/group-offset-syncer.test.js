@@ -209,6 +209,118 @@ describe('GroupOffsetSyncer (no broker)', function () {
     assert.deepEqual(calls.fetchMany, [['a'], ['a']], 'a group to write is read fresh first');
   });
 
+  it('the event lane never waits for a listing it holds: an old one is taken and read again beside the run', async function () {
+    const { calls, connection } = fakeConnection();
+    let clock = 1000000;
+    const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0, now: () => clock });
+    s.applyCheckpointsJson({ a: cp(5), b: cp(5) });
+    await s.sync();
+    assert.equal(calls.list, 1);
+    const fetcher = connection.offsetFetcher();
+    const listOnce = fetcher.listGroupStates;
+    fetcher.listGroupStates = () => {
+      calls.list++;
+      return new Promise(() => undefined); // the target does not answer the listing now
+    };
+    s.applyCheckpointsJson({ a: cp(7) });
+    clock += 5000;
+    assert.deepEqual((await s.syncGroups(['a'])).written.map((w) => w.group), ['a']);
+    assert.equal(calls.list, 1, 'a listing 5 s old serves without another');
+    s.applyCheckpointsJson({ b: cp(8) });
+    clock += 60000;
+    assert.deepEqual((await s.syncGroups(['b'])).written.map((w) => w.group), ['b'], 'written without waiting for the listing');
+    assert.equal(calls.list, 2, 'one read beside the run');
+    fetcher.listGroupStates = listOnce;
+    await s.close();
+  });
+
+  it('a commit refused for members (UNKNOWN_MEMBER_ID): reported active, neither read nor written again until a newer listing', async function () {
+    const { calls, connection, target } = fakeConnection({ committed: { g: 1 } });
+    let clock = 1000000;
+    const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0, now: () => ++clock });
+    const commits = connection.committer();
+    let members = false;
+    connection.committer = () => ({
+      commitMany: async (list, o) => (members ? new Map(list.map((c) => [c.group, { ok: false, errorType: 'UNKNOWN_MEMBER_ID', message: 'members' }])) : commits.commitMany(list, o)),
+    });
+    s.applyCheckpointsJson({ g: cp(5) });
+    await s.sync();
+    members = true; // a consumer joined on the target after the listing
+    s.applyCheckpointsJson({ g: cp(6) });
+    const r = await s.syncGroups(['g']);
+    assert.deepEqual(r.skipped.map((x) => `${x.group} ${x.code}`), ['g group-active']);
+    const reads = calls.fetchMany.length;
+    s.applyCheckpointsJson({ g: cp(7) });
+    const again = await s.syncGroups(['g']);
+    assert.deepEqual(again.skipped.map((x) => `${x.group} ${x.code}`), ['g group-active']);
+    assert.match(again.skipped[0].reason, /refused/);
+    assert.equal(calls.fetchMany.length, reads, 'not read again');
+    assert.equal(target.committed.g, 5);
+    // the consumer left: a full run lists afresh and writes it
+    members = false;
+    assert.deepEqual((await s.sync()).written.map((w) => `${w.group} ${w.offsets[0].offset}`), ['g 7']);
+  });
+
+  it('a full run holds only the groups it may write: an event for a group it found up to date is not held up behind it', async function () {
+    const { calls, connection } = fakeConnection();
+    const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0 });
+    s.applyCheckpointsJson({ a: cp(5), b: cp(5) });
+    await s.sync();
+    const fetcher = connection.offsetFetcher();
+    const fetchMany = fetcher.fetchMany;
+    /** @type {() => void} */
+    let release = () => undefined;
+    /** @type {Promise<void>} */
+    const gate = new Promise((r) => (release = () => r()));
+    fetcher.fetchMany = async (groups) => {
+      if (groups.includes('b')) await gate; // the full run's read of b does not answer yet
+      return fetchMany(groups);
+    };
+    s.applyCheckpointsJson({ b: cp(6) });
+    const full = s.sync();
+    while (!calls.fetchMany.some((g) => g.includes('b'))) await new Promise((r) => setTimeout(r, 1));
+    s.applyCheckpointsJson({ a: cp(7) }); // after the full run planned a as up to date
+    const r = await s.syncGroups(['a']);
+    assert.deepEqual(r.written.map((w) => `${w.group} ${w.offsets[0].offset}`), ['a 7'], 'written while the full run still waits for its read');
+    release();
+    assert.deepEqual((await full).written.map((w) => `${w.group} ${w.offsets[0].offset}`), ['b 6']);
+    await s.close();
+  });
+
+  it('the event lane takes the log ends held when they clamp nothing; a checkpoint beyond them is read first', async function () {
+    const { connection } = fakeConnection();
+    const admin = await connection.admin();
+    let endReads = 0;
+    let lists = 0;
+    let end = 100;
+    admin.listTopics = async () => {
+      lists++;
+      return ['t'];
+    };
+    admin.fetchTopicOffsets = async () => {
+      endReads++;
+      return [{ partition: 0, offset: String(end), high: String(end), low: '0' }];
+    };
+    const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0 });
+    s.applyCheckpointsJson({ a: cp(5) });
+    await s.sync();
+    assert.equal(endReads, 1);
+    s.applyCheckpointsJson({ a: cp(90) });
+    assert.deepEqual((await s.syncGroups(['a'])).written.map((w) => w.offsets[0].offset), [90n]);
+    assert.equal(endReads, 1, 'the ends held serve');
+    end = 200;
+    s.applyCheckpointsJson({ a: cp(150) });
+    const r = await s.syncGroups(['a']);
+    assert.deepEqual(r.written.map((w) => w.offsets[0].offset), [150n], 'not clamped at the end held (100): read again first');
+    assert.deepEqual(r.clamped, []);
+    assert.equal(endReads, 2);
+    assert.equal(lists, 1, 'a topic read before is not looked up again by the event lane (the full run looks it up)');
+    s.applyCheckpointsJson({ a: cp(160) });
+    await s.sync();
+    assert.equal(lists, 2);
+    await s.close();
+  });
+
   it('never backwards: a target offset ahead of the checkpoint stays; a group with members is neither read nor written', async function () {
     const { calls, connection, target } = fakeConnection({ committed: { ahead: 50 }, states: { busy: 'Stable', ahead: 'Empty' } });
     const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}) });
