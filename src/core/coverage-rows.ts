@@ -160,6 +160,8 @@ export class GroupCoverage implements Iterable<CoverageRow> {
   private kept: Map<number, CoverageEntry> | null = null;
   /** The last checkpoint's metadata when not '' (the rows with one), by row. */
   private metas: Map<number, string> | null = null;
+  /** The status of every row when they all have the same (most groups), else null: counts without reading the rows. */
+  uniformStatus: CoverageStatus | null = null;
 
   constructor(
     private readonly table: CoverageTable,
@@ -372,6 +374,8 @@ export class GroupCoverage implements Iterable<CoverageRow> {
     this.num[n] = bits + pair * PAIR_FACTOR + (code === Reason.Kept ? 0 : c.partition) * PART_FACTOR;
     this.num[n + 1] = rd.reread === null ? NaN : rd.reread;
     this.num[n + 2] = rd.checkpointAt === null ? NaN : rd.checkpointAt;
+    // rows are written in order, once
+    this.uniformStatus = i === 0 || this.uniformStatus === c.status ? c.status : null;
   }
 }
 

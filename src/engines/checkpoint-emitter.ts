@@ -46,7 +46,7 @@ export * from './checkpoint-emitter-types';
 export { CHECKPOINT_CHUNK_BYTES, CHECKPOINT_CHUNK_RECORDS, chunkCheckpoints } from '../core/checkpoint-cycle';
 
 /** Groups a full cycle translates between two turns of the event loop. */
-const SLICE_GROUPS = 250;
+const SLICE_GROUPS = 100;
 const yieldTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export class CheckpointEmitter {
@@ -403,9 +403,9 @@ export class CheckpointEmitter {
       if (this.o.shares && (await this.sourceOffsets.followPartitions(this.o.shares.offsetsPartitions()))) this.fullReads.invalidate();
       const result = await findCheckpointGroups(
         {
-          // one ListGroups per broker, the same names while nothing changed (refreshed every second at scale)
-          // classic and consumer groups only, as MM2 4.x lists them (core/group-types)
+          // one ListGroups per broker, the same names while nothing changed (refreshed every second at scale); classic and consumer groups only, as MM2 4.x lists them (core/group-types)
           listGroups: () => this.listing.listIds(),
+          pause: yieldTurn,
           otherTypes: () => this.listing.others(),
           // while the stream follows (and was read in full since), what it keeps is current: read only the others
           committedTopics: (groups) => this.fullReads.forDiscovery(groups),
@@ -558,9 +558,9 @@ export class CheckpointEmitter {
     // every selected group has been translated once since the load: what each needs is kept; the load history can go
     if (full && store.loaded && failedGroups.length === 0 && discoveryError === undefined) store.releaseLoadHistory();
     sortByGroup(failedGroups);
-    // Like MM2, the store already holds this cycle's checkpoints; unlike MM2 a failed write is not
-    // forgotten: the retry list keeps a checkpoint until the broker acknowledged it (checkpoint-writes)
+    // Like MM2, the store already holds this cycle's checkpoints; unlike MM2 a failed write is not forgotten: the retry list keeps a checkpoint until the broker acknowledged it (checkpoint-writes)
     const toWrite = await this.writes.write(full);
+    if (full) await yieldTurn(); // the latest checkpoints and the readiness over every group: a turn of their own
     if (needs.groups.size > 0) this.readLogStarts(needs.starts, needs.groups);
     const get = (g: string): readonly Checkpoint[] | undefined => this.checkpointStore.get(g);
     const latest = full ? reusedLatest(groups, get, this.lastFull?.latest) : latestOf(groups, get);

@@ -53,8 +53,12 @@ export function statusCounts(r: CycleCoverage): { summary: Record<string, number
   };
   const rows: readonly GroupCoverage[] | undefined = r.coverageRows;
   if (rows !== undefined) {
-    for (const g of rows) for (let i = 0; i < g.length; i++) add(g.statusOf(i));
-    for (const g of rows) partitions += g.length;
+    for (const g of rows) {
+      partitions += g.length;
+      const u = g.uniformStatus;
+      if (u !== null) summary[u] = (summary[u] ?? 0) + g.length;
+      else for (let i = 0; i < g.length; i++) add(g.statusOf(i));
+    }
   } else {
     for (const c of r.coverage) add(c.status);
     partitions = r.coverage.length;
