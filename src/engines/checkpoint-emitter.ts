@@ -23,7 +23,7 @@
  *   writes to the checkpoints topic take turns (CoalescingRunner, the write chain).
  */
 import { CheckpointStore } from '../core/checkpoint-store';
-import { TranslationCache } from '../core/translation-cache';
+import { TranslationCache, type GroupCoverage } from '../core/translation-cache';
 import { ReconcileLayout } from '../core/reconcile-layout';
 import { CoalescingRunner } from '../core/coalescing-runner';
 import { findCheckpointGroups, type DiscoveryResult } from '../core/group-discovery';
@@ -38,7 +38,7 @@ import type { ListedGroupState } from '../core/listed-groups';
 import { SourceOffsets, type GroupPartitions, type SourceOffsetsMode } from './source-offsets';
 import { CheckpointsRestore } from './checkpoint-restore';
 import { readLogStarts, TargetMembers, type TargetMembersListing } from './checkpoint-target-reads';
-import { FULL_SOURCE_READ_EVERY_MS, mergeCycleOptions, type CheckpointEmitterOptions, type CycleOptions, type CycleResult, type GroupCoverageEntry, type RestoreReport, type SyncEvent } from './checkpoint-emitter-types';
+import { FULL_SOURCE_READ_EVERY_MS, mergeCycleOptions, type CheckpointEmitterOptions, type CycleOptions, type CycleResult, type RestoreReport, type SyncEvent, withCoverageOnRead } from './checkpoint-emitter-types';
 import { FullSourceReads, OtherGroupsOfFlow, SourceGroupListing } from './checkpoint-source-reads';
 import { CheckpointWrites } from './checkpoint-writes';
 
@@ -46,7 +46,7 @@ export * from './checkpoint-emitter-types';
 export { CHECKPOINT_CHUNK_BYTES, CHECKPOINT_CHUNK_RECORDS, chunkCheckpoints } from '../core/checkpoint-cycle';
 
 /** Groups a full cycle translates between two turns of the event loop. */
-const SLICE_GROUPS = 250;
+const SLICE_GROUPS = 100;
 const yieldTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export class CheckpointEmitter {
@@ -226,7 +226,7 @@ export class CheckpointEmitter {
   }
 
   /** The last full cycle's lists (a full cycle that finds the same gives them back). */
-  private lastFull: { coverage: readonly GroupCoverageEntry[]; summaries: readonly GroupReadiness[]; latest: Map<string, readonly Checkpoint[]> } | null = null;
+  private lastFull: { coverage: readonly GroupCoverage[]; summaries: readonly GroupReadiness[]; latest: Map<string, readonly Checkpoint[]> } | null = null;
 
   /**
    * Reads the log starts of remote partitions on the target for groups rewound below every
@@ -403,9 +403,9 @@ export class CheckpointEmitter {
       if (this.o.shares && (await this.sourceOffsets.followPartitions(this.o.shares.offsetsPartitions()))) this.fullReads.invalidate();
       const result = await findCheckpointGroups(
         {
-          // one ListGroups per broker, the same names while nothing changed (refreshed every second at scale)
-          // classic and consumer groups only, as MM2 4.x lists them (core/group-types)
+          // one ListGroups per broker, the same names while nothing changed (refreshed every second at scale); classic and consumer groups only, as MM2 4.x lists them (core/group-types)
           listGroups: () => this.listing.listIds(),
+          pause: yieldTurn,
           otherTypes: () => this.listing.others(),
           // while the stream follows (and was read in full since), what it keeps is current: read only the others
           committedTopics: (groups) => this.fullReads.forDiscovery(groups),
@@ -449,7 +449,7 @@ export class CheckpointEmitter {
       full,
       groups: [],
       written: [],
-      coverage: [],
+      ...{ coverage: [], coverageRows: [] },
       failedGroups: [],
       latest: new Map(),
       startedAt,
@@ -558,14 +558,14 @@ export class CheckpointEmitter {
     // every selected group has been translated once since the load: what each needs is kept; the load history can go
     if (full && store.loaded && failedGroups.length === 0 && discoveryError === undefined) store.releaseLoadHistory();
     sortByGroup(failedGroups);
-    // Like MM2, the store already holds this cycle's checkpoints; unlike MM2 a failed write is not
-    // forgotten: the retry list keeps a checkpoint until the broker acknowledged it (checkpoint-writes)
+    // Like MM2, the store already holds this cycle's checkpoints; unlike MM2 a failed write is not forgotten: the retry list keeps a checkpoint until the broker acknowledged it (checkpoint-writes)
     const toWrite = await this.writes.write(full);
+    if (full) await yieldTurn(); // the latest checkpoints and the readiness over every group: a turn of their own
     if (needs.groups.size > 0) this.readLogStarts(needs.starts, needs.groups);
     const get = (g: string): readonly Checkpoint[] | undefined => this.checkpointStore.get(g);
     const latest = full ? reusedLatest(groups, get, this.lastFull?.latest) : latestOf(groups, get);
     let readiness: ReadinessSummary | undefined;
-    const coverage = coverageList.result() as GroupCoverageEntry[];
+    const coverage = coverageList.result();
     if (full) {
       // a group whose offsets could not be listed: its last readiness stands until it is too old
       const r = fullCycleReadiness({
@@ -581,11 +581,11 @@ export class CheckpointEmitter {
       this.lastFull = { coverage, summaries, latest };
       readiness = r.readiness;
     }
-    return {
+    return withCoverageOnRead({
       ...base,
       groups,
       written: toWrite,
-      coverage,
+      coverageRows: coverage,
       failedGroups,
       discoveryError,
       latest,
@@ -595,6 +595,6 @@ export class CheckpointEmitter {
       membersOnTarget: this.targetMembers.current.members,
       notReplicatedGroups: this.listing.otherTypes,
       ...(this.targetMembers.current.error !== undefined ? { targetGroupsError: this.targetMembers.current.error } : {}),
-    };
+    });
   }
 }

@@ -9,7 +9,7 @@
 import type { CycleResult } from '../../engines/checkpoint-emitter';
 import type { ShareBoard } from '../../engines/share-board';
 import type { CoverageMessage } from './contracts';
-import { coverageEntries, defineEntriesOnRead } from './coverage-entries';
+import { coverageEntries, defineEntriesOnRead, entriesOf } from './coverage-entries';
 
 export interface CoverageSharing {
   /** A completed full cycle: its readiness is this instance's summary. */
@@ -26,9 +26,8 @@ export function coverageSharing(board: ShareBoard, groupsOfFlow: () => readonly 
     decorate(payload, r) {
       if (!board.isActive) return;
       const by = board.instance;
-      const coverage = r.coverage;
       const members = r.membersOnTarget;
-      defineEntriesOnRead(payload, () => coverageEntries(coverage, members, by));
+      defineEntriesOnRead(payload, () => coverageEntries(entriesOf(r), members, by));
       const rd = payload.readiness;
       const merged = r.readiness === undefined ? null : board.merged(r.readiness, groupsOfFlow());
       if (rd === undefined || merged === null) return;
