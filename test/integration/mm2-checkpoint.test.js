@@ -11,12 +11,8 @@ const nodes = require('../harness/nodes');
 const { CHECKPOINTS_TOPIC, syncsMsg, loadedMsg, feedSyncs, produceSyncs, statusCalls, lastStatusText, logged, restored, restoreOutcome, syncsLoaded, following, pollingReason, checkpointRecords, commitOffsets } = require('../harness/checkpoint-node');
 const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
 const { describeGroupState } = require('../../dist/kafka/group-listing');
-const { CheckpointEmitter } = require('../../dist/engines/checkpoint-emitter');
-const { ClusterConnection } = require('../../dist/kafka/connection');
 const { ensureInternalTopic } = require('../../dist/kafka/internal-topics');
 const { encodeCheckpoint } = require('../../dist/core/checkpoint');
-const { createReplicationPolicy } = require('../../dist/core/replication-policy');
-const { createGroupFilter, createTopicFilter } = require('../../dist/core/filters');
 
 function checkpointNode(over = {}) {
   return {
@@ -436,48 +432,6 @@ describe('mm2-checkpoint (real clusters)', function () {
     ]);
   });
 
-  it('a failed restore keeps only the latest sync of the initial load, as MM2 (mustReadToEnd)', async function () {
-    const p = env.unique('cpx');
-    const t = await topic(`${p}-t`);
-    const g = `${p}-g`;
-    await commit(g, [[t, 0, 250]]);
-    const source = new ClusterConnection({ alias: 'source', bootstrapServers: [env.cluster('source').bootstrap] });
-    const target = new ClusterConnection({ alias: 'target', bootstrapServers: [env.cluster('target').bootstrap] });
-    const emitter = new CheckpointEmitter({
-      source,
-      target,
-      sourceAlias: 'source',
-      targetAlias: 'target',
-      policy: createReplicationPolicy({ 'source.cluster.alias': 'source' }),
-      checkpointsTopic: `${p}.checkpoints.internal`, // never created: the restore read fails
-      groupFilter: createGroupFilter({ groups: g }),
-      topicFilter: createTopicFilter({}),
-      ensureTopic: async () => undefined,
-    });
-    try {
-      emitter.handleSyncEvent({ event: 'syncs', syncs: [175, 275, 375, 475].map((u) => ({ topic: t, partition: 0, upstreamOffset: BigInt(u), downstreamOffset: BigInt(u) })) });
-      emitter.handleSyncEvent({ event: 'loaded' });
-      await emitter.start();
-      assert.equal(emitter.restoreReport.ok, false);
-      assert.match(emitter.restoreReport.error, /does not exist/);
-      assert.equal(emitter.keepHistoryOnLoad, false);
-      // a target without the checkpoints topic is a failed cycle, also with nothing to write
-      await assert.rejects(emitter.cycle({}), /does not exist/);
-      assert.equal(target.state.state, 'error');
-      await ensureInternalTopic(await env.admin('target'), `${p}.checkpoints.internal`, 1);
-      const r = await emitter.cycle({});
-      assert.deepEqual(r.groups, [g]);
-      assert.equal(r.coverage.length, 1);
-      assert.equal(r.coverage[0].status, 'older-than-oldest-sync', 'only 475 is kept: 250 cannot be translated');
-      assert.equal(r.coverage[0].sync.upstreamOffset, 475n);
-      assert.deepEqual(r.written, []);
-    } finally {
-      await emitter.stop();
-      await source.close();
-      await target.close();
-    }
-  });
-
   it('stops cleanly while the restore is still running', async function () {
     this.timeout(180000);
     // a checkpoints topic of its own (a source alias of its own names it) holding many records: the restore takes a while
@@ -699,5 +653,78 @@ describe('mm2-checkpoint: the source broker killed (its own source cluster, real
 
     await source.restart();
     await env.eventually(() => statusCalls(cp).at(-1)?.fill === 'green', { what: `green again once a cycle reads the source (${statusCalls(cp).slice(-3).map((s) => s.text).join(' | ')})`, timeout: 120000 });
+  });
+});
+
+describe('mm2-checkpoint: a restore the target refuses (a principal that may not READ the checkpoints topic, real brokers)', function () {
+  this.timeout(240000);
+  const { useSecuredCluster } = require('../harness/secured');
+  const USER = 'cp-restore';
+  // the target: a cluster with an authorizer, of its own
+  const secured = useSecuredCluster('cp-restore-target', { authorizer: true, users: { [USER]: 'cp-restore-secret' } });
+  let committer;
+  before(async function () {
+    await nodes.startServer();
+    committer = new AdminOffsetCommitter(env.kafka('source'));
+  });
+  after(async function () {
+    await nodes.helper.unload().catch(() => undefined);
+    await nodes.stopServer();
+    if (committer) await committer.close();
+  });
+
+  it('a failed restore keeps only the latest sync of the initial load, as MM2 (mustReadToEnd)', async function () {
+    const p = env.unique('cpx');
+    const t = `${p}-t`;
+    const g = `${p}-g`;
+    const sourceAdmin = await env.admin('source');
+    await sourceAdmin.createTopics({ topics: [{ topic: t, numPartitions: 1 }], waitForLeaders: true });
+    await commitOffsets(committer, g, [[t, 0, 250]]);
+    // the syncs the replication's feed reads at start (offset-syncs.topic.location=source): its initial load
+    const targetAlias = env.unique('cpxt');
+    await produceSyncs(`mm2-offset-syncs.${targetAlias}.internal`, [175, 275, 375, 475].map((u) => [t, 0, u, u]));
+    // a checkpoints topic with a record in it (an empty one is restored without reading), written by the super user
+    const superKafka = secured.kafka('PLAINTEXT');
+    const superAdmin = superKafka.admin();
+    await superAdmin.connect();
+    const producer = superKafka.producer();
+    try {
+      await ensureInternalTopic(superAdmin, CHECKPOINTS_TOPIC, 1);
+      await producer.connect();
+      await producer.send({ topic: CHECKPOINTS_TOPIC, messages: [{ ...encodeCheckpoint({ group: g, topic: `source.${t}`, partition: 0, upstreamOffset: 100n, downstreamOffset: 100n, metadata: '' }), partition: 0 }] });
+    } finally {
+      await producer.disconnect();
+      await superAdmin.disconnect();
+    }
+    // the node's principal may do anything on the target but READ its checkpoints topic (a DENY wins over the ALLOWs)
+    const principal = `User:${USER}`;
+    await secured.cluster.acl.create([
+      { principal, resourceType: 'TOPIC', resourceName: '*', operation: 'ALL' },
+      { principal, resourceType: 'GROUP', resourceName: '*', operation: 'ALL' },
+      { principal, resourceType: 'CLUSTER', resourceName: 'kafka-cluster', operation: 'ALL' },
+      { principal, resourceType: 'TOPIC', resourceName: CHECKPOINTS_TOPIC, operation: 'READ', permission: 'DENY' },
+    ]);
+    await nodes.load([checkpointNode({ groups: g }), { id: 'out1', type: 'helper' }, { id: 'out2', type: 'helper' }], {
+      over: { tgt: { alias: targetAlias, bootstrap: secured.cluster.listeners.SASL_PLAINTEXT, saslMechanism: 'scram-sha-512' } },
+      credentials: { tgt: { username: USER, password: secured.cluster.saslUsers[USER] } },
+    });
+    const f = { cp: nodes.helper.getNode('cp'), out1: nodes.collect(nodes.helper.getNode('out1')), out2: nodes.collect(nodes.helper.getNode('out2')) };
+    // the log says the restore failed, why, and that only the latest sync per partition is kept during the initial load
+    const report = await restored(f.cp, 90000);
+    assert.equal(report.ok, false, JSON.stringify(report));
+    assert.match(report.error, /authoriz/i);
+    // the status names the ACL it lacks
+    await env.eventually(() => statusCalls(f.cp).some((s) => /needs READ on Topic:source\.checkpoints\.internal/.test(s.text)), { what: `the status naming the missing ACL (${lastStatusText(f.cp)})` });
+    // only 475 was kept of the initial load (once the feed has handed it over: cycles until the store is loaded):
+    // 250 cannot be translated, nothing is written
+    const cov = await env.eventually(async () => {
+      const c = await cycle(f);
+      return c.payload.entries.length > 0 && c.payload.entries[0].status !== 'store-loading' ? c : null;
+    }, { what: 'a cycle with the sync history loaded', interval: 1000 });
+    assert.equal(cov.payload.groups, 1);
+    assert.equal(cov.payload.entries.length, 1);
+    assert.equal(cov.payload.entries[0].status, 'older-than-oldest-sync', 'only 475 is kept: 250 cannot be translated');
+    assert.match(cov.payload.entries[0].reason, /oldest retained offset sync \(upstream 475\)/);
+    assert.deepEqual(f.out1.at(-1).payload.checkpoints, []);
   });
 });
