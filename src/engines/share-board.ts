@@ -21,6 +21,9 @@ import type { ReadinessSummary } from '../core/readiness';
 import type { ShareView } from '../core/share-lease';
 import { instanceName, mergeReadiness, planSummary, SUMMARY_DETAIL_MS, SUMMARY_REFRESH_MS, summaryValidForMs, SummaryBoard, summaryKey, type InstanceSummary, type SentChunk } from '../core/share-summaries';
 
+/** How long an empty fetch of the summaries topic waits on the broker (was 500 ms: two requests a second per instance while nothing changes). */
+export const SUMMARY_READ_WAIT_MS = 2000;
+
 /** What the board asks of the flow's shares (engines/replication-shares). */
 export interface BoardShares {
   readonly current: ShareView;
@@ -127,7 +130,9 @@ export class ShareBoard {
       const reader = create(admin, {
         topic: this.o.topic,
         tail: true,
-        maxWaitTimeMs: 500,
+        // an empty fetch waits this long on the broker (a record ends it at once): the summaries change
+        // every 10 s at most, and each fetch is a request every instance makes whatever its share
+        maxWaitTimeMs: SUMMARY_READ_WAIT_MS,
         settings: this.o.target.settings,
         onRecord: (r) => {
           this.stats.records++;

@@ -11,6 +11,8 @@ const {
 } = require('../../dist/core/share-summaries');
 const { groupReadiness, summarizeReadiness, DEFAULT_READINESS } = require('../../dist/core/readiness');
 const { ShareBoard } = require('../../dist/engines/share-board');
+const { coverageSharing } = require('../../dist/nodes/shared/share-coverage');
+const { coveragePayload } = require('../../dist/nodes/shared/contracts');
 
 const NOW = 1_800_000_000_000;
 /** @type {(group: string, verdict?: any, reread?: number) => any} */
@@ -137,6 +139,32 @@ describe('share summaries: what is published, and when (core/share-summaries pla
     assert.equal(board.covered('a:1', members, NOW + 10001).size, 0, 'expired');
     for (const r of encodeSummary(header(NOW + 10000, { validForMs: 10000 }), groupsOf(3))) board.apply(r.key, r.value);
     assert.equal(board.covered('a:1', members, NOW + 10001).size, 3, 'refreshed');
+  });
+
+  it('the coverage output merges every group of the flow only when its readiness is read (an output wired to nothing merges nothing)', async function () {
+    const listeners = new Set();
+    const shares = { current: { kind: 'sharing', partitions: 25, partitionCount: 50, instances: 2 }, state: { memberId: 'm-a', generationId: 3, memberIds: ['m-a', 'm-b'] }, owns: () => false, subscribe: (l) => (listeners.add(l), () => listeners.delete(l)) };
+    const target = { kafka: { producer: () => ({ connect: async () => undefined, disconnect: async () => undefined, send: async () => undefined }) }, settings: {}, admin: async () => ({}) };
+    const createReader = () => ({ isLoaded: true, start: async () => undefined, stop: async () => undefined });
+    const board = new ShareBoard({ target: /** @type {any} */ (target), topic: 't', shares: /** @type {any} */ (shares), validForMs: 13000, instance: 'a:1', ensureTopic: async () => undefined, now: () => NOW, createReader: /** @type {any} */ (createReader) });
+    let merges = 0;
+    const merged = board.merged.bind(board);
+    board.merged = (own, all) => (merges++, merged(own, all));
+    const sharing = coverageSharing(board, () => ['analytics', 'billing']);
+    const groups = ['analytics'];
+    const coverage = groups.map((g) => ({ group: g, topic: 'orders', partition: 0, remoteTopic: 'source.orders', upstreamOffset: 5n, downstreamOffset: 5n, status: 'emitted', reason: 'r', verdict: 'ready', reread: 0, checkpointAt: NOW }));
+    const r = /** @type {any} */ ({ cycle: 1, full: true, groups, coverage, failedGroups: [], durationMs: 1, readiness: summarizeReadiness([rd('analytics')], DEFAULT_READINESS, NOW) });
+    await new Promise((resolve) => setImmediate(resolve)); // the reader started (loaded)
+    const payload = coveragePayload(r);
+    sharing.decorate(payload, r);
+    assert.equal(merges, 0, 'not read: not merged');
+    assert.deepEqual(payload.readiness.groups.map((g) => [g.group, g.verdict, g.coveredBy]), [['analytics', 'ready', 'a:1'], ['billing', 'not-covered', null]]);
+    assert.equal(payload.readiness.instance, 'a:1');
+    assert.equal(merges, 1, 'merged once, then an ordinary property');
+    assert.equal(JSON.parse(JSON.stringify(payload)).readiness.notCovered, 1);
+    payload.readiness = /** @type {any} */ ({ replaced: true });
+    assert.deepEqual(payload.readiness, { replaced: true });
+    await board.stop();
   });
 
   it('the board publishes only what changed or is due, and tombstones on stop what it published', async function () {
