@@ -157,9 +157,10 @@ export class CheckpointEmitter {
   private sharesChanged(): void {
     if (this.stopped) return;
     const followed = this.sourceOffsets.followPartitions(this.o.shares?.offsetsPartitions() ?? null);
-    if (this.selected === null) return;
+    const running = this.discoveryP?.catch(() => undefined); // a discovery under way read the share before this change: a new one after it
+    if (this.selected === null && running === undefined) return;
     this.othersOfFlow.invalidate();
-    followed.then(() => (this.fullReads.invalidate(), this.refreshGroups())).then(() => this.deliverCycle({}), () => undefined);
+    followed.then(() => running).then(() => (this.fullReads.invalidate(), this.refreshGroups())).then(() => this.deliverCycle({}), () => undefined);
   }
 
   /** Full cycles on one runner, partial ones on the other: they go side by side (translation is synchronous; the writes take turns). */
