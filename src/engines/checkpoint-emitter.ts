@@ -156,9 +156,8 @@ export class CheckpointEmitter {
   /** The share changed: the stream follows its partitions of `__consumer_offsets`; groups gained are read in full (not streamed here), rediscovered and cycled at once; groups lost leave the selection. */
   private sharesChanged(): void {
     if (this.stopped) return;
-    const followed = this.sourceOffsets.followPartitions(this.o.shares?.offsetsPartitions() ?? null);
-    const running = this.discoveryP?.catch(() => undefined); // a discovery under way read the share before this change: a new one after it
-    if (this.selected === null && running === undefined) return;
+    const [followed, running] = [this.sourceOffsets.followPartitions(this.o.shares?.offsetsPartitions() ?? null), this.discoveryP?.catch(() => undefined)];
+    if (this.selected === null && running === undefined) return; // a discovery under way read the share before this change: a new one after it
     this.othersOfFlow.invalidate();
     followed.then(() => running).then(() => (this.fullReads.invalidate(), this.refreshGroups())).then(() => this.deliverCycle({}), () => undefined);
   }
