@@ -156,10 +156,10 @@ export class CheckpointEmitter {
   /** The share changed: the stream follows its partitions of `__consumer_offsets`; groups gained are read in full (not streamed here), rediscovered and cycled at once; groups lost leave the selection. */
   private sharesChanged(): void {
     if (this.stopped) return;
-    const followed = this.sourceOffsets.followPartitions(this.o.shares?.offsetsPartitions() ?? null);
-    if (this.selected === null) return;
+    const [followed, running] = [this.sourceOffsets.followPartitions(this.o.shares?.offsetsPartitions() ?? null), this.discoveryP?.catch(() => undefined)];
+    if (this.selected === null && running === undefined) return; // a discovery under way read the share before this change: a new one after it
     this.othersOfFlow.invalidate();
-    followed.then(() => (this.fullReads.invalidate(), this.refreshGroups())).then(() => this.deliverCycle({}), () => undefined);
+    followed.then(() => running).then(() => (this.fullReads.invalidate(), this.refreshGroups())).then(() => this.deliverCycle({}), () => undefined);
   }
 
   /** Full cycles on one runner, partial ones on the other: they go side by side (translation is synchronous; the writes take turns). */
