@@ -70,7 +70,7 @@ export class CheckpointEmitter {
   /** Every group of the flow (the status's "of 10,000 groups"): this instance's and the others' (core/group-discovery `elsewhere`). */
   private discoveredList: readonly string[] | null = null;
   private unsubscribeShares: (() => void) | null = null;
-  private sharePartial = false; // the last share view owned part of the flow (sharing, or kept out)
+  private sharePartial = false; // the last share view owned a part of the flow (sharing with others, or kept out)
   private discoveryP: Promise<DiscoveryResult> | null = null;
   private readonly now: () => number;
   /** Reads the checkpoints topic at start. */
@@ -158,8 +158,8 @@ export class CheckpointEmitter {
   /** The share changed: the stream follows its partitions of `__consumer_offsets`; groups gained are read in full (not streamed here), rediscovered and cycled at once; groups lost leave the selection. */
   private sharesChanged(view: ShareView): void {
     if (this.stopped) return;
-    // what this instance owns moved (sharing or kept out, now or before): a discovery under way read the share before, a new one runs after it
-    const partial = view.kind === 'sharing' || view.kind === 'refused';
+    // what this instance owns moved (a part of the flow, or kept out, now or before): a discovery under way read the share before, a new one runs after it
+    const partial = (view.kind === 'sharing' && view.partitions < view.partitionCount) || view.kind === 'refused';
     const running = partial || this.sharePartial ? this.discoveryP?.catch(() => undefined) : undefined;
     this.sharePartial = partial;
     const followed = this.sourceOffsets.followPartitions(this.o.shares?.offsetsPartitions() ?? null);
