@@ -39,12 +39,11 @@ import { emptyCycle, FENCED, recordCommits, recordDecision, sortCycle, targetFai
 import { DEFAULT_MIN_WRITE_INTERVAL_MS, FULL_TARGET_READ_EVERY_MS, TargetOffsets } from '../core/target-offsets';
 import type { Checkpoint, CommittedOffset } from '../core/types';
 import { explainKafkaError, notAuthorized, type ClusterSettings } from '../kafka/client';
-import type { AdminCommitResult } from '../kafka/admin-offset-committer';
+import type { AdminCommitResult } from '../kafka/group-client';
 import type { ListedGroupState } from '../core/listed-groups';
 import type { RawRecord } from '../kafka/topic-reader';
 import { CheckpointStore } from '../core/checkpoint-store';
-import { TargetLogEnds } from './target-log-ends';
-import { TargetGroupListing } from './target-group-listing';
+import { TargetGroupListing, TargetLogEnds } from './held-target-reads';
 import type { CheckpointView } from './replication-runtime';
 
 /** What the syncer reads target groups with (GroupOffsetFetcher fits). */
