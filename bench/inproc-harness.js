@@ -8,7 +8,7 @@
  *
  *   source commit -> (stream fetch + batching window) -> SourceOffsets -> CheckpointEmitter
  *   partial cycle (the store in the ReplicationRuntime) -> produce to the checkpoints topic ->
- *   ReplicationRuntime.cycled -> (engines/group-offsets-follower) GroupOffsetSyncer.syncGroups
+ *   ReplicationRuntime.cycled -> (engines/replication-runtime followRuntime) GroupOffsetSyncer.syncGroups
  *   -> ListGroups / OffsetFetch / Metadata / ListOffsets -> OffsetCommit on the target.
  *
  * Nothing of the product is replaced but the Kafka I/O (ClusterConnection's admin, producer,
@@ -25,11 +25,11 @@ const { GroupOffsetSyncer } = dist('engines/group-offset-syncer');
 const { CheckpointCycles } = dist('nodes/mm2-checkpoint/mm2-checkpoint-cycles');
 const { checkpointEmitterEvents } = dist('nodes/mm2-checkpoint/mm2-checkpoint-events');
 const { GroupOffsetsCycles } = dist('nodes/mm2-group-offsets/mm2-group-offsets-cycles');
-const { followRuntime } = dist('engines/group-offsets-follower');
+const { followRuntime } = dist('engines/replication-runtime');
 const { ReplicationRuntime } = dist('engines/replication-runtime');
 const { createReplicationPolicy } = dist('core/replication-policy');
 const { createGroupFilter, createTopicFilter } = dist('core/filters');
-const { Batcher } = dist('core/batcher');
+const { Batcher } = dist('core/coalescing');
 const { util: nodeRedUtil } = require('@node-red/util');
 
 const TOPIC = 'bench-fresh';
@@ -37,7 +37,7 @@ const REMOTE = `source.${TOPIC}`;
 const CP_TOPIC = 'source.checkpoints.internal';
 /** Kafka APIs counted on each in-memory cluster. */
 const APIS = ['produce', 'metadata', 'listGroups', 'offsetFetch', 'findCoordinator', 'listOffsets', 'offsetCommit'];
-/** Groups per OffsetFetch request (kafka/group-offset-fetcher.ts GROUPS_PER_OFFSET_FETCH). */
+/** Groups per OffsetFetch request (kafka/group-client.ts GROUPS_PER_OFFSET_FETCH). */
 const GROUPS_PER_OFFSET_FETCH = 500;
 /** The remote partitions' log end on the target: past every checkpoint. */
 const REMOTE_END = 1000000000000n;

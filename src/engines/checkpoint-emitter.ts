@@ -25,7 +25,7 @@
 import { CheckpointStore } from '../core/checkpoint-store';
 import { TranslationCache, type GroupCoverage } from '../core/translation-cache';
 import { ReconcileLayout } from '../core/reconcile-layout';
-import { CoalescingRunner } from '../core/coalescing-runner';
+import { CoalescingRunner } from '../core/coalescing';
 import { findCheckpointGroups, type DiscoveryResult } from '../core/group-discovery';
 import { OffsetSyncStore, type OffsetTranslationMode } from '../core/offset-sync-store';
 import type { Checkpoint, CommittedOffset, OffsetSync } from '../core/types';

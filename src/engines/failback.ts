@@ -28,7 +28,7 @@ import type { Checkpoint, OffsetSync } from '../core/types';
 import type { SyncEvent } from './checkpoint-emitter';
 import { isConsumerGroupListing } from '../core/listed-groups';
 import { GroupOffsetSyncer, type GroupOffsetsCycle, type SyncerConnection, type TargetGroupReader } from './group-offset-syncer';
-import { CoalescingRunner } from '../core/coalescing-runner';
+import { CoalescingRunner } from '../core/coalescing';
 
 /** What failback reads group positions from (the target's ClusterConnection fits). */
 export interface FailbackTargetConnection {

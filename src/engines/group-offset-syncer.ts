@@ -8,10 +8,10 @@
  *   every selected group with a checkpoint;
  * - `syncGroups(groups)`, a partial run for the groups whose checkpoints just changed.
  * Per run: the state of every target group from one ListGroups per broker (a partial run takes
- * the listing held, engines/target-group-listing), the target's committed offsets of the run's
+ * the listing held, engines/held-target-reads), the target's committed offsets of the run's
  * groups from batched OffsetFetch requests (one per coordinator per 500 groups), the log-end
  * offsets once per topic (a partial run takes those held when they clamp nothing,
- * engines/target-log-ends), the core's decision per group
+ * engines/held-target-reads), the core's decision per group
  * (`decideGroupOffsetSync`: never backwards, clamp at the log end, skip active groups, skip
  * missing topics), then the commits of the groups that move, several in flight. UNKNOWN_MEMBER_ID
  * from the broker means the group became active meanwhile: reported as skipped, nothing written,
@@ -39,12 +39,11 @@ import { emptyCycle, FENCED, recordCommits, recordDecision, sortCycle, targetFai
 import { DEFAULT_MIN_WRITE_INTERVAL_MS, FULL_TARGET_READ_EVERY_MS, TargetOffsets } from '../core/target-offsets';
 import type { Checkpoint, CommittedOffset } from '../core/types';
 import { explainKafkaError, notAuthorized, type ClusterSettings } from '../kafka/client';
-import type { AdminCommitResult } from '../kafka/admin-offset-committer';
+import type { AdminCommitResult } from '../kafka/group-client';
 import type { ListedGroupState } from '../core/listed-groups';
 import type { RawRecord } from '../kafka/topic-reader';
 import { CheckpointStore } from '../core/checkpoint-store';
-import { TargetLogEnds } from './target-log-ends';
-import { TargetGroupListing } from './target-group-listing';
+import { TargetGroupListing, TargetLogEnds } from './held-target-reads';
 import type { CheckpointView } from './replication-runtime';
 
 /** What the syncer reads target groups with (GroupOffsetFetcher fits). */
@@ -132,7 +131,7 @@ export class GroupOffsetSyncer {
   /** Groups waiting for the floor, and the timer that runs them. */
   private readonly deferredGroups = new Set<string>();
   private deferTimer: ReturnType<typeof setTimeout> | null = null;
-  /** The target's groups and their states as last listed (engines/target-group-listing). */
+  /** The target's groups and their states as last listed (engines/held-target-reads). */
   private readonly listing: TargetGroupListing;
   private received = 0;
   /** The log ends of the remote partitions as last read (a partial run takes them when they clamp nothing). */
@@ -526,7 +525,7 @@ export class GroupOffsetSyncer {
       this.targets.forget(g);
     }
 
-    // log-end offsets per topic: read at most once per run; a partial run takes those held when they clamp nothing (engines/target-log-ends)
+    // log-end offsets per topic: read at most once per run; a partial run takes those held when they clamp nothing (engines/held-target-reads)
     const endsOf = this.logEnds.forRun(admin, job.full);
     const toCommit: PlannedCommit[] = [];
     for (const g of writable) {

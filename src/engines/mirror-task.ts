@@ -24,7 +24,7 @@ import { MirrorProducer } from './mirror-producer';
 import type { MirrorErrorPlace, MirrorOptions, MirrorOutstanding, MirrorStats } from './mirror-task-types';
 import { oldestOutstanding, SourcePositions, tpKey, type Acked } from '../core/mirror-positions';
 import { chunkBySize } from '../core/chunks';
-import { CoalescingRunner } from '../core/coalescing-runner';
+import { CoalescingRunner } from '../core/coalescing';
 import { askCluster, PROBE_EVERY_MS, PROBE_TIMEOUT_MS } from '../kafka/cluster-probe';
 import { topicEnds } from '../kafka/topic-reader';
 import { consumerRefusal } from '../kafka/broker-refusals';

@@ -15,7 +15,7 @@
  * status and logs.
  */
 import type { Admin, Kafka } from 'kafkajs';
-import { Batcher } from '../core/batcher';
+import { Batcher } from '../core/coalescing';
 import { decodeValidOffsetSync } from '../core/offset-sync';
 import { ReportThrottle } from '../core/report-throttle';
 import type { OffsetSync } from '../core/types';

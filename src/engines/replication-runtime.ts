@@ -6,6 +6,7 @@
  * very store instead of a copy sent over a wire (MM2's MirrorCheckpointTask syncs group offsets
  * from the map its checkpoint cycles fill). Its listeners hear each checkpoint stored (the order
  * tells a deliberate rewind on the source), each store restored and each cycle's changed groups.
+ * A group-offset writer registers with it through followRuntime (at the end of this file).
  *
  * No Node-RED, no Kafka I/O.
  */
@@ -13,6 +14,7 @@ import { CheckpointStore } from '../core/checkpoint-store';
 import { RewindMarks } from '../core/rewind-history';
 import type { RewindMark } from '../core/group-offset-sync';
 import type { Checkpoint } from '../core/types';
+import type { GroupOffsetSyncer, GroupOffsetsCycle } from './group-offset-syncer';
 import { ReplicationShares } from './replication-shares';
 
 /** The checkpoints as the group-offset writer reads them. */
@@ -197,4 +199,61 @@ export class ReplicationRuntime implements CheckpointsHome, CheckpointView {
   private emit(f: (l: CheckpointsListener) => void): void {
     for (const l of [...this.listeners]) f(l);
   }
+}
+
+/**
+ * A group-offset writer registered with its replication's runtime (engines/replication-runtime):
+ * in mode "replication" always, in mode "input" while a checkpoint emitter of the same
+ * replication keeps its store there (the checkpoint node's messages on the wire are then reports
+ * of what the store already holds). The store is read in place, never copied: each checkpoint
+ * stored tells the writer of a rewind on the source, a restored store starts a full run, and each
+ * checkpoint cycle's changed groups are written at once, here, by the writer itself (the node
+ * only hears each run, for its output and status).
+ */
+export interface RuntimeFollowOptions {
+  runtime: ReplicationRuntime;
+  syncer: GroupOffsetSyncer;
+  /** Whether the writer may run now (false before the first full run's go, or while the node closes). */
+  active(): boolean;
+  /** Every group now: a store restored, or an emitter came or went (the node runs it, as its timer's runs). */
+  fullRun(): void;
+  /** A partial run started here for the groups a cycle changed: its result or failure, for the node's output and status. */
+  ran(run: Promise<GroupOffsetsCycle>): void;
+  /** The writer follows the runtime now (true) or not (false: no checkpoint emitter of the replication runs here). */
+  following(on: boolean): void;
+}
+
+/** Follows the runtime until the returned function is called. */
+export function followRuntime(o: RuntimeFollowOptions): () => void {
+  const { runtime, syncer } = o;
+  let attached: boolean | null = null;
+  const evaluate = (): void => {
+    const want = runtime.hasEmitter;
+    if (want !== attached) {
+      attached = want;
+      syncer.follow(want ? runtime : null);
+      // a rewind this writer acted on is not followed again by the next writer (a redeploy of its node)
+      syncer.onRewindDone = want ? (group, mark) => runtime.rewinds.done(group, mark) : null;
+      // the rewinds the store's order showed before this writer started (a node redeployed on its own)
+      if (want) syncer.adoptRewinds(runtime.rewinds);
+      o.following(want);
+    }
+    // a store restored (or an emitter came or went): every group again, now
+    if (want && runtime.restoredAll) o.fullRun();
+  };
+  const unsubscribe = runtime.subscribe({
+    put: (previous, next) => {
+      if (attached) syncer.noteCheckpoint(previous, next);
+    },
+    reloaded: evaluate,
+    // the groups a cycle just changed: written now (the emitter has batched them already)
+    changed: (groups) => {
+      if (attached && groups.length > 0 && o.active()) o.ran(syncer.syncGroups(groups));
+    },
+  });
+  evaluate();
+  return () => {
+    unsubscribe();
+    syncer.onRewindDone = null;
+  };
 }

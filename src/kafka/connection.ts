@@ -6,8 +6,7 @@
  */
 import type { Admin, Kafka, Producer } from 'kafkajs';
 import { createKafka, diagnoseClosedConnection, explainKafkaError, ExplainedKafkaError, isClientInternalFailure, isClosedConnectionExplanation, type AclNeed, type ClusterSettings, type HostLogger } from './client';
-import { AdminOffsetCommitter } from './admin-offset-committer';
-import { GroupOffsetFetcher } from './group-offset-fetcher';
+import { AdminOffsetCommitter, GroupOffsetFetcher } from './group-client';
 import { guardAdmin } from './admin-guard';
 import { passingCoordinatorState } from './topic-reader';
 

@@ -1,22 +1,36 @@
 /**
- * The group client both the offset committer and the offset fetcher are: a lazily connected
- * kafkajs cluster object of our own (for the requests kafkajs's admin lacks) that remembers
- * each group's coordinator, finds many coordinators with batched FindCoordinator v4 requests,
- * retries a coordinator that moved or is loading a few bounded times, and lists every group of
- * the cluster with its state (one ListGroups per broker; core/listed-groups keeps the listing).
- * Also the helpers its subclasses share: chunked, sleep, COORDINATOR_MOVED.
+ * The group client: the requests on consumer groups that kafkajs's admin lacks or sends one
+ * coordinator look-up per request for, over a lazily connected kafkajs cluster object of our own.
+ * One client remembers each group's coordinator, finds many coordinators with batched
+ * FindCoordinator v4 requests, retries a coordinator that moved or is loading a few bounded
+ * times, and lists every group of the cluster with its state (one ListGroups per broker;
+ * core/listed-groups keeps the listing). Its two uses on the data path of a commit:
+ *
+ * - reading groups' committed offsets (GroupOffsetFetcher; fetchCommittedOffsets through kafkajs's
+ *   admin): one OffsetFetch per group or, for many groups, one OffsetFetch v8 per coordinator of
+ *   up to GROUPS_PER_OFFSET_FETCH groups (KIP-709); a partition without a commit comes back with
+ *   offset null;
+ * - writing a group's offsets the way MM2's `alterConsumerGroupOffsets` does (AdminOffsetCommitter,
+ *   AdminCommitResult): one OffsetCommit per group with no member id and generation -1, which the
+ *   broker accepts only for groups with no members. kafkajs's `setOffsets` joins the group as a
+ *   member and is deliberately not used.
+ *
+ * Adapters only: they decide nothing of what to read or write.
  */
-import type { Kafka } from 'kafkajs';
+import type { Admin, Kafka } from 'kafkajs';
 import { mapLimit } from '../core/worker-pool';
 import { GroupListingKeeper, type ListedGroupState } from '../core/listed-groups';
+import type { CommittedOffset } from '../core/types';
 import { explainKafkaError } from './client';
 import {
   API_KEYS,
   decodeFindCoordinatorV4,
   decodeListGroups,
+  decodeOffsetFetchV8,
   type ListGroupsDecoding,
   encodeFindCoordinatorV4,
   encodeListGroups,
+  encodeOffsetFetchV8,
   errorType,
   flexibleRequest,
   protocolError,
@@ -43,7 +57,7 @@ export const PER_GROUP_CONCURRENCY = 8;
 
 export type RequestCounts = Record<'FindCoordinator' | 'OffsetFetch' | 'ListGroups' | 'OffsetCommit', number>;
 
-/** A lazily connected kafkajs cluster object of our own (for the requests kafkajs's admin lacks). */
+/** The base of both clients: a lazily connected kafkajs cluster object of our own (for the requests kafkajs's admin lacks). */
 export abstract class InternalClusterClient {
   private cluster: InternalCluster | null = null;
   private connecting: Promise<InternalCluster> | null = null;
@@ -300,5 +314,250 @@ export abstract class InternalClusterClient {
     this.coordinators.clear();
     this.lastAnswers.clear();
     if (c) await c.disconnect();
+  }
+}
+
+// ---- reading committed offsets (OffsetFetch) ----
+
+/** Groups per batched OffsetFetch. */
+export const GROUPS_PER_OFFSET_FETCH = 500;
+
+/** Every committed offset of the group (all topics). Partitions without a commit come back with offset null. */
+export async function fetchCommittedOffsets(admin: Admin, groupId: string): Promise<CommittedOffset[]> {
+  const topics = await admin.fetchOffsets({ groupId });
+  const out: CommittedOffset[] = [];
+  for (const t of topics) {
+    for (const p of t.partitions) {
+      const off = BigInt(p.offset);
+      out.push({ topic: t.topic, partition: p.partition, offset: off < 0n ? null : off, metadata: p.metadata ?? '' });
+    }
+  }
+  return out;
+}
+
+function committedOffset(topic: string, partition: number, offset: bigint, metadata: string | null): CommittedOffset {
+  return { topic, partition, offset: offset < 0n ? null : offset, metadata: metadata ?? '' };
+}
+
+/**
+ * Reads groups' committed offsets with each group's coordinator remembered: `fetch` with one
+ * OffsetFetch per group (kafkajs's admin.fetchOffsets asks for the coordinator before every
+ * fetch), `fetchMany` with one OffsetFetch v8 per coordinator for many groups (KIP-709).
+ */
+export class GroupOffsetFetcher extends InternalClusterClient {
+  /** Every committed offset of the group, as fetchCommittedOffsets returns them. */
+  async fetch(groupId: string): Promise<CommittedOffset[]> {
+    return this.withCoordinator(groupId, async (broker) => {
+      // an empty topic list goes out as a null array: all committed offsets of the group
+      this.requests.OffsetFetch++;
+      const { responses } = await broker.offsetFetch({ groupId, topics: [] });
+      const out: CommittedOffset[] = [];
+      for (const t of responses) {
+        for (const p of t.partitions) out.push(committedOffset(t.topic, p.partition, BigInt(p.offset), p.metadata));
+      }
+      return out;
+    });
+  }
+
+  /**
+   * Every committed offset of many groups: the coordinators from FindCoordinator v4 (remembered),
+   * then OffsetFetch v8 with up to GROUPS_PER_OFFSET_FETCH groups per request, the requests to
+   * all coordinators at once. A group whose coordinator moved is looked up again (a few bounded
+   * tries); a coordinator older than Kafka 3.0 is asked one group at a time. Never throws for
+   * one group: its error lands in `failed` (group -> reason), and a group is either in `offsets` or in `failed`.
+   */
+  async fetchMany(groups: readonly string[]): Promise<{ offsets: Map<string, CommittedOffset[]>; failed: Map<string, string> }> {
+    const offsets = new Map<string, CommittedOffset[]>();
+    const failed = new Map<string, string>();
+    const cluster = await this.connected();
+    let pending = [...new Set(groups)];
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      const retry: string[] = [];
+      const moved = (g: string, type: string, reason: string): void => {
+        if (attempt < 4 && COORDINATOR_MOVED.has(type)) {
+          this.forgetCoordinator(g);
+          retry.push(g);
+        } else {
+          failed.set(g, reason);
+        }
+      };
+      const { byNode, failed: notFound } = await this.coordinatorsOf(pending);
+      for (const [g, reason] of notFound) failed.set(g, reason);
+      await Promise.all(
+        [...byNode].map(async ([nodeId, list]) => {
+          let broker: InternalBroker;
+          try {
+            broker = await cluster.findBroker({ nodeId });
+          } catch (e) {
+            for (const g of list) moved(g, 'NOT_COORDINATOR', explainKafkaError(e));
+            return;
+          }
+          if (!speaks(broker, API_KEYS.OffsetFetch, 8)) {
+            await mapLimit(list, PER_GROUP_CONCURRENCY, async (g) => {
+              try {
+                offsets.set(g, await this.fetch(g));
+              } catch (e) {
+                failed.set(g, explainKafkaError(e));
+              }
+            });
+            return;
+          }
+          await Promise.all(chunked(list, GROUPS_PER_OFFSET_FETCH).map((chunk) => this.fetchChunk(broker, chunk, offsets, failed, moved)));
+        }),
+      );
+      pending = retry;
+      if (pending.length > 0) {
+        if (this.closed) {
+          for (const g of pending) failed.set(g, 'the group client is closed');
+          break;
+        }
+        await sleep(200 * (attempt + 1));
+      }
+    }
+    return { offsets, failed };
+  }
+
+  private async fetchChunk(
+    broker: InternalBroker,
+    chunk: string[],
+    offsets: Map<string, CommittedOffset[]>,
+    failed: Map<string, string>,
+    moved: (g: string, type: string, reason: string) => void,
+  ): Promise<void> {
+    if (this.closed) {
+      for (const g of chunk) failed.set(g, 'the group client is closed');
+      return;
+    }
+    this.requests.OffsetFetch++;
+    let res: ReturnType<typeof decodeOffsetFetchV8>;
+    try {
+      res = await this.send(broker, flexibleRequest('OffsetFetch', 8, encodeOffsetFetchV8(chunk.map((groupId) => ({ groupId, topics: null }))), decodeOffsetFetchV8));
+    } catch (e) {
+      const type = (e as { type?: string }).type ?? '';
+      for (const g of chunk) moved(g, type, explainKafkaError(e));
+      return;
+    }
+    const answered = new Set<string>();
+    for (const gr of res.groups) {
+      answered.add(gr.groupId);
+      if (gr.errorCode !== 0) {
+        const err = protocolError(gr.errorCode, `OffsetFetch of group '${gr.groupId}'`);
+        moved(gr.groupId, err.type, err.message);
+        continue;
+      }
+      const list: CommittedOffset[] = [];
+      let partitionError: Error | null = null;
+      for (const t of gr.topics) {
+        for (const p of t.partitions) {
+          if (p.errorCode !== 0) partitionError = protocolError(p.errorCode, `OffsetFetch of group '${gr.groupId}', ${t.topic}-${p.partition}`);
+          else list.push(committedOffset(t.topic, p.partition, p.offset, p.metadata));
+        }
+      }
+      if (partitionError) failed.set(gr.groupId, partitionError.message);
+      else offsets.set(gr.groupId, list);
+    }
+    for (const g of chunk) if (!answered.has(g)) failed.set(g, `the coordinator did not answer for group '${g}'`);
+  }
+}
+
+// ---- writing offsets as an administrator (OffsetCommit, generation -1, no member) ----
+
+export interface AdminCommitResult {
+  ok: boolean;
+  /** UNKNOWN_MEMBER_ID (the group has members: untouched), or another Kafka error type. */
+  errorType?: string;
+  message?: string;
+}
+
+/**
+ * Connections a committer uses for many commits. A broker handles one request per connection at
+ * a time, and an OffsetCommit waits for its write to `__consumer_offsets` (the group
+ * coordinator lingers up to 10 ms to batch appends), so commits on one connection queue behind
+ * each other; on several connections the coordinator writes them together.
+ */
+export const COMMIT_CONNECTIONS = 8;
+/** Commits in flight per connection and coordinator (the next one is on the wire when the broker answers). */
+const COMMITS_PER_CONNECTION = 2;
+
+/**
+ * Commits offsets for a group as an administrator: generation -1, empty member id. The broker
+ * accepts it only when the group has no members (classic and KIP-848 groups alike) and
+ * answers UNKNOWN_MEMBER_ID otherwise, which we report as `{ ok: false, errorType: 'UNKNOWN_MEMBER_ID' }`.
+ */
+export class AdminOffsetCommitter extends InternalClusterClient {
+  /** Extra connections for commitMany (their own kafkajs clusters, sharing the coordinator cache and counters). */
+  private readonly lanes: AdminOffsetCommitter[] = [];
+
+  async commit(groupId: string, offsets: Array<{ topic: string; partition: number; offset: bigint; metadata?: string }>): Promise<AdminCommitResult> {
+    if (offsets.length === 0) return { ok: true };
+    const byTopic = new Map<string, Array<{ partition: number; offset: string; metadata: string | null }>>();
+    for (const o of offsets) {
+      const list = byTopic.get(o.topic) ?? [];
+      list.push({ partition: o.partition, offset: o.offset.toString(), metadata: o.metadata ?? '' });
+      byTopic.set(o.topic, list);
+    }
+    try {
+      await this.withCoordinator(groupId, (coordinator) => {
+        this.requests.OffsetCommit++;
+        return coordinator.offsetCommit({
+          groupId,
+          groupGenerationId: -1,
+          memberId: '',
+          retentionTime: -1,
+          topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })),
+        });
+      });
+      return { ok: true };
+    } catch (e) {
+      const err = e as { type?: string; message?: string };
+      return { ok: false, errorType: err.type ?? 'UNKNOWN', message: err.message ?? String(e) };
+    }
+  }
+
+  /**
+   * Many groups' commits (one OffsetCommit per group, as `commit`): the coordinators first, in
+   * batched FindCoordinator requests, then the commits spread over `connections` connections
+   * (default COMMIT_CONNECTIONS), a few in flight on each, per coordinator. `stop()` true: no further commit is sent (those not sent answer CLOSED).
+   * Never throws; the result per group.
+   */
+  async commitMany(
+    commits: ReadonlyArray<{ group: string; offsets: Array<{ topic: string; partition: number; offset: bigint; metadata?: string }> }>,
+    opts: { connections?: number; stop?: () => boolean } = {},
+  ): Promise<Map<string, AdminCommitResult>> {
+    const out = new Map<string, AdminCommitResult>();
+    if (commits.length === 0) return out;
+    const byGroup = new Map(commits.map((c) => [c.group, c.offsets]));
+    let lookup: Awaited<ReturnType<InternalClusterClient['coordinatorsOf']>>;
+    try {
+      lookup = await this.coordinatorsOf([...byGroup.keys()]);
+    } catch (e) {
+      const err = e as { type?: string; message?: string };
+      for (const g of byGroup.keys()) out.set(g, { ok: false, errorType: err.type ?? 'UNKNOWN', message: err.message ?? String(e) });
+      return out;
+    }
+    for (const [g, reason] of lookup.failed) out.set(g, { ok: false, errorType: 'COORDINATOR_NOT_FOUND', message: reason });
+    const stop = opts.stop ?? (() => this.closed);
+    const connections = Math.max(1, opts.connections ?? COMMIT_CONNECTIONS);
+    while (this.lanes.length < connections - 1) this.lanes.push(new AdminOffsetCommitter(this.kafka, { coordinators: this.coordinators, requests: this.requests }));
+    const lanes: AdminOffsetCommitter[] = [this, ...this.lanes.slice(0, connections - 1)];
+    await Promise.all(
+      [...lookup.byNode.values()].flatMap((groups) =>
+        lanes.map((lane, i) =>
+          mapLimit(groups.filter((_, j) => j % lanes.length === i), COMMITS_PER_CONNECTION, async (g) => {
+            if (stop() || this.closed) {
+              out.set(g, { ok: false, errorType: 'CLOSED', message: 'not sent: the run was abandoned' });
+              return;
+            }
+            out.set(g, await lane.commit(g, byGroup.get(g) ?? []));
+          }),
+        ),
+      ),
+    );
+    return out;
+  }
+
+  override async close(): Promise<void> {
+    const lanes = this.lanes.splice(0);
+    await Promise.all([super.close(), ...lanes.map((l) => l.close())]);
   }
 }

@@ -21,7 +21,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Admin, Consumer, EachBatchPayload, Kafka } from 'kafkajs';
-import { Batcher } from '../core/batcher';
+import { Batcher } from '../core/coalescing';
 import { decodeConsumerOffsetsRecord, type ConsumerOffsetsRecord } from '../core/consumer-offsets-record';
 import type { SourceOffsetChange } from '../core/source-offset-table';
 import { fetchStableEndOffsets } from './end-offsets';

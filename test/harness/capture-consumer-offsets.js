@@ -133,7 +133,7 @@ const RETENTION = { 'offsets.retention.minutes': 1, 'offsets.retention.check.int
 
 /** The `expiry` part (see the header): its own cluster, two groups left alone until the broker expires their offsets. */
 async function captureExpiry() {
-  const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
+  const { AdminOffsetCommitter } = require('../../dist/kafka/group-client');
   const cluster = await startCluster(`capture-expiry-${version}`, { version, properties: RETENTION });
   const kafka = new Kafka({ clientId: 'capture', brokers: [cluster.bootstrap], logLevel: logLevel.NOTHING });
   const actions = [];

@@ -20,8 +20,7 @@ const WebSocket = require('ws');
 const { Kafka, logLevel } = require('kafkajs');
 const { encodeOffsetSync } = require('../../dist/core/offset-sync');
 const { ensureInternalTopic } = require('../../dist/kafka/internal-topics');
-const { fetchCommittedOffsets } = require('../../dist/kafka/group-offset-fetcher');
-const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
+const { fetchCommittedOffsets, AdminOffsetCommitter } = require('../../dist/kafka/group-client');
 const { decodeCheckpoint } = require('../../dist/core/checkpoint');
 const { TopicReader } = require('../../dist/kafka/topic-reader');
 

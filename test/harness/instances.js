@@ -16,7 +16,7 @@ const path = require('node:path');
 const assert = require('node:assert/strict');
 const env = require('./env');
 const { startNodeRed } = require('../../scripts/node-red-runner');
-const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
+const { AdminOffsetCommitter } = require('../../dist/kafka/group-client');
 const { encodeOffsetSync } = require('../../dist/core/offset-sync');
 
 /** @param {string} prefix the temporary folder's prefix */

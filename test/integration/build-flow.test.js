@@ -12,8 +12,7 @@
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const { startNodeRed } = require('../../scripts/node-red-runner');
-const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
-const { fetchCommittedOffsets } = require('../../dist/kafka/group-offset-fetcher');
+const { AdminOffsetCommitter, fetchCommittedOffsets } = require('../../dist/kafka/group-client');
 const { exportConnectors } = require('../../dist/flows/export-connectors');
 const { exportText } = require('../../dist/core/export/connectors');
 

@@ -10,7 +10,7 @@
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const nodes = require('../harness/nodes');
-const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
+const { AdminOffsetCommitter } = require('../../dist/kafka/group-client');
 const { produceSyncs, restored, following, pollingReason } = require('../harness/checkpoint-node');
 
 describe('checkpoint node: the event path (real brokers)', function () {

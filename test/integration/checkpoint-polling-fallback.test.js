@@ -23,7 +23,7 @@ const env = require('../harness/env');
 const nodes = require('../harness/nodes');
 const { useSecuredCluster } = require('../harness/secured');
 const { produceSyncs, statusCalls, restored, following, pollingReason, checkpointRecords, commitOffsets } = require('../harness/checkpoint-node');
-const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
+const { AdminOffsetCommitter } = require('../../dist/kafka/group-client');
 const { DEFAULT_KAFKA_VERSION } = require('../../scripts/kafka/cluster');
 
 const USER = 'checkpointer';

@@ -35,7 +35,7 @@ const nodes = require('../harness/nodes');
 const peer = require('../harness/checkpoint-peer');
 const { OffsetSyncStore } = require('../../dist/core/offset-sync-store');
 const { decodeOffsetSync } = require('../../dist/core/offset-sync');
-const { fetchCommittedOffsets } = require('../../dist/kafka/group-offset-fetcher');
+const { fetchCommittedOffsets } = require('../../dist/kafka/group-client');
 const { TopicReader } = require('../../dist/kafka/topic-reader');
 
 const PARTITIONS = 3;

@@ -47,8 +47,7 @@ const { startMirrorMaker } = require('../../scripts/kafka/connect');
 const { runKafkaTool } = require('../../scripts/kafka/cluster');
 const { decodeOffsetSync } = require('../../dist/core/offset-sync');
 const { parseJavaProperties } = require('../../dist/core/java-properties');
-const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
-const { fetchCommittedOffsets } = require('../../dist/kafka/group-offset-fetcher');
+const { AdminOffsetCommitter, fetchCommittedOffsets } = require('../../dist/kafka/group-client');
 
 const PARTITIONS = 3;
 const DELETED = 10; // partition 0: records deleted before the mirrors start

@@ -37,7 +37,7 @@ const { decodeOffsetSync } = require('../../dist/core/offset-sync');
 const { decodeCheckpoint } = require('../../dist/core/checkpoint');
 const { decodeHeartbeat } = require('../../dist/core/heartbeat');
 const { OffsetSyncStore } = require('../../dist/core/offset-sync-store');
-const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
+const { AdminOffsetCommitter } = require('../../dist/kafka/group-client');
 
 const OFFSET_LAG_MAX = 20;
 const DELETED = 30; // records deleted at the start of partition 0

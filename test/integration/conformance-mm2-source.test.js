@@ -37,8 +37,7 @@ const { parseOffsetSync, parseCheckpoint, mm2Reads, ourReads } = require('../har
 const { decodeOffsetSync } = require('../../dist/core/offset-sync');
 const { decodeCheckpoint } = require('../../dist/core/checkpoint');
 const { OffsetSyncStore } = require('../../dist/core/offset-sync-store');
-const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
-const { fetchCommittedOffsets } = require('../../dist/kafka/group-offset-fetcher');
+const { AdminOffsetCommitter, fetchCommittedOffsets } = require('../../dist/kafka/group-client');
 
 const OFFSET_LAG_MAX = 20;
 const PARTITIONS = 3;

@@ -11,8 +11,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const env = require('../harness/env');
 const { startNodeRed } = require('../../scripts/node-red-runner');
-const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
-const { fetchCommittedOffsets } = require('../../dist/kafka/group-offset-fetcher');
+const { AdminOffsetCommitter, fetchCommittedOffsets } = require('../../dist/kafka/group-client');
 
 const PARTITIONS = 3;
 const LONG = '600';

@@ -6,9 +6,7 @@
  */
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
-const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
-const { GroupOffsetFetcher, GROUPS_PER_OFFSET_FETCH, fetchCommittedOffsets } = require('../../dist/kafka/group-offset-fetcher');
-const { KEYS_PER_FIND_COORDINATOR } = require('../../dist/kafka/group-client');
+const { AdminOffsetCommitter, GroupOffsetFetcher, GROUPS_PER_OFFSET_FETCH, fetchCommittedOffsets, KEYS_PER_FIND_COORDINATOR } = require('../../dist/kafka/group-client');
 const { listConsumerGroups } = require('../../dist/kafka/group-listing');
 const { mapLimit } = require('../../dist/core/worker-pool');
 

@@ -19,8 +19,7 @@ const nodes = require('../harness/nodes');
 const apps = require('../harness/group-types-apps');
 const { ourReads } = require('../harness/mm2-reads');
 const { produceSyncs, restored, following, pollingReason, commitOffsets } = require('../harness/checkpoint-node');
-const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
-const { GroupOffsetFetcher } = require('../../dist/kafka/group-offset-fetcher');
+const { AdminOffsetCommitter, GroupOffsetFetcher } = require('../../dist/kafka/group-client');
 const { decodeCheckpoint } = require('../../dist/core/checkpoint');
 
 const PARTITIONS = 2;

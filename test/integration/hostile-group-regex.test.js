@@ -11,7 +11,7 @@
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const { startNodeRed } = require('../../scripts/node-red-runner');
-const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
+const { AdminOffsetCommitter } = require('../../dist/kafka/group-client');
 const { TopicReader } = require('../../dist/kafka/topic-reader');
 const { decodeCheckpoint } = require('../../dist/core/checkpoint');
 const { commitOffsets } = require('../harness/checkpoint-node');

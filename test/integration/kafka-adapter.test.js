@@ -2,8 +2,7 @@
 /** The thin Kafka I/O layer against real brokers: admin-style offset commits, group state, topic reading. */
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
-const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
-const { GroupOffsetFetcher, fetchCommittedOffsets } = require('../../dist/kafka/group-offset-fetcher');
+const { AdminOffsetCommitter, GroupOffsetFetcher, fetchCommittedOffsets } = require('../../dist/kafka/group-client');
 const { describeGroupState, listConsumerGroups } = require('../../dist/kafka/group-listing');
 const { fetchEndOffsets } = require('../../dist/kafka/end-offsets');
 const { TopicReader, TopicNotFoundError } = require('../../dist/kafka/topic-reader');

@@ -6,8 +6,7 @@
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const nodes = require('../harness/nodes');
-const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
-const { GroupOffsetFetcher, fetchCommittedOffsets } = require('../../dist/kafka/group-offset-fetcher');
+const { AdminOffsetCommitter, GroupOffsetFetcher, fetchCommittedOffsets } = require('../../dist/kafka/group-client');
 const { describeGroupState, listConsumerGroups } = require('../../dist/kafka/group-listing');
 const { GroupOffsetSyncer } = require('../../dist/engines/group-offset-syncer');
 const { encodeCheckpoint } = require('../../dist/core/checkpoint');

@@ -17,8 +17,7 @@ const http = require('node:http');
 const path = require('node:path');
 const env = require('../harness/env');
 const { startNodeRed } = require('../../scripts/node-red-runner');
-const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
-const { fetchCommittedOffsets } = require('../../dist/kafka/group-offset-fetcher');
+const { AdminOffsetCommitter, fetchCommittedOffsets } = require('../../dist/kafka/group-client');
 const { decodeCheckpoint } = require('../../dist/core/checkpoint');
 const { TopicReader } = require('../../dist/kafka/topic-reader');
 

@@ -8,7 +8,7 @@
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const { startNodeRed } = require('../../scripts/node-red-runner');
-const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
+const { AdminOffsetCommitter } = require('../../dist/kafka/group-client');
 
 describe('quiet logs: no partitioner warning, no undefined prefix (real Node-RED, real brokers, nothing set)', function () {
   this.timeout(120000);

@@ -11,7 +11,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const env = require('../harness/env');
 const { startNodeRed } = require('../../scripts/node-red-runner');
-const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
+const { AdminOffsetCommitter } = require('../../dist/kafka/group-client');
 
 /** What this file's flow reads and writes carries a tag of its own: the suite's clusters hold other files' topics and groups (one long-named topic that no mirror can copy among them). */
 const TAG = env.unique('rd');

@@ -27,7 +27,7 @@ const env = require('../harness/env');
 const { startNodeRed } = require('../../scripts/node-red-runner');
 const drill = require('../harness/drill');
 const { encodeOffsetSync } = require('../../dist/core/offset-sync');
-const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
+const { AdminOffsetCommitter } = require('../../dist/kafka/group-client');
 
 const RECORDS = 30; // per partition, as drill.seed writes them
 

@@ -12,7 +12,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const env = require('../harness/env');
 const { startNodeRed } = require('../../scripts/node-red-runner');
-const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
+const { AdminOffsetCommitter } = require('../../dist/kafka/group-client');
 
 const GROUPS = Number(process.env.SCALE_GROUPS || 10000);
 const PARTITIONS = 10;

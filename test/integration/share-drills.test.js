@@ -22,7 +22,7 @@
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const { nodeRedInstances, sharedFlowBase } = require('../harness/instances');
-const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
+const { AdminOffsetCommitter } = require('../../dist/kafka/group-client');
 const { encodeOffsetSync } = require('../../dist/core/offset-sync');
 const { decodeCheckpoint } = require('../../dist/core/checkpoint');
 

@@ -16,7 +16,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const env = require('../harness/env');
 const { nodeRedInstances } = require('../harness/instances');
-const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
+const { AdminOffsetCommitter } = require('../../dist/kafka/group-client');
 
 const PARTITIONS = 4;
 const RECORDS = 400;

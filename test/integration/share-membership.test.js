@@ -7,7 +7,7 @@ const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const { ShareMembership } = require('../../dist/kafka/share-membership');
 const { consumerOffsetsPartitionFor, javaStringHashCode } = require('../../dist/core/group-ownership');
-const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
+const { AdminOffsetCommitter } = require('../../dist/kafka/group-client');
 
 const OFFSETS = '__consumer_offsets';
 

@@ -18,7 +18,7 @@ const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const { useSecuredCluster } = require('../harness/secured');
 const { nodeRedInstances } = require('../harness/instances');
-const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
+const { AdminOffsetCommitter } = require('../../dist/kafka/group-client');
 const { encodeOffsetSync } = require('../../dist/core/offset-sync');
 
 const USER = 'sharer';

@@ -3,7 +3,7 @@
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const { SourceCommitStream } = require('../../dist/kafka/source-commit-stream');
-const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
+const { AdminOffsetCommitter } = require('../../dist/kafka/group-client');
 
 /** The __consumer_offsets partition of a group, as the broker picks it: abs(Java's String.hashCode) modulo the partitions (abs of MIN_VALUE is 0). */
 function offsetsPartition(group, partitions) {

@@ -5,7 +5,7 @@
  * The kafkajs cluster object is replaced by a stand-in (the commit's broker calls only).
  */
 const assert = require('node:assert/strict');
-const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
+const { AdminOffsetCommitter } = require('../../dist/kafka/group-client');
 
 /** @param {Array<string | null>} answers error type per attempt, null = accepted */
 function committerWith(answers) {

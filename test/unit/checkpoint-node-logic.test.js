@@ -2,7 +2,7 @@
 /** Pure logic behind the mm2-checkpoint node: settings mapping, paste analysis, cycle coalescing, group discovery. */
 const assert = require('node:assert/strict');
 const settings = require('../../dist/nodes/shared/settings');
-const { CoalescingRunner } = require('../../dist/core/coalescing-runner');
+const { CoalescingRunner } = require('../../dist/core/coalescing');
 const { findCheckpointGroups } = require('../../dist/core/group-discovery');
 const { mapLimit } = require('../../dist/core/worker-pool');
 const { createGroupFilter, createTopicFilter } = require('../../dist/core/filters');

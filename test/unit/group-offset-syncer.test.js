@@ -503,7 +503,7 @@ describe('GroupOffsetSyncer (no broker)', function () {
 
     it('mode replication: a rewind one writer followed is not followed again by the next one (the node redeployed), after the target moved on', async function () {
       const { ReplicationRuntime } = require('../../dist/engines/replication-runtime');
-      const { followRuntime } = require('../../dist/engines/group-offsets-follower');
+      const { followRuntime } = require('../../dist/engines/replication-runtime');
       const c = (up, down) => ({ group: 'g', topic: 't', partition: 0, upstreamOffset: BigInt(up), downstreamOffset: BigInt(down), metadata: '' });
       const { target, connection } = fakeConnection({ committed: { g: 50 } });
       const rt = new ReplicationRuntime();
@@ -530,7 +530,7 @@ describe('GroupOffsetSyncer (no broker)', function () {
 
     it('mode replication: the groups a checkpoint cycle changed are written by the writer itself, only while it is active', async function () {
       const { ReplicationRuntime } = require('../../dist/engines/replication-runtime');
-      const { followRuntime } = require('../../dist/engines/group-offsets-follower');
+      const { followRuntime } = require('../../dist/engines/replication-runtime');
       const c = (up, down) => ({ group: 'g', topic: 't', partition: 0, upstreamOffset: BigInt(up), downstreamOffset: BigInt(down), metadata: '' });
       const { target, connection } = fakeConnection({ committed: { g: 10 } });
       const rt = new ReplicationRuntime();

@@ -122,7 +122,7 @@ describe('group requests (bytes)', () => {
 
 describe('GroupOffsetFetcher.fetchMany (errors per group)', function () {
   this.timeout(10000);
-  const { GroupOffsetFetcher } = require('../../dist/kafka/group-offset-fetcher');
+  const { GroupOffsetFetcher } = require('../../dist/kafka/group-client');
 
   /** A stand-in broker answering with real response bytes; `groupErrors(attempt)` gives group -> error code. */
   function fetcherWith(groupErrors) {

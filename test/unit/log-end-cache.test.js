@@ -1,12 +1,12 @@
 'use strict';
-/** core/log-end-cache: log ends read earlier serve a group's write only when they clamp nothing it holds. */
+/** core/group-offset-sync LogEndCache: log ends read earlier serve a group's write only when they clamp nothing it holds. */
 const assert = require('node:assert/strict');
-const { LogEndCache } = require('../../dist/core/log-end-cache');
+const { LogEndCache } = require('../../dist/core/group-offset-sync');
 
 const cp = (partition, down, topic = 'source.t') => ({ group: 'g', topic, partition, upstreamOffset: BigInt(down), downstreamOffset: BigInt(down), metadata: '' });
 const ends = (...offsets) => offsets.map((o, partition) => ({ topic: 'source.t', partition, offset: BigInt(o) }));
 
-describe('core/log-end-cache', function () {
+describe('core/group-offset-sync LogEndCache', function () {
   it('serves the ends read earlier when every checkpoint of the group is at or below them', function () {
     const c = new LogEndCache(60000);
     c.put('source.t', ends(100, 50), 1000);

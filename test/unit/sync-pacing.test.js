@@ -1,7 +1,7 @@
 'use strict';
 /** The pure helpers under the offset-syncs node: Batcher, ReportThrottle, status texts. */
 const assert = require('node:assert/strict');
-const { Batcher } = require('../../dist/core/batcher');
+const { Batcher } = require('../../dist/core/coalescing');
 const { ReportThrottle } = require('../../dist/core/report-throttle');
 const { shortTime, loadPercent } = require('../../dist/nodes/shared/status-text');
 

@@ -16,7 +16,7 @@ import { GroupOffsetsCycles } from './mm2-group-offsets-cycles';
 import { followCheckpointsTopic } from './mm2-group-offsets-topic-mode';
 import { replayRewindsOnce } from './mm2-group-offsets-rewind-replay';
 import { GroupOffsetSyncer } from '../../engines/group-offset-syncer';
-import { followRuntime } from '../../engines/group-offsets-follower';
+import { followRuntime } from '../../engines/replication-runtime';
 import { withShare } from '../shared/share-status';
 
 interface GroupOffsetsDef extends NodeDef, GroupOffsetsDefFields {

@@ -1,0 +1,146 @@
+/**
+ * Coalescing work: many requests, fewer runs, never two at once. The two pacers of the data path
+ * and of the engines beside it:
+ *
+ * - Batcher: items collected into batches, each sent at most a wait after its first item (the
+ *   commits read from `__consumer_offsets`, the offset syncs followed);
+ * - CoalescingRunner: an async job whose runs never overlap, a request during a run joining the
+ *   one run queued behind it (the checkpoint cycles, the failback and mirror runs).
+ *
+ * Plain timers and promises; no I/O.
+ */
+
+/**
+ * Collects items into batches of at most `maxItems`, each sent at most `maxWaitMs` after its
+ * first item: a full batch goes out at once, a partial one when its timer fires or on an
+ * explicit `flush()`. `onFlush` is called on every flush, also with no items (a due timer, an
+ * explicit flush): the owner uses that moment to refresh what it shows.
+ */
+export interface BatcherOptions<T> {
+  maxItems: number;
+  maxWaitMs: number;
+  onFlush(items: T[]): void;
+}
+
+export class Batcher<T> {
+  private items: T[] = [];
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly opts: BatcherOptions<T>) {}
+
+  /** Items waiting to be flushed. */
+  get size(): number {
+    return this.items.length;
+  }
+
+  /** Adds an item: flushes when the batch is full, else makes sure a flush is due. */
+  add(item: T): void {
+    this.items.push(item);
+    if (this.items.length >= this.opts.maxItems) this.flush();
+    else this.arm();
+  }
+
+  /** Makes sure a flush is due within maxWaitMs, even without items. */
+  arm(): void {
+    if (!this.timer) this.timer = setTimeout(() => this.flush(), this.opts.maxWaitMs);
+  }
+
+  /** Hands the waiting items (possibly none) to onFlush now. */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const items = this.items;
+    this.items = [];
+    this.opts.onFlush(items);
+  }
+
+  /** Drops the waiting items and the pending flush (no onFlush). */
+  clear(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.items = [];
+  }
+}
+
+interface Pending<O, R> {
+  opts: O;
+  promise: Promise<R>;
+  resolve: (r: R) => void;
+  reject: (e: unknown) => void;
+}
+
+/**
+ * Runs an async job so that runs never overlap: a request while the job runs schedules exactly
+ * one more run after it (requests that arrive meanwhile join that run and their options are
+ * merged). Used for checkpoint cycles: a timer tick, an inject and a "refresh groups" request
+ * that arrive together cost one extra cycle, never a parallel one.
+ */
+export class CoalescingRunner<O, R> {
+  private running: Promise<R> | null = null;
+  private pending: Pending<O, R> | null = null;
+
+  /**
+   * @param job the work; it receives the (merged) options of the requests it serves.
+   * @param merge combines the options of two requests that share one run.
+   */
+  constructor(
+    private readonly job: (opts: O) => Promise<R>,
+    private readonly merge: (a: O, b: O) => O,
+  ) {}
+
+  /** Whether a run is in progress. */
+  get busy(): boolean {
+    return this.running !== null;
+  }
+
+  /** Whether a follow-up run is queued behind the current one. */
+  get queued(): boolean {
+    return this.pending !== null;
+  }
+
+  /** Requests a run; resolves (or rejects) with the result of the run that served this request. */
+  run(opts: O): Promise<R> {
+    if (this.running === null) return this.start(opts);
+    if (this.pending === null) {
+      let resolve!: (r: R) => void;
+      let reject!: (e: unknown) => void;
+      const promise = new Promise<R>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      this.pending = { opts, promise, resolve, reject };
+    } else {
+      this.pending.opts = this.merge(this.pending.opts, opts);
+    }
+    return this.pending.promise;
+  }
+
+  /** Resolves when no run is in progress or queued (errors are ignored). */
+  async idle(): Promise<void> {
+    while (this.running !== null) {
+      await this.running.then(
+        () => undefined,
+        () => undefined,
+      );
+    }
+  }
+
+  private start(opts: O): Promise<R> {
+    const p = (async () => this.job(opts))();
+    this.running = p;
+    // Registered before the caller can attach its own handlers, so the hand-over to the next
+    // run happens before any caller code runs: no window in which a request could start a
+    // second, overlapping run.
+    const finished = (): void => {
+      const next = this.pending;
+      this.pending = null;
+      if (next === null) {
+        this.running = null;
+        return;
+      }
+      this.start(next.opts).then(next.resolve, next.reject);
+    };
+    p.then(finished, finished);
+    return p;
+  }
+}
