@@ -31,6 +31,8 @@ export interface GroupCoverageEntry extends CoverageEntry, EntryReadiness {
 
 /** What the cache translates: a group's checkpointsForGroup input, and how readiness is judged. */
 export interface CacheInput extends CheckpointsForGroupInput {
+  /** The version of `offsets` (SourceOffsetTable.versionOf): when given, a new number means "changed" and the array itself is not kept. */
+  offsetsVersion?: number;
   /** Default DEFAULT_READINESS. */
   readiness?: ReadinessThresholds;
 }
@@ -48,7 +50,9 @@ export interface CachedTranslation {
 }
 
 interface Entry {
-  offsets: CheckpointsForGroupInput['offsets'];
+  /** The offsets translated, when no version said which (the same array means "unchanged"). */
+  offsets: CheckpointsForGroupInput['offsets'] | undefined;
+  offsetsVersion: number | undefined;
   store: OffsetSyncStore;
   checkpoints: CheckpointStore;
   syncsLoaded: boolean;
@@ -113,7 +117,8 @@ export class TranslationCache {
     });
     const summary = groupReadiness(group, coverage);
     const entry: Entry = {
-      offsets,
+      offsets: input.offsetsVersion === undefined ? offsets : undefined,
+      offsetsVersion: input.offsetsVersion,
       store,
       checkpoints,
       syncsLoaded: store.loaded,
@@ -172,10 +177,11 @@ export class TranslationCache {
     this.staleGroups.clear();
   }
 
-  private stillValid(e: Entry, input: CheckpointsForGroupInput, th: ReadinessThresholds): boolean {
+  private stillValid(e: Entry, input: CacheInput, th: ReadinessThresholds): boolean {
     const { offsets, store, checkpoints } = input;
     if (e.stale || e.readiness !== th) return false;
-    if (e.offsets !== offsets || e.store !== store || e.checkpoints !== checkpoints) return false;
+    if (input.offsetsVersion !== undefined ? e.offsetsVersion !== input.offsetsVersion : e.offsets !== offsets) return false;
+    if (e.store !== store || e.checkpoints !== checkpoints) return false;
     if (e.syncsLoaded !== store.loaded || e.checkpointsLoaded !== checkpoints.loaded) return false;
     for (let i = 0; i < offsets.length; i++) {
       const log = e.logs[i];
