@@ -8,7 +8,7 @@
  *
  *   source commit -> (stream fetch + batching window) -> SourceOffsets -> CheckpointEmitter
  *   partial cycle (the store in the ReplicationRuntime) -> produce to the checkpoints topic ->
- *   ReplicationRuntime.cycled -> GroupOffsetsCycles.groupsChanged -> GroupOffsetSyncer.syncGroups
+ *   ReplicationRuntime.cycled -> (engines/group-offsets-follower) GroupOffsetSyncer.syncGroups
  *   -> ListGroups / OffsetFetch / Metadata / ListOffsets -> OffsetCommit on the target.
  *
  * Nothing of the product is replaced but the Kafka I/O (ClusterConnection's admin, producer,
@@ -25,7 +25,7 @@ const { GroupOffsetSyncer } = dist('engines/group-offset-syncer');
 const { CheckpointCycles } = dist('nodes/mm2-checkpoint/mm2-checkpoint-cycles');
 const { checkpointEmitterEvents } = dist('nodes/mm2-checkpoint/mm2-checkpoint-events');
 const { GroupOffsetsCycles } = dist('nodes/mm2-group-offsets/mm2-group-offsets-cycles');
-const { followRuntime } = dist('nodes/mm2-group-offsets/mm2-group-offsets-runtime');
+const { followRuntime } = dist('engines/group-offsets-follower');
 const { ReplicationRuntime } = dist('engines/replication-runtime');
 const { createReplicationPolicy } = dist('core/replication-policy');
 const { createGroupFilter, createTopicFilter } = dist('core/filters');
@@ -438,7 +438,17 @@ function buildFlow(o) {
     checkpointsTopic,
     origin: { sourceCluster: 'source', targetCluster: 'target', checkpointsTopic },
   });
-  const unfollow = followRuntime({ runtime, syncer, cycles: goCycles, following: () => undefined });
+  const unfollow = followRuntime({
+    runtime,
+    syncer,
+    active: () => goCycles.ready,
+    fullRun: () => {
+      goCycles.ready = true;
+      goCycles.run(null, null, null);
+    },
+    ran: (run) => goCycles.report(run, null, null, null),
+    following: () => undefined,
+  });
   const every = (ms, fn) => timers.push(setInterval(fn, ms));
   return {
     emitter,

@@ -52,9 +52,15 @@ const S = {
   afterKillS: envInt('BENCH_INSTANCES_AFTER_KILL_S', 10),
   settleS: envInt('BENCH_INSTANCES_SETTLE_S', 15),
   timeoutS: envInt('BENCH_TIMEOUT_S', 3600),
+  // the nodes' intervals (emit checkpoints, refresh groups, sync group offsets): seconds, or `default` (the fields left empty: 60 / 600 / 60 s)
+  intervals: (process.env.BENCH_INSTANCES_INTERVALS || '1').trim(),
   // a folder: each Node-RED preloads bench/cpu-profile-preload.js and writes a V8 CPU profile of each sampling window it is in (<phase>-<label>/1.cpuprofile)
   nrCpuProf: process.env.BENCH_NR_CPU_PROF || '',
 };
+if (S.intervals !== 'default' && !/^[1-9]\d*$/.test(S.intervals)) throw new Error(`BENCH_INSTANCES_INTERVALS: ${S.intervals}: seconds (a whole number >= 1) or default`);
+/** The intervals as the report says them. */
+const intervalsText = S.intervals === 'default' ? 'the nodes\' default intervals (emit checkpoints 60 s, refresh groups 600 s, sync group offsets 60 s)' : `every interval ${S.intervals} s`;
+const intervalField = S.intervals === 'default' ? '' : S.intervals;
 if (S.instances < 2) throw new Error(`BENCH_INSTANCES_N: ${S.instances}: at least 2 (one of them is killed)`);
 const KAFKA_VERSION = process.env.KAFKA_VERSION || DEFAULT_KAFKA_VERSION;
 const TOPIC = 'bench-inst';
@@ -87,9 +93,9 @@ function flow(clusters, label) {
     { id: 'rep', type: 'mm2-replication', source: 'c-src', target: 'c-tgt', policy: 'DefaultReplicationPolicy', separator: '.', internalSeparator: true, offsetSyncsLocation: 'source', replicationFactor: '1' },
     {
       id: 'cp', type: 'mm2-checkpoint', z: 'tab', replication: 'rep', groups, groupsExclude: '', topics: TOPIC, topicsExclude: '',
-      emitCheckpointsIntervalSeconds: '1', refreshGroupsIntervalSeconds: '1', sourceOffsets: 'auto', wires: [[], []],
+      emitCheckpointsIntervalSeconds: intervalField, refreshGroupsIntervalSeconds: intervalField, sourceOffsets: 'auto', wires: [[], []],
     },
-    { id: 'go', type: 'mm2-group-offsets', z: 'tab', replication: 'rep', mode: 'replication', syncGroupOffsetsIntervalSeconds: '1', groups, groupsExclude: '', wires: [[]] },
+    { id: 'go', type: 'mm2-group-offsets', z: 'tab', replication: 'rep', mode: 'replication', syncGroupOffsetsIntervalSeconds: intervalField, groups, groupsExclude: '', wires: [[]] },
   ];
 }
 
@@ -108,7 +114,7 @@ const R = { before: null, after: null, phases: [], kill: null, session: sessionT
 async function main() {
   const G = S.groups;
   const P = S.partitions;
-  progress(`Kafka ${KAFKA_VERSION}; ${fmtInt(G)} groups × ${P} partitions; 1 then ${S.instances} instances; ${S.samples} samples per phase; sharing session timeout ${R.session ? `${R.session.ms} ms (${R.session.from})` : 'unknown'}`);
+  progress(`Kafka ${KAFKA_VERSION}; ${fmtInt(G)} groups × ${P} partitions; ${intervalsText}; 1 then ${S.instances} instances; ${S.samples} samples per phase; sharing session timeout ${R.session ? `${R.session.ms} ms (${R.session.from})` : 'unknown'}`);
   R.before = whatElseRuns();
   R.others = otherJavaNode();
   const clusters = await startClusters(['source', 'target'], { version: KAFKA_VERSION, properties: { 'offsets.topic.num.partitions': String(S.offsetsPartitions) } });
@@ -478,7 +484,7 @@ async function main() {
 function report() {
   const env = `Kafka ${KAFKA_VERSION} (single-node KRaft, two clusters on this host, \`__consumer_offsets\` with ${S.offsetsPartitions} partitions), kafkajs 2.2.4, Node-RED on Node.js ${R.nodeRedNode ?? '?'}, ${os.cpus().length} cores (${cpuModel()}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${new Date().toISOString().slice(0, 10)}`;
   const session = R.session ? `${R.session.ms / 1000} s` : 'unknown';
-  process.stdout.write(`\n=== one flow in 1 and ${S.instances} Node-RED instances: ${fmtInt(S.groups)} groups × ${S.partitions} partitions ===\n${env}\nsharing session timeout ${session}${R.session ? ` (${R.session.from})` : ''}\n`);
+  process.stdout.write(`\n=== one flow in 1 and ${S.instances} Node-RED instances: ${fmtInt(S.groups)} groups × ${S.partitions} partitions, ${intervalsText} ===\n${env}\nsharing session timeout ${session}${R.session ? ` (${R.session.from})` : ''}\n`);
   const rows = [];
   for (const ph of R.phases) {
     if (!ph.instances) continue;
@@ -516,7 +522,7 @@ function report() {
   process.stdout.write(`\nload average: before ${R.before ? R.before.load : '-'}, after ${R.after ? R.after.load : '-'}\nother java/node processes at the start (not this bench's): ${others.length ? `\n  ${others.join('\n  ')}` : 'none'}\n`);
 
   const md = [];
-  md.push(`Measured with \`npm run bench:instances\` on ${env}; flow: \`mm2-checkpoint\` + \`mm2-group-offsets\` (mode replication), every interval 1 s; the mirror simulated (offset syncs written by the bench, one per partition each second); sharing session timeout ${session}. CPU and RSS of each Node-RED process over the sampling window (${S.samples} commits, one every ${S.sampleEveryMs} ms).`, '');
+  md.push(`Measured with \`npm run bench:instances\` on ${env}; flow: \`mm2-checkpoint\` + \`mm2-group-offsets\` (mode replication), ${intervalsText}; the mirror simulated (offset syncs written by the bench, one per partition each second); sharing session timeout ${session}. CPU and RSS of each Node-RED process over the sampling window (${S.samples} commits, one every ${S.sampleEveryMs} ms).`, '');
   md.push('| run | instance | groups owned | `__consumer_offsets` partitions | CPU s/min | RSS | commit-to-visible p50 | p99 | max | its groups: p50 / p99 (samples) |');
   md.push('|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) md.push(`| ${[...r.slice(0, 9), r[10]].join(' | ')} |`);

@@ -38,6 +38,7 @@ const { coveragePayload } = require(path.join(root, 'dist', 'nodes', 'shared', '
 const { GroupOffsetsRuns } = require(path.join(root, 'dist', 'nodes', 'mm2-group-offsets', 'mm2-group-offsets-status'));
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** The JS heap and the typed arrays' buffers (off the heap: compact rows keep their values there). */
 function heap() {
   global.gc();
   global.gc();
@@ -55,7 +56,7 @@ const STEPS = [
   {
     key: 'coverage',
     of: 'emitter',
-    label: 'coverage rows (a reason code, no sentence, no JSON), readiness per group (the translation cache)',
+    label: 'coverage rows (per group typed-array rows: values, no sentence, no JSON), readiness per group (the translation cache)',
     release: (f) => {
       f.emitter.translations = new TranslationCache();
       // the reconcile layout keeps the last full cycle's rows and summaries per group too
@@ -132,7 +133,11 @@ const STEPS = [
  * temporary of the caller's frame would stay alive until that frame moves on).
  */
 function coverageJsonOnRead(flow) {
-  const r = { ...flow.state.last, coverage: flow.emitter.lastFull.coverage, membersOnTarget: flow.emitter.targetMembers.members };
+  const last = flow.state.last;
+  const list = flow.emitter.lastFull.coverage;
+  // the emitter's compact rows per group (core/coverage-rows) or, before them, its entries
+  const rows = list.length > 0 && typeof list[0].statusOf === 'function';
+  const r = { cycle: last.cycle, groups: last.groups, failedGroups: last.failedGroups, readiness: last.readiness, durationMs: last.durationMs, coverage: list, ...(rows ? { coverageRows: list } : {}), membersOnTarget: flow.emitter.targetMembers.members };
   const payload = coveragePayload(r);
   const j0 = heap();
   const n = payload.entries.length;

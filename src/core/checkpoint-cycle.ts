@@ -12,7 +12,7 @@ import { checkpointsForGroup, type CoverageEntry } from './checkpoints-for-group
 import { ListReuse } from './list-reuse';
 import { summarizeReadiness, unlistedGroupReadiness, withMembersOnTarget, type GroupReadiness, type MembersOnTarget, type ReadinessSummary, type ReadinessThresholds } from './readiness';
 import type { ReconcileChanges, ReconcileLayout } from './reconcile-layout';
-import type { CacheInput, GroupCoverageEntry, TranslationCache } from './translation-cache';
+import type { CacheInput, GroupCoverage, TranslationCache } from './translation-cache';
 import type { Checkpoint, CommittedOffset } from './types';
 
 export interface WrittenCheckpoint extends Checkpoint {
@@ -76,7 +76,7 @@ export interface TranslateCycleInput {
   /** Precise mode: log starts read on the target (`logStartKey`); one used by a translation is deleted (read again for the next rewind). Absent: MM2's behaviour (no log starts). */
   logStarts?: Map<string, bigint>;
   /** The last full cycle's lists: given back when this cycle's are the same, entry for entry. */
-  previous?: { coverage: readonly GroupCoverageEntry[]; summaries: readonly GroupReadiness[] } | null;
+  previous?: { coverage: readonly GroupCoverage[]; summaries: readonly GroupReadiness[] } | null;
   /**
    * Full cycles over an array of groups: visit only the groups something changed for (the
    * reconcile lane, core/reconcile-layout); `key` is what else the answers depend on (compared
@@ -86,11 +86,15 @@ export interface TranslateCycleInput {
 }
 
 export interface CycleTranslation {
-  coverage: ListReuse<GroupCoverageEntry>;
+  /** Full cycles: each translated group's coverage rows, in order (an entry is made when read: core/coverage-rows). */
+  coverage: ListReuse<GroupCoverage>;
   /** Full cycles: each translated group's readiness (failed groups are added by fullCycleReadiness). */
   summaries: ListReuse<GroupReadiness>;
   needs: LogStartNeeds;
 }
+
+/** Groups taken as they were (the reconcile lane) that weigh one translated group in a slice of translateCycleInSlices. */
+const SKIPPED_PER_GROUP = 25;
 
 /** Translates the cycle's groups, in order, synchronously (the store is updated as it goes, as MM2's). */
 export function translateCycle(t: TranslateCycleInput): CycleTranslation {
@@ -114,7 +118,7 @@ export async function translateCycleInSlices(t: TranslateCycleInput, sliceGroups
 
 /** The translation, one group after another; yields after every `every` groups (Infinity: never). */
 function* translateSteps(t: TranslateCycleInput, every = Infinity): Generator<void, CycleTranslation, void> {
-  const coverage = new ListReuse<GroupCoverageEntry>(t.full ? t.previous?.coverage : undefined);
+  const coverage = new ListReuse<GroupCoverage>(t.full ? t.previous?.coverage : undefined);
   const summaries = new ListReuse<GroupReadiness>(t.full ? t.previous?.summaries : undefined);
   const needs: LogStartNeeds = { starts: new Map(), groups: new Set() };
   const logStarts = t.logStarts;
@@ -149,8 +153,14 @@ function* translateSteps(t: TranslateCycleInput, every = Infinity): Generator<vo
     if (marks !== null && marks[i] === 0) {
       // nothing changed for it: its last entries, as they were
       const layout = (rc as { layout: ReconcileLayout }).layout;
-      for (const e of layout.coverageOf[i]) coverage.push(e);
+      coverage.push(layout.coverageOf[i]);
       summaries.push(layout.summaryOf[i]);
+      // a group taken as it was costs little: SKIPPED_PER_GROUP of them weigh one translated group in a slice
+      n += 1 / SKIPPED_PER_GROUP;
+      if (n > every) {
+        n = 0;
+        yield;
+      }
       continue;
     }
     if (++n > every) {
@@ -161,11 +171,11 @@ function* translateSteps(t: TranslateCycleInput, every = Infinity): Generator<vo
     input.offsets = t.offsetsOf(group);
     input.offsetsVersion = t.versionOf?.(group);
     input.listedAt = t.listedAt;
-    let r: { checkpoints: Checkpoint[]; coverage: readonly CoverageEntry[] };
+    let r: { checkpoints: Checkpoint[]; coverage: Iterable<Pick<CoverageEntry, 'remoteTopic' | 'status' | 'partition'>> };
     if (t.full) {
       // only what moved is translated again (the cache says what did)
       const c = t.translations.translate(input);
-      for (const e of c.coverage) coverage.push(e);
+      coverage.push(c.coverage);
       const members = t.membersOf(group);
       let withMembers = c.withMembers;
       if (withMembers === undefined || withMembers.membersOnTarget !== members) c.withMembers = withMembers = withMembersOnTarget(c.summary, members);

@@ -29,7 +29,12 @@ export interface DiscoveryIo {
   committedTopics(groups: string[]): Promise<{ topics: { get(group: string): readonly string[] | undefined }; failed: ReadonlyMap<string, string> }>;
   /** Whether this instance works on `group` (the flow shared by several instances); absent: every group. */
   owns?(group: string): boolean;
+  /** Awaited after every PAUSE_EVERY groups checked (a discovery of 10,000 groups does not hold the caller's thread); absent: never. */
+  pause?(): Promise<void>;
 }
+
+/** Groups checked between two pauses. */
+const PAUSE_EVERY = 500;
 
 export interface DiscoveryResult {
   /** Selected groups, sorted. */
@@ -63,14 +68,18 @@ export async function findCheckpointGroups(io: DiscoveryIo, groupFilter: NameFil
   const rejectedByGroupFilter = all.filter((g) => !groupFilter.accept(g));
   const errors: Array<{ group: string; error: string }> = [];
   const read = accepted.length > 0 ? await io.committedTopics(accepted) : { topics: new Map<string, string[]>(), failed: new Map<string, string>() };
-  const relevant = accepted.map((group) => {
+  const relevant = new Array<boolean>(accepted.length);
+  for (let i = 0; i < accepted.length; i++) {
+    if (io.pause !== undefined && i > 0 && i % PAUSE_EVERY === 0) await io.pause();
+    const group = accepted[i];
     const failed = read.failed.get(group);
     if (failed !== undefined) {
       errors.push({ group, error: failed });
-      return true;
+      relevant[i] = true;
+      continue;
     }
-    return (read.topics.get(group) ?? []).some((t) => topicFilter.accept(t));
-  });
+    relevant[i] = (read.topics.get(group) ?? []).some((t) => topicFilter.accept(t));
+  }
   errors.sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
   return {
     groups: accepted.filter((_, i) => relevant[i]),

@@ -140,14 +140,15 @@ export function recordCommits(
       continue;
     }
     if (!r.ok) {
-      // UNKNOWN_MEMBER_ID: the group has members now, never touched
-      targets.refused(group, r.errorType === 'UNKNOWN_MEMBER_ID', c.marks);
-      if (r.errorType === 'UNKNOWN_MEMBER_ID') {
+      // the group has members now: never touched, and not tried again before a newer listing
+      const members = refusedForMembers(r.errorType);
+      targets.refused(group, members, c.marks, now());
+      if (members) {
         result.skipped.push({
           group,
           code: 'group-active',
           state: state ?? 'Dead',
-          reason: 'the group became active on the target before the commit (the broker answered UNKNOWN_MEMBER_ID); nothing was written',
+          reason: `the group became active on the target before the commit (the broker answered ${r.errorType}); nothing was written`,
         });
         committedOk++;
         continue;
@@ -164,6 +165,17 @@ export function recordCommits(
     for (const w of d.rewound) result.rewound.push({ group, ...w });
   }
   return committedOk;
+}
+
+/**
+ * Whether the broker refused an admin commit (generation -1, no member id) because the group has
+ * members. Kafka's coordinators (the classic GroupCoordinator before 4.0, and the new one's
+ * ClassicGroup, ConsumerGroup and StreamsGroup `validateOffsetCommit`) accept such a commit only
+ * for a group without members and answer UNKNOWN_MEMBER_ID otherwise; REBALANCE_IN_PROGRESS (a
+ * classic group completing a rebalance) means members too.
+ */
+export function refusedForMembers(errorType: string | undefined): boolean {
+  return errorType === 'UNKNOWN_MEMBER_ID' || errorType === 'REBALANCE_IN_PROGRESS';
 }
 
 /** Sorts every list of the run by group (stable: a group's entries keep their order). */

@@ -5,7 +5,8 @@
  * retention move the start, not the end), so an end read earlier that is already at or above
  * every checkpoint of the group clamps nothing now either; a checkpoint beyond it (the log grew
  * since, or the partition is new) needs a fresh read. Reads older than `maxAgeMs` are not used
- * (a topic deleted and created again starts from 0; the full runs read afresh every interval).
+ * (a topic deleted and created again starts from 0; the full runs read afresh every interval);
+ * the event lane has them read again beside it once they are older than half of that (`due`).
  *
  * Plain state, no I/O.
  */
@@ -37,6 +38,17 @@ export class LogEndCache {
       if (end === undefined || end < c.downstreamOffset) return undefined;
     }
     return e.ends;
+  }
+
+  /** Whether the ends of `topic` held are older than half of maxAgeMs at `now` (read them again beside the runs that take them, before they stop serving). */
+  due(topic: string, now: number): boolean {
+    const e = this.byTopic.get(topic);
+    return e !== undefined && now - e.at > this.maxAgeMs / 2;
+  }
+
+  /** Whether ends of `topic` (at least one partition: the topic existed) are held. */
+  holds(topic: string): boolean {
+    return (this.byTopic.get(topic)?.ends.length ?? 0) > 0;
   }
 
   /** Forgets the topic (it is missing on the target, or a write was refused for it). */

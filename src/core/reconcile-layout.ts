@@ -19,7 +19,7 @@
 import type { OffsetSyncStore } from './offset-sync-store';
 import type { GroupReadiness } from './readiness';
 import type { SyncChangeLog } from './sync-change-log';
-import type { GroupCoverageEntry } from './translation-cache';
+import type { GroupCoverage } from './translation-cache';
 
 /** A group nothing changed for is checked in full once in this many full cycles (once a minute at 1 s). */
 export const SWEEP_CYCLES = 60;
@@ -43,8 +43,8 @@ export class ReconcileLayout {
   /** This cycle's plan's generations (recorded with the cycle). */
   private nextGens = new Map<SyncChangeLog, number>();
   private sweepAt = 0;
-  /** Per group (by its index): the coverage entries and the summary the last cycle gave. */
-  coverageOf: Array<readonly GroupCoverageEntry[]> = [];
+  /** Per group (by its index): the coverage rows and the summary the last cycle gave. */
+  coverageOf: GroupCoverage[] = [];
   summaryOf: GroupReadiness[] = [];
   /** When the last full cycle's offsets were listed (every group of it was listed then). */
   listedAt: number | undefined;

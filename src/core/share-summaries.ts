@@ -21,6 +21,10 @@ export const SUMMARY_VERSION = 1;
 export const SUMMARY_CHUNK_GROUPS = 500;
 /** A summary this long past its validity, of an instance no longer a member, is tombstoned by the next publisher (SummaryBoard.abandoned). */
 export const ABANDONED_AFTER_MS = 3600000;
+/** A chunk whose content did not change is published again this often, to say its instance is alive (a reader trusts it for validForMs; summaryValidForMs). */
+export const SUMMARY_REFRESH_MS = 30000;
+/** A chunk whose figures only changed (re-reads, partitions per verdict, the partition named) waits this long after its last publication; a verdict that changed goes out at the next full cycle. */
+export const SUMMARY_DETAIL_MS = 10000;
 /** The `why` of a group that no live instance covers. */
 export const NO_LIVE_INSTANCE = 'no-live-instance';
 
@@ -92,9 +96,96 @@ export function encodeSummary(h: SummaryHeader, groups: readonly GroupReadiness[
   const out: Array<{ key: string; value: Buffer }> = [];
   for (let i = 0; i < chunks; i++) {
     const rows = groups.slice(i * chunkGroups, (i + 1) * chunkGroups).map(toRow);
-    const value = { v: SUMMARY_VERSION, instance: h.instance, memberId: h.memberId, generation: h.generation, publishedAt: h.publishedAt, validForMs: h.validForMs, chunk: i, chunks, groups: rows };
+    // publishedAt first: the rest of the record (summaryBody) is the same while nothing changed (a reader compares it, not decodes it)
+    const value = { v: SUMMARY_VERSION, publishedAt: h.publishedAt, instance: h.instance, memberId: h.memberId, generation: h.generation, validForMs: h.validForMs, chunk: i, chunks, groups: rows };
     out.push({ key: summaryKey(h.instance, i), value: Buffer.from(JSON.stringify(value), 'utf8') });
   }
+  return out;
+}
+
+/**
+ * How long a reader trusts a chunk: `cycleValidForMs` (a few full-cycle intervals: how late the
+ * next cycle may be) past the longest a chunk goes unpublished while nothing changed
+ * (`refreshMs`). Liveness first comes from the sharing group: a chunk of an instance no longer a
+ * member is not trusted at once (SummaryBoard.isLive); this bound covers what the group cannot say.
+ */
+export function summaryValidForMs(cycleValidForMs: number, refreshMs = SUMMARY_REFRESH_MS): number {
+  return cycleValidForMs + refreshMs;
+}
+
+const BODY_PREFIX = Buffer.from(`{"v":${SUMMARY_VERSION},"publishedAt":`, 'utf8');
+const COMMA = 0x2c;
+
+/**
+ * A record's publication time and the rest of it (everything but `publishedAt`: the same bytes
+ * while its content did not change), without decoding it; null when it is not laid out as
+ * encodeSummary lays it out (another writer: decodeSummary reads it).
+ */
+export function summaryBody(value: Buffer): { publishedAt: number; body: Buffer } | null {
+  if (value.length <= BODY_PREFIX.length || !value.subarray(0, BODY_PREFIX.length).equals(BODY_PREFIX)) return null;
+  const end = value.indexOf(COMMA, BODY_PREFIX.length);
+  if (end < 0 || end - BODY_PREFIX.length > 20) return null;
+  const publishedAt = Number(value.toString('latin1', BODY_PREFIX.length, end));
+  if (!Number.isFinite(publishedAt) || end === BODY_PREFIX.length) return null;
+  return { publishedAt, body: value.subarray(end + 1) };
+}
+
+/** What a publisher last sent of a chunk (its key): what receivers hold. */
+export interface SentChunk {
+  /** summaryBody(value).body, copied. */
+  body: Buffer;
+  /** The chunk's verdicts and header (verdictSignature): what must go out at once when it changes. */
+  verdicts: string;
+  sentAt: number;
+}
+
+/** The parts of a chunk that must reach the readers at once: who publishes it in which generation, and each group's verdict, why and members. */
+function verdictSignature(h: SummaryHeader, chunks: number, groups: readonly GroupReadiness[]): string {
+  const parts = [h.memberId, String(h.generation), String(h.validForMs), String(chunks)];
+  for (const g of groups) parts.push(g.group, g.verdict, g.why ?? '', String(g.membersOnTarget));
+  return parts.join('\u0000');
+}
+
+export interface SummaryPlan {
+  /** The records to send now (the chunks that changed or are due for a refresh). */
+  send: Array<{ key: string; value: Buffer }>;
+  /** What receivers hold once `send` went out: every chunk of the summary (the caller keeps it after a successful send). */
+  sent: Map<string, SentChunk>;
+  /** How many chunks the summary has (keys of higher chunks are tombstoned by the caller). */
+  chunks: number;
+}
+
+export interface PlanOptions {
+  refreshMs?: number;
+  detailMs?: number;
+  chunkGroups?: number;
+}
+
+/**
+ * Which chunks of this instance's summary to publish now, given what was sent (`sent`, by key):
+ * a chunk never sent, or whose publisher, generation or any group's verdict / why / members
+ * changed: now; one whose figures only changed: once `detailMs` passed since it was last sent;
+ * one that did not change: once `refreshMs` passed (its instance is alive). Pure.
+ */
+export function planSummary(h: SummaryHeader, groups: readonly GroupReadiness[], sent: ReadonlyMap<string, SentChunk>, o: PlanOptions = {}): SummaryPlan {
+  const refreshMs = o.refreshMs ?? SUMMARY_REFRESH_MS;
+  const detailMs = o.detailMs ?? SUMMARY_DETAIL_MS;
+  const chunkGroups = o.chunkGroups ?? SUMMARY_CHUNK_GROUPS;
+  const records = encodeSummary(h, groups, chunkGroups);
+  const out: SummaryPlan = { send: [], sent: new Map(), chunks: records.length };
+  records.forEach((r, i) => {
+    const body = summaryBody(r.value)?.body ?? r.value;
+    const verdicts = verdictSignature(h, records.length, groups.slice(i * chunkGroups, (i + 1) * chunkGroups));
+    const had = sent.get(r.key);
+    const age = had === undefined ? Infinity : h.publishedAt - had.sentAt;
+    const due = had === undefined || had.verdicts !== verdicts || (had.body.equals(body) ? age >= refreshMs : age >= detailMs);
+    if (due) {
+      out.send.push(r);
+      out.sent.set(r.key, { body: Buffer.from(body), verdicts, sentAt: h.publishedAt });
+    } else {
+      out.sent.set(r.key, had);
+    }
+  });
   return out;
 }
 
@@ -138,13 +229,30 @@ export interface InstanceSummary {
 /** The summaries a reader has read, by record key; what the live instances cover. */
 export class SummaryBoard {
   private readonly chunks = new Map<string, SummaryChunk>();
+  /** summaryBody of the record each chunk was decoded from (a copy): a record with the same body is not decoded again. */
+  private readonly bodies = new Map<string, Buffer>();
   /** Records that could not be read (another version, not ours). */
   unreadable = 0;
+  /** Records decoded, and records whose content the board held already (only their publication time taken). */
+  readonly counts = { decoded: 0, unchanged: 0 };
+  /** Changes when what the board holds changes (a chunk's groups, a publication time, a removal). */
+  private changes = 0;
+  private memo: { changes: number; self: string; members: string | null; until: number; out: Map<string, CoveredElsewhere> } | null = null;
 
   /** A record of the topic: a value replaces what its key said, a tombstone (null) removes it. */
   apply(key: string, value: Buffer | null): void {
+    this.changes++;
     if (value === null) {
       this.chunks.delete(key);
+      this.bodies.delete(key);
+      return;
+    }
+    const had = this.chunks.get(key);
+    const b = summaryBody(value);
+    if (b !== null && had !== undefined && this.bodies.get(key)?.equals(b.body) === true) {
+      // the same content published again (its instance is alive): not decoded again
+      this.counts.unchanged++;
+      if (had.publishedAt < b.publishedAt) this.chunks.set(key, { ...had, publishedAt: b.publishedAt });
       return;
     }
     const c = decodeSummary(value);
@@ -152,9 +260,13 @@ export class SummaryBoard {
       this.unreadable++;
       return;
     }
+    this.counts.decoded++;
     // the shared producer may retry a send after a later one: the newer publication of a key stands
-    const had = this.chunks.get(key);
-    if (had === undefined || had.publishedAt <= c.publishedAt) this.chunks.set(key, c);
+    if (had === undefined || had.publishedAt <= c.publishedAt) {
+      this.chunks.set(key, c);
+      if (b !== null) this.bodies.set(key, Buffer.from(b.body));
+      else this.bodies.delete(key);
+    }
   }
 
   get size(): number {
@@ -168,14 +280,21 @@ export class SummaryBoard {
 
   /** The groups live instances other than `self` cover; a group in two live chunks (its share just moved): the newer one. */
   covered(self: string, members: ReadonlySet<string> | null, now: number): Map<string, CoveredElsewhere> {
+    // the same answer until a record changes the board, the generation changes, or a live chunk expires
+    const memberKey = members === null ? null : [...members].sort().join('\u0000');
+    const m = this.memo;
+    if (m !== null && m.changes === this.changes && m.self === self && m.members === memberKey && now <= m.until) return m.out;
     const out = new Map<string, CoveredElsewhere>();
+    let until = Infinity;
     for (const c of this.chunks.values()) {
       if (c.instance === self || !SummaryBoard.isLive(c, members, now)) continue;
+      until = Math.min(until, c.publishedAt + c.validForMs);
       for (const g of c.groups) {
         const had = out.get(g.group);
         if (had === undefined || had.publishedAt < c.publishedAt) out.set(g.group, { instance: c.instance, readiness: g, publishedAt: c.publishedAt });
       }
     }
+    this.memo = { changes: this.changes, self, members: memberKey, until, out };
     return out;
   }
 

@@ -51,6 +51,8 @@ export type GroupPlan =
   | 'active'
   /** Every checkpoint is at or behind the target's offsets as known: nothing to read or write. */
   | 'up-to-date'
+  /** Listed without members, but the broker refused a commit to it as a group with members after that listing: neither read nor written until a newer listing. */
+  | 'refused'
   /** Read the target's offsets, then decide. */
   | 'read';
 
@@ -77,6 +79,8 @@ export class TargetOffsets {
   /** Rewinds on the source not acted on yet: group -> partition key -> mark. */
   private readonly rewinds = new Map<string, Map<string, RewindMark>>();
   private readonly upToDateSkips = new Map<string, UpToDateSkip>();
+  /** When the broker last refused a commit to each group as one with members (ms): a listing older than that does not make it writable. */
+  private readonly refusedAt = new Map<string, number>();
   readonly floorMs: number;
   readonly followRewinds: boolean;
   readonly fullReadEveryMs: number;
@@ -194,6 +198,15 @@ export class TargetOffsets {
     // not listed by a listing newer than what we last read or wrote of it: it holds no offsets
     // now (deleted on the target, or expired), whatever we remember
     if (state === undefined && Math.max(this.lastWrite.get(group) ?? -Infinity, this.readAt.get(group) ?? -Infinity) < listedAt) this.known.delete(group);
+    const refusedAt = this.refusedAt.get(group);
+    if (refusedAt !== undefined) {
+      // the broker's refusal (the group has members) stands until a listing made after it
+      if (refusedAt >= listedAt) {
+        this.dropRewinds(group, this.rewinds.get(group));
+        return 'refused';
+      }
+      this.refusedAt.delete(group);
+    }
     if (!isWritableGroupState(state)) {
       this.known.delete(group);
       // a group with members is never touched: a rewind on the source is not followed later either
@@ -273,10 +286,16 @@ export class TargetOffsets {
     this.dropRewinds(group, marks);
   }
 
-  /** The commit of `group` was refused; `active`: the group has members now (UNKNOWN_MEMBER_ID), never touched, its marks dropped. */
-  refused(group: string, active: boolean, marks: ReadonlyMap<string, RewindMark> | undefined): void {
+  /**
+   * The commit of `group` was refused; `active`: the group has members now (UNKNOWN_MEMBER_ID),
+   * never touched, its marks dropped, and not tried again (neither read nor written) until a
+   * listing made after `now` shows it without members.
+   */
+  refused(group: string, active: boolean, marks: ReadonlyMap<string, RewindMark> | undefined, now = -Infinity): void {
     this.known.delete(group);
-    if (active) this.dropRewinds(group, marks);
+    if (!active) return;
+    this.dropRewinds(group, marks);
+    if (now > (this.refusedAt.get(group) ?? -Infinity)) this.refusedAt.set(group, now);
   }
 
   /** Bounds the memory to a few times the groups held (`groups`): beyond, what is known is read again. */
@@ -287,5 +306,6 @@ export class TargetOffsets {
       this.readAt.clear();
     }
     if (this.upToDateSkips.size > limit) this.upToDateSkips.clear();
+    if (this.refusedAt.size > limit) this.refusedAt.clear();
   }
 }

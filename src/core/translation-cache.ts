@@ -3,7 +3,7 @@ import { checkpointsForGroup, type CheckpointsForGroupInput, type CheckpointsFor
 import type { OffsetSyncStore } from './offset-sync-store';
 import type { SyncChangeLog } from './sync-change-log';
 import type { OffsetSync } from './types';
-import { coverageRow } from './coverage-rows';
+import { CoverageTable, groupCoverage, type GroupCoverage } from './coverage-rows';
 import { DEFAULT_READINESS, entryReadiness, groupReadiness, type EntryReadiness, type GroupReadiness, type ReadinessThresholds } from './readiness';
 
 /**
@@ -22,12 +22,15 @@ import { DEFAULT_READINESS, entryReadiness, groupReadiness, type EntryReadiness,
  */
 
 /**
- * A coverage entry with its group and its readiness (what a cycle reports). The cache's are
- * compact rows (core/coverage-rows: a reason code, the sentence made when read).
+ * A coverage entry with its group and its readiness (what a cycle reports). The cache keeps a
+ * group's as compact rows (core/coverage-rows: typed arrays, values only); an entry is a view of
+ * its row, made when read (its sentence too).
  */
 export interface GroupCoverageEntry extends CoverageEntry, EntryReadiness {
   group: string;
 }
+
+export type { GroupCoverage };
 
 /** What the cache translates: a group's checkpointsForGroup input, and how readiness is judged. */
 export interface CacheInput extends CheckpointsForGroupInput {
@@ -39,8 +42,8 @@ export interface CacheInput extends CheckpointsForGroupInput {
 
 export interface CachedTranslation {
   checkpoints: CheckpointsForGroupResult['checkpoints'];
-  /** The same objects as long as the group is reused (callers may cache what they derive from them). */
-  coverage: readonly GroupCoverageEntry[];
+  /** The group's coverage rows: the same object as long as the group is reused (callers may cache what they derive from it). */
+  coverage: GroupCoverage;
   /** The group's readiness from its coverage (the same object as long as the group is reused). */
   summary: GroupReadiness;
   /** true: nothing was translated (the last answer stands). */
@@ -61,7 +64,7 @@ interface Entry {
   logs: SyncChangeLog[];
   gens: number[];
   found: Array<OffsetSync | undefined>;
-  coverage: readonly GroupCoverageEntry[];
+  coverage: GroupCoverage;
   summary: GroupReadiness;
   /** When the group's offsets were last listed and translated (or found unchanged), epoch ms; undefined when not said. */
   listedAt: number | undefined;
@@ -84,6 +87,8 @@ function syncFor(store: OffsetSyncStore, group: string, topic: string, partition
 
 export class TranslationCache {
   private readonly byGroup = new Map<string, Entry>();
+  /** Every group's coverage rows (core/coverage-rows). */
+  private table = new CoverageTable();
   /** Groups to translate again whatever else changed (their last answer emitted, or a partial cycle wrote for them), until taken. */
   private staleGroups = new Set<string>();
 
@@ -106,16 +111,19 @@ export class TranslationCache {
     }
     const r = checkpointsForGroup(input);
     const logs = offsets.map((o) => store.changeLog(o.topic, o.partition));
-    // kept for many cycles: compact rows (a reason code, no sentence: core/coverage-rows)
-    const loaded = checkpoints.loaded;
-    const coverage = r.coverage.map((c): GroupCoverageEntry => {
+    // kept for many cycles: compact rows (values in typed arrays, no sentence: core/coverage-rows)
+    const readiness = r.coverage.map((c): EntryReadiness => {
       const cp = c.remoteTopic === null ? undefined : checkpoints.getPartition(group, c.remoteTopic, c.partition);
       const inexact = c.sync !== undefined && c.upstreamOffset !== null && c.upstreamOffset > c.sync.upstreamOffset;
       const above = inexact ? store.around(c.topic, c.partition, c.upstreamOffset as bigint, group).above : undefined;
-      const rd = entryReadiness(c, above, cp, cp === undefined ? undefined : checkpoints.listedAtOf(cp), th);
-      return coverageRow(group, c, rd, loaded);
+      return entryReadiness(c, above, cp, cp === undefined ? undefined : checkpoints.listedAtOf(cp), th);
     });
-    const summary = groupReadiness(group, coverage);
+    if (had !== undefined) this.table.released(had.coverage.length);
+    const coverage = groupCoverage(this.table, group, r.coverage, readiness, checkpoints.loaded);
+    const summary = groupReadiness(
+      group,
+      r.coverage.map((c, i) => ({ ...readiness[i], status: c.status, topic: c.topic, partition: c.partition })),
+    );
     const entry: Entry = {
       offsets: input.offsetsVersion === undefined ? offsets : undefined,
       offsetsVersion: input.offsetsVersion,
@@ -131,11 +139,12 @@ export class TranslationCache {
       listedAt: input.listedAt,
       // an answer that emitted (or replaced a duplicate) reads differently next time: translate it again then
       // (a rewind below the syncs too: checkpointed at the log start, or waiting for it)
-      stale: coverage.some((c) => c.status === 'emitted' || c.status === 'duplicate-remote-partition' || c.status === 'rewound-to-start' || c.status === 'rewound-below-syncs'),
+      stale: r.coverage.some((c) => c.status === 'emitted' || c.status === 'duplicate-remote-partition' || c.status === 'rewound-to-start' || c.status === 'rewound-below-syncs'),
       readiness: th,
     };
     this.byGroup.set(group, entry);
     if (entry.stale) this.staleGroups.add(group);
+    this.compactIfWasteful();
     return { checkpoints: r.checkpoints, coverage, summary, reused: false };
   }
 
@@ -169,10 +178,26 @@ export class TranslationCache {
 
   /** Keeps only these groups. */
   retain(groups: { has(group: string): boolean }): void {
-    for (const g of this.byGroup.keys()) if (!groups.has(g)) this.byGroup.delete(g);
+    for (const [g, e] of this.byGroup) {
+      if (groups.has(g)) continue;
+      this.byGroup.delete(g);
+      this.table.released(e.coverage.length);
+    }
+    this.compactIfWasteful();
+  }
+
+  /** Rows of the table in use and reclaimable (for tests and benches). */
+  get rows(): { live: number; waste: number } {
+    return this.table.rows;
+  }
+
+  private compactIfWasteful(): void {
+    if (!this.table.wasteful) return;
+    this.table.compact(Array.from(this.byGroup.values(), (e) => e.coverage));
   }
 
   clear(): void {
+    this.table = new CoverageTable();
     this.byGroup.clear();
     this.staleGroups.clear();
   }

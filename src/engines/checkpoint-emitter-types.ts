@@ -8,7 +8,8 @@ import type { NameFilter } from '../core/filters';
 import type { OffsetTranslationMode } from '../core/offset-sync-store';
 import type { RenamePolicy } from '../core/rename-topic-partition';
 import type { Checkpoint, OffsetSync } from '../core/types';
-import type { GroupCoverageEntry } from '../core/translation-cache';
+import type { GroupCoverage, GroupCoverageEntry } from '../core/translation-cache';
+import { coverageEntriesOf } from '../core/coverage-rows';
 import type { WrittenCheckpoint } from '../core/checkpoint-cycle';
 import { uniteGroupPartitions } from '../core/cycle-selection';
 import type { MembersOnTarget, ReadinessSummary, ReadinessThresholds } from '../core/readiness';
@@ -122,6 +123,12 @@ export function mergeCycleOptions(a: CycleOptions, b: CycleOptions): CycleOption
   return { refreshGroups, only: uniteGroupPartitions(a.only, b.only) };
 }
 
+/** `r` with its `coverage` made when read from its rows (a new list of views each read; enumerable, as a plain property was). */
+export function withCoverageOnRead(r: Omit<CycleResult, 'coverage'>): CycleResult {
+  const rows = r.coverageRows ?? [];
+  return Object.defineProperty(r, 'coverage', { get: () => coverageEntriesOf(rows), enumerable: true, configurable: true }) as CycleResult;
+}
+
 export interface CycleResult {
   cycle: number;
   /** true: a full cycle (`groups`, `coverage` and `latest` cover every selected group); false: an event-driven partial one (only the groups it touched). */
@@ -131,7 +138,10 @@ export interface CycleResult {
   /** The groups the cycle covered. */
   groups: string[];
   written: WrittenCheckpoint[];
-  coverage: GroupCoverageEntry[];
+  /** Every group partition's coverage, made when read (a new list of views each time: read it once). */
+  readonly coverage: GroupCoverageEntry[];
+  /** The same per group, compact (core/coverage-rows): what the node's outputs read (the emitter's results have it). */
+  coverageRows?: readonly GroupCoverage[];
   failedGroups: Array<{ group: string; error: string }>;
   /** Set when the group re-listing of this cycle failed (the previous selection was used). */
   discoveryError?: string;

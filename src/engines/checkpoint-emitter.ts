@@ -23,7 +23,7 @@
  *   writes to the checkpoints topic take turns (CoalescingRunner, the write chain).
  */
 import { CheckpointStore } from '../core/checkpoint-store';
-import { TranslationCache } from '../core/translation-cache';
+import { TranslationCache, type GroupCoverage } from '../core/translation-cache';
 import { ReconcileLayout } from '../core/reconcile-layout';
 import { CoalescingRunner } from '../core/coalescing-runner';
 import { findCheckpointGroups, type DiscoveryResult } from '../core/group-discovery';
@@ -38,15 +38,16 @@ import type { ListedGroupState } from '../core/listed-groups';
 import { SourceOffsets, type GroupPartitions, type SourceOffsetsMode } from './source-offsets';
 import { CheckpointsRestore } from './checkpoint-restore';
 import { readLogStarts, TargetMembers, type TargetMembersListing } from './checkpoint-target-reads';
-import { FULL_SOURCE_READ_EVERY_MS, mergeCycleOptions, type CheckpointEmitterOptions, type CycleOptions, type CycleResult, type GroupCoverageEntry, type RestoreReport, type SyncEvent } from './checkpoint-emitter-types';
+import { FULL_SOURCE_READ_EVERY_MS, mergeCycleOptions, type CheckpointEmitterOptions, type CycleOptions, type CycleResult, type RestoreReport, type SyncEvent, withCoverageOnRead } from './checkpoint-emitter-types';
 import { FullSourceReads, OtherGroupsOfFlow, SourceGroupListing } from './checkpoint-source-reads';
 import { CheckpointWrites } from './checkpoint-writes';
+import type { ShareView } from '../core/share-lease';
 
 export * from './checkpoint-emitter-types';
 export { CHECKPOINT_CHUNK_BYTES, CHECKPOINT_CHUNK_RECORDS, chunkCheckpoints } from '../core/checkpoint-cycle';
 
 /** Groups a full cycle translates between two turns of the event loop. */
-const SLICE_GROUPS = 250;
+const SLICE_GROUPS = 100;
 const yieldTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export class CheckpointEmitter {
@@ -69,6 +70,7 @@ export class CheckpointEmitter {
   /** Every group of the flow (the status's "of 10,000 groups"): this instance's and the others' (core/group-discovery `elsewhere`). */
   private discoveredList: readonly string[] | null = null;
   private unsubscribeShares: (() => void) | null = null;
+  private sharePartial = false; // the last share view owned a part of the flow (sharing with others, or kept out)
   private discoveryP: Promise<DiscoveryResult> | null = null;
   private readonly now: () => number;
   /** Reads the checkpoints topic at start. */
@@ -154,12 +156,16 @@ export class CheckpointEmitter {
   }
 
   /** The share changed: the stream follows its partitions of `__consumer_offsets`; groups gained are read in full (not streamed here), rediscovered and cycled at once; groups lost leave the selection. */
-  private sharesChanged(): void {
+  private sharesChanged(view: ShareView): void {
     if (this.stopped) return;
+    // what this instance owns moved (a part of the flow, or kept out, now or before): a discovery under way read the share before, a new one runs after it
+    const partial = (view.kind === 'sharing' && view.partitions < view.partitionCount) || view.kind === 'refused';
+    const running = partial || this.sharePartial ? this.discoveryP?.catch(() => undefined) : undefined;
+    this.sharePartial = partial;
     const followed = this.sourceOffsets.followPartitions(this.o.shares?.offsetsPartitions() ?? null);
-    if (this.selected === null) return;
+    if (this.selected === null && running === undefined) return;
     this.othersOfFlow.invalidate();
-    followed.then(() => (this.fullReads.invalidate(), this.refreshGroups())).then(() => this.deliverCycle({}), () => undefined);
+    followed.then(() => running).then(() => (this.fullReads.invalidate(), this.refreshGroups())).then(() => this.deliverCycle({}), () => undefined);
   }
 
   /** Full cycles on one runner, partial ones on the other: they go side by side (translation is synchronous; the writes take turns). */
@@ -226,7 +232,7 @@ export class CheckpointEmitter {
   }
 
   /** The last full cycle's lists (a full cycle that finds the same gives them back). */
-  private lastFull: { coverage: readonly GroupCoverageEntry[]; summaries: readonly GroupReadiness[]; latest: LatestCheckpoints } | null = null;
+  private lastFull: { coverage: readonly GroupCoverage[]; summaries: readonly GroupReadiness[]; latest: LatestCheckpoints } | null = null;
 
   /**
    * Reads the log starts of remote partitions on the target for groups rewound below every
@@ -306,7 +312,7 @@ export class CheckpointEmitter {
    */
   start(): Promise<void> {
     if (!this.startP) {
-      if (this.o.shares) this.unsubscribeShares = this.o.shares.subscribe(() => this.sharesChanged());
+      if (this.o.shares) this.unsubscribeShares = this.o.shares.subscribe((v) => this.sharesChanged(v));
       this.startP = this.startup().catch(() => undefined);
       this.refreshGroups().catch(() => undefined);
     }
@@ -403,9 +409,9 @@ export class CheckpointEmitter {
       if (this.o.shares && (await this.sourceOffsets.followPartitions(this.o.shares.offsetsPartitions()))) this.fullReads.invalidate();
       const result = await findCheckpointGroups(
         {
-          // one ListGroups per broker, the same names while nothing changed (refreshed every second at scale)
-          // classic and consumer groups only, as MM2 4.x lists them (core/group-types)
+          // one ListGroups per broker, the same names while nothing changed (refreshed every second at scale); classic and consumer groups only, as MM2 4.x lists them (core/group-types)
           listGroups: () => this.listing.listIds(),
+          pause: yieldTurn,
           otherTypes: () => this.listing.others(),
           // while the stream follows (and was read in full since), what it keeps is current: read only the others
           committedTopics: (groups) => this.fullReads.forDiscovery(groups),
@@ -421,8 +427,7 @@ export class CheckpointEmitter {
       this.listing.discovered(result.otherTypes);
       const same = this.selected !== null && sameList(this.selected, result.groups);
       this.selected = result.groups;
-      // what the groups no longer selected held goes: the stream also keeps groups never selected;
-      // the translations and the sync store only selected ones (nothing to drop while the selection stands)
+      // what the groups no longer selected held goes: the stream also keeps groups never selected; the translations and the sync store only selected ones (nothing to drop while the selection stands)
       const kept = sortedMembers(result.groups);
       this.sourceOffsets.retain(kept);
       if (!same) {
@@ -449,7 +454,7 @@ export class CheckpointEmitter {
       full,
       groups: [],
       written: [],
-      coverage: [],
+      ...{ coverage: [], coverageRows: [] },
       failedGroups: [],
       latest: new Map(),
       startedAt,
@@ -471,10 +476,8 @@ export class CheckpointEmitter {
     }
     const { source } = this.o;
     const failedGroups: Array<{ group: string; error: string }> = [];
-    // Which groups, with which of their offsets: a full cycle reads every selected group's
-    // offsets now; a partial one takes the offsets the source stream keeps, for the partitions
-    // that changed. A group first seen in the stream is selected at once when MM2's discovery
-    // rule would select it (group filter, and a commit on a replicated topic).
+    // Which groups, with which of their offsets: a full cycle reads every selected group's offsets now; a partial one takes the offsets the source stream keeps,
+    // for the partitions that changed. A group first seen in the stream is selected at once when MM2's discovery rule would select it (group filter, and a commit on a replicated topic).
     const perGroup = new Map<string, readonly CommittedOffset[]>();
     let groups: string[];
     let listedAt: number | null = null;
@@ -490,8 +493,7 @@ export class CheckpointEmitter {
       await this.fullReads.forCycle(groups, failedGroups);
       // the groups read, without an object per group (10,000 of them per second, alive across the cycle's awaits)
       fullRead = { groups: groupsRead(groups, new Set(failedGroups.map((f) => f.group))), ts };
-      // Every selected group failed: the source is not answering, whatever the cached admin client
-      // thinks (its users show the error; the checkpoints already held stay valid and are reported).
+      // Every selected group failed: the source is not answering, whatever the cached admin client thinks (its users show the error; the checkpoints already held stay valid and are reported).
       if (groups.length > 0 && failedGroups.length === groups.length) source.reportError(new Error(failedGroups[0].error));
       else source.reportOk();
     } else {
@@ -499,8 +501,7 @@ export class CheckpointEmitter {
       const selected = new Set(this.selected ?? []);
       groups = [];
       const only = opts.only as Map<string, GroupPartitions>;
-      // groups first seen committing that MM2's rule would select by name and topic: selected
-      // only when the listing says they are classic or consumer groups (never streams or share)
+      // groups first seen committing that MM2's rule would select by name and topic: selected only when the listing says they are classic or consumer groups (never streams or share)
       const firstSeen = firstSeenCandidates(only, selected, (g) => this.sourceOffsets.offsetsOf(g), this.o.groupFilter, this.o.topicFilter).filter((g) => this.owns(g));
       const listedNow = firstSeen.length > 0 ? await this.listing.mm2Lists(firstSeen) : new Set<string>();
       const { covered, added } = partialCycleCoverage(only, selected, listedNow);
@@ -552,20 +553,19 @@ export class CheckpointEmitter {
         }),
       },
     });
-    // the store holds this cycle's checkpoints: its readers (the group-offset writers) hear which
-    // groups changed now, while the write to the checkpoints topic goes on (as MM2's sync reads its map)
+    // the store holds this cycle's checkpoints: its readers (the group-offset writers) hear which groups changed now, while the write to the checkpoints topic goes on (as MM2's sync reads its map)
     this.o.home?.cycled();
     // every selected group has been translated once since the load: what each needs is kept; the load history can go
     if (full && store.loaded && failedGroups.length === 0 && discoveryError === undefined) store.releaseLoadHistory();
     sortByGroup(failedGroups);
-    // Like MM2, the store already holds this cycle's checkpoints; unlike MM2 a failed write is not
-    // forgotten: the retry list keeps a checkpoint until the broker acknowledged it (checkpoint-writes)
+    // Like MM2, the store already holds this cycle's checkpoints; unlike MM2 a failed write is not forgotten: the retry list keeps a checkpoint until the broker acknowledged it (checkpoint-writes)
     const toWrite = await this.writes.write(full);
+    if (full) await yieldTurn(); // the latest checkpoints and the readiness over every group: a turn of their own
     if (needs.groups.size > 0) this.readLogStarts(needs.starts, needs.groups);
     // the names only: the lists are read from the store when a message or the status asks
     const latest = LatestCheckpoints.of(groups, this.checkpointStore);
     let readiness: ReadinessSummary | undefined;
-    const coverage = coverageList.result() as GroupCoverageEntry[];
+    const coverage = coverageList.result();
     if (full) {
       // a group whose offsets could not be listed: its last readiness stands until it is too old
       const r = fullCycleReadiness({
@@ -581,11 +581,11 @@ export class CheckpointEmitter {
       this.lastFull = { coverage, summaries, latest };
       readiness = r.readiness;
     }
-    return {
+    return withCoverageOnRead({
       ...base,
       groups,
       written: toWrite,
-      coverage,
+      coverageRows: coverage,
       failedGroups,
       discoveryError,
       latest,
@@ -595,6 +595,6 @@ export class CheckpointEmitter {
       membersOnTarget: this.targetMembers.current.members,
       notReplicatedGroups: this.listing.otherTypes,
       ...(this.targetMembers.current.error !== undefined ? { targetGroupsError: this.targetMembers.current.error } : {}),
-    };
+    });
   }
 }

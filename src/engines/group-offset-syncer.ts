@@ -7,12 +7,15 @@
  * - `sync()`, the full reconcile (every `sync.group.offsets.interval.seconds`, the upper bound):
  *   every selected group with a checkpoint;
  * - `syncGroups(groups)`, a partial run for the groups whose checkpoints just changed.
- * Per run: the state of every target group from one ListGroups per broker, the target's
- * committed offsets of the run's groups from batched OffsetFetch requests (one per coordinator
- * per 500 groups), the log-end offsets once per topic, the core's decision per group
+ * Per run: the state of every target group from one ListGroups per broker (a partial run takes
+ * the listing held, engines/target-group-listing), the target's committed offsets of the run's
+ * groups from batched OffsetFetch requests (one per coordinator per 500 groups), the log-end
+ * offsets once per topic (a partial run takes those held when they clamp nothing,
+ * engines/target-log-ends), the core's decision per group
  * (`decideGroupOffsetSync`: never backwards, clamp at the log end, skip active groups, skip
  * missing topics), then the commits of the groups that move, several in flight. UNKNOWN_MEMBER_ID
- * from the broker means the group became active meanwhile: reported as skipped, nothing written.
+ * from the broker means the group became active meanwhile: reported as skipped, nothing written,
+ * and the group left alone until a listing made after the refusal.
  * What we read and wrote is remembered, so a partial run re-reads only the groups it may write,
  * and a full run re-reads a group that is up to date as remembered only when its last read is
  * older than FULL_TARGET_READ_EVERY_MS (the offsets it writes are always decided against a
@@ -36,12 +39,11 @@ import { emptyCycle, FENCED, recordCommits, recordDecision, sortCycle, targetFai
 import { DEFAULT_MIN_WRITE_INTERVAL_MS, FULL_TARGET_READ_EVERY_MS, TargetOffsets } from '../core/target-offsets';
 import type { Checkpoint, CommittedOffset } from '../core/types';
 import { explainKafkaError, notAuthorized, type ClusterSettings } from '../kafka/client';
-import { fetchEndOffsets } from '../kafka/end-offsets';
 import type { AdminCommitResult } from '../kafka/admin-offset-committer';
 import type { ListedGroupState } from '../core/listed-groups';
 import type { RawRecord } from '../kafka/topic-reader';
 import { CheckpointStore } from '../core/checkpoint-store';
-import { LogEndCache } from '../core/log-end-cache';
+import { TargetLogEnds } from './target-log-ends';
 import { TargetGroupListing } from './target-group-listing';
 import type { CheckpointView } from './replication-runtime';
 
@@ -79,6 +81,8 @@ export type { CheckpointStats, ClampedPartition, GroupOffsetsCycle, GroupSkipCod
 export { DEFAULT_MIN_WRITE_INTERVAL_MS, FULL_TARGET_READ_EVERY_MS };
 /** Partial runs in flight at once (each a few requests: an OffsetFetch, the commits). */
 const MAX_PARTIAL_RUNS = 8;
+/** The skip of a group the broker refused a commit to as one with members, until a newer listing. */
+const REFUSED_REASON = 'the broker refused a commit to this group as one with members (UNKNOWN_MEMBER_ID) after the last listing of the target\'s groups; left to its consumers until a newer listing shows it without members';
 /** How long the counts of the checkpoints read serve the runs' reports (ms). */
 const COUNT_EVERY_MS = 1000;
 
@@ -132,7 +136,7 @@ export class GroupOffsetSyncer {
   private readonly listing: TargetGroupListing;
   private received = 0;
   /** The log ends of the remote partitions as last read (a partial run takes them when they clamp nothing). */
-  private readonly logEnds: LogEndCache;
+  private readonly logEnds: TargetLogEnds;
   /** The groups and partitions of the checkpoints read, as last counted (stats). */
   private counted: { at: number; groups: number; partitions: number } | null = null;
   /** The groups the last full run selected (bounds the target-offset cache). */
@@ -158,7 +162,7 @@ export class GroupOffsetSyncer {
   constructor(private readonly opts: GroupOffsetSyncerOptions) {
     this.now = opts.now ?? Date.now;
     this.listing = new TargetGroupListing(() => opts.connection.offsetFetcher().listGroupStates(), this.now, () => this.closed);
-    this.logEnds = new LogEndCache(opts.fullTargetReadEveryMs ?? FULL_TARGET_READ_EVERY_MS);
+    this.logEnds = new TargetLogEnds(opts.fullTargetReadEveryMs ?? FULL_TARGET_READ_EVERY_MS, opts.connection, this.now, () => this.closed);
     this.targets = new TargetOffsets({ floorMs: opts.minWriteIntervalMs ?? DEFAULT_MIN_WRITE_INTERVAL_MS, followRewinds: opts.followRewinds === true, fullReadEveryMs: opts.fullTargetReadEveryMs, onRewindDone: (g, m) => this.onRewindDone?.(g, m) });
   }
 
@@ -468,17 +472,28 @@ export class GroupOffsetSyncer {
       if (!this.held.has(g)) mine.push(g);
       else if (!job.full) this.lockWaiters.add(g);
     }
+    const holding = new Set(mine);
     for (const g of mine) this.held.add(g);
     try {
-      return await this.decideAndWrite(job, mine, states, admin, result, started);
+      return await this.decideAndWrite(job, mine, holding, states, admin, result, started);
     } finally {
-      for (const g of mine) this.held.delete(g);
-      this.pumpLockWaiters();
+      this.letGo(holding, holding);
     }
   }
 
+  /** The run holding `holding` lets `groups` go (it will not write them): another run may take them now. */
+  private letGo(holding: Set<string>, groups: Iterable<string>): void {
+    let any = false;
+    for (const g of [...groups]) {
+      if (!holding.delete(g)) continue;
+      this.held.delete(g);
+      any = true;
+    }
+    if (any) this.pumpLockWaiters();
+  }
+
   /** The rest of a run over the groups it holds: the reads, the decisions, the commits. */
-  private async decideAndWrite(job: Job, groups: readonly string[], states: ReadonlyMap<string, ListedGroupState>, admin: Admin, result: GroupOffsetsCycle, started: number): Promise<GroupOffsetsCycle> {
+  private async decideAndWrite(job: Job, groups: readonly string[], holding: Set<string>, states: ReadonlyMap<string, ListedGroupState>, admin: Admin, result: GroupOffsetsCycle, started: number): Promise<GroupOffsetsCycle> {
     const { connection } = this.opts;
     const statesAt = this.listing.at;
     // groups with members are left alone without reading them; the others are read in batches
@@ -489,11 +504,18 @@ export class GroupOffsetSyncer {
       if (plan === 'active') {
         const d = decideGroupOffsetSync({ group: g, checkpoints: this.checkpointsOf(g), targetGroupState: state });
         result.skipped.push({ group: g, code: 'group-active', state, reason: d.reason });
+      } else if (plan === 'refused') {
+        result.skipped.push({ group: g, code: 'group-active', state, reason: REFUSED_REASON });
       } else if (plan === 'up-to-date') {
         result.skipped.push(this.targets.upToDateSkip(g, state));
       } else {
         writable.push(g);
       }
+    }
+    // what it will not read is let go at once (a full run holds only what it may write: an event for another group is not held up behind it)
+    if (writable.length < groups.length) {
+      const reading = new Set(writable);
+      this.letGo(holding, groups.filter((g) => !reading.has(g)));
     }
     const read = writable.length > 0 ? await connection.offsetFetcher().fetchMany(writable) : { offsets: new Map<string, CommittedOffset[]>(), failed: new Map<string, string>() };
     this.checkOpen();
@@ -504,26 +526,8 @@ export class GroupOffsetSyncer {
       this.targets.forget(g);
     }
 
-    // log-end offsets per topic: read at most once per run, shared by the groups; a partial run
-    // takes those read earlier when they clamp nothing of the group (core/log-end-cache)
-    const ends = new Map<string, Promise<TargetEndOffset[]>>();
-    const readEnds = (topic: string): Promise<TargetEndOffset[]> => {
-      let p = ends.get(topic);
-      if (!p) {
-        const at = this.now();
-        p = fetchEndOffsets(admin, topic, connection.kafka ? { kafka: connection.kafka, settings: connection.settings } : undefined).then((list) => {
-          const read = list.map((e) => ({ topic, partition: e.partition, offset: e.offset }));
-          this.logEnds.put(topic, read, at);
-          return read;
-        });
-        ends.set(topic, p);
-      }
-      return p;
-    };
-    const endsOf = (topic: string, checkpoints: readonly Checkpoint[]): Promise<TargetEndOffset[]> => {
-      const earlier = job.full ? undefined : this.logEnds.serves(topic, checkpoints, this.now());
-      return earlier !== undefined ? Promise.resolve(earlier) : readEnds(topic);
-    };
+    // log-end offsets per topic: read at most once per run; a partial run takes those held when they clamp nothing (engines/target-log-ends)
+    const endsOf = this.logEnds.forRun(admin, job.full);
     const toCommit: PlannedCommit[] = [];
     for (const g of writable) {
       const offsets = read.offsets.get(g);
@@ -551,6 +555,10 @@ export class GroupOffsetSyncer {
       if (recordDecision(result, g, state, d)) toCommit.push({ group: g, state, decision: d, marks });
     }
 
+    if (toCommit.length < holding.size) {
+      const committing = new Set(toCommit.map((c) => c.group));
+      this.letGo(holding, [...holding].filter((g) => !committing.has(g)));
+    }
     // fencing: a paused instance whose share may have moved writes nothing until its membership settles
     if (toCommit.length > 0 && this.opts.shares && !this.opts.shares.writable()) {
       for (const c of toCommit.splice(0)) result.skipped.push({ group: c.group, code: 'fenced', state: c.state, reason: 'not written: this instance\'s lease on its share of the flow does not hold (paused, or a rebalance settling); written once the sharing group settles' });

@@ -5,7 +5,9 @@
  * behaves exactly as before). From then on, until the node closes:
  * - after every full cycle, it publishes its own groups' readiness to the compacted topic
  *   `mm2-readiness.<source>.internal` on the target (created like the other internal topics),
- *   in chunks of at most 500 groups keyed `<host:pid>#<chunk>`; chunks it no longer needs are
+ *   in chunks of at most 500 groups keyed `<host:pid>#<chunk>`: only the chunks whose verdicts
+ *   changed, those whose figures only changed every 10 s, the others every 30 s (core/share-summaries
+ *   planSummary; readers trust a chunk that long plus `validForMs`); chunks it no longer needs are
  *   tombstoned, and all of them on close;
  * - it reads that topic (a TopicReader tailing it) and merges the live instances' summaries into
  *   its coverage output (merged()): every group of the flow, each with the instance covering it.
@@ -17,7 +19,10 @@ import { TopicReader, type TopicReaderOptions } from '../kafka/topic-reader';
 import { explainKafkaError } from '../kafka/client';
 import type { ReadinessSummary } from '../core/readiness';
 import type { ShareView } from '../core/share-lease';
-import { encodeSummary, instanceName, mergeReadiness, SummaryBoard, summaryKey, type InstanceSummary } from '../core/share-summaries';
+import { instanceName, mergeReadiness, planSummary, SUMMARY_DETAIL_MS, SUMMARY_REFRESH_MS, summaryValidForMs, SummaryBoard, summaryKey, type InstanceSummary, type SentChunk } from '../core/share-summaries';
+
+/** How long an empty fetch of the summaries topic waits on the broker (was 500 ms: two requests a second per instance while nothing changes). */
+export const SUMMARY_READ_WAIT_MS = 2000;
 
 /** What the board asks of the flow's shares (engines/replication-shares). */
 export interface BoardShares {
@@ -36,8 +41,12 @@ export interface ShareBoardOptions {
   shares: BoardShares;
   /** Creates the topic when missing (mm2-replication's ensureTopic: compacted, one partition). */
   ensureTopic(): Promise<unknown>;
-  /** How long a reader trusts a summary after it was published (a few full-cycle intervals). */
+  /** How long a reader may wait for the next full cycle (a few full-cycle intervals); the summary's own bound adds refreshMs (summaryValidForMs). */
   validForMs: number;
+  /** An unchanged chunk is published again after this long (default SUMMARY_REFRESH_MS); for tests. */
+  refreshMs?: number;
+  /** A chunk whose figures only changed waits this long (default SUMMARY_DETAIL_MS); for tests. */
+  detailMs?: number;
   /** Default instanceName(os.hostname(), process.pid). */
   instance?: string;
   /** Records per send (default 8: about 250 kB a request at 500 groups a record). */
@@ -57,6 +66,8 @@ export class ShareBoard {
   private starting: Promise<boolean> | null = null;
   private reader: Pick<TopicReader, 'start' | 'stop' | 'isLoaded'> | null = null;
   private chunksOut = 0;
+  /** What readers hold of this instance's summary, by key (core/share-summaries planSummary). */
+  private sent: ReadonlyMap<string, SentChunk> = new Map();
   private pending: ReadinessSummary | null = null;
   private last: ReadinessSummary | null = null;
   private sending: Promise<void> = Promise.resolve();
@@ -65,7 +76,7 @@ export class ShareBoard {
   private readonly unsubscribe: () => void;
   private readonly now: () => number;
   /** Publications sent and records read, for tests and diagnostics. */
-  readonly stats = { publications: 0, records: 0 };
+  readonly stats = { publications: 0, records: 0, chunksSent: 0 };
 
   constructor(private readonly o: ShareBoardOptions) {
     this.instance = o.instance ?? instanceName(hostname(), process.pid);
@@ -119,7 +130,9 @@ export class ShareBoard {
       const reader = create(admin, {
         topic: this.o.topic,
         tail: true,
-        maxWaitTimeMs: 500,
+        // an empty fetch waits this long on the broker (a record ends it at once): the summaries change
+        // every 10 s at most, and each fetch is a request every instance makes whatever its share
+        maxWaitTimeMs: SUMMARY_READ_WAIT_MS,
         settings: this.o.target.settings,
         onRecord: (r) => {
           this.stats.records++;
@@ -154,15 +167,20 @@ export class ShareBoard {
     if (own === null || st === null) return; // queued before a stop: sent, then tombstoned
     if (!(await this.begin())) return;
     this.readAgain();
-    const records = encodeSummary({ instance: this.instance, memberId: st.memberId, generation: st.generationId, publishedAt: this.now(), validForMs: this.o.validForMs }, own.groups);
+    const refreshMs = this.o.refreshMs ?? SUMMARY_REFRESH_MS;
+    const header = { instance: this.instance, memberId: st.memberId, generation: st.generationId, publishedAt: this.now(), validForMs: summaryValidForMs(this.o.validForMs, refreshMs) };
+    const plan = planSummary(header, own.groups, this.sent, { refreshMs, detailMs: this.o.detailMs ?? SUMMARY_DETAIL_MS });
     const gone = [];
-    for (let i = records.length; i < this.chunksOut; i++) gone.push({ key: summaryKey(this.instance, i), value: null });
+    for (let i = plan.chunks; i < this.chunksOut; i++) gone.push({ key: summaryKey(this.instance, i), value: null });
     // summaries of instances killed long ago: gone too (the topic keeps one record per live instance and chunk)
     if (st.memberIds !== null) for (const key of this.board.abandoned(this.instance, new Set(st.memberIds), this.now())) gone.push({ key, value: null });
+    if (plan.send.length === 0 && gone.length === 0) return; // nothing changed, no refresh due
     try {
-      await this.send([...records, ...gone]);
-      this.chunksOut = records.length;
+      await this.send([...plan.send, ...gone]);
+      this.chunksOut = plan.chunks;
+      this.sent = plan.sent;
       this.stats.publications++;
+      this.stats.chunksSent += plan.send.length;
       this.o.onProblem?.(null);
     } catch (e) {
       this.o.onProblem?.(`publishing to ${this.o.topic}: ${explainKafkaError(e)}`);
@@ -232,6 +250,7 @@ export class ShareBoard {
       await Promise.race([this.send(tombstones).catch(() => undefined), new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
       clearTimeout(timer);
       this.chunksOut = 0;
+      this.sent = new Map();
     }
     const producer = this.producerP;
     this.producerP = null;

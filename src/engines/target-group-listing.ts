@@ -1,16 +1,20 @@
 /**
  * The target's consumer groups and their states as the group-offset writer last listed them (one
- * ListGroups per broker). A full run lists afresh. A partial run (the event lane) takes a listing
- * up to PARTIAL_MAX_AGE_MS old and has one older than FRESH_MS read again beside it, for the next:
- * the broker's refusal of a commit to a group with members (UNKNOWN_MEMBER_ID,
- * REBALANCE_IN_PROGRESS) stays the last guard, so a group that gained members since is still never written.
+ * ListGroups per broker). A full run lists afresh. A partial run (the event lane) never waits for a
+ * listing when one is held (up to PARTIAL_MAX_AGE_MS old): it takes it, and has one older than
+ * REFRESH_MS read again beside it, for the next. The listing on the event lane only spares the
+ * requests of a group known to have members; the guard is the broker: an OffsetCommit with
+ * generation -1 and no member id is refused (UNKNOWN_MEMBER_ID) to a group with members, for
+ * every group type (classic, KIP-848 consumer, streams; a share group is refused as not a consumer
+ * group), on the old and the new group coordinator; the writer reads that refusal as "has members"
+ * (core/target-offsets `refused`). So a group that gained members since the listing is still never written.
  */
 import type { ListedGroupState } from '../core/listed-groups';
 
-/** How long a listing serves the partial runs after it without another read (ms). */
-const FRESH_MS = 1000;
-/** The oldest listing a partial run takes (ms), reading a new one beside it for the next. */
-const PARTIAL_MAX_AGE_MS = 10000;
+/** A listing older than this (ms) is read again beside the partial runs that take it. */
+const REFRESH_MS = 10000;
+/** The oldest listing a partial run takes (ms); an older one is read first (the target was unreachable, or no full run listed for long). */
+const PARTIAL_MAX_AGE_MS = 300000;
 
 export class TargetGroupListing {
   private last: { at: number; map: ReadonlyMap<string, ListedGroupState> } | null = null;
@@ -27,14 +31,13 @@ export class TargetGroupListing {
     return this.last?.at ?? -Infinity;
   }
 
-  /** The states for a run: fresh for a full one, possibly a few seconds old for a partial one (see above). Rejects when the listing fails. */
+  /** The states for a run: fresh for a full one, the one held for a partial one (see above). Rejects when the listing fails. */
   states(full: boolean): Promise<ReadonlyMap<string, ListedGroupState>> {
     const s = this.last;
     if (!full && s) {
       const age = this.now() - s.at;
-      if (age <= FRESH_MS) return Promise.resolve(s.map);
-      if (age <= PARTIAL_MAX_AGE_MS) {
-        this.readBeside();
+      if (age >= 0 && age <= PARTIAL_MAX_AGE_MS) {
+        if (age > REFRESH_MS) this.readBeside();
         return Promise.resolve(s.map);
       }
     }

@@ -83,6 +83,53 @@ function lastStatusText(node) {
   return s.length ? s[s.length - 1].text : undefined;
 }
 
+/** What `node` logged at `level` ('debug', 'warn', 'error', 'log'), in order (the test helper spies Node.prototype's log methods). */
+function logged(node, level) {
+  return node[level].getCalls().filter((c) => c.thisValue === node).map((c) => String(c.args[0]));
+}
+
+/**
+ * The outcome of an mm2-checkpoint node's restore as its log tells it (null while it runs):
+ * `{ ok: true, restored, read, malformed }` from "restored N checkpoint(s) from M record(s)",
+ * `{ ok: false, error, malformed }` from "could not restore the previous checkpoints ... (error); ...
+ * keeping only the latest offset sync per partition during the initial load". `malformed`: the
+ * count of "skipped N record(s) ... that are not MM2 checkpoints" (0 when not said).
+ */
+function restoreOutcome(node) {
+  const skipped = logged(node, 'warn').map((m) => /^skipped (\d+) record\(s\) of \S+ that are not MM2 checkpoints/.exec(m)).find(Boolean);
+  const malformed = skipped ? Number(skipped[1]) : 0;
+  const failed = logged(node, 'warn').map((m) => /^could not restore the previous checkpoints from \S+ \((.*)\); as MM2 does, continuing without them and keeping only the latest offset sync per partition during the initial load$/.exec(m)).find(Boolean);
+  if (failed) return { ok: false, error: failed[1], malformed };
+  const done = logged(node, 'debug').map((m) => /^restored (\d+) checkpoint\(s\) from (\d+) record\(s\) of /.exec(m)).find(Boolean);
+  if (done) return { ok: true, restored: Number(done[1]), read: Number(done[2]), malformed };
+  return null;
+}
+
+/** Waits until the node's log says its restore is over; returns the outcome (see restoreOutcome). */
+async function restored(node, timeout = 30000) {
+  return env.eventually(() => restoreOutcome(node), { what: 'the checkpoint restore to finish (its log line)', timeout });
+}
+
+/**
+ * Whether the node's status says it has the offset syncs loaded: past the restore ("loading
+ * checkpoints") and no longer "waiting for offset syncs" (nor "offset syncs cannot be read").
+ */
+function syncsLoaded(node) {
+  const last = statusCalls(node).at(-1);
+  if (!last || last.fill === 'red') return false;
+  return !/^loading checkpoints|^waiting for offset syncs$|^offset syncs cannot be read/.test(last.text);
+}
+
+/** Whether the node said (debug log) it follows the source's __consumer_offsets (commits checkpointed as they happen). */
+function following(node) {
+  return logged(node, 'debug').some((m) => /^following __consumer_offsets on the source/.test(m));
+}
+/** The reason the node gave (warn log) for polling although it was asked to follow the commits, or null. */
+function pollingReason(node) {
+  const m = logged(node, 'warn').map((x) => /^not following __consumer_offsets on the source, polling every group's offsets each interval instead: (.*)$/s.exec(x)).find(Boolean);
+  return m ? m[1] : null;
+}
+
 /** Every checkpoint record on the target for groups starting with `prefix`, in log order. */
 async function checkpointRecords(prefix) {
   const admin = await env.admin('target');
@@ -117,4 +164,4 @@ async function commitOffsets(committer, group, offsets, timeout = 20000) {
   }, { what: `commit for ${group}`, timeout, interval: 300 }).catch(() => assert.deepEqual(last, { ok: true }, `commit for ${group}`));
 }
 
-module.exports = { CHECKPOINTS_TOPIC, SYNCS_TOPIC, syncsMsg, loadedMsg, produceSyncs, feedSyncs, statusCalls, lastStatusText, checkpointRecords, commitOffsets };
+module.exports = { CHECKPOINTS_TOPIC, SYNCS_TOPIC, syncsMsg, loadedMsg, produceSyncs, feedSyncs, statusCalls, lastStatusText, logged, restoreOutcome, restored, syncsLoaded, following, pollingReason, checkpointRecords, commitOffsets };

@@ -133,13 +133,19 @@ async function startCheckpointPeer({ a, b, props, worker: shared }) {
  * Our checkpoint side for the flow a->b: CheckpointEmitter (fed by a TopicReader tailing the
  * offset-syncs topic, as mm2-offset-syncs feeds mm2-checkpoint) and, with `groupOffsets`, the
  * GroupOffsetSyncer that writes the emitter's latest checkpoints to the target.
- * Cycles run only when asked: `cycle()`.
+ * Cycles run only when asked: `cycle()`. What the tests observe: each cycle's result (what it
+ * wrote, its coverage), the topics on the target, and `restore`, the emitter's report of its
+ * restore as its `restored` event gave it (what mm2-checkpoint logs): {ok, restored, read,
+ * malformed, error?}; a restore that read the topic to its end (ok) keeps the sync history during
+ * the initial load, as MM2 does (OffsetSyncStore's readToEnd).
  */
 async function startOurSide({ a, b, topics, groups, checkpointsTopic = checkpointsTopicOf(a), groupOffsets = false, offsetTranslation = 'precise' }) {
   const source = new ClusterConnection({ alias: a, bootstrapServers: [env.cluster('source').bootstrap] });
   const target = new ClusterConnection({ alias: b, bootstrapServers: [env.cluster('target').bootstrap] });
   const props = { 'source.cluster.alias': a, 'target.cluster.alias': b, topics, groups };
   const groupFilter = createGroupFilter(props);
+  /** @type {import('../../dist/engines/checkpoint-emitter-types').RestoreReport | null} */
+  let restore = null;
   const emitter = new CheckpointEmitter({
     source,
     target,
@@ -152,6 +158,7 @@ async function startOurSide({ a, b, topics, groups, checkpointsTopic = checkpoin
     ensureTopic: async (c, t) => ensureInternalTopic(await c.admin(), t, 1),
     sourceOffsets: 'poll', // cycles only when asked, as MM2's task runs them (the event path is tested on its own)
     offsetTranslation: /** @type {'precise' | 'mm2'} */ (offsetTranslation),
+    events: { restored: (report) => (restore = report) },
   });
   const syncer = groupOffsets ? new GroupOffsetSyncer({ connection: target, groupFilter }) : null;
   let syncsRead = 0;
@@ -168,7 +175,10 @@ async function startOurSide({ a, b, topics, groups, checkpointsTopic = checkpoin
   await Promise.all([reader.start(), emitter.start()]);
   let stopped = false;
   const side = {
-    emitter,
+    /** The emitter's restore report (its `restored` event), null while it runs. */
+    get restore() {
+      return restore;
+    },
     syncer,
     get syncsRead() {
       return syncsRead;

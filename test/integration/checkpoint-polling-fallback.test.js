@@ -22,7 +22,7 @@ const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const nodes = require('../harness/nodes');
 const { useSecuredCluster } = require('../harness/secured');
-const { produceSyncs, statusCalls, checkpointRecords, commitOffsets } = require('../harness/checkpoint-node');
+const { produceSyncs, statusCalls, restored, following, pollingReason, checkpointRecords, commitOffsets } = require('../harness/checkpoint-node');
 const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
 const { DEFAULT_KAFKA_VERSION } = require('../../scripts/kafka/cluster');
 
@@ -101,12 +101,13 @@ describe(`mm2-checkpoint polling fallback: a principal without READ on __consume
     const cp = nodes.helper.getNode('cp');
     const out1 = nodes.collect(nodes.helper.getNode('out1'));
     const out2 = nodes.collect(nodes.helper.getNode('out2'));
-    await env.eventually(() => cp.emitter && cp.emitter.ready, { what: 'the checkpoint restore to finish', timeout: 60000 });
+    const restore = await restored(cp, 60000);
+    assert.equal(restore.ok, true, JSON.stringify(restore));
 
-    // ---- polling, and why ----
-    const mode = await env.eventually(() => (cp.emitter.sourceMode.kind === 'poll' ? cp.emitter.sourceMode : null), { what: 'the node falling back to polling', timeout: 60000 });
-    assert.equal(mode.notAuthorized, true, JSON.stringify(mode));
-    assert.match(mode.reason, /TOPIC_AUTHORIZATION_FAILED/);
+    // ---- polling, and why (the log): not authorized, the ACLs it lacks named ----
+    const reason = await env.eventually(() => pollingReason(cp), { what: 'the node falling back to polling (its warning)', timeout: 60000 });
+    assert.match(reason, /TOPIC_AUTHORIZATION_FAILED/);
+    assert.equal(following(cp), false, 'never followed __consumer_offsets');
     const warning = await env.eventually(() => warnings(cp).find((w) => w.includes('polling every group')), { what: 'the polling warning' });
     assert.match(warning, /READ and DESCRIBE on Topic:__consumer_offsets/, warning);
     assert.match(warning, /READ on Group:__mm2-node-red-commits \(prefixed\)/, warning);
@@ -115,7 +116,7 @@ describe(`mm2-checkpoint polling fallback: a principal without READ on __consume
     // ---- still delivering: the syncs, then a cycle (the one the loaded syncs start, or asked for) ----
     await produceSyncs('mm2-offset-syncs.target.internal', [[topic, 0, 10, 110], [topic, 1, 5, 205]], superKafka);
     await env.eventually(() => out1.some((m) => m.payload.full && m.payload.checkpoints.some((c) => c.group === group)), { what: 'a full cycle checkpointing the group' });
-    assert.equal(cp.emitter.sourceMode.kind, 'poll', 'still polling');
+    assert.equal(following(cp), false, 'still polling: it did not say it follows __consumer_offsets');
     const status = await env.eventually(() => {
       const s = statusCalls(cp).at(-1);
       return s && / · polling$/.test(s.text) ? s : null;
@@ -146,7 +147,7 @@ describe(`mm2-checkpoint polling fallback: a principal without READ on __consume
       { principal: PRINCIPAL, resourceType: 'TOPIC', resourceName: '__consumer_offsets', operation: 'DESCRIBE' },
       { principal: PRINCIPAL, resourceType: 'GROUP', resourceName: '__mm2-node-red-commits', patternType: 'PREFIXED', operation: 'READ' },
     ]);
-    await env.eventually(() => cp.emitter.sourceMode.kind === 'events', { what: 'the node following __consumer_offsets after the retry', timeout: 90000 });
+    await env.eventually(() => following(cp), { what: 'the node following __consumer_offsets after the retry (its log)', timeout: 90000 });
     // following: a full cycle as the stream stands (what was committed meanwhile), and the status drops "polling"
     await env.eventually(() => out2.length > coverageBefore, { what: 'the full cycle that starts with the stream' });
     await env.eventually(() => {

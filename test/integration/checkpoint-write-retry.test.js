@@ -1,86 +1,103 @@
 'use strict';
 /**
  * A failed checkpoint write is sent again (MM2 forgets it until the group moves or the task
- * restarts): the checkpoints topic disappears while the emitter runs, the write fails and is
- * reported, the topic comes back, and the next cycle writes the same checkpoint without the
- * group having moved. Uses the Node-RED-free CheckpointEmitter against the real clusters.
+ * restarts): the checkpoints topic disappears while an mm2-checkpoint node runs (a real fault: the
+ * topic deleted on the target), the cycle asked for fails and says so (its message's error, a red
+ * status), the topic comes back, and the next cycle writes the same checkpoint without the group
+ * having moved. Observed as a user observes it: the node's outputs, log and status, and the
+ * checkpoints topic read back from the target.
  */
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
-const { ClusterConnection } = require('../../dist/kafka/connection');
-const { CheckpointEmitter } = require('../../dist/engines/checkpoint-emitter');
+const nodes = require('../harness/nodes');
 const { ensureInternalTopic } = require('../../dist/kafka/internal-topics');
 const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
-const { createReplicationPolicy } = require('../../dist/core/replication-policy');
-const { createGroupFilter, createTopicFilter } = require('../../dist/core/filters');
 const { decodeCheckpoint } = require('../../dist/core/checkpoint');
-
-async function readCheckpoints(topic) {
-  const admin = await env.admin('target');
-  const [p0] = await admin.fetchTopicOffsets(topic);
-  const want = Number(p0.high) - Number(p0.low);
-  const out = [];
-  if (want === 0) return out;
-  const c = env.kafka('target').consumer({ groupId: env.unique('__retry-read') });
-  await c.connect();
-  await c.subscribe({ topics: [topic], fromBeginning: true });
-  await c.run({ eachMessage: async ({ message }) => { out.push(decodeCheckpoint(message.key, message.value)); } });
-  await env.eventually(() => out.length >= want, { what: `${want} checkpoints` });
-  await c.disconnect();
-  return out;
-}
+const { ourReads } = require('../harness/mm2-reads');
+const { produceSyncs, restored, syncsLoaded, statusCalls, lastStatusText, logged } = require('../harness/checkpoint-node');
 
 describe('checkpoint writes that fail are sent again (real brokers)', function () {
+  this.timeout(180000);
+  before(() => nodes.startServer());
+  after(() => nodes.stopServer());
+  afterEach(() => nodes.helper.unload());
+
   it('re-sends a checkpoint whose write failed once the topic is back, without the group moving', async function () {
+    // a source alias of its own names the node's checkpoints topic, a target alias of its own its offset-syncs topic
     const alias = env.unique('retry');
+    const targetAlias = env.unique('retryt');
     const topic = env.unique('retry-t');
     const group = env.unique('retry-g');
     const checkpointsTopic = `${alias}.checkpoints.internal`;
+    const syncsTopic = `mm2-offset-syncs.${targetAlias}.internal`;
     const sourceAdmin = await env.admin('source');
     const targetAdmin = await env.admin('target');
     await sourceAdmin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
-    const source = new ClusterConnection({ alias, bootstrapServers: [env.cluster('source').bootstrap] });
-    const target = new ClusterConnection({ alias: 'target', bootstrapServers: [env.cluster('target').bootstrap], requestTimeoutMs: 5000 });
     const committer = new AdminOffsetCommitter(env.kafka('source'));
-    assert.equal((await committer.commit(group, [{ topic, partition: 0, offset: 10n }])).ok, true);
-    const emitter = new CheckpointEmitter({
-      source, target, sourceAlias: alias, targetAlias: 'target',
-      policy: createReplicationPolicy({}), checkpointsTopic,
-      groupFilter: createGroupFilter({ groups: group }), topicFilter: createTopicFilter({}),
-      ensureTopic: async (c, t) => ensureInternalTopic(await c.admin(), t, 1),
-      sourceOffsets: 'poll', // cycles only when asked: the test counts what each cycle writes
-    });
     try {
-      await emitter.start();
-      emitter.handleSyncEvent({ event: 'syncs', syncs: [{ topic, partition: 0, upstreamOffset: 5n, downstreamOffset: 3n }] });
-      emitter.handleSyncEvent({ event: 'loaded' });
-      await env.eventually(async () => (await emitter.cycle({ refreshGroups: true })).groups.includes(group), { what: 'group selected' });
-      assert.equal((await readCheckpoints(checkpointsTopic)).length, 1, 'first checkpoint written');
+      assert.equal((await committer.commit(group, [{ topic, partition: 0, offset: 10n }])).ok, true);
+      await produceSyncs(syncsTopic, [[topic, 0, 5, 3]]);
+      await nodes.load([
+        {
+          id: 'cp', type: 'mm2-checkpoint', name: '', replication: 'rep', groups: group, groupsExclude: '', topics: '', topicsExclude: '',
+          emitCheckpointsIntervalSeconds: '3600', refreshGroupsIntervalSeconds: '3600',
+          sourceOffsets: 'poll', // cycles only when asked: the test counts what each cycle writes
+          wires: [['out1'], ['out2']],
+        },
+        { id: 'out1', type: 'helper' },
+        { id: 'out2', type: 'helper' },
+        // the flow's offset-syncs node reports what the replication's one reader of the syncs hands to both nodes
+        { id: 'os', type: 'mm2-offset-syncs', name: '', replication: 'rep', wires: [['osout']] },
+        { id: 'osout', type: 'helper' },
+      ], { over: { src: { alias }, tgt: { alias: targetAlias } } });
+      const cp = nodes.helper.getNode('cp');
+      const out1 = nodes.collect(nodes.helper.getNode('out1'));
+      const out2 = nodes.collect(nodes.helper.getNode('out2'));
+      const osout = nodes.collect(nodes.helper.getNode('osout'));
+      const syncReported = (up) => osout.some((m) => m.payload.event === 'syncs' && (m.payload.syncs ?? []).some((x) => x.topic === topic && x.upstreamOffset === String(up)));
+      assert.equal((await restored(cp)).ok, true);
+      await env.eventually(() => syncsLoaded(cp), { what: `the syncs loaded (status: ${lastStatusText(cp)})` });
+      /** Asks for a cycle; resolves with the coverage message it sent, or null when it failed (the node's error). */
+      const cycle = async () => {
+        const [covs, errors] = [out2.length, logged(cp, 'error').length];
+        cp.receive({ payload: 'now' });
+        await env.eventually(() => out2.length > covs || logged(cp, 'error').length > errors, { what: 'the cycle asked for to end' });
+        return out2.length > covs ? out2[out2.length - 1] : null;
+      };
+      const written = () => out1.at(-1).payload.checkpoints.map((c) => [c.group, c.topic, c.partition, c.upstreamOffset, c.downstreamOffset]);
+
+      // the first cycle writes 10 -> 4 (+1 above the sync 5 -> 3)
+      assert.ok(await cycle(), 'the first cycle completed');
+      assert.deepEqual(written(), [[group, `${alias}.${topic}`, 0, '10', '4']]);
+      assert.equal((await ourReads('target', checkpointsTopic, decodeCheckpoint)).length, 1, 'first checkpoint written');
 
       // the group moves, but the checkpoints topic is gone: the write fails and is reported
-      emitter.handleSyncEvent({ event: 'syncs', syncs: [{ topic, partition: 0, upstreamOffset: 12n, downstreamOffset: 8n }] });
+      await produceSyncs(syncsTopic, [[topic, 0, 12, 8]]);
       assert.equal((await committer.commit(group, [{ topic, partition: 0, offset: 12n }])).ok, true);
       await targetAdmin.deleteTopics({ topics: [checkpointsTopic] });
       await env.eventually(async () => !(await targetAdmin.listTopics()).includes(checkpointsTopic), { what: 'topic deleted' });
-      /** @type {{ ok?: object, err?: unknown }} */
-      const failed = await emitter.cycle().then((r) => ({ ok: r }), (e) => ({ err: e }));
-      assert.ok(failed.err, 'the write failed');
-      assert.equal(target.state.state, 'error');
+      // the new sync reached the checkpoint node (the offset-syncs node, fed by the same reader, reported it): 12 -> 8 is to be written
+      await env.eventually(() => syncReported(12), { what: 'the sync 12 -> 8 handed out by the replication\'s reader' });
+      const statusesBefore = statusCalls(cp).length;
+      const outputsBefore = out1.length;
+      const failed = await cycle();
+      assert.equal(failed, null, 'the write failed: no coverage for that cycle');
+      assert.match(logged(cp, 'error').at(-1), /checkpoint cycle failed: topic does not exist/, `the message that asked for the cycle gets the error: ${logged(cp, 'error').at(-1)}`);
+      assert.equal(out1.length, outputsBefore, 'nothing reported as written');
+      await env.eventually(() => statusCalls(cp).slice(statusesBefore).some((s) => s.fill === 'red'), { what: `a red status (${lastStatusText(cp)})` });
 
       // the topic is back; the group has not moved since: the next cycle still writes 12 -> 8
       await ensureInternalTopic(targetAdmin, checkpointsTopic, 1);
-      const r = await emitter.cycle();
-      assert.deepEqual(r.written.map((c) => [c.group, c.topic, c.partition, c.upstreamOffset, c.downstreamOffset]), [[group, `${alias}.${topic}`, 0, 12n, 8n]]);
-      const after = await readCheckpoints(checkpointsTopic);
+      assert.ok(await cycle(), 'the cycle after the topic came back completed');
+      assert.deepEqual(written(), [[group, `${alias}.${topic}`, 0, '12', '8']]);
+      const after = await ourReads('target', checkpointsTopic, decodeCheckpoint);
       assert.deepEqual(after.map((c) => [c.upstreamOffset, c.downstreamOffset]), [[12n, 8n]]);
-      // and once written it is not written again
-      assert.deepEqual((await emitter.cycle()).written, []);
-      assert.equal(target.state.state, 'connected');
+      // and once written it is not written again; the status is no longer red
+      assert.ok(await cycle());
+      assert.deepEqual(written(), []);
+      assert.notEqual(statusCalls(cp).at(-1).fill, 'red', `not red once the writes work (${lastStatusText(cp)})`);
     } finally {
-      await emitter.stop();
       await committer.close();
-      await source.close();
-      await target.close();
     }
   });
 });

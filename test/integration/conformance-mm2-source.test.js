@@ -293,7 +293,23 @@ describe('conformance 3: our checkpoints and group offsets on the offset syncs o
     const mm2Checkpoints = await mm2Reads('target', checkpointsTopic, 'CheckpointFormatter', parseCheckpoint);
     assert.deepEqual(mm2Checkpoints, oursCheckpoints, 'CheckpointFormatter prints every checkpoint as our decoder reads it');
     const reported = cpOut.flatMap((m) => m.payload.checkpoints).map((c) => ({ ...c, upstreamOffset: BigInt(c.upstreamOffset), downstreamOffset: BigInt(c.downstreamOffset) }));
-    assert.deepEqual(mm2Checkpoints, reported, 'every checkpoint record is one our checkpoint node wrote (MM2 wrote none)');
+    // A write whose acknowledgement was lost (a produce request that timed out on a loaded machine
+    // but reached the log, sent again by kafkajs or by the next cycle's retry list) leaves the same
+    // checkpoint twice in a row for its key: the same record again, which changes nothing for a
+    // reader or for compaction. Seen once in a whole run under load (three repeats of g-live's
+    // newest checkpoints at the very end). Such repeats are set aside on both sides; anything else
+    // (a record the node did not report, a value out of order) still fails the comparison.
+    const withoutRepeats = (list) => {
+      const last = new Map();
+      return list.filter((c) => {
+        const key = `${c.group}\u0000${c.topic}\u0000${c.partition}`;
+        const value = `${c.upstreamOffset}/${c.downstreamOffset}/${c.metadata}`;
+        if (last.get(key) === value) return false;
+        last.set(key, value);
+        return true;
+      });
+    };
+    assert.deepEqual(withoutRepeats(mm2Checkpoints), withoutRepeats(reported), 'every checkpoint record is one our checkpoint node wrote (MM2 wrote none)');
     const lastCp = {};
     for (const c of mm2Checkpoints) {
       assert.equal(c.topic, remote);

@@ -8,14 +8,11 @@
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const nodes = require('../harness/nodes');
-const { CHECKPOINTS_TOPIC, syncsMsg, loadedMsg, feedSyncs, produceSyncs, statusCalls, lastStatusText, checkpointRecords, commitOffsets } = require('../harness/checkpoint-node');
+const { CHECKPOINTS_TOPIC, syncsMsg, loadedMsg, feedSyncs, produceSyncs, statusCalls, lastStatusText, logged, restored, restoreOutcome, syncsLoaded, following, pollingReason, checkpointRecords, commitOffsets } = require('../harness/checkpoint-node');
 const { AdminOffsetCommitter } = require('../../dist/kafka/admin-offset-committer');
 const { describeGroupState } = require('../../dist/kafka/group-listing');
-const { CheckpointEmitter } = require('../../dist/engines/checkpoint-emitter');
-const { ClusterConnection } = require('../../dist/kafka/connection');
 const { ensureInternalTopic } = require('../../dist/kafka/internal-topics');
-const { createReplicationPolicy } = require('../../dist/core/replication-policy');
-const { createGroupFilter, createTopicFilter } = require('../../dist/core/filters');
+const { encodeCheckpoint } = require('../../dist/core/checkpoint');
 
 function checkpointNode(over = {}) {
   return {
@@ -52,9 +49,12 @@ async function cycle(f, msg = { payload: 'now' }) {
   return f.out2[f.out2.length - 1];
 }
 
-async function ready(cp) {
-  await env.eventually(() => cp.emitter && cp.emitter.ready, { what: 'the checkpoint restore to finish', timeout: 30000 });
+/** Waits until the node's log says its restore is over; returns what it said (harness/checkpoint-node restoreOutcome). */
+function ready(cp) {
+  return restored(cp, 30000);
 }
+/** Whether the node warned that its restore failed (it then keeps only the latest offset sync per partition during the initial load, as MM2). */
+const restoreFailedWarned = (cp) => logged(cp, 'warn').some((m) => /^could not restore the previous checkpoints/.test(m));
 
 function brief(c) {
   return [c.group, c.topic, c.partition, Number(c.upstreamOffset), Number(c.downstreamOffset)];
@@ -97,9 +97,9 @@ describe('mm2-checkpoint (real clusters)', function () {
 
     const f = await loadFlow({ groups: `${p}-g.*` });
     // the offset-syncs topic does not exist yet: the feed waits for it, nothing is loaded
-    await ready(f.cp);
-    assert.equal(f.cp.emitter.restoreReport.ok, true);
-    assert.equal(f.cp.emitter.keepHistoryOnLoad, true);
+    const outcome = await ready(f.cp);
+    assert.equal(outcome.ok, true, `the restore succeeded (${JSON.stringify(outcome)})`);
+    assert.equal(restoreFailedWarned(f.cp), false, 'no failed restore: the sync history is kept during the initial load');
     await env.eventually(() => lastStatusText(f.cp) === 'waiting for offset syncs', { what: 'status waiting for offset syncs' });
     assert.ok(statusCalls(f.cp).some((s) => /^loading checkpoints/.test(s.text)), 'the status showed the restore');
     // OffsetSyncsMessages on the input (a wire kept from an older flow) are left aside: done without
@@ -193,7 +193,7 @@ describe('mm2-checkpoint (real clusters)', function () {
     await produceSyncs(`mm2-offset-syncs.${alias}.internal`, [[t, 0, 100, 200], [t, 0, 200, 300]]);
     const f = await loadFlow({ groups: g }, undefined, alias);
     await ready(f.cp);
-    await env.eventually(() => f.cp.emitter.syncsLoaded, { what: 'the syncs loaded from the feed' });
+    await env.eventually(() => syncsLoaded(f.cp), { what: `the syncs loaded from the feed (status: ${lastStatusText(f.cp)})` });
     let e = byGroupPartition(await cycle(f))[`${g}/${t}-0`];
     assert.deepEqual([e.status, e.downstreamOffset], ['emitted', '201']);
 
@@ -205,7 +205,7 @@ describe('mm2-checkpoint (real clusters)', function () {
     assert.notEqual(cp2, f.cp, 'the checkpoint node was replaced');
     assert.equal(nodes.helper.getNode('rep'), rep, 'the config node kept running');
     await ready(cp2);
-    await env.eventually(() => cp2.emitter.syncsLoaded, { what: 'the redeployed node has the whole history and loaded' });
+    await env.eventually(() => syncsLoaded(cp2), { what: 'the redeployed node has the whole history and loaded (its status)' });
     await commit(g, [[t, 0, 250]]);
     e = byGroupPartition(await cycle({ ...f, cp: cp2 }))[`${g}/${t}-0`];
     assert.deepEqual([e.status, e.downstreamOffset], ['emitted', '301'], 'translated with the history it got from the feed');
@@ -363,13 +363,12 @@ describe('mm2-checkpoint (real clusters)', function () {
     const again = env.unique('cpt');
     await produceSyncs(`mm2-offset-syncs.${again}.internal`, [175, 275, 375, 475].map((u) => [t, 0, u, u]));
     f = await loadFlow({ groups: g }, undefined, again);
-    await ready(f.cp);
-    await env.eventually(() => f.cp.emitter.syncsLoaded, { what: 'the syncs loaded' });
-    const report = f.cp.emitter.restoreReport;
+    const report = await ready(f.cp);
+    await env.eventually(() => syncsLoaded(f.cp), { what: 'the syncs loaded (the status)' });
     assert.equal(report.ok, true);
     assert.ok(report.malformed >= 1, 'the malformed record was skipped and counted');
     assert.equal(report.restored, 1);
-    assert.equal(f.cp.emitter.keepHistoryOnLoad, true, 'restore OK: the sync history is kept during the initial load');
+    assert.equal(restoreFailedWarned(f.cp), false, 'restore OK: the sync history is kept during the initial load');
     assert.ok(f.cp.warn.getCalls().some((c) => c.thisValue === f.cp && /skipped \d+ record\(s\) of source\.checkpoints\.internal/.test(String(c.args[0]))));
 
     // keep-history: translate(250) = 176 (not -1), which is behind the restored 201: not emitted
@@ -411,7 +410,9 @@ describe('mm2-checkpoint (real clusters)', function () {
     await ready(f.cp);
     await feedSyncs(f, [[t, 0, 10, 1000]]);
     let cov = await cycle(f);
-    assert.deepEqual(f.cp.emitter.groups, [`${p}-f1`]);
+    // the groups the cycle covered: f1 only (fx1 excluded, f2 has offsets on an excluded topic only)
+    assert.equal(cov.payload.groups, 1);
+    assert.deepEqual([...new Set(cov.payload.entries.map((x) => x.group))], [`${p}-f1`]);
     assert.deepEqual(cov.payload.entries.map((x) => [x.group, x.topic, x.status, x.downstreamOffset ?? null]).sort(), [
       [`${p}-f1`, t, 'emitted', '1000'],
       [`${p}-f1`, u, 'topic-not-replicated', null],
@@ -431,60 +432,45 @@ describe('mm2-checkpoint (real clusters)', function () {
     ]);
   });
 
-  it('a failed restore keeps only the latest sync of the initial load, as MM2 (mustReadToEnd)', async function () {
-    const p = env.unique('cpx');
-    const t = await topic(`${p}-t`);
-    const g = `${p}-g`;
-    await commit(g, [[t, 0, 250]]);
-    const source = new ClusterConnection({ alias: 'source', bootstrapServers: [env.cluster('source').bootstrap] });
-    const target = new ClusterConnection({ alias: 'target', bootstrapServers: [env.cluster('target').bootstrap] });
-    const emitter = new CheckpointEmitter({
-      source,
-      target,
-      sourceAlias: 'source',
-      targetAlias: 'target',
-      policy: createReplicationPolicy({ 'source.cluster.alias': 'source' }),
-      checkpointsTopic: `${p}.checkpoints.internal`, // never created: the restore read fails
-      groupFilter: createGroupFilter({ groups: g }),
-      topicFilter: createTopicFilter({}),
-      ensureTopic: async () => undefined,
-    });
-    try {
-      emitter.handleSyncEvent({ event: 'syncs', syncs: [175, 275, 375, 475].map((u) => ({ topic: t, partition: 0, upstreamOffset: BigInt(u), downstreamOffset: BigInt(u) })) });
-      emitter.handleSyncEvent({ event: 'loaded' });
-      await emitter.start();
-      assert.equal(emitter.restoreReport.ok, false);
-      assert.match(emitter.restoreReport.error, /does not exist/);
-      assert.equal(emitter.keepHistoryOnLoad, false);
-      // a target without the checkpoints topic is a failed cycle, also with nothing to write
-      await assert.rejects(emitter.cycle({}), /does not exist/);
-      assert.equal(target.state.state, 'error');
-      await ensureInternalTopic(await env.admin('target'), `${p}.checkpoints.internal`, 1);
-      const r = await emitter.cycle({});
-      assert.deepEqual(r.groups, [g]);
-      assert.equal(r.coverage.length, 1);
-      assert.equal(r.coverage[0].status, 'older-than-oldest-sync', 'only 475 is kept: 250 cannot be translated');
-      assert.equal(r.coverage[0].sync.upstreamOffset, 475n);
-      assert.deepEqual(r.written, []);
-    } finally {
-      await emitter.stop();
-      await source.close();
-      await target.close();
-    }
-  });
-
   it('stops cleanly while the restore is still running', async function () {
-    const f = await loadFlow({ groups: env.unique('cps') });
-    const emitter = f.cp.emitter;
-    assert.equal(emitter.ready, false);
+    this.timeout(180000);
+    // a checkpoints topic of its own (a source alias of its own names it) holding many records: the restore takes a while
+    const alias = env.unique('cps');
+    const topicName = `${alias}.checkpoints.internal`;
+    await ensureInternalTopic(await env.admin('target'), topicName, 1);
+    const producer = env.kafka('target').producer();
+    await producer.connect();
+    try {
+      for (let i = 0; i < 200000; i += 10000) {
+        const messages = [];
+        for (let j = i; j < i + 10000; j++) messages.push({ ...encodeCheckpoint({ group: `${alias}-g${j}`, topic: 'source.t', partition: 0, upstreamOffset: 10n, downstreamOffset: 8n, metadata: '' }), partition: 0 });
+        await producer.send({ topic: topicName, messages });
+      }
+    } finally {
+      await producer.disconnect();
+    }
+    await nodes.load([checkpointNode({ groups: `${alias}-.*` }), { id: 'out1', type: 'helper' }, { id: 'out2', type: 'helper' }], { over: { src: { alias }, tgt: { alias: env.unique('cpt') } } });
+    const cp = nodes.helper.getNode('cp');
+    const out2 = nodes.collect(nodes.helper.getNode('out2'));
+    // a cycle asked for meanwhile is skipped, and the log says why
+    cp.receive({ payload: 'now' });
+    const skipped = 'checkpoint cycle skipped: the previous checkpoints are still being restored';
+    await env.eventually(() => logged(cp, 'warn').includes(skipped) || out2.length > 0, { what: 'the cycle asked for to be skipped' });
+    assert.ok(logged(cp, 'warn').includes(skipped), `skipped while restoring (${JSON.stringify(logged(cp, 'warn'))})`);
+    assert.equal(restoreOutcome(cp), null, 'still restoring when the node closes');
+    // Node-RED closes the node (a close that times out logs an error on the node): done well before that;
+    // the test helper's spies go with the flow: keep them to read what the node logged while closing
+    const spies = { debug: cp.debug, warn: cp.warn, error: cp.error };
+    const said = (level) => spies[level].getCalls().filter((c) => c.thisValue === cp).map((c) => String(c.args[0]));
     const outcome = await Promise.race([
-      emitter.stop().then(() => emitter.start()).then(() => 'stopped'),
+      nodes.helper.unload().then(() => 'stopped'),
       new Promise((r) => setTimeout(() => r('still running'), 15000)),
     ]);
     assert.equal(outcome, 'stopped');
-    assert.equal(emitter.ready, false, 'no store after an aborted restore');
-    const cov = await emitter.cycle({});
-    assert.equal(cov.skipped, 'restoring');
+    assert.deepEqual(said('debug').filter((m) => /^restored /.test(m)), [], 'the aborted restore reported nothing');
+    assert.deepEqual(said('warn').filter((m) => /^could not restore/.test(m)), [], 'nor a failed restore');
+    assert.equal(out2.length, 0, 'no cycle delivered');
+    assert.deepEqual(said('error'), [], 'no error on close (a close that timed out would say so)');
   });
 
   it('the target unreachable: red naming the cause and the fix from the first failed attempt on, never back to "loading checkpoints" while it retries (issue 26)', async function () {
@@ -515,7 +501,8 @@ describe('mm2-checkpoint (real clusters)', function () {
     assert.match(text, /^error: groups: '\[' is not a valid regular expression/);
     assert.equal(statusCalls(f.cp).at(-1).fill, 'red');
     assert.ok(f.cp.error.getCalls().some((c) => c.thisValue === f.cp && /groups: '\[' is not a valid regular expression/.test(String(c.args[0]))));
-    assert.equal(f.cp.emitter, undefined, 'no Kafka activity');
+    assert.equal(statusCalls(f.cp).some((s) => /^loading checkpoints/.test(s.text)), false, 'no Kafka activity: no restore started');
+    assert.equal(restoreOutcome(f.cp), null, 'no Kafka activity: nothing restored');
     f.cp.receive({ payload: 'now' });
     await env.eventually(() => f.cp.error.getCalls().filter((c) => c.thisValue === f.cp).length >= 2, { what: 'done(err) for the message' });
     assert.equal(f.out2.length, 0);
@@ -611,7 +598,7 @@ describe('mm2-checkpoint: the source broker killed (its own source cluster, real
     await nodes.load([checkpointNode({ groups: `${p}-.*`, sourceOffsets: 'auto', emitCheckpointsIntervalSeconds: '5' }), { id: 'out1', type: 'helper' }, { id: 'out2', type: 'helper' }], { over: { src: { bootstrap: source.bootstrap } } });
     const cp = nodes.helper.getNode('cp');
     await ready(cp);
-    await env.eventually(() => cp.emitter.sourceMode.kind === 'events', { what: 'following the source commits', timeout: 60000 });
+    await env.eventually(() => following(cp), { what: 'following the source commits (its log)', timeout: 60000 });
     await env.eventually(() => statusCalls(cp).at(-1)?.fill === 'green', { what: `green (${statusCalls(cp).map((s) => s.text).join(' | ')})`, timeout: 30000 });
 
     const n = statusCalls(cp).length;
@@ -647,8 +634,10 @@ describe('mm2-checkpoint: the source broker killed (its own source cluster, real
     await nodes.load([checkpointNode({ groups: `${p}-.*`, sourceOffsets: 'poll', emitCheckpointsIntervalSeconds: '5' }), { id: 'out1', type: 'helper' }, { id: 'out2', type: 'helper' }], { over: { src: { bootstrap: source.bootstrap } } });
     const cp = nodes.helper.getNode('cp');
     await ready(cp);
-    assert.equal(cp.emitter.sourceMode.kind, 'poll');
     await env.eventually(() => statusCalls(cp).at(-1)?.fill === 'green', { what: `green (${statusCalls(cp).map((s) => s.text).join(' | ')})`, timeout: 60000 });
+    // polling as asked: it never said it follows the commits, nor that it polls for want of something
+    assert.equal(following(cp), false, 'not following __consumer_offsets');
+    assert.equal(pollingReason(cp), null, 'polling because it was asked to');
 
     const n = statusCalls(cp).length;
     await source.kill();
@@ -664,5 +653,78 @@ describe('mm2-checkpoint: the source broker killed (its own source cluster, real
 
     await source.restart();
     await env.eventually(() => statusCalls(cp).at(-1)?.fill === 'green', { what: `green again once a cycle reads the source (${statusCalls(cp).slice(-3).map((s) => s.text).join(' | ')})`, timeout: 120000 });
+  });
+});
+
+describe('mm2-checkpoint: a restore the target refuses (a principal that may not READ the checkpoints topic, real brokers)', function () {
+  this.timeout(240000);
+  const { useSecuredCluster } = require('../harness/secured');
+  const USER = 'cp-restore';
+  // the target: a cluster with an authorizer, of its own
+  const secured = useSecuredCluster('cp-restore-target', { authorizer: true, users: { [USER]: 'cp-restore-secret' } });
+  let committer;
+  before(async function () {
+    await nodes.startServer();
+    committer = new AdminOffsetCommitter(env.kafka('source'));
+  });
+  after(async function () {
+    await nodes.helper.unload().catch(() => undefined);
+    await nodes.stopServer();
+    if (committer) await committer.close();
+  });
+
+  it('a failed restore keeps only the latest sync of the initial load, as MM2 (mustReadToEnd)', async function () {
+    const p = env.unique('cpx');
+    const t = `${p}-t`;
+    const g = `${p}-g`;
+    const sourceAdmin = await env.admin('source');
+    await sourceAdmin.createTopics({ topics: [{ topic: t, numPartitions: 1 }], waitForLeaders: true });
+    await commitOffsets(committer, g, [[t, 0, 250]]);
+    // the syncs the replication's feed reads at start (offset-syncs.topic.location=source): its initial load
+    const targetAlias = env.unique('cpxt');
+    await produceSyncs(`mm2-offset-syncs.${targetAlias}.internal`, [175, 275, 375, 475].map((u) => [t, 0, u, u]));
+    // a checkpoints topic with a record in it (an empty one is restored without reading), written by the super user
+    const superKafka = secured.kafka('PLAINTEXT');
+    const superAdmin = superKafka.admin();
+    await superAdmin.connect();
+    const producer = superKafka.producer();
+    try {
+      await ensureInternalTopic(superAdmin, CHECKPOINTS_TOPIC, 1);
+      await producer.connect();
+      await producer.send({ topic: CHECKPOINTS_TOPIC, messages: [{ ...encodeCheckpoint({ group: g, topic: `source.${t}`, partition: 0, upstreamOffset: 100n, downstreamOffset: 100n, metadata: '' }), partition: 0 }] });
+    } finally {
+      await producer.disconnect();
+      await superAdmin.disconnect();
+    }
+    // the node's principal may do anything on the target but READ its checkpoints topic (a DENY wins over the ALLOWs)
+    const principal = `User:${USER}`;
+    await secured.cluster.acl.create([
+      { principal, resourceType: 'TOPIC', resourceName: '*', operation: 'ALL' },
+      { principal, resourceType: 'GROUP', resourceName: '*', operation: 'ALL' },
+      { principal, resourceType: 'CLUSTER', resourceName: 'kafka-cluster', operation: 'ALL' },
+      { principal, resourceType: 'TOPIC', resourceName: CHECKPOINTS_TOPIC, operation: 'READ', permission: 'DENY' },
+    ]);
+    await nodes.load([checkpointNode({ groups: g }), { id: 'out1', type: 'helper' }, { id: 'out2', type: 'helper' }], {
+      over: { tgt: { alias: targetAlias, bootstrap: secured.cluster.listeners.SASL_PLAINTEXT, saslMechanism: 'scram-sha-512' } },
+      credentials: { tgt: { username: USER, password: secured.cluster.saslUsers[USER] } },
+    });
+    const f = { cp: nodes.helper.getNode('cp'), out1: nodes.collect(nodes.helper.getNode('out1')), out2: nodes.collect(nodes.helper.getNode('out2')) };
+    // the log says the restore failed, why, and that only the latest sync per partition is kept during the initial load
+    const report = await restored(f.cp, 90000);
+    assert.equal(report.ok, false, JSON.stringify(report));
+    assert.match(report.error, /authoriz/i);
+    // the status names the ACL it lacks
+    await env.eventually(() => statusCalls(f.cp).some((s) => /needs READ on Topic:source\.checkpoints\.internal/.test(s.text)), { what: `the status naming the missing ACL (${lastStatusText(f.cp)})` });
+    // only 475 was kept of the initial load (once the feed has handed it over: cycles until the store is loaded):
+    // 250 cannot be translated, nothing is written
+    const cov = await env.eventually(async () => {
+      const c = await cycle(f);
+      return c.payload.entries.length > 0 && c.payload.entries[0].status !== 'store-loading' ? c : null;
+    }, { what: 'a cycle with the sync history loaded', interval: 1000 });
+    assert.equal(cov.payload.groups, 1);
+    assert.equal(cov.payload.entries.length, 1);
+    assert.equal(cov.payload.entries[0].status, 'older-than-oldest-sync', 'only 475 is kept: 250 cannot be translated');
+    assert.match(cov.payload.entries[0].reason, /oldest retained offset sync \(upstream 475\)/);
+    assert.deepEqual(f.out1.at(-1).payload.checkpoints, []);
   });
 });

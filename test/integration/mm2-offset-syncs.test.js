@@ -3,6 +3,7 @@
 const assert = require('node:assert/strict');
 const env = require('../harness/env');
 const nodes = require('../harness/nodes');
+const { statusCalls, lastStatusText, syncsLoaded } = require('../harness/checkpoint-node');
 const { encodeOffsetSync } = require('../../dist/core/offset-sync');
 const { ensureInternalTopic } = require('../../dist/kafka/internal-topics');
 
@@ -297,7 +298,7 @@ describe('mm2-offset-syncs (Node-RED runtime, real brokers)', function () {
       const os = nodes.helper.getNode('os');
       const msgs = nodes.collect(nodes.helper.getNode('out'));
       const cp = nodes.helper.getNode('cp');
-      await env.eventually(() => cp.emitter.syncsLoaded && loadedIndex(msgs) >= 0, { what: 'the checkpoint node has the history, the offset-syncs node reported it' });
+      await env.eventually(() => syncsLoaded(cp) && loadedIndex(msgs) >= 0, { what: `the checkpoint node has the history (its status: ${lastStatusText(cp)}), the offset-syncs node reported it` });
       return { over, os, msgs, cp, topic };
     }
 
@@ -314,7 +315,7 @@ describe('mm2-offset-syncs (Node-RED runtime, real brokers)', function () {
       const cp2 = nodes.helper.getNode('cp');
       assert.notEqual(cp2, cp, 'the checkpoint node was replaced');
       assert.equal(nodes.helper.getNode('os'), os, 'the offset-syncs node kept running');
-      await env.eventually(() => cp2.emitter.syncsLoaded, { what: 'the redeployed checkpoint node has the history again' });
+      await env.eventually(() => syncsLoaded(cp2), { what: 'the redeployed checkpoint node has the history again (its status)' });
       assert.deepEqual([...os.readerGroupIds], readers, 'the topic was not read again');
       // a sync written now reaches both
       await produce('source', topic, [record(syncAt(9))]);
@@ -328,6 +329,7 @@ describe('mm2-offset-syncs (Node-RED runtime, real brokers)', function () {
       const pre = [syncAt(0), syncAt(1), syncAt(2)];
       const { over, os, cp, msgs } = await loaded(a, pre);
       const before = msgs.length;
+      const statusesBefore = statusCalls(cp).length;
       await nodes.helper.setFlows([...nodes.configNodes(over), ...flow('first', 'renamed')], 'nodes');
       const os2 = nodes.helper.getNode('os');
       assert.notEqual(os2, os, 'the offset-syncs node was replaced');
@@ -340,7 +342,8 @@ describe('mm2-offset-syncs (Node-RED runtime, real brokers)', function () {
       assert.deepEqual(again[li].payload.stats, { read: 3, malformed: 0, loaded: true });
       assert.equal(events(again).filter((e) => e === 'loaded').length, 1);
       assert.equal(events(again).includes('reset'), false, 'no reset: nothing was dropped');
-      assert.equal(cp.emitter.syncsLoaded, true, 'the checkpoint node kept its store');
+      assert.equal(syncsLoaded(cp), true, `the checkpoint node kept its store (status: ${lastStatusText(cp)})`);
+      assert.deepEqual(statusCalls(cp).slice(statusesBefore).filter((s) => /^waiting for offset syncs$|^loading checkpoints/.test(s.text)), [], 'never waiting for the syncs again');
       await env.eventually(() => os2.status.getCalls().some((c) => c.thisValue === os2 && /^3 syncs, 3 partitions/.test(c.args[0].text || '')), { what: 'the summary status of the new node' });
     });
 
@@ -349,11 +352,13 @@ describe('mm2-offset-syncs (Node-RED runtime, real brokers)', function () {
       const pre = [syncAt(0), syncAt(1)];
       const { cp, msgs } = await loaded(a, pre);
       const last = msgs[msgs.length - 1];
+      const statusesBefore = statusCalls(cp).length;
       // a 'reset' would drop the store if the node still took syncs from its input
       cp.receive({ topic: 'mm2/offset-syncs', payload: { ...last.payload, event: 'reset' } });
       cp.receive({ topic: 'mm2/offset-syncs', payload: { ...last.payload, event: 'syncs', syncs: [json(syncAt(9))] } });
       await env.eventually(() => callsOf(cp, 'log').some((l) => /left aside/.test(l)), { what: 'the log says the message was left aside' });
-      assert.equal(cp.emitter.syncsLoaded, true, 'still loaded: the reset on the wire was not applied');
+      assert.equal(syncsLoaded(cp), true, `still loaded: the reset on the wire was not applied (status: ${lastStatusText(cp)})`);
+      assert.deepEqual(statusCalls(cp).slice(statusesBefore).filter((s) => /^waiting for offset syncs$/.test(s.text)), [], 'never waiting for the syncs again');
       assert.deepEqual(callsOf(cp, 'error'), []);
       assert.equal(callsOf(cp, 'log').filter((l) => /left aside/.test(l)).length, 1, 'said once');
     });

@@ -104,6 +104,48 @@ describe('CheckpointEmitter with a share of the flow (no broker)', function () {
     assert.deepEqual(after.written.map((x) => [x.group, x.upstreamOffset]), [['b', 11n]], 'b written once the lease holds; c, moved away, not');
     await e.stop();
   });
+
+  it('the share changes while a discovery is under way (it read the share before): a new discovery after it selects the new share', async function () {
+    const groups = { a: at(10n), b: at(10n) };
+    const source = memoryConnection('source', groups);
+    /** @type {null | { promise: Promise<void>, open: () => void }} */
+    let gate = null;
+    let gatedReads = 0;
+    const fetcherOf = source.offsetFetcher;
+    source.offsetFetcher = () => {
+      const f = fetcherOf();
+      return { ...f, fetchMany: async (/** @type {string[]} */ gs) => {
+        if (gate) {
+          gatedReads++;
+          await gate.promise;
+        }
+        return f.fetchMany(gs);
+      } };
+    };
+    const target = memoryConnection('target');
+    const shares = share(['a']);
+    const delivered = [];
+    const e = new CheckpointEmitter({
+      source, target, sourceAlias: 'source', targetAlias: 'target', policy: createReplicationPolicy({}), checkpointsTopic: CP_TOPIC,
+      groupFilter: createGroupFilter({}), topicFilter: createTopicFilter({}), ensureTopic: async () => undefined, sourceOffsets: 'poll',
+      shares, events: { delivered: (r) => delivered.push(r) },
+    });
+    await e.start();
+    e.handleSyncEvent({ event: 'syncs', syncs: [{ topic: 't', partition: 0, upstreamOffset: 5n, downstreamOffset: 3n }] });
+    e.handleSyncEvent({ event: 'loaded' });
+    assert.deepEqual((await e.cycle({ refreshGroups: true })).groups, ['a']);
+    let open = () => undefined;
+    gate = { promise: new Promise((r) => (open = r)), open };
+    const slow = e.refreshGroups();
+    await waitFor(() => gatedReads > 0); // the discovery read the share (a alone) and waits on the source
+    shares.change(['a', 'b']);
+    gate = null;
+    open();
+    assert.deepEqual((await slow).groups, ['a'], 'the discovery under way: the share it read');
+    await waitFor(() => delivered.find((x) => x.full && x.groups.includes('b')));
+    assert.deepEqual(e.groups, ['a', 'b'], 'then the new share');
+    await e.stop();
+  });
 });
 
 async function waitFor(fn, ms = 10000) {

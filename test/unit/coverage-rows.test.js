@@ -68,6 +68,13 @@ for (const translation of ['mm2', 'precise']) {
         codes.add(c.code);
       }
       assert.deepEqual(r.coverage.map(view), plain.coverage.map(view), what);
+      // values, not the stores' objects: a row keeps no checkpoint or sync of theirs alive
+      r.coverage.entries().forEach((c, i) => {
+        if (c.code === 12) return; // kept as checkpointsForGroup's entry
+        const p = plain.coverage[i];
+        if (p.previous !== undefined) assert.notEqual(c.previous, p.previous, `${what}: the last checkpoint as a value`);
+        if (p.sync !== undefined) assert.notEqual(c.sync, p.sync, `${what}: the sync as a value`);
+      });
       return r;
     }
     const base = { topicFilter, policy, sourceAlias: 's', targetAlias: 't', listedAt: 10 };
@@ -84,7 +91,7 @@ for (const translation of ['mm2', 'precise']) {
         checkpoints: checkpoints([]),
       });
       assert.deepEqual(r.coverage.map((c) => c.status), ['emitted', 'no-committed-offset', 'no-sync', 'older-than-oldest-sync', 'no-sync', 'no-sync', 'topic-not-replicated']);
-      assert.match(r.coverage[3].reason, /the translation of offset 10 is negative/);
+      assert.match(r.coverage.at(3).reason, /the translation of offset 10 is negative/);
       same('a duplicate remote partition', { ...base, group: 'g', offsets: [at('a', 0, 150), at('a', 0, 200)], store: s, checkpoints: checkpoints([]) });
       same('emitted past the sync', { ...base, group: 'g', offsets: [at('a', 0, 150)], store: s, checkpoints: checkpoints([]) });
       same('unchanged, the same offset', { ...base, group: 'g', offsets: [at('a', 0, 200)], store: s, checkpoints: checkpoints([['g', 's.a', 0, 200, 1100]]) });
@@ -99,6 +106,30 @@ for (const translation of ['mm2', 'precise']) {
       });
       // every code of the rows: 12 sentences, and the entries kept as they are
       assert.deepEqual([...codes].sort((a, b) => a - b), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    });
+
+    it('rows of groups translated again are reclaimed; a coverage reads the same before and after, an old one what it said then', function () {
+      const s = syncs(translation, [['a', 0, 100, 1000]]);
+      const cache = new TranslationCache();
+      const cps = checkpoints([]);
+      const groups = Array.from({ length: 3000 }, (_, i) => `g${String(i).padStart(4, '0')}`);
+      const read = (cov) => cov.map((c) => `${c.group} ${c.topic}-${c.partition} ${c.status} ${c.upstreamOffset} ${c.downstreamOffset} ${c.reason}`);
+      const first = cache.translate({ ...base, group: groups[0], offsets: [at('a', 0, 100), at('a', 1, 5)], store: s, checkpoints: cps });
+      const firstRead = read(first.coverage);
+      let last = new Map();
+      for (let round = 0; round < 4; round++) {
+        for (const g of groups) {
+          const r = cache.translate({ ...base, group: g, offsets: [at('a', 0, 100 + round), at('a', 1, 5)], store: s, checkpoints: cps });
+          last.set(g, { cov: r.coverage, seen: read(r.coverage) });
+        }
+        assert.ok(cache.rows.waste <= Math.max(4096, cache.rows.live), `round ${round}: reclaimed (${JSON.stringify(cache.rows)})`);
+      }
+      assert.equal(cache.rows.live, 2 * groups.length);
+      for (const [, { cov, seen }] of last) assert.deepEqual(read(cov), seen, 'the same after the compactions');
+      assert.deepEqual(read(first.coverage), firstRead, 'an old coverage reads what it said');
+      cache.retain(new Set(groups.slice(0, 10)));
+      assert.equal(cache.rows.live, 20);
+      for (const g of groups.slice(0, 10)) assert.deepEqual(read(last.get(g).cov), last.get(g).seen);
     });
 
     it('the readiness verdict is kept with the row', function () {

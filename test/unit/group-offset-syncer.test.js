@@ -209,6 +209,118 @@ describe('GroupOffsetSyncer (no broker)', function () {
     assert.deepEqual(calls.fetchMany, [['a'], ['a']], 'a group to write is read fresh first');
   });
 
+  it('the event lane never waits for a listing it holds: an old one is taken and read again beside the run', async function () {
+    const { calls, connection } = fakeConnection();
+    let clock = 1000000;
+    const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0, now: () => clock });
+    s.applyCheckpointsJson({ a: cp(5), b: cp(5) });
+    await s.sync();
+    assert.equal(calls.list, 1);
+    const fetcher = connection.offsetFetcher();
+    const listOnce = fetcher.listGroupStates;
+    fetcher.listGroupStates = () => {
+      calls.list++;
+      return new Promise(() => undefined); // the target does not answer the listing now
+    };
+    s.applyCheckpointsJson({ a: cp(7) });
+    clock += 5000;
+    assert.deepEqual((await s.syncGroups(['a'])).written.map((w) => w.group), ['a']);
+    assert.equal(calls.list, 1, 'a listing 5 s old serves without another');
+    s.applyCheckpointsJson({ b: cp(8) });
+    clock += 60000;
+    assert.deepEqual((await s.syncGroups(['b'])).written.map((w) => w.group), ['b'], 'written without waiting for the listing');
+    assert.equal(calls.list, 2, 'one read beside the run');
+    fetcher.listGroupStates = listOnce;
+    await s.close();
+  });
+
+  it('a commit refused for members (UNKNOWN_MEMBER_ID): reported active, neither read nor written again until a newer listing', async function () {
+    const { calls, connection, target } = fakeConnection({ committed: { g: 1 } });
+    let clock = 1000000;
+    const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0, now: () => ++clock });
+    const commits = connection.committer();
+    let members = false;
+    connection.committer = () => ({
+      commitMany: async (list, o) => (members ? new Map(list.map((c) => [c.group, { ok: false, errorType: 'UNKNOWN_MEMBER_ID', message: 'members' }])) : commits.commitMany(list, o)),
+    });
+    s.applyCheckpointsJson({ g: cp(5) });
+    await s.sync();
+    members = true; // a consumer joined on the target after the listing
+    s.applyCheckpointsJson({ g: cp(6) });
+    const r = await s.syncGroups(['g']);
+    assert.deepEqual(r.skipped.map((x) => `${x.group} ${x.code}`), ['g group-active']);
+    const reads = calls.fetchMany.length;
+    s.applyCheckpointsJson({ g: cp(7) });
+    const again = await s.syncGroups(['g']);
+    assert.deepEqual(again.skipped.map((x) => `${x.group} ${x.code}`), ['g group-active']);
+    assert.match(again.skipped[0].reason, /refused/);
+    assert.equal(calls.fetchMany.length, reads, 'not read again');
+    assert.equal(target.committed.g, 5);
+    // the consumer left: a full run lists afresh and writes it
+    members = false;
+    assert.deepEqual((await s.sync()).written.map((w) => `${w.group} ${w.offsets[0].offset}`), ['g 7']);
+  });
+
+  it('a full run holds only the groups it may write: an event for a group it found up to date is not held up behind it', async function () {
+    const { calls, connection } = fakeConnection();
+    const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0 });
+    s.applyCheckpointsJson({ a: cp(5), b: cp(5) });
+    await s.sync();
+    const fetcher = connection.offsetFetcher();
+    const fetchMany = fetcher.fetchMany;
+    /** @type {() => void} */
+    let release = () => undefined;
+    /** @type {Promise<void>} */
+    const gate = new Promise((r) => (release = () => r()));
+    fetcher.fetchMany = async (groups) => {
+      if (groups.includes('b')) await gate; // the full run's read of b does not answer yet
+      return fetchMany(groups);
+    };
+    s.applyCheckpointsJson({ b: cp(6) });
+    const full = s.sync();
+    while (!calls.fetchMany.some((g) => g.includes('b'))) await new Promise((r) => setTimeout(r, 1));
+    s.applyCheckpointsJson({ a: cp(7) }); // after the full run planned a as up to date
+    const r = await s.syncGroups(['a']);
+    assert.deepEqual(r.written.map((w) => `${w.group} ${w.offsets[0].offset}`), ['a 7'], 'written while the full run still waits for its read');
+    release();
+    assert.deepEqual((await full).written.map((w) => `${w.group} ${w.offsets[0].offset}`), ['b 6']);
+    await s.close();
+  });
+
+  it('the event lane takes the log ends held when they clamp nothing; a checkpoint beyond them is read first', async function () {
+    const { connection } = fakeConnection();
+    const admin = await connection.admin();
+    let endReads = 0;
+    let lists = 0;
+    let end = 100;
+    admin.listTopics = async () => {
+      lists++;
+      return ['t'];
+    };
+    admin.fetchTopicOffsets = async () => {
+      endReads++;
+      return [{ partition: 0, offset: String(end), high: String(end), low: '0' }];
+    };
+    const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0 });
+    s.applyCheckpointsJson({ a: cp(5) });
+    await s.sync();
+    assert.equal(endReads, 1);
+    s.applyCheckpointsJson({ a: cp(90) });
+    assert.deepEqual((await s.syncGroups(['a'])).written.map((w) => w.offsets[0].offset), [90n]);
+    assert.equal(endReads, 1, 'the ends held serve');
+    end = 200;
+    s.applyCheckpointsJson({ a: cp(150) });
+    const r = await s.syncGroups(['a']);
+    assert.deepEqual(r.written.map((w) => w.offsets[0].offset), [150n], 'not clamped at the end held (100): read again first');
+    assert.deepEqual(r.clamped, []);
+    assert.equal(endReads, 2);
+    assert.equal(lists, 1, 'a topic read before is not looked up again by the event lane (the full run looks it up)');
+    s.applyCheckpointsJson({ a: cp(160) });
+    await s.sync();
+    assert.equal(lists, 2);
+    await s.close();
+  });
+
   it('never backwards: a target offset ahead of the checkpoint stays; a group with members is neither read nor written', async function () {
     const { calls, connection, target } = fakeConnection({ committed: { ahead: 50 }, states: { busy: 'Stable', ahead: 'Empty' } });
     const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}) });
@@ -224,7 +336,9 @@ describe('GroupOffsetSyncer (no broker)', function () {
   it('the floor: a group asked again within it is written once when it ends, with the latest checkpoint', async function () {
     const { calls, connection } = fakeConnection();
     const deferred = [];
-    const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 150, onDeferredRun: (run) => deferred.push(run) });
+    // the syncer's clock moves only when the test says (a loaded machine must not end the floor early)
+    let clock = 1000000;
+    const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 150, now: () => clock, onDeferredRun: (run) => deferred.push(run) });
     s.applyCheckpointsJson({ g: cp(1), h: cp(1) });
     const r1 = await s.syncGroups(['g']);
     assert.equal(r1.written.length, 1);
@@ -236,12 +350,13 @@ describe('GroupOffsetSyncer (no broker)', function () {
     const r3 = await s.syncGroups(['g']);
     assert.equal(r3.deferred, 1);
     assert.deepEqual(r3.written, []);
-    // the floor ends: one run for g, with its latest checkpoint
-    const until = Date.now() + 5000;
-    while (deferred.length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
-    assert.equal(deferred.length, 1, 'one run when the floor ends');
-    const r4 = await deferred[0];
-    assert.deepEqual(r4.written, [{ group: 'g', offsets: [{ topic: 't', partition: 0, offset: 3n }] }]);
+    // the floor ends: a run for g, with its latest checkpoint (a timer that fired before the clock
+    // moved found the floor still on and set itself again: such a run writes nothing)
+    clock += 200;
+    const until = Date.now() + 4000;
+    const writtenByDeferred = async () => (await Promise.all(deferred)).flatMap((r) => r.written);
+    while ((await writtenByDeferred()).length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(await writtenByDeferred(), [{ group: 'g', offsets: [{ topic: 't', partition: 0, offset: 3n }] }], 'one write of g when the floor ends');
     assert.deepEqual(calls.commits.map((c) => `${c.group}=${c.offsets[0].offset}`), ['g=1', 'h=1', 'g=3'], 'g written twice in all, never dropped');
     await s.close();
   });
@@ -388,7 +503,7 @@ describe('GroupOffsetSyncer (no broker)', function () {
 
     it('mode replication: a rewind one writer followed is not followed again by the next one (the node redeployed), after the target moved on', async function () {
       const { ReplicationRuntime } = require('../../dist/engines/replication-runtime');
-      const { followRuntime } = require('../../dist/nodes/mm2-group-offsets/mm2-group-offsets-runtime');
+      const { followRuntime } = require('../../dist/engines/group-offsets-follower');
       const c = (up, down) => ({ group: 'g', topic: 't', partition: 0, upstreamOffset: BigInt(up), downstreamOffset: BigInt(down), metadata: '' });
       const { target, connection } = fakeConnection({ committed: { g: 50 } });
       const rt = new ReplicationRuntime();
@@ -397,20 +512,59 @@ describe('GroupOffsetSyncer (no broker)', function () {
       store.loadRecord(c(20, 20)); // rewound on the source
       store.markLoaded(true);
       rt.restored(store);
-      const cycles = () => ({ ready: false, run() {}, groupsChanged() {} });
+      const hooks = () => ({ active: () => false, fullRun() {}, ran() {}, following() {} });
       const first = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0, followRewinds: true });
-      const stopFirst = followRuntime({ runtime: rt, syncer: first, cycles: cycles(), following() {} });
+      const stopFirst = followRuntime({ runtime: rt, syncer: first, ...hooks() });
       const r = await first.sync();
       assert.equal(target.committed.g, 20, 'the rewind followed');
       assert.equal(r.rewound.length, 1);
       stopFirst(); // the node is redeployed
       target.committed.g = 35; // the group's consumers ran on the target meanwhile
       const second = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0, followRewinds: true });
-      followRuntime({ runtime: rt, syncer: second, cycles: cycles(), following() {} });
+      followRuntime({ runtime: rt, syncer: second, ...hooks() });
       assert.deepEqual(second.pendingRewinds('g'), [], 'the acted-on mark is gone from the runtime');
       const again = await second.sync();
       assert.deepEqual(again.written, []);
       assert.equal(target.committed.g, 35, 'never moved back a second time');
+    });
+
+    it('mode replication: the groups a checkpoint cycle changed are written by the writer itself, only while it is active', async function () {
+      const { ReplicationRuntime } = require('../../dist/engines/replication-runtime');
+      const { followRuntime } = require('../../dist/engines/group-offsets-follower');
+      const c = (up, down) => ({ group: 'g', topic: 't', partition: 0, upstreamOffset: BigInt(up), downstreamOffset: BigInt(down), metadata: '' });
+      const { target, connection } = fakeConnection({ committed: { g: 10 } });
+      const rt = new ReplicationRuntime();
+      const store = rt.open({ selected: () => ['g'] }, () => true);
+      store.loadRecord(c(10, 10));
+      store.markLoaded(true);
+      rt.restored(store);
+      let active = false;
+      const runs = [];
+      const events = { full: 0, following: [] };
+      const syncer = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0, followRewinds: true });
+      const stop = followRuntime({
+        runtime: rt, syncer,
+        active: () => active,
+        fullRun: () => events.full++,
+        ran: (run) => runs.push(run),
+        following: (on) => events.following.push(on),
+      });
+      assert.deepEqual(events.following, [true], 'attached: an emitter keeps its store in the runtime');
+      assert.equal(events.full, 1, 'the store is restored: one full run asked at once');
+      store.update('g', [c(30, 30)]);
+      rt.cycled();
+      assert.equal(runs.length, 0, 'not active yet: nothing written by the event path');
+      active = true;
+      store.update('g', [c(40, 40)]);
+      rt.cycled();
+      assert.equal(runs.length, 1, 'the changed group is written at once');
+      const r = await runs[0];
+      assert.deepEqual(r.written.map((w) => w.group), ['g']);
+      assert.equal(target.committed.g, 40);
+      stop();
+      store.update('g', [c(50, 50)]);
+      rt.cycled();
+      assert.equal(runs.length, 1, 'stopped: no longer follows the runtime');
     });
 
     describe('mode input: rewinds recovered from one replay of the checkpoints topic (adoptRewinds)', function () {

@@ -34,6 +34,15 @@ describe('core/log-end-cache', function () {
     assert.equal(c.size, 0);
   });
 
+  it('is due for a read beside the runs once older than half of maxAgeMs (it still serves until maxAgeMs)', function () {
+    const c = new LogEndCache(60000);
+    assert.equal(c.due('source.t', 0), false, 'nothing held: nothing to refresh');
+    c.put('source.t', ends(100), 1000);
+    assert.equal(c.due('source.t', 31000), false);
+    assert.equal(c.due('source.t', 31001), true);
+    assert.ok(c.serves('source.t', [cp(0, 1)], 31001));
+  });
+
   it('keeps only the ends of the topic it is given', function () {
     const c = new LogEndCache(60000);
     c.put('source.t', [...ends(5), { topic: 'x', partition: 0, offset: 9n }], 0);

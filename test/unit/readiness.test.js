@@ -147,7 +147,7 @@ describe('readiness: coverage entries of the translation cache', function () {
     assert.deepEqual([e.verdict, e.reread], ['at-risk', expected]);
     assert.equal(e.checkpointAt, 200, 'the listing the checkpoint reflects');
     assert.deepEqual([slow.summary.verdict, slow.summary.why, slow.summary.reread], ['at-risk', 'reread', expected]);
-    assert.deepEqual([fast.coverage[0].verdict, fast.coverage[0].reread, fast.coverage[0].checkpointAt], ['ready', 0, 1000]);
+    assert.deepEqual([fast.coverage.at(0).verdict, fast.coverage.at(0).reread, fast.coverage.at(0).checkpointAt], ['ready', 0, 1000]);
   });
 
   it('precise translation: the same group is ready, re-reading what lies between the sync below it and its position', function () {
@@ -156,7 +156,7 @@ describe('readiness: coverage entries of the translation cache', function () {
     const expected = Number(position + 7n - cp.downstreamOffset);
     assert.equal(expected, 50, 'from the sync at 11,100');
     assert.deepEqual([e.verdict, e.reread, e.checkpointAt], ['ready', expected, 200]);
-    assert.deepEqual([fast.coverage[0].verdict, fast.coverage[0].reread], ['ready', 0]);
+    assert.deepEqual([fast.coverage.at(0).verdict, fast.coverage.at(0).reread], ['ready', 0]);
   });
 
   for (const translation of /** @type {Array<'mm2' | 'precise'>} */ (['precise', 'mm2'])) {
@@ -174,10 +174,10 @@ describe('readiness: coverage entries of the translation cache', function () {
         const r = cache.translate({ group: 'orders-analytics', offsets: [{ topic: 'a', partition: 0, offset: pos, metadata: '' }], topicFilter, store, checkpoints, policy, sourceAlias: 's', targetAlias: 't', listedAt: cycle, readiness });
         const cp = checkpoints.getPartition('orders-analytics', 's.a', 0);
         const actual = Number(pos + 7n - cp.downstreamOffset);
-        assert.ok(r.coverage[0].reread >= actual, `cycle ${cycle}: the bound (${r.coverage[0].reread}) is never below the real re-read (${actual})`);
+        assert.ok(r.coverage.at(0).reread >= actual, `cycle ${cycle}: the bound (${r.coverage.at(0).reread}) is never below the real re-read (${actual})`);
         if (translation === 'precise') {
           assert.ok(actual <= 100 + 1, `cycle ${cycle}: re-read ${actual}`);
-          assert.ok(r.coverage[0].reread <= 100, `cycle ${cycle}: bound ${r.coverage[0].reread}, from the syncs around the position`);
+          assert.ok(r.coverage.at(0).reread <= 100, `cycle ${cycle}: bound ${r.coverage.at(0).reread}, from the syncs around the position`);
           assert.equal(r.summary.verdict, 'ready');
         }
         worst = Math.max(worst, actual);
@@ -199,10 +199,10 @@ describe('readiness: coverage entries of the translation cache', function () {
     const offsets = [{ topic: 'a', partition: 0, offset: 5000n, metadata: '' }];
     const input = { group: 'idle', offsets, topicFilter, store, checkpoints, policy, sourceAlias: 's', targetAlias: 't', listedAt: 10 };
     const first = cache.translate(input);
-    assert.equal(first.coverage[0].status, 'emitted');
+    assert.equal(first.coverage.at(0).status, 'emitted');
     const second = cache.translate({ ...input, listedAt: 20 });
     assert.equal(second.reused, false, 'it emitted: translated again once');
-    assert.equal(second.coverage[0].checkpointAt, 10, 'the checkpoint reflects the offsets listed first');
+    assert.equal(second.coverage.at(0).checkpointAt, 10, 'the checkpoint reflects the offsets listed first');
     const third = cache.translate({ ...input, listedAt: 30 });
     assert.equal(third.reused, true);
     assert.equal(third.coverage, second.coverage);
@@ -327,7 +327,7 @@ describe('readiness: the CoverageMessage entry and payload', function () {
     assert.deepEqual(p1.readiness.groups.map((g) => [g.group, g.membersOnTarget, g.verdict]), [['a', true, 'ready'], ['b', false, 'not-covered']]);
     // nothing moved: the same translation (and entries) is reused; the consumer on the target left
     const two = cycleWith({ a: false, b: false });
-    assert.equal(two.first.coverage[0], one.first.coverage[0], 'the translation was reused');
+    assert.equal(two.first.coverage, one.first.coverage, 'the translation was reused');
     const p2 = coveragePayload(two.r);
     assert.deepEqual(p2.entries.map((e) => [e.group, e.membersOnTarget]), [['a', false], ['b', false]], 'made for this message, with its members');
     assert.ok(!p2.entries[0].reason.includes(MEMBERS_ON_TARGET_REASON));

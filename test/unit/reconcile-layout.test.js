@@ -16,6 +16,7 @@ const { CheckpointStore } = require('../../dist/core/checkpoint-store');
 const { SourceOffsetTable } = require('../../dist/core/source-offset-table');
 const { ReconcileLayout, SWEEP_CYCLES } = require('../../dist/core/reconcile-layout');
 const { translateCycle } = require('../../dist/core/checkpoint-cycle');
+const { coverageEntriesOf } = require('../../dist/core/coverage-rows');
 const { seededRandom: rng, randomSeeds } = require('../../scripts/seeded-random');
 
 const policy = {
@@ -35,7 +36,7 @@ function loadedCheckpoints() {
 }
 
 const syncView = (s) => (s === undefined ? undefined : `${s.upstreamOffset}:${s.downstreamOffset}`);
-const coverageView = (list) => list.map((c) => `${c.group} ${c.topic}-${c.partition} ${c.status} ${c.upstreamOffset} ${c.downstreamOffset} ${syncView(c.sync)} ${c.reason}`);
+const coverageView = (list) => coverageEntriesOf(list).map((c) => `${c.group} ${c.topic}-${c.partition} ${c.status} ${c.upstreamOffset} ${c.downstreamOffset} ${syncView(c.sync)} ${c.reason}`);
 
 for (const translation of /** @type {Array<'mm2' | 'precise'>} */ (['mm2', 'precise'])) {
   describe(`Reconcile lane (${translation} mode): a full cycle visiting only what changed gives what recomputing every group gives`, () => {
@@ -195,7 +196,7 @@ for (const translation of /** @type {Array<'mm2' | 'precise'>} */ (['mm2', 'prec
       syncs.apply({ topic: 'a', partition: 0, upstreamOffset: 150n, downstreamOffset: 300n });
       const moved = cycle();
       assert.equal(visited, Math.ceil(120 / SWEEP_CYCLES) + 1);
-      assert.equal(moved.coverage.find((c) => c.group === 'g005').downstreamOffset, 300n);
+      assert.equal(coverageEntriesOf(moved.coverage).find((c) => c.group === 'g005').downstreamOffset, 300n);
     });
   });
 }

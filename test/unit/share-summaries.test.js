@@ -159,7 +159,7 @@ describe('share board and the coverage output (engines/share-board, nodes/shared
     await new Promise((resolve) => setTimeout(resolve, 20));
     assert.ok(problems.some((p) => p && /reading t: .*no broker/.test(p)), String(problems));
     const failures = problems.filter((p) => p && /reading t/.test(p)).length;
-    board.publish(r.readiness);
+    board.publish(cycleOf(['analytics', 'billing']).readiness); // a changed summary: published again
     await new Promise((resolve) => setTimeout(resolve, 20));
     assert.equal(problems.filter((p) => p && /reading t/.test(p)).length, failures + 1, 'tried again');
     // the publications went out all the same

@@ -106,6 +106,20 @@ describe('TargetOffsets: the target offsets as last read or written', () => {
       assert.equal(t.offsetOf('g', 't', 0), undefined);
     });
 
+    it('a commit refused as to a group with members: neither read nor written again until a listing made after the refusal', () => {
+      const t = new TargetOffsets({ floorMs: 0 });
+      t.read('g', [committed(5)], 1000);
+      t.refused('g', true, undefined, 2000);
+      assert.equal(t.offsetOf('g', 't', 0), undefined, 'what we knew is forgotten');
+      assert.equal(t.plan('g', 'Empty', 1500, [cp(9)], false, 2100), 'refused', 'the listing (Empty) predates the refusal');
+      assert.equal(t.plan('g', 'Empty', 2000, [cp(9)], true, 2100), 'refused', 'a full run with a listing of the same moment too');
+      assert.equal(t.plan('g', 'Empty', 2001, [cp(9)], false, 2100), 'read', 'a newer listing shows it without members: read, then decided');
+      assert.equal(t.plan('g', 'Empty', 1500, [cp(9)], false, 2200), 'read', 'and the refusal is not remembered after that');
+      // another refusal (not for members) is tried again by the next run
+      t.refused('g', false, undefined, 3000);
+      assert.equal(t.plan('g', 'Empty', 1500, [cp(9)], false, 3100), 'read');
+    });
+
     it('a write is also newer than the listing: the group written is kept', () => {
       const t = new TargetOffsets({ floorMs: 0 });
       t.written('g', [{ topic: 't', partition: 0, offset: 5n }], undefined, 2000);

@@ -112,10 +112,10 @@ for (const translation of /** @type {Array<'mm2' | 'precise'>} */ (['mm2', 'prec
     const first = cache.translate(input);
     assert.equal(first.reused, false);
     assert.equal(first.checkpoints.length, 1);
-    assert.equal(first.coverage[0].status, 'emitted');
+    assert.equal(first.coverage.at(0).status, 'emitted');
     const second = cache.translate(input); // "emitted" reads "unchanged" now: translated once more
     assert.equal(second.reused, false);
-    assert.equal(second.coverage[0].status, 'unchanged');
+    assert.equal(second.coverage.at(0).status, 'unchanged');
     const third = cache.translate(input);
     assert.equal(third.reused, true);
     assert.equal(third.coverage, second.coverage);

@@ -111,15 +111,6 @@ export class GroupOffsetsCycles {
     }, CHANGES_WINDOW_MS);
   }
 
-  /**
-   * Groups whose checkpoints a cycle of the replication's checkpoint node just changed (modes
-   * "replication", and "input" while that node runs here): written now, the emitter has batched them already.
-   */
-  groupsChanged(groups: readonly string[]): void {
-    if (!this.ready || this.o.ctx.closing || groups.length === 0) return;
-    this.report(this.o.syncer.syncGroups(groups), null, null, null);
-  }
-
   /** Stops the batching timer (on close). */
   stop(): void {
     if (this.changesTimer) clearTimeout(this.changesTimer);

@@ -16,7 +16,7 @@ import { GroupOffsetsCycles } from './mm2-group-offsets-cycles';
 import { followCheckpointsTopic } from './mm2-group-offsets-topic-mode';
 import { replayRewindsOnce } from './mm2-group-offsets-rewind-replay';
 import { GroupOffsetSyncer } from '../../engines/group-offset-syncer';
-import { followRuntime } from './mm2-group-offsets-runtime';
+import { followRuntime } from '../../engines/group-offsets-follower';
 import { withShare } from '../shared/share-status';
 
 interface GroupOffsetsDef extends NodeDef, GroupOffsetsDefFields {
@@ -89,7 +89,13 @@ export = function register(RED: NodeAPI): void {
     // replication's runtime, read here in place (engines/replication-runtime)
     const where = { source: rep.sourceAlias, target: rep.targetAlias };
     const unfollow = mode === 'topic' ? null : followRuntime({
-      runtime: rep.runtime, syncer, cycles,
+      runtime: rep.runtime, syncer,
+      active: () => cycles.ready && !ctx.closing,
+      fullRun: () => {
+        cycles.ready = true;
+        cycles.run(null, null, null);
+      },
+      ran: (run) => cycles.report(run, null, null, null),
       following: (on) => {
         if (mode !== 'replication') return;
         if (on) status.activity({ fill: 'grey', shape: 'ring', text: t('mm2-group-offsets.status.first-sync', { seconds: intervalMs / 1000 }) });

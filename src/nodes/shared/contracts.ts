@@ -16,7 +16,7 @@
 import { checkpointToJson, parseOffset, type CheckpointJsonLike } from '../../core/checkpoint-json';
 import type { SwitchoverReport } from '../../core/switchover';
 import type { Checkpoint, OffsetSync } from '../../core/types';
-import { coverageEntries, defineEntriesOnRead } from './coverage-entries';
+import { coverageEntries, defineEntriesOnRead, entriesOf, statusCounts } from './coverage-entries';
 import type { GroupReadiness, MembersOnTarget, ReadinessVerdict } from '../../core/readiness';
 import type { CycleResult, SyncEvent } from '../../engines/checkpoint-emitter';
 import type { MirrorStats } from '../../engines/mirror-task';
@@ -231,24 +231,20 @@ export { MEMBERS_ON_TARGET_REASON } from './coverage-entries';
 
 /** The CoverageMessage payload of a cycle (its entries made when read). */
 export function coveragePayload(r: CycleResult): CoverageMessage['payload'] {
-  const summary: Record<string, number> = {};
-  for (const c of r.coverage) {
-    const s = c.status;
-    summary[s] = (summary[s] ?? 0) + 1;
-  }
+  // counted from the compact rows; the entries are made when read
+  const { summary, partitions } = statusCounts(r);
   const members = r.membersOnTarget;
-  const coverage = r.coverage;
   const payload = {
     cycle: r.cycle,
     groups: r.groups.length,
-    partitions: coverage.length,
+    partitions,
     summary,
     entries: [],
     failedGroups: r.failedGroups,
     notReplicatedGroups: r.notReplicatedGroups ?? [],
     durationMs: r.durationMs,
   } as CoverageMessage['payload'];
-  defineEntriesOnRead(payload, () => coverageEntries(coverage, members));
+  defineEntriesOnRead(payload, () => coverageEntries(entriesOf(r), members));
   const rd = r.readiness;
   if (rd !== undefined) {
     payload.readiness = {

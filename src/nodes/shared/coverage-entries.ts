@@ -1,5 +1,6 @@
 import type { MembersOnTarget } from '../../core/readiness';
-import type { GroupCoverageEntry } from '../../core/translation-cache';
+import { coverageEntriesOf } from '../../core/coverage-rows';
+import type { GroupCoverage, GroupCoverageEntry } from '../../core/translation-cache';
 import type { CycleResult } from '../../engines/checkpoint-emitter';
 import type { CoverageJson, CoverageMessage } from './contracts';
 
@@ -33,6 +34,36 @@ function coverageJsonOf(c: GroupCoverageEntry, members: MembersOnTarget, covered
   if (from !== undefined) e = { ...e, rewoundFrom: from.toString() };
   if (coveredBy !== undefined) e = { ...e, coveredBy };
   return Object.freeze(e);
+}
+
+/** A cycle's coverage: its compact rows per group (the emitter's), or its entries (a result made elsewhere). */
+export type CycleCoverage = Pick<CycleResult, 'coverage'> & Partial<Pick<CycleResult, 'coverageRows'>>;
+
+/** The entries of a cycle's coverage (views of its rows, made now). */
+export function entriesOf(r: CycleCoverage): readonly GroupCoverageEntry[] {
+  return r.coverageRows !== undefined ? coverageEntriesOf(r.coverageRows) : r.coverage;
+}
+
+/** Group partitions per status, and how many, without making an entry. */
+export function statusCounts(r: CycleCoverage): { summary: Record<string, number>; partitions: number } {
+  const summary: Record<string, number> = {};
+  let partitions = 0;
+  const add = (s: string): void => {
+    summary[s] = (summary[s] ?? 0) + 1;
+  };
+  const rows: readonly GroupCoverage[] | undefined = r.coverageRows;
+  if (rows !== undefined) {
+    for (const g of rows) {
+      partitions += g.length;
+      const u = g.uniformStatus;
+      if (u !== null) summary[u] = (summary[u] ?? 0) + g.length;
+      else for (let i = 0; i < g.length; i++) add(g.statusOf(i));
+    }
+  } else {
+    for (const c of r.coverage) add(c.status);
+    partitions = r.coverage.length;
+  }
+  return { summary, partitions };
 }
 
 /** The entries of a CoverageMessage, in coverage order; `coveredBy`: the instance covering them, when the flow shares its readiness (engines/share-board). */
