@@ -42,6 +42,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 function heap() {
   global.gc();
   global.gc();
+  // the typed arrays' backing stores are outside the JS heap (arrayBuffers): counted too, or rows in typed arrays would look free
   const m = process.memoryUsage();
   return m.heapUsed + m.arrayBuffers;
 }

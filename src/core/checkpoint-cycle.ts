@@ -62,6 +62,8 @@ export interface TranslateCycleInput {
   groups: Iterable<string>;
   /** Each group's committed offsets on the source. */
   offsetsOf(group: string): readonly CommittedOffset[];
+  /** The version of each group's offsets (SourceOffsetTable.versionOf), when they are made anew at each ask: the translation cache compares it instead of the array. */
+  versionOf?(group: string): number | undefined;
   /** When the offsets were listed (the checkpoints' record timestamp). */
   listedAt: number;
   /** The translation's fixed inputs (store, checkpoints, policy, aliases, filter, readiness); group, offsets and listedAt are set per group, remoteLogStart from `logStarts` (precise mode). */
@@ -167,6 +169,7 @@ function* translateSteps(t: TranslateCycleInput, every = Infinity): Generator<vo
     }
     input.group = group;
     input.offsets = t.offsetsOf(group);
+    input.offsetsVersion = t.versionOf?.(group);
     input.listedAt = t.listedAt;
     let r: { checkpoints: Checkpoint[]; coverage: Iterable<Pick<CoverageEntry, 'remoteTopic' | 'status' | 'partition'>> };
     if (t.full) {
@@ -262,6 +265,75 @@ export function fullCycleReadiness(o: {
 }
 
 /** Each of `groups` with checkpoints, and their checkpoint lists. */
+/** What LatestCheckpoints reads (a CheckpointStore). */
+export interface LatestSource {
+  get(group: string): readonly Checkpoint[] | undefined;
+  hasGroup(group: string): boolean;
+  versionOf(group: string): number | undefined;
+}
+
+/**
+ * The latest checkpoints of some groups (those with some when made), read from the store when
+ * asked: a map that keeps only the group names (issue 24 step g, compact state: a cycle's result
+ * kept for its status or its next message holds no checkpoint object), with each group's
+ * version for "did it change since a message carried it".
+ */
+export class LatestCheckpoints implements ReadonlyMap<string, readonly Checkpoint[]> {
+  private names: Set<string> | null = null;
+
+  constructor(
+    private readonly list: readonly string[],
+    private readonly store: LatestSource,
+  ) {}
+
+  /** The groups of `groups` that have checkpoints in `store`. */
+  static of(groups: Iterable<string>, store: LatestSource): LatestCheckpoints {
+    const list: string[] = [];
+    for (const g of groups) if (store.hasGroup(g)) list.push(g);
+    return new LatestCheckpoints(list, store);
+  }
+
+  get size(): number {
+    return this.list.length;
+  }
+
+  has(group: string): boolean {
+    return (this.names ??= new Set(this.list)).has(group);
+  }
+
+  get(group: string): readonly Checkpoint[] | undefined {
+    return this.has(group) ? this.store.get(group) : undefined;
+  }
+
+  /** The version of a group's checkpoints in the store (CheckpointStore.versionOf). */
+  versionOf(group: string): number | undefined {
+    return this.has(group) ? this.store.versionOf(group) : undefined;
+  }
+
+  keys(): MapIterator<string> {
+    return this.list[Symbol.iterator]() as MapIterator<string>;
+  }
+
+  *entries(): MapIterator<[string, readonly Checkpoint[]]> {
+    for (const g of this.list) {
+      const l = this.store.get(g);
+      if (l !== undefined) yield [g, l];
+    }
+  }
+
+  *values(): MapIterator<readonly Checkpoint[]> {
+    for (const [, l] of this.entries()) yield l;
+  }
+
+  forEach(f: (value: readonly Checkpoint[], key: string, map: ReadonlyMap<string, readonly Checkpoint[]>) => void): void {
+    for (const [g, l] of this.entries()) f(l, g, this);
+  }
+
+  [Symbol.iterator](): MapIterator<[string, readonly Checkpoint[]]> {
+    return this.entries();
+  }
+}
+
 export function latestOf(groups: Iterable<string>, get: (group: string) => readonly Checkpoint[] | undefined): Map<string, readonly Checkpoint[]> {
   const latest = new Map<string, readonly Checkpoint[]>();
   for (const g of groups) {

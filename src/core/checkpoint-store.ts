@@ -1,5 +1,6 @@
 import type { Checkpoint } from './types';
-import { partitionKey } from './partition-key';
+import { internName } from './partition-key';
+import { NameNumbers, SliceTable } from './slice-table';
 
 /**
  * MM2's CheckpointStore plus the monotonicity rule of MirrorCheckpointTask.checkpointsForGroup (`isMoreRecent`):
@@ -22,45 +23,19 @@ export function isMoreRecent(last: Checkpoint | undefined, hasGroup: boolean, cp
   return cp.downstreamOffset > last.downstreamOffset;
 }
 
-function copy(cp: Checkpoint): Checkpoint {
-  // a literal of fixed shape, not a spread: V8 shares the frozen shape of a literal, while freezing
-  // a spread copy made a hidden class of its own per checkpoint (100,000 of them at 10,000 groups)
-  return Object.freeze({
-    group: cp.group,
-    topic: cp.topic,
-    partition: cp.partition,
-    upstreamOffset: cp.upstreamOffset,
-    downstreamOffset: cp.downstreamOffset,
-    metadata: cp.metadata,
-  });
-}
+/** The columns of the rows: remote topic number, partition, upstream and downstream offsets (exact), listing time (-1: not known). */
+const TOPIC = 0;
+const PARTITION = 1;
+const UPSTREAM = 2;
+const DOWNSTREAM = 3;
+const LISTED_AT = 4;
 
-/** A group with more remote partitions than this finds one through a map (fewer: a scan of its list). */
-const SCAN_AT_MOST = 24;
+/** Versions of every store (one clock: a group's version never repeats, also across stores). */
+let versionClock = 0;
 
-/**
- * One group's checkpoints (issue 24 step g, compact state): its list in first-seen order of the
- * remote partitions, handed out frozen by `get` and copied on the next write after that (no map
- * and no second array per group), and beside it when each one's offsets were listed (unboxed
- * doubles, -1: not known). A group with many partitions also has a map of their places.
- */
-interface GroupRow {
-  list: Checkpoint[];
-  /** Whether `list` was handed out (frozen): the next write copies it. */
-  shared: boolean;
-  at: number[];
-  /** partition key -> place in `list`; only above SCAN_AT_MOST partitions. */
-  index: Map<string, number> | null;
-}
-
-function indexOf(row: GroupRow, topic: string, partition: number): number {
-  if (row.index !== null) return row.index.get(partitionKey(topic, partition)) ?? -1;
-  const list = row.list;
-  for (let i = 0; i < list.length; i++) {
-    const c = list[i];
-    if (c.partition === partition && c.topic === topic) return i;
-  }
-  return -1;
+function checkedInt64(offset: bigint, what: string): bigint {
+  if (BigInt.asIntN(64, offset) !== offset) throw new RangeError(`${what} ${offset} is outside the signed 64-bit range`);
+  return offset;
 }
 
 export interface CheckpointStoreOptions {
@@ -70,11 +45,22 @@ export interface CheckpointStoreOptions {
   onPut?: (previous: Checkpoint | undefined, stored: Checkpoint) => void;
 }
 
+/**
+ * The store's rows (issue 24 step g, compact state): a row per group and remote partition in typed
+ * arrays (the remote topic interned as a number, the offsets exact in BigInt64Arrays, the listing
+ * time a double), each group a slice in first-seen order of its remote partitions, the metadata
+ * beside the slice only when one is not empty, and a version per group (a new number whenever one
+ * of its checkpoints changes) for the readers' "did it change". `Checkpoint` objects are made when
+ * a reader asks (`get`, `getPartition`), never kept.
+ */
 export class CheckpointStore {
   private readonly acceptGroup: (group: string) => boolean;
   private readonly onPut: ((previous: Checkpoint | undefined, stored: Checkpoint) => void) | undefined;
   /** group -> its last checkpoint per remote partition; groups and partitions in first-seen order. */
-  private readonly byGroup = new Map<string, GroupRow>();
+  private readonly rows = new SliceTable([(n) => new Int32Array(n), (n) => new Int32Array(n), (n) => new BigInt64Array(n), (n) => new BigInt64Array(n), (n) => new Float64Array(n)]);
+  private readonly topics = new NameNumbers();
+  /** Per group number: its version. */
+  private versions: number[] = [];
   private state: 'loading' | 'loaded' | 'failed' = 'loading';
 
   constructor(options: CheckpointStoreOptions = {}) {
@@ -116,16 +102,19 @@ export class CheckpointStore {
    * everything restored so far, exactly as MM2 does; the store counts as loaded either way.
    */
   markLoaded(ok: boolean): void {
-    if (!ok) this.byGroup.clear();
+    if (!ok) this.rows.clear();
     this.state = ok ? 'loaded' : 'failed';
   }
 
   /** The monotonicity rule against this store's last checkpoint for the checkpoint's group and remote partition. */
   isMoreRecent(checkpoint: Checkpoint): boolean {
-    const row = this.byGroup.get(checkpoint.group);
-    if (row === undefined) return isMoreRecent(undefined, false, checkpoint);
-    const i = indexOf(row, checkpoint.topic, checkpoint.partition);
-    return isMoreRecent(i < 0 ? undefined : row.list[i], true, checkpoint);
+    const g = this.rows.find(checkpoint.group);
+    if (g === undefined) return true;
+    const i = this.place(g, checkpoint.topic, checkpoint.partition);
+    if (i < 0) return true;
+    const at = this.rows.base(g) + i;
+    if (checkpoint.upstreamOffset < (this.rows.cols[UPSTREAM] as BigInt64Array)[at]) return true;
+    return checkpoint.downstreamOffset > (this.rows.cols[DOWNSTREAM] as BigInt64Array)[at];
   }
 
   /**
@@ -143,72 +132,115 @@ export class CheckpointStore {
     for (const cp of checkpoints) this.put(cp, listedAt);
   }
 
-  /** When the source offsets a stored checkpoint (one of {@link get}'s, still the latest of its partition) reflects were listed (epoch ms), or undefined when not known. */
+  /** When the source offsets a stored checkpoint (still the latest of its partition: the same offsets and metadata) reflects were listed (epoch ms), or undefined when not known. */
   listedAtOf(checkpoint: Checkpoint): number | undefined {
-    const row = this.byGroup.get(checkpoint.group);
-    if (row === undefined) return undefined;
-    const i = indexOf(row, checkpoint.topic, checkpoint.partition);
-    if (i < 0 || row.list[i] !== checkpoint) return undefined;
-    const at = row.at[i];
-    return at < 0 ? undefined : at;
+    const g = this.rows.find(checkpoint.group);
+    if (g === undefined) return undefined;
+    const i = this.place(g, checkpoint.topic, checkpoint.partition);
+    if (i < 0) return undefined;
+    const c = this.rows.cols;
+    const at = this.rows.base(g) + i;
+    if ((c[UPSTREAM] as BigInt64Array)[at] !== checkpoint.upstreamOffset || (c[DOWNSTREAM] as BigInt64Array)[at] !== checkpoint.downstreamOffset || this.metadataAt(g, i) !== checkpoint.metadata) return undefined;
+    const listed = c[LISTED_AT][at] as number;
+    return listed < 0 ? undefined : listed;
   }
 
   /**
    * The last checkpoint of every remote partition of `group`, or undefined when it has none:
-   * the same (frozen) array until one of them changes, so callers may cache what they derive.
+   * made at each call (frozen); {@link versionOf} says whether they changed.
    */
   get(group: string): readonly Checkpoint[] | undefined {
-    const row = this.byGroup.get(group);
-    if (row === undefined) return undefined;
-    if (!row.shared) {
-      Object.freeze(row.list);
-      row.shared = true;
-    }
-    return row.list;
+    const g = this.rows.find(group);
+    if (g === undefined) return undefined;
+    const out: Checkpoint[] = [];
+    for (let i = 0, n = this.rows.rows(g); i < n; i++) out.push(this.rowAt(group, g, i));
+    return Object.freeze(out);
   }
 
-  /** The last checkpoint of one remote partition of `group`. */
+  /** A number that changes whenever one of the group's checkpoints changes; undefined: the group has none. */
+  versionOf(group: string): number | undefined {
+    const g = this.rows.find(group);
+    return g === undefined ? undefined : this.versions[g];
+  }
+
+  /** How many remote partitions of `group` have a checkpoint. */
+  sizeOf(group: string): number {
+    const g = this.rows.find(group);
+    return g === undefined ? 0 : this.rows.rows(g);
+  }
+
+  /** The last checkpoint of one remote partition of `group` (made now). */
   getPartition(group: string, topic: string, partition: number): Checkpoint | undefined {
-    const row = this.byGroup.get(group);
-    if (row === undefined) return undefined;
-    const i = indexOf(row, topic, partition);
-    return i < 0 ? undefined : row.list[i];
+    const g = this.rows.find(group);
+    if (g === undefined) return undefined;
+    const i = this.place(g, topic, partition);
+    return i < 0 ? undefined : this.rowAt(group, g, i);
   }
 
   /** Whether the store has at least one checkpoint for `group`. */
   hasGroup(group: string): boolean {
-    return this.byGroup.has(group);
+    return this.rows.find(group) !== undefined;
   }
 
   /** Groups with at least one checkpoint, in first-seen order. */
   groups(): string[] {
-    return [...this.byGroup.keys()];
+    return [...this.rows.entries()].map(([group]) => group);
+  }
+
+  private metadataAt(g: number, i: number): string {
+    const side = this.rows.sideOf(g);
+    return side === null ? '' : ((side[i] as string | undefined) ?? '');
+  }
+
+  private rowAt(group: string, g: number, i: number): Checkpoint {
+    const c = this.rows.cols;
+    const at = this.rows.base(g) + i;
+    // a literal of fixed shape: V8 shares the frozen shape of a literal
+    return Object.freeze({
+      group,
+      topic: this.topics.name(c[TOPIC][at] as number),
+      partition: c[PARTITION][at] as number,
+      upstreamOffset: (c[UPSTREAM] as BigInt64Array)[at],
+      downstreamOffset: (c[DOWNSTREAM] as BigInt64Array)[at],
+      metadata: this.metadataAt(g, i),
+    });
+  }
+
+  /** The place of (topic, partition) in group `g`'s slice, or -1. */
+  private place(g: number, topic: string, partition: number): number {
+    const t = this.topics.find(topic);
+    if (t === undefined) return -1;
+    const c = this.rows.cols;
+    const base = this.rows.base(g);
+    const topics = c[TOPIC];
+    const partitions = c[PARTITION];
+    for (let i = 0, n = this.rows.rows(g); i < n; i++) if (partitions[base + i] === partition && topics[base + i] === t) return i;
+    return -1;
   }
 
   private put(cp: Checkpoint, listedAt: number | undefined): void {
-    let row = this.byGroup.get(cp.group);
-    if (row === undefined) {
-      row = { list: [], shared: false, at: [], index: null };
-      this.byGroup.set(cp.group, row);
-    }
-    const stored = copy(cp);
-    const at = listedAt !== undefined && Number.isFinite(listedAt) && listedAt >= 0 ? listedAt : -1;
-    // the list handed out stays as it was: the next one is a copy
-    if (row.shared) {
-      row.list = row.list.slice();
-      row.shared = false;
-    }
-    const i = indexOf(row, cp.topic, cp.partition);
-    const previous = i < 0 ? undefined : row.list[i];
+    checkedInt64(cp.upstreamOffset, 'upstream offset');
+    checkedInt64(cp.downstreamOffset, 'downstream offset');
+    const had = this.rows.size;
+    const g = this.rows.groupOf(cp.group);
+    const added = this.rows.size !== had;
+    let i = added ? -1 : this.place(g, cp.topic, cp.partition);
+    const previous = i < 0 || this.onPut === undefined ? undefined : this.rowAt(cp.group, g, i);
     if (i < 0) {
-      row.list.push(stored);
-      row.at.push(at);
-      if (row.index !== null) row.index.set(partitionKey(cp.topic, cp.partition), row.list.length - 1);
-      else if (row.list.length > SCAN_AT_MOST) row.index = new Map(row.list.map((c, j) => [partitionKey(c.topic, c.partition), j]));
-    } else {
-      row.list[i] = stored;
-      row.at[i] = at;
+      i = this.rows.rows(g);
+      this.rows.insert(g, i);
     }
-    this.onPut?.(previous, stored);
+    const c = this.rows.cols;
+    const at = this.rows.base(g) + i;
+    c[TOPIC][at] = this.topics.of(internName(cp.topic));
+    c[PARTITION][at] = cp.partition;
+    (c[UPSTREAM] as BigInt64Array)[at] = cp.upstreamOffset;
+    (c[DOWNSTREAM] as BigInt64Array)[at] = cp.downstreamOffset;
+    c[LISTED_AT][at] = listedAt !== undefined && Number.isFinite(listedAt) && listedAt >= 0 ? listedAt : -1;
+    const metadata = cp.metadata ?? '';
+    if (metadata !== '') this.rows.ensureSide(g, '')[i] = metadata;
+    else this.rows.sideOf(g)?.splice(i, 1, '');
+    this.versions[g] = ++versionClock;
+    if (this.onPut !== undefined) this.onPut(previous, this.rowAt(cp.group, g, i));
   }
 }

@@ -1,5 +1,6 @@
 import { internName, partitionKey } from './partition-key';
-import { PositionIndex } from './position-index';
+import { NumberPositionIndex } from './position-index';
+import { NameNumbers, SliceTable } from './slice-table';
 import type { CommittedOffset } from './types';
 
 /**
@@ -36,89 +37,29 @@ export interface FullRead {
   readonly during: ReadonlyMap<string, GroupPartitions>;
 }
 
-/** A group with more partitions than this finds one through a map (fewer: a scan of its list). */
-const SCAN_AT_MOST = 24;
+/** Versions of every table (one clock: a group's version never repeats, also across tables). */
+let versionClock = 0;
+
+/** The columns of the rows: topic number, partition, offset (exact), whether the offset is set (0: listed without one). */
+const TOPIC = 0;
+const PARTITION = 1;
+const OFFSET = 2;
+const HAS = 3;
 
 /**
- * One group's committed offsets (issue 24 step g, compact state): one list in first-seen order of
- * the partitions, handed out frozen by `offsetsOf` and copied on the next change after that (no
- * map and no second array per group); a group with many partitions also has a map of their places.
+ * The committed offsets (issue 24 step g, compact state): a row per group partition in typed
+ * arrays (the topic interned as a number, the offset exact in a BigInt64Array), each group a slice
+ * in first-seen order of its partitions, the metadata beside the slice only when one is not empty,
+ * and a version per group (a new number whenever one of its offsets changes) for the readers'
+ * "did it change". Objects (`CommittedOffset`) are made only when a reader asks (`offsetsOf`).
  */
-class GroupRow {
-  shared = false;
-  index: Map<string, number> | null = null;
-
-  constructor(public list: CommittedOffset[]) {
-    if (list.length > SCAN_AT_MOST) this.reindex();
-  }
-
-  get size(): number {
-    return this.list.length;
-  }
-
-  indexOf(topic: string, partition: number): number {
-    if (this.index !== null) return this.index.get(partitionKey(topic, partition)) ?? -1;
-    const list = this.list;
-    for (let i = 0; i < list.length; i++) {
-      const o = list[i];
-      if (o.partition === partition && o.topic === topic) return i;
-    }
-    return -1;
-  }
-
-  /** The offset of the partition of key `k` (`partitionKey`). */
-  byKey(k: string): CommittedOffset | undefined {
-    if (this.index !== null) {
-      const i = this.index.get(k);
-      return i === undefined ? undefined : this.list[i];
-    }
-    for (const o of this.list) if (partitionKey(o.topic, o.partition) === k) return o;
-    return undefined;
-  }
-
-  get(topic: string, partition: number): CommittedOffset | undefined {
-    const i = this.indexOf(topic, partition);
-    return i < 0 ? undefined : this.list[i];
-  }
-
-  /** Sets (`o`) or deletes (undefined) the offset of a partition; the list handed out stays as it was. */
-  set(topic: string, partition: number, o: CommittedOffset | undefined): void {
-    if (this.shared) {
-      this.list = this.list.slice();
-      this.shared = false;
-    }
-    const i = this.indexOf(topic, partition);
-    if (o !== undefined) {
-      if (i >= 0) this.list[i] = o;
-      else {
-        this.list.push(o);
-        if (this.index !== null) this.index.set(partitionKey(topic, partition), this.list.length - 1);
-        else if (this.list.length > SCAN_AT_MOST) this.reindex();
-      }
-    } else if (i >= 0) {
-      this.list.splice(i, 1);
-      if (this.index !== null) this.reindex();
-    }
-  }
-
-  /** The list, frozen: the same array until the next change. */
-  frozen(): readonly CommittedOffset[] {
-    if (!this.shared) {
-      Object.freeze(this.list);
-      this.shared = true;
-    }
-    return this.list;
-  }
-
-  private reindex(): void {
-    this.index = this.list.length > SCAN_AT_MOST ? new Map(this.list.map((o, j) => [partitionKey(o.topic, o.partition), j])) : null;
-  }
-}
-
 export class SourceOffsetTable {
-  private readonly byGroup = new Map<string, GroupRow>();
-  /** (topic, partition) -> the groups with a commit there, by their committed offset. */
-  private readonly byPartition = new Map<string, PositionIndex<string>>();
+  private readonly rows = new SliceTable([(n) => new Int32Array(n), (n) => new Int32Array(n), (n) => new BigInt64Array(n), (n) => new Uint8Array(n)]);
+  private readonly topics = new NameNumbers();
+  /** Per group number: its version. */
+  private versions: number[] = [];
+  /** (topic, partition) -> the groups (numbers) with a commit there, by their committed offset. */
+  private readonly byPartition = new Map<string, NumberPositionIndex>();
   /** Changed by the stream and not taken yet. */
   private pending = new Map<string, GroupPartitions>();
   /** Groups whose offsets changed (by the stream or a full read) since the last takeChangedGroups: the reconcile lane's dirty groups. */
@@ -128,7 +69,7 @@ export class SourceOffsetTable {
 
   /** Groups held. */
   get groups(): number {
-    return this.byGroup.size;
+    return this.rows.size;
   }
 
   /**
@@ -139,23 +80,29 @@ export class SourceOffsetTable {
   applyStream(deletedGroups: Iterable<string>, changes: Iterable<SourceOffsetChange>, accept: (group: string) => boolean): void {
     for (const g of deletedGroups) {
       if (!accept(g)) continue;
-      if (this.byGroup.has(g)) {
+      if (this.rows.find(g) !== undefined) {
         this.dropGroup(g);
         this.mark(g, 'all');
       }
     }
     for (const c of changes) {
       if (!accept(c.group)) continue;
-      let m = this.byGroup.get(c.group);
-      if (!m) {
-        m = new GroupRow([]);
-        this.byGroup.set(c.group, m);
-      }
+      const g = this.groupNo(c.group);
       const k = partitionKey(c.topic, c.partition);
       this.changedGroups.add(c.group);
-      const prev = m.get(c.topic, c.partition);
-      m.set(c.topic, c.partition, c.offset === null ? undefined : { topic: internName(c.topic), partition: c.partition, offset: c.offset, metadata: prev?.metadata ?? '' });
-      this.index(k, c.group, prev?.offset ?? null, c.offset);
+      const t = this.topics.of(internName(c.topic));
+      const i = this.place(g, t, c.partition);
+      const base = this.rows.base(g);
+      const prev = i < 0 || this.rows.cols[HAS][base + i] === 0 ? null : (this.rows.cols[OFFSET] as BigInt64Array)[base + i];
+      if (c.offset === null) {
+        if (i >= 0) this.rows.remove(g, i);
+      } else {
+        // a new partition keeps no metadata; a known one keeps its metadata
+        const at = i >= 0 ? base + i : this.rows.insert(g, this.rows.rows(g));
+        this.write(at, t, c.partition, c.offset);
+      }
+      this.versions[g] = ++versionClock;
+      this.index(k, g, prev, c.offset);
       this.mark(c.group, k);
     }
   }
@@ -199,32 +146,104 @@ export class SourceOffsetTable {
   }
 
   /**
-   * The committed offsets kept for a group (undefined: never read); only those of `parts` when
-   * given. The whole list is the same array until one of the group's offsets changes.
+   * The committed offsets kept for a group (undefined: never read), made now (a new array each
+   * call: {@link versionOf} says whether they changed); only those of `parts` when given.
    */
-  offsetsOf(group: string, parts: GroupPartitions = 'all'): readonly CommittedOffset[] | undefined {
-    const m = this.byGroup.get(group);
-    if (!m) return undefined;
-    if (parts === 'all') return m.frozen();
+  offsetsOf(group: string, parts: GroupPartitions = 'all'): CommittedOffset[] | undefined {
+    const g = this.rows.find(group);
+    if (g === undefined) return undefined;
     const out: CommittedOffset[] = [];
+    if (parts === 'all') {
+      for (let i = 0, n = this.rows.rows(g); i < n; i++) out.push(this.rowAt(g, i));
+      return out;
+    }
+    // in the order asked
     for (const k of parts) {
-      const o = m.byKey(k);
-      if (o) out.push(o);
+      const colon = k.indexOf(':');
+      const t = this.topics.find(k.slice(colon + 1));
+      const i = t === undefined ? -1 : this.place(g, t, Number(k.slice(0, colon)));
+      if (i >= 0) out.push(this.rowAt(g, i));
     }
     return out;
   }
 
+  /** A number that changes whenever one of the group's offsets (or their metadata) changes; undefined: the group is not held. */
+  versionOf(group: string): number | undefined {
+    const g = this.rows.find(group);
+    return g === undefined ? undefined : this.versions[g];
+  }
+
+  /** Whether the group is held (read, or streamed). */
+  has(group: string): boolean {
+    return this.rows.find(group) !== undefined;
+  }
+
+  /** The distinct topics of a group's offsets, in first-seen order (empty when not held). */
+  topicsOf(group: string): string[] {
+    const g = this.rows.find(group);
+    if (g === undefined) return [];
+    const seen: number[] = [];
+    const col = this.rows.cols[TOPIC] as Int32Array;
+    for (let i = this.rows.base(g), e = i + this.rows.rows(g); i < e; i++) if (!seen.includes(col[i])) seen.push(col[i]);
+    return seen.map((t) => this.topics.name(t));
+  }
+
   /** The groups whose committed offset on a source partition is at or above `offset`, lowest first. */
   groupsAtOrAbove(topic: string, partition: number, offset: bigint): string[] {
-    return this.byPartition.get(partitionKey(topic, partition))?.atOrAbove(offset) ?? [];
+    const s = this.byPartition.get(partitionKey(topic, partition));
+    return s === undefined ? [] : s.atOrAbove(offset).map((g) => this.rows.nameOf(g));
   }
 
   /** Forgets the groups not in `groups`. */
   retain(groups: { has(group: string): boolean }): void {
-    for (const g of [...this.byGroup.keys()]) if (!groups.has(g)) this.dropGroup(g);
+    for (const [g] of [...this.rows.entries()]) if (!groups.has(g)) this.dropGroup(g);
   }
 
   // -------------------------------------------------------------------------------------------
+
+  private groupNo(group: string): number {
+    const had = this.rows.size;
+    const g = this.rows.groupOf(group);
+    if (this.rows.size !== had) this.versions[g] = ++versionClock;
+    return g;
+  }
+
+  /** The row `i` of group `g` as an object. */
+  private rowAt(g: number, i: number): CommittedOffset {
+    const at = this.rows.base(g) + i;
+    const c = this.rows.cols;
+    const side = this.rows.sideOf(g);
+    return {
+      topic: this.topics.name(c[TOPIC][at] as number),
+      partition: c[PARTITION][at] as number,
+      offset: c[HAS][at] === 0 ? null : (c[OFFSET] as BigInt64Array)[at],
+      metadata: side === null ? '' : ((side[i] as string | undefined) ?? ''),
+    };
+  }
+
+  /** The place of (topic number, partition) in group `g`'s slice, or -1. */
+  private place(g: number, t: number, partition: number): number {
+    const c = this.rows.cols;
+    const base = this.rows.base(g);
+    const n = this.rows.rows(g);
+    const topics = c[TOPIC];
+    const partitions = c[PARTITION];
+    for (let i = 0; i < n; i++) if (partitions[base + i] === partition && topics[base + i] === t) return i;
+    return -1;
+  }
+
+  private write(at: number, t: number, partition: number, offset: bigint | null): void {
+    const c = this.rows.cols;
+    c[TOPIC][at] = t;
+    c[PARTITION][at] = partition;
+    if (offset === null || BigInt.asIntN(64, offset) !== offset) {
+      c[HAS][at] = 0;
+      (c[OFFSET] as BigInt64Array)[at] = 0n;
+    } else {
+      c[HAS][at] = 1;
+      (c[OFFSET] as BigInt64Array)[at] = offset;
+    }
+  }
 
   private mark(group: string, k: string | 'all'): void {
     markIn(this.pending, group, k);
@@ -233,53 +252,79 @@ export class SourceOffsetTable {
 
   /** A full read's answer for a group; the partitions in `keep` (changed by the stream meanwhile) keep what the stream gave. */
   private replaceGroup(group: string, list: readonly CommittedOffset[], keep?: ReadonlySet<string>): void {
-    const kept = this.byGroup.get(group);
-    if (keep !== undefined && kept !== undefined) {
+    const had = this.rows.find(group);
+    if (keep !== undefined && had !== undefined) {
       const merged = list.filter((o) => !keep.has(partitionKey(o.topic, o.partition)));
-      for (const k of keep) {
-        const o = kept.byKey(k);
-        if (o !== undefined) merged.push(o);
+      const n = this.rows.rows(had);
+      for (let i = 0; i < n; i++) {
+        const o = this.rowAt(had, i);
+        if (keep.has(partitionKey(o.topic, o.partition))) merged.push(o);
       }
       list = merged;
     }
-    if (sameOffsets(kept, list)) return; // unchanged: the same array stays
+    if (had !== undefined && this.sameOffsets(had, list)) return; // unchanged: the same version stays
     this.dropGroup(group);
-    // one entry per partition, the last one listed winning (as a map keyed by partition did), in first-listed order
-    const seen = new Map<string, number>();
-    const rows: CommittedOffset[] = [];
+    const g = this.groupNo(group);
+    // one row per partition, the last one listed winning (as a map keyed by partition did), in first-listed order
     for (const o of list) {
       // a partition listed without a committed offset (-1) stays: MM2's discovery counts its topic
-      const k = partitionKey(o.topic, o.partition);
-      const at = seen.get(k);
-      // one instance of each topic name (what a read decodes is a new string per group, or per partition):
-      // whatever keeps a row's topic (the coverage rows, the checkpoints) shares it
-      const row: CommittedOffset = { topic: internName(o.topic), partition: o.partition, offset: o.offset, metadata: o.metadata };
-      if (at === undefined) {
-        seen.set(k, rows.length);
-        rows.push(row);
-      } else rows[at] = row;
+      const t = this.topics.of(internName(o.topic));
+      const i = this.place(g, t, o.partition);
+      const place = i >= 0 ? i : this.rows.rows(g);
+      if (i < 0) this.rows.insert(g, place);
+      this.write(this.rows.base(g) + place, t, o.partition, o.offset);
+      const metadata = o.metadata ?? '';
+      if (metadata !== '') this.rows.ensureSide(g, '')[place] = metadata;
+      else this.rows.sideOf(g)?.splice(place, 1, '');
     }
-    for (const o of rows) this.index(partitionKey(o.topic, o.partition), group, null, o.offset);
-    this.byGroup.set(group, new GroupRow(rows));
+    const c = this.rows.cols;
+    const base = this.rows.base(g);
+    for (let i = 0, n = this.rows.rows(g); i < n; i++) {
+      if (c[HAS][base + i] === 0) continue;
+      this.index(partitionKey(this.topics.name(c[TOPIC][base + i] as number), c[PARTITION][base + i] as number), g, null, (c[OFFSET] as BigInt64Array)[base + i]);
+    }
   }
 
-  /** The group's committed offset on partition `k` moved from `from` to `to` (null: none). */
-  private index(k: string, group: string, from: bigint | null, to: bigint | null): void {
+  /** Whether a fresh read holds exactly what is kept for group `g` (same partitions, offsets and metadata). */
+  private sameOffsets(g: number, list: readonly CommittedOffset[]): boolean {
+    if (this.rows.rows(g) !== list.length) return false;
+    const c = this.rows.cols;
+    const base = this.rows.base(g);
+    const side = this.rows.sideOf(g);
+    for (const o of list) {
+      const t = this.topics.find(o.topic);
+      if (t === undefined) return false;
+      const i = this.place(g, t, o.partition);
+      if (i < 0) return false;
+      const offset = c[HAS][base + i] === 0 ? null : (c[OFFSET] as BigInt64Array)[base + i];
+      const had = o.offset === null || o.offset === undefined || BigInt.asIntN(64, o.offset) !== o.offset ? null : o.offset;
+      if (offset !== had || (side === null ? '' : side[i]) !== (o.metadata ?? '')) return false;
+    }
+    return true;
+  }
+
+  /** Group `g`'s committed offset on partition `k` moved from `from` to `to` (null: none). */
+  private index(k: string, g: number, from: bigint | null, to: bigint | null): void {
     if (from === null && to === null) return;
     let s = this.byPartition.get(k);
     if (!s) {
-      s = new PositionIndex<string>();
+      s = new NumberPositionIndex();
       this.byPartition.set(k, s);
     }
-    s.move(group, from, to);
+    s.move(g, from, to);
     if (s.size === 0) this.byPartition.delete(k);
   }
 
   private dropGroup(group: string): void {
-    const m = this.byGroup.get(group);
-    if (!m) return;
-    for (const o of m.list) this.index(partitionKey(o.topic, o.partition), group, o.offset, null);
-    this.byGroup.delete(group);
+    const g = this.rows.find(group);
+    if (g === undefined) return;
+    const c = this.rows.cols;
+    const base = this.rows.base(g);
+    for (let i = 0, n = this.rows.rows(g); i < n; i++) {
+      if (c[HAS][base + i] === 0) continue;
+      this.index(partitionKey(this.topics.name(c[TOPIC][base + i] as number), c[PARTITION][base + i] as number), g, (c[OFFSET] as BigInt64Array)[base + i], null);
+    }
+    this.rows.delete(group);
     this.changedGroups.add(group);
   }
 }
@@ -289,14 +334,4 @@ function markIn(marks: Map<string, GroupPartitions>, group: string, k: string | 
   if (k === 'all') marks.set(group, 'all');
   else if (have === undefined) marks.set(group, new Set([k]));
   else if (have !== 'all') have.add(k);
-}
-
-/** Whether a fresh read holds exactly what is kept (same partitions, offsets and metadata). */
-function sameOffsets(kept: GroupRow | undefined, list: readonly CommittedOffset[]): boolean {
-  if (kept === undefined || kept.size !== list.length) return false;
-  for (const o of list) {
-    const k = kept.get(o.topic, o.partition);
-    if (k === undefined || k.offset !== o.offset || (k.metadata ?? '') !== (o.metadata ?? '')) return false;
-  }
-  return true;
 }

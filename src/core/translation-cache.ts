@@ -34,6 +34,8 @@ export type { GroupCoverage };
 
 /** What the cache translates: a group's checkpointsForGroup input, and how readiness is judged. */
 export interface CacheInput extends CheckpointsForGroupInput {
+  /** The version of `offsets` (SourceOffsetTable.versionOf): when given, a new number means "changed" and the array itself is not kept. */
+  offsetsVersion?: number;
   /** Default DEFAULT_READINESS. */
   readiness?: ReadinessThresholds;
 }
@@ -51,7 +53,9 @@ export interface CachedTranslation {
 }
 
 interface Entry {
-  offsets: CheckpointsForGroupInput['offsets'];
+  /** The offsets translated, when no version said which (the same array means "unchanged"). */
+  offsets: CheckpointsForGroupInput['offsets'] | undefined;
+  offsetsVersion: number | undefined;
   store: OffsetSyncStore;
   checkpoints: CheckpointStore;
   syncsLoaded: boolean;
@@ -121,7 +125,8 @@ export class TranslationCache {
       r.coverage.map((c, i) => ({ ...readiness[i], status: c.status, topic: c.topic, partition: c.partition })),
     );
     const entry: Entry = {
-      offsets,
+      offsets: input.offsetsVersion === undefined ? offsets : undefined,
+      offsetsVersion: input.offsetsVersion,
       store,
       checkpoints,
       syncsLoaded: store.loaded,
@@ -197,10 +202,11 @@ export class TranslationCache {
     this.staleGroups.clear();
   }
 
-  private stillValid(e: Entry, input: CheckpointsForGroupInput, th: ReadinessThresholds): boolean {
+  private stillValid(e: Entry, input: CacheInput, th: ReadinessThresholds): boolean {
     const { offsets, store, checkpoints } = input;
     if (e.stale || e.readiness !== th) return false;
-    if (e.offsets !== offsets || e.store !== store || e.checkpoints !== checkpoints) return false;
+    if (input.offsetsVersion !== undefined ? e.offsetsVersion !== input.offsetsVersion : e.offsets !== offsets) return false;
+    if (e.store !== store || e.checkpoints !== checkpoints) return false;
     if (e.syncsLoaded !== store.loaded || e.checkpointsLoaded !== checkpoints.loaded) return false;
     for (let i = 0; i < offsets.length; i++) {
       const log = e.logs[i];

@@ -146,7 +146,7 @@ export interface CycleResult {
   /** Set when the group re-listing of this cycle failed (the previous selection was used). */
   discoveryError?: string;
   /** The latest checkpoint of every partition of every selected group (partial cycle: of the groups it touched). */
-  latest: Map<string, readonly Checkpoint[]>;
+  latest: ReadonlyMap<string, readonly Checkpoint[]> & { versionOf?(group: string): number | undefined };
   startedAt: number;
   durationMs: number;
   /** Whether the offset-sync history has been read to its end. */

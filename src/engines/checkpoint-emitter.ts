@@ -30,7 +30,7 @@ import { findCheckpointGroups, type DiscoveryResult } from '../core/group-discov
 import { OffsetSyncStore, type OffsetTranslationMode } from '../core/offset-sync-store';
 import type { Checkpoint, CommittedOffset, OffsetSync } from '../core/types';
 import { firstSeenCandidates, groupsConcernedBySyncs, groupsRead, partialCycleCoverage } from '../core/cycle-selection';
-import { fullCycleReadiness, latestOf, reusedLatest, sortByGroup, translateCycle, translateCycleInSlices, type CycleTranslation, type TranslateCycleInput, type WrittenCheckpoint } from '../core/checkpoint-cycle';
+import { fullCycleReadiness, LatestCheckpoints, latestOf, sortByGroup, translateCycle, translateCycleInSlices, type CycleTranslation, type TranslateCycleInput, type WrittenCheckpoint } from '../core/checkpoint-cycle';
 import { DEFAULT_READINESS, type GroupReadiness, type ReadinessSummary, type ReadinessThresholds } from '../core/readiness';
 import { sameList, sortedMembers } from '../core/sorted-names';
 import { explainKafkaError } from '../kafka/client';
@@ -232,7 +232,7 @@ export class CheckpointEmitter {
   }
 
   /** The last full cycle's lists (a full cycle that finds the same gives them back). */
-  private lastFull: { coverage: readonly GroupCoverage[]; summaries: readonly GroupReadiness[]; latest: Map<string, readonly Checkpoint[]> } | null = null;
+  private lastFull: { coverage: readonly GroupCoverage[]; summaries: readonly GroupReadiness[]; latest: LatestCheckpoints } | null = null;
 
   /**
    * Reads the log starts of remote partitions on the target for groups rewound below every
@@ -527,7 +527,7 @@ export class CheckpointEmitter {
       full,
       // a full cycle: the groups read, their offsets as the source offsets keep them (no object per group)
       groups: fullRead !== null ? fullRead.groups : [...perGroup.keys()],
-      offsetsOf: fullRead !== null ? (g) => this.sourceOffsets.offsetsOf(g) ?? [] : (g) => perGroup.get(g) ?? [],
+      ...(fullRead !== null ? { offsetsOf: (g) => this.sourceOffsets.offsetsOf(g) ?? [], versionOf: (g) => this.sourceOffsets.versionOf(g) } : { offsetsOf: (g) => perGroup.get(g) ?? [] }),
       listedAt: fullRead !== null ? fullRead.ts : partialTs,
       base: {
         topicFilter: this.o.topicFilter,
@@ -562,8 +562,8 @@ export class CheckpointEmitter {
     const toWrite = await this.writes.write(full);
     if (full) await yieldTurn(); // the latest checkpoints and the readiness over every group: a turn of their own
     if (needs.groups.size > 0) this.readLogStarts(needs.starts, needs.groups);
-    const get = (g: string): readonly Checkpoint[] | undefined => this.checkpointStore.get(g);
-    const latest = full ? reusedLatest(groups, get, this.lastFull?.latest) : latestOf(groups, get);
+    // the names only: the lists are read from the store when a message or the status asks
+    const latest = LatestCheckpoints.of(groups, this.checkpointStore);
     let readiness: ReadinessSummary | undefined;
     const coverage = coverageList.result();
     if (full) {

@@ -8,7 +8,6 @@
 import { groupsToRead } from '../core/cycle-selection';
 import type { NameFilter } from '../core/filters';
 import { mm2ListsGroup, type NotReplicatedGroup } from '../core/group-types';
-import type { CommittedOffset } from '../core/types';
 import type { ClusterConnection } from '../kafka/connection';
 import { checkpointGroupListing, type ListedGroupState } from '../core/listed-groups';
 import { FULL_SOURCE_READ_EVERY_MS, SOURCE_SILENT_READ_MS, type EmitterEvents } from './checkpoint-emitter-types';
@@ -16,15 +15,6 @@ import type { SourceOffsets } from './source-offsets';
 
 /** A group first seen committing that the source's listing did not show is listed again for at most this often (ms). */
 const UNLISTED_RELIST_MS = 1000;
-
-/** The topics of a group's offsets, once per offsets array (the same array while the group's offsets stand; discovery asks every interval). */
-const topicsOfList = new WeakMap<readonly CommittedOffset[], string[]>();
-export function topicsOf(list: readonly CommittedOffset[] | undefined): string[] {
-  if (list === undefined) return [];
-  let t = topicsOfList.get(list);
-  if (t === undefined) topicsOfList.set(list, (t = [...new Set(list.map((o) => o.topic))]));
-  return t;
-}
 
 /** The source's group listing (one ListGroups per broker): each group's type. */
 export class SourceGroupListing {
@@ -172,8 +162,8 @@ export class FullSourceReads {
 
   /** Discovery's read: while the stream follows (and was read in full since), what it keeps is current: read only the others. */
   async forDiscovery(groups: readonly string[]): Promise<{ topics: { get(g: string): string[] | undefined }; failed: Map<string, string> }> {
-    const { failed } = await this.sourceOffsets.readAll(groupsToRead(groups, this.fresh(), (g) => this.sourceOffsets.offsetsOf(g) !== undefined));
-    const topics = { get: (g: string) => (failed.has(g) ? undefined : topicsOf(this.sourceOffsets.offsetsOf(g))) };
+    const { failed } = await this.sourceOffsets.readAll(groupsToRead(groups, this.fresh(), (g) => this.sourceOffsets.has(g)));
+    const topics = { get: (g: string) => (failed.has(g) ? undefined : this.sourceOffsets.topicsOf(g)) };
     return { topics, failed };
   }
 
@@ -192,7 +182,7 @@ export class FullSourceReads {
       // (and the groups never read); polling: every group, every cycle
       const fresh = this.fresh();
       const readStarted = this.now();
-      const { failed } = await this.sourceOffsets.readAll(groupsToRead(groups, fresh, (g) => this.sourceOffsets.offsetsOf(g) !== undefined));
+      const { failed } = await this.sourceOffsets.readAll(groupsToRead(groups, fresh, (g) => this.sourceOffsets.has(g)));
       if (!fresh && failed.size === 0) this.lastFullReadAt = readStarted;
       for (const [group, error] of failed) failedGroups.push({ group, error });
       if (failed.size < groups.length) {

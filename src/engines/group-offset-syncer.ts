@@ -179,7 +179,7 @@ export class GroupOffsetSyncer {
       let partitions = 0;
       for (const g of this.view.groups()) {
         groups++;
-        partitions += this.view.get(g)?.length ?? 0;
+        partitions += this.view.sizeOf?.(g) ?? this.view.get(g)?.length ?? 0;
       }
       c = this.counted = { at: now, groups, partitions };
     }

@@ -24,6 +24,8 @@ export interface CheckpointView {
   /** The latest checkpoint of each remote partition of `group`, or undefined. */
   get(group: string): readonly Checkpoint[] | undefined;
   hasGroup(group: string): boolean;
+  /** How many remote partitions of `group` have a checkpoint (no list made). */
+  sizeOf?(group: string): number;
 }
 
 /** What a checkpoint emitter's store says of the groups it keeps (its selection). */
@@ -173,8 +175,14 @@ export class ReplicationRuntime implements CheckpointsHome, CheckpointView {
     return undefined;
   }
 
+  sizeOf(group: string): number {
+    for (const { store, restored } of this.stores) if (restored && store.hasGroup(group)) return store.sizeOf(group);
+    return 0;
+  }
+
   hasGroup(group: string): boolean {
-    return this.get(group) !== undefined;
+    for (const { store, restored } of this.stores) if (restored && store.hasGroup(group)) return true;
+    return false;
   }
 
   // -------------------------------------------------------------------------------------------------

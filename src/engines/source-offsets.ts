@@ -185,10 +185,25 @@ export class SourceOffsets {
 
   /**
    * The committed offsets kept for a group (undefined: never read); only those of `parts` when
-   * given. The whole list is the same array until one of the group's offsets changes.
+   * given. Made at each call: {@link versionOf} says whether they changed.
    */
   offsetsOf(group: string, parts: GroupPartitions = 'all'): readonly CommittedOffset[] | undefined {
     return this.table.offsetsOf(group, parts);
+  }
+
+  /** A number that changes whenever one of the group's offsets changes (undefined: never read). */
+  versionOf(group: string): number | undefined {
+    return this.table.versionOf(group);
+  }
+
+  /** Whether the group's offsets are kept (read or streamed). */
+  has(group: string): boolean {
+    return this.table.has(group);
+  }
+
+  /** The distinct topics of a group's offsets (empty: none kept). */
+  topicsOf(group: string): string[] {
+    return this.table.topicsOf(group);
   }
 
   /** The groups whose committed offset on a source partition is at or above `offset` (the groups a sync there concerns), in proportion to how many there are. */

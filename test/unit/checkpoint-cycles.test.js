@@ -3,6 +3,7 @@
 const assert = require('node:assert/strict');
 const { CheckpointCycles } = require('../../dist/nodes/mm2-checkpoint/mm2-checkpoint-cycles');
 const { CheckpointStore } = require('../../dist/core/checkpoint-store');
+const { LatestCheckpoints } = require('../../dist/core/checkpoint-cycle');
 
 function cp(group, partition, down) {
   return { group, topic: 'source.t', partition, upstreamOffset: BigInt(down), downstreamOffset: BigInt(down), metadata: '' };
@@ -14,7 +15,7 @@ function setup() {
   const sent = [];
   let cycle = 0;
   const groups = ['a', 'b', 'c'];
-  const latestNow = () => new Map(groups.filter((g) => store.get(g)).map((g) => [g, store.get(g)]));
+  const latestNow = () => LatestCheckpoints.of(groups, store);
   const emitter = { latestState: latestNow };
   const state = { phase: { kind: 'ready' }, last: null, lastAt: 0, error: null, groups: null };
   const log = { ok() {}, warn() {}, error() {}, limited() {} };
@@ -62,7 +63,7 @@ describe('mm2-checkpoint output 1: whole state, then what changed', function () 
     assert.equal(p.checkpoints.length, 2);
     // an event-driven partial cycle: its groups, and they are not sent again by the next full cycle
     store.update('a', [cp('a', 0, 8)]);
-    cycles.deliver({ ...full([cp('a', 0, 8)]), full: false, latest: new Map([['a', store.get('a')]]) });
+    cycles.deliver({ ...full([cp('a', 0, 8)]), full: false, latest: LatestCheckpoints.of(['a'], store) });
     p = out1().payload;
     assert.equal(p.full, false);
     assert.equal(p.fullCycle, false);

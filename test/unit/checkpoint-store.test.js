@@ -113,14 +113,17 @@ describe('CheckpointStore (CheckpointStore, KAFKA-15905, CheckpointStoreTest)', 
 
 describe('CheckpointStore: compact rows per group (issue 24 step g)', function () {
   for (const parts of [3, 200]) {
-    it(`${parts} partitions: first-seen order, a list handed out never changes, the listing time of the latest checkpoint only`, function () {
+    it(`${parts} partitions: first-seen order, a list handed out never changes, a version per group, the listing time of the latest checkpoint only`, function () {
       const store = new CheckpointStore();
       store.markLoaded(true);
       const order = Array.from({ length: parts }, (_, i) => (i * 7) % parts);
       for (const p of order) store.update('g', [cp('g', p % 2 ? 't.a' : 't.b', p, 10, 100)], 1000 + p);
       const first = store.get('g');
       assert.ok(Object.isFrozen(first));
-      assert.equal(store.get('g'), first, 'the same array while nothing changes');
+      const v = store.versionOf('g');
+      assert.deepEqual(store.get('g'), first, 'the same checkpoints while nothing changes');
+      assert.equal(store.versionOf('g'), v, 'the same version while nothing changes');
+      assert.equal(store.sizeOf('g'), parts);
       assert.deepEqual(first.map((c) => c.partition), order);
       for (const p of order) {
         const c = store.getPartition('g', p % 2 ? 't.a' : 't.b', p);
@@ -131,9 +134,9 @@ describe('CheckpointStore: compact rows per group (issue 24 step g)', function (
       const old = store.getPartition('g', 't.b', 0);
       store.update('g', [cp('g', 't.b', 0, 20, 200)]);
       assert.deepEqual(first.map((c) => c.partition), order, 'the list handed out is as it was');
-      assert.equal(first[0], old);
+      assert.deepEqual(first[0], old);
       const second = store.get('g');
-      assert.notEqual(second, first);
+      assert.notEqual(store.versionOf('g'), v, 'a new version');
       assert.equal(second.length, parts);
       assert.equal(second[0].downstreamOffset, 200n);
       assert.equal(store.listedAtOf(second[0]), undefined, 'stored without a listing time');

@@ -105,7 +105,7 @@ for (const translation of /** @type {Array<'mm2' | 'precise'>} */ (['mm2', 'prec
             lastFailed = failed;
             const list = groups.filter((g) => !failed.has(g));
             const listedAt = 1000 + step;
-            const common = { full: true, groups: list, offsetsOf: (g) => table.offsetsOf(g) ?? [], listedAt, membersOf: (g) => members.get(g) ?? false };
+            const common = { full: true, groups: list, offsetsOf: (g) => table.offsetsOf(g) ?? [], versionOf: (g) => table.versionOf(g), listedAt, membersOf: (g) => members.get(g) ?? false };
             const unsentA = new Map();
             const unsentB = new Map();
             const key = [syncsA, syncsA.loaded, cpsA, cpsA.loaded, members];
@@ -165,6 +165,7 @@ for (const translation of /** @type {Array<'mm2' | 'precise'>} */ (['mm2', 'prec
           full: true,
           groups: [...groups],
           offsetsOf,
+          versionOf: (g) => table.versionOf(g),
           listedAt: 1,
           membersOf: () => false,
           base: { topicFilter, store: syncs, checkpoints: cps, policy, sourceAlias: 's', targetAlias: 't' },

@@ -143,17 +143,20 @@ describe('SourceOffsetTable: the source offsets and the merge of a full read wit
       assert.deepEqual(t.groupsAtOrAbove('u', 0, 0n), []);
     });
 
-    it('the whole list is the same array until an offset of the group changes (also across a read answering the same)', () => {
-      const list = t.offsetsOf('g');
-      assert.ok(Object.isFrozen(list));
-      assert.equal(t.offsetsOf('g'), list);
+    it('the version of a group changes only when one of its offsets changes (not across a read answering the same)', () => {
+      const v = t.versionOf('g');
+      assert.equal(typeof v, 'number');
+      assert.deepEqual(t.offsetsOf('g'), t.offsetsOf('g'));
       t.endRead(t.beginRead(), new Map([['g', [off('t', 1, 5), off('t', 0, 5)]]]));
-      assert.equal(t.offsetsOf('g'), list, 'the same offsets read again');
+      assert.equal(t.versionOf('g'), v, 'the same offsets read again');
       t.endRead(t.beginRead(), new Map([['g', [off('t', 0, 5), off('t', 1, 5, 'new metadata')]]]));
-      assert.notEqual(t.offsetsOf('g'), list, 'metadata changed');
-      const again = t.offsetsOf('g');
+      assert.notEqual(t.versionOf('g'), v, 'metadata changed');
+      assert.equal(t.offsetsOf('g').find((o) => o.partition === 1).metadata, 'new metadata');
+      const again = t.versionOf('g');
       t.applyStream([], [ch('g', 0, 6)], all);
-      assert.notEqual(t.offsetsOf('g'), again);
+      assert.notEqual(t.versionOf('g'), again);
+      assert.equal(t.offsetsOf('g').find((o) => o.partition === 1).metadata, 'new metadata', 'a streamed change of another partition keeps the metadata');
+      assert.equal(t.versionOf('nobody'), undefined);
     });
 
     it('offsetsOf a set of partitions gives only those held', () => {
@@ -173,27 +176,73 @@ describe('SourceOffsetTable: the source offsets and the merge of a full read wit
 
 describe('SourceOffsetTable: compact rows per group (issue 24 step g)', () => {
   for (const parts of [4, 100]) {
-    it(`${parts} partitions: a list handed out never changes, the next one is new; deletions, the groups per partition and a subset by key`, () => {
+    it(`${parts} partitions: a list handed out never changes, the version does; deletions, the groups per partition and a subset by key`, () => {
       const t = new SourceOffsetTable();
       const read = t.beginRead();
       t.endRead(read, new Map([['g', Array.from({ length: parts }, (_, p) => off('t', p, 10 + p))]]));
       const first = t.offsetsOf('g');
-      assert.ok(Object.isFrozen(first));
-      assert.equal(t.offsetsOf('g'), first, 'the same array while nothing changes');
+      const v = t.versionOf('g');
+      assert.deepEqual(t.offsetsOf('g'), first, 'the same offsets while nothing changes');
+      assert.deepEqual(t.topicsOf('g'), ['t']);
       t.applyStream([], [ch('g', 1, 50), ch('g', 0, null), ch('g', parts, 3)], all);
       assert.equal(first.length, parts, 'the list handed out is as it was');
       assert.equal(first[1].offset, 11n);
       const second = t.offsetsOf('g');
-      assert.notEqual(second, first);
+      assert.notEqual(t.versionOf('g'), v);
       assert.deepEqual(second.map((o) => o.partition), [...Array.from({ length: parts - 1 }, (_, i) => i + 1), parts], 'first-seen order, the deleted one out, the new one last');
       assert.equal(second[0].offset, 50n);
       assert.deepEqual(t.offsetsOf('g', new Set([partitionKey('t', parts), partitionKey('t', 1), partitionKey('t', 0)])).map((o) => o.partition), [parts, 1], 'in the order asked, the deleted one left out');
       assert.deepEqual(t.groupsAtOrAbove('t', 1, 40n), ['g']);
       assert.deepEqual(t.groupsAtOrAbove('t', 0, 0n), [], 'deleted from the index too');
-      // a read that finds the same: the same array stays
+      // a read that finds the same: the same version stays
+      const v2 = t.versionOf('g');
       const again = t.beginRead();
       t.endRead(again, new Map([['g', second.map((o) => ({ ...o }))]]));
-      assert.equal(t.offsetsOf('g'), second);
+      assert.equal(t.versionOf('g'), v2);
+      assert.deepEqual(t.offsetsOf('g'), second);
     });
   }
+});
+
+describe('SourceOffsetTable: many groups moving through the shared rows (growth, deletion, compaction)', () => {
+  it('answers what a map per group would, after random changes, reads and deletions', () => {
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const t = new SourceOffsetTable();
+    const model = new Map(); // group -> Map(partition -> offset)
+    const groups = Array.from({ length: 300 }, (_, i) => `g${i}`);
+    for (let step = 0; step < 6000; step++) {
+      const g = groups[Math.floor(rand() * groups.length)];
+      const r = rand();
+      if (r < 0.05) {
+        t.applyStream([g], [], all);
+        model.delete(g);
+      } else if (r < 0.15) {
+        const n = Math.floor(rand() * 40);
+        const list = Array.from({ length: n }, (_, p) => off('t', p, Math.floor(rand() * 1000)));
+        t.endRead(t.beginRead(), new Map([[g, list]]));
+        model.set(g, new Map(list.map((o) => [o.partition, o.offset])));
+      } else {
+        const p = Math.floor(rand() * 30);
+        const o = rand() < 0.1 ? null : Math.floor(rand() * 1000);
+        t.applyStream([], [ch(g, p, o)], all);
+        if (!model.has(g)) model.set(g, new Map());
+        if (o === null) model.get(g).delete(p);
+        else model.get(g).set(p, BigInt(o));
+      }
+    }
+    for (const g of groups) {
+      const want = model.get(g);
+      const got = t.offsetsOf(g);
+      if (want === undefined) {
+        assert.equal(got, undefined, g);
+        continue;
+      }
+      assert.deepEqual(new Map(got.map((o) => [o.partition, o.offset])), want, g);
+    }
+    for (let p = 0; p < 30; p++) {
+      const want = groups.filter((g) => model.get(g)?.has(p) && model.get(g).get(p) >= 500n).sort();
+      assert.deepEqual(t.groupsAtOrAbove('t', p, 500n).sort(), want, `partition ${p}`);
+    }
+  });
 });

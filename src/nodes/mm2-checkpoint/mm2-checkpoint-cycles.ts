@@ -40,8 +40,8 @@ export interface CycleRequester {
 
 export class CheckpointCycles {
   private readonly sent = new WeakSet<CycleResult>();
-  /** What output 1 last carried per group (the checkpoint store's arrays): a message carries only the groups whose array changed. */
-  private carried = new Map<string, readonly Checkpoint[]>();
+  /** What output 1 last carried per group (the version of its checkpoints in the store, or the list): a message carries only the groups whose checkpoints changed. */
+  private carried = new Map<string, number | readonly Checkpoint[] | undefined>();
   private wholeWanted = true;
 
   constructor(private readonly o: CheckpointCyclesOptions) {}
@@ -80,7 +80,7 @@ export class CheckpointCycles {
       // event-driven: what it wrote goes on at once; the status stays with the full cycles
       if (r.written.length === 0) return;
       this.sent.add(r);
-      for (const [g, list] of r.latest) this.carried.set(g, list);
+      for (const g of r.latest.keys()) this.carried.set(g, carriedOf(r, g));
       const msg = { ...(requester?.msg ?? {}), topic: TOPICS.checkpoints, payload: checkpointsPayload(r, this.o.where, { whole: false }) };
       if (requester) requester.send([msg, null]);
       else this.o.node.send([msg, null]);
@@ -117,17 +117,22 @@ export class CheckpointCycles {
     // Every completed cycle, also when it wrote nothing (the receiver then knows cycles run): the
     // whole state first and to a message that asked for the cycle, then what changed since the last message
     const whole = msg !== undefined || this.wholeWanted;
-    let latest: Map<string, readonly Checkpoint[]>;
+    let latest: ReadonlyMap<string, readonly Checkpoint[]>;
     if (whole) {
       latest = r.latest;
-      this.carried = new Map(r.latest);
+      this.carried = new Map();
+      for (const g of r.latest.keys()) this.carried.set(g, carriedOf(r, g));
       this.wholeWanted = false;
     } else {
-      latest = new Map();
-      for (const [g, list] of r.latest) {
-        if (this.carried.get(g) === list) continue;
-        latest.set(g, list);
-        this.carried.set(g, list);
+      const changed = new Map<string, readonly Checkpoint[]>();
+      latest = changed;
+      for (const g of r.latest.keys()) {
+        const now = carriedOf(r, g);
+        if (now === undefined || this.carried.get(g) === now) continue;
+        const list = r.latest.get(g);
+        if (list === undefined) continue;
+        changed.set(g, list);
+        this.carried.set(g, now);
       }
     }
     const coverage = coveragePayload(r);
@@ -137,4 +142,9 @@ export class CheckpointCycles {
       { ...base, topic: TOPICS.coverage, payload: coverage },
     ];
   }
+}
+
+/** What says whether a group's checkpoints changed since a message carried them: their version in the store, or the list itself. */
+function carriedOf(r: CycleResult, group: string): number | readonly Checkpoint[] | undefined {
+  return r.latest.versionOf !== undefined ? r.latest.versionOf(group) : r.latest.get(group);
 }
