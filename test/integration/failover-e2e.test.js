@@ -258,8 +258,19 @@ describe('failover end to end with the full failover example (real Node-RED, rea
     const cps = [];
     await consumer.connect();
     await consumer.subscribe({ topics: ['source.checkpoints.internal'], fromBeginning: true });
-    await consumer.run({ eachMessage: async ({ message }) => { cps.push(decodeCheckpoint(message.key, message.value)); } });
-    await env.eventually(() => cps.length >= Number(hi[0].high) - Number(hi[0].low), { timeout: 90000, what: 'all checkpoints' });
+    // the topic is the suite's shared 'source.checkpoints.internal': a file run before this one may
+    // have put a record there that is no checkpoint (mm2-checkpoint's malformed-record test); not ours, set aside
+    let foreign = 0;
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        try {
+          cps.push(decodeCheckpoint(message.key, message.value));
+        } catch {
+          foreign++;
+        }
+      },
+    });
+    await env.eventually(() => cps.length + foreign >= Number(hi[0].high) - Number(hi[0].low), { timeout: 90000, what: 'all checkpoints (records that are no checkpoint counted apart)' });
     await consumer.disconnect();
     assert.ok(cps.length > 0, 'checkpoints were written');
     const lastBy = new Map();
