@@ -4,7 +4,7 @@ import type { OffsetSyncStore } from './offset-sync-store';
 import type { SyncChangeLog } from './sync-change-log';
 import type { OffsetSync } from './types';
 import { CoverageTable, groupCoverage, type GroupCoverage } from './coverage-rows';
-import { DEFAULT_READINESS, entryReadiness, groupReadiness, type EntryReadiness, type GroupReadiness, type ReadinessThresholds } from './readiness';
+import { DEFAULT_READINESS, entryReadiness, groupReadiness, type EntryReadiness, type MembersOnTarget, type GroupReadiness, type ReadinessThresholds } from './readiness';
 
 /**
  * The last translation of every group, so that a full checkpoint cycle translates again only
@@ -48,8 +48,6 @@ export interface CachedTranslation {
   summary: GroupReadiness;
   /** true: nothing was translated (the last answer stands). */
   reused: boolean;
-  /** The caller's memo of `summary` with the group's members on the target (kept with a reused answer). */
-  withMembers?: GroupReadiness;
 }
 
 interface Entry {
@@ -60,10 +58,11 @@ interface Entry {
   checkpoints: CheckpointStore;
   syncsLoaded: boolean;
   checkpointsLoaded: boolean;
-  /** Per offset entry: its partition's change log, the generation it was last checked at, and the sync found then. */
-  logs: SyncChangeLog[];
-  gens: number[];
-  found: Array<OffsetSync | undefined>;
+  /**
+   * Per offset entry, three items in one array (one array a group, not three): its partition's
+   * change log, the generation it was last checked at, and the sync found then.
+   */
+  watch: Array<SyncChangeLog | number | OffsetSync | undefined>;
   coverage: GroupCoverage;
   summary: GroupReadiness;
   /** When the group's offsets were last listed and translated (or found unchanged), epoch ms; undefined when not said. */
@@ -83,6 +82,19 @@ function syncFor(store: OffsetSyncStore, group: string, topic: string, partition
   // with the group: in precise mode the sync kept for it counts (it only changes with a new slot array or a new position)
   const t = store.explain(topic, partition, offset, group);
   return t.kind === 'translated' ? t.sync : t.kind === 'too-old' ? t.oldest : undefined;
+}
+
+/** Each offset entry's change log, its generation now, and the sync its position translates from now (Entry.watch). */
+function watchOf(store: OffsetSyncStore, group: string, offsets: CheckpointsForGroupInput['offsets']): Entry['watch'] {
+  const w = new Array<SyncChangeLog | number | OffsetSync | undefined>(3 * offsets.length);
+  for (let i = 0; i < offsets.length; i++) {
+    const o = offsets[i];
+    const log = store.changeLog(o.topic, o.partition);
+    w[3 * i] = log;
+    w[3 * i + 1] = log.gen;
+    w[3 * i + 2] = syncFor(store, group, o.topic, o.partition, o.offset);
+  }
+  return w;
 }
 
 export class TranslationCache {
@@ -110,7 +122,6 @@ export class TranslationCache {
       return (had.reusedAnswer ??= { checkpoints: NO_CHECKPOINTS, coverage: had.coverage, summary: had.summary, reused: true });
     }
     const r = checkpointsForGroup(input);
-    const logs = offsets.map((o) => store.changeLog(o.topic, o.partition));
     // kept for many cycles: compact rows (values in typed arrays, no sentence: core/coverage-rows)
     const readiness = r.coverage.map((c): EntryReadiness => {
       const cp = c.remoteTopic === null ? undefined : checkpoints.getPartition(group, c.remoteTopic, c.partition);
@@ -118,7 +129,7 @@ export class TranslationCache {
       const above = inexact ? store.around(c.topic, c.partition, c.upstreamOffset as bigint, group).above : undefined;
       return entryReadiness(c, above, cp, cp === undefined ? undefined : checkpoints.listedAtOf(cp), th);
     });
-    if (had !== undefined) this.table.released(had.coverage.length);
+    if (had !== undefined) this.table.released(had.coverage.length, had.coverage.byteLength);
     const coverage = groupCoverage(this.table, group, r.coverage, readiness, checkpoints.loaded);
     const summary = groupReadiness(
       group,
@@ -131,9 +142,7 @@ export class TranslationCache {
       checkpoints,
       syncsLoaded: store.loaded,
       checkpointsLoaded: checkpoints.loaded,
-      logs,
-      gens: logs.map((l) => l.gen),
-      found: offsets.map((o) => syncFor(store, group, o.topic, o.partition, o.offset)),
+      watch: watchOf(store, group, offsets),
       coverage,
       summary,
       listedAt: input.listedAt,
@@ -146,6 +155,23 @@ export class TranslationCache {
     if (entry.stale) this.staleGroups.add(group);
     this.compactIfWasteful();
     return { checkpoints: r.checkpoints, coverage, summary, reused: false };
+  }
+
+  /**
+   * `c`'s summary saying `members` (the group's members on the target): kept as the group's
+   * summary from then on (one summary a group, not one per members value), `c`'s too.
+   */
+  withMembers(group: string, c: CachedTranslation, members: MembersOnTarget): GroupReadiness {
+    const before = c.summary;
+    if (before.membersOnTarget === members) return before;
+    const s: GroupReadiness = Object.freeze({ ...before, membersOnTarget: members });
+    c.summary = s;
+    const e = this.byGroup.get(group);
+    if (e !== undefined && e.summary === before) {
+      e.summary = s;
+      if (e.reusedAnswer !== undefined) e.reusedAnswer.summary = s;
+    }
+    return s;
   }
 
   /** The group's last readiness and when its offsets were last listed, or undefined when it was never translated (or is no longer retained). */
@@ -181,7 +207,7 @@ export class TranslationCache {
     for (const [g, e] of this.byGroup) {
       if (groups.has(g)) continue;
       this.byGroup.delete(g);
-      this.table.released(e.coverage.length);
+      this.table.released(e.coverage.length, e.coverage.byteLength);
     }
     this.compactIfWasteful();
   }
@@ -208,19 +234,20 @@ export class TranslationCache {
     if (input.offsetsVersion !== undefined ? e.offsetsVersion !== input.offsetsVersion : e.offsets !== offsets) return false;
     if (e.store !== store || e.checkpoints !== checkpoints) return false;
     if (e.syncsLoaded !== store.loaded || e.checkpointsLoaded !== checkpoints.loaded) return false;
+    const w = e.watch;
     for (let i = 0; i < offsets.length; i++) {
-      const log = e.logs[i];
-      const gen = e.gens[i];
+      const log = w[3 * i] as SyncChangeLog;
+      const gen = w[3 * i + 1] as number;
       if (log.gen === gen) continue;
       // syncs changed on the partition: only a change that reached the position can change its answer
       const o = offsets[i];
       const floor = log.since(gen);
       const at = o.offset;
       if (at !== null && at !== undefined && at >= 0n && (floor === null || (floor !== undefined && at >= floor))) {
-        if (syncFor(store, input.group, o.topic, o.partition, at) !== e.found[i]) return false;
+        if (syncFor(store, input.group, o.topic, o.partition, at) !== w[3 * i + 2]) return false;
       }
       // the same sync after newer changes: same answer; remember the generation to skip the search next time
-      e.gens[i] = log.gen;
+      w[3 * i + 1] = log.gen;
     }
     return true;
   }
