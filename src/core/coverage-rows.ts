@@ -94,6 +94,8 @@ export class GroupCoverage implements Iterable<CoverageRow> {
   private kept: Map<number, CoverageEntry> | null = null;
   /** The last checkpoint's metadata when not '' (the rows with one), by row. */
   private metas: Map<number, string> | null = null;
+  /** While writing: the checkpoint time of the row before (rows with one). */
+  private static lastAtOf = 0;
   /** The status of every row when they all have the same (most groups), else null: counts without reading the rows. */
   uniformStatus: CoverageStatus | null = null;
 
@@ -115,7 +117,10 @@ export class GroupCoverage implements Iterable<CoverageRow> {
   moveTo(table: CoverageTable): void {
     const chunk = table.room(this.bytes);
     const start = chunk.used;
-    chunk.bytes.set(this.chunk.bytes.subarray(this.start, this.start + this.bytes), start);
+    // a loop: a group's rows are a few hundred bytes (a subarray would be an object each)
+    const from = this.chunk.bytes;
+    const to = chunk.bytes;
+    for (let k = 0; k < this.bytes; k++) to[start + k] = from[this.start + k];
     table.commit(chunk, this.length, this.bytes);
     this.chunk = chunk;
     this.start = start;
@@ -126,6 +131,7 @@ export class GroupCoverage implements Iterable<CoverageRow> {
     const n = coverage.length;
     const chunk = this.table.room(n * ROW_BYTES_MAX);
     const w = new Writer(chunk.bytes, chunk.used);
+    GroupCoverage.lastAtOf = 0;
     for (let i = 0; i < n; i++) {
       const c = coverage[i];
       this.uniformStatus = i === 0 || this.uniformStatus === c.status ? c.status : null;
@@ -194,7 +200,11 @@ export class GroupCoverage implements Iterable<CoverageRow> {
       if (p !== undefined && p.metadata !== '') (this.metas ??= new Map()).set(i, p.metadata);
     }
     if (bits & HAS_REREAD) w.u(reread);
-    if (bits & HAS_AT) w.s(at);
+    if (bits & HAS_AT) {
+      // the group's partitions were mostly checkpointed in the same cycle: the difference from the row before
+      w.s(at - GroupCoverage.lastAtOf);
+      GroupCoverage.lastAtOf = at;
+    }
     return true;
   }
 
@@ -204,6 +214,7 @@ export class GroupCoverage implements Iterable<CoverageRow> {
     if (d.owner === this) return d;
     d.owner = null;
     const r = new Reader(this.chunk.bytes, this.start);
+    let at = 0;
     for (let i = 0; i < this.length; i++) {
       const bits = r.u();
       d.bits[i] = bits;
@@ -225,7 +236,8 @@ export class GroupCoverage implements Iterable<CoverageRow> {
         if ((bits & 15) !== Reason.EmittedAfterRewind) d.refDown[i] = down + r.s();
       }
       d.reread[i] = bits & HAS_REREAD ? r.u() : NaN;
-      d.at[i] = bits & HAS_AT ? r.s() : NaN;
+      if (bits & HAS_AT) at = d.at[i] = at + r.s();
+      else d.at[i] = NaN;
     }
     d.owner = this;
     return d;
@@ -297,6 +309,23 @@ export class GroupCoverage implements Iterable<CoverageRow> {
     if (this.codeOf(i) === Reason.Kept) return (this.keptOf(i) as CoverageEntry).sync;
     if (!(this.bitsOf(i) & HAS_SYNC)) return undefined;
     return { topic: this.topicOf(i), partition: this.partitionOf(i), upstreamOffset: this.syncUpOf(i), downstreamOffset: this.syncDownOf(i) };
+  }
+
+  /**
+   * Whether the row of (topic, partition) translated from a sync of the same offsets as `sync`
+   * (undefined: from none); false when no row or more than one is of that partition.
+   */
+  syncMatches(topic: string, partition: number, sync: OffsetSync | undefined): boolean {
+    let found = -1;
+    for (let i = 0; i < this.length; i++) {
+      if (this.partitionOf(i) !== partition || this.topicOf(i) !== topic) continue;
+      if (found >= 0) return false;
+      found = i;
+    }
+    if (found < 0) return false;
+    const had = this.syncOf(found);
+    if (had === undefined || sync === undefined) return had === sync;
+    return had.upstreamOffset === sync.upstreamOffset && had.downstreamOffset === sync.downstreamOffset;
   }
 
   /** The reference's upstream offset (the last checkpoint's; the offset rewound from). */

@@ -1,7 +1,6 @@
 import type { CheckpointStore } from './checkpoint-store';
 import { checkpointsForGroup, type CheckpointsForGroupInput, type CheckpointsForGroupResult, type CoverageEntry } from './checkpoints-for-group';
 import type { OffsetSyncStore } from './offset-sync-store';
-import type { SyncChangeLog } from './sync-change-log';
 import type { OffsetSync } from './types';
 import { CoverageTable, groupCoverage, type GroupCoverage } from './coverage-rows';
 import { DEFAULT_READINESS, entryReadiness, groupReadiness, type EntryReadiness, type MembersOnTarget, type GroupReadiness, type ReadinessThresholds } from './readiness';
@@ -50,31 +49,36 @@ export interface CachedTranslation {
   reused: boolean;
 }
 
-interface Entry {
-  /** The offsets translated, when no version said which (the same array means "unchanged"). */
-  offsets: CheckpointsForGroupInput['offsets'] | undefined;
-  offsetsVersion: number | undefined;
+const NO_CHECKPOINTS: CachedTranslation['checkpoints'] = Object.freeze([]) as unknown as CachedTranslation['checkpoints'];
+
+/** What a group's answer depended on besides its offsets and syncs (one object for every group translated against the same). */
+interface Basis {
   store: OffsetSyncStore;
   checkpoints: CheckpointStore;
   syncsLoaded: boolean;
   checkpointsLoaded: boolean;
-  /**
-   * Per offset entry, three items in one array (one array a group, not three): its partition's
-   * change log, the generation it was last checked at, and the sync found then.
-   */
-  watch: Array<SyncChangeLog | number | OffsetSync | undefined>;
-  coverage: GroupCoverage;
-  summary: GroupReadiness;
-  /** When the group's offsets were last listed and translated (or found unchanged), epoch ms; undefined when not said. */
-  listedAt: number | undefined;
-  /** The last answer emitted (or replaced a duplicate): it reads differently next time, translate it again then. */
-  stale: boolean;
   readiness: ReadinessThresholds;
-  /** The answer while the group is reused (made once: a full cycle at 10,000 groups asks every group every interval). */
-  reusedAnswer?: CachedTranslation;
 }
 
-const NO_CHECKPOINTS: CachedTranslation['checkpoints'] = Object.freeze([]) as unknown as CachedTranslation['checkpoints'];
+/** A group's last translation; it is its own answer while the group is reused (no object of its own: a full cycle at 10,000 groups asks every group every interval). */
+class Entry implements CachedTranslation {
+  declare readonly checkpoints: typeof NO_CHECKPOINTS;
+  declare readonly reused: true;
+  constructor(
+    /** The offsets' version, or the offsets translated when no version said which (the same array means "unchanged"). */
+    readonly offsetsKey: number | CheckpointsForGroupInput['offsets'],
+    readonly basis: Basis,
+    /** Per offset entry: the generation of its partition's change log it was last checked at (the sync found then is its row's). */
+    readonly gens: number[],
+    public coverage: GroupCoverage,
+    public summary: GroupReadiness,
+    /** When the group's offsets were last listed and translated (or found unchanged), epoch ms; undefined when not said. */
+    public listedAt: number | undefined,
+    /** The last answer emitted (or replaced a duplicate): it reads differently next time, translate it again then. */
+    public stale: boolean,
+  ) {}
+}
+Object.defineProperties(Entry.prototype, { checkpoints: { value: NO_CHECKPOINTS }, reused: { value: true } });
 
 /** The sync a position translates from in the current slots (the oldest one when it is older than all), or undefined. */
 function syncFor(store: OffsetSyncStore, group: string, topic: string, partition: number, offset: bigint | null | undefined): OffsetSync | undefined {
@@ -84,17 +88,11 @@ function syncFor(store: OffsetSyncStore, group: string, topic: string, partition
   return t.kind === 'translated' ? t.sync : t.kind === 'too-old' ? t.oldest : undefined;
 }
 
-/** Each offset entry's change log, its generation now, and the sync its position translates from now (Entry.watch). */
-function watchOf(store: OffsetSyncStore, group: string, offsets: CheckpointsForGroupInput['offsets']): Entry['watch'] {
-  const w = new Array<SyncChangeLog | number | OffsetSync | undefined>(3 * offsets.length);
-  for (let i = 0; i < offsets.length; i++) {
-    const o = offsets[i];
-    const log = store.changeLog(o.topic, o.partition);
-    w[3 * i] = log;
-    w[3 * i + 1] = log.gen;
-    w[3 * i + 2] = syncFor(store, group, o.topic, o.partition, o.offset);
-  }
-  return w;
+/** Each offset entry's change log generation now (Entry.gens). */
+function gensOf(store: OffsetSyncStore, offsets: CheckpointsForGroupInput['offsets']): number[] {
+  const gens = new Array<number>(offsets.length);
+  for (let i = 0; i < offsets.length; i++) gens[i] = store.changeLog(offsets[i].topic, offsets[i].partition).gen;
+  return gens;
 }
 
 export class TranslationCache {
@@ -103,6 +101,8 @@ export class TranslationCache {
   private table = new CoverageTable();
   /** Groups to translate again whatever else changed (their last answer emitted, or a partial cycle wrote for them), until taken. */
   private staleGroups = new Set<string>();
+  /** The basis of the last translation (shared by the entries translated against the same). */
+  private basis: Basis | null = null;
 
   /** Number of groups held. */
   get size(): number {
@@ -119,7 +119,7 @@ export class TranslationCache {
     const had = this.byGroup.get(group);
     if (had !== undefined && this.stillValid(had, input, th)) {
       if (input.listedAt !== undefined) had.listedAt = input.listedAt;
-      return (had.reusedAnswer ??= { checkpoints: NO_CHECKPOINTS, coverage: had.coverage, summary: had.summary, reused: true });
+      return had;
     }
     const r = checkpointsForGroup(input);
     // kept for many cycles: compact rows (values in typed arrays, no sentence: core/coverage-rows)
@@ -135,22 +135,17 @@ export class TranslationCache {
       group,
       r.coverage.map((c, i) => ({ ...readiness[i], status: c.status, topic: c.topic, partition: c.partition })),
     );
-    const entry: Entry = {
-      offsets: input.offsetsVersion === undefined ? offsets : undefined,
-      offsetsVersion: input.offsetsVersion,
-      store,
-      checkpoints,
-      syncsLoaded: store.loaded,
-      checkpointsLoaded: checkpoints.loaded,
-      watch: watchOf(store, group, offsets),
+    const entry = new Entry(
+      input.offsetsVersion ?? offsets,
+      this.basisOf(store, checkpoints, th),
+      gensOf(store, offsets),
       coverage,
       summary,
-      listedAt: input.listedAt,
+      input.listedAt,
       // an answer that emitted (or replaced a duplicate) reads differently next time: translate it again then
       // (a rewind below the syncs too: checkpointed at the log start, or waiting for it)
-      stale: r.coverage.some((c) => c.status === 'emitted' || c.status === 'duplicate-remote-partition' || c.status === 'rewound-to-start' || c.status === 'rewound-below-syncs'),
-      readiness: th,
-    };
+      r.coverage.some((c) => c.status === 'emitted' || c.status === 'duplicate-remote-partition' || c.status === 'rewound-to-start' || c.status === 'rewound-below-syncs'),
+    );
     this.byGroup.set(group, entry);
     if (entry.stale) this.staleGroups.add(group);
     this.compactIfWasteful();
@@ -169,7 +164,6 @@ export class TranslationCache {
     const e = this.byGroup.get(group);
     if (e !== undefined && e.summary === before) {
       e.summary = s;
-      if (e.reusedAnswer !== undefined) e.reusedAnswer.summary = s;
     }
     return s;
   }
@@ -224,30 +218,41 @@ export class TranslationCache {
 
   clear(): void {
     this.table = new CoverageTable();
+    this.basis = null;
     this.byGroup.clear();
     this.staleGroups.clear();
   }
 
+  /** The basis of a translation against these (the last one when the same). */
+  private basisOf(store: OffsetSyncStore, checkpoints: CheckpointStore, readiness: ReadinessThresholds): Basis {
+    const b = this.basis;
+    if (b !== null && b.store === store && b.checkpoints === checkpoints && b.readiness === readiness && b.syncsLoaded === store.loaded && b.checkpointsLoaded === checkpoints.loaded) return b;
+    return (this.basis = { store, checkpoints, syncsLoaded: store.loaded, checkpointsLoaded: checkpoints.loaded, readiness });
+  }
+
   private stillValid(e: Entry, input: CacheInput, th: ReadinessThresholds): boolean {
     const { offsets, store, checkpoints } = input;
-    if (e.stale || e.readiness !== th) return false;
-    if (input.offsetsVersion !== undefined ? e.offsetsVersion !== input.offsetsVersion : e.offsets !== offsets) return false;
-    if (e.store !== store || e.checkpoints !== checkpoints) return false;
-    if (e.syncsLoaded !== store.loaded || e.checkpointsLoaded !== checkpoints.loaded) return false;
-    const w = e.watch;
+    const b = e.basis;
+    if (e.stale || b.readiness !== th) return false;
+    if (e.offsetsKey !== (input.offsetsVersion ?? offsets)) return false;
+    if (b.store !== store || b.checkpoints !== checkpoints) return false;
+    if (b.syncsLoaded !== store.loaded || b.checkpointsLoaded !== checkpoints.loaded) return false;
+    const gens = e.gens;
     for (let i = 0; i < offsets.length; i++) {
-      const log = w[3 * i] as SyncChangeLog;
-      const gen = w[3 * i + 1] as number;
+      const o = offsets[i];
+      // the store's log of the partition (the same object for the store's life)
+      const log = store.changeLog(o.topic, o.partition);
+      const gen = gens[i];
       if (log.gen === gen) continue;
       // syncs changed on the partition: only a change that reached the position can change its answer
-      const o = offsets[i];
       const floor = log.since(gen);
       const at = o.offset;
       if (at !== null && at !== undefined && at >= 0n && (floor === null || (floor !== undefined && at >= floor))) {
-        if (syncFor(store, input.group, o.topic, o.partition, at) !== w[3 * i + 2]) return false;
+        // the same sync (its offsets: the answer reads nothing else of it) as the row translated from: the same answer
+        if (!e.coverage.syncMatches(o.topic, o.partition, syncFor(store, input.group, o.topic, o.partition, at))) return false;
       }
       // the same sync after newer changes: same answer; remember the generation to skip the search next time
-      w[3 * i + 1] = log.gen;
+      gens[i] = log.gen;
     }
     return true;
   }
