@@ -22,8 +22,8 @@ import { DEFAULT_READINESS, entryReadiness, groupReadiness, type EntryReadiness,
 
 /**
  * A coverage entry with its group and its readiness (what a cycle reports). The cache keeps a
- * group's as compact rows (core/coverage-rows: typed arrays, values only); an entry is a view of
- * its row, made when read (its sentence too).
+ * group's as compact rows (core/coverage-rows: values as variable-length integers in shared
+ * byte chunks); an entry is a view of its row, made when read (its sentence too).
  */
 export interface GroupCoverageEntry extends CoverageEntry, EntryReadiness {
   group: string;
@@ -122,7 +122,7 @@ export class TranslationCache {
       return had;
     }
     const r = checkpointsForGroup(input);
-    // kept for many cycles: compact rows (values in typed arrays, no sentence: core/coverage-rows)
+    // kept for many cycles: compact rows (values as variable-length integers, no sentence: core/coverage-rows)
     const readiness = r.coverage.map((c): EntryReadiness => {
       const cp = c.remoteTopic === null ? undefined : checkpoints.getPartition(group, c.remoteTopic, c.partition);
       const inexact = c.sync !== undefined && c.upstreamOffset !== null && c.upstreamOffset > c.sync.upstreamOffset;
