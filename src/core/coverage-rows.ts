@@ -90,8 +90,8 @@ export class GroupCoverage implements Iterable<CoverageRow> {
   private chunk: RowChunk;
   private start: number;
   private bytes = 0;
-  /** Rows kept as checkpointsForGroup's entries (the rare cases without a code), by row. */
-  private kept: Map<number, CoverageEntry> | null = null;
+  /** Rows kept as checkpointsForGroup's entries with their readiness (the rare cases without a code), by row. */
+  private kept: Map<number, CoverageEntry & EntryReadiness> | null = null;
   /** The last checkpoint's metadata when not '' (the rows with one), by row. */
   private metas: Map<number, string> | null = null;
   /** While writing: the checkpoint time of the row before (rows with one). */
@@ -136,7 +136,8 @@ export class GroupCoverage implements Iterable<CoverageRow> {
       const c = coverage[i];
       this.uniformStatus = i === 0 || this.uniformStatus === c.status ? c.status : null;
       if (!this.writeRow(w, i, c, readiness[i], checkpointsLoaded)) {
-        (this.kept ??= new Map()).set(i, c);
+        const rd = readiness[i];
+        (this.kept ??= new Map()).set(i, { ...c, verdict: rd.verdict, reread: rd.reread, checkpointAt: rd.checkpointAt });
         w.u(Reason.Kept);
       }
     }
@@ -270,15 +271,18 @@ export class GroupCoverage implements Iterable<CoverageRow> {
   }
 
   verdictOf(i: number): ReadinessVerdict {
-    return VERDICTS[(this.bitsOf(i) >> 4) & 3];
+    const bits = this.bitsOf(i);
+    return (bits & 15) === Reason.Kept ? (this.kept?.get(i) as EntryReadiness).verdict : VERDICTS[(bits >> 4) & 3];
   }
 
   rereadOf(i: number): number | null {
+    if (this.codeOf(i) === Reason.Kept) return (this.kept?.get(i) as EntryReadiness).reread;
     const v = this.d.reread[i];
     return Number.isNaN(v) ? null : v;
   }
 
   checkpointAtOf(i: number): number | null {
+    if (this.codeOf(i) === Reason.Kept) return (this.kept?.get(i) as EntryReadiness).checkpointAt;
     const v = this.d.at[i];
     return Number.isNaN(v) ? null : v;
   }
