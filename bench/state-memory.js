@@ -56,7 +56,7 @@ const STEPS = [
   {
     key: 'coverage',
     of: 'emitter',
-    label: 'coverage rows (per group typed-array rows: values, no sentence, no JSON), readiness per group (the translation cache)',
+    label: 'coverage rows (per group rows of variable-length integers: values, no sentence, no JSON), readiness per group (the translation cache)',
     release: (f) => {
       f.emitter.translations = new TranslationCache();
       // the reconcile layout keeps the last full cycle's rows and summaries per group too

@@ -176,9 +176,7 @@ function* translateSteps(t: TranslateCycleInput, every = Infinity): Generator<vo
       // only what moved is translated again (the cache says what did)
       const c = t.translations.translate(input);
       coverage.push(c.coverage);
-      const members = t.membersOf(group);
-      let withMembers = c.withMembers;
-      if (withMembers === undefined || withMembers.membersOnTarget !== members) c.withMembers = withMembers = withMembersOnTarget(c.summary, members);
+      const withMembers = t.translations.withMembers(group, c, t.membersOf(group));
       summaries.push(withMembers);
       if (rc !== undefined) {
         rc.layout.coverageOf[i] = c.coverage;

@@ -1,21 +1,26 @@
 import type { CoverageEntry, CoverageStatus } from './checkpoints-for-group';
 import type { EntryReadiness, ReadinessVerdict } from './readiness';
 import type { Checkpoint, OffsetSync } from './types';
+import { CHUNK_BYTES, ROW_BYTES_MAX, RowChunk, type CoverageTable } from './coverage-table';
+import { LIMIT, num, Reader, Writer } from './varints';
+
+export { CoverageTable } from './coverage-table';
 
 /**
  * A group's coverage as the translation cache keeps it for many cycles (100,000 group partitions
- * at 10,000 groups x 10 partitions; issue 24 step g, compact state): per group a slice of rows in
- * a table of typed arrays shared by every group (`CoverageTable`), each row a reason code packed
- * with the readiness verdict and the values its sentence needs, as
- * values (the offsets exact in a BigInt64Array, the sync's and the last checkpoint's offsets
- * among them; the re-read bound and the checkpoint time in a Float64Array), no object of the
- * stores (a row holds no `Checkpoint` or `OffsetSync`: the stores' rows stay theirs), no sentence
- * and no JSON. An entry (`CoverageRow`: its sentence, its sync and last checkpoint as objects) is
- * made when read: when output 2, the dashboard or a switchover plan asks.
+ * at 10,000 groups x 10 partitions; issue 24 step g, compact state): per group a run of bytes in
+ * chunks shared by every group (`CoverageTable`), each row a reason code packed with the
+ * readiness verdict, then the values its sentence needs as variable-length integers, each the
+ * difference from a value it is usually close to (the sync's, the last checkpoint's, the re-read
+ * bound, the checkpoint time): about 15 bytes a row. No object of the stores (a row holds no
+ * `Checkpoint` or `OffsetSync`: the stores' rows stay theirs), no sentence and no JSON. An entry
+ * (`CoverageRow`: its sentence, its sync and last checkpoint as objects) is made when read: when
+ * output 2, the dashboard or a switchover plan asks (the group read last stays decoded).
  *
  * The sentences are exactly checkpointsForGroup's (core/checkpoints-for-group; a unit test holds
  * the two together). A case without a code of its own here (a source partition whose remote
- * partition another one took, a translation below zero) keeps checkpointsForGroup's entry as is.
+ * partition another one took, a translation below zero, an offset of 2^50 or more) keeps
+ * checkpointsForGroup's entry as is.
  */
 
 /** How a row's sentence reads (the status, and which of its sentences). */
@@ -54,112 +59,43 @@ const STATUS: readonly CoverageStatus[] = [
 const VERDICTS: readonly ReadinessVerdict[] = ['ready', 'at-risk', 'not-covered'];
 const VERDICT_BITS: Readonly<Record<ReadinessVerdict, number>> = { ready: 0, 'at-risk': 1, 'not-covered': 2 };
 
-/** Per row in the BigInt64Array: upstream, downstream, the sync's upstream and downstream, the reference's (the last checkpoint's upstream and downstream; the offset rewound from). */
-const BIGS = 6;
-/** Per row in the Float64Array: the packed word (bits + 2^11 x topic pair + 2^22 x partition), the re-read bound, the checkpoint time (NaN: null). */
-const NUMS = 3;
-/** Bits: the reason code (0-15), the verdict << 4, and which values are there. */
+/** Bits of a row's header: the reason code (0-15), the verdict << 4, and which values follow. */
 const HAS_UP = 64;
 const HAS_DOWN = 128;
 const HAS_SYNC = 256;
 const HAS_REF = 512;
-const BITS = 1024; // 2^10
-const PAIRS = 2097152; // 2^21 (topic, remote topic) pairs per table in the packed word
-const PAIR_FACTOR = BITS;
-const PART_FACTOR = BITS * PAIRS; // 2^31: partition < 2^22, so the word stays below 2^53 (exact)
-const MAX_PARTITION = 4194304; // 2^22 (a row of a partition beyond: kept as checkpointsForGroup's entry)
-/** Rows per chunk of the table (a group with more gets a chunk of its own). */
-const CHUNK_ROWS = 4096;
-
-/** A block of rows: BIGS int64 and NUMS doubles per row. */
-class RowChunk {
-  readonly big: BigInt64Array;
-  readonly num: Float64Array;
-  used = 0;
-  constructor(readonly rows: number) {
-    this.big = new BigInt64Array(rows * BIGS);
-    this.num = new Float64Array(rows * NUMS);
-  }
+const HAS_REREAD = 1024;
+const HAS_AT = 2048;
+/** A group's rows, decoded (one group at a time: `decoded`). */
+interface Decoded {
+  owner: GroupCoverage | null;
+  bits: number[];
+  pair: number[];
+  part: number[];
+  up: number[];
+  down: number[];
+  syncUp: number[];
+  syncDown: number[];
+  refUp: number[];
+  refDown: number[];
+  reread: number[];
+  at: number[];
 }
 
-/**
- * Where the groups' rows live: chunks of typed arrays shared by every group of a translation
- * cache (a few typed arrays in all, not two per group), and the (topic, remote topic) pairs the
- * rows name by number. A group translated again gets new rows; a group's coverage never changes
- * (a cycle's list, a message's entries read later, read what was translated then). The rows of
- * replaced or dropped groups are reclaimed by `compact` (the current groups' rows copied to new
- * chunks, in place of their old ones) once they are more than the rows in use; an older coverage
- * still held somewhere keeps its old chunk until it goes.
- */
-export class CoverageTable {
-  private chunk: RowChunk | null = null;
-  private live = 0;
-  private waste = 0;
-  readonly topics: string[] = [];
-  readonly remotes: Array<string | null> = [];
-  private readonly pairNo = new Map<string, Map<string | null, number>>();
-
-  /** Room for `n` rows. */
-  alloc(n: number): { chunk: RowChunk; start: number } {
-    let c = this.chunk;
-    if (c === null || c.used + n > c.rows) {
-      c = new RowChunk(Math.max(n, CHUNK_ROWS));
-      if (n < CHUNK_ROWS) this.chunk = c;
-    }
-    const start = c.used;
-    c.used += n;
-    this.live += n;
-    return { chunk: c, start };
-  }
-
-  /** A group's `n` rows are no longer the current ones (replaced, or the group dropped). */
-  released(n: number): void {
-    this.live -= n;
-    this.waste += n;
-  }
-
-  /** Rows in use, and rows no current group owns. */
-  get rows(): { live: number; waste: number } {
-    return { live: this.live, waste: this.waste };
-  }
-
-  /** Whether `compact` would reclaim more than it keeps. */
-  get wasteful(): boolean {
-    return this.waste > CHUNK_ROWS && this.waste > this.live;
-  }
-
-  /** Copies every current group's rows to new chunks (`current`: each group held, once). */
-  compact(current: Iterable<GroupCoverage>): void {
-    this.chunk = null;
-    this.live = 0;
-    this.waste = 0;
-    for (const g of current) g.moveTo(this);
-  }
-
-  /** The number of a (topic, remote topic) pair, or -1 when the table holds too many. */
-  pairFor(topic: string, remote: string | null): number {
-    let m = this.pairNo.get(topic);
-    if (m === undefined) this.pairNo.set(topic, (m = new Map()));
-    let k = m.get(remote);
-    if (k === undefined) {
-      if (this.topics.length >= PAIRS) return -1;
-      k = this.topics.length;
-      this.topics.push(topic);
-      this.remotes.push(remote);
-      m.set(remote, k);
-    }
-    return k;
-  }
-}
+/** The last group decoded: reading a group's entries decodes its rows once, not once per value. */
+const decoded: Decoded = { owner: null, bits: [], pair: [], part: [], up: [], down: [], syncUp: [], syncDown: [], refUp: [], refDown: [], reread: [], at: [] };
 
 /** The coverage of one group: its rows (in its table's chunks) in the order of checkpointsForGroup's entries. */
 export class GroupCoverage implements Iterable<CoverageRow> {
   private chunk: RowChunk;
   private start: number;
-  /** Rows kept as checkpointsForGroup's entries (the rare cases without a code), by row. */
-  private kept: Map<number, CoverageEntry> | null = null;
+  private bytes = 0;
+  /** Rows kept as checkpointsForGroup's entries with their readiness (the rare cases without a code), by row. */
+  private kept: Map<number, CoverageEntry & EntryReadiness> | null = null;
   /** The last checkpoint's metadata when not '' (the rows with one), by row. */
   private metas: Map<number, string> | null = null;
+  /** While writing: the checkpoint time of the row before (rows with one). */
+  private static lastAtOf = 0;
   /** The status of every row when they all have the same (most groups), else null: counts without reading the rows. */
   uniformStatus: CoverageStatus | null = null;
 
@@ -168,58 +104,165 @@ export class GroupCoverage implements Iterable<CoverageRow> {
     readonly group: string,
     readonly length: number,
   ) {
-    const { chunk, start } = table.alloc(length);
-    this.chunk = chunk;
-    this.start = start;
+    this.chunk = table.room(0);
+    this.start = this.chunk.used;
+  }
+
+  /** Bytes its rows take. */
+  get byteLength(): number {
+    return this.bytes;
   }
 
   /** Copies the rows to a new place of the table (a compaction: the values stay). */
   moveTo(table: CoverageTable): void {
-    const { chunk, start } = table.alloc(this.length);
-    const from = this.chunk;
-    chunk.big.set(from.big.subarray(this.start * BIGS, (this.start + this.length) * BIGS), start * BIGS);
-    chunk.num.set(from.num.subarray(this.start * NUMS, (this.start + this.length) * NUMS), start * NUMS);
+    const chunk = table.room(this.bytes);
+    const start = chunk.used;
+    // a loop: a group's rows are a few hundred bytes (a subarray would be an object each)
+    const from = this.chunk.bytes;
+    const to = chunk.bytes;
+    for (let k = 0; k < this.bytes; k++) to[start + k] = from[this.start + k];
+    table.commit(chunk, this.length, this.bytes);
     this.chunk = chunk;
     this.start = start;
   }
 
-  private get big(): BigInt64Array {
-    return this.chunk.big;
+  /** Writes the rows: checkpointsForGroup's entries and their readiness, in order (once). */
+  write(coverage: readonly CoverageEntry[], readiness: readonly EntryReadiness[], checkpointsLoaded: boolean): void {
+    const n = coverage.length;
+    const chunk = this.table.room(n * ROW_BYTES_MAX);
+    const w = new Writer(chunk.bytes, chunk.used);
+    GroupCoverage.lastAtOf = 0;
+    for (let i = 0; i < n; i++) {
+      const c = coverage[i];
+      this.uniformStatus = i === 0 || this.uniformStatus === c.status ? c.status : null;
+      if (!this.writeRow(w, i, c, readiness[i], checkpointsLoaded)) {
+        const rd = readiness[i];
+        (this.kept ??= new Map()).set(i, { ...c, verdict: rd.verdict, reread: rd.reread, checkpointAt: rd.checkpointAt });
+        w.u(Reason.Kept);
+      }
+    }
+    this.bytes = w.at - chunk.used;
+    this.table.commit(chunk, n, this.bytes);
+    this.chunk = chunk;
+    this.start = chunk.used - this.bytes;
+    // a chunk of its own (a group of thousands of partitions): no more than the rows take
+    if (chunk.size > CHUNK_BYTES) {
+      this.chunk = new RowChunk(this.bytes);
+      this.chunk.bytes.set(chunk.bytes.subarray(this.start, this.start + this.bytes));
+      this.chunk.used = this.bytes;
+      this.start = 0;
+    }
   }
 
-  private get num(): Float64Array {
-    return this.chunk.num;
+  /** Row `i` from entry `c`, or false when it has no code of its own (nothing written then). */
+  private writeRow(w: Writer, i: number, c: CoverageEntry, rd: EntryReadiness, checkpointsLoaded: boolean): boolean {
+    const code = codeOf(c, checkpointsLoaded);
+    if (code === Reason.Kept || !Number.isSafeInteger(c.partition) || c.partition < 0) return false;
+    let bits = code | (VERDICT_BITS[rd.verdict] << 4);
+    const up = c.upstreamOffset === null ? 0 : num(c.upstreamOffset);
+    const down = c.downstreamOffset === undefined ? 0 : num(c.downstreamOffset);
+    const su = c.sync === undefined ? 0 : num(c.sync.upstreamOffset);
+    const sd = c.sync === undefined ? 0 : num(c.sync.downstreamOffset);
+    let ru = 0;
+    let rdn = 0;
+    if (code === Reason.EmittedAfterRewind) {
+      bits |= HAS_REF;
+      ru = num(c.rewoundFrom as bigint);
+    } else if (code === Reason.UnchangedSame || code === Reason.UnchangedBehind || code === Reason.RewoundBelowSyncs || code === Reason.RewoundToStart) {
+      const p = c.previous as Checkpoint;
+      bits |= HAS_REF;
+      ru = num(p.upstreamOffset);
+      rdn = num(p.downstreamOffset);
+    }
+    if (c.upstreamOffset !== null) bits |= HAS_UP;
+    if (c.downstreamOffset !== undefined) bits |= HAS_DOWN;
+    if (c.sync !== undefined) bits |= HAS_SYNC;
+    if (rd.reread !== null) bits |= HAS_REREAD;
+    if (rd.checkpointAt !== null) bits |= HAS_AT;
+    const reread = rd.reread ?? 0;
+    const at = rd.checkpointAt ?? 0;
+    // every value exact as a double, each difference below 2^53 (NaN fails these too)
+    if (!(Math.abs(up) < LIMIT && Math.abs(down) < LIMIT && Math.abs(su) < LIMIT && Math.abs(sd) < LIMIT && Math.abs(ru) < LIMIT && Math.abs(rdn) < LIMIT)) return false;
+    if (!(Number.isSafeInteger(reread) && reread >= 0 && Number.isSafeInteger(at) && Math.abs(at) < LIMIT)) return false;
+    w.u(bits);
+    w.u(this.table.pairFor(c.topic, c.remoteTopic));
+    w.u(c.partition);
+    // each value as its difference from one it is usually close to
+    if (bits & HAS_UP) w.s(up);
+    if (bits & HAS_SYNC) {
+      w.s(sd);
+      w.s(up - su);
+    }
+    if (bits & HAS_DOWN) w.s(down - sd);
+    if (bits & HAS_REF) {
+      w.s(ru - up);
+      if (code !== Reason.EmittedAfterRewind) w.s(rdn - down);
+      const p = c.previous;
+      if (p !== undefined && p.metadata !== '') (this.metas ??= new Map()).set(i, p.metadata);
+    }
+    if (bits & HAS_REREAD) w.u(reread);
+    if (bits & HAS_AT) {
+      // the group's partitions were mostly checkpointed in the same cycle: the difference from the row before
+      w.s(at - GroupCoverage.lastAtOf);
+      GroupCoverage.lastAtOf = at;
+    }
+    return true;
   }
 
-  private word(i: number): number {
-    return this.chunk.num[(this.start + i) * NUMS];
+  /** The rows, decoded (the group decoded last is kept decoded). */
+  private get d(): Decoded {
+    const d = decoded;
+    if (d.owner === this) return d;
+    d.owner = null;
+    const r = new Reader(this.chunk.bytes, this.start);
+    let at = 0;
+    for (let i = 0; i < this.length; i++) {
+      const bits = r.u();
+      d.bits[i] = bits;
+      if ((bits & 15) === Reason.Kept) continue;
+      d.pair[i] = r.u();
+      d.part[i] = r.u();
+      const up = bits & HAS_UP ? r.s() : 0;
+      d.up[i] = up;
+      let sd = 0;
+      if (bits & HAS_SYNC) {
+        sd = r.s();
+        d.syncDown[i] = sd;
+        d.syncUp[i] = up - r.s();
+      }
+      const down = bits & HAS_DOWN ? sd + r.s() : 0;
+      d.down[i] = down;
+      if (bits & HAS_REF) {
+        d.refUp[i] = up + r.s();
+        if ((bits & 15) !== Reason.EmittedAfterRewind) d.refDown[i] = down + r.s();
+      }
+      d.reread[i] = bits & HAS_REREAD ? r.u() : NaN;
+      if (bits & HAS_AT) at = d.at[i] = at + r.s();
+      else d.at[i] = NaN;
+    }
+    d.owner = this;
+    return d;
   }
 
   /** Reason code | verdict << 4 | flags. */
   bitsOf(i: number): number {
-    return this.word(i) % BITS;
+    return this.d.bits[i];
   }
 
   codeOf(i: number): number {
-    return this.word(i) % 16;
+    return this.bitsOf(i) & 15;
   }
 
   partitionOf(i: number): number {
-    return this.codeOf(i) === Reason.Kept ? (this.keptOf(i) as CoverageEntry).partition : Math.floor(this.word(i) / PART_FACTOR);
-  }
-
-  private pairOf(i: number): number {
-    return Math.floor(this.word(i) / PAIR_FACTOR) % PAIRS;
+    return this.codeOf(i) === Reason.Kept ? (this.keptOf(i) as CoverageEntry).partition : this.d.part[i];
   }
 
   topicOf(i: number): string {
-    const c = this.codeOf(i);
-    return c === Reason.Kept ? (this.keptOf(i) as CoverageEntry).topic : this.table.topics[this.pairOf(i)];
+    return this.codeOf(i) === Reason.Kept ? (this.keptOf(i) as CoverageEntry).topic : this.table.topics[this.d.pair[i]];
   }
 
   remoteTopicOf(i: number): string | null {
-    const c = this.codeOf(i);
-    return c === Reason.Kept ? (this.keptOf(i) as CoverageEntry).remoteTopic : this.table.remotes[this.pairOf(i)];
+    return this.codeOf(i) === Reason.Kept ? (this.keptOf(i) as CoverageEntry).remoteTopic : this.table.remotes[this.d.pair[i]];
   }
 
   statusOf(i: number): CoverageStatus {
@@ -228,55 +271,75 @@ export class GroupCoverage implements Iterable<CoverageRow> {
   }
 
   verdictOf(i: number): ReadinessVerdict {
-    return VERDICTS[(this.bitsOf(i) >> 4) & 3];
+    const bits = this.bitsOf(i);
+    return (bits & 15) === Reason.Kept ? (this.kept?.get(i) as EntryReadiness).verdict : VERDICTS[(bits >> 4) & 3];
   }
 
   rereadOf(i: number): number | null {
-    const v = this.num[(this.start + i) * NUMS + 1];
+    if (this.codeOf(i) === Reason.Kept) return (this.kept?.get(i) as EntryReadiness).reread;
+    const v = this.d.reread[i];
     return Number.isNaN(v) ? null : v;
   }
 
   checkpointAtOf(i: number): number | null {
-    const v = this.num[(this.start + i) * NUMS + 2];
+    if (this.codeOf(i) === Reason.Kept) return (this.kept?.get(i) as EntryReadiness).checkpointAt;
+    const v = this.d.at[i];
     return Number.isNaN(v) ? null : v;
   }
 
   upstreamOf(i: number): bigint | null {
     const bits = this.bitsOf(i);
     if ((bits & 15) === Reason.Kept) return (this.keptOf(i) as CoverageEntry).upstreamOffset;
-    return bits & HAS_UP ? this.big[(this.start + i) * BIGS] : null;
+    return bits & HAS_UP ? BigInt(this.d.up[i]) : null;
   }
 
   downstreamOf(i: number): bigint | undefined {
     const bits = this.bitsOf(i);
     if ((bits & 15) === Reason.Kept) return (this.keptOf(i) as CoverageEntry).downstreamOffset;
-    return bits & HAS_DOWN ? this.big[(this.start + i) * BIGS + 1] : undefined;
+    return bits & HAS_DOWN ? BigInt(this.d.down[i]) : undefined;
   }
 
   /** The sync's upstream and downstream offsets (rows with a sync). */
   syncUpOf(i: number): bigint {
-    return this.big[(this.start + i) * BIGS + 2];
+    return BigInt(this.d.syncUp[i]);
   }
 
   syncDownOf(i: number): bigint {
-    return this.big[(this.start + i) * BIGS + 3];
+    return BigInt(this.d.syncDown[i]);
   }
 
   /** The sync's offsets (a new object: the store's stays its own). */
   syncOf(i: number): OffsetSync | undefined {
     if (this.codeOf(i) === Reason.Kept) return (this.keptOf(i) as CoverageEntry).sync;
     if (!(this.bitsOf(i) & HAS_SYNC)) return undefined;
-    return { topic: this.topicOf(i), partition: this.partitionOf(i), upstreamOffset: this.big[(this.start + i) * BIGS + 2], downstreamOffset: this.big[(this.start + i) * BIGS + 3] };
+    return { topic: this.topicOf(i), partition: this.partitionOf(i), upstreamOffset: this.syncUpOf(i), downstreamOffset: this.syncDownOf(i) };
+  }
+
+  /**
+   * Whether the row of (topic, partition) translated from a sync of the same offsets as `sync`
+   * (undefined: from none); false when no row or more than one is of that partition.
+   */
+  syncMatches(topic: string, partition: number, sync: OffsetSync | undefined): boolean {
+    let found = -1;
+    for (let i = 0; i < this.length; i++) {
+      if (this.partitionOf(i) !== partition || this.topicOf(i) !== topic) continue;
+      if (found >= 0) return false;
+      found = i;
+    }
+    if (found < 0) return false;
+    const had = this.syncOf(found);
+    if (had === undefined || sync === undefined) return had === sync;
+    return had.upstreamOffset === sync.upstreamOffset && had.downstreamOffset === sync.downstreamOffset;
   }
 
   /** The reference's upstream offset (the last checkpoint's; the offset rewound from). */
   refUpOf(i: number): bigint {
-    return this.big[(this.start + i) * BIGS + 4];
+    return BigInt(this.d.refUp[i]);
   }
 
   /** The last checkpoint's downstream offset. */
   refDownOf(i: number): bigint {
-    return this.big[(this.start + i) * BIGS + 5];
+    return BigInt(this.d.refDown[i]);
   }
 
   /** The last checkpoint of the partition ('unchanged', 'rewound-*'; a new object). */
@@ -330,52 +393,6 @@ export class GroupCoverage implements Iterable<CoverageRow> {
 
   *[Symbol.iterator](): Iterator<CoverageRow> {
     for (let i = 0; i < this.length; i++) yield new CoverageRow(this, i);
-  }
-
-  /** Writes row `i` from checkpointsForGroup's entry `c` and its readiness. */
-  set(i: number, c: CoverageEntry, rd: EntryReadiness, checkpointsLoaded: boolean): void {
-    let code = codeOf(c, checkpointsLoaded);
-    let pair = 0;
-    if (code !== Reason.Kept) {
-      pair = this.table.pairFor(c.topic, c.remoteTopic);
-      if (pair < 0 || !Number.isInteger(c.partition) || c.partition < 0 || c.partition >= MAX_PARTITION) code = Reason.Kept;
-    }
-    let bits = code | (VERDICT_BITS[rd.verdict] << 4);
-    const b = (this.start + i) * BIGS;
-    if (code === Reason.Kept) {
-      (this.kept ??= new Map()).set(i, c);
-      pair = 0;
-    } else {
-      if (c.upstreamOffset !== null) {
-        bits |= HAS_UP;
-        this.big[b] = c.upstreamOffset;
-      }
-      if (c.downstreamOffset !== undefined) {
-        bits |= HAS_DOWN;
-        this.big[b + 1] = c.downstreamOffset;
-      }
-      if (c.sync !== undefined) {
-        bits |= HAS_SYNC;
-        this.big[b + 2] = c.sync.upstreamOffset;
-        this.big[b + 3] = c.sync.downstreamOffset;
-      }
-      if (code === Reason.EmittedAfterRewind) {
-        bits |= HAS_REF;
-        this.big[b + 4] = c.rewoundFrom as bigint;
-      } else if (code === Reason.UnchangedSame || code === Reason.UnchangedBehind || code === Reason.RewoundBelowSyncs || code === Reason.RewoundToStart) {
-        const p = c.previous as Checkpoint;
-        bits |= HAS_REF;
-        this.big[b + 4] = p.upstreamOffset;
-        this.big[b + 5] = p.downstreamOffset;
-        if (p.metadata !== '') (this.metas ??= new Map()).set(i, p.metadata);
-      }
-    }
-    const n = (this.start + i) * NUMS;
-    this.num[n] = bits + pair * PAIR_FACTOR + (code === Reason.Kept ? 0 : c.partition) * PART_FACTOR;
-    this.num[n + 1] = rd.reread === null ? NaN : rd.reread;
-    this.num[n + 2] = rd.checkpointAt === null ? NaN : rd.checkpointAt;
-    // rows are written in order, once
-    this.uniformStatus = i === 0 || this.uniformStatus === c.status ? c.status : null;
   }
 }
 
@@ -549,6 +566,6 @@ export function coverageEntriesOf(groups: readonly GroupCoverage[]): CoverageRow
 /** The rows of checkpointsForGroup's entries `coverage` of `group`, with their readiness. */
 export function groupCoverage(table: CoverageTable, group: string, coverage: readonly CoverageEntry[], readiness: readonly EntryReadiness[], checkpointsLoaded: boolean): GroupCoverage {
   const rows = new GroupCoverage(table, group, coverage.length);
-  for (let i = 0; i < coverage.length; i++) rows.set(i, coverage[i], readiness[i], checkpointsLoaded);
+  rows.write(coverage, readiness, checkpointsLoaded);
   return rows;
 }

@@ -1,10 +1,9 @@
 import type { CheckpointStore } from './checkpoint-store';
 import { checkpointsForGroup, type CheckpointsForGroupInput, type CheckpointsForGroupResult, type CoverageEntry } from './checkpoints-for-group';
 import type { OffsetSyncStore } from './offset-sync-store';
-import type { SyncChangeLog } from './sync-change-log';
 import type { OffsetSync } from './types';
 import { CoverageTable, groupCoverage, type GroupCoverage } from './coverage-rows';
-import { DEFAULT_READINESS, entryReadiness, groupReadiness, type EntryReadiness, type GroupReadiness, type ReadinessThresholds } from './readiness';
+import { DEFAULT_READINESS, entryReadiness, groupReadiness, type EntryReadiness, type MembersOnTarget, type GroupReadiness, type ReadinessThresholds } from './readiness';
 
 /**
  * The last translation of every group, so that a full checkpoint cycle translates again only
@@ -23,8 +22,8 @@ import { DEFAULT_READINESS, entryReadiness, groupReadiness, type EntryReadiness,
 
 /**
  * A coverage entry with its group and its readiness (what a cycle reports). The cache keeps a
- * group's as compact rows (core/coverage-rows: typed arrays, values only); an entry is a view of
- * its row, made when read (its sentence too).
+ * group's as compact rows (core/coverage-rows: values as variable-length integers in shared
+ * byte chunks); an entry is a view of its row, made when read (its sentence too).
  */
 export interface GroupCoverageEntry extends CoverageEntry, EntryReadiness {
   group: string;
@@ -48,34 +47,38 @@ export interface CachedTranslation {
   summary: GroupReadiness;
   /** true: nothing was translated (the last answer stands). */
   reused: boolean;
-  /** The caller's memo of `summary` with the group's members on the target (kept with a reused answer). */
-  withMembers?: GroupReadiness;
 }
 
-interface Entry {
-  /** The offsets translated, when no version said which (the same array means "unchanged"). */
-  offsets: CheckpointsForGroupInput['offsets'] | undefined;
-  offsetsVersion: number | undefined;
+const NO_CHECKPOINTS: CachedTranslation['checkpoints'] = Object.freeze([]) as unknown as CachedTranslation['checkpoints'];
+
+/** What a group's answer depended on besides its offsets and syncs (one object for every group translated against the same). */
+interface Basis {
   store: OffsetSyncStore;
   checkpoints: CheckpointStore;
   syncsLoaded: boolean;
   checkpointsLoaded: boolean;
-  /** Per offset entry: its partition's change log, the generation it was last checked at, and the sync found then. */
-  logs: SyncChangeLog[];
-  gens: number[];
-  found: Array<OffsetSync | undefined>;
-  coverage: GroupCoverage;
-  summary: GroupReadiness;
-  /** When the group's offsets were last listed and translated (or found unchanged), epoch ms; undefined when not said. */
-  listedAt: number | undefined;
-  /** The last answer emitted (or replaced a duplicate): it reads differently next time, translate it again then. */
-  stale: boolean;
   readiness: ReadinessThresholds;
-  /** The answer while the group is reused (made once: a full cycle at 10,000 groups asks every group every interval). */
-  reusedAnswer?: CachedTranslation;
 }
 
-const NO_CHECKPOINTS: CachedTranslation['checkpoints'] = Object.freeze([]) as unknown as CachedTranslation['checkpoints'];
+/** A group's last translation; it is its own answer while the group is reused (no object of its own: a full cycle at 10,000 groups asks every group every interval). */
+class Entry implements CachedTranslation {
+  declare readonly checkpoints: typeof NO_CHECKPOINTS;
+  declare readonly reused: true;
+  constructor(
+    /** The offsets' version, or the offsets translated when no version said which (the same array means "unchanged"). */
+    readonly offsetsKey: number | CheckpointsForGroupInput['offsets'],
+    readonly basis: Basis,
+    /** Per offset entry: the generation of its partition's change log it was last checked at (the sync found then is its row's). */
+    readonly gens: number[],
+    public coverage: GroupCoverage,
+    public summary: GroupReadiness,
+    /** When the group's offsets were last listed and translated (or found unchanged), epoch ms; undefined when not said. */
+    public listedAt: number | undefined,
+    /** The last answer emitted (or replaced a duplicate): it reads differently next time, translate it again then. */
+    public stale: boolean,
+  ) {}
+}
+Object.defineProperties(Entry.prototype, { checkpoints: { value: NO_CHECKPOINTS }, reused: { value: true } });
 
 /** The sync a position translates from in the current slots (the oldest one when it is older than all), or undefined. */
 function syncFor(store: OffsetSyncStore, group: string, topic: string, partition: number, offset: bigint | null | undefined): OffsetSync | undefined {
@@ -85,12 +88,21 @@ function syncFor(store: OffsetSyncStore, group: string, topic: string, partition
   return t.kind === 'translated' ? t.sync : t.kind === 'too-old' ? t.oldest : undefined;
 }
 
+/** Each offset entry's change log generation now (Entry.gens). */
+function gensOf(store: OffsetSyncStore, offsets: CheckpointsForGroupInput['offsets']): number[] {
+  const gens = new Array<number>(offsets.length);
+  for (let i = 0; i < offsets.length; i++) gens[i] = store.changeLog(offsets[i].topic, offsets[i].partition).gen;
+  return gens;
+}
+
 export class TranslationCache {
   private readonly byGroup = new Map<string, Entry>();
   /** Every group's coverage rows (core/coverage-rows). */
   private table = new CoverageTable();
   /** Groups to translate again whatever else changed (their last answer emitted, or a partial cycle wrote for them), until taken. */
   private staleGroups = new Set<string>();
+  /** The basis of the last translation (shared by the entries translated against the same). */
+  private basis: Basis | null = null;
 
   /** Number of groups held. */
   get size(): number {
@@ -107,45 +119,53 @@ export class TranslationCache {
     const had = this.byGroup.get(group);
     if (had !== undefined && this.stillValid(had, input, th)) {
       if (input.listedAt !== undefined) had.listedAt = input.listedAt;
-      return (had.reusedAnswer ??= { checkpoints: NO_CHECKPOINTS, coverage: had.coverage, summary: had.summary, reused: true });
+      return had;
     }
     const r = checkpointsForGroup(input);
-    const logs = offsets.map((o) => store.changeLog(o.topic, o.partition));
-    // kept for many cycles: compact rows (values in typed arrays, no sentence: core/coverage-rows)
+    // kept for many cycles: compact rows (values as variable-length integers, no sentence: core/coverage-rows)
     const readiness = r.coverage.map((c): EntryReadiness => {
       const cp = c.remoteTopic === null ? undefined : checkpoints.getPartition(group, c.remoteTopic, c.partition);
       const inexact = c.sync !== undefined && c.upstreamOffset !== null && c.upstreamOffset > c.sync.upstreamOffset;
       const above = inexact ? store.around(c.topic, c.partition, c.upstreamOffset as bigint, group).above : undefined;
       return entryReadiness(c, above, cp, cp === undefined ? undefined : checkpoints.listedAtOf(cp), th);
     });
-    if (had !== undefined) this.table.released(had.coverage.length);
+    if (had !== undefined) this.table.released(had.coverage.length, had.coverage.byteLength);
     const coverage = groupCoverage(this.table, group, r.coverage, readiness, checkpoints.loaded);
     const summary = groupReadiness(
       group,
       r.coverage.map((c, i) => ({ ...readiness[i], status: c.status, topic: c.topic, partition: c.partition })),
     );
-    const entry: Entry = {
-      offsets: input.offsetsVersion === undefined ? offsets : undefined,
-      offsetsVersion: input.offsetsVersion,
-      store,
-      checkpoints,
-      syncsLoaded: store.loaded,
-      checkpointsLoaded: checkpoints.loaded,
-      logs,
-      gens: logs.map((l) => l.gen),
-      found: offsets.map((o) => syncFor(store, group, o.topic, o.partition, o.offset)),
+    const entry = new Entry(
+      input.offsetsVersion ?? offsets,
+      this.basisOf(store, checkpoints, th),
+      gensOf(store, offsets),
       coverage,
       summary,
-      listedAt: input.listedAt,
+      input.listedAt,
       // an answer that emitted (or replaced a duplicate) reads differently next time: translate it again then
       // (a rewind below the syncs too: checkpointed at the log start, or waiting for it)
-      stale: r.coverage.some((c) => c.status === 'emitted' || c.status === 'duplicate-remote-partition' || c.status === 'rewound-to-start' || c.status === 'rewound-below-syncs'),
-      readiness: th,
-    };
+      r.coverage.some((c) => c.status === 'emitted' || c.status === 'duplicate-remote-partition' || c.status === 'rewound-to-start' || c.status === 'rewound-below-syncs'),
+    );
     this.byGroup.set(group, entry);
     if (entry.stale) this.staleGroups.add(group);
     this.compactIfWasteful();
     return { checkpoints: r.checkpoints, coverage, summary, reused: false };
+  }
+
+  /**
+   * `c`'s summary saying `members` (the group's members on the target): kept as the group's
+   * summary from then on (one summary a group, not one per members value), `c`'s too.
+   */
+  withMembers(group: string, c: CachedTranslation, members: MembersOnTarget): GroupReadiness {
+    const before = c.summary;
+    if (before.membersOnTarget === members) return before;
+    const s: GroupReadiness = Object.freeze({ ...before, membersOnTarget: members });
+    c.summary = s;
+    const e = this.byGroup.get(group);
+    if (e !== undefined && e.summary === before) {
+      e.summary = s;
+    }
+    return s;
   }
 
   /** The group's last readiness and when its offsets were last listed, or undefined when it was never translated (or is no longer retained). */
@@ -181,7 +201,7 @@ export class TranslationCache {
     for (const [g, e] of this.byGroup) {
       if (groups.has(g)) continue;
       this.byGroup.delete(g);
-      this.table.released(e.coverage.length);
+      this.table.released(e.coverage.length, e.coverage.byteLength);
     }
     this.compactIfWasteful();
   }
@@ -198,29 +218,41 @@ export class TranslationCache {
 
   clear(): void {
     this.table = new CoverageTable();
+    this.basis = null;
     this.byGroup.clear();
     this.staleGroups.clear();
   }
 
+  /** The basis of a translation against these (the last one when the same). */
+  private basisOf(store: OffsetSyncStore, checkpoints: CheckpointStore, readiness: ReadinessThresholds): Basis {
+    const b = this.basis;
+    if (b !== null && b.store === store && b.checkpoints === checkpoints && b.readiness === readiness && b.syncsLoaded === store.loaded && b.checkpointsLoaded === checkpoints.loaded) return b;
+    return (this.basis = { store, checkpoints, syncsLoaded: store.loaded, checkpointsLoaded: checkpoints.loaded, readiness });
+  }
+
   private stillValid(e: Entry, input: CacheInput, th: ReadinessThresholds): boolean {
     const { offsets, store, checkpoints } = input;
-    if (e.stale || e.readiness !== th) return false;
-    if (input.offsetsVersion !== undefined ? e.offsetsVersion !== input.offsetsVersion : e.offsets !== offsets) return false;
-    if (e.store !== store || e.checkpoints !== checkpoints) return false;
-    if (e.syncsLoaded !== store.loaded || e.checkpointsLoaded !== checkpoints.loaded) return false;
+    const b = e.basis;
+    if (e.stale || b.readiness !== th) return false;
+    if (e.offsetsKey !== (input.offsetsVersion ?? offsets)) return false;
+    if (b.store !== store || b.checkpoints !== checkpoints) return false;
+    if (b.syncsLoaded !== store.loaded || b.checkpointsLoaded !== checkpoints.loaded) return false;
+    const gens = e.gens;
     for (let i = 0; i < offsets.length; i++) {
-      const log = e.logs[i];
-      const gen = e.gens[i];
+      const o = offsets[i];
+      // the store's log of the partition (the same object for the store's life)
+      const log = store.changeLog(o.topic, o.partition);
+      const gen = gens[i];
       if (log.gen === gen) continue;
       // syncs changed on the partition: only a change that reached the position can change its answer
-      const o = offsets[i];
       const floor = log.since(gen);
       const at = o.offset;
       if (at !== null && at !== undefined && at >= 0n && (floor === null || (floor !== undefined && at >= floor))) {
-        if (syncFor(store, input.group, o.topic, o.partition, at) !== e.found[i]) return false;
+        // the same sync (its offsets: the answer reads nothing else of it) as the row translated from: the same answer
+        if (!e.coverage.syncMatches(o.topic, o.partition, syncFor(store, input.group, o.topic, o.partition, at))) return false;
       }
       // the same sync after newer changes: same answer; remember the generation to skip the search next time
-      e.gens[i] = log.gen;
+      gens[i] = log.gen;
     }
     return true;
   }

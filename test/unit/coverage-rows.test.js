@@ -136,6 +136,14 @@ for (const translation of ['mm2', 'precise']) {
       const s = syncs(translation, [['a', 0, 100, 1000]]);
       const r = same('ready', { ...base, group: 'g', offsets: [at('a', 0, 100), at('c', 0, 1)], store: s, checkpoints: checkpoints([]) });
       assert.deepEqual(r.coverage.map((c) => [c.verdict, c.reread]), [['ready', 0], ['not-covered', null]]);
+      // rows kept as checkpointsForGroup's entries (an offset of 2^50 or more, a negative translation) keep theirs too
+      const big = 1n << 51n;
+      const s2 = syncs(translation, [['a', 0, big, 1000], ['b', 0, 5, MAX]]);
+      const r2 = same('kept rows', { ...base, group: 'g', offsets: [at('a', 0, big), at('b', 0, 10)], store: s2, checkpoints: checkpoints([]) });
+      assert.deepEqual(
+        r2.coverage.map((c) => [c.code, c.status, c.verdict, c.reread, c.checkpointAt]),
+        [[12, 'emitted', 'ready', 0, 10], [12, 'older-than-oldest-sync', 'not-covered', null, null]],
+      );
     });
   });
 }
