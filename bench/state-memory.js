@@ -111,9 +111,18 @@ const STEPS = [
     of: 'writer',
     label: 'writer: target offsets as last read or written, when read, when written',
     release: (f) => {
-      f.syncer.targets.known.clear();
-      f.syncer.targets.readAt.clear();
-      f.syncer.targets.lastWrite.clear();
+      const t = f.syncer.targets;
+      if (t.times !== undefined) {
+        // typed arrays by group number (core/group-times, core/group-offset-rows) and their interner:
+        // dropped whole (the timers are stopped: nothing reads them again), no new code compiled meanwhile
+        t.known = null;
+        t.times = null;
+        t.names = null;
+      } else {
+        t.known.clear();
+        t.readAt.clear();
+        t.lastWrite.clear();
+      }
     },
   },
   {
