@@ -105,7 +105,7 @@ const STEPS = [
       f.runtime.stores.splice(0);
     },
   },
-  { key: 'writerSkips', of: 'writer', label: "writer: its up-to-date skip entries", release: (f) => f.syncer.targets.upToDateSkips.clear() },
+  { key: 'writerSkips', of: 'writer', label: "writer: its up-to-date skip entries", release: (f) => (f.syncer.targets.skips !== undefined ? (f.syncer.targets.skips = []) : f.syncer.targets.upToDateSkips.clear()) },
   {
     key: 'targetOffsets',
     of: 'writer',

@@ -187,7 +187,7 @@ export class KeptRows {
   }
 
   private insertSlot(g: number, r: number): void {
-    if (4 * (this.count + 1) > 3 * this.slots.length) this.rehash(2 * this.slots.length);
+    if (5 * (this.count + 1) > 4 * this.slots.length) this.rehash(2 * this.slots.length); // at most 4/5 full
     const slots = this.slots;
     const mask = slots.length - 1;
     let i = this.home(g);

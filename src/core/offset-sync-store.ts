@@ -424,6 +424,11 @@ export class OffsetSyncStore {
     return n;
   }
 
+  /** Precise mode: how many group names the kept rows hold interned (at most the groups tracked on some partition). */
+  get groupNamesHeld(): number {
+    return this.groupNames.size;
+  }
+
   /** Precise mode: how many syncs are retained for the tracked groups, all partitions together (at most the cap per partition). */
   get retainedSyncs(): number {
     let n = 0;

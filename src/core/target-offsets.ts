@@ -80,7 +80,9 @@ export class TargetOffsets {
   private readonly times = new GroupTimes(this.names);
   /** Rewinds on the source not acted on yet: group -> partition key -> mark. */
   private readonly rewinds = new Map<string, Map<string, RewindMark>>();
-  private readonly upToDateSkips = new Map<string, UpToDateSkip>();
+  /** The up-to-date reports by group number (the name held while its report is), and how many. */
+  private skips: (UpToDateSkip | undefined)[] = [];
+  private skipCount = 0;
   /** When the broker last refused a commit to each group as one with members (ms): a listing older than that does not make it writable. */
   private readonly refusedAt = new Map<string, number>();
   readonly floorMs: number;
@@ -93,6 +95,11 @@ export class TargetOffsets {
     this.floorMs = opts.floorMs ?? DEFAULT_MIN_WRITE_INTERVAL_MS;
     this.followRewinds = opts.followRewinds === true;
     this.fullReadEveryMs = opts.fullReadEveryMs ?? FULL_TARGET_READ_EVERY_MS;
+  }
+
+  /** How many group names the tables hold interned (a group is held while its offsets, a time or its report are). */
+  get namesHeld(): number {
+    return this.names.size;
   }
 
   // ---- rewinds on the source ------------------------------------------------------------------
@@ -242,10 +249,17 @@ export class TargetOffsets {
 
   /** The report of a group up to date as known (the same frozen object while its state stays). */
   upToDateSkip(group: string, state: string | undefined): UpToDateSkip {
-    const had = this.upToDateSkips.get(group);
+    const held = this.names.idOf(group);
+    const had = held === undefined ? undefined : this.skips[held];
     if (had !== undefined && had.state === state) return had;
     const e: UpToDateSkip = Object.freeze({ group, code: 'up-to-date', state, reason: UP_TO_DATE_REASON });
-    this.upToDateSkips.set(group, e);
+    let g = held as number;
+    if (had === undefined) {
+      g = this.names.acquire(group);
+      this.skipCount++;
+      while (this.skips.length <= g) this.skips.push(undefined);
+    }
+    this.skips[g] = e;
     return e;
   }
 
@@ -307,7 +321,11 @@ export class TargetOffsets {
       this.known.clear();
       this.times.clearReadAt();
     }
-    if (this.upToDateSkips.size > limit) this.upToDateSkips.clear();
+    if (this.skipCount > limit) {
+      for (let g = 0; g < this.skips.length; g++) if (this.skips[g] !== undefined) this.names.release(g);
+      this.skips = [];
+      this.skipCount = 0;
+    }
     if (this.refusedAt.size > limit) this.refusedAt.clear();
   }
 }
