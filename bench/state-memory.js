@@ -105,15 +105,24 @@ const STEPS = [
       f.runtime.stores.splice(0);
     },
   },
-  { key: 'writerSkips', of: 'writer', label: "writer: its up-to-date skip entries", release: (f) => f.syncer.targets.upToDateSkips.clear() },
+  { key: 'writerSkips', of: 'writer', label: "writer: its up-to-date skip entries", release: (f) => (f.syncer.targets.skips !== undefined ? (f.syncer.targets.skips = []) : f.syncer.targets.upToDateSkips.clear()) },
   {
     key: 'targetOffsets',
     of: 'writer',
     label: 'writer: target offsets as last read or written, when read, when written',
     release: (f) => {
-      f.syncer.targets.known.clear();
-      f.syncer.targets.readAt.clear();
-      f.syncer.targets.lastWrite.clear();
+      const t = f.syncer.targets;
+      if (t.times !== undefined) {
+        // typed arrays by group number (core/group-times, core/group-offset-rows) and their interner:
+        // dropped whole (the timers are stopped: nothing reads them again), no new code compiled meanwhile
+        t.known = null;
+        t.times = null;
+        t.names = null;
+      } else {
+        t.known.clear();
+        t.readAt.clear();
+        t.lastWrite.clear();
+      }
     },
   },
   {

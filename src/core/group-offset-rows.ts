@@ -1,58 +1,78 @@
 /**
  * Offsets per group and topic partition, compact (issue 24 step g): one table for every group
- * instead of a map per group. Each group owns a slice of three shared typed arrays, its rows sorted
- * by (topic, partition): the key (an interned topic number × 2^32 + the partition, an exact double)
- * and the offset (int64, exact: a BigInt64Array). A lookup is a binary search in the group's slice.
- * About 16 bytes per group partition plus one map entry per group, where a map of bigints per group
- * took about 70.
+ * instead of a map per group. Each group owns a slice of two shared typed arrays, its rows sorted
+ * by key: the key (the number of the topic partition, interned: 4 bytes) and the offset (int64,
+ * exact: a BigInt64Array). A lookup is a binary search in the group's slice. The groups are
+ * numbered by an interner (core/group-names, which may be shared with other per-group tables):
+ * where a group's slice starts, its rows and its room are typed arrays by group number. About
+ * 12 bytes per group partition plus a few per group, where a map of bigints per group took about 70.
  *
  * A group may be held with no row (what a read that found nothing committed leaves): `has` says so.
- * Slices grow by doubling at the end of the table; what a moved or deleted slice leaves behind is
- * reclaimed by a compaction when it is more than half of the table. Plain state, no I/O.
+ * A slice is as large as the rows given at once (`replace`, `setMany`) and grows by half when set
+ * one by one, at the end of the table; what a moved or deleted slice leaves behind is reclaimed by
+ * a compaction when it is more than half of the table. Plain state, no I/O.
  */
+import { GroupNames } from './group-names';
 
 const INITIAL_ROWS = 64;
-const TOPIC_FACTOR = 4294967296; // 2^32: the key of (topic number t, partition p) is t * 2^32 + p
 
 function checkedInt64(offset: bigint): bigint {
   if (BigInt.asIntN(64, offset) !== offset) throw new RangeError(`offset ${offset} is outside the signed 64-bit range`);
   return offset;
 }
 
+function checkedPartition(partition: number): number {
+  if (!Number.isInteger(partition) || partition < 0 || partition >= 4294967296) throw new RangeError(`partition ${partition} is not a partition number`);
+  return partition;
+}
+
+/** A larger Int32Array holding `a`, the new places set to `fill`. */
+function grown(a: Int32Array, n: number, fill: number): Int32Array {
+  const b = new Int32Array(n);
+  if (fill !== 0) b.fill(fill, a.length);
+  b.set(a);
+  return b;
+}
+
 export class GroupOffsetRows {
-  /** group -> its number (a place in the per-group arrays). */
-  private readonly groupNo = new Map<string, number>();
-  /** Per group number: where its slice starts, how many rows it holds, how many it may hold. */
-  private start: Int32Array = new Int32Array(16);
-  private len: Int32Array = new Int32Array(16);
-  private cap: Int32Array = new Int32Array(16);
-  private freeGroupNos: number[] = [];
-  private groupNos = 0;
-  /** Per row: the key (topic number × 2^32 + partition) and the offset. */
-  private keys = new Float64Array(INITIAL_ROWS);
-  private offsets = new BigInt64Array(INITIAL_ROWS);
+  /** Per group number: where its slice starts, how many rows it holds (-1: not held), how many it may hold. */
+  private start: Int32Array = new Int32Array(0);
+  private len: Int32Array = new Int32Array(0).fill(-1);
+  private cap: Int32Array = new Int32Array(0);
+  private held = 0;
+  /** Per row: the key (the topic partition's number) and the offset. */
+  private keys = new Int32Array(0);
+  private offsets = new BigInt64Array(0);
   /** Rows in use at the end of the table (slices included), and the rows of it no slice owns. */
   private end = 0;
   private waste = 0;
-  /** Interned topic names: name -> number. */
+  /** Interned topic partitions: topic -> its number; per topic number, partition -> key; per key, its topic number and partition. */
   private readonly topicNo = new Map<string, number>();
+  private readonly keyOf: number[][] = [];
+  private readonly keyTopic: number[] = [];
+  private readonly keyPartition: number[] = [];
+
+  /** `names`: the interner numbering the groups (one of its own by default). */
+  constructor(private readonly names: GroupNames = new GroupNames()) {}
 
   /** Groups held. */
   get size(): number {
-    return this.groupNo.size;
+    return this.held;
   }
 
   has(group: string): boolean {
-    return this.groupNo.has(group);
+    return this.numberOf(group) >= 0;
   }
 
   /** The offset of a group partition (undefined: the group or the partition is not held). */
   get(group: string, topic: string, partition: number): bigint | undefined {
-    const g = this.groupNo.get(group);
-    if (g === undefined) return undefined;
+    const g = this.numberOf(group);
+    if (g < 0) return undefined;
     const t = this.topicNo.get(topic);
     if (t === undefined) return undefined;
-    const i = this.find(g, t * TOPIC_FACTOR + partition);
+    const key = this.keyOf[t][partition];
+    if (key === undefined) return undefined;
+    const i = this.find(g, key);
     return i < 0 ? undefined : this.offsets[this.start[g] + i];
   }
 
@@ -64,71 +84,65 @@ export class GroupOffsetRows {
   /** Sets the offset of a group partition (the group held from now on). */
   set(group: string, topic: string, partition: number, offset: bigint): void {
     checkedInt64(offset);
-    if (!Number.isInteger(partition) || partition < 0 || partition >= TOPIC_FACTOR) throw new RangeError(`partition ${partition} is not a partition number`);
-    const g = this.groupOf(group);
-    const key = this.topicOf(topic) * TOPIC_FACTOR + partition;
-    const i = this.find(g, key);
-    if (i >= 0) {
-      this.offsets[this.start[g] + i] = offset;
-      return;
+    checkedPartition(partition);
+    this.put(this.groupOf(group), this.keyFor(topic, partition), offset);
+  }
+
+  /** Sets the offsets of `rows` for `group` (held from now on), its slice made room for them at once. */
+  setMany(group: string, rows: readonly { topic: string; partition: number; offset: bigint }[]): void {
+    for (const r of rows) {
+      checkedInt64(r.offset);
+      checkedPartition(r.partition);
     }
-    const at = -i - 1; // where it goes, in key order
-    if (this.len[g] === this.cap[g]) this.grow(g);
-    const s = this.start[g];
-    const n = this.len[g];
-    this.keys.copyWithin(s + at + 1, s + at, s + n);
-    this.offsets.copyWithin(s + at + 1, s + at, s + n);
-    this.keys[s + at] = key;
-    this.offsets[s + at] = offset;
-    this.len[g] = n + 1;
-    this.maybeCompact();
+    const g = this.groupOf(group);
+    if (this.len[g] + rows.length > this.cap[g]) this.grow(g, this.len[g] + rows.length);
+    for (const r of rows) this.put(g, this.keyFor(r.topic, r.partition), r.offset);
   }
 
   /** Replaces what is held of `group` by `rows` (the group held from now on, also when `rows` is empty). */
   replace(group: string, rows: Iterable<{ topic: string; partition: number; offset: bigint }>): void {
+    const list = Array.isArray(rows) ? (rows as readonly { topic: string; partition: number; offset: bigint }[]) : [...rows];
     const g = this.groupOf(group);
     this.len[g] = 0;
-    for (const r of rows) this.set(group, r.topic, r.partition, r.offset);
+    this.setMany(group, list);
   }
 
   /** Forgets `group`. */
   delete(group: string): boolean {
-    const g = this.groupNo.get(group);
-    if (g === undefined) return false;
-    this.groupNo.delete(group);
+    const g = this.numberOf(group);
+    if (g < 0) return false;
     this.waste += this.cap[g];
     this.start[g] = 0;
-    this.len[g] = 0;
+    this.len[g] = -1;
     this.cap[g] = 0;
-    this.freeGroupNos.push(g);
+    this.held--;
+    this.names.release(g);
     this.maybeCompact();
     return true;
   }
 
-  /** Forgets every group (the interned topic names stay: there are few). */
+  /** Forgets every group (the interned topic partitions stay: there are few). */
   clear(): void {
-    this.groupNo.clear();
-    this.start = new Int32Array(16);
-    this.len = new Int32Array(16);
-    this.cap = new Int32Array(16);
-    this.freeGroupNos = [];
-    this.groupNos = 0;
-    this.keys = new Float64Array(INITIAL_ROWS);
-    this.offsets = new BigInt64Array(INITIAL_ROWS);
+    for (let g = 0; g < this.len.length; g++) if (this.len[g] >= 0) this.names.release(g);
+    this.start = new Int32Array(0);
+    this.len = new Int32Array(0).fill(-1);
+    this.cap = new Int32Array(0);
+    this.held = 0;
+    this.keys = new Int32Array(0);
+    this.offsets = new BigInt64Array(0);
     this.end = 0;
     this.waste = 0;
   }
 
-  /** The partitions held for `group` with their offsets, in (topic number, partition) order (for tests and diagnostics). */
+  /** The partitions held for `group` with their offsets, in key order (for tests and diagnostics). */
   entries(group: string): { topic: string; partition: number; offset: bigint }[] {
-    const g = this.groupNo.get(group);
-    if (g === undefined) return [];
+    const g = this.numberOf(group);
+    if (g < 0) return [];
     const names = [...this.topicNo.keys()];
     const out: { topic: string; partition: number; offset: bigint }[] = [];
     for (let i = this.start[g], e = i + this.len[g]; i < e; i++) {
       const k = this.keys[i];
-      const t = Math.floor(k / TOPIC_FACTOR);
-      out.push({ topic: names[t], partition: k - t * TOPIC_FACTOR, offset: this.offsets[i] });
+      out.push({ topic: names[this.keyTopic[k]], partition: this.keyPartition[k], offset: this.offsets[i] });
     }
     return out;
   }
@@ -139,6 +153,30 @@ export class GroupOffsetRows {
   }
 
   // -------------------------------------------------------------------------------------------
+
+  /** The number of `group` when held, or -1. */
+  private numberOf(group: string): number {
+    const g = this.names.idOf(group);
+    return g === undefined || g >= this.len.length || this.len[g] < 0 ? -1 : g;
+  }
+
+  private put(g: number, key: number, offset: bigint): void {
+    const i = this.find(g, key);
+    if (i >= 0) {
+      this.offsets[this.start[g] + i] = offset;
+      return;
+    }
+    const at = -i - 1; // where it goes, in key order
+    if (this.len[g] === this.cap[g]) this.grow(g, Math.max(4, this.cap[g] + (this.cap[g] >> 1)));
+    const s = this.start[g];
+    const n = this.len[g];
+    this.keys.copyWithin(s + at + 1, s + at, s + n);
+    this.offsets.copyWithin(s + at + 1, s + at, s + n);
+    this.keys[s + at] = key;
+    this.offsets[s + at] = offset;
+    this.len[g] = n + 1;
+    this.maybeCompact();
+  }
 
   /** The place of `key` in the slice of group `g`, or -(where it would go) - 1. */
   private find(g: number, key: number): number {
@@ -156,40 +194,45 @@ export class GroupOffsetRows {
     return -lo - 1;
   }
 
-  private topicOf(topic: string): number {
+  /** The key of a topic partition (interned when new). */
+  private keyFor(topic: string, partition: number): number {
     let t = this.topicNo.get(topic);
     if (t === undefined) {
       t = this.topicNo.size;
-      if (t >= 2097152) throw new RangeError('more than 2^21 distinct topic names'); // keeps the keys exact doubles
       this.topicNo.set(topic, t);
+      this.keyOf.push([]);
     }
-    return t;
+    let k = this.keyOf[t][partition];
+    if (k === undefined) {
+      k = this.keyTopic.length;
+      if (k >= 2147483647) throw new RangeError('more than 2^31 distinct topic partitions');
+      this.keyOf[t][partition] = k;
+      this.keyTopic.push(t);
+      this.keyPartition.push(partition);
+    }
+    return k;
   }
 
   private groupOf(group: string): number {
-    let g = this.groupNo.get(group);
-    if (g !== undefined) return g;
-    g = this.freeGroupNos.pop();
-    if (g === undefined) {
-      g = this.groupNos++;
-      if (g >= this.start.length) {
-        const n = 2 * this.start.length;
-        this.start = grown(this.start, n);
-        this.len = grown(this.len, n);
-        this.cap = grown(this.cap, n);
-      }
+    const had = this.numberOf(group);
+    if (had >= 0) return had;
+    const g = this.names.acquire(group);
+    if (g >= this.len.length) {
+      const n = Math.max(g + 1, 16, this.len.length + (this.len.length >> 1));
+      this.start = grown(this.start, n, 0);
+      this.len = grown(this.len, n, -1);
+      this.cap = grown(this.cap, n, 0);
     }
-    this.groupNo.set(group, g);
+    this.held++;
     this.start[g] = this.end;
     this.len[g] = 0;
     this.cap[g] = 0;
     return g;
   }
 
-  /** Gives group `g` a slice twice as large (at least 4 rows): in place when it ends the table, else at the end. */
-  private grow(g: number): void {
+  /** Gives group `g` a slice of `cap` rows: in place when it ends the table, else at the end. */
+  private grow(g: number, cap: number): void {
     const n = this.len[g];
-    const cap = Math.max(4, 2 * this.cap[g]);
     const atEnd = this.start[g] + this.cap[g] === this.end;
     const s = atEnd ? this.start[g] : this.end;
     this.reserve(s + cap);
@@ -206,8 +249,12 @@ export class GroupOffsetRows {
   private reserve(rows: number): void {
     if (rows <= this.keys.length) return;
     let n = this.keys.length;
-    while (n < rows) n *= 2;
-    const keys = new Float64Array(n);
+    while (n < rows) n += Math.max(INITIAL_ROWS, n >> 2);
+    this.resize(n);
+  }
+
+  private resize(n: number): void {
+    const keys = new Int32Array(n);
     keys.set(this.keys.subarray(0, this.end));
     const offsets = new BigInt64Array(n);
     offsets.set(this.offsets.subarray(0, this.end));
@@ -219,14 +266,15 @@ export class GroupOffsetRows {
   private maybeCompact(): void {
     if (this.waste < 1024 || 2 * this.waste < this.end) return;
     let used = 0;
-    for (const g of this.groupNo.values()) used += this.len[g];
-    const size = Math.max(INITIAL_ROWS, 2 * used);
-    const keys = new Float64Array(size);
+    for (let g = 0; g < this.len.length; g++) if (this.len[g] > 0) used += this.len[g];
+    const size = Math.max(INITIAL_ROWS, used + (used >> 2));
+    const keys = new Int32Array(size);
     const offsets = new BigInt64Array(size);
     let at = 0;
-    for (const g of this.groupNo.values()) {
-      const s = this.start[g];
+    for (let g = 0; g < this.len.length; g++) {
       const n = this.len[g];
+      if (n < 0) continue;
+      const s = this.start[g];
       keys.set(this.keys.subarray(s, s + n), at);
       offsets.set(this.offsets.subarray(s, s + n), at);
       this.start[g] = at;
@@ -238,10 +286,4 @@ export class GroupOffsetRows {
     this.end = at;
     this.waste = 0;
   }
-}
-
-function grown(a: Int32Array, n: number): Int32Array {
-  const b = new Int32Array(n);
-  b.set(a);
-  return b;
 }

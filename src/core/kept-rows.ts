@@ -5,8 +5,12 @@
  * committed offset when last translated; int64, exact), whether it follows the newest sync, and
  * its kept sync (a reference: the syncs are shared objects). Two indexed min-heaps of rows by
  * position (every tracked row; the followers) answer the lowest tracked position and the followers
- * below a new sync, each row in a heap at most once (no stale item). Plain state, no I/O.
+ * below a new sync, each row in a heap at most once (no stale item). A row is found by its
+ * group's number (core/group-names, one interner for every partition of a store) in an
+ * open-addressing table of row numbers, not by a map keyed by the name per partition; a row
+ * follows exactly when it is in the followers' heap. The arrays grow by a quarter. Plain state, no I/O.
  */
+import { GroupNames } from './group-names';
 import type { OffsetSync } from './types';
 
 /** An indexed min-heap of rows by position: `h` the rows, `at` each row's place in `h` (-1: not in it). */
@@ -21,37 +25,44 @@ function newHeap(rows: number): RowHeap {
 }
 
 export class KeptRows {
-  private readonly rowOf = new Map<string, number>();
+  /** Open addressing (linear probing) by group number: row + 1, 0 empty; a power of two long. */
+  private slots: Int32Array = new Int32Array(16);
+  private shift = 28; // 32 - log2(slots.length)
+  private count = 0;
   private free: number[] = [];
   private used = 0;
+  /** Per row: its group's number (-1: a free row), its position, its kept sync (undefined when it follows). */
+  private gid: Int32Array = new Int32Array(8).fill(-1);
   private pos: BigInt64Array = new BigInt64Array(8);
-  private fol: Uint8Array = new Uint8Array(8);
   private sync: (OffsetSync | undefined)[] = [];
   private readonly all: RowHeap = newHeap(8);
   private readonly followers: RowHeap = newHeap(8);
 
+  /** `names`: the interner the rows' groups are numbered by (shared by the partitions of a store). */
+  constructor(private readonly names: GroupNames = new GroupNames()) {}
+
   /** Tracked groups. */
   get size(): number {
-    return this.rowOf.size;
+    return this.count;
   }
 
-  /** The tracked groups (first tracked first, as a map would). */
-  groups(): IterableIterator<string> {
-    return this.rowOf.keys();
+  /** The tracked groups (in row order). */
+  *groups(): IterableIterator<string> {
+    for (let r = 0; r < this.used; r++) if (this.gid[r] >= 0) yield this.names.name(this.gid[r]);
   }
 
   /** What is kept for `group`: its position, whether it follows, its sync (when not following); undefined: not tracked. */
   get(group: string): { position: bigint; follows: boolean; sync: OffsetSync | undefined } | undefined {
-    const r = this.rowOf.get(group);
-    if (r === undefined) return undefined;
-    return { position: this.pos[r], follows: this.fol[r] === 1, sync: this.sync[r] };
+    const r = this.rowOf(group);
+    if (r < 0) return undefined;
+    return { position: this.pos[r], follows: this.followers.at[r] >= 0, sync: this.sync[r] };
   }
 
   /** The kept sync of `group`: `newest` (slot 0 now) when it follows; undefined: not tracked. */
   keptSync(group: string, newest: OffsetSync): OffsetSync | undefined {
-    const r = this.rowOf.get(group);
-    if (r === undefined) return undefined;
-    return this.fol[r] === 1 ? newest : this.sync[r];
+    const r = this.rowOf(group);
+    if (r < 0) return undefined;
+    return this.followers.at[r] >= 0 ? newest : this.sync[r];
   }
 
   /**
@@ -59,22 +70,23 @@ export class KeptRows {
    * change of following, or another sync when not following (true when not tracked).
    */
   differs(group: string, position: bigint, follows: boolean, sync: OffsetSync): boolean {
-    const r = this.rowOf.get(group);
-    if (r === undefined) return true;
-    const f = this.fol[r] === 1;
+    const r = this.rowOf(group);
+    if (r < 0) return true;
+    const f = this.followers.at[r] >= 0;
     return this.pos[r] !== position || f !== follows || (!follows && this.sync[r] !== sync);
   }
 
   /** Keeps (position, follows, sync) for `group`. */
   set(group: string, position: bigint, follows: boolean, sync: OffsetSync): void {
     if (BigInt.asIntN(64, position) !== position) throw new RangeError(`position ${position} is outside the signed 64-bit range`);
-    let r = this.rowOf.get(group);
-    if (r === undefined) {
+    let r = this.rowOf(group);
+    if (r < 0) {
       r = this.free.pop() ?? this.newRow();
-      this.rowOf.set(group, r);
+      const g = this.names.acquire(group);
+      this.gid[r] = g;
+      this.insertSlot(g, r);
     }
     this.pos[r] = position;
-    this.fol[r] = follows ? 1 : 0;
     this.sync[r] = follows ? undefined : sync;
     this.place(this.all, r);
     if (follows) this.place(this.followers, r);
@@ -83,14 +95,33 @@ export class KeptRows {
 
   /** Stops tracking `group`. */
   delete(group: string): boolean {
-    const r = this.rowOf.get(group);
-    if (r === undefined) return false;
-    this.rowOf.delete(group);
+    const g = this.names.idOf(group);
+    if (g === undefined) return false;
+    const i = this.slotOf(g);
+    if (i < 0) return false;
+    const r = this.slots[i] - 1;
+    this.removeSlot(i);
     this.remove(this.all, r);
     this.remove(this.followers, r);
     this.sync[r] = undefined;
+    this.gid[r] = -1;
     this.free.push(r);
+    this.names.release(g);
     return true;
+  }
+
+  /** Stops tracking every group (their interned names released). */
+  clear(): void {
+    for (let r = 0; r < this.used; r++) if (this.gid[r] >= 0) this.names.release(this.gid[r]);
+    this.slots = new Int32Array(16);
+    this.shift = 28;
+    this.count = 0;
+    this.free = [];
+    this.used = 0;
+    this.gid = new Int32Array(8).fill(-1);
+    this.pos = new BigInt64Array(8);
+    this.sync = [];
+    for (const heap of [this.all, this.followers]) Object.assign(heap, newHeap(8));
   }
 
   /** The lowest tracked position, or undefined when none is tracked. */
@@ -104,7 +135,6 @@ export class KeptRows {
     while (f.n > 0 && this.pos[f.h[0]] < upstream) {
       const r = f.h[0];
       this.remove(f, r);
-      this.fol[r] = 0;
       this.sync[r] = previous;
     }
   }
@@ -114,13 +144,13 @@ export class KeptRows {
   private newRow(): number {
     const r = this.used++;
     if (r >= this.pos.length) {
-      const n = 2 * this.pos.length;
+      const n = this.pos.length + Math.max(8, this.pos.length >> 2);
       const pos = new BigInt64Array(n);
       pos.set(this.pos);
       this.pos = pos;
-      const fol = new Uint8Array(n);
-      fol.set(this.fol);
-      this.fol = fol;
+      const gid = new Int32Array(n).fill(-1);
+      gid.set(this.gid);
+      this.gid = gid;
       for (const heap of [this.all, this.followers]) {
         const h = new Int32Array(n);
         h.set(heap.h);
@@ -131,6 +161,72 @@ export class KeptRows {
       }
     }
     return r;
+  }
+
+  /** The row of `group`, or -1. */
+  private rowOf(group: string): number {
+    const g = this.names.idOf(group);
+    if (g === undefined) return -1;
+    const i = this.slotOf(g);
+    return i < 0 ? -1 : this.slots[i] - 1;
+  }
+
+  private home(g: number): number {
+    return Math.imul(g, 0x9e3779b1) >>> this.shift;
+  }
+
+  /** The slot holding group number `g`, or -1. */
+  private slotOf(g: number): number {
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    for (let i = this.home(g); ; i = (i + 1) & mask) {
+      const v = slots[i];
+      if (v === 0) return -1;
+      if (this.gid[v - 1] === g) return i;
+    }
+  }
+
+  private insertSlot(g: number, r: number): void {
+    if (5 * (this.count + 1) > 4 * this.slots.length) this.rehash(2 * this.slots.length); // at most 4/5 full
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    let i = this.home(g);
+    while (slots[i] !== 0) i = (i + 1) & mask;
+    slots[i] = r + 1;
+    this.count++;
+  }
+
+  /** Empties slot `i`, moving back the entries after it that would no longer be found (no tombstones). */
+  private removeSlot(i: number): void {
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    let j = i;
+    for (;;) {
+      j = (j + 1) & mask;
+      const v = slots[j];
+      if (v === 0) break;
+      const k = this.home(this.gid[v - 1]);
+      // the entry at j stays when its home lies cyclically in (i, j]
+      if (i <= j ? i < k && k <= j : i < k || k <= j) continue;
+      slots[i] = v;
+      i = j;
+    }
+    slots[i] = 0;
+    this.count--;
+  }
+
+  private rehash(n: number): void {
+    const old = this.slots;
+    this.slots = new Int32Array(n);
+    this.shift = 32 - Math.log2(n);
+    const mask = n - 1;
+    for (let j = 0; j < old.length; j++) {
+      const v = old[j];
+      if (v === 0) continue;
+      let i = this.home(this.gid[v - 1]);
+      while (this.slots[i] !== 0) i = (i + 1) & mask;
+      this.slots[i] = v;
+    }
   }
 
   /** Puts row `r` in `heap` (or moves it to its place after its position changed). */

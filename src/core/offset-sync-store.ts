@@ -1,5 +1,6 @@
 import type { OffsetSync, TopicPartition } from './types';
 import { describeSlotArray, freezeSync, LAST_SLOT, promotedSlots, SYNCS_PER_PARTITION, toInt64 } from './offset-sync-slots';
+import { GroupNames } from './group-names';
 import { KeptRows } from './kept-rows';
 import { clearRetained, newestAtOrBelow, sameRange, thinned, type PartitionKept } from './offset-sync-retention';
 import { slotsChangeFloor, SyncChangeLog } from './sync-change-log';
@@ -82,6 +83,8 @@ export class OffsetSyncStore {
   private readonly logs = new Map<string, Map<number, SyncChangeLog>>();
   /** Precise mode: topic -> partition -> what is kept for the tracked groups. */
   private readonly kept = new Map<string, Map<number, PartitionKept>>();
+  /** The tracked groups' names, interned once for every partition's kept rows. */
+  private readonly groupNames = new GroupNames();
   /** The translation mode (fixed for the store's life). */
   readonly translation: OffsetTranslationMode;
   /** Precise mode: the cap of retained syncs per partition. */
@@ -177,7 +180,10 @@ export class OffsetSyncStore {
     const onlyKeepLatest = !this.readToEnd && this.mustReadToEnd;
     if (onlyKeepLatest || n.upstreamOffset < original[0].upstreamOffset) {
       // an upstream rewind: what was kept belongs to the old history
-      if (n.upstreamOffset < original[0].upstreamOffset) this.kept.get(n.topic)?.delete(n.partition);
+      if (n.upstreamOffset < original[0].upstreamOffset) {
+        this.kept.get(n.topic)?.get(n.partition)?.groups.clear(); // the interned names it held are released
+        this.kept.get(n.topic)?.delete(n.partition);
+      }
       byPartition.set(n.partition, Object.freeze(new Array<OffsetSync>(SYNCS_PER_PARTITION).fill(n)));
       log.changed(null);
       return;
@@ -277,7 +283,7 @@ export class OffsetSyncStore {
     }
     let pk = byPartition.get(partition);
     if (pk === undefined) {
-      pk = { groups: new KeptRows(), retained: [], head: 0, spacing: 1n };
+      pk = { groups: new KeptRows(this.groupNames), retained: [], head: 0, spacing: 1n };
       byPartition.set(partition, pk);
     }
     const keptSync = pk.groups.keptSync(group, slots[0]);
@@ -416,6 +422,11 @@ export class OffsetSyncStore {
     let n = 0;
     for (const byPartition of this.kept.values()) for (const pk of byPartition.values()) n += pk.groups.size;
     return n;
+  }
+
+  /** Precise mode: how many group names the kept rows hold interned (at most the groups tracked on some partition). */
+  get groupNamesHeld(): number {
+    return this.groupNames.size;
   }
 
   /** Precise mode: how many syncs are retained for the tracked groups, all partitions together (at most the cap per partition). */

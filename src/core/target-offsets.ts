@@ -7,7 +7,9 @@ import {
   type OffsetToWrite,
   type RewindMark,
 } from './group-offset-sync';
+import { GroupNames } from './group-names';
 import { GroupOffsetRows } from './group-offset-rows';
+import { GroupTimes } from './group-times';
 import { partitionKey } from './partition-key';
 import type { Checkpoint, CommittedOffset } from './types';
 
@@ -70,15 +72,17 @@ export interface TargetOffsetsOptions {
 const UP_TO_DATE_REASON = 'every checkpointed partition is at this offset or further on the target (as last read or written)';
 
 export class TargetOffsets {
+  /** The groups' names, interned once for the tables below. */
+  private readonly names = new GroupNames();
   /** What the target holds, as we last read or wrote it: group -> topic partition -> offset (compact rows). */
-  private readonly known = new GroupOffsetRows();
-  /** When each group's offsets were last read from the target (ms). */
-  private readonly readAt = new Map<string, number>();
-  /** When each group was last written (ms), for the floor. */
-  private readonly lastWrite = new Map<string, number>();
+  private readonly known = new GroupOffsetRows(this.names);
+  /** When each group's offsets were last read from the target, and when it was last written (for the floor; ms). */
+  private readonly times = new GroupTimes(this.names);
   /** Rewinds on the source not acted on yet: group -> partition key -> mark. */
   private readonly rewinds = new Map<string, Map<string, RewindMark>>();
-  private readonly upToDateSkips = new Map<string, UpToDateSkip>();
+  /** The up-to-date reports by group number (the name held while its report is), and how many. */
+  private skips: (UpToDateSkip | undefined)[] = [];
+  private skipCount = 0;
   /** When the broker last refused a commit to each group as one with members (ms): a listing older than that does not make it writable. */
   private readonly refusedAt = new Map<string, number>();
   readonly floorMs: number;
@@ -91,6 +95,11 @@ export class TargetOffsets {
     this.floorMs = opts.floorMs ?? DEFAULT_MIN_WRITE_INTERVAL_MS;
     this.followRewinds = opts.followRewinds === true;
     this.fullReadEveryMs = opts.fullReadEveryMs ?? FULL_TARGET_READ_EVERY_MS;
+  }
+
+  /** How many group names the tables hold interned (a group is held while its offsets, a time or its report are). */
+  get namesHeld(): number {
+    return this.names.size;
   }
 
   // ---- rewinds on the source ------------------------------------------------------------------
@@ -176,7 +185,7 @@ export class TargetOffsets {
     const waiting: string[] = [];
     let wakeAt = Infinity;
     for (const g of groups) {
-      const last = this.lastWrite.get(g);
+      const last = this.times.lastWrite(g);
       if (last !== undefined && now - last < this.floorMs) {
         waiting.push(g);
         wakeAt = Math.min(wakeAt, last + this.floorMs);
@@ -197,7 +206,7 @@ export class TargetOffsets {
   plan(group: string, state: string | undefined, listedAt: number, checkpoints: Iterable<Checkpoint>, full: boolean, now: number): GroupPlan {
     // not listed by a listing newer than what we last read or wrote of it: it holds no offsets
     // now (deleted on the target, or expired), whatever we remember
-    if (state === undefined && Math.max(this.lastWrite.get(group) ?? -Infinity, this.readAt.get(group) ?? -Infinity) < listedAt) this.known.delete(group);
+    if (state === undefined && Math.max(this.times.lastWrite(group) ?? -Infinity, this.times.readAt(group) ?? -Infinity) < listedAt) this.known.delete(group);
     const refusedAt = this.refusedAt.get(group);
     if (refusedAt !== undefined) {
       // the broker's refusal (the group has members) stands until a listing made after it
@@ -213,7 +222,7 @@ export class TargetOffsets {
       this.dropRewinds(group, this.rewinds.get(group));
       return 'active';
     }
-    if ((!full || now - (this.readAt.get(group) ?? -Infinity) < this.fullReadEveryMs) && this.upToDate(group, checkpoints)) return 'up-to-date';
+    if ((!full || now - (this.times.readAt(group) ?? -Infinity) < this.fullReadEveryMs) && this.upToDate(group, checkpoints)) return 'up-to-date';
     return 'read';
   }
 
@@ -240,10 +249,17 @@ export class TargetOffsets {
 
   /** The report of a group up to date as known (the same frozen object while its state stays). */
   upToDateSkip(group: string, state: string | undefined): UpToDateSkip {
-    const had = this.upToDateSkips.get(group);
+    const held = this.names.idOf(group);
+    const had = held === undefined ? undefined : this.skips[held];
     if (had !== undefined && had.state === state) return had;
     const e: UpToDateSkip = Object.freeze({ group, code: 'up-to-date', state, reason: UP_TO_DATE_REASON });
-    this.upToDateSkips.set(group, e);
+    let g = held as number;
+    if (had === undefined) {
+      g = this.names.acquire(group);
+      this.skipCount++;
+      while (this.skips.length <= g) this.skips.push(undefined);
+    }
+    this.skips[g] = e;
     return e;
   }
 
@@ -251,10 +267,11 @@ export class TargetOffsets {
 
   /** The target's committed offsets of `group` as read at `now` (an offset null: none committed). */
   read(group: string, offsets: Iterable<CommittedOffset>, now: number): void {
-    this.known.replace(group, []);
+    const rows: { topic: string; partition: number; offset: bigint }[] = [];
+    for (const o of offsets) if (o.offset !== null) rows.push({ topic: o.topic, partition: o.partition, offset: o.offset });
     // the last one listed of a partition wins (as a map keyed by partition did)
-    for (const o of offsets) if (o.offset !== null) this.known.set(group, o.topic, o.partition, o.offset);
-    this.readAt.set(group, now);
+    this.known.replace(group, rows);
+    this.times.setReadAt(group, now);
   }
 
   /** What the target holds of `group` is not known (its read or its commit failed). */
@@ -280,9 +297,8 @@ export class TargetOffsets {
 
   /** `offsets` were committed to `group` at `now`, decided with `marks`: known, the floor starts, the marks are dropped (once). */
   written(group: string, offsets: readonly Pick<OffsetToWrite, 'topic' | 'partition' | 'offset'>[], marks: ReadonlyMap<string, RewindMark> | undefined, now: number): void {
-    this.lastWrite.set(group, now);
-    this.known.ensure(group);
-    for (const o of offsets) this.known.set(group, o.topic, o.partition, o.offset);
+    this.times.setLastWrite(group, now);
+    this.known.setMany(group, offsets);
     this.dropRewinds(group, marks);
   }
 
@@ -303,9 +319,13 @@ export class TargetOffsets {
     const limit = 4 * Math.max(1000, groups);
     if (this.known.size > limit) {
       this.known.clear();
-      this.readAt.clear();
+      this.times.clearReadAt();
     }
-    if (this.upToDateSkips.size > limit) this.upToDateSkips.clear();
+    if (this.skipCount > limit) {
+      for (let g = 0; g < this.skips.length; g++) if (this.skips[g] !== undefined) this.names.release(g);
+      this.skips = [];
+      this.skipCount = 0;
+    }
     if (this.refusedAt.size > limit) this.refusedAt.clear();
   }
 }

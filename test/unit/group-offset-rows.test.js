@@ -1,6 +1,8 @@
 'use strict';
 const assert = require('node:assert/strict');
 const { GroupOffsetRows } = require('../../dist/core/group-offset-rows');
+const { GroupNames } = require('../../dist/core/group-names');
+const { GroupTimes } = require('../../dist/core/group-times');
 
 /** A tiny seeded generator (the same sequence on every run). */
 function rng(seed) {
@@ -95,5 +97,41 @@ describe('compact offsets per group partition (core/group-offset-rows)', functio
         assert.ok(r.tableRows <= Math.max(2048, 4 * held + 4 * model.size), `table ${r.tableRows} rows for ${held} held`);
       }
     }
+  });
+
+  it('shares one interner with the groups\' times: a name is held while the offsets or a time refer to it', function () {
+    const names = new GroupNames();
+    const r = new GroupOffsetRows(names);
+    const t = new GroupTimes(names);
+    r.setMany('g', [{ topic: 't', partition: 0, offset: 1n }, { topic: 't', partition: 1, offset: 2n }, { topic: 't', partition: 0, offset: 3n }]);
+    assert.deepEqual(r.entries('g'), [{ topic: 't', partition: 0, offset: 3n }, { topic: 't', partition: 1, offset: 2n }]);
+    t.setReadAt('g', 1000);
+    t.setLastWrite('h', 2000);
+    t.setLastWrite('h', 2500);
+    assert.equal(names.size, 2);
+    assert.equal(t.readAt('g'), 1000);
+    assert.equal(t.lastWrite('g'), undefined);
+    assert.equal(t.lastWrite('h'), 2500);
+    assert.equal(t.readAt('nobody'), undefined);
+    r.delete('g');
+    assert.equal(names.size, 2); // g's read time still refers to it
+    assert.equal(t.readAt('g'), 1000);
+    t.clearReadAt();
+    assert.equal(t.readAt('g'), undefined);
+    assert.equal(names.size, 1); // h: its write time stays (the floor)
+    assert.equal(t.lastWrite('h'), 2500);
+    r.set('h', 'u', 4, 7n);
+    r.clear();
+    assert.equal(names.size, 1);
+    t.clear();
+    assert.equal(names.size, 0);
+    assert.equal(t.lastWrite('h'), undefined);
+    for (let i = 0; i < 3000; i++) {
+      t.setLastWrite(`w${i}`, i);
+      r.replace(`w${i}`, [{ topic: 'x', partition: i % 7, offset: BigInt(i) }]);
+    }
+    assert.equal(names.size, 3000);
+    for (let i = 0; i < 3000; i++) assert.equal(r.get(`w${i}`, 'x', i % 7), BigInt(i));
+    assert.equal(t.lastWrite('w2999'), 2999);
   });
 });

@@ -1,6 +1,7 @@
 'use strict';
 const assert = require('node:assert/strict');
 const { KeptRows } = require('../../dist/core/kept-rows');
+const { GroupNames } = require('../../dist/core/group-names');
 
 function rng(seed) {
   let s = seed >>> 0;
@@ -42,7 +43,8 @@ describe('compact kept syncs of one partition (core/kept-rows)', function () {
   it('answers as a map of objects would, through random sets, deletes and settles', function () {
     this.timeout(20000);
     const next = rng(7);
-    const k = new KeptRows();
+    const names = new GroupNames();
+    const k = new KeptRows(names);
     const model = new Map();
     const syncs = Array.from({ length: 8 }, (_, i) => sync(BigInt(i * 100)));
     const pick = (xs) => xs[Math.floor(next() * xs.length)];
@@ -82,9 +84,35 @@ describe('compact kept syncs of one partition (core/kept-rows)', function () {
       }
       if (step % 4000 === 0) {
         assert.equal(k.size, model.size);
-        assert.deepEqual([...k.groups()], [...model.keys()]);
+        assert.equal(names.size, model.size);
+        assert.deepEqual([...k.groups()].sort(), [...model.keys()].sort());
         for (const [group, m] of model) assert.deepEqual(k.get(group), m, `${group} at step ${step}`);
       }
     }
+  });
+
+  it('numbers the groups through one interner shared by partitions: a name is held while a row refers to it', function () {
+    const names = new GroupNames();
+    const p0 = new KeptRows(names);
+    const p1 = new KeptRows(names);
+    const s10 = sync(10n);
+    for (let i = 0; i < 5000; i++) p0.set(`g${i}`, BigInt(i), i % 2 === 0, s10);
+    for (let i = 0; i < 5000; i += 2) p1.set(`g${i}`, BigInt(i), false, s10);
+    assert.equal(names.size, 5000);
+    for (let i = 0; i < 5000; i += 2) assert.equal(p0.delete(`g${i}`), true);
+    assert.equal(names.size, 5000); // the even ones are still rows of p1
+    assert.equal(p1.get('g4').position, 4n);
+    assert.equal(p0.get('g4'), undefined);
+    assert.equal(p0.get('g5').position, 5n);
+    p1.clear();
+    assert.equal(p1.size, 0);
+    assert.equal(p1.get('g4'), undefined);
+    assert.equal(names.size, 2500); // the odd ones, rows of p0
+    for (let i = 1; i < 5000; i += 2) assert.equal(p0.delete(`g${i}`), true);
+    assert.equal(names.size, 0);
+    assert.equal(p0.lowest(), undefined);
+    p1.set('again', 3n, true, s10);
+    assert.deepEqual([...p1.groups()], ['again']);
+    assert.equal(names.size, 1);
   });
 });

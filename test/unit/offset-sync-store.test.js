@@ -703,7 +703,12 @@ describe('OffsetSyncStore precise mode: the newest sync at or below each tracked
     ex(store, T, 0, 99950n, 'h');
     store.apply(s(0, 0));
     assert.equal(store.trackedGroupPartitions, 0);
+    // the group names interned for the partition's kept rows (core/group-names) go with them
+    assert.equal(store.groupNamesHeld, 0);
     assert.equal(ex(store, T, 0, 99950n, 'h').sync.upstreamOffset, 0n);
+    assert.equal(store.groupNamesHeld, 1);
+    store.retainGroups(new Set());
+    assert.equal(store.groupNamesHeld, 0);
   });
 
   it('after a start with the checkpoints restored, a first translation finds the sync just below it among all read, until the load history is released', function () {

@@ -303,4 +303,21 @@ describe('TargetOffsets: the target offsets as last read or written', () => {
     u.trim(10);
     assert.equal(u.offsetOf('g0', 't', 0), 1n, 'at the bound: kept');
   });
+
+  it('the groups\' names are interned once for the offsets, the times and the reports, and released when all of them forget a group', () => {
+    const t = new TargetOffsets();
+    t.read('a', [committed(1)], 0);
+    t.written('b', [{ topic: 't', partition: 0, offset: 2n }], undefined, 1);
+    const skip = t.upToDateSkip('c', 'Empty');
+    assert.equal(t.namesHeld, 3);
+    t.forget('a'); // its read time stays: still held
+    assert.equal(t.namesHeld, 3);
+    assert.equal(t.upToDateSkip('c', 'Empty'), skip, 'the same report');
+    for (let i = 0; i <= 4000; i++) t.upToDateSkip(`s${i}`, undefined);
+    for (let i = 0; i <= 4000; i++) t.read(`r${i}`, [], 0);
+    t.trim(10); // the reports, the offsets and the read times go; b's write time stays (the floor)
+    assert.equal(t.namesHeld, 1);
+    assert.notEqual(t.upToDateSkip('c', 'Empty'), skip, 'a new report after the trim');
+    assert.deepEqual(t.floor(['b', 'a'], 100), { ready: ['a'], waiting: ['b'], wakeAt: 201 });
+  });
 });
