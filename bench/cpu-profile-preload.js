@@ -20,10 +20,12 @@ if (dir) {
       running = true;
       session.post('Profiler.enable', () => session.post('Profiler.start'));
       // BENCH_NR_HEAP_SNAPSHOT=1: a sampling allocation profile too, counting what is collected again
-      // (where the allocation bursts that grow the heap come from); written as <n>.heapprofile
+      // (where the allocation bursts that grow the heap come from); written as <n>.heapprofile.
+      // BENCH_NR_HEAP_PROMOTED=1: objects a scavenge collected left out, so the profile shows what
+      // lived long enough to be promoted to old space (what grows it between full GCs)
       if (process.env.BENCH_NR_HEAP_SNAPSHOT === '1')
         session.post('HeapProfiler.enable', () =>
-          session.post('HeapProfiler.startSampling', { samplingInterval: 65536, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }),
+          session.post('HeapProfiler.startSampling', { samplingInterval: 65536, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: process.env.BENCH_NR_HEAP_PROMOTED !== '1' }),
         );
       return;
     }
