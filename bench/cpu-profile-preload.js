@@ -19,6 +19,14 @@ if (dir) {
     if (!running) {
       running = true;
       session.post('Profiler.enable', () => session.post('Profiler.start'));
+      // BENCH_NR_HEAP_SNAPSHOT=1: a sampling allocation profile too, counting what is collected again
+      // (where the allocation bursts that grow the heap come from); written as <n>.heapprofile.
+      // BENCH_NR_HEAP_PROMOTED=1: objects a scavenge collected left out, so the profile shows what
+      // lived long enough to be promoted to old space (what grows it between full GCs)
+      if (process.env.BENCH_NR_HEAP_SNAPSHOT === '1')
+        session.post('HeapProfiler.enable', () =>
+          session.post('HeapProfiler.startSampling', { samplingInterval: 65536, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: process.env.BENCH_NR_HEAP_PROMOTED !== '1' }),
+        );
       return;
     }
     running = false;
@@ -26,8 +34,20 @@ if (dir) {
       if (err) return;
       fs.mkdirSync(dir, { recursive: true });
       fs.writeFileSync(path.join(dir, `${++n}.cpuprofile`), JSON.stringify(res.profile));
-      // BENCH_NR_HEAP_SNAPSHOT=1: a heap snapshot at the end of the steady-state window too (what holds the memory)
-      if (n === 1 && process.env.BENCH_NR_HEAP_SNAPSHOT === '1') require('node:v8').writeHeapSnapshot(path.join(dir, 'steady.heapsnapshot'));
+      if (process.env.BENCH_NR_HEAP_SNAPSHOT === '1')
+        session.post('HeapProfiler.stopSampling', (e2, r2) => {
+          if (!e2) fs.writeFileSync(path.join(dir, `${n}.heapprofile`), JSON.stringify(r2.profile));
+        });
+      // BENCH_NR_HEAP_SNAPSHOT=1: a heap snapshot at the end of the steady-state window too (what holds the memory),
+      // with process.memoryUsage() and the V8 heap spaces before it and after it (the snapshot runs a full GC first,
+      // so before - after = garbage not yet collected, i.e. heap headroom from allocation bursts).
+      if (n === 1 && process.env.BENCH_NR_HEAP_SNAPSHOT === '1') {
+        const v8 = require('node:v8');
+        const mem = () => ({ ...process.memoryUsage(), spaces: Object.fromEntries(v8.getHeapSpaceStatistics().map((s) => [s.space_name, { size: s.space_size, used: s.space_used_size }])) });
+        const before = mem();
+        v8.writeHeapSnapshot(path.join(dir, 'steady.heapsnapshot'));
+        fs.writeFileSync(path.join(dir, 'steady.memory.json'), JSON.stringify({ before, afterSnapshotGc: mem() }, null, 2));
+      }
     });
   });
 }

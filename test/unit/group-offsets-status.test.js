@@ -71,4 +71,17 @@ describe('mm2-group-offsets status: what either path wrote', function () {
     assert.equal(v.activity.fill, 'yellow');
     assert.match(v.activity.text, /^last completed sync/);
   });
+
+  it('a full run keeps exactly the groups it listed: one a partial run added since and one the previous full run had are dropped; the same full run again changes nothing', function () {
+    const runs = new GroupOffsetsRuns();
+    runs.record(run(false, ['a', 'b'], [['c', 'group-active']]), t0);
+    runs.record(run(true, [], [['d', 'error']]), t0 + 1000);
+    assert.deepEqual(runs.view(t0 + 2000, interval), { synced: 2, lastWriteAt: t0, considered: 4, written: 2, active: 1, upToDate: 0, failed: 1, firstError: 'error reason' });
+    // a listed twice (written, then skipped) counts once, with its last outcome
+    const again = run(false, ['a'], [['a', 'up-to-date'], ['b', 'up-to-date']]);
+    runs.record(again, t0 + 3000);
+    assert.deepEqual(runs.view(t0 + 4000, interval), { synced: 2, lastWriteAt: t0 + 3000, considered: 2, written: 0, active: 0, upToDate: 2, failed: 0, firstError: '' });
+    runs.record(again, t0 + 5000);
+    assert.deepEqual(runs.view(t0 + 6000, interval), { synced: 2, lastWriteAt: t0 + 5000, considered: 2, written: 0, active: 0, upToDate: 2, failed: 0, firstError: '' });
+  });
 });
