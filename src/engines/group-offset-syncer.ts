@@ -499,7 +499,8 @@ export class GroupOffsetSyncer {
     const writable: string[] = [];
     for (const g of groups) {
       const state = states.get(g)?.state;
-      const plan = this.targets.plan(g, state, statesAt, this.view.get(g) ?? [], job.full, this.now());
+      // the checkpoints are made only when their version is not the one found up to date before
+      const plan = this.targets.plan(g, state, statesAt, () => this.view.get(g) ?? [], job.full, this.now(), this.view.versionOf?.(g));
       if (plan === 'active') {
         const d = decideGroupOffsetSync({ group: g, checkpoints: this.checkpointsOf(g), targetGroupState: state });
         result.skipped.push({ group: g, code: 'group-active', state, reason: d.reason });

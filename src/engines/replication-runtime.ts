@@ -26,6 +26,8 @@ export interface CheckpointView {
   hasGroup(group: string): boolean;
   /** How many remote partitions of `group` have a checkpoint (no list made). */
   sizeOf?(group: string): number;
+  /** The version of what get(group) answers (CheckpointStore.versionOf: it never repeats, also across stores); undefined: none. */
+  versionOf?(group: string): number | undefined;
 }
 
 /** What a checkpoint emitter's store says of the groups it keeps (its selection). */
@@ -178,6 +180,12 @@ export class ReplicationRuntime implements CheckpointsHome, CheckpointView {
   sizeOf(group: string): number {
     for (const { store, restored } of this.stores) if (restored && store.hasGroup(group)) return store.sizeOf(group);
     return 0;
+  }
+
+  versionOf(group: string): number | undefined {
+    // the store get(group) answers from
+    for (const { store, restored } of this.stores) if (restored && store.hasGroup(group)) return store.versionOf(group);
+    return undefined;
   }
 
   hasGroup(group: string): boolean {

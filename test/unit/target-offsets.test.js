@@ -91,6 +91,47 @@ describe('TargetOffsets: the target offsets as last read or written', () => {
       assert.equal(t.plan('g', 'Empty', 0, [cp(6)], false, 1), 'read');
     });
 
+    it('with the checkpoints\' version: found up to date again without making them while neither the version nor what is known changed', () => {
+      const t = new TargetOffsets();
+      t.read('g', [committed(5)], 0);
+      let made = 0;
+      const lazy = (...list) => () => {
+        made++;
+        return list;
+      };
+      assert.equal(t.plan('g', 'Empty', 0, lazy(cp(5)), false, 1, 7), 'up-to-date');
+      assert.equal(made, 1);
+      // same version, nothing known changed: not made again
+      assert.equal(t.plan('g', 'Empty', 0, lazy(cp(5)), false, 2, 7), 'up-to-date');
+      assert.equal(made, 1);
+      // a new version (a checkpoint moved on): made and decided again
+      assert.equal(t.plan('g', 'Empty', 0, lazy(cp(6)), false, 3, 8), 'read');
+      assert.equal(made, 2);
+      // a read that found the target behind the checkpoint of a version found up to date before: decided again
+      t.read('g', [committed(6)], 4);
+      assert.equal(t.plan('g', 'Empty', 0, lazy(cp(6)), false, 5, 8), 'up-to-date');
+      assert.equal(made, 3);
+      t.read('g', [committed(4)], 6);
+      assert.equal(t.plan('g', 'Empty', 0, lazy(cp(6)), false, 7, 8), 'read');
+      assert.equal(made, 4);
+      // a write, a refusal, a forget, a rewind: each makes the group decided again
+      t.written('g', [{ topic: 't', partition: 0, offset: 6n }], undefined, 8);
+      assert.equal(t.plan('g', 'Empty', 0, lazy(cp(6)), false, 9, 8), 'up-to-date');
+      assert.equal(made, 5);
+      t.forget('g');
+      assert.equal(t.plan('g', 'Empty', 0, lazy(cp(6)), false, 10, 8), 'read');
+      t.read('g', [committed(6)], 11);
+      assert.equal(t.plan('g', 'Empty', 0, lazy(cp(6)), false, 12, 8), 'up-to-date');
+      t.noteCheckpoint(cp(6), cp(3, { upstream: 3 }));
+      assert.equal(t.plan('g', 'Empty', 0, lazy(cp(3, { upstream: 3 })), false, 13, 9), 'read');
+      // members on the target: never up to date from memory, also at a version found up to date before
+      const u = new TargetOffsets();
+      u.read('g', [committed(5)], 0);
+      assert.equal(u.plan('g', 'Empty', 0, lazy(cp(5)), false, 1, 20), 'up-to-date');
+      assert.equal(u.plan('g', 'Stable', 0, lazy(cp(5)), false, 2, 20), 'active');
+      assert.equal(u.plan('g', 'Empty', 0, lazy(cp(5)), false, 3, 20), 'read');
+    });
+
     it('a full run skips it while the read is younger than FULL_TARGET_READ_EVERY_MS, then reads it again', () => {
       const t = new TargetOffsets();
       t.read('g', [committed(5)], 1000);
