@@ -1,6 +1,6 @@
 import type { Checkpoint } from './types';
 import { internName } from './partition-key';
-import { NameNumbers, SliceTable } from './slice-table';
+import { PartitionNumbers, SliceTable } from './slice-table';
 
 /**
  * MM2's CheckpointStore plus the monotonicity rule of MirrorCheckpointTask.checkpointsForGroup (`isMoreRecent`):
@@ -23,12 +23,11 @@ export function isMoreRecent(last: Checkpoint | undefined, hasGroup: boolean, cp
   return cp.downstreamOffset > last.downstreamOffset;
 }
 
-/** The columns of the rows: remote topic number, partition, upstream and downstream offsets (exact), listing time (-1: not known). */
-const TOPIC = 0;
-const PARTITION = 1;
-const UPSTREAM = 2;
-const DOWNSTREAM = 3;
-const LISTED_AT = 4;
+/** The columns of the rows: remote partition (a number for the topic and partition), upstream and downstream offsets (exact), listing time (-1: not known). */
+const PAIR = 0;
+const UPSTREAM = 1;
+const DOWNSTREAM = 2;
+const LISTED_AT = 3;
 
 /** Versions of every store (one clock: a group's version never repeats, also across stores). */
 let versionClock = 0;
@@ -57,8 +56,8 @@ export class CheckpointStore {
   private readonly acceptGroup: (group: string) => boolean;
   private readonly onPut: ((previous: Checkpoint | undefined, stored: Checkpoint) => void) | undefined;
   /** group -> its last checkpoint per remote partition; groups and partitions in first-seen order. */
-  private readonly rows = new SliceTable([(n) => new Int32Array(n), (n) => new Int32Array(n), (n) => new BigInt64Array(n), (n) => new BigInt64Array(n), (n) => new Float64Array(n)]);
-  private readonly topics = new NameNumbers();
+  private readonly rows = new SliceTable([(n) => new Int32Array(n), (n) => new BigInt64Array(n), (n) => new BigInt64Array(n), (n) => new Float64Array(n)]);
+  private readonly pairs = new PartitionNumbers();
   /** Per group number: its version. */
   private versions: number[] = [];
   private state: 'loading' | 'loaded' | 'failed' = 'loading';
@@ -198,8 +197,8 @@ export class CheckpointStore {
     // a literal of fixed shape: V8 shares the frozen shape of a literal
     return Object.freeze({
       group,
-      topic: this.topics.name(c[TOPIC][at] as number),
-      partition: c[PARTITION][at] as number,
+      topic: this.pairs.topic(c[PAIR][at] as number),
+      partition: this.pairs.partition(c[PAIR][at] as number),
       upstreamOffset: (c[UPSTREAM] as BigInt64Array)[at],
       downstreamOffset: (c[DOWNSTREAM] as BigInt64Array)[at],
       metadata: this.metadataAt(g, i),
@@ -208,13 +207,11 @@ export class CheckpointStore {
 
   /** The place of (topic, partition) in group `g`'s slice, or -1. */
   private place(g: number, topic: string, partition: number): number {
-    const t = this.topics.find(topic);
-    if (t === undefined) return -1;
-    const c = this.rows.cols;
+    const p = this.pairs.find(topic, partition);
+    if (p < 0) return -1;
     const base = this.rows.base(g);
-    const topics = c[TOPIC];
-    const partitions = c[PARTITION];
-    for (let i = 0, n = this.rows.rows(g); i < n; i++) if (partitions[base + i] === partition && topics[base + i] === t) return i;
+    const pairs = this.rows.cols[PAIR];
+    for (let i = 0, n = this.rows.rows(g); i < n; i++) if (pairs[base + i] === p) return i;
     return -1;
   }
 
@@ -232,8 +229,7 @@ export class CheckpointStore {
     }
     const c = this.rows.cols;
     const at = this.rows.base(g) + i;
-    c[TOPIC][at] = this.topics.of(internName(cp.topic));
-    c[PARTITION][at] = cp.partition;
+    c[PAIR][at] = this.pairs.of(internName(cp.topic), cp.partition);
     (c[UPSTREAM] as BigInt64Array)[at] = cp.upstreamOffset;
     (c[DOWNSTREAM] as BigInt64Array)[at] = cp.downstreamOffset;
     c[LISTED_AT][at] = listedAt !== undefined && Number.isFinite(listedAt) && listedAt >= 0 ? listedAt : -1;

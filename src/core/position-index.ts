@@ -90,7 +90,8 @@ export class NumberPositionIndex {
     }
     if (to !== null) {
       if (this.n === this.keys.length) {
-        const size = Math.ceil(1.5 * this.n);
+        // an eighth more (at least 4 entries): a sixteenth left empty on average, not a sixth
+        const size = Math.max(this.n + 4, Math.ceil(1.125 * this.n));
         const offsets = new BigInt64Array(size);
         offsets.set(this.offsets);
         const keys = new Int32Array(size);

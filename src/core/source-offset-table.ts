@@ -1,6 +1,6 @@
 import { internName, partitionKey } from './partition-key';
 import { NumberPositionIndex } from './position-index';
-import { NameNumbers, SliceTable } from './slice-table';
+import { PartitionNumbers, SliceTable } from './slice-table';
 import type { CommittedOffset } from './types';
 
 /**
@@ -40,11 +40,10 @@ export interface FullRead {
 /** Versions of every table (one clock: a group's version never repeats, also across tables). */
 let versionClock = 0;
 
-/** The columns of the rows: topic number, partition, offset (exact), whether the offset is set (0: listed without one). */
-const TOPIC = 0;
-const PARTITION = 1;
-const OFFSET = 2;
-const HAS = 3;
+/** The columns of the rows: the partition (a number for the topic and partition), offset (exact), whether the offset is set (0: listed without one). */
+const PAIR = 0;
+const OFFSET = 1;
+const HAS = 2;
 
 /**
  * The committed offsets (issue 24 step g, compact state): a row per group partition in typed
@@ -54,8 +53,8 @@ const HAS = 3;
  * "did it change". Objects (`CommittedOffset`) are made only when a reader asks (`offsetsOf`).
  */
 export class SourceOffsetTable {
-  private readonly rows = new SliceTable([(n) => new Int32Array(n), (n) => new Int32Array(n), (n) => new BigInt64Array(n), (n) => new Uint8Array(n)]);
-  private readonly topics = new NameNumbers();
+  private readonly rows = new SliceTable([(n) => new Int32Array(n), (n) => new BigInt64Array(n), (n) => new Uint8Array(n)]);
+  private readonly pairs = new PartitionNumbers();
   /** Per group number: its version. */
   private versions: number[] = [];
   /** (topic, partition) -> the groups (numbers) with a commit there, by their committed offset. */
@@ -90,8 +89,8 @@ export class SourceOffsetTable {
       const g = this.groupNo(c.group);
       const k = partitionKey(c.topic, c.partition);
       this.changedGroups.add(c.group);
-      const t = this.topics.of(internName(c.topic));
-      const i = this.place(g, t, c.partition);
+      const t = this.pairs.of(internName(c.topic), c.partition);
+      const i = this.place(g, t);
       const base = this.rows.base(g);
       const prev = i < 0 || this.rows.cols[HAS][base + i] === 0 ? null : (this.rows.cols[OFFSET] as BigInt64Array)[base + i];
       if (c.offset === null) {
@@ -99,7 +98,7 @@ export class SourceOffsetTable {
       } else {
         // a new partition keeps no metadata; a known one keeps its metadata
         const at = i >= 0 ? base + i : this.rows.insert(g, this.rows.rows(g));
-        this.write(at, t, c.partition, c.offset);
+        this.write(at, t, c.offset);
       }
       this.versions[g] = ++versionClock;
       this.index(k, g, prev, c.offset);
@@ -160,8 +159,8 @@ export class SourceOffsetTable {
     // in the order asked
     for (const k of parts) {
       const colon = k.indexOf(':');
-      const t = this.topics.find(k.slice(colon + 1));
-      const i = t === undefined ? -1 : this.place(g, t, Number(k.slice(0, colon)));
+      const t = this.pairs.find(k.slice(colon + 1), Number(k.slice(0, colon)));
+      const i = t < 0 ? -1 : this.place(g, t);
       if (i >= 0) out.push(this.rowAt(g, i));
     }
     return out;
@@ -182,10 +181,13 @@ export class SourceOffsetTable {
   topicsOf(group: string): string[] {
     const g = this.rows.find(group);
     if (g === undefined) return [];
-    const seen: number[] = [];
-    const col = this.rows.cols[TOPIC] as Int32Array;
-    for (let i = this.rows.base(g), e = i + this.rows.rows(g); i < e; i++) if (!seen.includes(col[i])) seen.push(col[i]);
-    return seen.map((t) => this.topics.name(t));
+    const seen: string[] = [];
+    const col = this.rows.cols[PAIR] as Int32Array;
+    for (let i = this.rows.base(g), e = i + this.rows.rows(g); i < e; i++) {
+      const t = this.pairs.topic(col[i]);
+      if (!seen.includes(t)) seen.push(t);
+    }
+    return seen;
   }
 
   /** The groups whose committed offset on a source partition is at or above `offset`, lowest first. */
@@ -214,28 +216,25 @@ export class SourceOffsetTable {
     const c = this.rows.cols;
     const side = this.rows.sideOf(g);
     return {
-      topic: this.topics.name(c[TOPIC][at] as number),
-      partition: c[PARTITION][at] as number,
+      topic: this.pairs.topic(c[PAIR][at] as number),
+      partition: this.pairs.partition(c[PAIR][at] as number),
       offset: c[HAS][at] === 0 ? null : (c[OFFSET] as BigInt64Array)[at],
       metadata: side === null ? '' : ((side[i] as string | undefined) ?? ''),
     };
   }
 
-  /** The place of (topic number, partition) in group `g`'s slice, or -1. */
-  private place(g: number, t: number, partition: number): number {
-    const c = this.rows.cols;
+  /** The place of partition number `p` in group `g`'s slice, or -1. */
+  private place(g: number, p: number): number {
     const base = this.rows.base(g);
     const n = this.rows.rows(g);
-    const topics = c[TOPIC];
-    const partitions = c[PARTITION];
-    for (let i = 0; i < n; i++) if (partitions[base + i] === partition && topics[base + i] === t) return i;
+    const pairs = this.rows.cols[PAIR];
+    for (let i = 0; i < n; i++) if (pairs[base + i] === p) return i;
     return -1;
   }
 
-  private write(at: number, t: number, partition: number, offset: bigint | null): void {
+  private write(at: number, p: number, offset: bigint | null): void {
     const c = this.rows.cols;
-    c[TOPIC][at] = t;
-    c[PARTITION][at] = partition;
+    c[PAIR][at] = p;
     if (offset === null || BigInt.asIntN(64, offset) !== offset) {
       c[HAS][at] = 0;
       (c[OFFSET] as BigInt64Array)[at] = 0n;
@@ -268,11 +267,11 @@ export class SourceOffsetTable {
     // one row per partition, the last one listed winning (as a map keyed by partition did), in first-listed order
     for (const o of list) {
       // a partition listed without a committed offset (-1) stays: MM2's discovery counts its topic
-      const t = this.topics.of(internName(o.topic));
-      const i = this.place(g, t, o.partition);
+      const t = this.pairs.of(internName(o.topic), o.partition);
+      const i = this.place(g, t);
       const place = i >= 0 ? i : this.rows.rows(g);
       if (i < 0) this.rows.insert(g, place);
-      this.write(this.rows.base(g) + place, t, o.partition, o.offset);
+      this.write(this.rows.base(g) + place, t, o.offset);
       const metadata = o.metadata ?? '';
       if (metadata !== '') this.rows.ensureSide(g, '')[place] = metadata;
       else this.rows.sideOf(g)?.splice(place, 1, '');
@@ -281,7 +280,7 @@ export class SourceOffsetTable {
     const base = this.rows.base(g);
     for (let i = 0, n = this.rows.rows(g); i < n; i++) {
       if (c[HAS][base + i] === 0) continue;
-      this.index(partitionKey(this.topics.name(c[TOPIC][base + i] as number), c[PARTITION][base + i] as number), g, null, (c[OFFSET] as BigInt64Array)[base + i]);
+      this.index(this.keyOf(c[PAIR][base + i] as number), g, null, (c[OFFSET] as BigInt64Array)[base + i]);
     }
   }
 
@@ -292,15 +291,19 @@ export class SourceOffsetTable {
     const base = this.rows.base(g);
     const side = this.rows.sideOf(g);
     for (const o of list) {
-      const t = this.topics.find(o.topic);
-      if (t === undefined) return false;
-      const i = this.place(g, t, o.partition);
+      const t = this.pairs.find(o.topic, o.partition);
+      if (t < 0) return false;
+      const i = this.place(g, t);
       if (i < 0) return false;
       const offset = c[HAS][base + i] === 0 ? null : (c[OFFSET] as BigInt64Array)[base + i];
       const had = o.offset === null || o.offset === undefined || BigInt.asIntN(64, o.offset) !== o.offset ? null : o.offset;
       if (offset !== had || (side === null ? '' : side[i]) !== (o.metadata ?? '')) return false;
     }
     return true;
+  }
+
+  private keyOf(p: number): string {
+    return partitionKey(this.pairs.topic(p), this.pairs.partition(p));
   }
 
   /** Group `g`'s committed offset on partition `k` moved from `from` to `to` (null: none). */
@@ -322,7 +325,7 @@ export class SourceOffsetTable {
     const base = this.rows.base(g);
     for (let i = 0, n = this.rows.rows(g); i < n; i++) {
       if (c[HAS][base + i] === 0) continue;
-      this.index(partitionKey(this.topics.name(c[TOPIC][base + i] as number), c[PARTITION][base + i] as number), g, (c[OFFSET] as BigInt64Array)[base + i], null);
+      this.index(this.keyOf(c[PAIR][base + i] as number), g, (c[OFFSET] as BigInt64Array)[base + i], null);
     }
     this.rows.delete(group);
     this.changedGroups.add(group);
