@@ -60,6 +60,11 @@ interface Basis {
   readiness: ReadinessThresholds;
 }
 
+/** When a group's offsets were last listed (epoch ms), shared by the entries listed at the same time. */
+interface ListedAt {
+  readonly at: number;
+}
+
 /** A group's last translation; it is its own answer while the group is reused (no object of its own: a full cycle at 10,000 groups asks every group every interval). */
 class Entry implements CachedTranslation {
   declare readonly checkpoints: typeof NO_CHECKPOINTS;
@@ -68,14 +73,14 @@ class Entry implements CachedTranslation {
     /** The offsets' version, or the offsets translated when no version said which (the same array means "unchanged"). */
     readonly offsetsKey: number | CheckpointsForGroupInput['offsets'],
     readonly basis: Basis,
-    /** Where its offset entries' generations start in the cache's `GenPool` (one a offset entry; see `GenPool`). */
+    /** Where its offset entries' generations start in the cache's `GenPool` (one an offset entry; see `GenPool`). */
     public genAt: number,
     /** How many offset entries it had. */
     readonly genCount: number,
     public coverage: GroupCoverage,
     public summary: GroupReadiness,
     /** When the group's offsets were last listed and translated (or found unchanged), epoch ms; undefined when not said. */
-    public listedAt: number | undefined,
+    public listed: ListedAt | undefined,
     /** The last answer emitted (or replaced a duplicate): it reads differently next time, translate it again then. */
     public stale: boolean,
   ) {}
@@ -167,6 +172,8 @@ export class TranslationCache {
   private staleGroups = new Set<string>();
   /** The basis of the last translation (shared by the entries translated against the same). */
   private basis: Basis | null = null;
+  /** The last listing time boxed (Entry.listed). */
+  private lastListed: ListedAt | null = null;
 
   /** Number of groups held. */
   get size(): number {
@@ -182,7 +189,7 @@ export class TranslationCache {
     const th = input.readiness ?? DEFAULT_READINESS;
     const had = this.byGroup.get(group);
     if (had !== undefined && this.stillValid(had, input, th)) {
-      if (input.listedAt !== undefined) had.listedAt = input.listedAt;
+      if (input.listedAt !== undefined) had.listed = this.listedBox(input.listedAt);
       return had;
     }
     const r = checkpointsForGroup(input);
@@ -211,7 +218,7 @@ export class TranslationCache {
       offsets.length,
       coverage,
       summary,
-      input.listedAt,
+      input.listedAt === undefined ? undefined : this.listedBox(input.listedAt),
       // an answer that emitted (or replaced a duplicate) reads differently next time: translate it again then
       // (a rewind below the syncs too: checkpointed at the log start, or waiting for it)
       r.coverage.some((c) => c.status === 'emitted' || c.status === 'duplicate-remote-partition' || c.status === 'rewound-to-start' || c.status === 'rewound-below-syncs'),
@@ -241,7 +248,7 @@ export class TranslationCache {
   /** The group's last readiness and when its offsets were last listed, or undefined when it was never translated (or is no longer retained). */
   last(group: string): { summary: GroupReadiness; listedAt: number | undefined } | undefined {
     const e = this.byGroup.get(group);
-    return e === undefined ? undefined : { summary: e.summary, listedAt: e.listedAt };
+    return e === undefined ? undefined : { summary: e.summary, listedAt: e.listed?.at };
   }
 
   /** The group's checkpoints changed elsewhere (a partial cycle): translate it in full next time (its last readiness stays readable). */
@@ -263,7 +270,7 @@ export class TranslationCache {
   /** The group's offsets were listed at `listedAt` and found unchanged (a full cycle that did not look at it). */
   listedAtLeast(group: string, listedAt: number | undefined): void {
     const e = this.byGroup.get(group);
-    if (e !== undefined && listedAt !== undefined && (e.listedAt === undefined || e.listedAt < listedAt)) e.listedAt = listedAt;
+    if (e !== undefined && listedAt !== undefined && (e.listed === undefined || e.listed.at < listedAt)) e.listed = this.listedBox(listedAt);
   }
 
   /** Keeps only these groups. */
@@ -294,6 +301,12 @@ export class TranslationCache {
     this.basis = null;
     this.byGroup.clear();
     this.staleGroups.clear();
+  }
+
+  /** A box holding `at`: the last one when the same time (a cycle's groups share one, not a number box each). */
+  private listedBox(at: number): ListedAt {
+    const b = this.lastListed;
+    return b !== null && b.at === at ? b : (this.lastListed = Object.freeze({ at }));
   }
 
   /** The basis of a translation against these (the last one when the same). */
