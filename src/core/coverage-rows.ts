@@ -66,6 +66,21 @@ const HAS_SYNC = 256;
 const HAS_REF = 512;
 const HAS_REREAD = 1024;
 const HAS_AT = 2048;
+/** A group's rare extras, by row: rows kept as checkpointsForGroup's entries with their readiness (no code of their own), last checkpoints' metadata when not ''. */
+interface Extra {
+  kept: Map<number, CoverageEntry & EntryReadiness> | null;
+  metas: Map<number, string> | null;
+}
+
+/** The uniform statuses seen (GroupCoverage.info: 1 + the index, at most 15: fewer statuses exist). */
+const UNIFORM: CoverageStatus[] = [];
+
+/** 0 for none (or past 15: then counted by reading the rows), else 1 + the index of `s` in UNIFORM. */
+function uniformCode(s: CoverageStatus | null): number {
+  const k = s === null ? -1 : UNIFORM.indexOf(s);
+  return k >= 0 ? k + 1 : s === null || UNIFORM.length >= 15 ? 0 : UNIFORM.push(s);
+}
+
 /** A group's rows, decoded (one group at a time: `decoded`). */
 interface Decoded {
   owner: GroupCoverage | null;
@@ -89,15 +104,12 @@ const decoded: Decoded = { owner: null, bits: [], pair: [], part: [], up: [], do
 export class GroupCoverage implements Iterable<CoverageRow> {
   private chunk: RowChunk;
   private start: number;
-  private bytes = 0;
-  /** Rows kept as checkpointsForGroup's entries with their readiness (the rare cases without a code), by row. */
-  private kept: Map<number, CoverageEntry & EntryReadiness> | null = null;
-  /** The last checkpoint's metadata when not '' (the rows with one), by row. */
-  private metas: Map<number, string> | null = null;
+  /** Bytes its rows take * 16 + the uniform status (0: none, else 1 + its index in UNIFORM): one number, not two fields a group (issue 24). */
+  private info = 0;
+  /** The rare extras (null for most groups: one field, not two a group). */
+  private extra: Extra | null = null;
   /** While writing: the checkpoint time of the row before (rows with one). */
   private static lastAtOf = 0;
-  /** The status of every row when they all have the same (most groups), else null: counts without reading the rows. */
-  uniformStatus: CoverageStatus | null = null;
 
   constructor(
     private readonly table: CoverageTable,
@@ -110,18 +122,32 @@ export class GroupCoverage implements Iterable<CoverageRow> {
 
   /** Bytes its rows take. */
   get byteLength(): number {
-    return this.bytes;
+    return Math.floor(this.info / 16);
+  }
+
+  /** The status of every row when they all have the same (most groups), else null: counts without reading the rows. */
+  get uniformStatus(): CoverageStatus | null {
+    const u = this.info % 16;
+    return u === 0 ? null : UNIFORM[u - 1];
+  }
+
+  private get kept(): Extra['kept'] {
+    return this.extra === null ? null : this.extra.kept;
+  }
+  private get metas(): Extra['metas'] {
+    return this.extra === null ? null : this.extra.metas;
   }
 
   /** Copies the rows to a new place of the table (a compaction: the values stay). */
   moveTo(table: CoverageTable): void {
-    const chunk = table.room(this.bytes);
+    const bytes = this.byteLength;
+    const chunk = table.room(bytes);
     const start = chunk.used;
     // a loop: a group's rows are a few hundred bytes (a subarray would be an object each)
     const from = this.chunk.bytes;
     const to = chunk.bytes;
-    for (let k = 0; k < this.bytes; k++) to[start + k] = from[this.start + k];
-    table.commit(chunk, this.length, this.bytes);
+    for (let k = 0; k < bytes; k++) to[start + k] = from[this.start + k];
+    table.commit(chunk, this.length, bytes);
     this.chunk = chunk;
     this.start = start;
   }
@@ -132,24 +158,27 @@ export class GroupCoverage implements Iterable<CoverageRow> {
     const chunk = this.table.room(n * ROW_BYTES_MAX);
     const w = new Writer(chunk.bytes, chunk.used);
     GroupCoverage.lastAtOf = 0;
+    let uniform: CoverageStatus | null = null;
     for (let i = 0; i < n; i++) {
       const c = coverage[i];
-      this.uniformStatus = i === 0 || this.uniformStatus === c.status ? c.status : null;
+      uniform = i === 0 || uniform === c.status ? c.status : null;
       if (!this.writeRow(w, i, c, readiness[i], checkpointsLoaded)) {
         const rd = readiness[i];
-        (this.kept ??= new Map()).set(i, { ...c, verdict: rd.verdict, reread: rd.reread, checkpointAt: rd.checkpointAt });
+        const x = (this.extra ??= { kept: null, metas: null });
+        (x.kept ??= new Map()).set(i, { ...c, verdict: rd.verdict, reread: rd.reread, checkpointAt: rd.checkpointAt });
         w.u(Reason.Kept);
       }
     }
-    this.bytes = w.at - chunk.used;
-    this.table.commit(chunk, n, this.bytes);
+    const bytes = w.at - chunk.used;
+    this.info = bytes * 16 + uniformCode(uniform);
+    this.table.commit(chunk, n, bytes);
     this.chunk = chunk;
-    this.start = chunk.used - this.bytes;
+    this.start = chunk.used - bytes;
     // a chunk of its own (a group of thousands of partitions): no more than the rows take
     if (chunk.size > CHUNK_BYTES) {
-      this.chunk = new RowChunk(this.bytes);
-      this.chunk.bytes.set(chunk.bytes.subarray(this.start, this.start + this.bytes));
-      this.chunk.used = this.bytes;
+      this.chunk = new RowChunk(bytes);
+      this.chunk.bytes.set(chunk.bytes.subarray(this.start, this.start + bytes));
+      this.chunk.used = bytes;
       this.start = 0;
     }
   }
@@ -198,7 +227,7 @@ export class GroupCoverage implements Iterable<CoverageRow> {
       w.s(ru - up);
       if (code !== Reason.EmittedAfterRewind) w.s(rdn - down);
       const p = c.previous;
-      if (p !== undefined && p.metadata !== '') (this.metas ??= new Map()).set(i, p.metadata);
+      if (p !== undefined && p.metadata !== '') ((this.extra ??= { kept: null, metas: null }).metas ??= new Map()).set(i, p.metadata);
     }
     if (bits & HAS_REREAD) w.u(reread);
     if (bits & HAS_AT) {

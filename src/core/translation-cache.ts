@@ -60,6 +60,11 @@ interface Basis {
   readiness: ReadinessThresholds;
 }
 
+/** When a group's offsets were last listed (epoch ms), shared by the entries listed at the same time. */
+interface ListedAt {
+  readonly at: number;
+}
+
 /** A group's last translation; it is its own answer while the group is reused (no object of its own: a full cycle at 10,000 groups asks every group every interval). */
 class Entry implements CachedTranslation {
   declare readonly checkpoints: typeof NO_CHECKPOINTS;
@@ -68,12 +73,14 @@ class Entry implements CachedTranslation {
     /** The offsets' version, or the offsets translated when no version said which (the same array means "unchanged"). */
     readonly offsetsKey: number | CheckpointsForGroupInput['offsets'],
     readonly basis: Basis,
-    /** Per offset entry: the generation of its partition's change log it was last checked at (the sync found then is its row's). */
-    readonly gens: number[],
+    /** Where its offset entries' generations start in the cache's `GenPool` (one an offset entry; see `GenPool`). */
+    public genAt: number,
+    /** How many offset entries it had. */
+    readonly genCount: number,
     public coverage: GroupCoverage,
     public summary: GroupReadiness,
     /** When the group's offsets were last listed and translated (or found unchanged), epoch ms; undefined when not said. */
-    public listedAt: number | undefined,
+    public listed: ListedAt | undefined,
     /** The last answer emitted (or replaced a duplicate): it reads differently next time, translate it again then. */
     public stale: boolean,
   ) {}
@@ -88,21 +95,85 @@ function syncFor(store: OffsetSyncStore, group: string, topic: string, partition
   return t.kind === 'translated' ? t.sync : t.kind === 'too-old' ? t.oldest : undefined;
 }
 
-/** Each offset entry's change log generation now (Entry.gens). */
-function gensOf(store: OffsetSyncStore, offsets: CheckpointsForGroupInput['offsets']): number[] {
-  const gens = new Array<number>(offsets.length);
-  for (let i = 0; i < offsets.length; i++) gens[i] = store.changeLog(offsets[i].topic, offsets[i].partition).gen;
-  return gens;
+/** Slots per chunk of a GenPool. */
+const GEN_CHUNK = 16384;
+
+/**
+ * Per offset entry of every group held: the generation of its partition's change log it was last
+ * checked at (the sync found then is its row's). One run of slots a group in chunks of 32-bit
+ * integers shared by every group (4 bytes a group partition, not an array per group: issue 24).
+ * A generation is kept modulo 2^32: read back as the latest generation at or below the log's
+ * current one with the same low 32 bits (exact unless 2^32 changes of one partition's syncs came
+ * between two looks at a group, which a full cycle every interval rules out).
+ */
+class GenPool {
+  private chunks: Uint32Array[] = [];
+  private used = 0;
+  private live = 0;
+  private waste = 0;
+
+  /** Room for `n` slots: where they start. */
+  alloc(n: number): number {
+    const at = this.used;
+    this.used += n;
+    while (this.chunks.length * GEN_CHUNK < this.used) this.chunks.push(new Uint32Array(GEN_CHUNK));
+    this.live += n;
+    return at;
+  }
+
+  /** `n` slots at some start are no longer anyone's. */
+  release(n: number): void {
+    this.live -= n;
+    this.waste += n;
+  }
+
+  /** The generation in slot `k`, given the log's current one `now`. */
+  get(k: number, now: number): number {
+    const low = this.chunks[(k / GEN_CHUNK) | 0][k % GEN_CHUNK];
+    return now - (((now >>> 0) - low) >>> 0);
+  }
+
+  set(k: number, gen: number): void {
+    this.chunks[(k / GEN_CHUNK) | 0][k % GEN_CHUNK] = gen >>> 0;
+  }
+
+  /** Whether `compact` is worth it (more slots no group owns than in use, and more than a chunk). */
+  get wasteful(): boolean {
+    return this.waste > GEN_CHUNK && this.waste > this.live;
+  }
+
+  /** Copies every current entry's slots to new chunks (each entry held, once). */
+  compact(current: Iterable<Entry>): void {
+    const old = this.chunks;
+    this.chunks = [];
+    this.used = 0;
+    this.live = 0;
+    this.waste = 0;
+    for (const e of current) {
+      const from = e.genAt;
+      const to = this.alloc(e.genCount);
+      for (let i = 0; i < e.genCount; i++) {
+        const k = from + i;
+        const j = to + i;
+        this.chunks[(j / GEN_CHUNK) | 0][j % GEN_CHUNK] = old[(k / GEN_CHUNK) | 0][k % GEN_CHUNK];
+      }
+      e.genAt = to;
+    }
+  }
 }
 
 export class TranslationCache {
   private readonly byGroup = new Map<string, Entry>();
+  /** Every entry's generations (Entry.genAt). */
+  private gens = new GenPool();
   /** Every group's coverage rows (core/coverage-rows). */
   private table = new CoverageTable();
   /** Groups to translate again whatever else changed (their last answer emitted, or a partial cycle wrote for them), until taken. */
   private staleGroups = new Set<string>();
   /** The basis of the last translation (shared by the entries translated against the same). */
   private basis: Basis | null = null;
+  /** The last listing time boxed (Entry.listed). */
+  private lastListed: ListedAt | null = null;
 
   /** Number of groups held. */
   get size(): number {
@@ -118,7 +189,7 @@ export class TranslationCache {
     const th = input.readiness ?? DEFAULT_READINESS;
     const had = this.byGroup.get(group);
     if (had !== undefined && this.stillValid(had, input, th)) {
-      if (input.listedAt !== undefined) had.listedAt = input.listedAt;
+      if (input.listedAt !== undefined) had.listed = this.listedBox(input.listedAt);
       return had;
     }
     const r = checkpointsForGroup(input);
@@ -129,19 +200,25 @@ export class TranslationCache {
       const above = inexact ? store.around(c.topic, c.partition, c.upstreamOffset as bigint, group).above : undefined;
       return entryReadiness(c, above, cp, cp === undefined ? undefined : checkpoints.listedAtOf(cp), th);
     });
-    if (had !== undefined) this.table.released(had.coverage.length, had.coverage.byteLength);
+    if (had !== undefined) {
+      this.table.released(had.coverage.length, had.coverage.byteLength);
+      this.gens.release(had.genCount);
+    }
     const coverage = groupCoverage(this.table, group, r.coverage, readiness, checkpoints.loaded);
     const summary = groupReadiness(
       group,
       r.coverage.map((c, i) => ({ ...readiness[i], status: c.status, topic: c.topic, partition: c.partition })),
     );
+    const genAt = this.gens.alloc(offsets.length);
+    for (let i = 0; i < offsets.length; i++) this.gens.set(genAt + i, store.changeLog(offsets[i].topic, offsets[i].partition).gen);
     const entry = new Entry(
       input.offsetsVersion ?? offsets,
       this.basisOf(store, checkpoints, th),
-      gensOf(store, offsets),
+      genAt,
+      offsets.length,
       coverage,
       summary,
-      input.listedAt,
+      input.listedAt === undefined ? undefined : this.listedBox(input.listedAt),
       // an answer that emitted (or replaced a duplicate) reads differently next time: translate it again then
       // (a rewind below the syncs too: checkpointed at the log start, or waiting for it)
       r.coverage.some((c) => c.status === 'emitted' || c.status === 'duplicate-remote-partition' || c.status === 'rewound-to-start' || c.status === 'rewound-below-syncs'),
@@ -171,7 +248,7 @@ export class TranslationCache {
   /** The group's last readiness and when its offsets were last listed, or undefined when it was never translated (or is no longer retained). */
   last(group: string): { summary: GroupReadiness; listedAt: number | undefined } | undefined {
     const e = this.byGroup.get(group);
-    return e === undefined ? undefined : { summary: e.summary, listedAt: e.listedAt };
+    return e === undefined ? undefined : { summary: e.summary, listedAt: e.listed?.at };
   }
 
   /** The group's checkpoints changed elsewhere (a partial cycle): translate it in full next time (its last readiness stays readable). */
@@ -193,7 +270,7 @@ export class TranslationCache {
   /** The group's offsets were listed at `listedAt` and found unchanged (a full cycle that did not look at it). */
   listedAtLeast(group: string, listedAt: number | undefined): void {
     const e = this.byGroup.get(group);
-    if (e !== undefined && listedAt !== undefined && (e.listedAt === undefined || e.listedAt < listedAt)) e.listedAt = listedAt;
+    if (e !== undefined && listedAt !== undefined && (e.listed === undefined || e.listed.at < listedAt)) e.listed = this.listedBox(listedAt);
   }
 
   /** Keeps only these groups. */
@@ -202,6 +279,7 @@ export class TranslationCache {
       if (groups.has(g)) continue;
       this.byGroup.delete(g);
       this.table.released(e.coverage.length, e.coverage.byteLength);
+      this.gens.release(e.genCount);
     }
     this.compactIfWasteful();
   }
@@ -212,15 +290,23 @@ export class TranslationCache {
   }
 
   private compactIfWasteful(): void {
+    if (this.gens.wasteful) this.gens.compact(this.byGroup.values());
     if (!this.table.wasteful) return;
     this.table.compact(Array.from(this.byGroup.values(), (e) => e.coverage));
   }
 
   clear(): void {
     this.table = new CoverageTable();
+    this.gens = new GenPool();
     this.basis = null;
     this.byGroup.clear();
     this.staleGroups.clear();
+  }
+
+  /** A box holding `at`: the last one when the same time (a cycle's groups share one, not a number box each). */
+  private listedBox(at: number): ListedAt {
+    const b = this.lastListed;
+    return b !== null && b.at === at ? b : (this.lastListed = Object.freeze({ at }));
   }
 
   /** The basis of a translation against these (the last one when the same). */
@@ -237,12 +323,13 @@ export class TranslationCache {
     if (e.offsetsKey !== (input.offsetsVersion ?? offsets)) return false;
     if (b.store !== store || b.checkpoints !== checkpoints) return false;
     if (b.syncsLoaded !== store.loaded || b.checkpointsLoaded !== checkpoints.loaded) return false;
-    const gens = e.gens;
+    if (offsets.length !== e.genCount) return false;
+    const gens = this.gens;
     for (let i = 0; i < offsets.length; i++) {
       const o = offsets[i];
       // the store's log of the partition (the same object for the store's life)
       const log = store.changeLog(o.topic, o.partition);
-      const gen = gens[i];
+      const gen = gens.get(e.genAt + i, log.gen);
       if (log.gen === gen) continue;
       // syncs changed on the partition: only a change that reached the position can change its answer
       const floor = log.since(gen);
@@ -252,7 +339,7 @@ export class TranslationCache {
         if (!e.coverage.syncMatches(o.topic, o.partition, syncFor(store, input.group, o.topic, o.partition, at))) return false;
       }
       // the same sync after newer changes: same answer; remember the generation to skip the search next time
-      gens[i] = log.gen;
+      gens.set(e.genAt + i, log.gen);
     }
     return true;
   }
