@@ -1,70 +1,9 @@
 /**
- * Keys (consumer groups) ordered by their position (an offset) on one partition, so that "which
- * keys are at or above this offset" costs in proportion to the keys it answers (a binary search
- * and the matching tail), not to every key on the partition. Two parallel arrays sorted by
- * offset; a move is a binary search and one splice each way.
- */
-export class PositionIndex<K> {
-  private readonly offsets: bigint[] = [];
-  private readonly keys: K[] = [];
-
-  get size(): number {
-    return this.keys.length;
-  }
-
-  /** `key` moved from `from` to `to` (null: not held there / no longer held). `from` must be the position it was added with. */
-  move(key: K, from: bigint | null, to: bigint | null): void {
-    if (from !== null && from === to) return;
-    if (from !== null) {
-      for (let i = this.lowerBound(from); i < this.offsets.length && this.offsets[i] === from; i++) {
-        if (this.keys[i] === key) {
-          this.offsets.splice(i, 1);
-          this.keys.splice(i, 1);
-          break;
-        }
-      }
-    }
-    if (to !== null) {
-      // after the keys at the same position: the order of equal positions is insertion order
-      const i = this.upperBound(to);
-      this.offsets.splice(i, 0, to);
-      this.keys.splice(i, 0, key);
-    }
-  }
-
-  /** The keys whose position is at or above `offset`, lowest position first. */
-  atOrAbove(offset: bigint): K[] {
-    return this.keys.slice(this.lowerBound(offset));
-  }
-
-  /** First index whose offset is >= `offset`. */
-  private lowerBound(offset: bigint): number {
-    let lo = 0;
-    let hi = this.offsets.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.offsets[mid] < offset) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  /** First index whose offset is > `offset`. */
-  private upperBound(offset: bigint): number {
-    let lo = 0;
-    let hi = this.offsets.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.offsets[mid] <= offset) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-}
-
-/**
- * The same for keys that are numbers (group numbers of a SliceTable), in typed arrays: an int64
- * offset and an int32 key per entry, no bigint or string held.
+ * Keys (consumer groups, as the group numbers of a SliceTable) ordered by their position (an
+ * offset) on one partition, so that "which keys are at or above this offset" costs in proportion
+ * to the keys it answers (a binary search and the matching tail), not to every key on the
+ * partition. Two parallel typed arrays sorted by offset (an int64 offset and an int32 key per
+ * entry, no bigint or string held); a move is a binary search and one copy each way.
  */
 export class NumberPositionIndex {
   private offsets = new BigInt64Array(4);
