@@ -68,7 +68,8 @@ describe('checkpoint node: the event path (real brokers)', function () {
       await env.eventually(() => out2.length > before, { what: 'the coverage of the cycle asked for' });
       return out2[out2.length - 1];
     };
-    assert.equal((await restored(cp)).ok, true);
+    const restoredOutcome = await restored(cp);
+    assert.equal(restoredOutcome.ok, true, `the restore failed: ${JSON.stringify(restoredOutcome)}`);
     return { prefix, topic, remote: `${alias}.${topic}`, cp, out1, out2, commit, sync, cycle, syncHandedOut };
   }
 
