@@ -1,5 +1,6 @@
 import { internName, partitionKey } from './partition-key';
 import { NumberPositionIndex } from './position-index';
+import type { GroupNames } from './group-names';
 import { PartitionNumbers, SliceTable } from './slice-table';
 import type { CommittedOffset } from './types';
 
@@ -53,7 +54,7 @@ const HAS = 2;
  * "did it change". Objects (`CommittedOffset`) are made only when a reader asks (`offsetsOf`).
  */
 export class SourceOffsetTable {
-  private readonly rows = new SliceTable([(n) => new Int32Array(n), (n) => new BigInt64Array(n), (n) => new Uint8Array(n)]);
+  private readonly rows: SliceTable;
   private readonly pairs = new PartitionNumbers();
   /** Per group number: its version. */
   private versions: number[] = [];
@@ -65,6 +66,11 @@ export class SourceOffsetTable {
   private changedGroups = new Set<string>();
   /** Per full read under way: what the stream changed since it was sent. */
   private readonly reads = new Set<Map<string, GroupPartitions>>();
+
+  /** `names`: the groups' numbers, shared with the flow's other tables (the replication runtime's); default: the table's own. */
+  constructor(names?: GroupNames) {
+    this.rows = new SliceTable([(n) => new Int32Array(n), (n) => new BigInt64Array(n), (n) => new Uint8Array(n)], names);
+  }
 
   /** Groups held. */
   get groups(): number {
@@ -194,6 +200,13 @@ export class SourceOffsetTable {
   groupsAtOrAbove(topic: string, partition: number, offset: bigint): string[] {
     const s = this.byPartition.get(partitionKey(topic, partition));
     return s === undefined ? [] : s.atOrAbove(offset).map((g) => this.rows.nameOf(g));
+  }
+
+  /** Forgets every group (their numbers released: the interner may be shared with the flow's other tables). */
+  release(): void {
+    this.rows.clear();
+    this.byPartition.clear();
+    this.versions = [];
   }
 
   /** Forgets the groups not in `groups`. */
