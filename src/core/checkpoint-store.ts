@@ -210,13 +210,15 @@ export class CheckpointStore {
 
   /** Groups with at least one checkpoint, in first-seen order. */
   groups(): string[] {
-    return [...this.rows.entries()].map(([group]) => group);
+    return this.rows.groupNames();
   }
 
   /** The downstream offset of the row at `at` (of group `g`). */
   private downstreamAt(g: number, at: number): bigint {
     const c = this.rows.cols;
     const below = c[DOWNSTREAM][at] as number;
+    // no bigint made beyond the one read when the two are equal (a mirror from an empty topic)
+    if (below === 0) return (c[UPSTREAM] as BigInt64Array)[at];
     if (below !== ESCAPED) return (c[UPSTREAM] as BigInt64Array)[at] - BigInt(below);
     return this.far.get(`${g}:${c[PAIR][at]}`)?.down as bigint;
   }

@@ -7,9 +7,9 @@
  * counted: 4 bytes a row where a reference in an array took about 10). Two indexed min-heaps of rows by
  * position (every tracked row; the followers) answer the lowest tracked position and the followers
  * below a new sync, each row in a heap at most once (no stale item). A row is found by its
- * group's number (core/group-names, one interner for every partition of a store) in an
+ * group's number (core/group-names: one interner for every partition of a store, the replication runtime's when shared) in an
  * open-addressing table of row numbers, not by a map keyed by the name per partition; a row
- * follows exactly when it is in the followers' heap. The arrays grow by a quarter. Plain state, no I/O.
+ * follows exactly when it is in the followers' heap. The arrays grow by an eighth. Plain state, no I/O.
  */
 import { GroupNames } from './group-names';
 import type { OffsetSync } from './types';
@@ -154,7 +154,7 @@ export class KeptRows {
   private newRow(): number {
     const r = this.used++;
     if (r >= this.pos.length) {
-      const n = this.pos.length + Math.max(8, this.pos.length >> 2);
+      const n = this.pos.length + Math.max(8, this.pos.length >> 3);
       const pos = new BigInt64Array(n);
       pos.set(this.pos);
       this.pos = pos;

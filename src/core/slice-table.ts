@@ -36,7 +36,8 @@ export class SliceTable {
   private first = -1;
   private last = -1;
   private count = 0;
-  private side: (unknown[] | null)[] = [];
+  /** The side arrays by group number, for the few groups that have one (a map: no entry per group). */
+  private readonly side = new Map<number, unknown[]>();
   /** Rows in use at the end of the table (slices included), and the rows of it no slice owns. */
   private end = 0;
   private waste = 0;
@@ -72,6 +73,13 @@ export class SliceTable {
     }
   }
 
+  /** The groups held, in the order they were first held (one array, no entry made per group). */
+  groupNames(): string[] {
+    const out: string[] = [];
+    for (let g = this.first; g >= 0; g = this.next[g]) out.push(this.names.name(g));
+    return out;
+  }
+
   /** Where the slice of group `g` starts in the columns. */
   base(g: number): number {
     return this.start[g];
@@ -84,21 +92,21 @@ export class SliceTable {
 
   /** The side array of group `g` (as long as its rows), or null. */
   sideOf(g: number): unknown[] | null {
-    return this.side[g];
+    return this.side.size === 0 ? null : (this.side.get(g) ?? null);
   }
 
   /** Gives group `g` a side array (filled with `fill` for the rows it holds) when it has none. */
   ensureSide(g: number, fill: unknown): unknown[] {
-    let s = this.side[g];
-    if (s === null) {
+    let s = this.side.get(g);
+    if (s === undefined) {
       s = new Array<unknown>(this.len[g]).fill(fill);
-      this.side[g] = s;
+      this.side.set(g, s);
     }
     return s;
   }
 
   dropSide(g: number): void {
-    this.side[g] = null;
+    this.side.delete(g);
   }
 
   /** Holds `group` (no row when new); returns its number. */
@@ -122,8 +130,7 @@ export class SliceTable {
     if (this.last >= 0) this.next[this.last] = g;
     else this.first = g;
     this.last = g;
-    while (this.side.length <= g) this.side.push(null);
-    this.side[g] = null;
+    this.side.delete(g);
     this.start[g] = this.end;
     this.len[g] = 0;
     this.cap[g] = 0;
@@ -140,7 +147,7 @@ export class SliceTable {
     const n = this.len[g];
     if (at < n) for (const c of this.cols) c.copyWithin(s + at + 1, s + at, s + n);
     this.len[g] = n + 1;
-    const side = this.side[g];
+    const side = this.sideOf(g);
     if (side !== null) side.splice(at, 0, undefined);
     return s + at;
   }
@@ -151,14 +158,14 @@ export class SliceTable {
     const n = this.len[g];
     if (at < n - 1) for (const c of this.cols) c.copyWithin(s + at, s + at + 1, s + n);
     this.len[g] = n - 1;
-    const side = this.side[g];
+    const side = this.sideOf(g);
     if (side !== null) side.splice(at, 1);
   }
 
   /** Empties group `g`'s slice (the group stays held). */
   empty(g: number): void {
     this.len[g] = 0;
-    this.side[g] = null;
+    this.side.delete(g);
   }
 
   /** Forgets `group`. */
@@ -173,7 +180,7 @@ export class SliceTable {
     else this.first = q;
     if (q >= 0) this.prev[q] = p;
     else this.last = p;
-    this.side[g] = null;
+    this.side.delete(g);
     this.waste += this.cap[g];
     this.start[g] = 0;
     this.len[g] = 0;
@@ -187,7 +194,7 @@ export class SliceTable {
   clear(): void {
     for (let g = this.first; g >= 0; g = this.next[g]) this.names.release(g);
     this.held = new Uint8Array(16);
-    this.side = [];
+    this.side.clear();
     this.start = new Int32Array(16);
     this.len = new Int32Array(16);
     this.cap = new Int32Array(16);

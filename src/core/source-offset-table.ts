@@ -107,7 +107,7 @@ export class SourceOffsetTable {
         this.write(at, t, c.offset);
       }
       this.versions[g] = ++versionClock;
-      this.index(k, g, prev, c.offset);
+      this.index(k, g, prev, c.offset !== null && BigInt.asIntN(64, c.offset) === c.offset ? c.offset : null);
       this.mark(c.group, k);
     }
   }
@@ -324,11 +324,18 @@ export class SourceOffsetTable {
     if (from === null && to === null) return;
     let s = this.byPartition.get(k);
     if (!s) {
-      s = new NumberPositionIndex();
+      // the index keeps the groups only: their offsets are read from the rows (pair number `p`)
+      const p = this.pairs.find(k.slice(k.indexOf(':') + 1), Number(k.slice(0, k.indexOf(':'))));
+      s = new NumberPositionIndex((key) => this.offsetAt(key, p));
       this.byPartition.set(k, s);
     }
     s.move(g, from, to);
     if (s.size === 0) this.byPartition.delete(k);
+  }
+
+  /** The committed offset of group `g` on partition number `p` (set: it is in that partition's index). */
+  private offsetAt(g: number, p: number): bigint {
+    return (this.rows.cols[OFFSET] as BigInt64Array)[this.rows.base(g) + this.place(g, p)];
   }
 
   private dropGroup(group: string): void {
