@@ -417,6 +417,7 @@ function buildFlow(o) {
   const syncer = new GroupOffsetSyncer({
     connection: target.connection,
     groupFilter,
+    names: runtime.names,
     minWriteIntervalMs: o.minWriteIntervalMs,
     followRewinds: true,
     fullTargetReadEveryMs: periodMs,

@@ -80,10 +80,10 @@ const STEPS = [
   {
     key: 'sourceOffsets',
     of: 'emitter',
-    label: 'source offsets (per group, per partition index)',
+    label: 'source offsets (rows per group partition, per partition index; groups numbered by the runtime interner)',
     release: async (f) => {
       await f.emitter.sourceOffsets.stop(); // the stream holds it too
-      f.emitter.sourceOffsets = { stop: async () => undefined };
+      f.emitter.sourceOffsets = { stop: async () => undefined, release: () => undefined };
       f.emitter.fullReads = null; // and the full reads of the source (they merge into it)
     },
   },
@@ -132,6 +132,15 @@ const STEPS = [
     release: (f) => {
       f.syncer.replaceCheckpoints([]);
       f.syncer.targets.rewinds.clear();
+    },
+  },
+  {
+    key: 'groupNames',
+    of: 'runtime',
+    label: "group names: the replication runtime's interner (name -> number), shared by the source offsets, kept syncs, checkpoint store and target offsets",
+    release: (f) => {
+      f.runtime.names = null; // the tables above are gone: only the writer's options hold it besides
+      f.syncer.opts.names = undefined;
     },
   },
 ];

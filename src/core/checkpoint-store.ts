@@ -1,5 +1,6 @@
 import type { Checkpoint } from './types';
 import { internName } from './partition-key';
+import type { GroupNames } from './group-names';
 import { PartitionNumbers, SliceTable } from './slice-table';
 
 /**
@@ -23,11 +24,19 @@ export function isMoreRecent(last: Checkpoint | undefined, hasGroup: boolean, cp
   return cp.downstreamOffset > last.downstreamOffset;
 }
 
-/** The columns of the rows: remote partition (a number for the topic and partition), upstream and downstream offsets (exact), listing time (-1: not known). */
+/**
+ * The columns of the rows: remote partition (a number for the topic and partition), upstream
+ * offset (exact), the downstream offset as its distance below the upstream one (Int32; ESCAPED: the
+ * exact offset is in `far`), the listing time in ms after the store's first one (Int32; UNKNOWN:
+ * not known, ESCAPED: the exact time is in `far`). 20 bytes a row where two more 8-byte columns took 28.
+ */
 const PAIR = 0;
 const UPSTREAM = 1;
 const DOWNSTREAM = 2;
 const LISTED_AT = 3;
+const ESCAPED = -2147483648;
+const UNKNOWN = -2147483647;
+const INT32_MAX = 2147483647;
 
 /** Versions of every store (one clock: a group's version never repeats, also across stores). */
 let versionClock = 0;
@@ -42,6 +51,8 @@ export interface CheckpointStoreOptions {
   acceptGroup?: (group: string) => boolean;
   /** Hears every checkpoint stored, with the one of its group and remote partition it replaced (restore and updates, in order). */
   onPut?: (previous: Checkpoint | undefined, stored: Checkpoint) => void;
+  /** The groups' numbers, shared with the flow's other tables (the replication runtime's); default: the store's own. */
+  names?: GroupNames;
 }
 
 /**
@@ -56,7 +67,11 @@ export class CheckpointStore {
   private readonly acceptGroup: (group: string) => boolean;
   private readonly onPut: ((previous: Checkpoint | undefined, stored: Checkpoint) => void) | undefined;
   /** group -> its last checkpoint per remote partition; groups and partitions in first-seen order. */
-  private readonly rows = new SliceTable([(n) => new Int32Array(n), (n) => new BigInt64Array(n), (n) => new BigInt64Array(n), (n) => new Float64Array(n)]);
+  private readonly rows: SliceTable;
+  /** The values that do not fit their Int32 column, by group number and remote partition: rare. */
+  private far = new Map<string, { down?: bigint; listedAt?: number }>();
+  /** The listing times' origin (ms): the first one stored. */
+  private epoch: number | undefined;
   private readonly pairs = new PartitionNumbers();
   /** Per group number: its version. */
   private versions: number[] = [];
@@ -65,6 +80,7 @@ export class CheckpointStore {
   constructor(options: CheckpointStoreOptions = {}) {
     this.acceptGroup = options.acceptGroup ?? (() => true);
     this.onPut = options.onPut;
+    this.rows = new SliceTable([(n) => new Int32Array(n), (n) => new BigInt64Array(n), (n) => new Int32Array(n), (n) => new Int32Array(n)], options.names);
   }
 
   /** Whether the start-up restore has finished, successfully or not (MM2 "initialized"). */
@@ -101,8 +117,18 @@ export class CheckpointStore {
    * everything restored so far, exactly as MM2 does; the store counts as loaded either way.
    */
   markLoaded(ok: boolean): void {
-    if (!ok) this.rows.clear();
+    if (!ok) this.forgetAll();
     this.state = ok ? 'loaded' : 'failed';
+  }
+
+  /** Forgets every checkpoint (their groups' numbers released: the interner may be shared): for a store read no more. */
+  release(): void {
+    this.forgetAll();
+  }
+
+  private forgetAll(): void {
+    this.rows.clear();
+    this.far = new Map();
   }
 
   /** The monotonicity rule against this store's last checkpoint for the checkpoint's group and remote partition. */
@@ -113,7 +139,7 @@ export class CheckpointStore {
     if (i < 0) return true;
     const at = this.rows.base(g) + i;
     if (checkpoint.upstreamOffset < (this.rows.cols[UPSTREAM] as BigInt64Array)[at]) return true;
-    return checkpoint.downstreamOffset > (this.rows.cols[DOWNSTREAM] as BigInt64Array)[at];
+    return checkpoint.downstreamOffset > this.downstreamAt(g, at);
   }
 
   /**
@@ -139,9 +165,10 @@ export class CheckpointStore {
     if (i < 0) return undefined;
     const c = this.rows.cols;
     const at = this.rows.base(g) + i;
-    if ((c[UPSTREAM] as BigInt64Array)[at] !== checkpoint.upstreamOffset || (c[DOWNSTREAM] as BigInt64Array)[at] !== checkpoint.downstreamOffset || this.metadataAt(g, i) !== checkpoint.metadata) return undefined;
-    const listed = c[LISTED_AT][at] as number;
-    return listed < 0 ? undefined : listed;
+    if ((c[UPSTREAM] as BigInt64Array)[at] !== checkpoint.upstreamOffset || this.downstreamAt(g, at) !== checkpoint.downstreamOffset || this.metadataAt(g, i) !== checkpoint.metadata) return undefined;
+    const d = c[LISTED_AT][at] as number;
+    if (d === UNKNOWN) return undefined;
+    return d === ESCAPED ? this.far.get(`${g}:${c[PAIR][at]}`)?.listedAt : (this.epoch as number) + d;
   }
 
   /**
@@ -183,7 +210,17 @@ export class CheckpointStore {
 
   /** Groups with at least one checkpoint, in first-seen order. */
   groups(): string[] {
-    return [...this.rows.entries()].map(([group]) => group);
+    return this.rows.groupNames();
+  }
+
+  /** The downstream offset of the row at `at` (of group `g`). */
+  private downstreamAt(g: number, at: number): bigint {
+    const c = this.rows.cols;
+    const below = c[DOWNSTREAM][at] as number;
+    // no bigint made beyond the one read when the two are equal (a mirror from an empty topic)
+    if (below === 0) return (c[UPSTREAM] as BigInt64Array)[at];
+    if (below !== ESCAPED) return (c[UPSTREAM] as BigInt64Array)[at] - BigInt(below);
+    return this.far.get(`${g}:${c[PAIR][at]}`)?.down as bigint;
   }
 
   private metadataAt(g: number, i: number): string {
@@ -200,7 +237,7 @@ export class CheckpointStore {
       topic: this.pairs.topic(c[PAIR][at] as number),
       partition: this.pairs.partition(c[PAIR][at] as number),
       upstreamOffset: (c[UPSTREAM] as BigInt64Array)[at],
-      downstreamOffset: (c[DOWNSTREAM] as BigInt64Array)[at],
+      downstreamOffset: this.downstreamAt(g, at),
       metadata: this.metadataAt(g, i),
     });
   }
@@ -231,8 +268,25 @@ export class CheckpointStore {
     const at = this.rows.base(g) + i;
     c[PAIR][at] = this.pairs.of(internName(cp.topic), cp.partition);
     (c[UPSTREAM] as BigInt64Array)[at] = cp.upstreamOffset;
-    (c[DOWNSTREAM] as BigInt64Array)[at] = cp.downstreamOffset;
-    c[LISTED_AT][at] = listedAt !== undefined && Number.isFinite(listedAt) && listedAt >= 0 ? listedAt : -1;
+    const key = `${g}:${c[PAIR][at]}`;
+    let far: { down?: bigint; listedAt?: number } | undefined;
+    const below = cp.upstreamOffset - cp.downstreamOffset;
+    if (below >= -INT32_MAX && below <= INT32_MAX) c[DOWNSTREAM][at] = Number(below);
+    else {
+      c[DOWNSTREAM][at] = ESCAPED;
+      far = { down: cp.downstreamOffset };
+    }
+    const known = listedAt !== undefined && Number.isFinite(listedAt) && listedAt >= 0;
+    if (known && this.epoch === undefined && Number.isSafeInteger(listedAt)) this.epoch = listedAt;
+    const d = known && this.epoch !== undefined ? listedAt - this.epoch : NaN;
+    if (!known) c[LISTED_AT][at] = UNKNOWN;
+    else if (Number.isInteger(d) && d >= -INT32_MAX + 1 && d <= INT32_MAX) c[LISTED_AT][at] = d;
+    else {
+      c[LISTED_AT][at] = ESCAPED;
+      far = { ...far, listedAt };
+    }
+    if (far !== undefined) this.far.set(key, far);
+    else if (this.far.size > 0) this.far.delete(key);
     const metadata = cp.metadata ?? '';
     if (metadata !== '') this.rows.ensureSide(g, '')[i] = metadata;
     else this.rows.sideOf(g)?.splice(i, 1, '');

@@ -3,12 +3,13 @@
  * (issue 24 step g): one row per tracked group, in typed arrays instead of an object per group
  * partition and two heaps of objects with stale items. A row holds the group's position (its
  * committed offset when last translated; int64, exact), whether it follows the newest sync, and
- * its kept sync (a reference: the syncs are shared objects). Two indexed min-heaps of rows by
+ * its kept sync (the number of a shared sync object in a small table of the partition's kept syncs,
+ * counted: 4 bytes a row where a reference in an array took about 10). Two indexed min-heaps of rows by
  * position (every tracked row; the followers) answer the lowest tracked position and the followers
  * below a new sync, each row in a heap at most once (no stale item). A row is found by its
- * group's number (core/group-names, one interner for every partition of a store) in an
+ * group's number (core/group-names: one interner for every partition of a store, the replication runtime's when shared) in an
  * open-addressing table of row numbers, not by a map keyed by the name per partition; a row
- * follows exactly when it is in the followers' heap. The arrays grow by a quarter. Plain state, no I/O.
+ * follows exactly when it is in the followers' heap. The arrays grow by an eighth. Plain state, no I/O.
  */
 import { GroupNames } from './group-names';
 import type { OffsetSync } from './types';
@@ -31,10 +32,15 @@ export class KeptRows {
   private count = 0;
   private free: number[] = [];
   private used = 0;
-  /** Per row: its group's number (-1: a free row), its position, its kept sync (undefined when it follows). */
+  /** Per row: its group's number (-1: a free row), its position, its kept sync's number (-1 when it follows). */
   private gid: Int32Array = new Int32Array(8).fill(-1);
   private pos: BigInt64Array = new BigInt64Array(8);
-  private sync: (OffsetSync | undefined)[] = [];
+  private syncNo: Int32Array = new Int32Array(8).fill(-1);
+  /** The kept syncs by number (undefined: a free number), how many rows keep each, the number of each. */
+  private syncs: (OffsetSync | undefined)[] = [];
+  private syncRefs: number[] = [];
+  private readonly syncIds = new Map<OffsetSync, number>();
+  private freeSyncs: number[] = [];
   private readonly all: RowHeap = newHeap(8);
   private readonly followers: RowHeap = newHeap(8);
 
@@ -55,14 +61,14 @@ export class KeptRows {
   get(group: string): { position: bigint; follows: boolean; sync: OffsetSync | undefined } | undefined {
     const r = this.rowOf(group);
     if (r < 0) return undefined;
-    return { position: this.pos[r], follows: this.followers.at[r] >= 0, sync: this.sync[r] };
+    return { position: this.pos[r], follows: this.followers.at[r] >= 0, sync: this.syncOf(r) };
   }
 
   /** The kept sync of `group`: `newest` (slot 0 now) when it follows; undefined: not tracked. */
   keptSync(group: string, newest: OffsetSync): OffsetSync | undefined {
     const r = this.rowOf(group);
     if (r < 0) return undefined;
-    return this.followers.at[r] >= 0 ? newest : this.sync[r];
+    return this.followers.at[r] >= 0 ? newest : this.syncOf(r);
   }
 
   /**
@@ -73,7 +79,7 @@ export class KeptRows {
     const r = this.rowOf(group);
     if (r < 0) return true;
     const f = this.followers.at[r] >= 0;
-    return this.pos[r] !== position || f !== follows || (!follows && this.sync[r] !== sync);
+    return this.pos[r] !== position || f !== follows || (!follows && this.syncOf(r) !== sync);
   }
 
   /** Keeps (position, follows, sync) for `group`. */
@@ -87,7 +93,7 @@ export class KeptRows {
       this.insertSlot(g, r);
     }
     this.pos[r] = position;
-    this.sync[r] = follows ? undefined : sync;
+    this.keep(r, follows ? undefined : sync);
     this.place(this.all, r);
     if (follows) this.place(this.followers, r);
     else this.remove(this.followers, r);
@@ -103,7 +109,7 @@ export class KeptRows {
     this.removeSlot(i);
     this.remove(this.all, r);
     this.remove(this.followers, r);
-    this.sync[r] = undefined;
+    this.keep(r, undefined);
     this.gid[r] = -1;
     this.free.push(r);
     this.names.release(g);
@@ -120,7 +126,11 @@ export class KeptRows {
     this.used = 0;
     this.gid = new Int32Array(8).fill(-1);
     this.pos = new BigInt64Array(8);
-    this.sync = [];
+    this.syncNo = new Int32Array(8).fill(-1);
+    this.syncs = [];
+    this.syncRefs = [];
+    this.syncIds.clear();
+    this.freeSyncs = [];
     for (const heap of [this.all, this.followers]) Object.assign(heap, newHeap(8));
   }
 
@@ -135,7 +145,7 @@ export class KeptRows {
     while (f.n > 0 && this.pos[f.h[0]] < upstream) {
       const r = f.h[0];
       this.remove(f, r);
-      this.sync[r] = previous;
+      this.keep(r, previous);
     }
   }
 
@@ -144,13 +154,16 @@ export class KeptRows {
   private newRow(): number {
     const r = this.used++;
     if (r >= this.pos.length) {
-      const n = this.pos.length + Math.max(8, this.pos.length >> 2);
+      const n = this.pos.length + Math.max(8, this.pos.length >> 3);
       const pos = new BigInt64Array(n);
       pos.set(this.pos);
       this.pos = pos;
       const gid = new Int32Array(n).fill(-1);
       gid.set(this.gid);
       this.gid = gid;
+      const syncNo = new Int32Array(n).fill(-1);
+      syncNo.set(this.syncNo);
+      this.syncNo = syncNo;
       for (const heap of [this.all, this.followers]) {
         const h = new Int32Array(n);
         h.set(heap.h);
@@ -161,6 +174,38 @@ export class KeptRows {
       }
     }
     return r;
+  }
+
+  /** The kept sync of row `r` (undefined when it follows). */
+  private syncOf(r: number): OffsetSync | undefined {
+    const k = this.syncNo[r];
+    return k < 0 ? undefined : this.syncs[k];
+  }
+
+  /** Row `r` keeps `sync` from now on (undefined: none), the syncs' counts kept. */
+  private keep(r: number, sync: OffsetSync | undefined): void {
+    const had = this.syncNo[r];
+    if (had >= 0) {
+      if (this.syncs[had] === sync) return;
+      if (--this.syncRefs[had] === 0) {
+        this.syncIds.delete(this.syncs[had] as OffsetSync);
+        this.syncs[had] = undefined;
+        this.freeSyncs.push(had);
+      }
+    }
+    if (sync === undefined) {
+      this.syncNo[r] = -1;
+      return;
+    }
+    let k = this.syncIds.get(sync);
+    if (k === undefined) {
+      k = this.freeSyncs.pop() ?? this.syncs.length;
+      this.syncIds.set(sync, k);
+      this.syncs[k] = sync;
+      this.syncRefs[k] = 0;
+    }
+    this.syncRefs[k]++;
+    this.syncNo[r] = k;
   }
 
   /** The row of `group`, or -1. */

@@ -71,6 +71,8 @@ export interface OffsetSyncStoreOptions {
   translation?: OffsetTranslationMode;
   /** Precise mode: the cap of retained syncs per partition, default {@link RETAINED_SYNCS_PER_PARTITION} (at least 4). */
   retainedSyncsPerPartition?: number;
+  /** The groups' numbers, shared with the flow's other tables (the replication runtime's); default: the store's own. */
+  names?: GroupNames;
 }
 
 export class OffsetSyncStore {
@@ -84,7 +86,7 @@ export class OffsetSyncStore {
   /** Precise mode: topic -> partition -> what is kept for the tracked groups. */
   private readonly kept = new Map<string, Map<number, PartitionKept>>();
   /** The tracked groups' names, interned once for every partition's kept rows. */
-  private readonly groupNames = new GroupNames();
+  private readonly groupNames: GroupNames;
   /** The translation mode (fixed for the store's life). */
   readonly translation: OffsetTranslationMode;
   /** Precise mode: the cap of retained syncs per partition. */
@@ -97,7 +99,8 @@ export class OffsetSyncStore {
    */
   private history: Map<string, Map<number, OffsetSync[]>> | null;
 
-  constructor({ keepHistoryOnLoad, translation, retainedSyncsPerPartition }: OffsetSyncStoreOptions) {
+  constructor({ keepHistoryOnLoad, translation, retainedSyncsPerPartition, names }: OffsetSyncStoreOptions) {
+    this.groupNames = names ?? new GroupNames();
     this.mustReadToEnd = !keepHistoryOnLoad;
     const mode = translation ?? 'precise';
     if (!OFFSET_TRANSLATION_MODES.includes(mode)) throw new TypeError(`offset translation must be one of ${OFFSET_TRANSLATION_MODES.join(', ')}, got ${String(mode)}`);
@@ -399,6 +402,21 @@ export class OffsetSyncStore {
     const pk = this.kept.get(n.topic)?.get(n.partition);
     if (pk === undefined || n.upstreamOffset < previous.upstreamOffset) return;
     pk.groups.settleBelow(n.upstreamOffset, previous);
+  }
+
+  /** A new store replacing `previous` (released: see {@link release}). */
+  static after(previous: OffsetSyncStore | null, options: OffsetSyncStoreOptions): OffsetSyncStore {
+    previous?.release();
+    return new OffsetSyncStore(options);
+  }
+
+  /**
+   * Forgets what is kept for every group (their numbers released: the interner may be shared with
+   * the flow's other tables): for a store that is replaced or no longer used.
+   */
+  release(): void {
+    for (const byPartition of this.kept.values()) for (const pk of byPartition.values()) pk.groups.clear();
+    this.kept.clear();
   }
 
   /** Precise mode: forgets the kept syncs of every group not in `groups`. */

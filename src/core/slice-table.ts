@@ -9,6 +9,7 @@
  * reclaimed by a compaction when it is more than half of the table. A row's place in the table
  * (`base(g) + i`) holds until the next change of the table. Plain state, no I/O.
  */
+import { GroupNames } from './group-names';
 
 export type Column = Int32Array | Float64Array | BigInt64Array | Uint8Array;
 
@@ -18,43 +19,65 @@ export class SliceTable {
   /** The columns, each as long as the table. */
   readonly cols: Column[];
   private readonly makers: readonly ((n: number) => Column)[];
-  /** group -> its number. */
-  private readonly groupNo = new Map<string, number>();
-  /** Per group number: its name (undefined: free), where its slice starts, how many rows it holds, how many it may hold. */
-  private names: (string | undefined)[] = [];
+  /**
+   * The groups' numbers: an interner that may be shared with the other tables of the flow (the
+   * replication runtime's): each group one number, the index of its slice's entries below, held
+   * (acquire / release) while this table holds the group; no map of its own.
+   */
+  private readonly names: GroupNames;
+  /** Per group number: whether held here (1), where its slice starts, how many rows it holds, how many it may hold. */
+  private held: Uint8Array = new Uint8Array(16);
   private start: Int32Array = new Int32Array(16);
   private len: Int32Array = new Int32Array(16);
   private cap: Int32Array = new Int32Array(16);
-  private side: (unknown[] | null)[] = [];
-  private freeGroupNos: number[] = [];
-  private groupNos = 0;
+  /** The groups held in the order they were first held (as a Map's keys): per number, the one before and after (-1: none). */
+  private prev: Int32Array = new Int32Array(16);
+  private next: Int32Array = new Int32Array(16);
+  private first = -1;
+  private last = -1;
+  private count = 0;
+  /** The side arrays by group number, for the few groups that have one (a map: no entry per group). */
+  private readonly side = new Map<number, unknown[]>();
   /** Rows in use at the end of the table (slices included), and the rows of it no slice owns. */
   private end = 0;
   private waste = 0;
 
-  constructor(makers: readonly ((n: number) => Column)[]) {
+  constructor(makers: readonly ((n: number) => Column)[], names: GroupNames = new GroupNames()) {
     this.makers = makers;
+    this.names = names;
     this.cols = makers.map((m) => m(INITIAL_ROWS));
   }
 
   /** Groups held. */
   get size(): number {
-    return this.groupNo.size;
+    return this.count;
   }
 
   /** The number of `group`, or undefined when it is not held. */
   find(group: string): number | undefined {
-    return this.groupNo.get(group);
+    const g = this.names.idOf(group);
+    return g !== undefined && g < this.held.length && this.held[g] === 1 ? g : undefined;
   }
 
   /** The name of group number `g`. */
   nameOf(g: number): string {
-    return this.names[g] as string;
+    return this.names.name(g);
   }
 
   /** The groups held with their numbers, in the order they were first held (numbers reused). */
-  entries(): IterableIterator<[string, number]> {
-    return this.groupNo.entries();
+  *entries(): IterableIterator<[string, number]> {
+    for (let g = this.first; g >= 0; ) {
+      const after = this.next[g]; // the caller may delete g meanwhile
+      yield [this.names.name(g), g];
+      g = after;
+    }
+  }
+
+  /** The groups held, in the order they were first held (one array, no entry made per group). */
+  groupNames(): string[] {
+    const out: string[] = [];
+    for (let g = this.first; g >= 0; g = this.next[g]) out.push(this.names.name(g));
+    return out;
   }
 
   /** Where the slice of group `g` starts in the columns. */
@@ -69,40 +92,45 @@ export class SliceTable {
 
   /** The side array of group `g` (as long as its rows), or null. */
   sideOf(g: number): unknown[] | null {
-    return this.side[g];
+    return this.side.size === 0 ? null : (this.side.get(g) ?? null);
   }
 
   /** Gives group `g` a side array (filled with `fill` for the rows it holds) when it has none. */
   ensureSide(g: number, fill: unknown): unknown[] {
-    let s = this.side[g];
-    if (s === null) {
+    let s = this.side.get(g);
+    if (s === undefined) {
       s = new Array<unknown>(this.len[g]).fill(fill);
-      this.side[g] = s;
+      this.side.set(g, s);
     }
     return s;
   }
 
   dropSide(g: number): void {
-    this.side[g] = null;
+    this.side.delete(g);
   }
 
   /** Holds `group` (no row when new); returns its number. */
   groupOf(group: string): number {
-    let g = this.groupNo.get(group);
-    if (g !== undefined) return g;
-    g = this.freeGroupNos.pop();
-    if (g === undefined) {
-      g = this.groupNos++;
-      if (g >= this.start.length) {
-        const n = 2 * this.start.length;
-        this.start = grown(this.start, n);
-        this.len = grown(this.len, n);
-        this.cap = grown(this.cap, n);
-      }
+    const had = this.find(group);
+    if (had !== undefined) return had;
+    const g = this.names.acquire(group);
+    if (g >= this.held.length) {
+      const n = Math.max(2 * this.held.length, g + 1);
+      this.held = grown(this.held, n);
+      this.start = grown(this.start, n);
+      this.len = grown(this.len, n);
+      this.cap = grown(this.cap, n);
+      this.prev = grown(this.prev, n);
+      this.next = grown(this.next, n);
     }
-    this.groupNo.set(group, g);
-    this.names[g] = group;
-    this.side[g] = null;
+    this.held[g] = 1;
+    this.count++;
+    this.prev[g] = this.last;
+    this.next[g] = -1;
+    if (this.last >= 0) this.next[this.last] = g;
+    else this.first = g;
+    this.last = g;
+    this.side.delete(g);
     this.start[g] = this.end;
     this.len[g] = 0;
     this.cap[g] = 0;
@@ -119,7 +147,7 @@ export class SliceTable {
     const n = this.len[g];
     if (at < n) for (const c of this.cols) c.copyWithin(s + at + 1, s + at, s + n);
     this.len[g] = n + 1;
-    const side = this.side[g];
+    const side = this.sideOf(g);
     if (side !== null) side.splice(at, 0, undefined);
     return s + at;
   }
@@ -130,42 +158,51 @@ export class SliceTable {
     const n = this.len[g];
     if (at < n - 1) for (const c of this.cols) c.copyWithin(s + at, s + at + 1, s + n);
     this.len[g] = n - 1;
-    const side = this.side[g];
+    const side = this.sideOf(g);
     if (side !== null) side.splice(at, 1);
   }
 
   /** Empties group `g`'s slice (the group stays held). */
   empty(g: number): void {
     this.len[g] = 0;
-    this.side[g] = null;
+    this.side.delete(g);
   }
 
   /** Forgets `group`. */
   delete(group: string): boolean {
-    const g = this.groupNo.get(group);
+    const g = this.find(group);
     if (g === undefined) return false;
-    this.groupNo.delete(group);
-    this.names[g] = undefined;
-    this.side[g] = null;
+    this.held[g] = 0;
+    this.count--;
+    const p = this.prev[g];
+    const q = this.next[g];
+    if (p >= 0) this.next[p] = q;
+    else this.first = q;
+    if (q >= 0) this.prev[q] = p;
+    else this.last = p;
+    this.side.delete(g);
     this.waste += this.cap[g];
     this.start[g] = 0;
     this.len[g] = 0;
     this.cap[g] = 0;
-    this.freeGroupNos.push(g);
+    this.names.release(g);
     this.maybeCompact();
     return true;
   }
 
-  /** Forgets every group. */
+  /** Forgets every group (their numbers released). */
   clear(): void {
-    this.groupNo.clear();
-    this.names = [];
-    this.side = [];
+    for (let g = this.first; g >= 0; g = this.next[g]) this.names.release(g);
+    this.held = new Uint8Array(16);
+    this.side.clear();
     this.start = new Int32Array(16);
     this.len = new Int32Array(16);
     this.cap = new Int32Array(16);
-    this.freeGroupNos = [];
-    this.groupNos = 0;
+    this.prev = new Int32Array(16);
+    this.next = new Int32Array(16);
+    this.first = -1;
+    this.last = -1;
+    this.count = 0;
     for (let i = 0; i < this.cols.length; i++) this.cols[i] = this.makers[i](INITIAL_ROWS);
     this.end = 0;
     this.waste = 0;
@@ -206,11 +243,11 @@ export class SliceTable {
   private maybeCompact(): void {
     if (this.waste < 1024 || 2 * this.waste < this.end) return;
     let used = 0;
-    for (const g of this.groupNo.values()) used += this.len[g];
+    for (let g = this.first; g >= 0; g = this.next[g]) used += this.len[g];
     const size = Math.max(INITIAL_ROWS, used + (used >> 3));
     const cols = this.makers.map((m) => m(size));
     let at = 0;
-    for (const g of this.groupNo.values()) {
+    for (let g = this.first; g >= 0; g = this.next[g]) {
       const s = this.start[g];
       const n = this.len[g];
       for (let i = 0; i < cols.length; i++) cols[i].set(this.cols[i].subarray(s, s + n) as never, at);
@@ -224,8 +261,8 @@ export class SliceTable {
   }
 }
 
-function grown(a: Int32Array, n: number): Int32Array {
-  const b = new Int32Array(n);
+function grown<T extends Int32Array | Uint8Array>(a: T, n: number): T {
+  const b = new (a.constructor as new (n: number) => T)(n);
   b.set(a);
   return b;
 }

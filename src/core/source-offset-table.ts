@@ -1,5 +1,6 @@
 import { internName, partitionKey } from './partition-key';
 import { NumberPositionIndex } from './position-index';
+import type { GroupNames } from './group-names';
 import { PartitionNumbers, SliceTable } from './slice-table';
 import type { CommittedOffset } from './types';
 
@@ -53,7 +54,7 @@ const HAS = 2;
  * "did it change". Objects (`CommittedOffset`) are made only when a reader asks (`offsetsOf`).
  */
 export class SourceOffsetTable {
-  private readonly rows = new SliceTable([(n) => new Int32Array(n), (n) => new BigInt64Array(n), (n) => new Uint8Array(n)]);
+  private readonly rows: SliceTable;
   private readonly pairs = new PartitionNumbers();
   /** Per group number: its version. */
   private versions: number[] = [];
@@ -65,6 +66,11 @@ export class SourceOffsetTable {
   private changedGroups = new Set<string>();
   /** Per full read under way: what the stream changed since it was sent. */
   private readonly reads = new Set<Map<string, GroupPartitions>>();
+
+  /** `names`: the groups' numbers, shared with the flow's other tables (the replication runtime's); default: the table's own. */
+  constructor(names?: GroupNames) {
+    this.rows = new SliceTable([(n) => new Int32Array(n), (n) => new BigInt64Array(n), (n) => new Uint8Array(n)], names);
+  }
 
   /** Groups held. */
   get groups(): number {
@@ -101,7 +107,7 @@ export class SourceOffsetTable {
         this.write(at, t, c.offset);
       }
       this.versions[g] = ++versionClock;
-      this.index(k, g, prev, c.offset);
+      this.index(k, g, prev, c.offset !== null && BigInt.asIntN(64, c.offset) === c.offset ? c.offset : null);
       this.mark(c.group, k);
     }
   }
@@ -194,6 +200,13 @@ export class SourceOffsetTable {
   groupsAtOrAbove(topic: string, partition: number, offset: bigint): string[] {
     const s = this.byPartition.get(partitionKey(topic, partition));
     return s === undefined ? [] : s.atOrAbove(offset).map((g) => this.rows.nameOf(g));
+  }
+
+  /** Forgets every group (their numbers released: the interner may be shared with the flow's other tables). */
+  release(): void {
+    this.rows.clear();
+    this.byPartition.clear();
+    this.versions = [];
   }
 
   /** Forgets the groups not in `groups`. */
@@ -311,11 +324,18 @@ export class SourceOffsetTable {
     if (from === null && to === null) return;
     let s = this.byPartition.get(k);
     if (!s) {
-      s = new NumberPositionIndex();
+      // the index keeps the groups only: their offsets are read from the rows (pair number `p`)
+      const p = this.pairs.find(k.slice(k.indexOf(':') + 1), Number(k.slice(0, k.indexOf(':'))));
+      s = new NumberPositionIndex((key) => this.offsetAt(key, p));
       this.byPartition.set(k, s);
     }
     s.move(g, from, to);
     if (s.size === 0) this.byPartition.delete(k);
+  }
+
+  /** The committed offset of group `g` on partition number `p` (set: it is in that partition's index). */
+  private offsetAt(g: number, p: number): bigint {
+    return (this.rows.cols[OFFSET] as BigInt64Array)[this.rows.base(g) + this.place(g, p)];
   }
 
   private dropGroup(group: string): void {

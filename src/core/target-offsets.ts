@@ -67,17 +67,19 @@ export interface TargetOffsetsOptions {
   fullReadEveryMs?: number;
   /** Told of each rewind mark acted on (followed, decided on, or dropped because the group is active), once, as it is dropped. */
   onRewindDone?: (group: string, mark: RewindMark) => void;
+  /** The groups' numbers, shared with the flow's other tables (the replication runtime's); default: its own. */
+  names?: GroupNames;
 }
 
 const UP_TO_DATE_REASON = 'every checkpointed partition is at this offset or further on the target (as last read or written)';
 
 export class TargetOffsets {
   /** The groups' names, interned once for the tables below. */
-  private readonly names = new GroupNames();
+  private readonly names: GroupNames;
   /** What the target holds, as we last read or wrote it: group -> topic partition -> offset (compact rows). */
-  private readonly known = new GroupOffsetRows(this.names);
+  private readonly known: GroupOffsetRows;
   /** When each group's offsets were last read from the target, and when it was last written (for the floor; ms). */
-  private readonly times = new GroupTimes(this.names);
+  private readonly times: GroupTimes;
   /** Rewinds on the source not acted on yet: group -> partition key -> mark. */
   private readonly rewinds = new Map<string, Map<string, RewindMark>>();
   /** The up-to-date reports by group number (the name held while its report is), and how many. */
@@ -90,15 +92,19 @@ export class TargetOffsets {
    * that never repeats, CheckpointStore.versionOf): while neither the version nor what is known of
    * the group changed, a run finds it up to date again without making its checkpoints (issue 24:
    * a run over 10,000 groups up to date made 100,000 checkpoint objects each time). Dropped at
-   * every change of what is known of the group.
+   * every change of what is known of the group. By group number (NaN: none; a Float64Array, not a
+   * map by name): a version belongs to one group, so a number reused by another group never matches.
    */
-  private readonly upToDateAt = new Map<string, number>();
+  private upToDateAt = new Float64Array(0);
   readonly floorMs: number;
   readonly followRewinds: boolean;
   readonly fullReadEveryMs: number;
   private readonly onRewindDone: ((group: string, mark: RewindMark) => void) | undefined;
 
   constructor(opts: TargetOffsetsOptions = {}) {
+    this.names = opts.names ?? new GroupNames();
+    this.known = new GroupOffsetRows(this.names);
+    this.times = new GroupTimes(this.names);
     this.onRewindDone = opts.onRewindDone;
     this.floorMs = opts.floorMs ?? DEFAULT_MIN_WRITE_INTERVAL_MS;
     this.followRewinds = opts.followRewinds === true;
@@ -243,16 +249,37 @@ export class TargetOffsets {
    */
   upToDate(group: string, checkpoints: Iterable<Checkpoint> | (() => Iterable<Checkpoint>), version?: number): boolean {
     if (!this.known.has(group) || this.rewinds.has(group)) return false;
-    if (version !== undefined && this.upToDateAt.get(group) === version) return true;
+    if (version !== undefined && this.upToDateVersion(group) === version) return true;
     for (const c of typeof checkpoints === 'function' ? checkpoints() : checkpoints) {
       const t = this.known.get(group, c.topic, c.partition);
       if (t === undefined || t < c.downstreamOffset) {
-        this.upToDateAt.delete(group);
+        this.notUpToDate(group);
         return false;
       }
     }
-    if (version !== undefined) this.upToDateAt.set(group, version);
+    if (version !== undefined) this.setUpToDate(group, version);
     return true;
+  }
+
+  private upToDateVersion(group: string): number | undefined {
+    const g = this.names.idOf(group);
+    return g === undefined || g >= this.upToDateAt.length ? undefined : this.upToDateAt[g];
+  }
+
+  private notUpToDate(group: string): void {
+    const g = this.names.idOf(group);
+    if (g !== undefined && g < this.upToDateAt.length) this.upToDateAt[g] = NaN;
+  }
+
+  /** `group` (held: known) found up to date at `version`. */
+  private setUpToDate(group: string, version: number): void {
+    const g = this.names.idOf(group) as number;
+    if (g >= this.upToDateAt.length) {
+      const a = new Float64Array(Math.max(16, g + 1, this.upToDateAt.length + (this.upToDateAt.length >> 1))).fill(NaN);
+      a.set(this.upToDateAt);
+      this.upToDateAt = a;
+    }
+    this.upToDateAt[g] = version;
   }
 
   /** Whether the target holds exactly every checkpoint of the group, as last read or written (what decideGroupOffsetSync would call up to date in every partition). */
@@ -290,7 +317,7 @@ export class TargetOffsets {
     for (const o of offsets) if (o.offset !== null) rows.push({ topic: o.topic, partition: o.partition, offset: o.offset });
     // the last one listed of a partition wins (as a map keyed by partition did)
     this.known.replace(group, rows);
-    this.upToDateAt.delete(group);
+    this.notUpToDate(group);
     this.times.setReadAt(group, now);
   }
 
@@ -302,7 +329,7 @@ export class TargetOffsets {
   /** Nothing is known of what the target holds of `group`. */
   private unknown(group: string): void {
     this.known.delete(group);
-    this.upToDateAt.delete(group);
+    this.notUpToDate(group);
   }
 
   /** The target's offset of a group partition as last read or written (undefined: not known, or none committed). */
@@ -325,7 +352,7 @@ export class TargetOffsets {
   written(group: string, offsets: readonly Pick<OffsetToWrite, 'topic' | 'partition' | 'offset'>[], marks: ReadonlyMap<string, RewindMark> | undefined, now: number): void {
     this.times.setLastWrite(group, now);
     this.known.setMany(group, offsets);
-    this.upToDateAt.delete(group);
+    this.notUpToDate(group);
     this.dropRewinds(group, marks);
   }
 
@@ -346,7 +373,7 @@ export class TargetOffsets {
     const limit = 4 * Math.max(1000, groups);
     if (this.known.size > limit) {
       this.known.clear();
-      this.upToDateAt.clear();
+      this.upToDateAt.fill(NaN);
       this.times.clearReadAt();
     }
     if (this.skipCount > limit) {

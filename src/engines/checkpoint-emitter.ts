@@ -121,7 +121,7 @@ export class CheckpointEmitter {
       fenced: () => this.o.shares !== undefined && !this.o.shares.writable(),
     });
     this.sourceOffsets = new SourceOffsets({
-      source: o.source,
+      source: o.source, names: o.home?.names,
       want: o.sourceOffsets ?? 'auto',
       batchMs: o.batchMs,
       now: this.now,
@@ -352,13 +352,13 @@ export class CheckpointEmitter {
     await Promise.all([this.restorer.stop(), this.sourceOffsets.stop()]);
     await Promise.all([this.runner.idle(), this.partialRunner.idle()]);
     await this.writes.idle();
-    this.o.home?.close(this.checkpointStore);
+    this.o.home?.close(this.checkpointStore, [this.syncStore, this.sourceOffsets]);
   }
 
   private applyEvent(ev: SyncEvent): void {
     const store = this.syncStore as OffsetSyncStore;
     if (ev.event === 'reset') {
-      this.syncStore = new OffsetSyncStore({ keepHistoryOnLoad: store.keepHistoryOnLoad, translation: store.translation });
+      this.syncStore = OffsetSyncStore.after(store, { keepHistoryOnLoad: store.keepHistoryOnLoad, translation: store.translation, names: this.o.home?.names });
     } else if (ev.event === 'loaded') {
       const was = store.loaded;
       store.markLoaded();
@@ -391,7 +391,7 @@ export class CheckpointEmitter {
     this.o.home?.restored(this.checkpointStore);
     if (!report.ok) report.restored = 0;
     // MM2: offsetSyncStore.start(mustReadToEnd = !checkpointsLoadedOk)
-    this.syncStore = new OffsetSyncStore({ keepHistoryOnLoad: report.ok, translation: this.o.offsetTranslation ?? 'precise' });
+    this.syncStore = OffsetSyncStore.after(this.syncStore, { keepHistoryOnLoad: report.ok, translation: this.o.offsetTranslation ?? 'precise', names: this.o.home?.names });
     const events = this.buffered;
     this.buffered = [];
     for (const ev of events) this.applyEvent(ev);

@@ -36,7 +36,7 @@ import { MalformedRecordError } from '../core/errors';
 import type { NameFilter } from '../core/filters';
 import { decideGroupOffsetSync, type RewindMark, type TargetEndOffset } from '../core/group-offset-sync';
 import { emptyCycle, FENCED, recordCommits, recordDecision, sortCycle, targetFailure, type CheckpointStats, type GroupOffsetsCycle, type PlannedCommit } from '../core/group-offsets-cycle';
-import { DEFAULT_MIN_WRITE_INTERVAL_MS, FULL_TARGET_READ_EVERY_MS, TargetOffsets } from '../core/target-offsets';
+import { DEFAULT_MIN_WRITE_INTERVAL_MS, FULL_TARGET_READ_EVERY_MS, TargetOffsets, type TargetOffsetsOptions } from '../core/target-offsets';
 import type { Checkpoint, CommittedOffset } from '../core/types';
 import { explainKafkaError, notAuthorized, type ClusterSettings } from '../kafka/client';
 import type { AdminCommitResult } from '../kafka/group-client';
@@ -89,6 +89,8 @@ export interface GroupOffsetSyncerOptions {
   connection: SyncerConnection;
   /** Which groups to write (MM2 `groups` / `groups.exclude`). */
   groupFilter: NameFilter;
+  /** The groups' numbers, shared with the flow's other tables (the replication runtime's names); default: its own. */
+  names?: TargetOffsetsOptions['names'];
   /** Least time between two writes of one group (ms); default DEFAULT_MIN_WRITE_INTERVAL_MS. */
   minWriteIntervalMs?: number;
   /**
@@ -162,7 +164,7 @@ export class GroupOffsetSyncer {
     this.now = opts.now ?? Date.now;
     this.listing = new TargetGroupListing(() => opts.connection.offsetFetcher().listGroupStates(), this.now, () => this.closed);
     this.logEnds = new TargetLogEnds(opts.fullTargetReadEveryMs ?? FULL_TARGET_READ_EVERY_MS, opts.connection, this.now, () => this.closed);
-    this.targets = new TargetOffsets({ floorMs: opts.minWriteIntervalMs ?? DEFAULT_MIN_WRITE_INTERVAL_MS, followRewinds: opts.followRewinds === true, fullReadEveryMs: opts.fullTargetReadEveryMs, onRewindDone: (g, m) => this.onRewindDone?.(g, m) });
+    this.targets = new TargetOffsets({ floorMs: opts.minWriteIntervalMs ?? DEFAULT_MIN_WRITE_INTERVAL_MS, followRewinds: opts.followRewinds === true, fullReadEveryMs: opts.fullTargetReadEveryMs, names: opts.names, onRewindDone: (g, m) => this.onRewindDone?.(g, m) });
   }
 
   /** Whether a run is in progress or queued. */

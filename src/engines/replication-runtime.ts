@@ -11,6 +11,7 @@
  * No Node-RED, no Kafka I/O.
  */
 import { CheckpointStore } from '../core/checkpoint-store';
+import { GroupNames } from '../core/group-names';
 import { RewindMarks } from '../core/rewind-history';
 import type { RewindMark } from '../core/group-offset-sync';
 import type { Checkpoint } from '../core/types';
@@ -62,6 +63,8 @@ export interface RuntimeRewinds {
 
 /** The part of the runtime a checkpoint emitter uses. */
 export interface CheckpointsHome {
+  /** The groups' numbers, one interner for every per-group table of the flow (the stores, the source offsets, the kept syncs, the target offsets): no map of names per table. */
+  readonly names?: GroupNames;
   /** A new store for the emitter (its restore fills it); replaces `previous` (a failed restore tried again). */
   open(source: CheckpointSource, acceptGroup: (group: string) => boolean, previous?: CheckpointStore): CheckpointStore;
   /** The store's restore is over (markLoaded called). */
@@ -70,13 +73,15 @@ export interface CheckpointsHome {
   cycled(): void;
   /** The emitter's selection of groups changed (its first discovery, or groups came or went). */
   selected(store: CheckpointStore): void;
-  /** The emitter stopped: its store goes. */
-  close(store: CheckpointStore): void;
+  /** The emitter stopped: its store goes, and what its other tables (`held`: its kept syncs, its source offsets) held in `names` is released. */
+  close(store: CheckpointStore, held?: readonly ({ release(): void } | null)[]): void;
 }
 
 export class ReplicationRuntime implements CheckpointsHome, CheckpointView {
   /** The share of the flow this instance owns when the flow runs in several Node-RED instances (engines/replication-shares). */
   readonly shares = new ReplicationShares();
+  /** The groups' numbers, shared by every per-group table of the flow (CheckpointsHome.names). */
+  readonly names = new GroupNames();
   private readonly stores: OpenStore[] = [];
   private readonly listeners = new Set<CheckpointsListener>();
   /** Groups whose checkpoints changed since the last completed cycle. */
@@ -94,7 +99,7 @@ export class ReplicationRuntime implements CheckpointsHome, CheckpointView {
   open(source: CheckpointSource, acceptGroup: (group: string) => boolean, previous?: CheckpointStore): CheckpointStore {
     if (previous) this.remove(previous);
     const marks = new RewindMarks();
-    const store = new CheckpointStore({ acceptGroup, onPut: (had, cp) => this.stored(marks, had, cp) });
+    const store = new CheckpointStore({ acceptGroup, onPut: (had, cp) => this.stored(marks, had, cp), names: this.names });
     this.stores.push({ store, source, restored: false, marks });
     this.emit((l) => l.reloaded?.());
     return store;
@@ -121,7 +126,8 @@ export class ReplicationRuntime implements CheckpointsHome, CheckpointView {
     this.emit((l) => l.changed?.(groups));
   }
 
-  close(store: CheckpointStore): void {
+  close(store: CheckpointStore, held: readonly ({ release(): void } | null)[] = []): void {
+    for (const h of held) h?.release();
     if (!this.remove(store)) return;
     this.emit((l) => l.reloaded?.());
   }
@@ -209,6 +215,7 @@ export class ReplicationRuntime implements CheckpointsHome, CheckpointView {
     const i = this.stores.findIndex((s) => s.store === store);
     if (i < 0) return false;
     this.stores.splice(i, 1);
+    store.release(); // its groups' numbers (names) released: the store is read no more
     return true;
   }
 

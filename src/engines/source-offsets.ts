@@ -14,6 +14,7 @@
 import type { CommittedOffset } from '../core/types';
 import type { ClusterConnection } from '../kafka/connection';
 import { SourceCommitStream, type SourceCommitBatch, type SourceCommitStreamOptions } from '../kafka/source-commit-stream';
+import type { GroupNames } from '../core/group-names';
 import { partitionKey } from '../core/partition-key';
 import { SourceOffsetTable, type GroupPartitions } from '../core/source-offset-table';
 
@@ -29,6 +30,8 @@ export type SourceOffsetsMode =
   | { kind: 'poll'; reason?: string; notAuthorized?: boolean };
 
 export interface SourceOffsetsOptions {
+  /** The groups' numbers, shared with the flow's other tables (the replication runtime's); default: the table's own. */
+  names?: GroupNames;
   source: ClusterConnection;
   /** 'auto': follow `__consumer_offsets` where allowed, else poll; 'poll': never follow. */
   want: 'auto' | 'poll';
@@ -78,7 +81,7 @@ export const tpKey = partitionKey;
 
 export class SourceOffsets {
   /** The offsets kept, and the merge of a full read with what the stream changed meanwhile (core). */
-  private readonly table = new SourceOffsetTable();
+  private readonly table: SourceOffsetTable;
   private stream: CommitStreamLike | null = null;
   /** A stream still positioning (stopped with the rest on close). */
   private opening: CommitStreamLike | null = null;
@@ -93,6 +96,7 @@ export class SourceOffsets {
   private only: ReadonlySet<number> | null = null;
 
   constructor(private readonly o: SourceOffsetsOptions) {
+    this.table = new SourceOffsetTable(o.names);
     this.modeNow = o.want === 'poll' ? { kind: 'poll' } : { kind: 'starting' };
   }
 
@@ -228,6 +232,11 @@ export class SourceOffsets {
     const o = this.opening;
     this.opening = null;
     await Promise.all([s?.stop(), o?.stop()]);
+  }
+
+  /** Forgets every offset kept (their groups' numbers released: the interner may be shared): once stopped, for good. */
+  release(): void {
+    this.table.release();
   }
 
   // -------------------------------------------------------------------------------------------

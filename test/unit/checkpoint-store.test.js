@@ -8,6 +8,38 @@ function cp(group, topic, partition, up, down, metadata = '') {
 }
 
 describe('CheckpointStore (CheckpointStore, KAFKA-15905, CheckpointStoreTest)', function () {
+  it('keeps every int64 offset and listing time exactly (the compact columns: a downstream far below or above its upstream, times far apart)', function () {
+    const store = new CheckpointStore();
+    const max = (1n << 63n) - 1n;
+    const min = -(1n << 63n);
+    const cases = [
+      [0n, 0n], [2n ** 53n + 1n, 2n ** 53n + 1n], [2n ** 53n + 1n, 5n], [max, max], [max, -1n], [-1n, max], [min, max], [max, min],
+      [-1n, -1n], [10n, 10n - 2147483647n], [10n, 10n - 2147483648n], [10n, 10n + 2147483647n], [10n, 10n + 2147483648n],
+    ];
+    const times = [1700000000000, undefined, 1700000000000 + 2147483647, 1700000000000 - 2147483646, 1700000000000 - 2147483647, 1e15, 0.5, 1700000000001, 5, 1700000000000 + 2147483648, -1, 7, 8];
+    cases.forEach(([up, down], p) => {
+      store.update('g', [cp('g', 't', p, up, down, p % 2 ? 'm' : '')], times[p]);
+    });
+    store.markLoaded(true);
+    const got = store.get('g');
+    cases.forEach(([up, down], p) => {
+      const want = cp('g', 't', p, up, down, p % 2 ? 'm' : '');
+      assert.deepEqual(got[p], want, `partition ${p}`);
+      assert.deepEqual(store.getPartition('g', 't', p), want);
+      const t = times[p];
+      assert.equal(store.listedAtOf(want), t === undefined || t < 0 ? undefined : t, `listing time of partition ${p}`);
+    });
+    // a row escaped once and then back in range (and the reverse) answers the new value
+    store.update('g', [cp('g', 't', 0, max, -1n)], 3);
+    store.update('g', [cp('g', 't', 3, 5n, 4n)], 1700000000002);
+    assert.deepEqual(store.getPartition('g', 't', 0), cp('g', 't', 0, max, -1n));
+    assert.deepEqual(store.getPartition('g', 't', 3), cp('g', 't', 3, 5n, 4n));
+    assert.equal(store.listedAtOf(cp('g', 't', 0, max, -1n)), 3);
+    assert.equal(store.listedAtOf(cp('g', 't', 3, 5n, 4n)), 1700000000002);
+    assert.equal(store.isMoreRecent(cp('g', 't', 7, max, min)), false, 'the same downstream, far below: a repeat');
+    assert.equal(store.isMoreRecent(cp('g', 't', 7, max, min + 1n)), true, 'downstream one further');
+  });
+
   it('restores in log order for the assigned groups only, skipping malformed records (upstream CheckpointStoreTest)', function () {
     const store = new CheckpointStore({ acceptGroup: (g) => g === 'group1' });
     assert.equal(store.loaded, false);

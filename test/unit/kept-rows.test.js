@@ -115,4 +115,43 @@ describe('compact kept syncs of one partition (core/kept-rows)', function () {
     assert.deepEqual([...p1.groups()], ['again']);
     assert.equal(names.size, 1);
   });
+
+  it('answers as a plain model does through random sets, deletions and settlements over partitions sharing one interner', function () {
+    let seed = 11;
+    const rnd = (n) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed % n);
+    const names = new GroupNames();
+    const parts = [0, 1, 2].map(() => ({ k: new KeptRows(names), m: new Map() }));
+    const syncs = [1n, 2n, 3n].map((u) => ({ topic: 't', partition: 0, upstreamOffset: u, downstreamOffset: u }));
+    for (let step = 0; step < 20000; step++) {
+      const { k, m } = parts[rnd(3)];
+      const name = 'g' + rnd(120);
+      const op = rnd(10);
+      if (op < 5) {
+        const position = BigInt(rnd(100));
+        const follows = rnd(2) === 1;
+        const sync = syncs[rnd(3)];
+        k.set(name, position, follows, sync);
+        m.set(name, { position, follows, sync: follows ? undefined : sync });
+      } else if (op < 8) assert.equal(k.delete(name), m.delete(name));
+      else {
+        const up = BigInt(rnd(100));
+        const previous = syncs[rnd(3)];
+        k.settleBelow(up, previous);
+        for (const e of m.values()) if (e.follows && e.position < up) Object.assign(e, { follows: false, sync: previous });
+      }
+      if (step % 53 !== 0) continue;
+      const held = new Set();
+      for (const p of parts) {
+        let low;
+        for (const [n, e] of p.m) {
+          assert.deepEqual(p.k.get(n), e, `step ${step}, ${n}`);
+          if (low === undefined || e.position < low) low = e.position;
+          held.add(n);
+        }
+        assert.equal(p.k.size, p.m.size);
+        assert.equal(p.k.lowest(), low);
+      }
+      assert.equal(names.size, held.size, 'a name is held exactly while a partition tracks its group');
+    }
+  });
 });

@@ -131,4 +131,23 @@ describe('engines/replication-runtime', function () {
       assert.deepEqual([...rt.rewinds.rewinds()].map((r) => r.group), ['a']);
     });
   });
+
+  it('numbers the groups once for every table of the flow, and a closing emitter releases what its tables held', function () {
+    const rt = new ReplicationRuntime();
+    const { OffsetSyncStore } = require('../../dist/core/offset-sync-store');
+    const { SourceOffsetTable } = require('../../dist/core/source-offset-table');
+    const store = rt.open({ selected: () => ['a', 'b'] }, () => true);
+    store.markLoaded(true);
+    rt.restored(store);
+    store.update('a', [cp('a', 0, 10)]);
+    store.update('b', [cp('b', 0, 5)]);
+    const table = new SourceOffsetTable(rt.names);
+    table.applyStream([], [{ group: 'b', topic: 't', partition: 0, offset: 5n }, { group: 'c', topic: 't', partition: 0, offset: 1n }], () => true);
+    const syncs = new OffsetSyncStore({ keepHistoryOnLoad: false, names: rt.names });
+    assert.equal(rt.names.size, 3, 'a, b and c: one number each, whichever tables hold them');
+    assert.equal(rt.names.idOf('b') !== undefined, true);
+    rt.close(store, [syncs, { release: () => table.release() }]);
+    assert.equal(rt.names.size, 0, 'nothing holds a name any more');
+    assert.deepEqual(rt.get('a'), undefined);
+  });
 });

@@ -2,6 +2,7 @@
 const assert = require('node:assert/strict');
 const { SliceTable, PartitionNumbers } = require('../../dist/core/slice-table');
 const { NumberPositionIndex } = require('../../dist/core/position-index');
+const { GroupNames } = require('../../dist/core/group-names');
 
 describe('SliceTable and PartitionNumbers (compact rows)', function () {
   it('PartitionNumbers gives one number per (topic, partition), stable, and answers both back', function () {
@@ -72,5 +73,71 @@ describe('SliceTable and PartitionNumbers (compact rows)', function () {
     for (let k = 0; k < 1000; k += 2) ix.move(k, BigInt(1000 - k), null);
     assert.equal(ix.size, 500);
     assert.deepEqual(ix.atOrAbove(996n), [3, 1]);
+  });
+
+  it('numbers its groups with a shared interner: one number per name across tables, held while a table holds the group, first-held order kept', function () {
+    const names = new GroupNames();
+    const a = new SliceTable([(n) => new Int32Array(n)], names);
+    const b = new SliceTable([(n) => new Int32Array(n)], names);
+    const ga = a.groupOf('x');
+    a.groupOf('y');
+    a.groupOf('z');
+    assert.equal(b.find('x'), undefined, 'a name held by another table is not held here');
+    assert.equal(b.groupOf('x'), ga, 'the same number in both tables');
+    assert.equal(names.size, 3);
+    assert.equal(a.delete('y'), true);
+    assert.equal(a.find('y'), undefined);
+    assert.equal(names.size, 2, 'y released: no table holds it');
+    a.groupOf('y');
+    assert.deepEqual([...a.entries()].map(([n]) => n), ['x', 'z', 'y'], 'first-held order, as a Map keeps its keys');
+    assert.equal(a.size, 3);
+    assert.equal(a.delete('x'), true);
+    assert.equal(names.idOf('x'), ga, 'still held by the other table');
+    assert.equal(a.nameOf(b.find('x')), 'x');
+    a.clear();
+    assert.equal(a.size, 0);
+    assert.deepEqual([...a.entries()], []);
+    assert.equal(names.size, 1, 'clear released every group the table held');
+    b.delete('x');
+    assert.equal(names.size, 0);
+  });
+
+  it('keeps every slice as a plain model does through random inserts, removals, emptyings and deletions (compactions included)', function () {
+    let seed = 7;
+    const rnd = (n) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed % n);
+    const t = new SliceTable([(n) => new Int32Array(n)]);
+    const model = new Map();
+    let v = 0;
+    for (let step = 0; step < 30000; step++) {
+      const name = 'g' + rnd(300);
+      const op = rnd(10);
+      if (op < 5) {
+        const g = t.groupOf(name);
+        if (!model.has(name)) model.set(name, []);
+        const rows = model.get(name);
+        const at = rnd(rows.length + 1);
+        const place = t.insert(g, at); // first: an insert may give the table new columns
+        t.cols[0][place] = ++v;
+        rows.splice(at, 0, v);
+      } else if (op < 7) {
+        const g = t.find(name);
+        if (g !== undefined && model.get(name).length > 0) {
+          const at = rnd(model.get(name).length);
+          t.remove(g, at);
+          model.get(name).splice(at, 1);
+        }
+      } else if (op < 9) assert.equal(t.delete(name), model.delete(name));
+      else if (t.find(name) !== undefined) {
+        t.empty(t.find(name));
+        model.set(name, []);
+      }
+      if (step % 97 !== 0) continue;
+      assert.equal(t.size, model.size);
+      assert.deepEqual([...t.entries()].map(([n]) => n), [...model.keys()]);
+      for (const [n, rows] of model) {
+        const g = t.find(n);
+        assert.deepEqual([...t.cols[0].subarray(t.base(g), t.base(g) + t.rows(g))], rows, `step ${step}, ${n}`);
+      }
+    }
   });
 });

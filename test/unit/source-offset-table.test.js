@@ -245,4 +245,46 @@ describe('SourceOffsetTable: many groups moving through the shared rows (growth,
       assert.deepEqual(t.groupsAtOrAbove('t', p, 500n).sort(), want, `partition ${p}`);
     }
   });
+
+  it('answers groupsAtOrAbove as a plain model does through random stream changes, deletions and full reads (the index reads the offsets from the rows)', function () {
+    let seed = 5;
+    const rnd = (n) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed % n);
+    const table = new SourceOffsetTable();
+    const big = [0n, 1n, 5n, 2n ** 53n + 1n, (1n << 63n) - 1n, -1n];
+    const offset = () => (rnd(4) === 0 ? big[rnd(big.length)] : BigInt(rnd(20)));
+    for (let step = 0; step < 4000; step++) {
+      const group = 'g' + rnd(40);
+      const op = rnd(10);
+      if (op < 6) table.applyStream([], [{ group, topic: rnd(2) ? 'a' : 'b:c', partition: rnd(3), offset: rnd(6) === 0 ? null : offset() }], () => true);
+      else if (op < 7) table.applyStream([group], [], () => true);
+      else {
+        const read = table.beginRead();
+        if (rnd(2)) table.applyStream([], [{ group: 'g' + rnd(40), topic: 'a', partition: rnd(3), offset: offset() }], () => true);
+        const list = [];
+        for (let i = rnd(4); i > 0; i--) list.push({ topic: rnd(2) ? 'a' : 'b:c', partition: rnd(3), offset: rnd(5) === 0 ? null : offset(), metadata: '' });
+        table.endRead(read, new Map([[group, list]]));
+      }
+      if (step % 37 !== 0) continue;
+      const model = new Map(); // partition key -> [group, offset][]
+      for (let g = 0; g < 40; g++) {
+        for (const o of table.offsetsOf('g' + g) ?? []) {
+          if (o.offset === null) continue;
+          const k = partitionKey(o.topic, o.partition);
+          if (!model.has(k)) model.set(k, []);
+          model.get(k).push(['g' + g, o.offset]);
+        }
+      }
+      for (const topic of ['a', 'b:c']) {
+        for (let partition = 0; partition < 3; partition++) {
+          const at = big[rnd(big.length)];
+          const want = (model.get(partitionKey(topic, partition)) ?? []).filter(([, o]) => o >= at);
+          const got = table.groupsAtOrAbove(topic, partition, at);
+          assert.deepEqual(new Set(got), new Set(want.map(([g]) => g)), `step ${step}, ${topic}:${partition} at ${at}`);
+          assert.equal(got.length, want.length);
+          const offsets = got.map((g) => want.find(([h]) => h === g)[1]);
+          for (let i = 1; i < offsets.length; i++) assert.ok(offsets[i - 1] <= offsets[i], 'lowest first');
+        }
+      }
+    }
+  });
 });

@@ -50,7 +50,7 @@ export = function register(RED: NodeAPI): void {
     // a group asked again within the floor is written when it ends: that run is reported like the others
     // the flow in several Node-RED instances: only this one's share of the groups, fenced (engines/replication-shares)
     const shares = mode === 'topic' ? undefined : rep.runtime.shares;
-    const syncer = new GroupOffsetSyncer({ connection, groupFilter, minWriteIntervalMs, followRewinds, shares, onDeferredRun: (run) => cycles.report(run, null, null, null) });
+    const syncer = new GroupOffsetSyncer({ connection, groupFilter, names: rep.runtime.names, minWriteIntervalMs, followRewinds, shares, onDeferredRun: (run) => cycles.report(run, null, null, null) });
     const origin = { sourceCluster: rep.sourceAlias, targetCluster: rep.targetAlias, checkpointsTopic };
     let wireTaken = (): void => undefined;
     const cycles = new GroupOffsetsCycles({
