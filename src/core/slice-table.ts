@@ -57,6 +57,11 @@ export class SliceTable {
     return this.groupNo.entries();
   }
 
+  /** The groups' names (no pair per group). */
+  groupNames(): IterableIterator<string> {
+    return this.groupNo.keys();
+  }
+
   /** Where the slice of group `g` starts in the columns. */
   base(g: number): number {
     return this.start[g];

@@ -1,0 +1,59 @@
+/**
+ * The group-offset writer's contracts (engines/group-offset-syncer): what it reads target groups
+ * with, what it needs from a cluster connection, and its options.
+ */
+import type { Admin, Kafka } from 'kafkajs';
+import type { NameFilter } from '../core/filters';
+import type { CommittedOffset } from '../core/types';
+import type { ClusterSettings } from '../kafka/client';
+import type { AdminCommitResult } from '../kafka/group-client';
+import type { ListedGroupState } from '../core/listed-groups';
+import type { GroupOffsetsCycle } from '../core/group-offsets-cycle';
+
+/** What the syncer reads target groups with (GroupOffsetFetcher fits). */
+export interface TargetGroupReader {
+  fetchMany(groups: readonly string[]): Promise<{ offsets: Map<string, CommittedOffset[]>; failed: Map<string, string> }>;
+  listGroupStates(): Promise<ReadonlyMap<string, ListedGroupState>>;
+}
+
+/** What the syncer needs from a cluster connection (ClusterConnection fits). */
+export interface SyncerConnection {
+  admin(): Promise<Admin>;
+  /** With the client and settings, a refusal names the ACL and the principal (a topic the principal may not see, a group it may not read). */
+  readonly kafka?: Kafka;
+  readonly settings?: ClusterSettings;
+  committer(): {
+    commitMany(
+      commits: ReadonlyArray<{ group: string; offsets: Array<{ topic: string; partition: number; offset: bigint; metadata?: string }> }>,
+      opts?: { connections?: number; stop?: () => boolean },
+    ): Promise<Map<string, AdminCommitResult>>;
+  };
+  offsetFetcher(): TargetGroupReader;
+  reportOk(): void;
+  /** Marks the connection failed (its users show it); optional. */
+  reportError?(err: unknown): string;
+}
+
+export interface GroupOffsetSyncerOptions {
+  connection: SyncerConnection;
+  /** Which groups to write (MM2 `groups` / `groups.exclude`). */
+  groupFilter: NameFilter;
+  /** Least time between two writes of one group (ms); default DEFAULT_MIN_WRITE_INTERVAL_MS. */
+  minWriteIntervalMs?: number;
+  /**
+   * Follow a deliberate rewind of a group on the source (a checkpoint whose upstream offset is
+   * lower than the one before it): a memberless target group's offset is moved back to it, once.
+   * Default false: MM2's behaviour, a target offset never moves backwards.
+   */
+  followRewinds?: boolean;
+  /** Called with the result of a run the floor timer started (the caller reports it like any other). */
+  onDeferredRun?: (run: Promise<GroupOffsetsCycle>) => void;
+  /** A full run reads again a group up to date as remembered when its last read is older than this (ms). Default FULL_TARGET_READ_EVERY_MS (60 s); benchmarks shorten it so that a short run covers several. */
+  fullTargetReadEveryMs?: number;
+  /**
+   * The flow runs in several Node-RED instances (engines/replication-shares): only the groups this
+   * instance owns are written, and nothing while its lease on the share does not hold. Absent: every group.
+   */
+  shares?: { owns(group: string): boolean; writable(): boolean };
+  now?: () => number;
+}
