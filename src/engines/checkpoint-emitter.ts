@@ -486,7 +486,7 @@ export class CheckpointEmitter {
       else source.reportOk();
     } else {
       const ts = this.now();
-      const selected = new Set(this.selected ?? []);
+      const selected = sortedMembers(this.selected ?? []); // sorted: no set of 10,000 names per event
       groups = [];
       const only = opts.only as Map<string, GroupPartitions>;
       // groups first seen committing that MM2's rule would select by name and topic: selected only when the listing says they are classic or consumer groups (never streams or share)

@@ -9,6 +9,23 @@ import type { ClusterSettings } from '../kafka/client';
 import type { AdminCommitResult } from '../kafka/group-client';
 import type { ListedGroupState } from '../core/listed-groups';
 import type { GroupOffsetsCycle } from '../core/group-offsets-cycle';
+import { CheckpointStore } from '../core/checkpoint-store';
+
+/** Partial runs in flight at once (each a few requests: an OffsetFetch, the commits). */
+export const MAX_PARTIAL_RUNS = 8;
+/** The skip of a group the broker refused a commit to as one with members, until a newer listing. */
+export const REFUSED_REASON = 'the broker refused a commit to this group as one with members (UNKNOWN_MEMBER_ID) after the last listing of the target\'s groups; left to its consumers until a newer listing shows it without members';
+/** How long the counts of the checkpoints read serve the runs' reports (ms). */
+export const COUNT_EVERY_MS = 1000;
+/** Groups a full run plans or decides between two turns of the event loop (the reconcile lane in slices: an event's run goes in between). */
+export const SLICE_GROUPS = 500;
+
+/** A store of the syncer's own (checkpoints from messages or from the checkpoints topic). */
+export function ownStore(): CheckpointStore {
+  const store = new CheckpointStore();
+  store.markLoaded(true);
+  return store;
+}
 
 /** What the syncer reads target groups with (GroupOffsetFetcher fits). */
 export interface TargetGroupReader {

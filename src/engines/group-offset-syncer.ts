@@ -41,11 +41,11 @@ import { explainKafkaError, notAuthorized } from '../kafka/client';
 import type { AdminCommitResult } from '../kafka/group-client';
 import type { ListedGroupState } from '../core/listed-groups';
 import type { RawRecord } from '../kafka/topic-reader';
-import { CheckpointStore } from '../core/checkpoint-store';
+import { ownStore } from './group-offset-syncer-types';
 import { TargetGroupListing, TargetLogEnds } from './held-target-reads';
 import { cleanFullRun, QuietFullRuns } from '../core/quiet-full-run';
 import type { CheckpointView } from './replication-runtime';
-import type { GroupOffsetSyncerOptions } from './group-offset-syncer-types';
+import { COUNT_EVERY_MS, MAX_PARTIAL_RUNS, REFUSED_REASON, SLICE_GROUPS, type GroupOffsetSyncerOptions } from './group-offset-syncer-types';
 
 export * from './group-offset-syncer-types';
 export type { CheckpointStats, ClampedPartition, GroupOffsetsCycle, GroupSkipCode, RewoundPartition, SkippedGroup, SkippedPartition, WrittenGroup } from '../core/group-offsets-cycle';
@@ -56,21 +56,7 @@ export type { CheckpointStats, ClampedPartition, GroupOffsetsCycle, GroupSkipCod
  * costs in proportion to what moved; every write is still decided against a fresh read.
  */
 export { DEFAULT_MIN_WRITE_INTERVAL_MS, FULL_TARGET_READ_EVERY_MS };
-/** Partial runs in flight at once (each a few requests: an OffsetFetch, the commits). */
-const MAX_PARTIAL_RUNS = 8;
-/** The skip of a group the broker refused a commit to as one with members, until a newer listing. */
-const REFUSED_REASON = 'the broker refused a commit to this group as one with members (UNKNOWN_MEMBER_ID) after the last listing of the target\'s groups; left to its consumers until a newer listing shows it without members';
-/** How long the counts of the checkpoints read serve the runs' reports (ms). */
-const COUNT_EVERY_MS = 1000;
-
 type Job = { full: true } | { full: false; groups: Set<string> };
-
-/** A store of the syncer's own (checkpoints from messages or from the checkpoints topic). */
-function ownStore(): CheckpointStore {
-  const store = new CheckpointStore();
-  store.markLoaded(true);
-  return store;
-}
 
 export class GroupOffsetSyncer {
   /** The checkpoints this syncer received itself (modes "input" and "topic"). */
@@ -419,7 +405,7 @@ export class GroupOffsetSyncer {
         return result;
       }
     }
-    const selected = (job.full ? [...this.view.groups()] : [...job.groups].filter((g) => this.view.hasGroup(g)))
+    const selected = (job.full ? this.viewGroups() : [...job.groups].filter((g) => this.view.hasGroup(g)))
       .filter((g) => this.opts.groupFilter.accept(g) && (this.opts.shares?.owns(g) ?? true))
       .sort();
     // the floor bounds the partial runs; a full run (at most one per interval, or a "sync now") writes every group now
@@ -452,19 +438,30 @@ export class GroupOffsetSyncer {
     }
   }
 
+  /** The view's groups (by eachGroup when it has it: no iterator result per group). */
+  private viewGroups(): string[] {
+    const out: string[] = [];
+    if (this.view.eachGroup === undefined) return [...this.view.groups()];
+    this.view.eachGroup((g) => out.push(g));
+    return out;
+  }
+
+  /** A turn of the event loop for other work; a run abandoned meanwhile stops here. */
+  private async pause(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    this.checkOpen();
+  }
+
   /** The writer's connection and the target's groups listed (a full run: a new listing). */
   private async listFor(full: boolean): Promise<{ admin: Admin; states: ReadonlyMap<string, ListedGroupState> }> {
     const { connection } = this.opts;
     const admin = await connection.admin();
     this.checkOpen();
-    let states: ReadonlyMap<string, ListedGroupState>;
-    try {
-      states = await this.listing.states(full);
-    } catch (e) {
-      // without the states no group may be written; the target is unreachable or refuses
+    // without the states no group may be written; the target is unreachable or refuses
+    const states = await this.listing.states(full).catch((e: unknown) => {
       connection.reportError?.(e);
       throw e;
-    }
+    });
     this.checkOpen();
     return { admin, states };
   }
@@ -497,6 +494,7 @@ export class GroupOffsetSyncer {
     // groups with members are left alone without reading them; the others are read in batches
     const writable: string[] = [];
     for (let i = 0; i < groups.length; i++) {
+      if (job.full && i > 0 && i % SLICE_GROUPS === 0) await this.pause(); // a full run in slices: an event's run goes in between
       const g = groups[i];
       const state = states.get(g)?.state;
       const version = this.view.versionOf?.(g);
@@ -531,7 +529,9 @@ export class GroupOffsetSyncer {
     // log-end offsets per topic: read at most once per run; a partial run takes those held when they clamp nothing (engines/held-target-reads)
     const endsOf = this.logEnds.forRun(admin, job.full);
     const toCommit: PlannedCommit[] = [];
+    let decided = 0;
     for (const g of writable) {
+      if (job.full && ++decided % SLICE_GROUPS === 0) await this.pause();
       const offsets = read.offsets.get(g);
       if (!offsets) continue;
       this.targets.read(g, offsets, this.now());
