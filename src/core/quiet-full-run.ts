@@ -38,6 +38,14 @@ export interface QuietView {
   versionOf?(group: string): number | undefined;
 }
 
+/** The view's groups in a new list (by eachGroup when it has it: no iterator result per group). */
+export function groupsOf(view: QuietView): string[] {
+  if (view.eachGroup === undefined) return [...view.groups()];
+  const out: string[] = [];
+  view.eachGroup((g) => void out.push(g));
+  return out;
+}
+
 export class QuietFullRuns {
   private last: QuietRun | null = null;
 

@@ -43,7 +43,7 @@ import type { ListedGroupState } from '../core/listed-groups';
 import type { RawRecord } from '../kafka/topic-reader';
 import { ownStore } from './group-offset-syncer-types';
 import { TargetGroupListing, TargetLogEnds } from './held-target-reads';
-import { cleanFullRun, QuietFullRuns } from '../core/quiet-full-run';
+import { cleanFullRun, groupsOf, QuietFullRuns } from '../core/quiet-full-run';
 import type { CheckpointView } from './replication-runtime';
 import { COUNT_EVERY_MS, MAX_PARTIAL_RUNS, REFUSED_REASON, SLICE_GROUPS, type GroupOffsetSyncerOptions } from './group-offset-syncer-types';
 
@@ -99,6 +99,9 @@ export class GroupOffsetSyncer {
   /** The last clean full run, given again while nothing it judged from changed (core/quiet-full-run); `epoch` bumps at every change of what the writer holds besides the checkpoints' versions. */
   private readonly quiet = new QuietFullRuns();
   private epoch = 0;
+  /** The group a plan is made for, and its checkpoints made only when the plan asks. */
+  private planning = '';
+  private readonly planned = (): readonly Checkpoint[] => this.view.get(this.planning) ?? [];
 
   constructor(private readonly opts: GroupOffsetSyncerOptions) {
     this.now = opts.now ?? Date.now;
@@ -405,7 +408,7 @@ export class GroupOffsetSyncer {
         return result;
       }
     }
-    const selected = (job.full ? this.viewGroups() : [...job.groups].filter((g) => this.view.hasGroup(g)))
+    const selected = (job.full ? groupsOf(this.view) : [...job.groups].filter((g) => this.view.hasGroup(g)))
       .filter((g) => this.opts.groupFilter.accept(g) && (this.opts.shares?.owns(g) ?? true))
       .sort();
     // the floor bounds the partial runs; a full run (at most one per interval, or a "sync now") writes every group now
@@ -436,14 +439,6 @@ export class GroupOffsetSyncer {
     } finally {
       this.letGo(holding, holding);
     }
-  }
-
-  /** The view's groups (by eachGroup when it has it: no iterator result per group). */
-  private viewGroups(): string[] {
-    const out: string[] = [];
-    if (this.view.eachGroup === undefined) return [...this.view.groups()];
-    this.view.eachGroup((g) => out.push(g));
-    return out;
   }
 
   /** A turn of the event loop for other work; a run abandoned meanwhile stops here. */
@@ -500,7 +495,8 @@ export class GroupOffsetSyncer {
       const version = this.view.versionOf?.(g);
       if (versions !== null) versions[i] = version ?? NaN;
       // the checkpoints are made only when their version is not the one found up to date before
-      const plan = this.targets.plan(g, state, statesAt, () => this.view.get(g) ?? [], job.full, this.now(), version);
+      this.planning = g; // read by planned(), synchronously within plan(): no closure per group
+      const plan = this.targets.plan(g, state, statesAt, this.planned, job.full, this.now(), version);
       if (plan === 'active') {
         const d = decideGroupOffsetSync({ group: g, checkpoints: this.checkpointsOf(g), targetGroupState: state });
         result.skipped.push({ group: g, code: 'group-active', state, reason: d.reason });
