@@ -12,6 +12,29 @@
  * CPU seconds per minute, heap allocated per second.
  */
 const { performance, monitorEventLoopDelay } = require('node:perf_hooks');
+/**
+ * BENCH_INPROC_PROF=<prefix>: a V8 CPU profile and a sampling allocation profile (collected objects
+ * included) of each phase's window, <prefix>-<latency>-<on|off>.cpuprofile / .heapprofile
+ * (bench/cpu-profile-summary.js and bench/heap-profile-summary.js summarise them).
+ */
+async function startProfiles() {
+  const session = new (require('node:inspector').Session)();
+  session.connect();
+  const post = (m, p) => new Promise((resolve, reject) => session.post(m, p, (e, r) => (e ? reject(e) : resolve(r))));
+  await post('Profiler.enable');
+  await post('Profiler.start');
+  await post('HeapProfiler.enable');
+  await post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  return {
+    async stop(prefix) {
+      const fs = require('node:fs');
+      fs.writeFileSync(`${prefix}.cpuprofile`, JSON.stringify((await post('Profiler.stop')).profile));
+      fs.writeFileSync(`${prefix}.heapprofile`, JSON.stringify((await post('HeapProfiler.stopSampling')).profile));
+      session.disconnect();
+    },
+  };
+}
+
 const { memoryCluster, buildFlow, initialSyncs, prng, percentile, allocationMeter, waitFor, APIS, TOPIC } = require('./inproc-harness');
 
 /** "0" or "100-200" (ms per request, uniform) -> [lo, hi]. */
@@ -160,6 +183,7 @@ async function runEventPath(s) {
       const c0 = { ...flow.counters };
       const h = monitorEventLoopDelay({ resolution: 10 });
       h.enable();
+      const prof = process.env.BENCH_INPROC_PROF ? await startProfiles() : null;
       const alloc = allocationMeter();
       const cpu0 = process.cpuUsage();
       const w0 = performance.now();
@@ -174,6 +198,7 @@ async function runEventPath(s) {
       const windowMs = performance.now() - w0;
       const cpu = process.cpuUsage(cpu0);
       const allocated = alloc.stop();
+      if (prof) await prof.stop(`${process.env.BENCH_INPROC_PROF}-${String(phase.latency).replace(/[^0-9]+/g, "_")}-${phase.periodic ? 'on' : 'off'}`);
       h.disable();
       open.clear();
       const targetRequests = diff(target.counts, counts0.target);

@@ -170,6 +170,23 @@ function checkpointCount(flow) {
   return n;
 }
 
+/** BENCH_MEM_HEAP_PROF=<file>: a sampling allocation profile of the steady-state window, collected objects included (bench/heap-profile-summary.js reads it). */
+async function startHeapSampling() {
+  const inspector = require('node:inspector');
+  const session = new inspector.Session();
+  session.connect();
+  const post = (m, p) => new Promise((resolve, reject) => session.post(m, p, (e, r) => (e ? reject(e) : resolve(r))));
+  await post('HeapProfiler.enable');
+  await post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  return {
+    async stop(file) {
+      const r = await post('HeapProfiler.stopSampling');
+      require('node:fs').writeFileSync(file, JSON.stringify(r.profile));
+      session.disconnect();
+    },
+  };
+}
+
 async function measureMemory(o) {
   if (typeof global.gc !== 'function') throw new Error('measureMemory needs node --expose-gc (run bench/state-memory.js, which restarts itself with it)');
   const { groups, parts } = o;
@@ -196,7 +213,11 @@ async function measureMemory(o) {
   const startupMs = Date.now() - t0;
   flow.startTimers();
   await sleep(2 * o.intervalMs + 200);
+  // steady: two more full cycles and writer runs completed (on a loaded machine the first ones after the setup take longer)
+  const w0 = { ...flow.counters };
+  await waitFor(() => flow.counters.fullCycles >= w0.fullCycles + 2 && flow.counters.writerFullRuns >= w0.writerFullRuns + 2, 'two full cycles and writer runs', o.timeoutMs);
   const c0 = { ...flow.counters };
+  const heapProf = process.env.BENCH_MEM_HEAP_PROF ? await startHeapSampling() : null;
   const alloc = allocationMeter();
   const cpu0 = process.cpuUsage();
   const s0 = Date.now();
@@ -204,6 +225,7 @@ async function measureMemory(o) {
   const steadyMs = Date.now() - s0;
   const cpu = process.cpuUsage(cpu0);
   const allocated = alloc.stop();
+  if (heapProf) await heapProf.stop(process.env.BENCH_MEM_HEAP_PROF);
   const steadyCounters = Object.fromEntries(Object.keys(c0).filter((k) => typeof c0[k] === 'number').map((k) => [k, flow.counters[k] - c0[k]]));
   flow.stopTimers();
   // quiet: no cycle, run, discovery or message in flight, and the heap the same twice
@@ -257,6 +279,8 @@ async function measureMemory(o) {
     steady: {
       seconds: steadyMs / 1000,
       allocatedMiBPerSecond: allocated.bytes / 1048576 / (steadyMs / 1000),
+      // per full checkpoint cycle (with its share of the group refreshes and writer runs): what a loaded machine changes least
+      allocatedMiBPerFullCycle: allocated.bytes / 1048576 / Math.max(1, steadyCounters.fullCycles),
       gcs: allocated.gcs,
       cpuSecondsPerMinute: ((cpu.user + cpu.system) / 1e6 / (steadyMs / 1000)) * 60,
       counters: steadyCounters,
@@ -277,7 +301,7 @@ function describe(r) {
   lines.push(`output 2's entries (JSON, sentences), made when a receiver reads them, held by that message only: ${mib(r.coverageJsonOnRead)} MiB, ${Math.round(r.coverageJsonOnRead / r.groupPartitions)} B per group partition`);
   const c = r.steady.counters;
   lines.push(
-    `steady state (every interval ${s.intervalMs} ms, 60 s periods at their defaults), ${r.steady.seconds.toFixed(1)} s: allocated ${r.steady.allocatedMiBPerSecond.toFixed(1)} MiB/s (${r.steady.gcs} collections), CPU ${r.steady.cpuSecondsPerMinute.toFixed(1)} s/min; ${c.fullCycles} full checkpoint cycles, ${c.writerFullRuns} full writer runs, ${c.out1} output-1 messages (${c.out1Whole} whole state)`,
+    `steady state (every interval ${s.intervalMs} ms, 60 s periods at their defaults), ${r.steady.seconds.toFixed(1)} s: allocated ${r.steady.allocatedMiBPerSecond.toFixed(1)} MiB/s, ${r.steady.allocatedMiBPerFullCycle.toFixed(2)} MiB per full checkpoint cycle (${r.steady.gcs} collections), CPU ${r.steady.cpuSecondsPerMinute.toFixed(1)} s/min; ${c.fullCycles} full checkpoint cycles, ${c.writerFullRuns} full writer runs, ${c.out1} output-1 messages (${c.out1Whole} whole state)`,
   );
   return lines.join('\n');
 }

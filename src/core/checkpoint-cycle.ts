@@ -146,25 +146,29 @@ function* translateSteps(t: TranslateCycleInput, every = Infinity): Generator<vo
       layout.begin(list, rc.key);
     }
   }
+  // the slice's weight in SKIPPED_PER_GROUP-ths of a translated group (whole numbers: a fraction in a generator's local is a new heap number at each step)
+  const limit = every * SKIPPED_PER_GROUP;
   let n = 0;
-  let i = -1;
-  for (const group of t.groups) {
-    i++;
+  // by index: a generator's for-of makes an iterator result per group
+  const all: readonly string[] = Array.isArray(t.groups) ? t.groups : [...t.groups];
+  for (let i = 0; i < all.length; i++) {
+    const group = all[i];
     if (marks !== null && marks[i] === 0) {
       // nothing changed for it: its last entries, as they were
       const layout = (rc as { layout: ReconcileLayout }).layout;
       coverage.push(layout.coverageOf[i]);
       summaries.push(layout.summaryOf[i]);
       // a group taken as it was costs little: SKIPPED_PER_GROUP of them weigh one translated group in a slice
-      n += 1 / SKIPPED_PER_GROUP;
-      if (n > every) {
+      n += 1;
+      if (n > limit) {
         n = 0;
         yield;
       }
       continue;
     }
-    if (++n > every) {
-      n = 1;
+    n += SKIPPED_PER_GROUP;
+    if (n > limit) {
+      n = SKIPPED_PER_GROUP;
       yield;
     }
     input.group = group;
@@ -291,8 +295,31 @@ export class LatestCheckpoints implements ReadonlyMap<string, readonly Checkpoin
     return new LatestCheckpoints(list, store);
   }
 
+  /** LatestCheckpoints.of(groups, store), or `prev` when it holds exactly those groups of the same store (its set of names, made once, serves again). */
+  static reuse(prev: LatestCheckpoints | undefined, groups: readonly string[], store: LatestSource): LatestCheckpoints {
+    if (prev !== undefined && prev.store === store) {
+      const list = prev.list;
+      let n = 0;
+      let same = true;
+      for (const g of groups) {
+        if (!store.hasGroup(g)) continue;
+        if (list[n++] !== g) {
+          same = false;
+          break;
+        }
+      }
+      if (same && n === list.length) return prev;
+    }
+    return LatestCheckpoints.of(groups, store);
+  }
+
   get size(): number {
     return this.list.length;
+  }
+
+  /** The groups, in order (the list itself: read it, never change it). */
+  get groupList(): readonly string[] {
+    return this.list;
   }
 
   has(group: string): boolean {

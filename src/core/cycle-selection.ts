@@ -28,7 +28,9 @@ export function groupsToRead(selected: readonly string[], fresh: boolean, read: 
 }
 
 /** The groups a full cycle translates: the selected ones whose read did not fail, in their order. */
-export function groupsRead(selected: readonly string[], failed: { has(group: string): boolean }): string[] {
+export function groupsRead(selected: readonly string[], failed: { has(group: string): boolean; readonly size?: number }): readonly string[] {
+  // none failed (the usual cycle): the list itself
+  if (failed.size === 0) return selected;
   return selected.filter((g) => !failed.has(g));
 }
 

@@ -67,6 +67,14 @@ export class SourceOffsetTable {
   /** Per full read under way: what the stream changed since it was sent. */
   private readonly reads = new Set<Map<string, GroupPartitions>>();
 
+  /** Bumped whenever a group or one of its partitions is added or removed (what group discovery reads of the offsets: which topics each group committed on). */
+  private shapeCount = 0;
+
+  /** A number that changes whenever a group or one of its partitions comes or goes (not when an offset moves). */
+  get shape(): number {
+    return this.shapeCount;
+  }
+
   /** `names`: the groups' numbers, shared with the flow's other tables (the replication runtime's); default: the table's own. */
   constructor(names?: GroupNames) {
     this.rows = new SliceTable([(n) => new Int32Array(n), (n) => new BigInt64Array(n), (n) => new Uint8Array(n)], names);
@@ -100,8 +108,12 @@ export class SourceOffsetTable {
       const base = this.rows.base(g);
       const prev = i < 0 || this.rows.cols[HAS][base + i] === 0 ? null : (this.rows.cols[OFFSET] as BigInt64Array)[base + i];
       if (c.offset === null) {
-        if (i >= 0) this.rows.remove(g, i);
+        if (i >= 0) {
+          this.rows.remove(g, i);
+          this.shapeCount++;
+        }
       } else {
+        if (i < 0) this.shapeCount++;
         // a new partition keeps no metadata; a known one keeps its metadata
         const at = i >= 0 ? base + i : this.rows.insert(g, this.rows.rows(g));
         this.write(at, t, c.offset);
@@ -211,7 +223,14 @@ export class SourceOffsetTable {
 
   /** Forgets the groups not in `groups`. */
   retain(groups: { has(group: string): boolean }): void {
-    for (const [g] of [...this.rows.entries()]) if (!groups.has(g)) this.dropGroup(g);
+    // the usual refresh drops nothing: looked for first, without a copy of the groups
+    let any = false;
+    for (const g of this.rows.groupNames()) {
+      if (groups.has(g)) continue;
+      any = true;
+      break;
+    }
+    if (any) for (const [g] of [...this.rows.entries()]) if (!groups.has(g)) this.dropGroup(g);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -219,7 +238,10 @@ export class SourceOffsetTable {
   private groupNo(group: string): number {
     const had = this.rows.size;
     const g = this.rows.groupOf(group);
-    if (this.rows.size !== had) this.versions[g] = ++versionClock;
+    if (this.rows.size !== had) {
+      this.versions[g] = ++versionClock;
+      this.shapeCount++;
+    }
     return g;
   }
 
@@ -348,6 +370,7 @@ export class SourceOffsetTable {
       this.index(this.keyOf(c[PAIR][base + i] as number), g, (c[OFFSET] as BigInt64Array)[base + i], null);
     }
     this.rows.delete(group);
+    this.shapeCount++;
     this.changedGroups.add(group);
   }
 }

@@ -309,6 +309,11 @@ export class TargetOffsets {
     return e;
   }
 
+  /** When the group's offsets were last read on the target (undefined: not read since it was forgotten). */
+  lastReadAt(group: string): number | undefined {
+    return this.times.readAt(group);
+  }
+
   // ---- what the target answered -----------------------------------------------------------------
 
   /** The target's committed offsets of `group` as read at `now` (an offset null: none committed). */

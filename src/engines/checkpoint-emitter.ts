@@ -26,7 +26,8 @@ import { CheckpointStore } from '../core/checkpoint-store';
 import { TranslationCache, type GroupCoverage } from '../core/translation-cache';
 import { ReconcileLayout } from '../core/reconcile-layout';
 import { CoalescingRunner } from '../core/coalescing';
-import { findCheckpointGroups, type DiscoveryResult } from '../core/group-discovery';
+import type { DiscoveryResult } from '../core/group-discovery';
+import { CheckpointDiscovery } from './checkpoint-discovery';
 import { OffsetSyncStore, type OffsetTranslationMode } from '../core/offset-sync-store';
 import type { Checkpoint, CommittedOffset, OffsetSync } from '../core/types';
 import { firstSeenCandidates, groupsConcernedBySyncs, groupsRead, partialCycleCoverage } from '../core/cycle-selection';
@@ -95,6 +96,8 @@ export class CheckpointEmitter {
   /** The full reads of the selected groups' source offsets. */
   private readonly fullReads: FullSourceReads;
   private readonly othersOfFlow: OtherGroupsOfFlow;
+  /** Group discovery (its answer reused while nothing it depends on changed). */
+  private readonly discovery: CheckpointDiscovery;
 
   constructor(private readonly o: CheckpointEmitterOptions) {
     this.now = o.now ?? Date.now;
@@ -139,6 +142,7 @@ export class CheckpointEmitter {
     });
     this.fullReads = new FullSourceReads(o.source, this.sourceOffsets, this.now, () => o.events, o.fullSourceReadEveryMs ?? FULL_SOURCE_READ_EVERY_MS);
     this.othersOfFlow = new OtherGroupsOfFlow(o.source, o.topicFilter, this.now);
+    this.discovery = new CheckpointDiscovery({ ...o, listing: this.listing, fullReads: this.fullReads, sourceOffsets: this.sourceOffsets, othersOfFlow: this.othersOfFlow });
   }
 
   /** Whether this instance works on `group` (the flow's share; every group when not shared). */
@@ -165,6 +169,7 @@ export class CheckpointEmitter {
     const followed = this.sourceOffsets.followPartitions(this.o.shares?.offsetsPartitions() ?? null);
     if (this.selected === null && running === undefined) return;
     this.othersOfFlow.invalidate();
+    this.discovery.invalidate();
     followed.then(() => running).then(() => (this.fullReads.invalidate(), this.refreshGroups())).then(() => this.deliverCycle({}), () => undefined);
   }
 
@@ -401,35 +406,17 @@ export class CheckpointEmitter {
   }
 
   private async discover(): Promise<DiscoveryResult> {
-    const { source, groupFilter, topicFilter } = this.o;
+    const { source } = this.o;
     try {
-      await source.admin(); // connects (and reports a connection failure) first
-      await this.o.shares?.ready(); // the first assignment (bounded): which groups are this instance's
-      // the stream reads the share's partitions of __consumer_offsets; groups of one followed again are read in full
-      if (this.o.shares && (await this.sourceOffsets.followPartitions(this.o.shares.offsetsPartitions()))) this.fullReads.invalidate();
-      const result = await findCheckpointGroups(
-        {
-          // one ListGroups per broker, the same names while nothing changed (refreshed every second at scale); classic and consumer groups only, as MM2 4.x lists them (core/group-types)
-          listGroups: () => this.listing.listIds(),
-          pause: yieldTurn,
-          otherTypes: () => this.listing.others(),
-          // while the stream follows (and was read in full since), what it keeps is current: read only the others
-          committedTopics: (groups) => this.fullReads.forDiscovery(groups),
-          ...(this.o.shares ? { owns: (g: string) => this.owns(g) } : {}), // shared: only this instance's groups are read
-        },
-        groupFilter,
-        topicFilter,
-      );
+      const { result, flowGroups, reused } = await this.discovery.run();
       source.reportOk();
-      // every group of the flow: this instance's, and those of the others (read less often)
-      const others = await this.othersOfFlow.of(result.elsewhere);
-      this.discoveredList = others.length === 0 ? result.groups : [...result.groups, ...others].sort();
+      this.discoveredList = flowGroups;
       this.listing.discovered(result.otherTypes);
       const same = this.selected !== null && sameList(this.selected, result.groups);
       this.selected = result.groups;
-      // what the groups no longer selected held goes: the stream also keeps groups never selected; the translations and the sync store only selected ones (nothing to drop while the selection stands)
+      // what the groups no longer selected held goes: the stream also keeps groups never selected (none new when reused); the translations and the sync store only selected ones (nothing to drop while the selection stands)
       const kept = sortedMembers(result.groups);
-      this.sourceOffsets.retain(kept);
+      if (!reused) this.sourceOffsets.retain(kept);
       if (!same) {
         this.translations.retain(kept);
         this.syncStore?.retainGroups(kept);
@@ -439,6 +426,7 @@ export class CheckpointEmitter {
       this.o.events?.discovered?.(result);
       return result;
     } catch (e) {
+      this.discovery.invalidate();
       const text = source.reportError(e);
       this.o.events?.discoveryFailed?.(text);
       throw new Error(text);
@@ -498,7 +486,7 @@ export class CheckpointEmitter {
       else source.reportOk();
     } else {
       const ts = this.now();
-      const selected = new Set(this.selected ?? []);
+      const selected = sortedMembers(this.selected ?? []); // sorted: no set of 10,000 names per event
       groups = [];
       const only = opts.only as Map<string, GroupPartitions>;
       // groups first seen committing that MM2's rule would select by name and topic: selected only when the listing says they are classic or consumer groups (never streams or share)
@@ -563,7 +551,8 @@ export class CheckpointEmitter {
     if (full) await yieldTurn(); // the latest checkpoints and the readiness over every group: a turn of their own
     if (needs.groups.size > 0) this.readLogStarts(needs.starts, needs.groups);
     // the names only: the lists are read from the store when a message or the status asks
-    const latest = LatestCheckpoints.of(groups, this.checkpointStore);
+    // a full cycle over the groups of the last one: its object again (the set of names it makes when asked is made once)
+    const latest = full ? LatestCheckpoints.reuse(this.lastFull?.latest, groups, this.checkpointStore) : LatestCheckpoints.of(groups, this.checkpointStore);
     let readiness: ReadinessSummary | undefined;
     const coverage = coverageList.result();
     if (full) {

@@ -7,6 +7,7 @@ import { logStartKey } from '../core/checkpoint-cycle';
 import { membersInState, type MembersOnTarget } from '../core/readiness';
 import { authorizationFailure, explainKafkaError } from '../kafka/client';
 import type { ClusterConnection } from '../kafka/connection';
+import { sameList } from '../core/sorted-names';
 
 export interface TargetMembersListing {
   members: ReadonlyMap<string, MembersOnTarget>;
@@ -27,6 +28,8 @@ export class TargetMembers {
   current: TargetMembersListing = { members: new Map() };
   /** Groups whose coordinator the target refused to name (no DESCRIBE), until `forgetRefusals` (the next group discovery). */
   private refusedCoordinators = new Set<string>();
+  /** The last answer in which every group was listed, with the listing (the fetcher's same Map while nothing changed) and the groups it was made for. */
+  private reuse: { states: ReadonlyMap<unknown, unknown>; groups: readonly string[]; answer: TargetMembersListing } | null = null;
 
   constructor(private readonly target: ClusterConnection) {}
 
@@ -50,6 +53,10 @@ export class TargetMembers {
     try {
       const fetcher = this.target.offsetFetcher();
       const states = await fetcher.listGroupStates();
+      // the same listing and the same groups as the answer held, every one of them listed: that
+      // answer again (no map of 10,000 groups made and compared every second to find it the same)
+      const r = this.reuse;
+      if (r !== null && r.answer === this.current && r.states === states && sameList(r.groups, groups)) return r.answer;
       const unlisted: string[] = [];
       for (const g of groups) {
         const s = states.get(g);
@@ -65,8 +72,9 @@ export class TargetMembers {
       for (const g of unlisted) members.set(g, failed.has(g) || this.refusedCoordinators.has(g) ? 'unknown' : false);
       // unchanged (the usual cycle): the last map stays, and what was derived from it with it
       const prev = this.current;
-      if (prev.error === undefined && sameEntries(prev.members, members)) return prev;
-      return { members };
+      const answer = prev.error === undefined && sameEntries(prev.members, members) ? prev : { members };
+      this.reuse = unlisted.length === 0 ? { states, groups, answer } : null;
+      return answer;
     } catch (e) {
       return { members: new Map(), error: explainKafkaError(e, this.target.settings) };
     }

@@ -29,47 +29,25 @@
  * `payload.latest`) or from the checkpoints topic itself (`CheckpointsTopicFollower`), which
  * also works beside a real MM2 checkpoint connector.
  */
-import type { Admin, Kafka } from 'kafkajs';
+import type { Admin } from 'kafkajs';
 import { decodeValidCheckpoint } from '../core/checkpoint';
 import { applyLatestJson } from '../core/checkpoint-json';
 import { MalformedRecordError } from '../core/errors';
-import type { NameFilter } from '../core/filters';
 import { decideGroupOffsetSync, type RewindMark, type TargetEndOffset } from '../core/group-offset-sync';
 import { emptyCycle, FENCED, recordCommits, recordDecision, sortCycle, targetFailure, type CheckpointStats, type GroupOffsetsCycle, type PlannedCommit } from '../core/group-offsets-cycle';
-import { DEFAULT_MIN_WRITE_INTERVAL_MS, FULL_TARGET_READ_EVERY_MS, TargetOffsets, type TargetOffsetsOptions } from '../core/target-offsets';
+import { DEFAULT_MIN_WRITE_INTERVAL_MS, FULL_TARGET_READ_EVERY_MS, TargetOffsets } from '../core/target-offsets';
 import type { Checkpoint, CommittedOffset } from '../core/types';
-import { explainKafkaError, notAuthorized, type ClusterSettings } from '../kafka/client';
+import { explainKafkaError, notAuthorized } from '../kafka/client';
 import type { AdminCommitResult } from '../kafka/group-client';
 import type { ListedGroupState } from '../core/listed-groups';
 import type { RawRecord } from '../kafka/topic-reader';
-import { CheckpointStore } from '../core/checkpoint-store';
+import { ownStore } from './group-offset-syncer-types';
 import { TargetGroupListing, TargetLogEnds } from './held-target-reads';
+import { cleanFullRun, groupsOf, QuietFullRuns } from '../core/quiet-full-run';
 import type { CheckpointView } from './replication-runtime';
+import { COUNT_EVERY_MS, MAX_PARTIAL_RUNS, REFUSED_REASON, SLICE_GROUPS, type GroupOffsetSyncerOptions } from './group-offset-syncer-types';
 
-/** What the syncer reads target groups with (GroupOffsetFetcher fits). */
-export interface TargetGroupReader {
-  fetchMany(groups: readonly string[]): Promise<{ offsets: Map<string, CommittedOffset[]>; failed: Map<string, string> }>;
-  listGroupStates(): Promise<ReadonlyMap<string, ListedGroupState>>;
-}
-
-/** What the syncer needs from a cluster connection (ClusterConnection fits). */
-export interface SyncerConnection {
-  admin(): Promise<Admin>;
-  /** With the client and settings, a refusal names the ACL and the principal (a topic the principal may not see, a group it may not read). */
-  readonly kafka?: Kafka;
-  readonly settings?: ClusterSettings;
-  committer(): {
-    commitMany(
-      commits: ReadonlyArray<{ group: string; offsets: Array<{ topic: string; partition: number; offset: bigint; metadata?: string }> }>,
-      opts?: { connections?: number; stop?: () => boolean },
-    ): Promise<Map<string, AdminCommitResult>>;
-  };
-  offsetFetcher(): TargetGroupReader;
-  reportOk(): void;
-  /** Marks the connection failed (its users show it); optional. */
-  reportError?(err: unknown): string;
-}
-
+export * from './group-offset-syncer-types';
 export type { CheckpointStats, ClampedPartition, GroupOffsetsCycle, GroupSkipCode, RewoundPartition, SkippedGroup, SkippedPartition, WrittenGroup } from '../core/group-offsets-cycle';
 
 /**
@@ -78,48 +56,7 @@ export type { CheckpointStats, ClampedPartition, GroupOffsetsCycle, GroupSkipCod
  * costs in proportion to what moved; every write is still decided against a fresh read.
  */
 export { DEFAULT_MIN_WRITE_INTERVAL_MS, FULL_TARGET_READ_EVERY_MS };
-/** Partial runs in flight at once (each a few requests: an OffsetFetch, the commits). */
-const MAX_PARTIAL_RUNS = 8;
-/** The skip of a group the broker refused a commit to as one with members, until a newer listing. */
-const REFUSED_REASON = 'the broker refused a commit to this group as one with members (UNKNOWN_MEMBER_ID) after the last listing of the target\'s groups; left to its consumers until a newer listing shows it without members';
-/** How long the counts of the checkpoints read serve the runs' reports (ms). */
-const COUNT_EVERY_MS = 1000;
-
-export interface GroupOffsetSyncerOptions {
-  connection: SyncerConnection;
-  /** Which groups to write (MM2 `groups` / `groups.exclude`). */
-  groupFilter: NameFilter;
-  /** The groups' numbers, shared with the flow's other tables (the replication runtime's names); default: its own. */
-  names?: TargetOffsetsOptions['names'];
-  /** Least time between two writes of one group (ms); default DEFAULT_MIN_WRITE_INTERVAL_MS. */
-  minWriteIntervalMs?: number;
-  /**
-   * Follow a deliberate rewind of a group on the source (a checkpoint whose upstream offset is
-   * lower than the one before it): a memberless target group's offset is moved back to it, once.
-   * Default false: MM2's behaviour, a target offset never moves backwards.
-   */
-  followRewinds?: boolean;
-  /** Called with the result of a run the floor timer started (the caller reports it like any other). */
-  onDeferredRun?: (run: Promise<GroupOffsetsCycle>) => void;
-  /** A full run reads again a group up to date as remembered when its last read is older than this (ms). Default FULL_TARGET_READ_EVERY_MS (60 s); benchmarks shorten it so that a short run covers several. */
-  fullTargetReadEveryMs?: number;
-  /**
-   * The flow runs in several Node-RED instances (engines/replication-shares): only the groups this
-   * instance owns are written, and nothing while its lease on the share does not hold. Absent: every group.
-   */
-  shares?: { owns(group: string): boolean; writable(): boolean };
-  now?: () => number;
-}
-
-
 type Job = { full: true } | { full: false; groups: Set<string> };
-
-/** A store of the syncer's own (checkpoints from messages or from the checkpoints topic). */
-function ownStore(): CheckpointStore {
-  const store = new CheckpointStore();
-  store.markLoaded(true);
-  return store;
-}
 
 export class GroupOffsetSyncer {
   /** The checkpoints this syncer received itself (modes "input" and "topic"). */
@@ -159,6 +96,12 @@ export class GroupOffsetSyncer {
   private nextPartial: { groups: Set<string>; run: Promise<GroupOffsetsCycle>; start(): void } | null = null;
   private closed = false;
   private readonly now: () => number;
+  /** The last clean full run, given again while nothing it judged from changed (core/quiet-full-run); `epoch` bumps at every change of what the writer holds besides the checkpoints' versions. */
+  private readonly quiet = new QuietFullRuns();
+  private epoch = 0;
+  /** The group a plan is made for, and its checkpoints made only when the plan asks. */
+  private planning = '';
+  private readonly planned = (): readonly Checkpoint[] => this.view.get(this.planning) ?? [];
 
   constructor(private readonly opts: GroupOffsetSyncerOptions) {
     this.now = opts.now ?? Date.now;
@@ -179,10 +122,12 @@ export class GroupOffsetSyncer {
     if (c === null || now - c.at >= COUNT_EVERY_MS || now < c.at) {
       let groups = 0;
       let partitions = 0;
-      for (const g of this.view.groups()) {
+      const count = (g: string): void => {
         groups++;
         partitions += this.view.sizeOf?.(g) ?? this.view.get(g)?.length ?? 0;
-      }
+      };
+      if (this.view.eachGroup !== undefined) this.view.eachGroup(count);
+      else for (const g of this.view.groups()) count(g);
       c = this.counted = { at: now, groups, partitions };
     }
     return { groups: c.groups, partitions: c.partitions, received: this.received, malformed: this.malformedCount };
@@ -198,6 +143,7 @@ export class GroupOffsetSyncer {
     if (next === this.view) return;
     this.view = next;
     this.counted = null;
+    this.epoch++;
     this.targets.clearRewinds();
   }
 
@@ -210,6 +156,7 @@ export class GroupOffsetSyncer {
   noteCheckpoint(previous: Checkpoint | undefined, next: Checkpoint): void {
     this.targets.noteCheckpoint(previous, next);
     this.received++;
+    this.epoch++;
   }
 
   /** Stores one checkpoint in the syncer's own store: the last one per (group, remote partition) wins. Returns whether it differs from the one held. */
@@ -230,6 +177,7 @@ export class GroupOffsetSyncer {
     const following = this.following;
     this.own = ownStore();
     this.counted = null;
+    this.epoch++;
     if (!following) this.view = this.own;
     this.targets.clearRewinds();
     for (const cp of list) this.put(cp);
@@ -267,6 +215,7 @@ export class GroupOffsetSyncer {
    * their checkpoint comes with.
    */
   adoptRewinds(history: { rewinds(): Iterable<{ group: string; mark: RewindMark }> }): string[] {
+    this.epoch++;
     const groups = new Set<string>();
     for (const { group, mark } of history.rewinds()) {
       const held = this.view.get(group)?.find((c) => c.topic === mark.topic && c.partition === mark.partition);
@@ -342,9 +291,11 @@ export class GroupOffsetSyncer {
   }
 
   private startPartial(groups: Set<string>): Promise<GroupOffsetsCycle> {
+    this.epoch++;
     const run = this.runCycle({ full: false, groups });
     this.partialsInFlight.add(run);
     const done = (): void => {
+      this.epoch++;
       this.partialsInFlight.delete(run);
       if (this.nextPartial !== null && this.partialsInFlight.size < MAX_PARTIAL_RUNS) this.nextPartial.start();
     };
@@ -442,7 +393,22 @@ export class GroupOffsetSyncer {
   private async runCycle(job: Job): Promise<GroupOffsetsCycle> {
     const started = this.now();
     const cycle = ++this.cycleNo;
-    const selected = (job.full ? [...this.view.groups()] : [...job.groups].filter((g) => this.view.hasGroup(g)))
+    const epoch = this.epoch;
+    // a full run after a clean one lists the target's groups first: nothing it judged from changed, the same answer (core/quiet-full-run)
+    let listed: { admin: Admin; states: ReadonlyMap<string, ListedGroupState> } | null = null;
+    if (job.full && this.quiet.held && this.opts.shares === undefined) {
+      listed = await this.listFor(true);
+      const idle = this.deferredGroups.size === 0 && this.partialsInFlight.size === 0 && this.held.size === 0;
+      const same = idle ? this.quiet.same(this.view, (g) => this.opts.groupFilter.accept(g), listed.states, epoch, this.now()) : null;
+      if (same !== null) {
+        const result = emptyCycle(cycle, false, this.stats, 0);
+        result.skipped = same.slice();
+        this.opts.connection.reportOk();
+        result.durationMs = this.now() - started;
+        return result;
+      }
+    }
+    const selected = (job.full ? groupsOf(this.view) : [...job.groups].filter((g) => this.view.hasGroup(g)))
       .filter((g) => this.opts.groupFilter.accept(g) && (this.opts.shares?.owns(g) ?? true))
       .sort();
     // the floor bounds the partial runs; a full run (at most one per interval, or a "sync now") writes every group now
@@ -453,18 +419,7 @@ export class GroupOffsetSyncer {
       result.durationMs = this.now() - started;
       return result;
     }
-    const { connection } = this.opts;
-    const admin = await connection.admin();
-    this.checkOpen();
-    let states: ReadonlyMap<string, ListedGroupState>;
-    try {
-      states = await this.listing.states(job.full);
-    } catch (e) {
-      // without the states no group may be written; the target is unreachable or refuses
-      connection.reportError?.(e);
-      throw e;
-    }
-    this.checkOpen();
+    const { admin, states } = listed ?? (await this.listFor(job.full));
 
     // the groups another run holds now are its to decide and write (it reads them afresh): a
     // partial run has them synced again once it lets them go, a full run leaves them to it
@@ -475,11 +430,45 @@ export class GroupOffsetSyncer {
     }
     const holding = new Set(mine);
     for (const g of mine) this.held.add(g);
+    // a full run notes the version of each group's checkpoints it judged (recorded when clean)
+    const versions = job.full ? new Float64Array(mine.length) : null;
     try {
-      return await this.decideAndWrite(job, mine, holding, states, admin, result, started);
+      const r = await this.decideAndWrite(job, mine, holding, states, admin, result, started, versions);
+      if (versions !== null) this.recordQuiet(mine, versions, states, epoch, r, mine.length === selected.length);
+      return r;
     } finally {
       this.letGo(holding, holding);
     }
+  }
+
+  /** A turn of the event loop for other work; a run abandoned meanwhile stops here. */
+  private async pause(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    this.checkOpen();
+  }
+
+  /** The writer's connection and the target's groups listed (a full run: a new listing). */
+  private async listFor(full: boolean): Promise<{ admin: Admin; states: ReadonlyMap<string, ListedGroupState> }> {
+    const { connection } = this.opts;
+    const admin = await connection.admin();
+    this.checkOpen();
+    // without the states no group may be written; the target is unreachable or refuses
+    const states = await this.listing.states(full).catch((e: unknown) => {
+      connection.reportError?.(e);
+      throw e;
+    });
+    this.checkOpen();
+    return { admin, states };
+  }
+
+  /** A full run over every selected group ended: its answer stands while nothing it judged from changes, when clean (nothing but groups up to date or with members, and nothing changed meanwhile). */
+  private recordQuiet(groups: readonly string[], versions: Float64Array, states: unknown, epoch: number, r: GroupOffsetsCycle, whole: boolean): void {
+    const clean = whole && this.opts.shares === undefined && epoch === this.epoch && cleanFullRun(r, REFUSED_REASON);
+    // a group up to date as remembered is read again once its last read is older than the full-read period
+    const every = this.opts.fullTargetReadEveryMs ?? FULL_TARGET_READ_EVERY_MS;
+    let expiresAt = Infinity;
+    if (clean) for (const s of r.skipped) if (s.code === 'up-to-date') expiresAt = Math.min(expiresAt, (this.targets.lastReadAt(s.group) ?? -Infinity) + every);
+    this.quiet.record({ groups, versions, states, view: this.view, epoch, expiresAt, skipped: r.skipped, clean });
   }
 
   /** The run holding `holding` lets `groups` go (it will not write them): another run may take them now. */
@@ -494,15 +483,20 @@ export class GroupOffsetSyncer {
   }
 
   /** The rest of a run over the groups it holds: the reads, the decisions, the commits. */
-  private async decideAndWrite(job: Job, groups: readonly string[], holding: Set<string>, states: ReadonlyMap<string, ListedGroupState>, admin: Admin, result: GroupOffsetsCycle, started: number): Promise<GroupOffsetsCycle> {
+  private async decideAndWrite(job: Job, groups: readonly string[], holding: Set<string>, states: ReadonlyMap<string, ListedGroupState>, admin: Admin, result: GroupOffsetsCycle, started: number, versions: Float64Array | null): Promise<GroupOffsetsCycle> {
     const { connection } = this.opts;
     const statesAt = this.listing.at;
     // groups with members are left alone without reading them; the others are read in batches
     const writable: string[] = [];
-    for (const g of groups) {
+    for (let i = 0; i < groups.length; i++) {
+      if (job.full && i > 0 && i % SLICE_GROUPS === 0) await this.pause(); // a full run in slices: an event's run goes in between
+      const g = groups[i];
       const state = states.get(g)?.state;
+      const version = this.view.versionOf?.(g);
+      if (versions !== null) versions[i] = version ?? NaN;
       // the checkpoints are made only when their version is not the one found up to date before
-      const plan = this.targets.plan(g, state, statesAt, () => this.view.get(g) ?? [], job.full, this.now(), this.view.versionOf?.(g));
+      this.planning = g; // read by planned(), synchronously within plan(): no closure per group
+      const plan = this.targets.plan(g, state, statesAt, this.planned, job.full, this.now(), version);
       if (plan === 'active') {
         const d = decideGroupOffsetSync({ group: g, checkpoints: this.checkpointsOf(g), targetGroupState: state });
         result.skipped.push({ group: g, code: 'group-active', state, reason: d.reason });
@@ -531,7 +525,9 @@ export class GroupOffsetSyncer {
     // log-end offsets per topic: read at most once per run; a partial run takes those held when they clamp nothing (engines/held-target-reads)
     const endsOf = this.logEnds.forRun(admin, job.full);
     const toCommit: PlannedCommit[] = [];
+    let decided = 0;
     for (const g of writable) {
+      if (job.full && ++decided % SLICE_GROUPS === 0) await this.pause();
       const offsets = read.offsets.get(g);
       if (!offsets) continue;
       this.targets.read(g, offsets, this.now());

@@ -22,6 +22,8 @@ import { ReplicationShares } from './replication-shares';
 export interface CheckpointView {
   /** Groups with at least one checkpoint. */
   groups(): Iterable<string>;
+  /** Calls `f` with each of groups(), in the same order, without an iterator result per group (10,000 every second); optional. */
+  eachGroup?(f: (group: string) => void): void;
   /** The latest checkpoint of each remote partition of `group`, or undefined. */
   get(group: string): readonly Checkpoint[] | undefined;
   hasGroup(group: string): boolean;
@@ -156,6 +158,15 @@ export class ReplicationRuntime implements CheckpointsHome, CheckpointView {
   }
 
   /** The groups each emitter selects now that have a checkpoint (an emitter not discovered yet: none of its groups). */
+  eachGroup(f: (group: string) => void): void {
+    if (this.stores.length === 1) {
+      const { store, source, restored } = this.stores[0];
+      if (restored) for (const g of source.selected() ?? []) if (store.hasGroup(g)) f(g);
+      return;
+    }
+    for (const g of this.groups()) f(g);
+  }
+
   *groups(): Iterable<string> {
     if (this.stores.length === 1) {
       // the usual case, one checkpoint node: no set of the names seen

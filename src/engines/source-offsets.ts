@@ -200,6 +200,11 @@ export class SourceOffsets {
     return this.table.versionOf(group);
   }
 
+  /** Changes whenever a group or one of its partitions comes or goes (SourceOffsetTable.shape). */
+  get shape(): number {
+    return this.table.shape;
+  }
+
   /** Whether the group's offsets are kept (read or streamed). */
   has(group: string): boolean {
     return this.table.has(group);

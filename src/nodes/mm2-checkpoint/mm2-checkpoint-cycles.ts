@@ -15,6 +15,7 @@ import type { CheckpointNodeState } from './mm2-checkpoint-status';
 import { TOPICS, checkpointsPayload, coveragePayload } from '../shared/contracts';
 import type { CheckpointEmitter, CycleResult } from '../../engines/checkpoint-emitter';
 import type { Checkpoint } from '../../core/types';
+import { LatestCheckpoints } from '../../core/checkpoint-cycle';
 import { explainKafkaError, isKafkaClientInternalError } from '../../kafka/client';
 import type { CoverageSharing } from '../shared/share-coverage';
 
@@ -126,7 +127,10 @@ export class CheckpointCycles {
     } else {
       const changed = new Map<string, readonly Checkpoint[]>();
       latest = changed;
-      for (const g of r.latest.keys()) {
+      // the names as a list when the emitter's (no iterator result per group, 10,000 every second)
+      const names: readonly string[] = r.latest instanceof LatestCheckpoints ? r.latest.groupList : [...r.latest.keys()];
+      for (let i = 0; i < names.length; i++) {
+        const g = names[i];
         const now = carriedOf(r, g);
         if (now === undefined || this.carried.get(g) === now) continue;
         const list = r.latest.get(g);

@@ -46,6 +46,10 @@ export function entriesOf(r: CycleCoverage): readonly GroupCoverageEntry[] {
 
 /** Group partitions per status, and how many, without making an entry. */
 export function statusCounts(r: CycleCoverage): { summary: Record<string, number>; partitions: number } {
+  // the rows of a full cycle that found what the last one did are that cycle's very list (core/list-reuse): its counts again
+  const rowsIn = r.coverageRows;
+  const known = rowsIn === undefined ? undefined : countsOfRows.get(rowsIn);
+  if (known !== undefined) return { summary: { ...known.summary }, partitions: known.partitions };
   const summary: Record<string, number> = {};
   let partitions = 0;
   const add = (s: string): void => {
@@ -63,8 +67,12 @@ export function statusCounts(r: CycleCoverage): { summary: Record<string, number
     for (const c of r.coverage) add(c.status);
     partitions = r.coverage.length;
   }
+  if (rows !== undefined) countsOfRows.set(rows, { summary: { ...summary }, partitions });
   return { summary, partitions };
 }
+
+/** The counts of a list of coverage rows (lists are never changed once made). */
+const countsOfRows = new WeakMap<readonly GroupCoverage[], { summary: Record<string, number>; partitions: number }>();
 
 /** The entries of a CoverageMessage, in coverage order; `coveredBy`: the instance covering them, when the flow shares its readiness (engines/share-board). */
 export function coverageEntries(coverage: readonly GroupCoverageEntry[], members: CycleResult['membersOnTarget'], coveredBy?: string): CoverageJson[] {

@@ -1,0 +1,79 @@
+/**
+ * The group-offset writer's contracts (engines/group-offset-syncer): what it reads target groups
+ * with, what it needs from a cluster connection, and its options.
+ */
+import type { Admin, Kafka } from 'kafkajs';
+import type { NameFilter } from '../core/filters';
+import type { CommittedOffset } from '../core/types';
+import type { ClusterSettings } from '../kafka/client';
+import type { AdminCommitResult } from '../kafka/group-client';
+import type { ListedGroupState } from '../core/listed-groups';
+import type { GroupOffsetsCycle } from '../core/group-offsets-cycle';
+import type { TargetOffsetsOptions } from '../core/target-offsets';
+import { CheckpointStore } from '../core/checkpoint-store';
+
+/** Partial runs in flight at once (each a few requests: an OffsetFetch, the commits). */
+export const MAX_PARTIAL_RUNS = 8;
+/** The skip of a group the broker refused a commit to as one with members, until a newer listing. */
+export const REFUSED_REASON = 'the broker refused a commit to this group as one with members (UNKNOWN_MEMBER_ID) after the last listing of the target\'s groups; left to its consumers until a newer listing shows it without members';
+/** How long the counts of the checkpoints read serve the runs' reports (ms). */
+export const COUNT_EVERY_MS = 1000;
+/** Groups a full run plans or decides between two turns of the event loop (the reconcile lane in slices: an event's run goes in between). */
+export const SLICE_GROUPS = 500;
+
+/** A store of the syncer's own (checkpoints from messages or from the checkpoints topic). */
+export function ownStore(): CheckpointStore {
+  const store = new CheckpointStore();
+  store.markLoaded(true);
+  return store;
+}
+
+/** What the syncer reads target groups with (GroupOffsetFetcher fits). */
+export interface TargetGroupReader {
+  fetchMany(groups: readonly string[]): Promise<{ offsets: Map<string, CommittedOffset[]>; failed: Map<string, string> }>;
+  listGroupStates(): Promise<ReadonlyMap<string, ListedGroupState>>;
+}
+
+/** What the syncer needs from a cluster connection (ClusterConnection fits). */
+export interface SyncerConnection {
+  admin(): Promise<Admin>;
+  /** With the client and settings, a refusal names the ACL and the principal (a topic the principal may not see, a group it may not read). */
+  readonly kafka?: Kafka;
+  readonly settings?: ClusterSettings;
+  committer(): {
+    commitMany(
+      commits: ReadonlyArray<{ group: string; offsets: Array<{ topic: string; partition: number; offset: bigint; metadata?: string }> }>,
+      opts?: { connections?: number; stop?: () => boolean },
+    ): Promise<Map<string, AdminCommitResult>>;
+  };
+  offsetFetcher(): TargetGroupReader;
+  reportOk(): void;
+  /** Marks the connection failed (its users show it); optional. */
+  reportError?(err: unknown): string;
+}
+
+export interface GroupOffsetSyncerOptions {
+  connection: SyncerConnection;
+  /** Which groups to write (MM2 `groups` / `groups.exclude`). */
+  groupFilter: NameFilter;
+  /** The groups' numbers, shared with the flow's other tables (the replication runtime's names); default: its own. */
+  names?: TargetOffsetsOptions['names'];
+  /** Least time between two writes of one group (ms); default DEFAULT_MIN_WRITE_INTERVAL_MS. */
+  minWriteIntervalMs?: number;
+  /**
+   * Follow a deliberate rewind of a group on the source (a checkpoint whose upstream offset is
+   * lower than the one before it): a memberless target group's offset is moved back to it, once.
+   * Default false: MM2's behaviour, a target offset never moves backwards.
+   */
+  followRewinds?: boolean;
+  /** Called with the result of a run the floor timer started (the caller reports it like any other). */
+  onDeferredRun?: (run: Promise<GroupOffsetsCycle>) => void;
+  /** A full run reads again a group up to date as remembered when its last read is older than this (ms). Default FULL_TARGET_READ_EVERY_MS (60 s); benchmarks shorten it so that a short run covers several. */
+  fullTargetReadEveryMs?: number;
+  /**
+   * The flow runs in several Node-RED instances (engines/replication-shares): only the groups this
+   * instance owns are written, and nothing while its lease on the share does not hold. Absent: every group.
+   */
+  shares?: { owns(group: string): boolean; writable(): boolean };
+  now?: () => number;
+}
