@@ -85,6 +85,11 @@ const STEPS = [
       await f.emitter.sourceOffsets.stop(); // the stream holds it too
       f.emitter.sourceOffsets = { stop: async () => undefined, release: () => undefined };
       f.emitter.fullReads = null; // and the full reads of the source (they merge into it)
+      const d = f.emitter.discovery && f.emitter.discovery.d; // group discovery reads both (engines/checkpoint-discovery)
+      if (d) {
+        d.sourceOffsets = f.emitter.sourceOffsets;
+        d.fullReads = null;
+      }
     },
   },
   {
