@@ -97,8 +97,8 @@ interface Decoded {
   at: number[];
 }
 
-/** The last group decoded: reading a group's entries decodes its rows once, not once per value. */
-const decoded: Decoded = { owner: null, bits: [], pair: [], part: [], up: [], down: [], syncUp: [], syncDown: [], refUp: [], refDown: [], reread: [], at: [] };
+/** A table's last group decoded (CoverageTable.decoded, not a module's: it keeps no other flow's rows alive): reading a group's entries decodes its rows once, not once per value. */
+const decodedOf = (t: CoverageTable): Decoded => (t.decoded ??= { owner: null, bits: [], pair: [], part: [], up: [], down: [], syncUp: [], syncDown: [], refUp: [], refDown: [], reread: [], at: [] }) as Decoded;
 
 /** The coverage of one group: its rows (in its table's chunks) in the order of checkpointsForGroup's entries. */
 export class GroupCoverage implements Iterable<CoverageRow> {
@@ -240,7 +240,7 @@ export class GroupCoverage implements Iterable<CoverageRow> {
 
   /** The rows, decoded (the group decoded last is kept decoded). */
   private get d(): Decoded {
-    const d = decoded;
+    const d = decodedOf(this.table);
     if (d.owner === this) return d;
     d.owner = null;
     const r = new Reader(this.chunk.bytes, this.start);
