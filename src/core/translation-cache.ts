@@ -112,6 +112,33 @@ function syncFor(store: OffsetSyncStore, group: string, topic: string, partition
   return t.kind === 'translated' ? t.sync : t.kind === 'too-old' ? t.oldest : undefined;
 }
 
+/**
+ * Whether the row of (topic, partition) still has the readiness a translation now would give it
+ * (its verdict and re-read bound: the sync above its position may have changed); false when no
+ * row or more than one is of that partition.
+ */
+function readinessHolds(e: GroupCoverage, input: CacheInput, topic: string, partition: number, th: ReadinessThresholds): boolean {
+  let i = -1;
+  for (let k = 0; k < e.length; k++) {
+    if (e.partitionOf(k) !== partition || e.topicOf(k) !== topic) continue;
+    if (i >= 0) return false;
+    i = k;
+  }
+  if (i < 0) return false;
+  const reread = e.rereadOf(i);
+  const sync = e.syncOf(i);
+  const up = e.upstreamOf(i);
+  const down = e.downstreamOf(i);
+  // not covered, or exactly at its sync (nothing re-read): no sync above counts
+  if (reread === null || sync === undefined || up === null || down === undefined || up <= sync.upstreamOffset) return true;
+  const { store, checkpoints, group } = input;
+  const above = store.around(topic, partition, up, group).above;
+  const remote = e.remoteTopicOf(i);
+  const cp = remote === null ? undefined : checkpoints.getPartition(group, remote, partition);
+  const now = entryReadiness({ status: e.statusOf(i), upstreamOffset: up, downstreamOffset: down, sync }, above, cp, undefined, th);
+  return now.reread === reread && now.verdict === e.verdictOf(i);
+}
+
 /** Slots per chunk of a GenPool. */
 const GEN_CHUNK = 16384;
 
@@ -365,6 +392,9 @@ export class TranslationCache {
         // the same sync (its offsets: the answer reads nothing else of it) as the row translated from: the same answer
         if (!e.syncMatches(o.topic, o.partition, syncFor(store, input.group, o.topic, o.partition, at))) return false;
       }
+      // the same sync, but its readiness reads the next sync above the position too: a change above
+      // the floor (a first sync above a still group, a retained one dropped) moves its re-read bound
+      if (at !== null && at !== undefined && at >= 0n && !readinessHolds(e, input, o.topic, o.partition, th)) return false;
       // the same sync after newer changes: same answer; remember the generation to skip the search next time
       gens.set(e.genAt + i, log.gen);
     }
