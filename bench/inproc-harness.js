@@ -31,6 +31,7 @@ const { createReplicationPolicy } = dist('core/replication-policy');
 const { createGroupFilter, createTopicFilter } = dist('core/filters');
 const { Batcher } = dist('core/coalescing');
 const { util: nodeRedUtil } = require('@node-red/util');
+const { GroupListingKeeper } = dist('core/listed-groups');
 
 const TOPIC = 'bench-fresh';
 const REMOTE = `source.${TOPIC}`;
@@ -111,6 +112,8 @@ function memoryCluster({ role, groups, parts, latency = [0, 0], seed = 1, initia
   };
   let listing = null;
   let listingCount = -1;
+  // the group client's listing map is made by the product's GroupListingKeeper (kafka/group-client)
+  let keeper = new GroupListingKeeper();
   let listingInFlight = null;
   const onCommit = [];
   let stream = null;
@@ -142,9 +145,10 @@ function memoryCluster({ role, groups, parts, latency = [0, 0], seed = 1, initia
     await request('metadata');
     await request('listGroups');
     if (listing === null || listingCount !== presentCount) {
-      const m = new Map();
-      for (let g = 0; g < groups; g++) if (present[g]) m.set(fresh(namer.name(g)), { state: 'Empty', protocolType: 'consumer' });
-      listing = m;
+      // the broker's answer as decoded (not kept here: the real client keeps its last decoding too)
+      const answer = [];
+      for (let g = 0; g < groups; g++) if (present[g]) answer.push({ groupId: fresh(namer.name(g)), state: 'Empty', protocolType: 'consumer' });
+      listing = keeper.keep([answer]);
       listingCount = presentCount;
     }
     return listing;
@@ -226,6 +230,7 @@ function memoryCluster({ role, groups, parts, latency = [0, 0], seed = 1, initia
     /** Forgets the cached group listing (the memory bench counts it with the listings). */
     dropListing() {
       listing = null;
+      keeper = new GroupListingKeeper();
     },
     committed,
     namer,

@@ -67,7 +67,7 @@ const STEPS = [
   {
     key: 'listings',
     of: 'emitter',
-    label: 'group listings (source and target, as kept by the clients and the engines) and members on the target',
+    label: "group listings (source and target: each client's last answer and the map its GroupListingKeeper made, states shared; as the engines keep them) and members on the target",
     release: (f, c) => {
       f.emitter.targetMembers.current = { members: new Map() };
       f.emitter.listing.listedStates = null;

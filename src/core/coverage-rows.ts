@@ -7,20 +7,15 @@ import { LIMIT, num, Reader, Writer } from './varints';
 export { CoverageTable } from './coverage-table';
 
 /**
- * A group's coverage as the translation cache keeps it for many cycles (100,000 group partitions
- * at 10,000 groups x 10 partitions; issue 24 step g, compact state): per group a run of bytes in
- * chunks shared by every group (`CoverageTable`), each row a reason code packed with the
- * readiness verdict, then the values its sentence needs as variable-length integers, each the
- * difference from a value it is usually close to (the sync's, the last checkpoint's, the re-read
- * bound, the checkpoint time): about 15 bytes a row. No object of the stores (a row holds no
- * `Checkpoint` or `OffsetSync`: the stores' rows stay theirs), no sentence and no JSON. An entry
- * (`CoverageRow`: its sentence, its sync and last checkpoint as objects) is made when read: when
- * output 2, the dashboard or a switchover plan asks (the group read last stays decoded).
- *
- * The sentences are exactly checkpointsForGroup's (core/checkpoints-for-group; a unit test holds
- * the two together). A case without a code of its own here (a source partition whose remote
- * partition another one took, a translation below zero, an offset of 2^50 or more) keeps
- * checkpointsForGroup's entry as is.
+ * A group's coverage as the translation cache keeps it for many cycles (issue 24 step g): a run of
+ * bytes in chunks shared by every group (`CoverageTable`), each row a header (reason code, verdict,
+ * which values follow) and the values its sentence needs as variable-length integers, each the
+ * difference from one it is usually close to: about 10 bytes a row. No object of the stores, no
+ * sentence, no JSON: an entry (`CoverageRow`) is made when read (output 2, the dashboard, a
+ * switchover plan; the group read last stays decoded). The sentences are exactly checkpointsForGroup's
+ * (a unit test holds the two together); a case without a code of its own here (a source partition
+ * whose remote partition another one took, a translation below zero, an offset of 2^50 or more)
+ * keeps checkpointsForGroup's entry as is.
  */
 
 /** How a row's sentence reads (the status, and which of its sentences). */
@@ -59,13 +54,21 @@ const STATUS: readonly CoverageStatus[] = [
 const VERDICTS: readonly ReadinessVerdict[] = ['ready', 'at-risk', 'not-covered'];
 const VERDICT_BITS: Readonly<Record<ReadinessVerdict, number>> = { ready: 0, 'at-risk': 1, 'not-covered': 2 };
 
-/** Bits of a row's header: the reason code (0-15), the verdict << 4, and which values follow. */
-const HAS_UP = 64;
-const HAS_DOWN = 128;
-const HAS_SYNC = 256;
-const HAS_REF = 512;
-const HAS_REREAD = 1024;
-const HAS_AT = 2048;
+/**
+ * Bits of a row's header: the reason code (0-15), the verdict << 4, HAS_AT; the usual row stops there
+ * (one byte: which values follow is its code's IMPLIED, a re-read bound unless not covered, and an
+ * 'unchanged' or 'emitted' row's downstream offset is its sync's, + 1 when past it); else EXPLICIT and the flags.
+ */
+const HAS_AT = 64;
+const EXPLICIT = 128;
+const HAS_UP = 256;
+const HAS_DOWN = 512;
+const HAS_SYNC = 1024;
+const HAS_REF = 2048;
+const HAS_REREAD = 4096;
+const FLAGS = HAS_UP | HAS_DOWN | HAS_SYNC | HAS_REF;
+/** By code: the values its row usually has. */
+const IMPLIED: readonly number[] = [HAS_UP, 0, HAS_UP, HAS_UP, HAS_UP, HAS_UP | HAS_SYNC | HAS_REF, FLAGS, HAS_UP | HAS_SYNC, FLAGS, FLAGS, HAS_UP | HAS_DOWN | HAS_SYNC, FLAGS];
 /** A group's rare extras, by row: rows kept as checkpointsForGroup's entries with their readiness (no code of their own), last checkpoints' metadata when not ''. */
 interface Extra {
   kept: Map<number, CoverageEntry & EntryReadiness> | null;
@@ -97,8 +100,8 @@ interface Decoded {
   at: number[];
 }
 
-/** The last group decoded: reading a group's entries decodes its rows once, not once per value. */
-const decoded: Decoded = { owner: null, bits: [], pair: [], part: [], up: [], down: [], syncUp: [], syncDown: [], refUp: [], refDown: [], reread: [], at: [] };
+/** A table's last group decoded (CoverageTable.decoded, not a module's: it keeps no other flow's rows alive): reading a group's entries decodes its rows once, not once per value. */
+const decodedOf = (t: CoverageTable): Decoded => (t.decoded ??= { owner: null, bits: [], pair: [], part: [], up: [], down: [], syncUp: [], syncDown: [], refUp: [], refDown: [], reread: [], at: [] }) as Decoded;
 
 /** The coverage of one group: its rows (in its table's chunks) in the order of checkpointsForGroup's entries. */
 export class GroupCoverage implements Iterable<CoverageRow> {
@@ -143,7 +146,6 @@ export class GroupCoverage implements Iterable<CoverageRow> {
     const bytes = this.byteLength;
     const chunk = table.room(bytes);
     const start = chunk.used;
-    // a loop: a group's rows are a few hundred bytes (a subarray would be an object each)
     const from = this.chunk.bytes;
     const to = chunk.bytes;
     for (let k = 0; k < bytes; k++) to[start + k] = from[this.start + k];
@@ -213,25 +215,27 @@ export class GroupCoverage implements Iterable<CoverageRow> {
     // every value exact as a double, each difference below 2^53 (NaN fails these too)
     if (!(Math.abs(up) < LIMIT && Math.abs(down) < LIMIT && Math.abs(su) < LIMIT && Math.abs(sd) < LIMIT && Math.abs(ru) < LIMIT && Math.abs(rdn) < LIMIT)) return false;
     if (!(Number.isSafeInteger(reread) && reread >= 0 && Number.isSafeInteger(at) && Math.abs(at) < LIMIT)) return false;
-    w.u(bits);
+    // codes UnchangedSame and after: the translation of the sync (checkpointsForGroup's), unless said otherwise
+    const derived = code >= Reason.UnchangedSame && down === (up === su ? sd : sd + 1);
+    const compact = (bits & FLAGS) === IMPLIED[code] && (rd.reread !== null) === (rd.verdict !== 'not-covered') && (code < Reason.UnchangedSame || derived);
+    w.u(compact ? bits & 127 : bits | EXPLICIT);
     w.u(this.table.pairFor(c.topic, c.remoteTopic));
     w.u(c.partition);
-    // each value as its difference from one it is usually close to
     if (bits & HAS_UP) w.s(up);
     if (bits & HAS_SYNC) {
       w.s(sd);
       w.s(up - su);
     }
-    if (bits & HAS_DOWN) w.s(down - sd);
+    if (bits & HAS_DOWN && !(compact && derived)) w.s(down - sd);
     if (bits & HAS_REF) {
       w.s(ru - up);
-      if (code !== Reason.EmittedAfterRewind) w.s(rdn - down);
+      // 'unchanged', the same offset: the last checkpoint's downstream offset is the row's
+      if (code !== Reason.EmittedAfterRewind && code !== Reason.UnchangedSame) w.s(rdn - down);
       const p = c.previous;
       if (p !== undefined && p.metadata !== '') ((this.extra ??= { kept: null, metas: null }).metas ??= new Map()).set(i, p.metadata);
     }
     if (bits & HAS_REREAD) w.u(reread);
     if (bits & HAS_AT) {
-      // the group's partitions were mostly checkpointed in the same cycle: the difference from the row before
       w.s(at - GroupCoverage.lastAtOf);
       GroupCoverage.lastAtOf = at;
     }
@@ -240,15 +244,18 @@ export class GroupCoverage implements Iterable<CoverageRow> {
 
   /** The rows, decoded (the group decoded last is kept decoded). */
   private get d(): Decoded {
-    const d = decoded;
+    const d = decodedOf(this.table);
     if (d.owner === this) return d;
     d.owner = null;
     const r = new Reader(this.chunk.bytes, this.start);
     let at = 0;
     for (let i = 0; i < this.length; i++) {
-      const bits = r.u();
+      const raw = r.u();
+      const code = raw & 15;
+      const explicit = (raw & EXPLICIT) !== 0 || code === Reason.Kept;
+      const bits = explicit ? raw : raw | IMPLIED[code] | (((raw >> 4) & 3) !== VERDICT_BITS['not-covered'] ? HAS_REREAD : 0);
       d.bits[i] = bits;
-      if ((bits & 15) === Reason.Kept) continue;
+      if (code === Reason.Kept) continue;
       d.pair[i] = r.u();
       d.part[i] = r.u();
       const up = bits & HAS_UP ? r.s() : 0;
@@ -259,11 +266,11 @@ export class GroupCoverage implements Iterable<CoverageRow> {
         d.syncDown[i] = sd;
         d.syncUp[i] = up - r.s();
       }
-      const down = bits & HAS_DOWN ? sd + r.s() : 0;
+      const down = !(bits & HAS_DOWN) ? 0 : !explicit && code >= Reason.UnchangedSame ? (up === d.syncUp[i] ? sd : sd + 1) : sd + r.s();
       d.down[i] = down;
       if (bits & HAS_REF) {
         d.refUp[i] = up + r.s();
-        if ((bits & 15) !== Reason.EmittedAfterRewind) d.refDown[i] = down + r.s();
+        if (code !== Reason.EmittedAfterRewind) d.refDown[i] = code === Reason.UnchangedSame ? down : down + r.s();
       }
       d.reread[i] = bits & HAS_REREAD ? r.u() : NaN;
       if (bits & HAS_AT) at = d.at[i] = at + r.s();
@@ -590,11 +597,4 @@ export function coverageEntriesOf(groups: readonly GroupCoverage[]): CoverageRow
   let k = 0;
   for (const g of groups) for (let i = 0; i < g.length; i++) out[k++] = new CoverageRow(g, i);
   return out;
-}
-
-/** The rows of checkpointsForGroup's entries `coverage` of `group`, with their readiness. */
-export function groupCoverage(table: CoverageTable, group: string, coverage: readonly CoverageEntry[], readiness: readonly EntryReadiness[], checkpointsLoaded: boolean): GroupCoverage {
-  const rows = new GroupCoverage(table, group, coverage.length);
-  rows.write(coverage, readiness, checkpointsLoaded);
-  return rows;
 }

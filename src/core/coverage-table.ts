@@ -38,6 +38,8 @@ export class CoverageTable {
   readonly topics: string[] = [];
   readonly remotes: Array<string | null> = [];
   private readonly pairNo = new Map<string, Map<string | null, number>>();
+  /** The group of this table read last, decoded (core/coverage-rows). */
+  decoded: object | null = null;
 
   /** Room for up to `max` bytes: the chunk and where they start (`commit` says how many were used). */
   room(max: number): RowChunk {

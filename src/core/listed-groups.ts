@@ -22,6 +22,24 @@ export interface ListedGroup {
   type?: string;
 }
 
+/** The listed states made so far, by state, protocol type and type (a few: shared by every group listed so, one object each, frozen). */
+const STATES = new Map<string, ListedGroupState>();
+
+/** The one frozen ListedGroupState of these values (issue 24 step g: not an object a group per listing). */
+function stateOf(state: string, protocolType: string, type: string | undefined): ListedGroupState {
+  // values of a broker's answer: a few distinct ones (each value with its length: no two combinations share a key)
+  const key = `${state.length}:${state}${protocolType.length}:${protocolType}${type === undefined ? '-' : `${type.length}:${type}`}`;
+  let v = STATES.get(key);
+  if (v === undefined) {
+    const o: ListedGroupState = { state, protocolType };
+    if (type !== undefined) o.type = type;
+    v = Object.freeze(o);
+    // bounded: past 1,000 distinct combinations (a broker answering nonsense) objects are no longer shared
+    if (STATES.size < 1000) STATES.set(key, v);
+  }
+  return v;
+}
+
 /**
  * Keeps a cluster's listing of group states across ListGroups rounds (called every second at
  * 10,000 groups: it is the same map while nothing changed). `keep` takes each broker's listed
@@ -59,9 +77,7 @@ export class GroupListingKeeper {
           out.set(g.groupId, had);
           continue;
         }
-        const v: ListedGroupState = { state: g.state, protocolType: g.protocolType };
-        if (g.type !== undefined) v.type = g.type;
-        out.set(g.groupId, v);
+        out.set(g.groupId, stateOf(g.state, g.protocolType, g.type));
       }
     }
     this.lastListing = out;

@@ -2,7 +2,7 @@ import type { CheckpointStore } from './checkpoint-store';
 import { checkpointsForGroup, type CheckpointsForGroupInput, type CheckpointsForGroupResult, type CoverageEntry } from './checkpoints-for-group';
 import type { OffsetSyncStore } from './offset-sync-store';
 import type { OffsetSync } from './types';
-import { CoverageTable, groupCoverage, type GroupCoverage } from './coverage-rows';
+import { CoverageTable, GroupCoverage } from './coverage-rows';
 import { DEFAULT_READINESS, entryReadiness, groupReadiness, type EntryReadiness, type MembersOnTarget, type GroupReadiness, type ReadinessThresholds } from './readiness';
 
 /**
@@ -65,27 +65,44 @@ interface ListedAt {
   readonly at: number;
 }
 
-/** A group's last translation; it is its own answer while the group is reused (no object of its own: a full cycle at 10,000 groups asks every group every interval). */
-class Entry implements CachedTranslation {
+/**
+ * A group's last translation: its coverage rows themselves (a GroupCoverage: one object a group,
+ * not an entry and its rows, issue 24 step g), and its own answer while the group is reused (no
+ * object of its own: a full cycle at 10,000 groups asks every group every interval).
+ */
+class Entry extends GroupCoverage implements CachedTranslation {
   declare readonly checkpoints: typeof NO_CHECKPOINTS;
   declare readonly reused: true;
+  declare readonly coverage: GroupCoverage;
   constructor(
+    table: CoverageTable,
+    group: string,
+    /** Its rows, one an offset entry (checkpointsForGroup's entries are). */
+    length: number,
     /** The offsets' version, or the offsets translated when no version said which (the same array means "unchanged"). */
     readonly offsetsKey: number | CheckpointsForGroupInput['offsets'],
-    readonly basis: Basis,
-    /** Where its offset entries' generations start in the cache's `GenPool` (one an offset entry; see `GenPool`). */
+    /** The number of its basis in the cache's `bases` (a number: a coverage held by a message keeps no store alive). */
+    readonly basis: number,
+    /** Where its offset entries' generations start in the cache's `GenPool` (`length` of them; see `GenPool`). */
     public genAt: number,
-    /** How many offset entries it had. */
-    readonly genCount: number,
-    public coverage: GroupCoverage,
     public summary: GroupReadiness,
     /** When the group's offsets were last listed and translated (or found unchanged), epoch ms; undefined when not said. */
     public listed: ListedAt | undefined,
     /** The last answer emitted (or replaced a duplicate): it reads differently next time, translate it again then. */
     public stale: boolean,
-  ) {}
+  ) {
+    super(table, group, length);
+  }
 }
-Object.defineProperties(Entry.prototype, { checkpoints: { value: NO_CHECKPOINTS }, reused: { value: true } });
+Object.defineProperties(Entry.prototype, {
+  checkpoints: { value: NO_CHECKPOINTS },
+  reused: { value: true },
+  coverage: {
+    get(this: Entry) {
+      return this;
+    },
+  },
+});
 
 /** The sync a position translates from in the current slots (the oldest one when it is older than all), or undefined. */
 function syncFor(store: OffsetSyncStore, group: string, topic: string, partition: number, offset: bigint | null | undefined): OffsetSync | undefined {
@@ -93,6 +110,33 @@ function syncFor(store: OffsetSyncStore, group: string, topic: string, partition
   // with the group: in precise mode the sync kept for it counts (it only changes with a new slot array or a new position)
   const t = store.explain(topic, partition, offset, group);
   return t.kind === 'translated' ? t.sync : t.kind === 'too-old' ? t.oldest : undefined;
+}
+
+/**
+ * Whether the row of (topic, partition) still has the readiness a translation now would give it
+ * (its verdict and re-read bound: the sync above its position may have changed); false when no
+ * row or more than one is of that partition.
+ */
+function readinessHolds(e: GroupCoverage, input: CacheInput, topic: string, partition: number, th: ReadinessThresholds): boolean {
+  let i = -1;
+  for (let k = 0; k < e.length; k++) {
+    if (e.partitionOf(k) !== partition || e.topicOf(k) !== topic) continue;
+    if (i >= 0) return false;
+    i = k;
+  }
+  if (i < 0) return false;
+  const reread = e.rereadOf(i);
+  const sync = e.syncOf(i);
+  const up = e.upstreamOf(i);
+  const down = e.downstreamOf(i);
+  // not covered, or exactly at its sync (nothing re-read): no sync above counts
+  if (reread === null || sync === undefined || up === null || down === undefined || up <= sync.upstreamOffset) return true;
+  const { store, checkpoints, group } = input;
+  const above = store.around(topic, partition, up, group).above;
+  const remote = e.remoteTopicOf(i);
+  const cp = remote === null ? undefined : checkpoints.getPartition(group, remote, partition);
+  const now = entryReadiness({ status: e.statusOf(i), upstreamOffset: up, downstreamOffset: down, sync }, above, cp, undefined, th);
+  return now.reread === reread && now.verdict === e.verdictOf(i);
 }
 
 /** Slots per chunk of a GenPool. */
@@ -151,8 +195,8 @@ class GenPool {
     this.waste = 0;
     for (const e of current) {
       const from = e.genAt;
-      const to = this.alloc(e.genCount);
-      for (let i = 0; i < e.genCount; i++) {
+      const to = this.alloc(e.length);
+      for (let i = 0; i < e.length; i++) {
         const k = from + i;
         const j = to + i;
         this.chunks[(j / GEN_CHUNK) | 0][j % GEN_CHUNK] = old[(k / GEN_CHUNK) | 0][k % GEN_CHUNK];
@@ -170,8 +214,10 @@ export class TranslationCache {
   private table = new CoverageTable();
   /** Groups to translate again whatever else changed (their last answer emitted, or a partial cycle wrote for them), until taken. */
   private staleGroups = new Set<string>();
-  /** The basis of the last translation (shared by the entries translated against the same). */
-  private basis: Basis | null = null;
+  /** The bases of the entries by number (a few: a new one only when a store, its loading state or the thresholds change). */
+  private bases = new Map<number, Basis>();
+  /** The number of the last basis. */
+  private basisNo = 0;
   /** The last listing time boxed (Entry.listed). */
   private lastListed: ListedAt | null = null;
 
@@ -201,28 +247,33 @@ export class TranslationCache {
       return entryReadiness(c, above, cp, cp === undefined ? undefined : checkpoints.listedAtOf(cp), th);
     });
     if (had !== undefined) {
-      this.table.released(had.coverage.length, had.coverage.byteLength);
-      this.gens.release(had.genCount);
+      this.table.released(had.length, had.byteLength);
+      this.gens.release(had.length);
     }
-    const coverage = groupCoverage(this.table, group, r.coverage, readiness, checkpoints.loaded);
     const summary = groupReadiness(
       group,
       r.coverage.map((c, i) => ({ ...readiness[i], status: c.status, topic: c.topic, partition: c.partition })),
     );
-    const genAt = this.gens.alloc(offsets.length);
-    for (let i = 0; i < offsets.length; i++) this.gens.set(genAt + i, store.changeLog(offsets[i].topic, offsets[i].partition).gen);
+    // one row an offset entry (checkpointsForGroup's entries are); a generation slot each
+    const n = r.coverage.length;
+    const genAt = this.gens.alloc(n);
+    for (let i = 0; i < n; i++) if (i < offsets.length) this.gens.set(genAt + i, store.changeLog(offsets[i].topic, offsets[i].partition).gen);
     const entry = new Entry(
+      this.table,
+      group,
+      n,
       input.offsetsVersion ?? offsets,
       this.basisOf(store, checkpoints, th),
       genAt,
-      offsets.length,
-      coverage,
       summary,
       input.listedAt === undefined ? undefined : this.listedBox(input.listedAt),
       // an answer that emitted (or replaced a duplicate) reads differently next time: translate it again then
       // (a rewind below the syncs too: checkpointed at the log start, or waiting for it)
-      r.coverage.some((c) => c.status === 'emitted' || c.status === 'duplicate-remote-partition' || c.status === 'rewound-to-start' || c.status === 'rewound-below-syncs'),
+      n !== offsets.length ||
+        r.coverage.some((c) => c.status === 'emitted' || c.status === 'duplicate-remote-partition' || c.status === 'rewound-to-start' || c.status === 'rewound-below-syncs'),
     );
+    entry.write(r.coverage, readiness, checkpoints.loaded);
+    const coverage: GroupCoverage = entry;
     this.byGroup.set(group, entry);
     if (entry.stale) this.staleGroups.add(group);
     this.compactIfWasteful();
@@ -278,8 +329,8 @@ export class TranslationCache {
     for (const [g, e] of this.byGroup) {
       if (groups.has(g)) continue;
       this.byGroup.delete(g);
-      this.table.released(e.coverage.length, e.coverage.byteLength);
-      this.gens.release(e.genCount);
+      this.table.released(e.length, e.byteLength);
+      this.gens.release(e.length);
     }
     this.compactIfWasteful();
   }
@@ -292,13 +343,13 @@ export class TranslationCache {
   private compactIfWasteful(): void {
     if (this.gens.wasteful) this.gens.compact(this.byGroup.values());
     if (!this.table.wasteful) return;
-    this.table.compact(Array.from(this.byGroup.values(), (e) => e.coverage));
+    this.table.compact(this.byGroup.values());
   }
 
   clear(): void {
     this.table = new CoverageTable();
     this.gens = new GenPool();
-    this.basis = null;
+    this.bases = new Map();
     this.byGroup.clear();
     this.staleGroups.clear();
   }
@@ -309,21 +360,24 @@ export class TranslationCache {
     return b !== null && b.at === at ? b : (this.lastListed = Object.freeze({ at }));
   }
 
-  /** The basis of a translation against these (the last one when the same). */
-  private basisOf(store: OffsetSyncStore, checkpoints: CheckpointStore, readiness: ReadinessThresholds): Basis {
-    const b = this.basis;
-    if (b !== null && b.store === store && b.checkpoints === checkpoints && b.readiness === readiness && b.syncsLoaded === store.loaded && b.checkpointsLoaded === checkpoints.loaded) return b;
-    return (this.basis = { store, checkpoints, syncsLoaded: store.loaded, checkpointsLoaded: checkpoints.loaded, readiness });
+  /** The number of the basis of a translation against these (the last one when the same). */
+  private basisOf(store: OffsetSyncStore, checkpoints: CheckpointStore, readiness: ReadinessThresholds): number {
+    const b = this.bases.get(this.basisNo);
+    if (b !== undefined && b.store === store && b.checkpoints === checkpoints && b.readiness === readiness && b.syncsLoaded === store.loaded && b.checkpointsLoaded === checkpoints.loaded) return this.basisNo;
+    this.bases.set(++this.basisNo, { store, checkpoints, syncsLoaded: store.loaded, checkpointsLoaded: checkpoints.loaded, readiness });
+    // the oldest forgotten past 16: an entry of it is translated again
+    if (this.bases.size > 16) this.bases.delete(this.bases.keys().next().value as number);
+    return this.basisNo;
   }
 
   private stillValid(e: Entry, input: CacheInput, th: ReadinessThresholds): boolean {
     const { offsets, store, checkpoints } = input;
-    const b = e.basis;
-    if (e.stale || b.readiness !== th) return false;
+    const b = this.bases.get(e.basis);
+    if (e.stale || b === undefined || b.readiness !== th) return false;
     if (e.offsetsKey !== (input.offsetsVersion ?? offsets)) return false;
     if (b.store !== store || b.checkpoints !== checkpoints) return false;
     if (b.syncsLoaded !== store.loaded || b.checkpointsLoaded !== checkpoints.loaded) return false;
-    if (offsets.length !== e.genCount) return false;
+    if (offsets.length !== e.length) return false;
     const gens = this.gens;
     for (let i = 0; i < offsets.length; i++) {
       const o = offsets[i];
@@ -336,8 +390,11 @@ export class TranslationCache {
       const at = o.offset;
       if (at !== null && at !== undefined && at >= 0n && (floor === null || (floor !== undefined && at >= floor))) {
         // the same sync (its offsets: the answer reads nothing else of it) as the row translated from: the same answer
-        if (!e.coverage.syncMatches(o.topic, o.partition, syncFor(store, input.group, o.topic, o.partition, at))) return false;
+        if (!e.syncMatches(o.topic, o.partition, syncFor(store, input.group, o.topic, o.partition, at))) return false;
       }
+      // the same sync, but its readiness reads the next sync above the position too: a change above
+      // the floor (a first sync above a still group, a retained one dropped) moves its re-read bound
+      if (at !== null && at !== undefined && at >= 0n && !readinessHolds(e, input, o.topic, o.partition, th)) return false;
       // the same sync after newer changes: same answer; remember the generation to skip the search next time
       gens.set(e.genAt + i, log.gen);
     }

@@ -22,6 +22,97 @@ function sameEntries<K, V>(a: ReadonlyMap<K, V>, b: ReadonlyMap<K, V>): boolean 
   return true;
 }
 
+const MEMBERS: readonly MembersOnTarget[] = [false, true, 'unknown'];
+const codeOf = (m: MembersOnTarget): number => (m === false ? 0 : m === true ? 1 : 2);
+
+/** Whether `names` are in strictly ascending order (sorted, no duplicates). */
+function strictlySorted(names: readonly string[]): boolean {
+  for (let i = 1; i < names.length; i++) if (!(names[i - 1] < names[i])) return false;
+  return true;
+}
+
+/**
+ * Members on the target per group as a sorted array of names (the cycle's list of groups, shared
+ * from one listing to the next while it is the same) and one byte a group (issue 24 step g: not a
+ * Map of 10,000 strings); read as a ReadonlyMap (`get` by binary search).
+ */
+export class MembersTable implements ReadonlyMap<string, MembersOnTarget> {
+  constructor(
+    /** Strictly ascending. */
+    readonly names: readonly string[],
+    /** Per name: 0 false, 1 true, 2 'unknown'. */
+    readonly codes: Uint8Array,
+  ) {}
+
+  get size(): number {
+    return this.names.length;
+  }
+
+  private indexOf(group: string): number {
+    const n = this.names;
+    let lo = 0;
+    let hi = n.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = n[mid];
+      if (v === group) return mid;
+      if (v < group) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  get(group: string): MembersOnTarget | undefined {
+    const i = this.indexOf(group);
+    return i < 0 ? undefined : MEMBERS[this.codes[i]];
+  }
+
+  has(group: string): boolean {
+    return this.indexOf(group) >= 0;
+  }
+
+  /** A Map of the same entries (made now: for iteration, which nothing does per cycle). */
+  private asMap(): Map<string, MembersOnTarget> {
+    const m = new Map<string, MembersOnTarget>();
+    for (let i = 0; i < this.names.length; i++) m.set(this.names[i], MEMBERS[this.codes[i]]);
+    return m;
+  }
+
+  forEach(f: (value: MembersOnTarget, key: string, map: ReadonlyMap<string, MembersOnTarget>) => void, thisArg?: unknown): void {
+    for (let i = 0; i < this.names.length; i++) f.call(thisArg, MEMBERS[this.codes[i]], this.names[i], this);
+  }
+
+  entries(): ReturnType<Map<string, MembersOnTarget>['entries']> {
+    return this.asMap().entries();
+  }
+
+  keys(): ReturnType<Map<string, MembersOnTarget>['keys']> {
+    return this.asMap().keys();
+  }
+
+  values(): ReturnType<Map<string, MembersOnTarget>['values']> {
+    return this.asMap().values();
+  }
+
+  [Symbol.iterator](): ReturnType<Map<string, MembersOnTarget>['entries']> {
+    return this.entries();
+  }
+}
+
+function sameCodes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The same names in the same order. */
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** The target's group listing, kept from one full cycle to the next. */
 export class TargetMembers {
   /** The last full cycle's listing. */
@@ -49,7 +140,14 @@ export class TargetMembers {
    * a failed listing makes every group 'unknown', with the error. Does not change `current`.
    */
   async list(groups: readonly string[]): Promise<TargetMembersListing> {
+    // `groups` sorted (a cycle's selection is): one byte a group beside the names; else a Map
+    const sorted = strictlySorted(groups);
     const members = new Map<string, MembersOnTarget>();
+    const codes = sorted ? new Uint8Array(groups.length) : null;
+    const at = (g: string, i: number, m: MembersOnTarget): void => {
+      if (codes !== null) codes[i] = codeOf(m);
+      else members.set(g, m);
+    };
     try {
       const fetcher = this.target.offsetFetcher();
       const states = await fetcher.listGroupStates();
@@ -58,10 +156,15 @@ export class TargetMembers {
       const r = this.reuse;
       if (r !== null && r.answer === this.current && r.states === states && sameList(r.groups, groups)) return r.answer;
       const unlisted: string[] = [];
-      for (const g of groups) {
+      const unlistedAt: number[] = [];
+      for (let i = 0; i < groups.length; i++) {
+        const g = groups[i];
         const s = states.get(g);
-        if (s !== undefined) members.set(g, membersInState(s.state));
-        else unlisted.push(g);
+        if (s !== undefined) at(g, i, membersInState(s.state));
+        else {
+          unlisted.push(g);
+          unlistedAt.push(i);
+        }
       }
       // a coordinator found is remembered by the fetcher; a refusal (no DESCRIBE on the group) is
       // remembered here until the next group discovery (ACLs change rarely), so a full cycle does not
@@ -69,10 +172,18 @@ export class TargetMembers {
       const ask = unlisted.filter((g) => !this.refusedCoordinators.has(g));
       const failed = ask.length > 0 ? await fetcher.coordinatorFailures(ask) : new Map<string, string>();
       for (const [g, why] of failed) if (authorizationFailure({ message: why })) this.refusedCoordinators.add(g);
-      for (const g of unlisted) members.set(g, failed.has(g) || this.refusedCoordinators.has(g) ? 'unknown' : false);
+      for (let k = 0; k < unlisted.length; k++) {
+        const g = unlisted[k];
+        at(g, unlistedAt[k], failed.has(g) || this.refusedCoordinators.has(g) ? 'unknown' : false);
+      }
       // unchanged (the usual cycle): the last map stays, and what was derived from it with it
       const prev = this.current;
-      const answer = prev.error === undefined && sameEntries(prev.members, members) ? prev : { members };
+      let answer: TargetMembersListing;
+      if (codes !== null) {
+        const had = prev.members;
+        const names = had instanceof MembersTable && sameNames(had.names, groups) ? had.names : groups.slice();
+        answer = prev.error === undefined && names === (had as MembersTable).names && sameCodes((had as MembersTable).codes, codes) ? prev : { members: new MembersTable(names, codes) };
+      } else answer = prev.error === undefined && sameEntries(prev.members, members) ? prev : { members };
       this.reuse = unlisted.length === 0 ? { states, groups, answer } : null;
       return answer;
     } catch (e) {

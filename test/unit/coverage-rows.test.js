@@ -132,6 +132,17 @@ for (const translation of ['mm2', 'precise']) {
       for (const g of groups.slice(0, 10)) assert.deepEqual(read(last.get(g).cov), last.get(g).seen);
     });
 
+    it('the usual row is its header and the values no other one gives (about 10 bytes); an unusual one says which values follow', function () {
+      const s = syncs(translation, [['a', 0, 100, 1000], ['a', 1, 100, 1000], ['a', 2, 100, 1000]]);
+      // unchanged at the sync, unchanged past it, unchanged behind the last checkpoint
+      const cps = checkpoints([['g', 's.a', 0, 100, 1000], ['g', 's.a', 1, 150, 1001], ['g', 's.a', 2, 150, 1500]]);
+      const r = same('unchanged rows', { ...base, group: 'g', offsets: [at('a', 0, 100), at('a', 1, 150), at('a', 2, 150)], store: s, checkpoints: cps });
+      assert.deepEqual(r.coverage.map((c) => c.status), ['unchanged', 'unchanged', 'unchanged']);
+      assert.ok(r.coverage.byteLength <= 3 * 10 + 6, `${r.coverage.byteLength} bytes for 3 rows (one checkpoint time of 6 bytes)`);
+      // flags other than their code's usual ones: a topic not replicated without a commit, one with
+      same('unusual rows', { ...base, group: 'g', offsets: [at('skipped', 0, null), at('skipped', 1, 4), at('a', 0, 150)], store: s, checkpoints: checkpoints([]) });
+    });
+
     it('the readiness verdict is kept with the row', function () {
       const s = syncs(translation, [['a', 0, 100, 1000]]);
       const r = same('ready', { ...base, group: 'g', offsets: [at('a', 0, 100), at('c', 0, 1)], store: s, checkpoints: checkpoints([]) });

@@ -85,3 +85,25 @@ describe('mm2-group-offsets status: what either path wrote', function () {
     assert.deepEqual(runs.view(t0 + 6000, interval), { synced: 2, lastWriteAt: t0 + 5000, considered: 2, written: 0, active: 0, upToDate: 2, failed: 0, firstError: '' });
   });
 });
+
+describe('mm2-group-offsets status: outcomes kept as small codes (issue 24 step g)', function () {
+  const t0 = 1_800_000_000_000;
+  const interval = 60000;
+
+  it('over many full runs a group a partial run added stays only when the next full run lists it; an error reason goes with a later outcome', function () {
+    const runs = new GroupOffsetsRuns();
+    for (let k = 0; k < 5; k++) {
+      runs.record(run(false, ['a'], [['b', 'up-to-date']]), t0 + k * 1000);
+      runs.record(run(true, [], [[`p${k}`, 'error']]), t0 + k * 1000 + 500);
+      // the partial run's group counts until the next full run
+      assert.equal(runs.view(t0 + k * 1000 + 600, interval).considered, 3);
+    }
+    runs.record(run(false, ['a'], [['b', 'up-to-date'], ['p4', 'error']]), t0 + 6000);
+    assert.deepEqual(runs.view(t0 + 6000, interval), { synced: 1, lastWriteAt: t0 + 6000, considered: 3, written: 1, active: 0, upToDate: 1, failed: 1, firstError: 'error reason' });
+    // p4 written by a partial run: its reason is gone; the next full run without it drops it
+    runs.record(run(true, ['p4']), t0 + 7000);
+    assert.deepEqual(runs.view(t0 + 7000, interval), { synced: 2, lastWriteAt: t0 + 7000, considered: 3, written: 2, active: 0, upToDate: 1, failed: 0, firstError: '' });
+    runs.record(run(false, [], [['a', 'fenced'], ['b', 'group-active']]), t0 + 8000);
+    assert.deepEqual(runs.view(t0 + 8000, interval), { synced: 2, lastWriteAt: t0 + 7000, considered: 2, written: 0, active: 1, upToDate: 0, failed: 0, firstError: '' });
+  });
+});

@@ -80,4 +80,21 @@ describe('GroupListingKeeper (a listing of group states kept across ListGroups r
     assert.equal(k.keep([[g('a', 'Empty')]]), changed);
     assert.notEqual(k.keep([[g('a', 'Stable')]]), changed);
   });
+
+  it('groups listed with the same state, protocol type and type share one frozen state object, across keepers too (issue 24 step g)', function () {
+    const m = new GroupListingKeeper().keep([[g('a', 'Empty'), g('b', 'Empty'), g('c', 'Empty', 'consumer', 'classic'), g('d', 'Stable')], [g('e', 'Empty', '')]]);
+    const n = new GroupListingKeeper().keep([[g('x', 'Empty'), g('y', 'Empty', 'consumer', 'classic')]]);
+    assert.equal(m.get('a'), m.get('b'));
+    assert.equal(m.get('a'), n.get('x'));
+    assert.equal(m.get('c'), n.get('y'));
+    assert.ok(Object.isFrozen(m.get('a')));
+    // different values: different objects, each with its own values
+    assert.deepEqual([m.get('a'), m.get('c'), m.get('d'), m.get('e')], [
+      { state: 'Empty', protocolType: 'consumer' },
+      { state: 'Empty', protocolType: 'consumer', type: 'classic' },
+      { state: 'Stable', protocolType: 'consumer' },
+      { state: 'Empty', protocolType: '' },
+    ]);
+    assert.equal(new Set([m.get('a'), m.get('c'), m.get('d'), m.get('e')]).size, 4);
+  });
 });

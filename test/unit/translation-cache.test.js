@@ -102,6 +102,31 @@ for (const translation of /** @type {Array<'mm2' | 'precise'>} */ (['mm2', 'prec
     else assert.equal(kept, 0);
   });
 
+  it('a still group whose first sync above its position arrives: its readiness is judged again (the re-read bound reads that sync), as a fresh translation gives it', () => {
+    const store = new OffsetSyncStore({ keepHistoryOnLoad: true, translation });
+    store.markLoaded();
+    store.apply({ topic: 'a', partition: 0, upstreamOffset: 10n, downstreamOffset: 20n });
+    const cps = loadedCheckpoints();
+    const readiness = { maxReread: 10, maxAgeMs: 300000 };
+    const input = { group: 'g', offsets: [{ topic: 'a', partition: 0, offset: 50n, metadata: '' }], topicFilter, store, checkpoints: cps, policy, sourceAlias: 's', targetAlias: 't', readiness };
+    const cache = new TranslationCache();
+    cache.translate(input); // emitted
+    const before = cache.translate(input); // unchanged: at most 39 records re-read
+    assert.deepEqual([before.summary.verdict, before.summary.reread], ['at-risk', 39]);
+    assert.equal(cache.translate(input).reused, true);
+    // a sync above the position, 2 records further on the target: at most 1 record re-read now
+    store.apply({ topic: 'a', partition: 0, upstreamOffset: 60n, downstreamOffset: 22n });
+    const after = cache.translate(input);
+    assert.equal(after.reused, false);
+    assert.deepEqual([after.summary.verdict, after.summary.reread, after.coverage.at(0).reread], ['ready', 1, 1]);
+    // the same answer as a cache of its own
+    const fresh = new TranslationCache();
+    fresh.translate(input);
+    assert.deepEqual(fresh.translate(input).summary, after.summary);
+    // nothing moved since: reused again
+    assert.equal(cache.translate(input).reused, true);
+  });
+
   it('reuses a group whose offsets and syncs did not move, with the same entry objects', () => {
     const store = new OffsetSyncStore({ keepHistoryOnLoad: true, translation });
     store.markLoaded();

@@ -42,7 +42,7 @@ export interface CycleRequester {
 export class CheckpointCycles {
   private readonly sent = new WeakSet<CycleResult>();
   /** What output 1 last carried per group (the version of its checkpoints in the store, or the list): a message carries only the groups whose checkpoints changed. */
-  private carried = new Map<string, number | readonly Checkpoint[] | undefined>();
+  private carried = new Carried();
   private wholeWanted = true;
 
   constructor(private readonly o: CheckpointCyclesOptions) {}
@@ -121,8 +121,9 @@ export class CheckpointCycles {
     let latest: ReadonlyMap<string, readonly Checkpoint[]>;
     if (whole) {
       latest = r.latest;
-      this.carried = new Map();
-      for (const g of r.latest.keys()) this.carried.set(g, carriedOf(r, g));
+      const groups = Array.from(r.latest.keys());
+      this.carried = new Carried(groups);
+      for (const g of groups) this.carried.set(g, carriedOf(r, g));
       this.wholeWanted = false;
     } else {
       const changed = new Map<string, readonly Checkpoint[]>();
@@ -151,4 +152,57 @@ export class CheckpointCycles {
 /** What says whether a group's checkpoints changed since a message carried them: their version in the store, or the list itself. */
 function carriedOf(r: CycleResult, group: string): number | readonly Checkpoint[] | undefined {
   return r.latest.versionOf !== undefined ? r.latest.versionOf(group) : r.latest.get(group);
+}
+
+type CarriedValue = number | readonly Checkpoint[] | undefined;
+
+/**
+ * What output 1 last carried per group. The groups of the last whole message, when sorted (a cycle's
+ * are), as that sorted array and one version a group in a Float64Array (issue 24 step g: not a Map of
+ * 10,000 entries; NaN: nothing carried); other groups and values that are no version (a list) in a Map.
+ */
+export class Carried {
+  private readonly names: readonly string[];
+  private readonly versions: Float64Array;
+  private readonly other = new Map<string, CarriedValue>();
+
+  constructor(groups: readonly string[] = []) {
+    let sorted = true;
+    for (let i = 1; i < groups.length && sorted; i++) sorted = groups[i - 1] < groups[i];
+    this.names = sorted ? groups : [];
+    this.versions = new Float64Array(this.names.length).fill(NaN);
+  }
+
+  private indexOf(group: string): number {
+    const n = this.names;
+    let lo = 0;
+    let hi = n.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = n[mid];
+      if (v === group) return mid;
+      if (v < group) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  get(group: string): CarriedValue {
+    const i = this.indexOf(group);
+    if (i >= 0 && !Number.isNaN(this.versions[i])) return this.versions[i];
+    return this.other.get(group);
+  }
+
+  set(group: string, value: CarriedValue): void {
+    const i = this.indexOf(group);
+    if (i >= 0) {
+      const version = typeof value === 'number' && !Number.isNaN(value);
+      this.versions[i] = version ? (value as number) : NaN;
+      if (version) {
+        this.other.delete(group);
+        return;
+      }
+    }
+    this.other.set(group, value);
+  }
 }

@@ -7,26 +7,33 @@ import type { GroupOffsetsCycle, GroupSkipCode } from '../../engines/group-offse
 const AGE: AgoScale = { seconds: 'mm2-group-offsets.status.age-s', minutes: 'mm2-group-offsets.status.age-min', secondsBelow: 120, rounding: 'round' };
 const WINDOW: AgoScale = { seconds: 'mm2-group-offsets.status.window-s', minutes: 'mm2-group-offsets.status.window-min', secondsBelow: 120, rounding: 'round' };
 
-/** A group's outcome in the last run that considered it. */
-interface Outcome {
-  code: 'written' | GroupSkipCode;
-  reason?: string;
-}
+/** A group's outcome code (GroupOffsetsRuns keeps its index: one small integer a group, not an object). */
+const CODES: ReadonlyArray<'written' | GroupSkipCode> = ['written', 'group-active', 'up-to-date', 'nothing-to-write', 'error', 'fenced'];
+const WRITTEN = 0;
+const ACTIVE = 1;
+const UP_TO_DATE = 2;
+const ERROR = 4;
+/** A code not in CODES (counted as none of the above, as before). */
+const OTHER = CODES.length;
 
 /**
  * What the runs of a node did, by either path: the full reconcile and the partial runs (the
  * groups whose checkpoints changed). Each group's latest outcome (a full run replaces them all,
  * a partial run those of its groups), when each group was last written, when a run last completed.
  */
-/** The outcome of a group written (one object, shared). */
-const WRITTEN: Outcome = Object.freeze({ code: 'written' });
-
 export class GroupOffsetsRuns {
-  /** group -> its outcome: the run's own skip entry (engines cache those of groups up to date) or WRITTEN, never a copy. */
-  private readonly outcomes = new Map<string, Outcome>();
-  /** group -> the number of the last full run that listed it (a full run drops the outcomes it did not list). */
-  private readonly fullRunOf = new Map<string, number>();
-  private fullRuns = 0;
+  /**
+   * group -> its outcome code (index in CODES) * 2 + the parity of the last full run that listed
+   * it: one Map of small integers (issue 24 step g: no second Map of run numbers, no object a
+   * group). Every group held after a full run was listed by it, so one bit tells "listed by this
+   * run" apart; a group a partial run adds gets the parity of the last full run (the next one
+   * drops it unless it lists it).
+   */
+  private readonly outcomes = new Map<string, number>();
+  /** The reasons of the groups whose outcome is 'error' (few). */
+  private readonly errors = new Map<string, string>();
+  /** The parity of the last full run (0 before the first). */
+  private parity = 0;
   private readonly writes = new Map<string, number>();
   /** When a run (either path) last completed; null before the first. */
   lastRunAt: number | null = null;
@@ -41,28 +48,33 @@ export class GroupOffsetsRuns {
    */
   record(r: GroupOffsetsCycle, at: number): void {
     const full = !r.partial;
-    const run = full ? ++this.fullRuns : 0;
+    if (full) this.parity ^= 1;
+    const parity = this.parity;
     /** distinct groups this full run listed */
     let listed = 0;
-    const stamp = (g: string): void => {
-      if (!full || this.fullRunOf.get(g) === run) return;
-      this.fullRunOf.set(g, run);
-      listed++;
+    const set = (g: string, code: number): void => {
+      const had = this.outcomes.get(g);
+      // a partial run keeps the group's parity (a new group: the last full run's)
+      const p = full ? parity : had === undefined ? parity : had & 1;
+      if (full && (had === undefined || (had & 1) !== parity)) listed++;
+      this.outcomes.set(g, code * 2 + p);
     };
     for (const w of r.written) {
-      this.outcomes.set(w.group, WRITTEN);
-      stamp(w.group);
+      set(w.group, WRITTEN);
+      this.errors.delete(w.group);
       this.writes.set(w.group, at);
     }
     for (const s of r.skipped) {
-      this.outcomes.set(s.group, s);
-      stamp(s.group);
+      const k = CODES.indexOf(s.code);
+      set(s.group, k < 0 ? OTHER : k);
+      if (k === ERROR) this.errors.set(s.group, s.reason);
+      else this.errors.delete(s.group);
     }
     if (full && this.outcomes.size > listed)
-      for (const g of this.outcomes.keys()) {
-        if (this.fullRunOf.get(g) === run) continue;
+      for (const [g, v] of this.outcomes) {
+        if ((v & 1) === parity) continue;
         this.outcomes.delete(g);
-        this.fullRunOf.delete(g);
+        this.errors.delete(g);
       }
     this.lastRunAt = at;
   }
@@ -83,11 +95,12 @@ export class GroupOffsetsRuns {
     let upToDate = 0;
     let written = 0;
     const errors: string[] = [];
-    for (const o of this.outcomes.values()) {
-      if (o.code === 'written') written++;
-      else if (o.code === 'group-active') active++;
-      else if (o.code === 'up-to-date') upToDate++;
-      else if (o.code === 'error') errors.push(o.reason ?? '');
+    for (const [g, v] of this.outcomes) {
+      const code = v >> 1;
+      if (code === WRITTEN) written++;
+      else if (code === ACTIVE) active++;
+      else if (code === UP_TO_DATE) upToDate++;
+      else if (code === ERROR) errors.push(this.errors.get(g) ?? '');
     }
     return { synced, lastWriteAt, considered: this.outcomes.size, written, active, upToDate, failed: errors.length, firstError: errors[0] ?? '' };
   }
