@@ -31,8 +31,8 @@ export type EmitterPhase =
   | { kind: 'preparing'; failed?: string }
   /** Restoring the last checkpoints; `percent` of the records that existed at start. */
   | { kind: 'restoring'; percent: number }
-  /** The checkpoints topic could not be prepared; retrying. */
-  | { kind: 'retrying'; error: string; retryInMs: number }
+  /** The checkpoints topic could not be prepared, or (`restore`) not read; retrying. */
+  | { kind: 'retrying'; error: string; retryInMs: number; restore?: boolean }
   /** Restore done; cycles may run. */
   | { kind: 'ready' };
 

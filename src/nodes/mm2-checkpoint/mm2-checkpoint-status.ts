@@ -51,6 +51,8 @@ function preparationFailed(t: Translate, error: string): StatusView {
 export function checkpointStatus(t: Translate, state: CheckpointNodeState, syncsLoaded: boolean, staleMs: number, now = Date.now(), syncsError: string | null = null): StatusView {
   const p = state.phase;
   // the checkpoints topic could not be prepared, and the attempts after it until one works: red with the cause
+  // the checkpoints could not be read (a target that answers): red, saying the node waits for them
+  if (p.kind === 'retrying' && p.restore && unreachableExplanation(p.error) === null) return { fail: t('mm2-checkpoint.status.restore-retrying', { error: p.error }) };
   if (p.kind === 'retrying') return preparationFailed(t, p.error);
   if (p.kind === 'preparing' && p.failed !== undefined) return preparationFailed(t, p.failed);
   if (p.kind === 'preparing' || p.kind === 'restoring') {
