@@ -10,7 +10,7 @@ import type { RenamePolicy } from '../core/rename-topic-partition';
 import type { Checkpoint, OffsetSync } from '../core/types';
 import type { GroupCoverage, GroupCoverageEntry } from '../core/translation-cache';
 import { coverageEntriesOf } from '../core/coverage-rows';
-import type { WrittenCheckpoint } from '../core/checkpoint-cycle';
+import { LatestCheckpoints, type LatestSource, type WrittenCheckpoint } from '../core/checkpoint-cycle';
 import { uniteGroupPartitions } from '../core/cycle-selection';
 import type { MembersOnTarget, ReadinessSummary, ReadinessThresholds } from '../core/readiness';
 import type { NotReplicatedGroup } from '../core/group-types';
@@ -31,8 +31,8 @@ export type EmitterPhase =
   | { kind: 'preparing'; failed?: string }
   /** Restoring the last checkpoints; `percent` of the records that existed at start. */
   | { kind: 'restoring'; percent: number }
-  /** The checkpoints topic could not be prepared; retrying. */
-  | { kind: 'retrying'; error: string; retryInMs: number }
+  /** The checkpoints topic could not be prepared, or (`restore`) not read; retrying. */
+  | { kind: 'retrying'; error: string; retryInMs: number; restore?: boolean }
   /** Restore done; cycles may run. */
   | { kind: 'ready' };
 
@@ -127,6 +127,16 @@ export function mergeCycleOptions(a: CycleOptions, b: CycleOptions): CycleOption
 export function withCoverageOnRead(r: Omit<CycleResult, 'coverage'>): CycleResult {
   const rows = r.coverageRows ?? [];
   return Object.defineProperty(r, 'coverage', { get: () => coverageEntriesOf(rows), enumerable: true, configurable: true }) as CycleResult;
+}
+
+/**
+ * The report of what a failed write had acknowledged before its failure (engines/checkpoint-writes
+ * `acknowledged`): reported as an event-driven cycle's write, so that output 1 carries every record
+ * that reached the checkpoints topic, with the latest checkpoints of their groups.
+ */
+export function acknowledgedReport(cycle: number, sent: readonly WrittenCheckpoint[], store: LatestSource, syncsLoaded: boolean, now: number): CycleResult {
+  const groups = [...new Set(sent.map((c) => c.group))].sort();
+  return withCoverageOnRead({ cycle, full: false, groups, written: [...sent], coverageRows: [], failedGroups: [], latest: LatestCheckpoints.of(groups, store), startedAt: now, durationMs: 0, syncsLoaded });
 }
 
 export interface CycleResult {

@@ -6,9 +6,8 @@
  * - start: ensure `<source>.checkpoints.internal` on the target, restore the last checkpoints
  *   from it once (log order, last wins, malformed records skipped and counted; a failed read
  *   clears them, and is tried again while the target does not answer), then create the
- *   offset-sync store in the mode MM2 chooses (restore OK -> keep the sync history during its
- *   initial load; failed -> only the latest sync). Offset syncs
- *   that arrive before that are buffered and replayed into the new store, in order.
+ *   offset-sync store in the mode MM2 chooses (restore OK -> keep the sync history during its initial
+ *   load; failed -> only the latest sync). Offset syncs that arrive before are buffered and replayed.
  * - group discovery (MirrorCheckpointConnector.findConsumerGroups) at start and on `refreshGroups`;
  * - `cycle()`, a full cycle (at least every `emit.checkpoints.interval.seconds`): read the
  *   selected groups' source offsets (one OffsetFetch per group coordinator), compute the
@@ -19,8 +18,8 @@
  *   `__consumer_offsets`) or a new offset sync re-translates only the (group, partition) pairs it
  *   concerns, within the stream's batching window, and hands the result to `events.delivered`.
  *   Where `__consumer_offsets` cannot be read the full cycles are all there is (polling), and
- *   `events.sourceMode` says why. Full cycles take turns, partial ones too, side by side; their
- *   writes to the checkpoints topic take turns (CoalescingRunner, the write chain).
+ *   `events.sourceMode` says why. Full cycles take turns, partial ones too, side by side; their writes take turns
+ *   (CoalescingRunner, the write chain); what a failed write had acknowledged is delivered all the same.
  */
 import { CheckpointStore } from '../core/checkpoint-store';
 import { TranslationCache, type GroupCoverage } from '../core/translation-cache';
@@ -39,7 +38,7 @@ import type { ListedGroupState } from '../core/listed-groups';
 import { SourceOffsets, type GroupPartitions, type SourceOffsetsMode } from './source-offsets';
 import { CheckpointsRestore } from './checkpoint-restore';
 import { readLogStarts, TargetMembers, type TargetMembersListing } from './checkpoint-target-reads';
-import { FULL_SOURCE_READ_EVERY_MS, mergeCycleOptions, type CheckpointEmitterOptions, type CycleOptions, type CycleResult, type RestoreReport, type SyncEvent, withCoverageOnRead } from './checkpoint-emitter-types';
+import { acknowledgedReport, FULL_SOURCE_READ_EVERY_MS, mergeCycleOptions, type CheckpointEmitterOptions, type CycleOptions, type CycleResult, type RestoreReport, type SyncEvent, withCoverageOnRead } from './checkpoint-emitter-types';
 import { FullSourceReads, OtherGroupsOfFlow, SourceGroupListing } from './checkpoint-source-reads';
 import { CheckpointWrites } from './checkpoint-writes';
 import type { ShareView } from '../core/share-lease';
@@ -122,6 +121,7 @@ export class CheckpointEmitter {
       current: (g, t, p) => (this.owns(g) ? this.checkpointStore.getPartition(g, t, p) : undefined),
       stopped: () => this.stopped,
       fenced: () => this.o.shares !== undefined && !this.o.shares.writable(),
+      acknowledged: (sent) => !this.stopped && this.o.events?.delivered?.(acknowledgedReport(++this.cycles, sent, this.checkpointStore, this.syncsLoaded, this.now())),
     });
     this.sourceOffsets = new SourceOffsets({
       source: o.source, names: o.home?.names,

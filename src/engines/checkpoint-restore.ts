@@ -12,6 +12,7 @@ import { clampTimer } from '../core/intervals';
 import { readPercent } from '../core/load-percent';
 import type { Checkpoint } from '../core/types';
 import type { ClusterConnection } from '../kafka/connection';
+import { authorizationFailure, NotAuthorizedError } from '../kafka/client';
 import { TopicReader } from '../kafka/topic-reader';
 import type { EmitterPhase, RestoreReport } from './checkpoint-emitter-types';
 
@@ -37,9 +38,13 @@ export class CheckpointsRestore {
   /**
    * Prepares the checkpoints topic (`ensureTopic`) and restores it into a store (`open` gives a
    * new one for each attempt, after the previous), trying again with a doubling wait (2 s up to
-   * retryMaxMs) while the topic cannot be prepared or the target does not answer. A failed read
-   * goes on without the checkpoints, as MM2 does, when the target answers (a missing topic,
-   * records it cannot read in time). null: stopped meanwhile.
+   * retryMaxMs) while the topic cannot be prepared or cannot be read: a target that does not
+   * answer, a topic not seen yet right after it was prepared, a reader that failed, a read that
+   * did not finish in time (the next one gets twice as long). The node never goes on without its
+   * checkpoints because of something that passes; the phase 'retrying' (`restore: true`) says why
+   * it waits. Only a refusal by the target's authorizer (no READ on the topic or on the reader's
+   * group) goes on without them, as MM2 does when its read fails: waiting does not change it, and
+   * the report names the ACL. null: stopped meanwhile.
    */
   async untilRestored(ensureTopic: () => Promise<unknown>, open: (previous?: CheckpointStore) => CheckpointStore, first: CheckpointStore): Promise<{ report: RestoreReport; store: CheckpointStore } | null> {
     const maxDelay = Math.max(1000, this.o.retryMaxMs ?? 60000);
@@ -47,9 +52,10 @@ export class CheckpointsRestore {
     // the last attempt's failure: the next attempt does not make it "loading" again until it succeeds
     let failed: string | undefined;
     let store = first;
-    const retryLater = async (error: string): Promise<void> => {
+    let readMs = this.o.restoreTimeoutMs ?? 120000;
+    const retryLater = async (error: string, restore = false): Promise<void> => {
       failed = error;
-      this.o.phase?.({ kind: 'retrying', error, retryInMs: delay });
+      this.o.phase?.(restore ? { kind: 'retrying', error, retryInMs: delay, restore } : { kind: 'retrying', error, retryInMs: delay });
       await this.sleep(delay);
       delay = Math.min(delay * 2, maxDelay);
     };
@@ -63,23 +69,13 @@ export class CheckpointsRestore {
         continue;
       }
       if (this.stopped) return null;
-      const restored = await this.run(store);
+      const restored = await this.run(store, readMs);
       if (this.stopped) return null;
-      // when the target itself did not answer, what it holds is not lost: read it again once it answers
-      if (restored.report.ok || restored.topicMissing || (await this.targetAnswers())) return { report: restored.report, store };
+      if (restored.report.ok || restored.refused) return { report: restored.report, store };
+      // anything else passes (a loaded machine, a target slow to answer or to show a new topic): what the topic holds is read again
+      if (restored.timedOut) readMs *= 2;
       store = open(store);
-      await retryLater(restored.report.error ?? 'the target did not answer');
-    }
-  }
-
-  /** Whether the target answers a request about the checkpoints topic now. */
-  private async targetAnswers(): Promise<boolean> {
-    try {
-      const admin = await this.o.target.admin();
-      await admin.fetchTopicOffsets(this.o.checkpointsTopic);
-      return true;
-    } catch {
-      return false;
+      await retryLater(restored.report.error ?? 'the target did not answer', true);
     }
   }
 
@@ -107,11 +103,15 @@ export class CheckpointsRestore {
     await r?.stop();
   }
 
-  /** Reads the checkpoints topic into `store`. `topicMissing`: the read failed because the topic does not exist. Never rejects. */
-  async run(store: CheckpointStore): Promise<{ report: RestoreReport; topicMissing: boolean }> {
+  /**
+   * Reads the checkpoints topic into `store`, within `timeoutMs`. `refused`: the target's authorizer
+   * refused the read; `timedOut`: it did not finish in time. Never rejects.
+   */
+  async run(store: CheckpointStore, timeoutMs = this.o.restoreTimeoutMs ?? 120000): Promise<{ report: RestoreReport; refused: boolean; timedOut: boolean }> {
     const { target, checkpointsTopic } = this.o;
     const report: RestoreReport = { ok: false, restored: 0, read: 0, malformed: 0 };
-    let topicMissing = false;
+    let refused = false;
+    let timedOut = false;
     const kept = new Set<string>();
     const outcome: { failure: Error | null } = { failure: null };
     let failNow: (e: Error) => void = () => undefined;
@@ -152,9 +152,9 @@ export class CheckpointsRestore {
         onError: (err) => failNow(err),
       });
       this.reader = reader;
-      const timeoutMs = this.o.restoreTimeoutMs ?? 120000;
-      const timedOut = new Promise<void>((resolve) => {
+      const overdue = new Promise<void>((resolve) => {
         timer = setTimeout(() => {
+          if (!outcome.failure) timedOut = true;
           failNow(new Error(`reading ${checkpointsTopic} did not finish within ${Math.round(timeoutMs / 1000)} s`));
           resolve();
         }, clampTimer(timeoutMs));
@@ -174,7 +174,7 @@ export class CheckpointsRestore {
           );
       }, probeMs);
       const started = reader.start().catch((e: Error) => failNow(e));
-      await Promise.race([started, failed, timedOut]);
+      await Promise.race([started, failed, overdue]);
       if (outcome.failure) {
         await reader.stop();
         throw outcome.failure;
@@ -184,14 +184,14 @@ export class CheckpointsRestore {
     } catch (e) {
       const err = e as Error;
       report.ok = false;
-      topicMissing = err?.name === 'TopicNotFoundError';
-      report.error = topicMissing ? err.message : target.reportError(err);
+      refused = err instanceof NotAuthorizedError || authorizationFailure(err) !== null;
+      report.error = err?.name === 'TopicNotFoundError' ? err.message : target.reportError(err);
     } finally {
       if (timer) clearTimeout(timer);
       if (probe) clearInterval(probe);
       this.reader = null;
       this.abortRestore = null;
     }
-    return { report, topicMissing };
+    return { report, refused, timedOut };
   }
 }

@@ -22,9 +22,25 @@ export interface CheckpointWrite {
   stopped(): boolean;
 }
 
-/** Writes, in chunks and in order, stopping at the first failure (rejects with the failure explained). */
-export async function writeCheckpoints(w: CheckpointWrite): Promise<void> {
+/**
+ * A write that failed after some of its chunks were acknowledged: `sent` is what reached the topic
+ * (acknowledged), to be reported like any write; the rest stays on the retry list.
+ */
+export class CheckpointWriteError extends Error {
+  constructor(message: string, readonly sent: readonly WrittenCheckpoint[]) {
+    super(message);
+    this.name = 'CheckpointWriteError';
+  }
+}
+
+/**
+ * Writes, in chunks and in order, stopping at the first failure (rejects with a
+ * CheckpointWriteError: the failure explained, and what was acknowledged before it) or when
+ * closing. Resolves with what the broker acknowledged: every checkpoint, unless closing stopped it.
+ */
+export async function writeCheckpoints(w: CheckpointWrite): Promise<WrittenCheckpoint[]> {
   const { target, topic } = w;
+  const sent: WrittenCheckpoint[] = [];
   if (w.toWrite.length > 0) {
     try {
       const producer = await target.producer();
@@ -34,9 +50,10 @@ export async function writeCheckpoints(w: CheckpointWrite): Promise<void> {
         await producer.send({ topic, acks: -1, messages: chunk.records });
         // acknowledged: off the retry list, unless a newer checkpoint of the partition took its place meanwhile
         for (const c of chunk.checkpoints) if (w.unsent.get(unsentKey(c)) === c) w.unsent.delete(unsentKey(c));
+        for (const c of chunk.checkpoints) sent.push(c);
       }
     } catch (e) {
-      throw new Error(target.reportError(e, [{ resource: 'Topic', name: topic, operations: ['WRITE'] }]));
+      throw new CheckpointWriteError(target.reportError(e, [{ resource: 'Topic', name: topic, operations: ['WRITE'] }]), sent);
     }
     target.reportOk();
   } else if (w.full) {
@@ -48,6 +65,7 @@ export async function writeCheckpoints(w: CheckpointWrite): Promise<void> {
     }
     target.reportOk();
   }
+  return sent;
 }
 
 /**
@@ -66,15 +84,21 @@ export class CheckpointWrites {
     stopped(): boolean;
     /** The instance's lease on its share does not hold (engines/replication-shares): nothing is written, the retry list waits. */
     fenced?(): boolean;
+    /** A write failed after some of its chunks were acknowledged: those reached the topic and are reported like any write (the failure goes on). */
+    acknowledged?(sent: readonly WrittenCheckpoint[]): void;
   }) {}
 
-  /** Writes at its turn; resolves with what it sent (rejects with the failure explained). */
+  /** Writes at its turn; resolves with what the broker acknowledged (rejects with a CheckpointWriteError). */
   write(full: boolean): Promise<WrittenCheckpoint[]> {
     const run = this.chain.then(async () => {
       if (this.o.fenced?.()) return [];
       const toWrite = checkpointsToWrite(this.o.unsent, this.o.current);
-      await writeCheckpoints({ target: this.o.target, topic: this.o.topic, toWrite, unsent: this.o.unsent, full, stopped: this.o.stopped });
-      return toWrite;
+      try {
+        return await writeCheckpoints({ target: this.o.target, topic: this.o.topic, toWrite, unsent: this.o.unsent, full, stopped: this.o.stopped });
+      } catch (e) {
+        if (e instanceof CheckpointWriteError && e.sent.length > 0) this.o.acknowledged?.(e.sent);
+        throw e;
+      }
     });
     this.chain = run.catch(() => undefined);
     return run;

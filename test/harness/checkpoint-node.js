@@ -90,18 +90,24 @@ function logged(node, level) {
 
 /**
  * The outcome of an mm2-checkpoint node's restore as its log tells it (null while it runs):
- * `{ ok: true, restored, read, malformed }` from "restored N checkpoint(s) from M record(s)",
+ * `{ ok: true, restored, read, malformed, retried }` from "restored N checkpoint(s) from M record(s)",
  * `{ ok: false, error, malformed }` from "could not restore the previous checkpoints ... (error); ...
  * keeping only the latest offset sync per partition during the initial load". `malformed`: the
- * count of "skipped N record(s) ... that are not MM2 checkpoints" (0 when not said).
+ * count of "skipped N record(s) ... that are not MM2 checkpoints" (0 when not said); `retried`: why each
+ * read that failed and was tried again failed ("could not read the previous checkpoints ... reading them again").
  */
 function restoreOutcome(node) {
   const skipped = logged(node, 'warn').map((m) => /^skipped (\d+) record\(s\) of \S+ that are not MM2 checkpoints/.exec(m)).find(Boolean);
   const malformed = skipped ? Number(skipped[1]) : 0;
+  // reads that failed and were tried again (the node waits for its checkpoints meanwhile)
+  const retried = logged(node, 'warn').flatMap((m) => {
+    const r = /^could not read the previous checkpoints from \S+ \((.*)\); reading them again shortly/.exec(m);
+    return r ? [r[1]] : [];
+  });
   const failed = logged(node, 'warn').map((m) => /^could not restore the previous checkpoints from \S+ \((.*)\); as MM2 does, continuing without them and keeping only the latest offset sync per partition during the initial load$/.exec(m)).find(Boolean);
-  if (failed) return { ok: false, error: failed[1], malformed };
+  if (failed) return { ok: false, error: failed[1], malformed, retried };
   const done = logged(node, 'debug').map((m) => /^restored (\d+) checkpoint\(s\) from (\d+) record\(s\) of /.exec(m)).find(Boolean);
-  if (done) return { ok: true, restored: Number(done[1]), read: Number(done[2]), malformed };
+  if (done) return { ok: true, restored: Number(done[1]), read: Number(done[2]), malformed, retried };
   return null;
 }
 

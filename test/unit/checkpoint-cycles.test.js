@@ -107,3 +107,21 @@ describe('mm2-checkpoint: a source that stopped answering is cleared only by a c
     assert.equal(state.sourceUnanswered, null);
   });
 });
+
+describe('mm2-checkpoint status: "N new" counts every path', function () {
+  it('the checkpoints written by event-driven cycles since the last full cycle count in the next full cycle\'s "new", then start again', function () {
+    const { store, cycles, full, state } = setup();
+    store.update('a', [cp('a', 0, 5)]);
+    cycles.deliver(full([cp('a', 0, 5)]));
+    assert.equal(state.writtenNew, 1);
+    // the event path writes three checkpoints between two full cycles, which itself writes none
+    const partial = (written) => ({ ...full(written), full: false, groups: ['a'] });
+    cycles.deliver(partial([cp('a', 0, 6), cp('a', 1, 2)]));
+    cycles.deliver(partial([cp('a', 0, 7)]));
+    cycles.deliver(partial([])); // wrote nothing: not sent, nothing counted
+    cycles.deliver(full());
+    assert.equal(state.writtenNew, 3, 'the full cycle wrote none, the event path three');
+    cycles.deliver(full());
+    assert.equal(state.writtenNew, 0, 'counted once');
+  });
+});

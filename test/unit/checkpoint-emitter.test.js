@@ -21,7 +21,7 @@ const CP_TOPIC = 'source.checkpoints.internal';
  *   groups?: Record<string, Array<{ topic: string, partition: number, offset: bigint, metadata: string }>>,
  *   states?: Record<string, string>,
  *   denied?: string[],
- *   fail?: { listGroups?: boolean, hangRestore?: boolean, restore?: boolean, probe?: boolean,
+ *   fail?: { listGroups?: boolean, hangRestore?: boolean, restore?: boolean, probe?: boolean, topicUnseen?: boolean, restoreRefused?: boolean,
  *            admin?: boolean, producer?: boolean, send?: boolean, fetch?: boolean, listGroupStates?: boolean }
  * }} [options]
  * `states`: the groups ListGroups lists, with their states (the groups of `denied` are left out,
@@ -37,7 +37,8 @@ function memoryConnection(alias, { groups = {}, states = {}, denied = [], fail =
     listTopics: () => {
       if (fail.hangRestore) return new Promise(() => undefined);
       if (fail.restore) return Promise.reject(new Error('Connection error: connect ECONNREFUSED'));
-      return Promise.resolve([CP_TOPIC]);
+      if (fail.restoreRefused) return Promise.reject(Object.assign(new Error('Not authorized to access topics: [Topic authorization failed]'), { type: 'TOPIC_AUTHORIZATION_FAILED' }));
+      return Promise.resolve(fail.topicUnseen ? [] : [CP_TOPIC]);
     },
     fetchTopicOffsets: async () => {
       if (fail.probe) throw new Error('Connection error: connect ECONNREFUSED');
@@ -232,6 +233,45 @@ describe('CheckpointEmitter restore when the target does not answer (no broker)'
     assert.equal(e.ready, true);
     assert.equal(e.restoreReport.ok, true, 'the second read worked: the checkpoints were kept (MM2 mode with history)');
     assert.equal(e.keepHistoryOnLoad, true);
+    await e.stop();
+  });
+});
+
+describe('CheckpointEmitter restore that fails while the target answers (no broker)', function () {
+  it('the checkpoints topic not seen yet right after it was prepared (a loaded target): read again, never going on without the checkpoints, saying why meanwhile', async function () {
+    const source = memoryConnection('source');
+    const target = memoryConnection('target', { fail: { topicUnseen: true } });
+    const phases = [];
+    const restored = [];
+    const e = newEmitter(source, target, { retryMaxMs: 1000, events: { phase: (p) => phases.push(p), restored: (r) => restored.push(r) } });
+    const started = e.start();
+    const deadline = Date.now() + 10000;
+    while (!phases.some((p) => p.kind === 'retrying') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const retrying = phases.find((p) => p.kind === 'retrying');
+    assert.ok(retrying, `retrying after the failed read (phases: ${phases.map((p) => p.kind)})`);
+    assert.equal(retrying.restore, true, 'a read of the checkpoints that failed, not the topic\'s preparation');
+    assert.match(retrying.error, /does not exist/, 'says why it waits');
+    assert.equal(e.ready, false, 'no cycle without the checkpoints');
+    assert.deepEqual(restored, [], 'no failed restore reported: the node waits');
+    target.fail.topicUnseen = false;
+    await started;
+    assert.equal(e.ready, true);
+    assert.equal(e.restoreReport.ok, true, 'read once the topic is seen');
+    assert.equal(e.keepHistoryOnLoad, true, 'MM2 mode with the sync history, as after any restore that worked');
+    await e.stop();
+  });
+
+  it('a refusal by the authorizer goes on without the checkpoints, as MM2 does (waiting does not change it)', async function () {
+    const source = memoryConnection('source');
+    const target = memoryConnection('target', { fail: { restoreRefused: true } });
+    const phases = [];
+    const e = newEmitter(source, target, { retryMaxMs: 1000, events: { phase: (p) => phases.push(p.kind) } });
+    await e.start();
+    assert.equal(e.ready, true);
+    assert.equal(e.restoreReport.ok, false);
+    assert.match(e.restoreReport.error ?? '', /authoriz/i);
+    assert.equal(e.keepHistoryOnLoad, false, 'only the latest sync per partition during the initial load');
+    assert.ok(!phases.includes('retrying'), `not retried (phases: ${phases})`);
     await e.stop();
   });
 });

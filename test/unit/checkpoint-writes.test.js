@@ -1,8 +1,8 @@
 'use strict';
 /** engines/checkpoint-writes: the writes of a full and a partial cycle take turns; the topic's order is the store's; an acknowledgement never drops a newer checkpoint. */
 const assert = require('node:assert/strict');
-const { CheckpointWrites } = require('../../dist/engines/checkpoint-writes');
-const { unsentKey } = require('../../dist/core/checkpoint-cycle');
+const { CheckpointWrites, CheckpointWriteError } = require('../../dist/engines/checkpoint-writes');
+const { unsentKey, CHECKPOINT_CHUNK_RECORDS } = require('../../dist/core/checkpoint-cycle');
 const { decodeCheckpoint } = require('../../dist/core/checkpoint');
 
 const cp = (down) => ({ group: 'g', topic: 'source.t', partition: 0, upstreamOffset: BigInt(down), downstreamOffset: BigInt(down), metadata: '', timestamp: 1 });
@@ -67,5 +67,65 @@ describe('engines/checkpoint-writes', function () {
     fail = false;
     assert.equal((await writes.write(false)).length, 1);
     assert.deepEqual(sent, [3]);
+  });
+  /** Checkpoints of `n` partitions (more than a chunk), on the retry list, current in a store of their own. */
+  function manyUnsent(n) {
+    const unsent = new Map();
+    const store = new Map();
+    for (let p = 0; p < n; p++) {
+      const c = { ...cp(p + 1), partition: p };
+      unsent.set(unsentKey(c), c);
+      store.set(p, c);
+    }
+    return { unsent, current: (_g, _t, p) => store.get(p) };
+  }
+
+  it('a write that fails after a chunk was acknowledged reports that chunk (it reached the topic) and keeps only the rest on the retry list', async function () {
+    const n = CHECKPOINT_CHUNK_RECORDS + 10;
+    let sends = 0;
+    const target = {
+      producer: async () => ({
+        send: async () => {
+          sends += 1;
+          if (sends > 1) throw new Error('The request timed out');
+        },
+      }),
+      admin: async () => ({ fetchTopicOffsets: async () => [] }),
+      reportOk: () => undefined,
+      reportError: (e) => `explained: ${e.message}`,
+    };
+    const { unsent, current } = manyUnsent(n);
+    const acknowledged = [];
+    const writes = new CheckpointWrites({ target: /** @type {any} */ (target), topic: 'x', unsent, current, stopped: () => false, acknowledged: (sent) => acknowledged.push(sent) });
+    const e = await writes.write(false).then(() => null, (err) => err);
+    assert.ok(e instanceof CheckpointWriteError, String(e));
+    assert.match(e.message, /explained: The request timed out/);
+    assert.equal(acknowledged.length, 1, 'the acknowledged chunk is reported once');
+    assert.equal(acknowledged[0].length, CHECKPOINT_CHUNK_RECORDS);
+    assert.equal(e.sent.length, CHECKPOINT_CHUNK_RECORDS);
+    assert.equal(unsent.size, n - CHECKPOINT_CHUNK_RECORDS, 'what was not acknowledged stays for the next turn');
+    assert.ok(acknowledged[0].every((c) => !unsent.has(unsentKey(c))));
+  });
+
+  it('closing between two chunks: the write resolves with what was acknowledged only, the rest stays on the retry list', async function () {
+    const n = CHECKPOINT_CHUNK_RECORDS + 10;
+    let stopped = false;
+    const target = {
+      producer: async () => ({
+        send: async () => {
+          stopped = true; // the node closes while the first chunk is under way
+        },
+      }),
+      admin: async () => ({ fetchTopicOffsets: async () => [] }),
+      reportOk: () => undefined,
+      reportError: (e) => String(e),
+    };
+    const { unsent, current } = manyUnsent(n);
+    const acknowledged = [];
+    const writes = new CheckpointWrites({ target: /** @type {any} */ (target), topic: 'x', unsent, current, stopped: () => stopped, acknowledged: (sent) => acknowledged.push(sent) });
+    const sent = await writes.write(false);
+    assert.equal(sent.length, CHECKPOINT_CHUNK_RECORDS, 'the chunk not sent is not reported as written');
+    assert.equal(unsent.size, n - CHECKPOINT_CHUNK_RECORDS);
+    assert.deepEqual(acknowledged, [], 'no failure: the write itself reports what it sent');
   });
 });

@@ -81,6 +81,7 @@ export class CheckpointCycles {
       // event-driven: what it wrote goes on at once; the status stays with the full cycles
       if (r.written.length === 0) return;
       this.sent.add(r);
+      state.writtenBetween = (state.writtenBetween ?? 0) + r.written.length; // counted in the next full cycle's status
       for (const g of r.latest.keys()) this.carried.set(g, carriedOf(r, g));
       const msg = { ...(requester?.msg ?? {}), topic: TOPICS.checkpoints, payload: checkpointsPayload(r, this.o.where, { whole: false }) };
       if (requester) requester.send([msg, null]);
@@ -94,6 +95,8 @@ export class CheckpointCycles {
     if (down && r.startedAt >= down.since && r.groups.length > 0 && r.failedGroups.length < r.groups.length) state.sourceUnanswered = null;
     state.last = r;
     state.lastAt = Date.now();
+    state.writtenNew = r.written.length + (state.writtenBetween ?? 0);
+    state.writtenBetween = 0;
     state.groups = r.groups.length;
     if (r.discoveryError) log.warn('discovery', t('mm2-checkpoint.warn.discovery', { error: r.discoveryError }));
     else log.ok('discovery');

@@ -22,7 +22,7 @@ export function checkpointEmitterEvents(o: CheckpointEventsOptions): EmitterEven
   return {
     phase(p) {
       state.phase = p;
-      if (p.kind === 'retrying') log.warn('topic', t('mm2-checkpoint.warn.topic', { topic, error: p.error }));
+      if (p.kind === 'retrying') log.warn('topic', t(p.restore ? 'mm2-checkpoint.warn.restore-retrying' : 'mm2-checkpoint.warn.topic', { topic, error: p.error }));
       o.render();
     },
     restored(r) {

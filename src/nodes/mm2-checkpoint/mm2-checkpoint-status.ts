@@ -32,6 +32,10 @@ export interface CheckpointNodeState {
    * stream answers again.
    */
   sourceUnanswered?: { since: number; reason: string } | null;
+  /** Checkpoints written since the last full cycle by the other paths (event-driven cycles, a failed write's acknowledged part). */
+  writtenBetween?: number;
+  /** The status's "N new": what the last full cycle wrote and what the other paths wrote before it since the full cycle before. */
+  writtenNew?: number;
 }
 
 /**
@@ -51,6 +55,8 @@ function preparationFailed(t: Translate, error: string): StatusView {
 export function checkpointStatus(t: Translate, state: CheckpointNodeState, syncsLoaded: boolean, staleMs: number, now = Date.now(), syncsError: string | null = null): StatusView {
   const p = state.phase;
   // the checkpoints topic could not be prepared, and the attempts after it until one works: red with the cause
+  // the checkpoints could not be read (a target that answers): red, saying the node waits for them
+  if (p.kind === 'retrying' && p.restore && unreachableExplanation(p.error) === null) return { fail: t('mm2-checkpoint.status.restore-retrying', { error: p.error }) };
   if (p.kind === 'retrying') return preparationFailed(t, p.error);
   if (p.kind === 'preparing' && p.failed !== undefined) return preparationFailed(t, p.failed);
   if (p.kind === 'preparing' || p.kind === 'restoring') {
@@ -75,6 +81,8 @@ export function checkpointStatus(t: Translate, state: CheckpointNodeState, syncs
     return { activity: { fill: 'grey', shape: 'ring', text: t('mm2-checkpoint.status.ready', { groups: counted(t, 'groups', state.groups ?? 0) }) } };
   }
   const when = ago(t, now - state.lastAt, AGE);
+  // new checkpoints by every path: the last full cycle's and the event-driven ones before it
+  const written = state.writtenNew ?? last.written.length;
   if (now - state.lastAt > staleMs) {
     // cycles stopped completing (a request that hangs): not green
     return { activity: { fill: 'yellow', shape: 'ring', text: t('mm2-checkpoint.status.stale', { ago: when }) } };
@@ -89,11 +97,11 @@ export function checkpointStatus(t: Translate, state: CheckpointNodeState, syncs
   // a group at risk, or one with nothing to resume from on the target (not covered): not green
   let notReady = false;
   let text: string;
-  if (failed > 0) text = t('mm2-checkpoint.status.cycle-failed-groups', { groups: counted(t, 'groups', last.groups.length), checkpointed, checkpoints: last.written.length, failed, ago: when });
+  if (failed > 0) text = t('mm2-checkpoint.status.cycle-failed-groups', { groups: counted(t, 'groups', last.groups.length), checkpointed, checkpoints: written, failed, ago: when });
   else if (rd !== undefined && rd.groups.length > 0) {
-    text = readinessText(t, rd, last.written.length, when, now);
+    text = readinessText(t, rd, written, when, now);
     notReady = rd.atRisk > 0 || rd.notCovered > 0;
-  } else text = t('mm2-checkpoint.status.cycle', { groups: counted(t, 'groups', last.groups.length), checkpointed, checkpoints: last.written.length, ago: when });
+  } else text = t('mm2-checkpoint.status.cycle', { groups: counted(t, 'groups', last.groups.length), checkpointed, checkpoints: written, ago: when });
   text = withOtherTypes(t, last, text);
   // polling although following was wanted: still delivering, but say so (the log says why and which ACL);
   // a long cycle text is shortened, never the word that says polling
