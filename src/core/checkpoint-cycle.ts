@@ -302,7 +302,8 @@ export class LatestCheckpoints implements ReadonlyMap<string, readonly Checkpoin
       const list = prev.list;
       let n = 0;
       let same = true;
-      for (const g of groups) {
+      for (let i = 0; i < groups.length; i++) {
+        const g = groups[i];
         if (!store.hasGroup(g)) continue;
         if (list[n++] !== g) {
           same = false;
