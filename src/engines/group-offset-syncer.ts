@@ -17,8 +17,8 @@
  * from the broker means the group became active meanwhile: reported as skipped, nothing written,
  * and the group left alone until a listing made after the refusal.
  * What we read and wrote is remembered, so a partial run re-reads only the groups it may write,
- * and a full run re-reads a group that is up to date as remembered only when its last read is
- * older than FULL_TARGET_READ_EVERY_MS (the offsets it writes are always decided against a
+ * and a full run re-reads a group that is up to date as remembered once its re-read falls due, at
+ * most FULL_TARGET_READ_EVERY_MS after its last read, spread over that period (the offsets it writes are always decided against a
  * fresh read: never backwards).
  *
  * A floor (`minWriteIntervalMs`) bounds the work of a commit storm: a partial run does not write
@@ -464,10 +464,9 @@ export class GroupOffsetSyncer {
   /** A full run over every selected group ended: its answer stands while nothing it judged from changes, when clean (nothing but groups up to date or with members, and nothing changed meanwhile). */
   private recordQuiet(groups: readonly string[], versions: Float64Array, states: unknown, epoch: number, r: GroupOffsetsCycle, whole: boolean): void {
     const clean = whole && this.opts.shares === undefined && epoch === this.epoch && cleanFullRun(r, REFUSED_REASON);
-    // a group up to date as remembered is read again once its last read is older than the full-read period
-    const every = this.opts.fullTargetReadEveryMs ?? FULL_TARGET_READ_EVERY_MS;
+    // a group up to date as remembered is read again once its re-read falls due (spread over the full-read period)
     let expiresAt = Infinity;
-    if (clean) for (const s of r.skipped) if (s.code === 'up-to-date') expiresAt = Math.min(expiresAt, (this.targets.lastReadAt(s.group) ?? -Infinity) + every);
+    if (clean) for (const s of r.skipped) if (s.code === 'up-to-date') expiresAt = Math.min(expiresAt, this.targets.rereadDueAt(s.group));
     this.quiet.record({ groups, versions, states, view: this.view, epoch, expiresAt, skipped: r.skipped, clean });
   }
 
