@@ -422,14 +422,16 @@ export class GroupOffsetSyncer {
     const { admin, states } = listed ?? (await this.listFor(job.full));
 
     // the groups another run holds now are its to decide and write (it reads them afresh): a
-    // partial run has them synced again once it lets them go, a full run leaves them to it
+    // partial run has them synced again once it lets them go, a full run leaves them to it; a full
+    // run takes a group only once it plans to read it: an event for a group it finds up to date or
+    // with members never waits for it
     const mine: string[] = [];
     for (const g of groups) {
       if (!this.held.has(g)) mine.push(g);
       else if (!job.full) this.lockWaiters.add(g);
     }
-    const holding = new Set(mine);
-    for (const g of mine) this.held.add(g);
+    const holding = new Set(job.full ? [] : mine);
+    for (const g of holding) this.held.add(g);
     // a full run notes the version of each group's checkpoints it judged (recorded when clean)
     const versions = job.full ? new Float64Array(mine.length) : null;
     try {
@@ -490,9 +492,11 @@ export class GroupOffsetSyncer {
     for (let i = 0; i < groups.length; i++) {
       if (job.full && i > 0 && i % SLICE_GROUPS === 0) await this.pause(); // a full run in slices: an event's run goes in between
       const g = groups[i];
-      const state = states.get(g)?.state;
       const version = this.view.versionOf?.(g);
-      if (versions !== null) versions[i] = version ?? NaN;
+      const taken = job.full && this.held.has(g); // a partial run took it meanwhile: its to decide (NaN: this answer is not given again)
+      if (versions !== null) versions[i] = taken ? NaN : version ?? NaN;
+      if (taken) continue;
+      const state = states.get(g)?.state;
       // the checkpoints are made only when their version is not the one found up to date before
       this.planning = g; // read by planned(), synchronously within plan(): no closure per group
       const plan = this.targets.plan(g, state, statesAt, this.planned, job.full, this.now(), version);
@@ -505,10 +509,11 @@ export class GroupOffsetSyncer {
         result.skipped.push(this.targets.upToDateSkip(g, state));
       } else {
         writable.push(g);
+        if (job.full) { holding.add(g); this.held.add(g); } // planned synchronously after the check above: no other run took it
       }
     }
-    // what it will not read is let go at once (a full run holds only what it may write: an event for another group is not held up behind it)
-    if (writable.length < groups.length) {
+    // what it will not read is let go at once (a full run took only what it reads: an event for another group is not held up behind it)
+    if (!job.full && writable.length < groups.length) {
       const reading = new Set(writable);
       this.letGo(holding, groups.filter((g) => !reading.has(g)));
     }
