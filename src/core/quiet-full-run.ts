@@ -11,8 +11,9 @@
  *   state there);
  * - the target offsets as last read or written, and the writer's rewinds and deferrals (`epoch`,
  *   which the writer bumps whenever a partial run, a checkpoint noted or a follow could change them);
- * - time: a group up to date as remembered is read again once its last read is older than the
- *   writer's full-read period, so the answer stands only until the earliest of those.
+ * - time: a group up to date as remembered is read again once its re-read falls due (at most the
+ *   writer's full-read period after its last read, spread over that period: core/spread-reads),
+ *   so the answer stands only until the earliest of those.
  *
  * sync.group.offsets.interval.seconds keeps its meaning: every group is judged at least that often,
  * a judgement from unchanged inputs being the one already made. Pure; the writer does the I/O.

@@ -11,6 +11,7 @@ import { GroupNames } from './group-names';
 import { GroupOffsetRows } from './group-offset-rows';
 import { GroupTimes } from './group-times';
 import { partitionKey } from './partition-key';
+import { rereadDueAt } from './spread-reads';
 import type { Checkpoint, CommittedOffset } from './types';
 
 /**
@@ -20,8 +21,8 @@ import type { Checkpoint, CommittedOffset } from './types';
  * - the target's committed offsets of each group as last read or written (`known`), and when
  *   each group was last read (`readAt`) and last written (`lastWrite`);
  * - **up to date as known**: a group whose every checkpoint is at or behind what the target holds
- *   is not read again by a partial run, nor by a full run while its last read is younger than
- *   FULL_TARGET_READ_EVERY_MS; a read finding every checkpoint exactly there needs no decision;
+ *   is not read again by a partial run, nor by a full run until its re-read falls due (at the
+ *   latest FULL_TARGET_READ_EVERY_MS after its last read, spread over that period: core/spread-reads); a read finding every checkpoint exactly there needs no decision;
  * - **what to write** is decided against a fresh read (never backwards), following a deliberate
  *   rewind of the group on the source only with `followRewinds`, and each rewind **once**: the
  *   marks a decision was made with are dropped when it was written, skipped, or the group was
@@ -63,7 +64,7 @@ export interface TargetOffsetsOptions {
   floorMs?: number;
   /** Move a target offset back to follow a deliberate rewind on the source, once (default false: MM2's never backwards). */
   followRewinds?: boolean;
-  /** A full run reads again a group up to date as known when its last read is older than this (ms). Default FULL_TARGET_READ_EVERY_MS. */
+  /** A full run reads again a group up to date as known at the latest this long after its last read (ms; spread: core/spread-reads). Default FULL_TARGET_READ_EVERY_MS. */
   fullReadEveryMs?: number;
   /** Told of each rewind mark acted on (followed, decided on, or dropped because the group is active), once, as it is dropped. */
   onRewindDone?: (group: string, mark: RewindMark) => void;
@@ -215,7 +216,7 @@ export class TargetOffsets {
   /**
    * What a run does with `group` before reading it, given its state in the target's listing made
    * at `listedAt` (`state` undefined: not listed) and its checkpoints. A full run (`full`) reads
-   * again a group up to date as known whose last read is older than FULL_TARGET_READ_EVERY_MS.
+   * again a group up to date as known once its re-read is due (rereadDueAt).
    */
   plan(group: string, state: string | undefined, listedAt: number, checkpoints: Iterable<Checkpoint> | (() => Iterable<Checkpoint>), full: boolean, now: number, version?: number): GroupPlan {
     // not listed by a listing newer than what we last read or wrote of it: it holds no offsets
@@ -236,7 +237,7 @@ export class TargetOffsets {
       this.dropRewinds(group, this.rewinds.get(group));
       return 'active';
     }
-    if ((!full || now - (this.times.readAt(group) ?? -Infinity) < this.fullReadEveryMs) && this.upToDate(group, checkpoints, version)) return 'up-to-date';
+    if ((!full || now < this.rereadDueAt(group)) && this.upToDate(group, checkpoints, version)) return 'up-to-date';
     return 'read';
   }
 
@@ -312,6 +313,15 @@ export class TargetOffsets {
   /** When the group's offsets were last read on the target (undefined: not read since it was forgotten). */
   lastReadAt(group: string): number | undefined {
     return this.times.readAt(group);
+  }
+
+  /**
+   * When a full run reads again `group` if found up to date as known (-Infinity: now, never read):
+   * at the latest `fullReadEveryMs` after its last read, each group at its own phase of that
+   * period so that the groups fall due spread over it, not all in one run (core/spread-reads).
+   */
+  rereadDueAt(group: string): number {
+    return rereadDueAt(group, this.times.readAt(group), this.fullReadEveryMs);
   }
 
   // ---- what the target answered -----------------------------------------------------------------

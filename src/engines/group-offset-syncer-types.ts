@@ -68,7 +68,7 @@ export interface GroupOffsetSyncerOptions {
   followRewinds?: boolean;
   /** Called with the result of a run the floor timer started (the caller reports it like any other). */
   onDeferredRun?: (run: Promise<GroupOffsetsCycle>) => void;
-  /** A full run reads again a group up to date as remembered when its last read is older than this (ms). Default FULL_TARGET_READ_EVERY_MS (60 s); benchmarks shorten it so that a short run covers several. */
+  /** A full run reads again a group up to date as remembered at the latest this long after its last read (ms; the groups spread over the period: core/spread-reads). Default FULL_TARGET_READ_EVERY_MS (60 s); benchmarks shorten it so that a short run covers several. */
   fullTargetReadEveryMs?: number;
   /**
    * The flow runs in several Node-RED instances (engines/replication-shares): only the groups this

@@ -17,8 +17,8 @@
  * from the broker means the group became active meanwhile: reported as skipped, nothing written,
  * and the group left alone until a listing made after the refusal.
  * What we read and wrote is remembered, so a partial run re-reads only the groups it may write,
- * and a full run re-reads a group that is up to date as remembered only when its last read is
- * older than FULL_TARGET_READ_EVERY_MS (the offsets it writes are always decided against a
+ * and a full run re-reads a group that is up to date as remembered once its re-read falls due, at
+ * most FULL_TARGET_READ_EVERY_MS after its last read, spread over that period (the offsets it writes are always decided against a
  * fresh read: never backwards).
  *
  * A floor (`minWriteIntervalMs`) bounds the work of a commit storm: a partial run does not write
@@ -422,14 +422,16 @@ export class GroupOffsetSyncer {
     const { admin, states } = listed ?? (await this.listFor(job.full));
 
     // the groups another run holds now are its to decide and write (it reads them afresh): a
-    // partial run has them synced again once it lets them go, a full run leaves them to it
+    // partial run has them synced again once it lets them go, a full run leaves them to it; a full
+    // run takes a group only once it plans to read it: an event for a group it finds up to date or
+    // with members never waits for it
     const mine: string[] = [];
     for (const g of groups) {
       if (!this.held.has(g)) mine.push(g);
       else if (!job.full) this.lockWaiters.add(g);
     }
-    const holding = new Set(mine);
-    for (const g of mine) this.held.add(g);
+    const holding = new Set(job.full ? [] : mine);
+    for (const g of holding) this.held.add(g);
     // a full run notes the version of each group's checkpoints it judged (recorded when clean)
     const versions = job.full ? new Float64Array(mine.length) : null;
     try {
@@ -464,10 +466,9 @@ export class GroupOffsetSyncer {
   /** A full run over every selected group ended: its answer stands while nothing it judged from changes, when clean (nothing but groups up to date or with members, and nothing changed meanwhile). */
   private recordQuiet(groups: readonly string[], versions: Float64Array, states: unknown, epoch: number, r: GroupOffsetsCycle, whole: boolean): void {
     const clean = whole && this.opts.shares === undefined && epoch === this.epoch && cleanFullRun(r, REFUSED_REASON);
-    // a group up to date as remembered is read again once its last read is older than the full-read period
-    const every = this.opts.fullTargetReadEveryMs ?? FULL_TARGET_READ_EVERY_MS;
+    // a group up to date as remembered is read again once its re-read falls due (spread over the full-read period)
     let expiresAt = Infinity;
-    if (clean) for (const s of r.skipped) if (s.code === 'up-to-date') expiresAt = Math.min(expiresAt, (this.targets.lastReadAt(s.group) ?? -Infinity) + every);
+    if (clean) for (const s of r.skipped) if (s.code === 'up-to-date') expiresAt = Math.min(expiresAt, this.targets.rereadDueAt(s.group));
     this.quiet.record({ groups, versions, states, view: this.view, epoch, expiresAt, skipped: r.skipped, clean });
   }
 
@@ -491,9 +492,11 @@ export class GroupOffsetSyncer {
     for (let i = 0; i < groups.length; i++) {
       if (job.full && i > 0 && i % SLICE_GROUPS === 0) await this.pause(); // a full run in slices: an event's run goes in between
       const g = groups[i];
-      const state = states.get(g)?.state;
       const version = this.view.versionOf?.(g);
-      if (versions !== null) versions[i] = version ?? NaN;
+      const taken = job.full && this.held.has(g); // a partial run took it meanwhile: its to decide (NaN: this answer is not given again)
+      if (versions !== null) versions[i] = taken ? NaN : version ?? NaN;
+      if (taken) continue;
+      const state = states.get(g)?.state;
       // the checkpoints are made only when their version is not the one found up to date before
       this.planning = g; // read by planned(), synchronously within plan(): no closure per group
       const plan = this.targets.plan(g, state, statesAt, this.planned, job.full, this.now(), version);
@@ -506,10 +509,11 @@ export class GroupOffsetSyncer {
         result.skipped.push(this.targets.upToDateSkip(g, state));
       } else {
         writable.push(g);
+        if (job.full) { holding.add(g); this.held.add(g); } // planned synchronously after the check above: no other run took it
       }
     }
-    // what it will not read is let go at once (a full run holds only what it may write: an event for another group is not held up behind it)
-    if (writable.length < groups.length) {
+    // what it will not read is let go at once (a full run took only what it reads: an event for another group is not held up behind it)
+    if (!job.full && writable.length < groups.length) {
       const reading = new Set(writable);
       this.letGo(holding, groups.filter((g) => !reading.has(g)));
     }

@@ -287,6 +287,73 @@ describe('GroupOffsetSyncer (no broker)', function () {
     await s.close();
   });
 
+  it('a full run takes a group only once it plans to read it: an event for a group its plan pass has not reached runs at once, the full run leaves that group to it; never backwards, a group with members never touched', async function () {
+    const N = 1600; // four slices of the plan pass (SLICE_GROUPS 500): events run in between
+    const name = (i) => `g${String(i).padStart(4, '0')}`;
+    /** @type {Record<string, number>} */
+    const committed = {};
+    for (let i = 0; i < N; i++) committed[name(i)] = 5;
+    const { calls, connection, target } = fakeConnection({ committed, states: { [name(1400)]: 'Stable' } });
+    const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0 });
+    /** @type {Record<string, unknown>} */
+    const json = {};
+    for (let i = 0; i < N; i++) json[name(i)] = cp(5);
+    s.applyCheckpointsJson(json);
+    await s.sync(); // read, every group up to date
+    // the full run: g0001 moved (read and written by it); an event for g1200 starts as its plan pass is at g0100
+    s.applyCheckpointsJson({ [name(1)]: cp(6), [name(1400)]: cp(9) });
+    const view = /** @type {any} */ (s).view;
+    const versionOf = view.versionOf.bind(view);
+    /** @type {Promise<any> | null} */
+    let partial = null;
+    let heldWhenReached = false;
+    view.versionOf = (g) => {
+      if (g === name(100) && partial === null) {
+        s.applyCheckpointsJson({ [name(1200)]: cp(8) });
+        partial = s.syncGroups([name(1200)]);
+      }
+      if (g === name(1200)) heldWhenReached = /** @type {any} */ (s).held.has(g);
+      return versionOf(g);
+    };
+    // the event's read waits until the full run's plan pass went past its group
+    const fetcher = connection.offsetFetcher();
+    const fetchMany = fetcher.fetchMany;
+    /** @type {() => void} */
+    let release = () => undefined;
+    const gate = new Promise((r) => (release = () => r(undefined)));
+    fetcher.fetchMany = async (groups) => {
+      if (groups.includes(name(1200))) await gate;
+      return fetchMany(groups);
+    };
+    const reads = calls.fetchMany.length;
+    const full = s.sync();
+    const f = await full; // never waits for the event's run (its read is held until released below)
+    assert.ok(partial !== null, 'the event came during the plan pass');
+    assert.equal(heldWhenReached, true, 'the event\'s run held its group when the full run reached it');
+    assert.deepEqual(f.written.map((w) => `${w.group} ${w.offsets[0].offset}`), [`${name(1)} 6`]);
+    assert.equal(f.skipped.some((x) => x.group === name(1200)), false, 'left to the event\'s run: not judged by the full run');
+    assert.equal(f.skipped.find((x) => x.group === name(1400))?.code, 'group-active');
+    release();
+    const p = await /** @type {Promise<any>} */ (partial);
+    assert.deepEqual(p.written.map((w) => `${w.group} ${w.offsets[0].offset}`), [`${name(1200)} 8`]);
+    // never backwards: each group's commits only move forward; the group with members was neither read nor written
+    /** @type {Map<string, number>} */
+    const last = new Map();
+    for (const c of calls.commits) {
+      const o = Number(c.offsets[0].offset);
+      assert.ok(o >= (last.get(c.group) ?? committed[c.group]), `${c.group} moved back to ${o}`);
+      last.set(c.group, o);
+    }
+    assert.equal(calls.commits.filter((c) => c.group === name(1200)).length, 1, 'written once');
+    assert.equal(calls.commits.some((c) => c.group === name(1400)), false);
+    assert.equal(calls.fetchMany.slice(reads).some((g) => g.includes(name(1400))), false);
+    assert.equal(target.committed[name(1400)], 5);
+    // the next full run judges every group again (this one's answer is not given again: g1200 was not judged)
+    const next = await s.sync();
+    assert.equal(next.skipped.find((x) => x.group === name(1200))?.code, 'up-to-date');
+    await s.close();
+  });
+
   it('the event lane takes the log ends held when they clamp nothing; a checkpoint beyond them is read first', async function () {
     const { connection } = fakeConnection();
     const admin = await connection.admin();

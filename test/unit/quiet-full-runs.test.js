@@ -104,6 +104,45 @@ describe('the reconcile lane: full runs cost what changed', function () {
     await s.close();
   });
 
+  it('the re-read spread over the period: each full run re-reads the groups due (about groups x interval / period), a clean answer stands only until the next one falls due, and every group is re-read within the period', async function () {
+    let now = 1_000_000;
+    const t = target();
+    const P = 5000;
+    const s = new GroupOffsetSyncer({ connection: /** @type {any} */ (t.connection), groupFilter: createGroupFilter({}), minWriteIntervalMs: 0, fullTargetReadEveryMs: P, now: () => now });
+    /** @type {Record<string, unknown>} */
+    const json = {};
+    for (let i = 0; i < 500; i++) json[`g${i}`] = cp(5);
+    s.applyCheckpointsJson(json);
+    await s.sync(); // every group new: read and written
+    now += 1;
+    await s.sync(); // judged: every group up to date as written (read at the start)
+    // someone else moves every group back on the target: each is seen (and written again) when its re-read falls due
+    for (let i = 0; i < 500; i++) t.committed[`g${i}`] = 1;
+    const perRun = [];
+    const rewritten = new Set();
+    for (let k = 1; k <= 10; k++) {
+      now += 1000;
+      const before = t.calls.fetched;
+      const r = await s.sync();
+      perRun.push(t.calls.fetched - before);
+      for (const w of r.written) {
+        assert.equal(w.offsets[0].offset, 5n, 'written forward to the checkpoint');
+        rewritten.add(w.group);
+      }
+      if (k === 5) assert.equal(rewritten.size, 500, 'every group re-read within the period');
+    }
+    // 500 groups, a run every 1 s, a period of 5 s: about 100 per run, never all at once
+    assert.ok(Math.max(...perRun) < 250, `re-reads per run ${perRun}`);
+    assert.ok(perRun.slice(5).every((n) => n > 0), `the steady runs re-read a share each: ${perRun}`);
+    // between two due moments a full run gives the last answer without reading anything
+    const lists = t.calls.list;
+    const fetched = t.calls.fetched;
+    await s.sync();
+    assert.equal(t.calls.list, lists + 1);
+    assert.equal(t.calls.fetched, fetched, 'nothing due at the same moment: nothing read');
+    await s.close();
+  });
+
   it('QuietFullRuns: a group selected now that was not, another version or another listing: judged again; a group the filter does not select: the same', function () {
     const q = new QuietFullRuns();
     const versions = new Map([['a', 1], ['b', 2]]);

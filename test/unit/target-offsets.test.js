@@ -132,11 +132,24 @@ describe('TargetOffsets: the target offsets as last read or written', () => {
       assert.equal(u.plan('g', 'Empty', 0, lazy(cp(5)), false, 3, 20), 'read');
     });
 
-    it('a full run skips it while the read is younger than FULL_TARGET_READ_EVERY_MS, then reads it again', () => {
+    it('a full run skips it until its re-read falls due (at most FULL_TARGET_READ_EVERY_MS after the read, spread), then reads it again', () => {
       const t = new TargetOffsets();
       t.read('g', [committed(5)], 1000);
-      assert.equal(t.plan('g', 'Empty', 1000, [cp(5)], true, 1000 + FULL_TARGET_READ_EVERY_MS - 1), 'up-to-date');
-      assert.equal(t.plan('g', 'Empty', 1000, [cp(5)], true, 1000 + FULL_TARGET_READ_EVERY_MS), 'read');
+      const due = t.rereadDueAt('g');
+      assert.ok(due > 1000 && due <= 1000 + FULL_TARGET_READ_EVERY_MS, `due at ${due}`);
+      assert.equal(t.plan('g', 'Empty', 1000, [cp(5)], true, due - 1), 'up-to-date');
+      assert.equal(t.plan('g', 'Empty', 1000, [cp(5)], false, due), 'up-to-date', 'a partial run does not re-read');
+      assert.equal(t.plan('g', 'Empty', 1000, [cp(5)], true, due), 'read');
+      // read again at its moment: next due one whole period later
+      t.read('g', [committed(5)], due);
+      assert.equal(t.rereadDueAt('g'), due + FULL_TARGET_READ_EVERY_MS);
+      // never read: due at once
+      assert.equal(new TargetOffsets().rereadDueAt('g'), -Infinity);
+      // a period of 0: every full run reads it again
+      const z = new TargetOffsets({ fullReadEveryMs: 0 });
+      z.read('g', [committed(5)], 1000);
+      assert.equal(z.plan('g', 'Empty', 1000, [cp(5)], true, 1000), 'read');
+      assert.equal(z.plan('g', 'Empty', 1000, [cp(5)], false, 1000), 'up-to-date');
     });
 
     it('a group not listed by a listing newer than our last read or write holds no offsets now (deleted): read it', () => {
