@@ -104,7 +104,7 @@ describe('the reconcile lane: full runs cost what changed', function () {
     await s.close();
   });
 
-  it('the re-read spread over the period: each full run re-reads the groups due (about groups x interval / period), a clean answer stands only until the next one falls due, and every group is re-read within the period', async function () {
+  it("the re-read spread over the period: each full run re-reads the groups due (one of the period's SPREAD_SLOTS phases), a clean answer stands only until the next one falls due, and every group is re-read within the period", async function () {
     let now = 1_000_000;
     const t = target();
     const P = 5000;
@@ -131,9 +131,11 @@ describe('the reconcile lane: full runs cost what changed', function () {
       }
       if (k === 5) assert.equal(rewritten.size, 500, 'every group re-read within the period');
     }
-    // 500 groups, a run every 1 s, a period of 5 s: about 100 per run, never all at once
+    // 500 groups, a run every 1 s, a period of 5 s cut into SPREAD_SLOTS (4) phases: 4 runs of 5
+    // re-read about a quarter each (125), the fifth none; never all at once
     assert.ok(Math.max(...perRun) < 250, `re-reads per run ${perRun}`);
-    assert.ok(perRun.slice(5).every((n) => n > 0), `the steady runs re-read a share each: ${perRun}`);
+    assert.ok(perRun.slice(5).filter((n) => n > 0).length >= 4, `the steady runs re-read a share each, all but one a period: ${perRun}`);
+    assert.ok(perRun.slice(5).some((n) => n === 0), `a run with no phase due re-reads nothing: ${perRun}`);
     // between two due moments a full run gives the last answer without reading anything
     const lists = t.calls.list;
     const fetched = t.calls.fetched;
