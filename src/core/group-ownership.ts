@@ -97,8 +97,15 @@ export class Shares {
     return this.owned.has(partition);
   }
 
+  /** Whether every partition is owned (an instance alone in its sharing group): every group is. */
+  get every(): boolean {
+    return this.owned.size === this.partitionCount; // owned holds only partitions below partitionCount
+  }
+
   /** Whether `groupId`'s commits land in a partition this instance owns. */
   owns(groupId: string): boolean {
+    // every partition owned: no hash of the name (asked per group, 10,000 every second, issue 24)
+    if (this.owned.size === this.partitionCount) return true;
     return this.owned.has(consumerOffsetsPartitionFor(groupId, this.partitionCount));
   }
 }

@@ -66,6 +66,11 @@ export interface GroupOwner {
   ready(): Promise<void>;
   /** Whether this instance works on `group` now. */
   owns(group: string): boolean;
+  /**
+   * Whether this instance works on every group now (alone, working alone, or a member owning every
+   * partition): what it owns cannot change without a change of the share (subscribe). Absent: not known.
+   */
+  ownsEvery?(): boolean;
   /** Whether this instance may write now (its lease on its share holds). */
   writable(): boolean;
   /**
@@ -124,6 +129,13 @@ export class ReplicationShares implements GroupOwner {
     if (v.kind === 'alone' || v.kind === 'solo') return true;
     if (v.kind !== 'sharing') return false;
     return this.membership?.state?.shares.owns(group) ?? false;
+  }
+
+  ownsEvery(): boolean {
+    const v = this.view;
+    if (v.kind === 'alone' || v.kind === 'solo') return true;
+    if (v.kind !== 'sharing') return false;
+    return this.membership?.state?.shares.every ?? false;
   }
 
   writable(): boolean {

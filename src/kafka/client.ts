@@ -9,6 +9,7 @@ import type { LogEntry, KafkaConfig, Producer, ProducerConfig, SASLOptions } fro
 import { CONNECTION_TIMEOUT_BOUNDS_MS, REQUEST_TIMEOUT_BOUNDS_MS } from '../core/field-bounds';
 import { clusterFieldProblems, parseBootstrapServers } from '../core/cluster-settings';
 import { oauthBearerMechanism, OAuthTokenError, OAuthTokenRefusedError, type OAuthSettings } from './oauth-token';
+import './kafkajs-request-queue'; // kafkajs 2.2.4's 1 ms timer per connection, removed (issue 24)
 
 export type SaslMechanism = 'none' | 'plain' | 'scram-sha-256' | 'scram-sha-512' | 'oauthbearer';
 export type { OAuthSettings };
