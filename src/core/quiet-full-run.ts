@@ -29,6 +29,29 @@ interface QuietRun {
   epoch: number;
   expiresAt: number;
   skipped: readonly SkippedGroup[];
+  /** The share it was judged under (shareMark). */
+  share?: unknown;
+}
+
+/** The flow's shares as the writer sees them (engines/replication-shares). */
+export interface WholeShare {
+  ownsEvery?(): boolean;
+  writable(): boolean;
+  readonly current?: unknown;
+}
+
+const UNSHARED = { unshared: true };
+
+/**
+ * What a clean full run's answer is judged under, compared by identity when it is given again: the
+ * flow unshared, or this instance owning every group and free to write (what a single Node-RED
+ * always is: alone in its sharing group), its share as it stands (a new share is a new object);
+ * null when the answer may be neither kept nor given (another instance owns some groups, or the
+ * lease does not hold).
+ */
+export function shareMark(shares: WholeShare | undefined): unknown {
+  if (shares === undefined) return UNSHARED;
+  return shares.ownsEvery?.() === true && shares.writable() ? (shares.current ?? null) : null;
 }
 
 /** Where the selected groups are read from (the writer's checkpoint view). */
@@ -65,14 +88,14 @@ export class QuietFullRuns {
    * unknown) and its skip list. Recorded only when clean; `expiresAt` is when the oldest read of a
    * group found up to date is due again.
    */
-  record(run: { groups: readonly string[]; versions: Float64Array; states: unknown; view: unknown; epoch: number; expiresAt: number; skipped: readonly SkippedGroup[]; clean: boolean }): void {
-    this.last = run.clean ? { groups: run.groups, versions: run.versions, states: run.states, view: run.view, epoch: run.epoch, expiresAt: run.expiresAt, skipped: run.skipped } : null;
+  record(run: { groups: readonly string[]; versions: Float64Array; states: unknown; view: unknown; epoch: number; expiresAt: number; skipped: readonly SkippedGroup[]; clean: boolean; share?: unknown }): void {
+    this.last = run.clean ? { groups: run.groups, versions: run.versions, states: run.states, view: run.view, epoch: run.epoch, expiresAt: run.expiresAt, skipped: run.skipped, share: run.share } : null;
   }
 
   /** The recorded answer's skip list, when a full run now would find the same (null: judge every group). */
-  same(view: QuietView, accept: (group: string) => boolean, states: unknown, epoch: number, now: number): readonly SkippedGroup[] | null {
+  same(view: QuietView, accept: (group: string) => boolean, states: unknown, epoch: number, now: number, share?: unknown): readonly SkippedGroup[] | null {
     const q = this.last;
-    if (q === null || q.states !== states || q.view !== view || q.epoch !== epoch || now >= q.expiresAt || view.versionOf === undefined) return null;
+    if (q === null || q.states !== states || q.view !== view || q.epoch !== epoch || q.share !== share || now >= q.expiresAt || view.versionOf === undefined) return null;
     const versionOf = view.versionOf.bind(view);
     let i = 0;
     let ok = true;

@@ -74,6 +74,6 @@ export interface GroupOffsetSyncerOptions {
    * The flow runs in several Node-RED instances (engines/replication-shares): only the groups this
    * instance owns are written, and nothing while its lease on the share does not hold. Absent: every group.
    */
-  shares?: { owns(group: string): boolean; writable(): boolean };
+  shares?: { owns(group: string): boolean; writable(): boolean; ownsEvery?(): boolean; readonly current?: unknown };
   now?: () => number;
 }

@@ -43,7 +43,7 @@ import type { ListedGroupState } from '../core/listed-groups';
 import type { RawRecord } from '../kafka/topic-reader';
 import { ownStore } from './group-offset-syncer-types';
 import { TargetGroupListing, TargetLogEnds } from './held-target-reads';
-import { cleanFullRun, groupsOf, QuietFullRuns } from '../core/quiet-full-run';
+import { cleanFullRun, groupsOf, QuietFullRuns, shareMark } from '../core/quiet-full-run';
 import type { CheckpointView } from './replication-runtime';
 import { COUNT_EVERY_MS, MAX_PARTIAL_RUNS, REFUSED_REASON, SLICE_GROUPS, type GroupOffsetSyncerOptions } from './group-offset-syncer-types';
 
@@ -396,10 +396,10 @@ export class GroupOffsetSyncer {
     const epoch = this.epoch;
     // a full run after a clean one lists the target's groups first: nothing it judged from changed, the same answer (core/quiet-full-run)
     let listed: { admin: Admin; states: ReadonlyMap<string, ListedGroupState> } | null = null;
-    if (job.full && this.quiet.held && this.opts.shares === undefined) {
+    if (job.full && this.quiet.held && shareMark(this.opts.shares) !== null) {
       listed = await this.listFor(true);
       const idle = this.deferredGroups.size === 0 && this.partialsInFlight.size === 0 && this.held.size === 0;
-      const same = idle ? this.quiet.same(this.view, (g) => this.opts.groupFilter.accept(g), listed.states, epoch, this.now()) : null;
+      const same = idle ? this.quiet.same(this.view, (g) => this.opts.groupFilter.accept(g), listed.states, epoch, this.now(), shareMark(this.opts.shares)) : null;
       if (same !== null) {
         const result = emptyCycle(cycle, false, this.stats, 0);
         result.skipped = same.slice();
@@ -465,11 +465,11 @@ export class GroupOffsetSyncer {
 
   /** A full run over every selected group ended: its answer stands while nothing it judged from changes, when clean (nothing but groups up to date or with members, and nothing changed meanwhile). */
   private recordQuiet(groups: readonly string[], versions: Float64Array, states: unknown, epoch: number, r: GroupOffsetsCycle, whole: boolean): void {
-    const clean = whole && this.opts.shares === undefined && epoch === this.epoch && cleanFullRun(r, REFUSED_REASON);
+    const share = shareMark(this.opts.shares), clean = whole && share !== null && epoch === this.epoch && cleanFullRun(r, REFUSED_REASON); // shared: only while this instance owns every group and may write
     // a group up to date as remembered is read again once its re-read falls due (spread over the full-read period)
     let expiresAt = Infinity;
     if (clean) for (const s of r.skipped) if (s.code === 'up-to-date') expiresAt = Math.min(expiresAt, this.targets.rereadDueAt(s.group));
-    this.quiet.record({ groups, versions, states, view: this.view, epoch, expiresAt, skipped: r.skipped, clean });
+    this.quiet.record({ groups, versions, states, view: this.view, epoch, expiresAt, skipped: r.skipped, clean, share });
   }
 
   /** The run holding `holding` lets `groups` go (it will not write them): another run may take them now. */

@@ -145,6 +145,44 @@ describe('the reconcile lane: full runs cost what changed', function () {
     await s.close();
   });
 
+  it('in a sharing group (what a single Node-RED always is): the last answer is given again only while this instance owns every group and may write, under the same share', async function () {
+    const t = target();
+    let view = { kind: 'alone' };
+    let every = true;
+    let writable = true;
+    const shares = { owns: () => every || true, ownsEvery: () => every, writable: () => writable, get current() { return view; } };
+    // owning every group: a clean run's answer is given again, judging no group; kept only under its
+    // share (a new share is another object), only while it owns every group and may write
+    const s2 = new GroupOffsetSyncer({ connection: /** @type {any} */ (t.connection), groupFilter: createGroupFilter({}), minWriteIntervalMs: 0, fullTargetReadEveryMs: 60000, shares });
+    s2.applyCheckpointsJson({ a: cp(5), b: cp(6) });
+    await s2.sync();
+    await s2.sync();
+    const lists = t.calls.list;
+    let judged = 0;
+    const spy = s2.targets.plan.bind(s2.targets);
+    s2.targets.plan = (...args) => {
+      judged++;
+      return spy(...args);
+    };
+    await s2.sync();
+    assert.equal(judged, 0, 'owning every group under the same share: the last answer, no group judged');
+    assert.equal(t.calls.list, lists + 1, 'the target still listed every full run');
+    view = { kind: 'alone' }; // the same words, another share object: a change of the share
+    await s2.sync();
+    assert.equal(judged, 2, 'a new share: every group judged again');
+    await s2.sync();
+    assert.equal(judged, 2, 'then the answer stands again');
+    every = false; // another instance owns some groups now
+    await s2.sync();
+    await s2.sync();
+    assert.equal(judged, 6, 'not owning every group: judged every run');
+    every = true;
+    writable = false; // the lease does not hold
+    await s2.sync();
+    assert.equal(judged, 8, 'not free to write: judged');
+    await s2.close();
+  });
+
   it('QuietFullRuns: a group selected now that was not, another version or another listing: judged again; a group the filter does not select: the same', function () {
     const q = new QuietFullRuns();
     const versions = new Map([['a', 1], ['b', 2]]);
