@@ -14,6 +14,7 @@ import { summarizeReadiness, unlistedGroupReadiness, withMembersOnTarget, type G
 import type { ReconcileChanges, ReconcileLayout } from './reconcile-layout';
 import type { CacheInput, GroupCoverage, TranslationCache } from './translation-cache';
 import type { Checkpoint, CommittedOffset } from './types';
+import { indexInSorted } from './sorted-names';
 
 export interface WrittenCheckpoint extends Checkpoint {
   /** Record timestamp: when the group's offsets were listed. */
@@ -328,15 +329,7 @@ export class LatestCheckpoints implements ReadonlyMap<string, readonly Checkpoin
     const l = this.list;
     if (this.names === null) this.names = l.every((g, i) => i === 0 || l[i - 1] < g) ? 'sorted' : new Set(l);
     if (this.names !== 'sorted') return this.names.has(group);
-    let lo = 0;
-    let hi = l.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      if (l[mid] === group) return true;
-      if (l[mid] < group) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return false;
+    return indexInSorted(l, group) >= 0;
   }
 
   get(group: string): readonly Checkpoint[] | undefined {

@@ -7,20 +7,21 @@ export function sameList(a: readonly string[], b: readonly string[]): boolean {
   return true;
 }
 
+/** Where `name` is in the strictly sorted list `sorted` (binary search), or -1. */
+export function indexInSorted(sorted: readonly string[], name: string): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = sorted[mid];
+    if (v === name) return mid;
+    if (v < name) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
 /** Membership in a sorted list, by binary search (no Set of 10,000 names per group refresh). */
 export function sortedMembers(sorted: readonly string[]): { has(g: string): boolean } {
-  return {
-    has(g: string): boolean {
-      let lo = 0;
-      let hi = sorted.length - 1;
-      while (lo <= hi) {
-        const mid = (lo + hi) >>> 1;
-        const v = sorted[mid];
-        if (v === g) return true;
-        if (v < g) lo = mid + 1;
-        else hi = mid - 1;
-      }
-      return false;
-    },
-  };
+  return { has: (g: string): boolean => indexInSorted(sorted, g) >= 0 };
 }

@@ -7,7 +7,7 @@ import { logStartKey } from '../core/checkpoint-cycle';
 import { membersInState, type MembersOnTarget } from '../core/readiness';
 import { authorizationFailure, explainKafkaError } from '../kafka/client';
 import type { ClusterConnection } from '../kafka/connection';
-import { sameList } from '../core/sorted-names';
+import { indexInSorted, sameList } from '../core/sorted-names';
 
 export interface TargetMembersListing {
   members: ReadonlyMap<string, MembersOnTarget>;
@@ -49,17 +49,7 @@ export class MembersTable implements ReadonlyMap<string, MembersOnTarget> {
   }
 
   private indexOf(group: string): number {
-    const n = this.names;
-    let lo = 0;
-    let hi = n.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const v = n[mid];
-      if (v === group) return mid;
-      if (v < group) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
+    return indexInSorted(this.names, group);
   }
 
   get(group: string): MembersOnTarget | undefined {

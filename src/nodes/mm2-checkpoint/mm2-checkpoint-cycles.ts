@@ -18,6 +18,7 @@ import type { Checkpoint } from '../../core/types';
 import { LatestCheckpoints } from '../../core/checkpoint-cycle';
 import { explainKafkaError, isKafkaClientInternalError } from '../../kafka/client';
 import type { CoverageSharing } from '../shared/share-coverage';
+import { indexInSorted } from '../../core/sorted-names';
 
 export interface CheckpointCyclesOptions {
   node: Pick<Node, 'send'>;
@@ -177,17 +178,7 @@ export class Carried {
   }
 
   private indexOf(group: string): number {
-    const n = this.names;
-    let lo = 0;
-    let hi = n.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const v = n[mid];
-      if (v === group) return mid;
-      if (v < group) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
+    return indexInSorted(this.names, group);
   }
 
   get(group: string): CarriedValue {
