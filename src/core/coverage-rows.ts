@@ -351,17 +351,16 @@ export class GroupCoverage implements Iterable<CoverageRow> {
     return { topic: this.topicOf(i), partition: this.partitionOf(i), upstreamOffset: this.syncUpOf(i), downstreamOffset: this.syncDownOf(i) };
   }
 
-  /**
-   * Whether the row of (topic, partition) translated from a sync of the same offsets as `sync`
-   * (undefined: from none); false when no row or more than one is of that partition.
-   */
+  /** The one row of (topic, partition); -1 when none or more than one. */
+  onlyRowOf(topic: string, partition: number): number {
+    let found = -1; // -2: more than one
+    for (let i = 0; i < this.length; i++) if (this.partitionOf(i) === partition && this.topicOf(i) === topic) found = found === -1 ? i : -2;
+    return Math.max(found, -1);
+  }
+
+  /** Whether the row of (topic, partition) translated from a sync of the same offsets as `sync` (undefined: from none); false when no row or more than one is of that partition. */
   syncMatches(topic: string, partition: number, sync: OffsetSync | undefined): boolean {
-    let found = -1;
-    for (let i = 0; i < this.length; i++) {
-      if (this.partitionOf(i) !== partition || this.topicOf(i) !== topic) continue;
-      if (found >= 0) return false;
-      found = i;
-    }
+    const found = this.onlyRowOf(topic, partition);
     if (found < 0) return false;
     const had = this.syncOf(found);
     if (had === undefined || sync === undefined) return had === sync;

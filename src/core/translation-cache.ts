@@ -118,12 +118,7 @@ function syncFor(store: OffsetSyncStore, group: string, topic: string, partition
  * row or more than one is of that partition.
  */
 function readinessHolds(e: GroupCoverage, input: CacheInput, topic: string, partition: number, th: ReadinessThresholds): boolean {
-  let i = -1;
-  for (let k = 0; k < e.length; k++) {
-    if (e.partitionOf(k) !== partition || e.topicOf(k) !== topic) continue;
-    if (i >= 0) return false;
-    i = k;
-  }
+  const i = e.onlyRowOf(topic, partition);
   if (i < 0) return false;
   const reread = e.rereadOf(i);
   const sync = e.syncOf(i);
