@@ -2,28 +2,25 @@
  * The precise translation mode's kept syncs of one partition (core/offset-sync-store), compact
  * (issue 24 step g): one row per tracked group, in typed arrays instead of an object per group
  * partition and two heaps of objects with stale items. A row holds the group's position (its
- * committed offset when last translated; int64, exact), whether it follows the newest sync, and
- * its kept sync (the number of a shared sync object in a small table of the partition's kept syncs,
- * counted: 4 bytes a row where a reference in an array took about 10). Two indexed min-heaps of rows by
- * position (every tracked row; the followers) answer the lowest tracked position and the followers
- * below a new sync, each row in a heap at most once (no stale item). A row is found by its
- * group's number (core/group-names: one interner for every partition of a store, the replication runtime's when shared) in an
- * open-addressing table of row numbers, not by a map keyed by the name per partition; a row
- * follows exactly when it is in the followers' heap. The arrays grow by an eighth. Plain state, no I/O.
+ * committed offset when last translated), whether it follows the newest sync, and its kept sync
+ * (the number of a shared sync object in a small table of the partition's kept syncs, counted;
+ * -1: it follows). The position is exact: its distance from the partition's first position in an
+ * Int32 column (4 bytes a row where an int64 took 8), the rare one that does not fit escaped to
+ * an exact side table. No index by position (two heaps took 16 bytes a row): the followers below
+ * a new sync are found by one pass over the rows (once per new sync of the partition, numbers
+ * compared, none made), and the lowest position is kept and found again by one pass only after
+ * the row that held it moved up or went. A row is found by its group's number (core/group-names:
+ * one interner for every partition of a store, the replication runtime's when shared) in an
+ * open-addressing table of row numbers, not by a map keyed by the name per partition. The arrays
+ * grow by an eighth. Plain state, no I/O.
  */
 import { GroupNames } from './group-names';
 import type { OffsetSync } from './types';
 
-/** An indexed min-heap of rows by position: `h` the rows, `at` each row's place in `h` (-1: not in it). */
-interface RowHeap {
-  h: Int32Array;
-  at: Int32Array;
-  n: number;
-}
-
-function newHeap(rows: number): RowHeap {
-  return { h: new Int32Array(rows), at: new Int32Array(rows).fill(-1), n: 0 };
-}
+/** The position column's mark of an escaped position (the exact one is in `far`). */
+const ESCAPED = -2147483648;
+const INT32_MAX = 2147483647;
+const WIDE = 2n ** 31n;
 
 export class KeptRows {
   /** Open addressing (linear probing) by group number: row + 1, 0 empty; a power of two long. */
@@ -32,17 +29,24 @@ export class KeptRows {
   private count = 0;
   private free: number[] = [];
   private used = 0;
-  /** Per row: its group's number (-1: a free row), its position, its kept sync's number (-1 when it follows). */
+  /** Per row: its group's number (-1: a free row), its position minus `base` (ESCAPED: in `far`), its kept sync's number (-1 when it follows). */
   private gid: Int32Array = new Int32Array(8).fill(-1);
-  private pos: BigInt64Array = new BigInt64Array(8);
+  private rel: Int32Array = new Int32Array(8);
   private syncNo: Int32Array = new Int32Array(8).fill(-1);
+  /** The positions' origin: the first one kept (undefined until then). */
+  private base: bigint | undefined;
+  /** The exact positions of the escaped rows (more than 2^31 - 1 from `base`): rare. */
+  private far = new Map<number, bigint>();
+  /** Rows that follow. */
+  private following = 0;
+  /** The lowest position, when known (`lowKnown`): kept while no row that may hold it moves up or goes. */
+  private low: bigint | undefined;
+  private lowKnown = true;
   /** The kept syncs by number (undefined: a free number), how many rows keep each, the number of each. */
   private syncs: (OffsetSync | undefined)[] = [];
   private syncRefs: number[] = [];
   private readonly syncIds = new Map<OffsetSync, number>();
   private freeSyncs: number[] = [];
-  private readonly all: RowHeap = newHeap(8);
-  private readonly followers: RowHeap = newHeap(8);
 
   /** `names`: the interner the rows' groups are numbered by (shared by the partitions of a store). */
   constructor(private readonly names: GroupNames = new GroupNames()) {}
@@ -61,14 +65,14 @@ export class KeptRows {
   get(group: string): { position: bigint; follows: boolean; sync: OffsetSync | undefined } | undefined {
     const r = this.rowOf(group);
     if (r < 0) return undefined;
-    return { position: this.pos[r], follows: this.followers.at[r] >= 0, sync: this.syncOf(r) };
+    return { position: this.positionOf(r), follows: this.syncNo[r] < 0, sync: this.syncOf(r) };
   }
 
   /** The kept sync of `group`: `newest` (slot 0 now) when it follows; undefined: not tracked. */
   keptSync(group: string, newest: OffsetSync): OffsetSync | undefined {
     const r = this.rowOf(group);
     if (r < 0) return undefined;
-    return this.followers.at[r] >= 0 ? newest : this.syncOf(r);
+    return this.syncNo[r] < 0 ? newest : this.syncOf(r);
   }
 
   /**
@@ -78,8 +82,8 @@ export class KeptRows {
   differs(group: string, position: bigint, follows: boolean, sync: OffsetSync): boolean {
     const r = this.rowOf(group);
     if (r < 0) return true;
-    const f = this.followers.at[r] >= 0;
-    return this.pos[r] !== position || f !== follows || (!follows && this.syncOf(r) !== sync);
+    const f = this.syncNo[r] < 0;
+    return f !== follows || (!follows && this.syncOf(r) !== sync) || this.positionOf(r) !== position;
   }
 
   /** Keeps (position, follows, sync) for `group`. */
@@ -91,12 +95,16 @@ export class KeptRows {
       const g = this.names.acquire(group);
       this.gid[r] = g;
       this.insertSlot(g, r);
+      this.syncNo[r] = -1;
+      this.following++;
+      if (this.lowKnown && (this.low === undefined || position < this.low)) this.low = position;
+    } else if (this.lowKnown) {
+      const had = this.positionOf(r);
+      if (position < (this.low as bigint)) this.low = position;
+      else if (had === this.low && position !== had) this.lowKnown = false; // it may have held the lowest
     }
-    this.pos[r] = position;
+    this.writePosition(r, position);
     this.keep(r, follows ? undefined : sync);
-    this.place(this.all, r);
-    if (follows) this.place(this.followers, r);
-    else this.remove(this.followers, r);
   }
 
   /** Stops tracking `group`. */
@@ -106,13 +114,18 @@ export class KeptRows {
     const i = this.slotOf(g);
     if (i < 0) return false;
     const r = this.slots[i] - 1;
+    if (this.lowKnown && this.positionOf(r) === this.low) this.lowKnown = false;
     this.removeSlot(i);
-    this.remove(this.all, r);
-    this.remove(this.followers, r);
     this.keep(r, undefined);
+    this.following--;
+    if (this.far.size > 0) this.far.delete(r);
     this.gid[r] = -1;
     this.free.push(r);
     this.names.release(g);
+    if (this.count === 0) {
+      this.low = undefined;
+      this.lowKnown = true;
+    }
     return true;
   }
 
@@ -125,53 +138,81 @@ export class KeptRows {
     this.free = [];
     this.used = 0;
     this.gid = new Int32Array(8).fill(-1);
-    this.pos = new BigInt64Array(8);
+    this.rel = new Int32Array(8);
     this.syncNo = new Int32Array(8).fill(-1);
+    this.base = undefined;
+    this.far = new Map();
+    this.following = 0;
+    this.low = undefined;
+    this.lowKnown = true;
     this.syncs = [];
     this.syncRefs = [];
     this.syncIds.clear();
     this.freeSyncs = [];
-    for (const heap of [this.all, this.followers]) Object.assign(heap, newHeap(8));
   }
 
   /** The lowest tracked position, or undefined when none is tracked. */
   lowest(): bigint | undefined {
-    return this.all.n === 0 ? undefined : this.pos[this.all.h[0]];
+    if (this.count === 0) return undefined;
+    if (!this.lowKnown) {
+      // one pass: the lowest distance among the rows in the column, then the escaped ones
+      let m = Infinity;
+      for (let r = 0; r < this.used; r++) if (this.gid[r] >= 0 && this.rel[r] !== ESCAPED && this.rel[r] < m) m = this.rel[r];
+      let low = m === Infinity ? undefined : (this.base as bigint) + BigInt(m);
+      for (const p of this.far.values()) if (low === undefined || p < low) low = p;
+      this.low = low;
+      this.lowKnown = true;
+    }
+    return this.low;
   }
 
   /** The followers below `upstream` stop following: they keep `previous` (the newest sync below the new one). */
   settleBelow(upstream: bigint, previous: OffsetSync): void {
-    const f = this.followers;
-    while (f.n > 0 && this.pos[f.h[0]] < upstream) {
-      const r = f.h[0];
-      this.remove(f, r);
-      this.keep(r, previous);
+    if (this.following === 0 || this.base === undefined) return;
+    // rows in the column below `upstream`: a distance below `d` (every one when d is past the column's range, none when below it)
+    const d = upstream - this.base;
+    const limit = d > WIDE ? Infinity : d < -WIDE ? -Infinity : Number(d);
+    for (let r = 0; r < this.used; r++) {
+      if (this.syncNo[r] >= 0 || this.gid[r] < 0) continue;
+      const x = this.rel[r];
+      if (x === ESCAPED ? (this.far.get(r) as bigint) < upstream : x < limit) this.keep(r, previous);
     }
   }
 
   // -------------------------------------------------------------------------------------------
 
+  /** The position of row `r`. */
+  private positionOf(r: number): bigint {
+    const x = this.rel[r];
+    if (x === ESCAPED) return this.far.get(r) as bigint;
+    return x === 0 ? (this.base as bigint) : (this.base as bigint) + BigInt(x);
+  }
+
+  private writePosition(r: number, position: bigint): void {
+    if (this.base === undefined) this.base = position;
+    const d = position - this.base;
+    if (d >= -INT32_MAX && d <= INT32_MAX) {
+      this.rel[r] = Number(d);
+      if (this.far.size > 0) this.far.delete(r);
+    } else {
+      this.rel[r] = ESCAPED;
+      this.far.set(r, position);
+    }
+  }
+
   private newRow(): number {
     const r = this.used++;
-    if (r >= this.pos.length) {
-      const n = this.pos.length + Math.max(8, this.pos.length >> 3);
-      const pos = new BigInt64Array(n);
-      pos.set(this.pos);
-      this.pos = pos;
+    if (r >= this.rel.length) {
+      const n = this.rel.length + Math.max(8, this.rel.length >> 3);
+      const rel = new Int32Array(n);
+      rel.set(this.rel);
+      this.rel = rel;
       const gid = new Int32Array(n).fill(-1);
       gid.set(this.gid);
       this.gid = gid;
       const syncNo = new Int32Array(n).fill(-1);
       syncNo.set(this.syncNo);
       this.syncNo = syncNo;
-      for (const heap of [this.all, this.followers]) {
-        const h = new Int32Array(n);
-        h.set(heap.h);
-        heap.h = h;
-        const at = new Int32Array(n).fill(-1);
-        at.set(heap.at);
-        heap.at = at;
-      }
     }
     return r;
   }
@@ -182,7 +223,7 @@ export class KeptRows {
     return k < 0 ? undefined : this.syncs[k];
   }
 
-  /** Row `r` keeps `sync` from now on (undefined: none), the syncs' counts kept. */
+  /** Row `r` keeps `sync` from now on (undefined: none, it follows), the syncs' and followers' counts kept. */
   private keep(r: number, sync: OffsetSync | undefined): void {
     const had = this.syncNo[r];
     if (had >= 0) {
@@ -192,9 +233,11 @@ export class KeptRows {
         this.syncs[had] = undefined;
         this.freeSyncs.push(had);
       }
-    }
+    } else if (sync === undefined) return;
+    else this.following--;
     if (sync === undefined) {
       this.syncNo[r] = -1;
+      this.following++;
       return;
     }
     let k = this.syncIds.get(sync);
@@ -272,65 +315,5 @@ export class KeptRows {
       while (this.slots[i] !== 0) i = (i + 1) & mask;
       this.slots[i] = v;
     }
-  }
-
-  /** Puts row `r` in `heap` (or moves it to its place after its position changed). */
-  private place(heap: RowHeap, r: number): void {
-    let i = heap.at[r];
-    if (i < 0) {
-      i = heap.n++;
-      heap.h[i] = r;
-      heap.at[r] = i;
-    }
-    this.down(heap, this.up(heap, i));
-  }
-
-  private remove(heap: RowHeap, r: number): void {
-    const i = heap.at[r];
-    if (i < 0) return;
-    heap.at[r] = -1;
-    const last = --heap.n;
-    if (i === last) return;
-    const moved = heap.h[last];
-    heap.h[i] = moved;
-    heap.at[moved] = i;
-    this.down(heap, this.up(heap, i));
-  }
-
-  private up(heap: RowHeap, i: number): number {
-    const { h, at } = heap;
-    const pos = this.pos;
-    const r = h[i];
-    const p0 = pos[r];
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (pos[h[p]] <= p0) break;
-      h[i] = h[p];
-      at[h[i]] = i;
-      i = p;
-    }
-    h[i] = r;
-    at[r] = i;
-    return i;
-  }
-
-  private down(heap: RowHeap, i: number): void {
-    const { h, at, n } = heap;
-    const pos = this.pos;
-    const r = h[i];
-    const p0 = pos[r];
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= n) break;
-      const rr = l + 1;
-      let m = l;
-      if (rr < n && pos[h[rr]] < pos[h[l]]) m = rr;
-      if (pos[h[m]] >= p0) break;
-      h[i] = h[m];
-      at[h[i]] = i;
-      i = m;
-    }
-    h[i] = r;
-    at[r] = i;
   }
 }

@@ -91,6 +91,72 @@ describe('compact kept syncs of one partition (core/kept-rows)', function () {
     }
   });
 
+  it('keeps positions exact in the narrow column and its escapes: -1, 2^53+1, 2^63-1, -2^63, far from the first position', function () {
+    const k = new KeptRows();
+    const s = sync(0n);
+    const extremes = [5n, -1n, 2n ** 53n + 1n, 2n ** 63n - 1n, -(2n ** 63n), 5n + 2147483647n, 5n - 2147483647n, 5n + 2147483648n, 5n - 2147483648n];
+    extremes.forEach((p, i) => k.set(`g${i}`, p, true, s));
+    extremes.forEach((p, i) => {
+      assert.equal(k.get(`g${i}`).position, p);
+      assert.equal(k.differs(`g${i}`, p, true, s), false);
+      assert.equal(k.differs(`g${i}`, p + (p === 2n ** 63n - 1n ? -1n : 1n), true, s), true);
+    });
+    assert.equal(k.lowest(), -(2n ** 63n));
+    // a new sync at 2^53+2: the followers below it settle, exactly those
+    const prev = sync(2n ** 53n);
+    k.settleBelow(2n ** 53n + 2n, prev);
+    extremes.forEach((p, i) => assert.equal(k.get(`g${i}`).follows, p >= 2n ** 53n + 2n, `g${i} at ${p}`));
+    // the escaped row that held the lowest moves into the column, then far up: found again
+    k.set('g4', 6n, false, prev);
+    assert.equal(k.lowest(), 5n - 2147483648n);
+    k.set('g8', 2n ** 62n, false, prev);
+    assert.equal(k.lowest(), 5n - 2147483647n);
+    assert.equal(k.delete('g6'), true);
+    assert.equal(k.lowest(), -1n);
+    for (let i = 0; i < extremes.length; i++) k.delete(`g${i}`);
+    assert.equal(k.lowest(), undefined);
+    k.set('again', 2n ** 63n - 1n, true, s);
+    assert.equal(k.get('again').position, 2n ** 63n - 1n);
+    assert.equal(k.lowest(), 2n ** 63n - 1n);
+  });
+
+  it('answers as a map does when positions spread over the whole signed 64-bit range (escapes, settles, the lowest after moves)', function () {
+    this.timeout(20000);
+    const next = rng(23);
+    const k = new KeptRows();
+    const model = new Map();
+    const syncs = Array.from({ length: 5 }, (_, i) => sync(BigInt(i)));
+    const near = [0n, -1n, 2n ** 31n, 2n ** 53n + 1n, 2n ** 63n - 1n, -(2n ** 63n)];
+    const pos = () => {
+      const c = near[Math.floor(next() * near.length)] + BigInt(Math.floor(next() * 7)) - 3n;
+      return BigInt.asIntN(64, c) === c ? c : near[0];
+    };
+    for (let step = 0; step < 20000; step++) {
+      const g = `g${Math.floor(next() * 60)}`;
+      const x = next();
+      if (x < 0.5) {
+        const p = pos();
+        const f = next() < 0.5;
+        const s = syncs[Math.floor(next() * syncs.length)];
+        k.set(g, p, f, s);
+        model.set(g, { position: p, follows: f, sync: f ? undefined : s });
+      } else if (x < 0.65) assert.equal(k.delete(g), model.delete(g));
+      else if (x < 0.8) {
+        const up = pos();
+        const prev = syncs[Math.floor(next() * syncs.length)];
+        k.settleBelow(up, prev);
+        for (const m of model.values()) if (m.follows && m.position < up) Object.assign(m, { follows: false, sync: prev });
+      } else {
+        let low;
+        for (const v of model.values()) if (low === undefined || v.position < low) low = v.position;
+        assert.equal(k.lowest(), low, `step ${step}`);
+        const m = model.get(g);
+        assert.deepEqual(k.get(g), m);
+      }
+      if (step % 1000 === 0) for (const [group, m] of model) assert.deepEqual(k.get(group), m, `${group} at step ${step}`);
+    }
+  });
+
   it('numbers the groups through one interner shared by partitions: a name is held while a row refers to it', function () {
     const names = new GroupNames();
     const p0 = new KeptRows(names);
