@@ -41,14 +41,21 @@ export interface FullRead {
 /** Versions of every table (one clock: a group's version never repeats, also across tables). */
 let versionClock = 0;
 
-/** The columns of the rows: the partition (a number for the topic and partition), offset (exact), whether the offset is set (0: listed without one). */
+/**
+ * The columns of the rows: the partition (a number for the topic and partition), the offset as its
+ * distance from the partition's first offset kept (Int32; NONE: listed without one, ESCAPED: the
+ * exact offset is in `far`). 8 bytes a row where an int64 column and a flag took 13.
+ */
 const PAIR = 0;
-const OFFSET = 1;
-const HAS = 2;
+const REL = 1;
+const ESCAPED = -2147483648;
+const NONE = -2147483647;
+const INT32_MAX = 2147483647;
 
 /**
  * The committed offsets (issue 24 step g, compact state): a row per group partition in typed
- * arrays (the topic interned as a number, the offset exact in a BigInt64Array), each group a slice
+ * arrays (the topic interned as a number, the offset exact: an Int32 distance from the first offset
+ * of its partition, the rare one that does not fit escaped to a side table), each group a slice
  * in first-seen order of its partitions, the metadata beside the slice only when one is not empty,
  * and a version per group (a new number whenever one of its offsets changes) for the readers'
  * "did it change". Objects (`CommittedOffset`) are made only when a reader asks (`offsetsOf`).
@@ -56,6 +63,10 @@ const HAS = 2;
 export class SourceOffsetTable {
   private readonly rows: SliceTable;
   private readonly pairs = new PartitionNumbers();
+  /** Per partition number: the offsets' origin (the first one kept there). */
+  private readonly bases: bigint[] = [];
+  /** The offsets that do not fit the Int32 column (more than 2^31 - 1 from their partition's origin), by `${group number}:${partition number}`: rare. */
+  private far = new Map<string, bigint>();
   /** Per group number: its version. */
   private versions: number[] = [];
   /** (topic, partition) -> the groups (numbers) with a commit there, by their committed offset. */
@@ -77,7 +88,7 @@ export class SourceOffsetTable {
 
   /** `names`: the groups' numbers, shared with the flow's other tables (the replication runtime's); default: the table's own. */
   constructor(names?: GroupNames) {
-    this.rows = new SliceTable([(n) => new Int32Array(n), (n) => new BigInt64Array(n), (n) => new Uint8Array(n)], names);
+    this.rows = new SliceTable([(n) => new Int32Array(n), (n) => new Int32Array(n)], names);
   }
 
   /** Groups held. */
@@ -106,9 +117,10 @@ export class SourceOffsetTable {
       const t = this.pairs.of(internName(c.topic), c.partition);
       const i = this.place(g, t);
       const base = this.rows.base(g);
-      const prev = i < 0 || this.rows.cols[HAS][base + i] === 0 ? null : (this.rows.cols[OFFSET] as BigInt64Array)[base + i];
+      const prev = i < 0 ? null : this.valueAt(g, base + i);
       if (c.offset === null) {
         if (i >= 0) {
+          if (this.far.size > 0) this.far.delete(`${g}:${t}`);
           this.rows.remove(g, i);
           this.shapeCount++;
         }
@@ -116,7 +128,7 @@ export class SourceOffsetTable {
         if (i < 0) this.shapeCount++;
         // a new partition keeps no metadata; a known one keeps its metadata
         const at = i >= 0 ? base + i : this.rows.insert(g, this.rows.rows(g));
-        this.write(at, t, c.offset);
+        this.write(g, at, t, c.offset);
       }
       this.versions[g] = ++versionClock;
       this.index(k, g, prev, c.offset !== null && BigInt.asIntN(64, c.offset) === c.offset ? c.offset : null);
@@ -219,6 +231,7 @@ export class SourceOffsetTable {
     this.rows.clear();
     this.byPartition.clear();
     this.versions = [];
+    this.far = new Map();
   }
 
   /** Forgets the groups not in `groups`. */
@@ -253,7 +266,7 @@ export class SourceOffsetTable {
     return {
       topic: this.pairs.topic(c[PAIR][at] as number),
       partition: this.pairs.partition(c[PAIR][at] as number),
-      offset: c[HAS][at] === 0 ? null : (c[OFFSET] as BigInt64Array)[at],
+      offset: this.valueAt(g, at),
       metadata: side === null ? '' : ((side[i] as string | undefined) ?? ''),
     };
   }
@@ -267,15 +280,34 @@ export class SourceOffsetTable {
     return -1;
   }
 
-  private write(at: number, p: number, offset: bigint | null): void {
+  /** The committed offset of the row at `at` (of group `g`), null when listed without one. */
+  private valueAt(g: number, at: number): bigint | null {
+    const c = this.rows.cols;
+    const d = c[REL][at] as number;
+    if (d === NONE) return null;
+    const p = c[PAIR][at] as number;
+    if (d === ESCAPED) return this.far.get(`${g}:${p}`) as bigint;
+    return d === 0 ? this.bases[p] : this.bases[p] + BigInt(d);
+  }
+
+  /** Writes row `at` of group `g`: partition number `p`, its offset (null, or outside the signed 64-bit range: none). */
+  private write(g: number, at: number, p: number, offset: bigint | null): void {
     const c = this.rows.cols;
     c[PAIR][at] = p;
     if (offset === null || BigInt.asIntN(64, offset) !== offset) {
-      c[HAS][at] = 0;
-      (c[OFFSET] as BigInt64Array)[at] = 0n;
+      c[REL][at] = NONE;
+      if (this.far.size > 0) this.far.delete(`${g}:${p}`);
+      return;
+    }
+    let base = this.bases[p];
+    if (base === undefined) this.bases[p] = base = offset;
+    const d = offset - base;
+    if (d >= -INT32_MAX + 1 && d <= INT32_MAX) {
+      c[REL][at] = Number(d);
+      if (this.far.size > 0) this.far.delete(`${g}:${p}`);
     } else {
-      c[HAS][at] = 1;
-      (c[OFFSET] as BigInt64Array)[at] = offset;
+      c[REL][at] = ESCAPED;
+      this.far.set(`${g}:${p}`, offset);
     }
   }
 
@@ -306,7 +338,7 @@ export class SourceOffsetTable {
       const i = this.place(g, t);
       const place = i >= 0 ? i : this.rows.rows(g);
       if (i < 0) this.rows.insert(g, place);
-      this.write(this.rows.base(g) + place, t, o.offset);
+      this.write(g, this.rows.base(g) + place, t, o.offset);
       const metadata = o.metadata ?? '';
       if (metadata !== '') this.rows.ensureSide(g, '')[place] = metadata;
       else this.rows.sideOf(g)?.splice(place, 1, '');
@@ -314,15 +346,14 @@ export class SourceOffsetTable {
     const c = this.rows.cols;
     const base = this.rows.base(g);
     for (let i = 0, n = this.rows.rows(g); i < n; i++) {
-      if (c[HAS][base + i] === 0) continue;
-      this.index(this.keyOf(c[PAIR][base + i] as number), g, null, (c[OFFSET] as BigInt64Array)[base + i]);
+      const v = this.valueAt(g, base + i);
+      if (v !== null) this.index(this.keyOf(c[PAIR][base + i] as number), g, null, v);
     }
   }
 
   /** Whether a fresh read holds exactly what is kept for group `g` (same partitions, offsets and metadata). */
   private sameOffsets(g: number, list: readonly CommittedOffset[]): boolean {
     if (this.rows.rows(g) !== list.length) return false;
-    const c = this.rows.cols;
     const base = this.rows.base(g);
     const side = this.rows.sideOf(g);
     for (const o of list) {
@@ -330,7 +361,7 @@ export class SourceOffsetTable {
       if (t < 0) return false;
       const i = this.place(g, t);
       if (i < 0) return false;
-      const offset = c[HAS][base + i] === 0 ? null : (c[OFFSET] as BigInt64Array)[base + i];
+      const offset = this.valueAt(g, base + i);
       const had = o.offset === null || o.offset === undefined || BigInt.asIntN(64, o.offset) !== o.offset ? null : o.offset;
       if (offset !== had || (side === null ? '' : side[i]) !== (o.metadata ?? '')) return false;
     }
@@ -357,7 +388,7 @@ export class SourceOffsetTable {
 
   /** The committed offset of group `g` on partition number `p` (set: it is in that partition's index). */
   private offsetAt(g: number, p: number): bigint {
-    return (this.rows.cols[OFFSET] as BigInt64Array)[this.rows.base(g) + this.place(g, p)];
+    return this.valueAt(g, this.rows.base(g) + this.place(g, p)) as bigint;
   }
 
   private dropGroup(group: string): void {
@@ -366,8 +397,10 @@ export class SourceOffsetTable {
     const c = this.rows.cols;
     const base = this.rows.base(g);
     for (let i = 0, n = this.rows.rows(g); i < n; i++) {
-      if (c[HAS][base + i] === 0) continue;
-      this.index(this.keyOf(c[PAIR][base + i] as number), g, (c[OFFSET] as BigInt64Array)[base + i], null);
+      const p = c[PAIR][base + i] as number;
+      const v = this.valueAt(g, base + i);
+      if (v !== null) this.index(this.keyOf(p), g, v, null);
+      if (this.far.size > 0) this.far.delete(`${g}:${p}`);
     }
     this.rows.delete(group);
     this.shapeCount++;

@@ -246,6 +246,50 @@ describe('SourceOffsetTable: many groups moving through the shared rows (growth,
     }
   });
 
+  it('keeps every offset exact in the Int32 column and its escapes (-1, 2^53+1, 2^63-1, -2^63, far from the first), as a map model does', () => {
+    let seed = 13;
+    const rnd = (n) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed % n);
+    const t = new SourceOffsetTable();
+    const model = new Map(); // group -> Map(partition -> offset | null)
+    const near = [0n, 7n, -1n, 2n ** 31n, 2n ** 53n + 1n, 2n ** 63n - 1n, -(2n ** 63n), 5000000000n];
+    const offset = () => {
+      const o = near[rnd(near.length)] + BigInt(rnd(5)) - 2n;
+      return BigInt.asIntN(64, o) === o ? o : near[rnd(2)];
+    };
+    for (let step = 0; step < 6000; step++) {
+      const g = 'g' + rnd(50);
+      const op = rnd(20);
+      if (op === 0) {
+        t.applyStream([g], [], all);
+        model.delete(g);
+      } else if (op < 4) {
+        const list = [];
+        for (let p = rnd(6); p >= 0; p--) list.push({ topic: 't', partition: rnd(6), offset: rnd(8) === 0 ? null : offset(), metadata: '' });
+        t.endRead(t.beginRead(), new Map([[g, list]]));
+        model.set(g, new Map(list.map((o) => [o.partition, o.offset])));
+      } else {
+        const p = rnd(6);
+        const o = rnd(10) === 0 ? null : offset();
+        t.applyStream([], [{ group: g, topic: 't', partition: p, offset: o }], all);
+        if (!model.has(g)) model.set(g, new Map());
+        if (o === null) model.get(g).delete(p);
+        else model.get(g).set(p, o);
+      }
+      if (step % 97 !== 0) continue;
+      for (let i = 0; i < 50; i++) {
+        const want = model.get('g' + i);
+        const got = t.offsetsOf('g' + i);
+        if (want === undefined) assert.equal(got, undefined);
+        else assert.deepEqual(new Map(got.map((o) => [o.partition, o.offset])), want, `g${i} at step ${step}`);
+      }
+      const at = near[rnd(near.length)];
+      for (let p = 0; p < 6; p++) {
+        const want = [...model].filter(([, m]) => m.has(p) && m.get(p) !== null && m.get(p) >= at).map(([g]) => g);
+        assert.deepEqual(t.groupsAtOrAbove('t', p, at).sort(), want.sort(), `partition ${p} at ${at}, step ${step}`);
+      }
+    }
+  });
+
   it('answers groupsAtOrAbove as a plain model does through random stream changes, deletions and full reads (the index reads the offsets from the rows)', function () {
     let seed = 5;
     const rnd = (n) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed % n);
