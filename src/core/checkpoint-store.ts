@@ -25,10 +25,11 @@ export function isMoreRecent(last: Checkpoint | undefined, hasGroup: boolean, cp
 }
 
 /**
- * The columns of the rows: remote partition (a number for the topic and partition), upstream
- * offset (exact), the downstream offset as its distance below the upstream one (Int32; ESCAPED: the
+ * The columns of the rows: remote partition (a number for the topic and partition), the upstream
+ * offset as its distance from the first one kept on that remote partition (Int32; ESCAPED: the exact
+ * offset is in `far`), the downstream offset as its distance below the upstream one (Int32; ESCAPED: the
  * exact offset is in `far`), the listing time in ms after the store's first one (Int32; UNKNOWN:
- * not known, ESCAPED: the exact time is in `far`). 20 bytes a row where two more 8-byte columns took 28.
+ * not known, ESCAPED: the exact time is in `far`). 16 bytes a row where three 8-byte columns took 28.
  */
 const PAIR = 0;
 const UPSTREAM = 1;
@@ -37,6 +38,13 @@ const LISTED_AT = 3;
 const ESCAPED = -2147483648;
 const UNKNOWN = -2147483647;
 const INT32_MAX = 2147483647;
+
+/** The exact values of a row that do not fit their Int32 columns. */
+interface Far {
+  up?: bigint;
+  down?: bigint;
+  listedAt?: number;
+}
 
 /** Versions of every store (one clock: a group's version never repeats, also across stores). */
 let versionClock = 0;
@@ -69,7 +77,9 @@ export class CheckpointStore {
   /** group -> its last checkpoint per remote partition; groups and partitions in first-seen order. */
   private readonly rows: SliceTable;
   /** The values that do not fit their Int32 column, by group number and remote partition: rare. */
-  private far = new Map<string, { down?: bigint; listedAt?: number }>();
+  private far = new Map<string, Far>();
+  /** Per remote partition number: the upstream offsets' origin (the first one kept there). */
+  private readonly bases: bigint[] = [];
   /** The listing times' origin (ms): the first one stored. */
   private epoch: number | undefined;
   private readonly pairs = new PartitionNumbers();
@@ -80,7 +90,7 @@ export class CheckpointStore {
   constructor(options: CheckpointStoreOptions = {}) {
     this.acceptGroup = options.acceptGroup ?? (() => true);
     this.onPut = options.onPut;
-    this.rows = new SliceTable([(n) => new Int32Array(n), (n) => new BigInt64Array(n), (n) => new Int32Array(n), (n) => new Int32Array(n)], options.names);
+    this.rows = new SliceTable([(n) => new Int32Array(n), (n) => new Int32Array(n), (n) => new Int32Array(n), (n) => new Int32Array(n)], options.names);
   }
 
   /** Whether the start-up restore has finished, successfully or not (MM2 "initialized"). */
@@ -138,7 +148,7 @@ export class CheckpointStore {
     const i = this.place(g, checkpoint.topic, checkpoint.partition);
     if (i < 0) return true;
     const at = this.rows.base(g) + i;
-    if (checkpoint.upstreamOffset < (this.rows.cols[UPSTREAM] as BigInt64Array)[at]) return true;
+    if (checkpoint.upstreamOffset < this.upstreamAt(g, at)) return true;
     return checkpoint.downstreamOffset > this.downstreamAt(g, at);
   }
 
@@ -165,7 +175,7 @@ export class CheckpointStore {
     if (i < 0) return undefined;
     const c = this.rows.cols;
     const at = this.rows.base(g) + i;
-    if ((c[UPSTREAM] as BigInt64Array)[at] !== checkpoint.upstreamOffset || this.downstreamAt(g, at) !== checkpoint.downstreamOffset || this.metadataAt(g, i) !== checkpoint.metadata) return undefined;
+    if (this.upstreamAt(g, at) !== checkpoint.upstreamOffset || this.downstreamAt(g, at) !== checkpoint.downstreamOffset || this.metadataAt(g, i) !== checkpoint.metadata) return undefined;
     const d = c[LISTED_AT][at] as number;
     if (d === UNKNOWN) return undefined;
     return d === ESCAPED ? this.far.get(`${g}:${c[PAIR][at]}`)?.listedAt : (this.epoch as number) + d;
@@ -213,13 +223,22 @@ export class CheckpointStore {
     return this.rows.groupNames();
   }
 
+  /** The upstream offset of the row at `at` (of group `g`). */
+  private upstreamAt(g: number, at: number): bigint {
+    const c = this.rows.cols;
+    const d = c[UPSTREAM][at] as number;
+    const p = c[PAIR][at] as number;
+    if (d === ESCAPED) return this.far.get(`${g}:${p}`)?.up as bigint;
+    return d === 0 ? this.bases[p] : this.bases[p] + BigInt(d);
+  }
+
   /** The downstream offset of the row at `at` (of group `g`). */
   private downstreamAt(g: number, at: number): bigint {
     const c = this.rows.cols;
     const below = c[DOWNSTREAM][at] as number;
-    // no bigint made beyond the one read when the two are equal (a mirror from an empty topic)
-    if (below === 0) return (c[UPSTREAM] as BigInt64Array)[at];
-    if (below !== ESCAPED) return (c[UPSTREAM] as BigInt64Array)[at] - BigInt(below);
+    // no bigint made beyond the upstream one when the two are equal (a mirror from an empty topic)
+    if (below === 0) return this.upstreamAt(g, at);
+    if (below !== ESCAPED) return this.upstreamAt(g, at) - BigInt(below);
     return this.far.get(`${g}:${c[PAIR][at]}`)?.down as bigint;
   }
 
@@ -236,7 +255,7 @@ export class CheckpointStore {
       group,
       topic: this.pairs.topic(c[PAIR][at] as number),
       partition: this.pairs.partition(c[PAIR][at] as number),
-      upstreamOffset: (c[UPSTREAM] as BigInt64Array)[at],
+      upstreamOffset: this.upstreamAt(g, at),
       downstreamOffset: this.downstreamAt(g, at),
       metadata: this.metadataAt(g, i),
     });
@@ -266,15 +285,23 @@ export class CheckpointStore {
     }
     const c = this.rows.cols;
     const at = this.rows.base(g) + i;
-    c[PAIR][at] = this.pairs.of(internName(cp.topic), cp.partition);
-    (c[UPSTREAM] as BigInt64Array)[at] = cp.upstreamOffset;
-    const key = `${g}:${c[PAIR][at]}`;
-    let far: { down?: bigint; listedAt?: number } | undefined;
+    const p = this.pairs.of(internName(cp.topic), cp.partition);
+    c[PAIR][at] = p;
+    const key = `${g}:${p}`;
+    let far: Far | undefined;
+    let base = this.bases[p];
+    if (base === undefined) this.bases[p] = base = cp.upstreamOffset;
+    const up = cp.upstreamOffset - base;
+    if (up > ESCAPED && up <= INT32_MAX) c[UPSTREAM][at] = Number(up);
+    else {
+      c[UPSTREAM][at] = ESCAPED;
+      far = { up: cp.upstreamOffset };
+    }
     const below = cp.upstreamOffset - cp.downstreamOffset;
     if (below >= -INT32_MAX && below <= INT32_MAX) c[DOWNSTREAM][at] = Number(below);
     else {
       c[DOWNSTREAM][at] = ESCAPED;
-      far = { down: cp.downstreamOffset };
+      far = { ...far, down: cp.downstreamOffset };
     }
     const known = listedAt !== undefined && Number.isFinite(listedAt) && listedAt >= 0;
     if (known && this.epoch === undefined && Number.isSafeInteger(listedAt)) this.epoch = listedAt;

@@ -40,6 +40,36 @@ describe('CheckpointStore (CheckpointStore, KAFKA-15905, CheckpointStoreTest)', 
     assert.equal(store.isMoreRecent(cp('g', 't', 7, max, min + 1n)), true, 'downstream one further');
   });
 
+  it('answers as a map model does through random updates with offsets over the whole int64 range (upstream distances from the first of each partition, escaped exactly)', function () {
+    let seed = 29;
+    const rnd = (n) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed % n);
+    const store = new CheckpointStore();
+    store.markLoaded(true);
+    const model = new Map(); // `${group}|${partition}` -> checkpoint
+    const near = [0n, 9n, -1n, 2n ** 31n, 2n ** 53n + 1n, (1n << 63n) - 1n, -(1n << 63n), 6000000000n];
+    const offset = () => {
+      const o = near[rnd(near.length)] + BigInt(rnd(5)) - 2n;
+      return BigInt.asIntN(64, o) === o ? o : near[rnd(2)];
+    };
+    for (let step = 0; step < 5000; step++) {
+      const group = 'g' + rnd(30);
+      const partition = rnd(4);
+      const up = offset();
+      const down = rnd(3) === 0 ? up : offset();
+      const c = cp(group, 't', partition, up, down, rnd(5) === 0 ? 'm' : '');
+      const last = model.get(`${group}|${partition}`);
+      const hasGroup = [...model.keys()].some((k) => k.startsWith(group + '|'));
+      assert.equal(store.isMoreRecent(c), isMoreRecent(last, hasGroup, c), `step ${step}`);
+      store.update(group, [c]);
+      model.set(`${group}|${partition}`, c);
+      if (step % 101 !== 0) continue;
+      for (const [k, want] of model) {
+        const [g, p] = k.split('|');
+        assert.deepEqual(store.getPartition(g, 't', Number(p)), want, `${k} at step ${step}`);
+      }
+    }
+  });
+
   it('restores in log order for the assigned groups only, skipping malformed records (upstream CheckpointStoreTest)', function () {
     const store = new CheckpointStore({ acceptGroup: (g) => g === 'group1' });
     assert.equal(store.loaded, false);
