@@ -22,17 +22,32 @@ const ESCAPED = -2147483648;
 const INT32_MAX = 2147483647;
 const WIDE = 2n ** 31n;
 
+/** `syncNo` of a free row (no group), of a row that follows (no kept sync). */
+const FREE = -2;
+const FOLLOWS = -1;
+/** Below this many rows a partition stays sparse. */
+const DENSE_FROM = 32;
+
 export class KeptRows {
-  /** Open addressing (linear probing) by group number: row + 1, 0 empty; a power of two long. */
+  /**
+   * Dense: the row of a group is its number (no index, no group column), for a partition tracking
+   * at least half of the numbers up to its highest (the usual one: every group of a topic on each
+   * of its partitions); else sparse: rows found through `slots`, their groups in `gid`.
+   */
+  private dense = false;
+  /** Sparse: open addressing (linear probing) by group number: row + 1, 0 empty; a power of two long. */
   private slots: Int32Array = new Int32Array(16);
   private shift = 28; // 32 - log2(slots.length)
+  /** Sparse: the highest group number a row was given since the rows were laid out (at least the highest held). */
+  private maxG = -1;
   private count = 0;
   private free: number[] = [];
+  /** Rows in use (sparse) or the numbers up to the highest held (dense). */
   private used = 0;
-  /** Per row: its group's number (-1: a free row), its position minus `base` (ESCAPED: in `far`), its kept sync's number (-1 when it follows). */
+  /** Per row: its group's number (sparse only), its position minus `base` (ESCAPED: in `far`), its kept sync's number (FOLLOWS, FREE). */
   private gid: Int32Array = new Int32Array(8).fill(-1);
   private rel: Int32Array = new Int32Array(8);
-  private syncNo: Int32Array = new Int32Array(8).fill(-1);
+  private syncNo: Int32Array = new Int32Array(8).fill(FREE);
   /** The positions' origin: the first one kept (undefined until then). */
   private base: bigint | undefined;
   /** The exact positions of the escaped rows (more than 2^31 - 1 from `base`): rare. */
@@ -56,23 +71,28 @@ export class KeptRows {
     return this.count;
   }
 
+  /** Whether the rows are laid out by group number (for tests and diagnostics). */
+  get isDense(): boolean {
+    return this.dense;
+  }
+
   /** The tracked groups (in row order). */
   *groups(): IterableIterator<string> {
-    for (let r = 0; r < this.used; r++) if (this.gid[r] >= 0) yield this.names.name(this.gid[r]);
+    for (let r = 0; r < this.used; r++) if (this.syncNo[r] !== FREE) yield this.names.name(this.groupAt(r));
   }
 
   /** What is kept for `group`: its position, whether it follows, its sync (when not following); undefined: not tracked. */
   get(group: string): { position: bigint; follows: boolean; sync: OffsetSync | undefined } | undefined {
     const r = this.rowOf(group);
     if (r < 0) return undefined;
-    return { position: this.positionOf(r), follows: this.syncNo[r] < 0, sync: this.syncOf(r) };
+    return { position: this.positionOf(r), follows: this.syncNo[r] === FOLLOWS, sync: this.syncOf(r) };
   }
 
   /** The kept sync of `group`: `newest` (slot 0 now) when it follows; undefined: not tracked. */
   keptSync(group: string, newest: OffsetSync): OffsetSync | undefined {
     const r = this.rowOf(group);
     if (r < 0) return undefined;
-    return this.syncNo[r] < 0 ? newest : this.syncOf(r);
+    return this.syncNo[r] === FOLLOWS ? newest : this.syncOf(r);
   }
 
   /**
@@ -82,7 +102,7 @@ export class KeptRows {
   differs(group: string, position: bigint, follows: boolean, sync: OffsetSync): boolean {
     const r = this.rowOf(group);
     if (r < 0) return true;
-    const f = this.syncNo[r] < 0;
+    const f = this.syncNo[r] === FOLLOWS;
     return f !== follows || (!follows && this.syncOf(r) !== sync) || this.positionOf(r) !== position;
   }
 
@@ -91,12 +111,7 @@ export class KeptRows {
     if (BigInt.asIntN(64, position) !== position) throw new RangeError(`position ${position} is outside the signed 64-bit range`);
     let r = this.rowOf(group);
     if (r < 0) {
-      r = this.free.pop() ?? this.newRow();
-      const g = this.names.acquire(group);
-      this.gid[r] = g;
-      this.insertSlot(g, r);
-      this.syncNo[r] = -1;
-      this.following++;
+      r = this.addRow(this.names.acquire(group));
       if (this.lowKnown && (this.low === undefined || position < this.low)) this.low = position;
     } else if (this.lowKnown) {
       const had = this.positionOf(r);
@@ -109,37 +124,49 @@ export class KeptRows {
 
   /** Stops tracking `group`. */
   delete(group: string): boolean {
-    const g = this.names.idOf(group);
-    if (g === undefined) return false;
-    const i = this.slotOf(g);
-    if (i < 0) return false;
-    const r = this.slots[i] - 1;
+    const r = this.rowOf(group);
+    if (r < 0) return false;
+    const g = this.groupAt(r);
     if (this.lowKnown && this.positionOf(r) === this.low) this.lowKnown = false;
-    this.removeSlot(i);
     this.keep(r, undefined);
     this.following--;
+    this.syncNo[r] = FREE;
     if (this.far.size > 0) this.far.delete(r);
-    this.gid[r] = -1;
-    this.free.push(r);
+    this.count--;
+    if (this.dense) {
+      if (this.used > 4 * DENSE_FROM && 8 * this.count < this.used) this.layOut(false);
+    } else {
+      this.removeSlot(this.slotOf(g));
+      this.gid[r] = -1;
+      this.free.push(r);
+    }
     this.names.release(g);
     if (this.count === 0) {
       this.low = undefined;
       this.lowKnown = true;
+      if (!this.dense) {
+        // no row left: numbered afresh
+        this.maxG = -1;
+        this.used = 0;
+        this.free = [];
+      }
     }
     return true;
   }
 
   /** Stops tracking every group (their interned names released). */
   clear(): void {
-    for (let r = 0; r < this.used; r++) if (this.gid[r] >= 0) this.names.release(this.gid[r]);
+    for (let r = 0; r < this.used; r++) if (this.syncNo[r] !== FREE) this.names.release(this.groupAt(r));
+    this.dense = false;
     this.slots = new Int32Array(16);
     this.shift = 28;
+    this.maxG = -1;
     this.count = 0;
     this.free = [];
     this.used = 0;
     this.gid = new Int32Array(8).fill(-1);
     this.rel = new Int32Array(8);
-    this.syncNo = new Int32Array(8).fill(-1);
+    this.syncNo = new Int32Array(8).fill(FREE);
     this.base = undefined;
     this.far = new Map();
     this.following = 0;
@@ -157,7 +184,7 @@ export class KeptRows {
     if (!this.lowKnown) {
       // one pass: the lowest distance among the rows in the column, then the escaped ones
       let m = Infinity;
-      for (let r = 0; r < this.used; r++) if (this.gid[r] >= 0 && this.rel[r] !== ESCAPED && this.rel[r] < m) m = this.rel[r];
+      for (let r = 0; r < this.used; r++) if (this.syncNo[r] !== FREE && this.rel[r] !== ESCAPED && this.rel[r] < m) m = this.rel[r];
       let low = m === Infinity ? undefined : (this.base as bigint) + BigInt(m);
       for (const p of this.far.values()) if (low === undefined || p < low) low = p;
       this.low = low;
@@ -173,13 +200,83 @@ export class KeptRows {
     const d = upstream - this.base;
     const limit = d > WIDE ? Infinity : d < -WIDE ? -Infinity : Number(d);
     for (let r = 0; r < this.used; r++) {
-      if (this.syncNo[r] >= 0 || this.gid[r] < 0) continue;
+      if (this.syncNo[r] !== FOLLOWS) continue;
       const x = this.rel[r];
       if (x === ESCAPED ? (this.far.get(r) as bigint) < upstream : x < limit) this.keep(r, previous);
     }
   }
 
   // -------------------------------------------------------------------------------------------
+
+  private groupAt(r: number): number {
+    return this.dense ? r : this.gid[r];
+  }
+
+  /** A row for group number `g` (new: it follows until told otherwise). */
+  private addRow(g: number): number {
+    if (this.dense && g >= this.used && g + 1 > 4 * (this.count + 1) && g >= DENSE_FROM) this.layOut(false);
+    else if (!this.dense && this.count + 1 >= DENSE_FROM && 2 * (this.count + 1) >= Math.max(g, this.maxG) + 1) this.layOut(true);
+    let r: number;
+    if (this.dense) {
+      if (g >= this.rel.length) this.resize(Math.max(g + 1, this.rel.length + (this.rel.length >> 3)));
+      if (g >= this.used) this.used = g + 1;
+      r = g;
+    } else {
+      r = this.free.pop() ?? this.newRow();
+      this.gid[r] = g;
+      this.insertSlot(g, r);
+      if (g > this.maxG) this.maxG = g;
+    }
+    this.syncNo[r] = FOLLOWS;
+    this.following++;
+    this.count++;
+    return r;
+  }
+
+  /** Lays the rows out again, by group number (`dense`) or packed with an index. */
+  private layOut(dense: boolean): void {
+    const groups: number[] = [];
+    const rows: number[] = [];
+    for (let r = 0; r < this.used; r++) {
+      if (this.syncNo[r] === FREE) continue;
+      groups.push(this.groupAt(r));
+      rows.push(r);
+    }
+    const rel = this.rel;
+    const syncNo = this.syncNo;
+    const far = this.far;
+    let size = groups.length;
+    if (dense) for (const g of groups) size = Math.max(size, g + 1);
+    size += Math.max(8, size >> 3);
+    this.rel = new Int32Array(size);
+    this.syncNo = new Int32Array(size).fill(FREE);
+    this.far = new Map();
+    this.free = [];
+    this.maxG = -1;
+    let slots = 16;
+    if (!dense) while (5 * groups.length > 4 * slots) slots *= 2;
+    this.slots = new Int32Array(dense ? 0 : slots);
+    this.shift = 32 - Math.log2(slots);
+    this.gid = dense ? new Int32Array(0) : new Int32Array(size).fill(-1);
+    this.dense = dense;
+    this.used = 0;
+    this.count = 0;
+    for (let i = 0; i < groups.length; i++) {
+      const g = groups[i];
+      const r = dense ? g : i;
+      if (!dense) {
+        this.gid[r] = g;
+        this.insertSlot(g, r);
+        if (g > this.maxG) this.maxG = g;
+      }
+      this.used = Math.max(this.used, r + 1);
+      this.rel[r] = rel[rows[i]];
+      this.syncNo[r] = syncNo[rows[i]];
+      const p = far.get(rows[i]);
+      if (p !== undefined) this.far.set(r, p);
+      this.count++;
+    }
+  }
 
   /** The position of row `r`. */
   private positionOf(r: number): bigint {
@@ -200,21 +297,25 @@ export class KeptRows {
     }
   }
 
+  /** Sparse: a new row at the end. */
   private newRow(): number {
     const r = this.used++;
-    if (r >= this.rel.length) {
-      const n = this.rel.length + Math.max(8, this.rel.length >> 3);
-      const rel = new Int32Array(n);
-      rel.set(this.rel);
-      this.rel = rel;
+    if (r >= this.rel.length) this.resize(this.rel.length + Math.max(8, this.rel.length >> 3));
+    return r;
+  }
+
+  private resize(n: number): void {
+    const rel = new Int32Array(n);
+    rel.set(this.rel);
+    this.rel = rel;
+    const syncNo = new Int32Array(n).fill(FREE);
+    syncNo.set(this.syncNo);
+    this.syncNo = syncNo;
+    if (!this.dense) {
       const gid = new Int32Array(n).fill(-1);
       gid.set(this.gid);
       this.gid = gid;
-      const syncNo = new Int32Array(n).fill(-1);
-      syncNo.set(this.syncNo);
-      this.syncNo = syncNo;
     }
-    return r;
   }
 
   /** The kept sync of row `r` (undefined when it follows). */
@@ -236,7 +337,7 @@ export class KeptRows {
     } else if (sync === undefined) return;
     else this.following--;
     if (sync === undefined) {
-      this.syncNo[r] = -1;
+      this.syncNo[r] = FOLLOWS;
       this.following++;
       return;
     }
@@ -255,6 +356,7 @@ export class KeptRows {
   private rowOf(group: string): number {
     const g = this.names.idOf(group);
     if (g === undefined) return -1;
+    if (this.dense) return g < this.used && this.syncNo[g] !== FREE ? g : -1;
     const i = this.slotOf(g);
     return i < 0 ? -1 : this.slots[i] - 1;
   }
@@ -281,7 +383,6 @@ export class KeptRows {
     let i = this.home(g);
     while (slots[i] !== 0) i = (i + 1) & mask;
     slots[i] = r + 1;
-    this.count++;
   }
 
   /** Empties slot `i`, moving back the entries after it that would no longer be found (no tombstones). */
@@ -300,7 +401,6 @@ export class KeptRows {
       i = j;
     }
     slots[i] = 0;
-    this.count--;
   }
 
   private rehash(n: number): void {

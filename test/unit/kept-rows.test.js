@@ -157,6 +157,69 @@ describe('compact kept syncs of one partition (core/kept-rows)', function () {
     }
   });
 
+  it('lays its rows out by group number when it tracks most numbers, packed otherwise, answering as a map does across the changes of layout', function () {
+    this.timeout(30000);
+    const next = rng(41);
+    const names = new GroupNames();
+    // another table holds the first 3000 numbers: the groups tracked here are numbered above them, or among them
+    for (let i = 0; i < 3000; i++) names.acquire(`other${i}`);
+    const k = new KeptRows(names);
+    const model = new Map();
+    const syncs = Array.from({ length: 4 }, (_, i) => sync(BigInt(i * 10)));
+    const check = (what) => {
+      assert.equal(k.size, model.size, what);
+      assert.deepEqual([...k.groups()].sort(), [...model.keys()].sort(), what);
+      for (const [group, m] of model) assert.deepEqual(k.get(group), m, `${group}: ${what}`);
+      let low;
+      for (const v of model.values()) if (low === undefined || v.position < low) low = v.position;
+      assert.equal(k.lowest(), low, what);
+    };
+    const put = (g) => {
+      const p = next() < 0.02 ? 2n ** 62n + BigInt(Math.floor(next() * 9)) : BigInt(Math.floor(next() * 100));
+      const f = next() < 0.5;
+      const s = syncs[Math.floor(next() * syncs.length)];
+      k.set(g, p, f, s);
+      model.set(g, { position: p, follows: f, sync: f ? undefined : s });
+    };
+    // a few groups with high numbers: packed
+    for (let i = 0; i < 40; i++) put(`new${i}`);
+    assert.equal(k.isDense, false);
+    check('sparse');
+    // most of the other table's groups too: by number
+    for (let i = 0; i < 3000; i += 1) if (next() < 0.8) put(`other${i}`);
+    assert.equal(k.isDense, true);
+    check('dense');
+    // random changes while dense, settles included
+    for (let step = 0; step < 3000; step++) {
+      const g = next() < 0.5 ? `other${Math.floor(next() * 3000)}` : `new${Math.floor(next() * 60)}`;
+      const x = next();
+      if (x < 0.5) put(g);
+      else if (x < 0.8) assert.equal(k.delete(g), model.delete(g));
+      else {
+        const up = BigInt(Math.floor(next() * 100));
+        const prev = syncs[Math.floor(next() * syncs.length)];
+        k.settleBelow(up, prev);
+        for (const m of model.values()) if (m.follows && m.position < up) Object.assign(m, { follows: false, sync: prev });
+      }
+    }
+    check('after random changes');
+    // most go: packed again
+    for (const g of [...model.keys()]) if (next() < 0.95) assert.equal(k.delete(g), model.delete(g));
+    assert.equal(k.isDense, false);
+    check('sparse again');
+    // a group numbered far above the rows while dense: packed
+    for (const g of [...model.keys()]) assert.equal(k.delete(g), model.delete(g));
+    for (let i = 0; i < 100; i++) put(`other${i}`);
+    assert.equal(k.isDense, true);
+    for (let i = 0; i < 1000; i++) names.acquire(`later${i}`);
+    put('late');
+    assert.equal(k.isDense, false);
+    check('a far number');
+    k.clear();
+    assert.equal(k.size, 0);
+    assert.equal(names.size, 4000, 'only the other holders are left');
+  });
+
   it('numbers the groups through one interner shared by partitions: a name is held while a row refers to it', function () {
     const names = new GroupNames();
     const p0 = new KeptRows(names);
