@@ -298,6 +298,12 @@ export class TranslationCache {
     return s;
   }
 
+  /** The group's last answer as it stands (its coverage and summary, `withMembers` applied), without a look at its inputs; undefined when not held. */
+  held(group: string): CachedTranslation | undefined {
+    const id = this.idOf(group);
+    return id === undefined ? undefined : this.cols.entry[id];
+  }
+
   /** The group's last readiness and when its offsets were last listed, or undefined when it was never translated (or is no longer retained). */
   last(group: string): { summary: GroupReadiness; listedAt: number | undefined } | undefined {
     const id = this.idOf(group);
