@@ -58,10 +58,8 @@ const STEPS = [
     of: 'emitter',
     label: 'coverage rows (per group rows of variable-length integers: values, no sentence, no JSON), readiness per group (the translation cache)',
     release: (f) => {
+      // the reconcile layout reads a skipped group's rows and summary from it (nothing of its own per group)
       f.emitter.translations = new TranslationCache();
-      // the reconcile layout keeps the last full cycle's rows and summaries per group too
-      f.emitter.layout.coverageOf = [];
-      f.emitter.layout.summaryOf = [];
     },
   },
   {

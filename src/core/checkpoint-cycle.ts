@@ -154,11 +154,11 @@ function* translateSteps(t: TranslateCycleInput, every = Infinity): Generator<vo
   const all: readonly string[] = Array.isArray(t.groups) ? t.groups : [...t.groups];
   for (let i = 0; i < all.length; i++) {
     const group = all[i];
-    if (marks !== null && marks[i] === 0) {
-      // nothing changed for it: its last entries, as they were
-      const layout = (rc as { layout: ReconcileLayout }).layout;
-      coverage.push(layout.coverageOf[i]);
-      summaries.push(layout.summaryOf[i]);
+    const held = marks !== null && marks[i] === 0 ? t.translations.held(group) : undefined;
+    if (held !== undefined) {
+      // nothing changed for it: its last entries, as they were (the cache's: the same objects the last cycle gave)
+      coverage.push(held.coverage);
+      summaries.push(held.summary);
       // a group taken as it was costs little: SKIPPED_PER_GROUP of them weigh one translated group in a slice
       n += 1;
       if (n > limit) {
@@ -183,10 +183,6 @@ function* translateSteps(t: TranslateCycleInput, every = Infinity): Generator<vo
       coverage.push(c.coverage);
       const withMembers = t.translations.withMembers(group, c, t.membersOf(group));
       summaries.push(withMembers);
-      if (rc !== undefined) {
-        rc.layout.coverageOf[i] = c.coverage;
-        rc.layout.summaryOf[i] = withMembers;
-      }
       // reused: nothing new, and no rewind below the syncs (an entry saying so is translated again every cycle)
       if (c.reused) continue;
       r = c;

@@ -3,8 +3,10 @@ import type { EntryReadiness, ReadinessVerdict } from './readiness';
 import type { Checkpoint, OffsetSync } from './types';
 import { CHUNK_BYTES, ROW_BYTES_MAX, RowChunk, type CoverageTable } from './coverage-table';
 import { LIMIT, num, Reader, Writer } from './varints';
+import { CoverageRow } from './coverage-row';
 
 export { CoverageTable } from './coverage-table';
+export { CoverageRow };
 
 /**
  * A group's coverage as the translation cache keeps it for many cycles (issue 24 step g): a run of
@@ -109,18 +111,32 @@ export class GroupCoverage implements Iterable<CoverageRow> {
   private start: number;
   /** Bytes its rows take * 16 + the uniform status (0: none, else 1 + its index in UNIFORM): one number, not two fields a group (issue 24). */
   private info = 0;
-  /** The rare extras (null for most groups: one field, not two a group). */
-  private extra: Extra | null = null;
   /** While writing: the checkpoint time of the row before (rows with one). */
   private static lastAtOf = 0;
 
   constructor(
-    private readonly table: CoverageTable,
+    table: CoverageTable,
     readonly group: string,
     readonly length: number,
   ) {
     this.chunk = table.room(0);
     this.start = this.chunk.used;
+  }
+
+  /** Its table (its chunk's: no field a group). */
+  private get table(): CoverageTable {
+    return this.chunk.table;
+  }
+
+  /** The rare extras (none for most groups: in the table's weak map, not a field a group). */
+  private get extra(): Extra | undefined {
+    return this.table.extras.get(this) as Extra | undefined;
+  }
+
+  private extraToWrite(): Extra {
+    let x = this.extra;
+    if (x === undefined) this.table.extras.set(this, (x = { kept: null, metas: null }));
+    return x;
   }
 
   /** Bytes its rows take. */
@@ -135,10 +151,10 @@ export class GroupCoverage implements Iterable<CoverageRow> {
   }
 
   private get kept(): Extra['kept'] {
-    return this.extra === null ? null : this.extra.kept;
+    return this.extra?.kept ?? null;
   }
   private get metas(): Extra['metas'] {
-    return this.extra === null ? null : this.extra.metas;
+    return this.extra?.metas ?? null;
   }
 
   /** Copies the rows to a new place of the table (a compaction: the values stay). */
@@ -159,14 +175,14 @@ export class GroupCoverage implements Iterable<CoverageRow> {
     const n = coverage.length;
     const chunk = this.table.room(n * ROW_BYTES_MAX);
     const w = new Writer(chunk.bytes, chunk.used);
-    GroupCoverage.lastAtOf = 0;
+    GroupCoverage.lastAtOf = NaN;
     let uniform: CoverageStatus | null = null;
     for (let i = 0; i < n; i++) {
       const c = coverage[i];
       uniform = i === 0 || uniform === c.status ? c.status : null;
       if (!this.writeRow(w, i, c, readiness[i], checkpointsLoaded)) {
         const rd = readiness[i];
-        const x = (this.extra ??= { kept: null, metas: null });
+        const x = this.extraToWrite();
         (x.kept ??= new Map()).set(i, { ...c, verdict: rd.verdict, reread: rd.reread, checkpointAt: rd.checkpointAt });
         w.u(Reason.Kept);
       }
@@ -178,7 +194,7 @@ export class GroupCoverage implements Iterable<CoverageRow> {
     this.start = chunk.used - bytes;
     // a chunk of its own (a group of thousands of partitions): no more than the rows take
     if (chunk.size > CHUNK_BYTES) {
-      this.chunk = new RowChunk(bytes);
+      this.chunk = new RowChunk(bytes, this.table);
       this.chunk.bytes.set(chunk.bytes.subarray(this.start, this.start + bytes));
       this.chunk.used = bytes;
       this.start = 0;
@@ -232,10 +248,12 @@ export class GroupCoverage implements Iterable<CoverageRow> {
       // 'unchanged', the same offset: the last checkpoint's downstream offset is the row's
       if (code !== Reason.EmittedAfterRewind && code !== Reason.UnchangedSame) w.s(rdn - down);
       const p = c.previous;
-      if (p !== undefined && p.metadata !== '') ((this.extra ??= { kept: null, metas: null }).metas ??= new Map()).set(i, p.metadata);
+      if (p !== undefined && p.metadata !== '') (this.extraToWrite().metas ??= new Map()).set(i, p.metadata);
     }
     if (bits & HAS_REREAD) w.u(reread);
     if (bits & HAS_AT) {
+      // a group's first: from the table's base (set once), the next ones from the row before
+      if (Number.isNaN(GroupCoverage.lastAtOf)) GroupCoverage.lastAtOf = this.table.atBase ??= at;
       w.s(at - GroupCoverage.lastAtOf);
       GroupCoverage.lastAtOf = at;
     }
@@ -248,7 +266,7 @@ export class GroupCoverage implements Iterable<CoverageRow> {
     if (d.owner === this) return d;
     d.owner = null;
     const r = new Reader(this.chunk.bytes, this.start);
-    let at = 0;
+    let at = this.table.atBase ?? 0;
     for (let i = 0; i < this.length; i++) {
       const raw = r.u();
       const code = raw & 15;
@@ -428,78 +446,6 @@ export class GroupCoverage implements Iterable<CoverageRow> {
 
   *[Symbol.iterator](): Iterator<CoverageRow> {
     for (let i = 0; i < this.length; i++) yield new CoverageRow(this, i);
-  }
-}
-
-/** One group partition of a group's coverage, with its readiness (what GroupCoverageEntry reads): a view of its row, made when read. */
-export class CoverageRow {
-  constructor(
-    readonly rows: GroupCoverage,
-    readonly i: number,
-  ) {}
-
-  get group(): string {
-    return this.rows.group;
-  }
-
-  get topic(): string {
-    return this.rows.topicOf(this.i);
-  }
-
-  get partition(): number {
-    return this.rows.partitionOf(this.i);
-  }
-
-  get remoteTopic(): string | null {
-    return this.rows.remoteTopicOf(this.i);
-  }
-
-  get upstreamOffset(): bigint | null {
-    return this.rows.upstreamOf(this.i);
-  }
-
-  get downstreamOffset(): bigint | undefined {
-    return this.rows.downstreamOf(this.i);
-  }
-
-  get sync(): OffsetSync | undefined {
-    return this.rows.syncOf(this.i);
-  }
-
-  /** The reason code (the sentence it reads as). */
-  get code(): number {
-    return this.rows.codeOf(this.i);
-  }
-
-  get status(): CoverageStatus {
-    return this.rows.statusOf(this.i);
-  }
-
-  get verdict(): ReadinessVerdict {
-    return this.rows.verdictOf(this.i);
-  }
-
-  get reread(): number | null {
-    return this.rows.rereadOf(this.i);
-  }
-
-  get checkpointAt(): number | null {
-    return this.rows.checkpointAtOf(this.i);
-  }
-
-  /** The last checkpoint of the partition ('unchanged', 'rewound-*'). */
-  get previous(): Checkpoint | undefined {
-    return this.rows.previousOf(this.i);
-  }
-
-  /** 'emitted' after a rewind: the upstream offset of the checkpoint it rewound from. */
-  get rewoundFrom(): bigint | undefined {
-    return this.rows.rewoundFromOf(this.i);
-  }
-
-  /** One sentence for an operator (made now, never kept). */
-  get reason(): string {
-    return this.rows.reasonOf(this.i);
   }
 }
 

@@ -9,11 +9,14 @@ const CHUNK_ROWS = 4096;
 /** At most this many bytes per row (13 varints of at most 8 bytes). */
 export const ROW_BYTES_MAX = 13 * 8;
 
-/** A block of rows: bytes, each group's rows one after another. */
+/** A block of rows: bytes, each group's rows one after another, and the table they belong to (one field a chunk, not one a group). */
 export class RowChunk {
   readonly bytes: Uint8Array;
   used = 0;
-  constructor(readonly size: number) {
+  constructor(
+    readonly size: number,
+    readonly table: CoverageTable,
+  ) {
     this.bytes = new Uint8Array(size);
   }
 }
@@ -40,12 +43,16 @@ export class CoverageTable {
   private readonly pairNo = new Map<string, Map<string | null, number>>();
   /** The group of this table read last, decoded (core/coverage-rows). */
   decoded: object | null = null;
+  /** The rare extras of a group's rows (core/coverage-rows), by its coverage: a few groups, not a field of every group. */
+  readonly extras = new WeakMap<GroupCoverage, object>();
+  /** Rows' checkpoint times are written as differences from this (the first seen; undefined: none yet): a few bytes, not 6, for a group's first. */
+  atBase: number | undefined;
 
   /** Room for up to `max` bytes: the chunk and where they start (`commit` says how many were used). */
   room(max: number): RowChunk {
     let c = this.chunk;
     if (c === null || c.used + max > c.size) {
-      c = new RowChunk(Math.max(max, CHUNK_BYTES));
+      c = new RowChunk(Math.max(max, CHUNK_BYTES), this);
       if (max < CHUNK_BYTES) this.chunk = c;
     }
     return c;

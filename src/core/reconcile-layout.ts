@@ -1,8 +1,8 @@
 /**
  * The reconcile lane's memory of the last full checkpoint cycle (issue 24 step f): which groups it
- * translated, in which order, with which coverage entries and readiness summary each, so that the
- * next full cycle visits only the groups something changed for and takes the others' entries as
- * they were (the same objects: the cycle's lists come out the same when nothing moved):
+ * translated and in which order, so that the next full cycle visits only the groups something
+ * changed for and takes the others' entries as they were (the translation cache's, the same
+ * objects: the cycle's lists come out the same when nothing moved):
  *
  * - the groups whose committed offsets changed (the source-offset table says which);
  * - the groups the translation cache must translate again (an answer that emitted, a partial
@@ -17,9 +17,7 @@
  * reached every position of a partition (a reset, an upstream rewind, the first sync).
  */
 import type { OffsetSyncStore } from './offset-sync-store';
-import type { GroupReadiness } from './readiness';
 import type { SyncChangeLog } from './sync-change-log';
-import type { GroupCoverage } from './translation-cache';
 
 /** A group nothing changed for is checked in full once in this many full cycles (once a minute at 1 s). */
 export const SWEEP_CYCLES = 60;
@@ -43,9 +41,6 @@ export class ReconcileLayout {
   /** This cycle's plan's generations (recorded with the cycle). */
   private nextGens = new Map<SyncChangeLog, number>();
   private sweepAt = 0;
-  /** Per group (by its index): the coverage rows and the summary the last cycle gave. */
-  coverageOf: GroupCoverage[] = [];
-  summaryOf: GroupReadiness[] = [];
   /** When the last full cycle's offsets were listed (every group of it was listed then). */
   listedAt: number | undefined;
 
@@ -96,8 +91,6 @@ export class ReconcileLayout {
     this.groups = null;
     this.index.clear();
     for (let i = 0; i < groups.length; i++) this.index.set(groups[i], i);
-    this.coverageOf = new Array(groups.length);
-    this.summaryOf = new Array(groups.length);
     this.key = key;
   }
 

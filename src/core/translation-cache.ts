@@ -3,6 +3,8 @@ import { checkpointsForGroup, type CheckpointsForGroupInput, type CheckpointsFor
 import type { OffsetSyncStore } from './offset-sync-store';
 import type { OffsetSync } from './types';
 import { CoverageTable, GroupCoverage } from './coverage-rows';
+import { GroupNames } from './group-names';
+import { GroupColumns } from './translation-columns';
 import { DEFAULT_READINESS, entryReadiness, groupReadiness, type EntryReadiness, type MembersOnTarget, type GroupReadiness, type ReadinessThresholds } from './readiness';
 
 /**
@@ -60,14 +62,12 @@ interface Basis {
   readiness: ReadinessThresholds;
 }
 
-/** When a group's offsets were last listed (epoch ms), shared by the entries listed at the same time. */
-interface ListedAt {
-  readonly at: number;
-}
-
 /**
  * A group's last translation: its coverage rows themselves (a GroupCoverage: one object a group,
- * not an entry and its rows, issue 24 step g), and its own answer while the group is reused (no
+ * not an entry and its rows) and its readiness summary; what else the cache knows of the group
+ * (the offsets' version, the basis, where its generations start, when it was listed, whether it
+ * is stale) is in columns by its interned number (core/translation-columns: no field of the
+ * object, no map keyed by name, issue 24 step g). Its own answer while the group is reused (no
  * object of its own: a full cycle at 10,000 groups asks every group every interval).
  */
 class Entry extends GroupCoverage implements CachedTranslation {
@@ -79,17 +79,7 @@ class Entry extends GroupCoverage implements CachedTranslation {
     group: string,
     /** Its rows, one an offset entry (checkpointsForGroup's entries are). */
     length: number,
-    /** The offsets' version, or the offsets translated when no version said which (the same array means "unchanged"). */
-    readonly offsetsKey: number | CheckpointsForGroupInput['offsets'],
-    /** The number of its basis in the cache's `bases` (a number: a coverage held by a message keeps no store alive). */
-    readonly basis: number,
-    /** Where its offset entries' generations start in the cache's `GenPool` (`length` of them; see `GenPool`). */
-    public genAt: number,
     public summary: GroupReadiness,
-    /** When the group's offsets were last listed and translated (or found unchanged), epoch ms; undefined when not said. */
-    public listed: ListedAt | undefined,
-    /** The last answer emitted (or replaced a duplicate): it reads differently next time, translate it again then. */
-    public stale: boolean,
   ) {
     super(table, group, length);
   }
@@ -103,6 +93,13 @@ Object.defineProperties(Entry.prototype, {
     },
   },
 });
+
+/** `s` saying `members`, every field in the object itself (a spread keeps some in a second array: 64 bytes a group more). */
+function summaryWith(s: GroupReadiness, members: MembersOnTarget): GroupReadiness {
+  if ('listedAt' in s || 'coveredBy' in s) return Object.freeze({ ...s, membersOnTarget: members });
+  const { group, verdict, why, reread, topic, partition, ready, atRisk, notCovered } = s;
+  return Object.freeze({ group, verdict, why, reread, topic, partition, ready, atRisk, notCovered, membersOnTarget: members });
+}
 
 /** The sync a position translates from in the current slots (the oldest one when it is older than all), or undefined. */
 function syncFor(store: OffsetSyncStore, group: string, topic: string, partition: number, offset: bigint | null | undefined): OffsetSync | undefined {
@@ -176,34 +173,36 @@ class GenPool {
     this.chunks[(k / GEN_CHUNK) | 0][k % GEN_CHUNK] = gen >>> 0;
   }
 
-  /** Whether `compact` is worth it (more slots no group owns than in use, and more than a chunk). */
+  /** Whether `compact` is worth it: more than a chunk no group owns, and more than a quarter of the slots in use (a copy of 4 bytes a slot). */
   get wasteful(): boolean {
-    return this.waste > GEN_CHUNK && this.waste > this.live;
+    return this.waste > GEN_CHUNK && 4 * this.waste > this.live;
   }
 
-  /** Copies every current entry's slots to new chunks (each entry held, once). */
-  compact(current: Iterable<Entry>): void {
+  /** Copies the current runs of slots (`from` and `n` each, given by `each`) to new chunks: `moved` says where each went. */
+  compact(each: (visit: (from: number, n: number) => number) => void): void {
     const old = this.chunks;
     this.chunks = [];
     this.used = 0;
     this.live = 0;
     this.waste = 0;
-    for (const e of current) {
-      const from = e.genAt;
-      const to = this.alloc(e.length);
-      for (let i = 0; i < e.length; i++) {
+    each((from, n) => {
+      const to = this.alloc(n);
+      for (let i = 0; i < n; i++) {
         const k = from + i;
         const j = to + i;
         this.chunks[(j / GEN_CHUNK) | 0][j % GEN_CHUNK] = old[(k / GEN_CHUNK) | 0][k % GEN_CHUNK];
       }
-      e.genAt = to;
-    }
+      return to;
+    });
   }
 }
 
 export class TranslationCache {
-  private readonly byGroup = new Map<string, Entry>();
-  /** Every entry's generations (Entry.genAt). */
+  /** The group names' interner (the replication runtime's when given: one number a group for every table). */
+  private readonly names: GroupNames;
+  /** Per group number: its entry and its fields (core/translation-columns). */
+  private readonly cols = new GroupColumns<Entry>();
+  /** Every entry's generations (cols.genAt). */
   private gens = new GenPool();
   /** Every group's coverage rows (core/coverage-rows). */
   private table = new CoverageTable();
@@ -213,12 +212,20 @@ export class TranslationCache {
   private bases = new Map<number, Basis>();
   /** The number of the last basis. */
   private basisNo = 0;
-  /** The last listing time boxed (Entry.listed). */
-  private lastListed: ListedAt | null = null;
+
+  constructor(names?: GroupNames) {
+    this.names = names ?? new GroupNames();
+  }
 
   /** Number of groups held. */
   get size(): number {
-    return this.byGroup.size;
+    return this.cols.size;
+  }
+
+  /** The number of a group held, or undefined. */
+  private idOf(group: string): number | undefined {
+    const id = this.names.idOf(group);
+    return id !== undefined && this.cols.entry[id] !== undefined ? id : undefined;
   }
 
   /**
@@ -228,10 +235,11 @@ export class TranslationCache {
   translate(input: CacheInput): CachedTranslation {
     const { group, offsets, store, checkpoints } = input;
     const th = input.readiness ?? DEFAULT_READINESS;
-    const had = this.byGroup.get(group);
-    if (had !== undefined && this.stillValid(had, input, th)) {
-      if (input.listedAt !== undefined) had.listed = this.listedBox(input.listedAt);
-      return had;
+    const cols = this.cols;
+    const hadId = this.idOf(group);
+    if (hadId !== undefined && this.stillValid(hadId, input, th)) {
+      if (input.listedAt !== undefined) cols.listed[hadId] = input.listedAt;
+      return cols.entry[hadId] as Entry;
     }
     const r = checkpointsForGroup(input);
     // kept for many cycles: compact rows (values as variable-length integers, no sentence: core/coverage-rows)
@@ -241,7 +249,8 @@ export class TranslationCache {
       const above = inexact ? store.around(c.topic, c.partition, c.upstreamOffset as bigint, group).above : undefined;
       return entryReadiness(c, above, cp, cp === undefined ? undefined : checkpoints.listedAtOf(cp), th);
     });
-    if (had !== undefined) {
+    if (hadId !== undefined) {
+      const had = cols.entry[hadId] as Entry;
       this.table.released(had.length, had.byteLength);
       this.gens.release(had.length);
     }
@@ -253,24 +262,21 @@ export class TranslationCache {
     const n = r.coverage.length;
     const genAt = this.gens.alloc(n);
     for (let i = 0; i < n; i++) if (i < offsets.length) this.gens.set(genAt + i, store.changeLog(offsets[i].topic, offsets[i].partition).gen);
-    const entry = new Entry(
-      this.table,
-      group,
-      n,
-      input.offsetsVersion ?? offsets,
-      this.basisOf(store, checkpoints, th),
-      genAt,
-      summary,
-      input.listedAt === undefined ? undefined : this.listedBox(input.listedAt),
-      // an answer that emitted (or replaced a duplicate) reads differently next time: translate it again then
-      // (a rewind below the syncs too: checkpointed at the log start, or waiting for it)
+    const entry = new Entry(this.table, group, n, summary);
+    const id = hadId ?? this.names.acquire(group);
+    cols.set(id, entry, input.offsetsVersion ?? offsets);
+    cols.basis[id] = this.basisOf(store, checkpoints, th);
+    cols.genAt[id] = genAt;
+    cols.listed[id] = input.listedAt ?? NaN;
+    // an answer that emitted (or replaced a duplicate) reads differently next time: translate it again then
+    // (a rewind below the syncs too: checkpointed at the log start, or waiting for it)
+    const stale =
       n !== offsets.length ||
-        r.coverage.some((c) => c.status === 'emitted' || c.status === 'duplicate-remote-partition' || c.status === 'rewound-to-start' || c.status === 'rewound-below-syncs'),
-    );
+      r.coverage.some((c) => c.status === 'emitted' || c.status === 'duplicate-remote-partition' || c.status === 'rewound-to-start' || c.status === 'rewound-below-syncs');
+    cols.stale[id] = stale ? 1 : 0;
     entry.write(r.coverage, readiness, checkpoints.loaded);
     const coverage: GroupCoverage = entry;
-    this.byGroup.set(group, entry);
-    if (entry.stale) this.staleGroups.add(group);
+    if (stale) this.staleGroups.add(group);
     this.compactIfWasteful();
     return { checkpoints: r.checkpoints, coverage, summary, reused: false };
   }
@@ -282,26 +288,35 @@ export class TranslationCache {
   withMembers(group: string, c: CachedTranslation, members: MembersOnTarget): GroupReadiness {
     const before = c.summary;
     if (before.membersOnTarget === members) return before;
-    const s: GroupReadiness = Object.freeze({ ...before, membersOnTarget: members });
+    const s = summaryWith(before, members);
     c.summary = s;
-    const e = this.byGroup.get(group);
+    const id = this.idOf(group);
+    const e = id === undefined ? undefined : this.cols.entry[id];
     if (e !== undefined && e.summary === before) {
       e.summary = s;
     }
     return s;
   }
 
+  /** The group's last answer as it stands (its coverage and summary, `withMembers` applied), without a look at its inputs; undefined when not held. */
+  held(group: string): CachedTranslation | undefined {
+    const id = this.idOf(group);
+    return id === undefined ? undefined : this.cols.entry[id];
+  }
+
   /** The group's last readiness and when its offsets were last listed, or undefined when it was never translated (or is no longer retained). */
   last(group: string): { summary: GroupReadiness; listedAt: number | undefined } | undefined {
-    const e = this.byGroup.get(group);
-    return e === undefined ? undefined : { summary: e.summary, listedAt: e.listed?.at };
+    const id = this.idOf(group);
+    if (id === undefined) return undefined;
+    const at = this.cols.listed[id];
+    return { summary: (this.cols.entry[id] as Entry).summary, listedAt: Number.isNaN(at) ? undefined : at };
   }
 
   /** The group's checkpoints changed elsewhere (a partial cycle): translate it in full next time (its last readiness stays readable). */
   forget(group: string): void {
-    const e = this.byGroup.get(group);
-    if (e !== undefined) {
-      e.stale = true;
+    const id = this.idOf(group);
+    if (id !== undefined) {
+      this.cols.stale[id] = 1;
       this.staleGroups.add(group);
     }
   }
@@ -315,17 +330,20 @@ export class TranslationCache {
 
   /** The group's offsets were listed at `listedAt` and found unchanged (a full cycle that did not look at it). */
   listedAtLeast(group: string, listedAt: number | undefined): void {
-    const e = this.byGroup.get(group);
-    if (e !== undefined && listedAt !== undefined && (e.listed === undefined || e.listed.at < listedAt)) e.listed = this.listedBox(listedAt);
+    const id = this.idOf(group);
+    if (id === undefined || listedAt === undefined) return;
+    const at = this.cols.listed[id];
+    // NaN: never said
+    if (!(at >= listedAt)) this.cols.listed[id] = listedAt;
   }
 
   /** Keeps only these groups. */
   retain(groups: { has(group: string): boolean }): void {
-    for (const [g, e] of this.byGroup) {
-      if (groups.has(g)) continue;
-      this.byGroup.delete(g);
-      this.table.released(e.length, e.byteLength);
-      this.gens.release(e.length);
+    const cols = this.cols;
+    for (let id = 0; id < cols.entry.length; id++) {
+      const e = cols.entry[id];
+      if (e === undefined || groups.has(e.group)) continue;
+      this.drop(id, e);
     }
     this.compactIfWasteful();
   }
@@ -335,24 +353,36 @@ export class TranslationCache {
     return this.table.rows;
   }
 
+  /** Forgets entry `e` of number `id` (its rows and slots reclaimable, its number released). */
+  private drop(id: number, e: Entry): void {
+    this.table.released(e.length, e.byteLength);
+    this.gens.release(e.length);
+    this.cols.set(id, undefined);
+    this.names.release(id);
+  }
+
   private compactIfWasteful(): void {
-    if (this.gens.wasteful) this.gens.compact(this.byGroup.values());
+    const cols = this.cols;
+    if (this.gens.wasteful) {
+      this.gens.compact((visit) => {
+        for (let id = 0; id < cols.entry.length; id++) {
+          const e = cols.entry[id];
+          if (e !== undefined) cols.genAt[id] = visit(cols.genAt[id], e.length);
+        }
+      });
+    }
     if (!this.table.wasteful) return;
-    this.table.compact(this.byGroup.values());
+    this.table.compact(cols.entry.filter((e): e is Entry => e !== undefined));
   }
 
   clear(): void {
+    const cols = this.cols;
+    for (let id = 0; id < cols.entry.length; id++) if (cols.entry[id] !== undefined) this.names.release(id);
+    cols.clear();
     this.table = new CoverageTable();
     this.gens = new GenPool();
     this.bases = new Map();
-    this.byGroup.clear();
     this.staleGroups.clear();
-  }
-
-  /** A box holding `at`: the last one when the same time (a cycle's groups share one, not a number box each). */
-  private listedBox(at: number): ListedAt {
-    const b = this.lastListed;
-    return b !== null && b.at === at ? b : (this.lastListed = Object.freeze({ at }));
   }
 
   /** The number of the basis of a translation against these (the last one when the same). */
@@ -365,20 +395,23 @@ export class TranslationCache {
     return this.basisNo;
   }
 
-  private stillValid(e: Entry, input: CacheInput, th: ReadinessThresholds): boolean {
+  private stillValid(id: number, input: CacheInput, th: ReadinessThresholds): boolean {
     const { offsets, store, checkpoints } = input;
-    const b = this.bases.get(e.basis);
-    if (e.stale || b === undefined || b.readiness !== th) return false;
-    if (e.offsetsKey !== (input.offsetsVersion ?? offsets)) return false;
+    const cols = this.cols;
+    const e = cols.entry[id] as Entry;
+    const b = this.bases.get(cols.basis[id]);
+    if (cols.stale[id] === 1 || b === undefined || b.readiness !== th) return false;
+    if (!cols.sameKey(id, input.offsetsVersion ?? offsets)) return false;
     if (b.store !== store || b.checkpoints !== checkpoints) return false;
     if (b.syncsLoaded !== store.loaded || b.checkpointsLoaded !== checkpoints.loaded) return false;
     if (offsets.length !== e.length) return false;
     const gens = this.gens;
+    const genAt = cols.genAt[id];
     for (let i = 0; i < offsets.length; i++) {
       const o = offsets[i];
       // the store's log of the partition (the same object for the store's life)
       const log = store.changeLog(o.topic, o.partition);
-      const gen = gens.get(e.genAt + i, log.gen);
+      const gen = gens.get(genAt + i, log.gen);
       if (log.gen === gen) continue;
       // syncs changed on the partition: only a change that reached the position can change its answer
       const floor = log.since(gen);
@@ -391,7 +424,7 @@ export class TranslationCache {
       // the floor (a first sync above a still group, a retained one dropped) moves its re-read bound
       if (at !== null && at !== undefined && at >= 0n && !readinessHolds(e, input, o.topic, o.partition, th)) return false;
       // the same sync after newer changes: same answer; remember the generation to skip the search next time
-      gens.set(e.genAt + i, log.gen);
+      gens.set(genAt + i, log.gen);
     }
     return true;
   }

@@ -78,7 +78,7 @@ export class CheckpointEmitter {
   /** The selected groups' source offsets: read in full per cycle, followed as events in between. */
   private readonly sourceOffsets: SourceOffsets;
   /** Each group's last translation: a full cycle translates again only what moved. */
-  private readonly translations = new TranslationCache();
+  private readonly translations = new TranslationCache(this.o.home?.names);
   /** The last full cycle's groups and answers: the next visits only the groups something changed for. */
   private readonly layout = new ReconcileLayout();
   private readonly readinessThresholds: ReadinessThresholds;

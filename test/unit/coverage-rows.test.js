@@ -158,3 +158,42 @@ for (const translation of ['mm2', 'precise']) {
     });
   });
 }
+
+describe('coverage rows: checkpoint times from the table\'s base and the rare extras by group, over many groups and compactions', function () {
+  it('each group reads its own checkpoint times, metadata and sentences, whatever the first group written (the base) said (model)', function () {
+    const { seededRandom: rng } = require('../../scripts/seeded-random');
+    for (let seed = 1; seed <= 2; seed++) {
+      const rand = rng(seed);
+      let compacted = 0;
+      const s = syncs('precise', [['a', 0, 100, 1000], ['a', 1, 200, 5000]]);
+      const cache = new TranslationCache();
+      const groups = Array.from({ length: 3000 }, (_, i) => `g${i}`);
+      /** group -> { listedAt, metadata, cps } */
+      const model = new Map();
+      for (let round = 0; round < 5; round++) {
+        for (const g of groups) {
+          if (round > 0 && rand() < 0.5) continue;
+          // times far apart (before and after the base), some metadata
+          const listedAt = Math.floor(rand() * 2 ** 45);
+          const metadata = rand() < 0.2 ? `m${round}-${g}` : '';
+          const cps = new CheckpointStore();
+          cps.markLoaded(true);
+          cps.update(g, [{ group: g, topic: 's.a', partition: 0, upstreamOffset: 100n, downstreamOffset: 1000n, metadata }, { group: g, topic: 's.a', partition: 1, upstreamOffset: 210n, downstreamOffset: 5001n, metadata: '' }], listedAt);
+          const offsets = [at('a', 0, 100), at('a', 1, 210 + Math.floor(rand() * 3))];
+          const wasteBefore = cache.rows.waste;
+          const r = cache.translate({ ...base0, group: g, offsets, store: s, checkpoints: cps, listedAt: 7 });
+          if (cache.rows.waste < wasteBefore) compacted++;
+          const plain = checkpointsForGroup({ ...base0, group: g, offsets, store: s, checkpoints: cps, listedAt: 7, dryRun: true });
+          model.set(g, { cov: r.coverage, listedAt, metadata, view: plain.coverage.map(view) });
+        }
+        for (const [g, m] of model) {
+          assert.deepEqual(m.cov.map(view), m.view, `seed ${seed} round ${round} ${g}`);
+          assert.equal(m.cov.at(0).checkpointAt, m.listedAt, `seed ${seed} round ${round} ${g}: its checkpoint time`);
+          assert.equal(m.cov.at(0).previous.metadata, m.metadata, `seed ${seed} round ${round} ${g}: its metadata`);
+        }
+      }
+      assert.ok(compacted > 0, 'the rows were compacted meanwhile');
+    }
+  });
+});
+const base0 = { topicFilter, policy, sourceAlias: 's', targetAlias: 't' };
