@@ -67,9 +67,11 @@ const STEPS = [
   {
     key: 'listings',
     of: 'emitter',
-    label: "group listings (source and target: each client's last answer and the map its GroupListingKeeper made, states shared; as the engines keep them) and members on the target",
+    label: "group listings (source and target: the compact listing each client's GroupListingKeeper made, names and a state code a group; as the engines keep them) and members on the target",
     release: (f, c) => {
       f.emitter.targetMembers.current = { members: new Map() };
+      f.emitter.targetMembers.reuse = null; // the answer kept for reuse, with the listing it was made from
+      if (f.syncer.quiet.last) f.syncer.quiet.last.states = null; // the writer's last clean full run: the target listing it judged from
       f.emitter.listing.listedStates = null;
       f.emitter.listing.otherTypes = [];
       f.syncer.listing.forget();
