@@ -145,7 +145,7 @@ function memoryCluster({ role, groups, parts, latency = [0, 0], seed = 1, initia
     await request('metadata');
     await request('listGroups');
     if (listing === null || listingCount !== presentCount) {
-      // the broker's answer as decoded (not kept here: the real client keeps its last decoding too)
+      // the broker's answer as decoded (not kept: the real client keeps only a digest of its bytes and the keeper's compact listing)
       const answer = [];
       for (let g = 0; g < groups; g++) if (present[g]) answer.push({ groupId: fresh(namer.name(g)), state: 'Empty', protocolType: 'consumer' });
       listing = keeper.keep([answer]);

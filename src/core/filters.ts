@@ -1,5 +1,5 @@
 import { ConfigError } from './errors';
-import { compileRegexList, NameMatcher } from './java-regex-list';
+import { compileRegexList, PrefixMatcher, NameMatcher } from './java-regex-list';
 
 /**
  * MM2's DefaultGroupFilter and DefaultTopicFilter.
@@ -66,6 +66,15 @@ function buildFilter(
   // the answer for a name never changes: kept, so that a name asked about every cycle (10,000
   // groups, their topics, every second) is matched once; the memo is emptied when it fills up
   const memo = new Map<string, boolean>();
+  // lists of literal prefixes (MM2's default groups and exclusions) are matched at once: no memo of every name
+  const cheap = (m: NameMatcher | null): boolean => m === null || m instanceof PrefixMatcher;
+  if (cheap(include) && cheap(exclude))
+    return {
+      accept(name: string): boolean {
+        if (typeof name !== 'string') return false;
+        return include !== null && include.test(name) && !(exclude !== null && exclude.test(name));
+      },
+    };
   return {
     accept(name: string): boolean {
       if (typeof name !== 'string') return false;

@@ -71,6 +71,38 @@ function joinedPattern(value: string | readonly string[] | undefined | null, pro
   }
 }
 
+/** Characters Java's `.` does not match (no DOTALL, no UNIX_LINES): the line terminators. */
+const LINE_TERMINATOR = /[\n\r\u0085\u2028\u2029]/;
+
+/**
+ * Every item a literal prefix then `.*` (MM2's default group list `.*` and exclusions
+ * `console-consumer-.*, connect-.*, __.*`): the prefixes, else null.
+ */
+function prefixItems(value: string | readonly string[] | undefined | null): string[] | null {
+  const items = splitList(value);
+  const out: string[] = [];
+  for (const item of items) {
+    const m = /^([A-Za-z0-9_-]*)\.\*$/.exec(item);
+    if (m === null) return null;
+    out.push(m[1]);
+  }
+  return out;
+}
+
+/**
+ * A list of literal prefixes each followed by `.*`, matched as Java matches it without a regex:
+ * the name starts with a prefix and no line terminator follows it (Java's `.`). Nothing to
+ * remember per name (issue 24 step g: the filters' memo of every group name is not needed).
+ */
+export class PrefixMatcher implements NameMatcher {
+  constructor(private readonly prefixes: readonly string[]) {}
+
+  test(name: string): boolean {
+    for (const p of this.prefixes) if (name.startsWith(p) && !LINE_TERMINATOR.test(p.length === 0 ? name : name.slice(p.length))) return true;
+    return false;
+  }
+}
+
 /**
  * Compiles an MM2 regex list into a matcher of whole names, or null when the list is empty
  * (matches nothing). The names are matched in time linear in the name for every ordinary
@@ -89,6 +121,8 @@ export function compileRegexList(
     return piece.node;
   });
   if (nodes === null) return null;
+  const prefixes = prefixItems(value);
+  if (prefixes !== null) return new PrefixMatcher(prefixes);
   const joined = joinedPattern(value, property);
   try {
     return new LinearRegex(joined.node);

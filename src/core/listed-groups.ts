@@ -40,48 +40,199 @@ function stateOf(state: string, protocolType: string, type: string | undefined):
   return v;
 }
 
+/** Whether two listed states hold the same values. */
+function sameState(a: ListedGroupState, b: ListedGroupState): boolean {
+  return a === b || (a.state === b.state && a.protocolType === b.protocolType && a.type === b.type);
+}
+
+/**
+ * A cluster's listing of group states, compact (issue 24 step g): the group names sorted, one
+ * small code a group into the listing's few distinct states (frozen, shared), looked up by binary
+ * search; no entry object, no hash table, no answer object kept per group. Read as a
+ * ReadonlyMap (iterated in name order). Never changed once made.
+ */
+export class GroupListing implements ReadonlyMap<string, ListedGroupState> {
+  /** The names, sorted, each once. */
+  private readonly names: readonly string[];
+  /** The state of names[i]: table[codes[i]]. */
+  private readonly codes: Uint8Array | Uint32Array;
+  private readonly table: readonly ListedGroupState[];
+
+  /** From names and states (any order; a name twice: the last one listed counts). */
+  constructor(names: readonly string[], states: readonly ListedGroupState[]) {
+    const order = Array.from({ length: names.length }, (_, i) => i);
+    // stable: of one name listed twice, the last one ends up last
+    order.sort((a, b) => (names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : a - b));
+    const kept: number[] = [];
+    for (let k = 0; k < order.length; k++) if (k + 1 === order.length || names[order[k + 1]] !== names[order[k]]) kept.push(order[k]);
+    const table: ListedGroupState[] = [];
+    const codeOf = new Map<ListedGroupState, number>();
+    const raw = new Uint32Array(kept.length);
+    const sorted = new Array<string>(kept.length);
+    for (let k = 0; k < kept.length; k++) {
+      const s = states[kept[k]];
+      let c = codeOf.get(s);
+      if (c === undefined) {
+        c = table.length;
+        table.push(s);
+        codeOf.set(s, c);
+      }
+      raw[k] = c;
+      sorted[k] = names[kept[k]];
+    }
+    this.names = sorted;
+    this.codes = table.length <= 256 ? Uint8Array.from(raw) : raw;
+    this.table = table;
+  }
+
+  get size(): number {
+    return this.names.length;
+  }
+
+  get [Symbol.toStringTag](): string {
+    return 'GroupListing';
+  }
+
+  /** Where `name` is in the sorted names, or -1. */
+  indexOf(name: string): number {
+    const names = this.names;
+    let lo = 0;
+    let hi = names.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const n = names[mid];
+      if (n === name) return mid;
+      if (n < name) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  /** The i-th name (sorted). */
+  nameAt(i: number): string {
+    return this.names[i];
+  }
+
+  /** The i-th name's state. */
+  stateAt(i: number): ListedGroupState {
+    return this.table[this.codes[i]];
+  }
+
+  get(name: string): ListedGroupState | undefined {
+    const i = this.indexOf(name);
+    return i < 0 ? undefined : this.table[this.codes[i]];
+  }
+
+  has(name: string): boolean {
+    return this.indexOf(name) >= 0;
+  }
+
+  forEach(f: (value: ListedGroupState, key: string, map: ReadonlyMap<string, ListedGroupState>) => void, thisArg?: unknown): void {
+    for (let i = 0; i < this.names.length; i++) f.call(thisArg, this.table[this.codes[i]], this.names[i], this);
+  }
+
+  *entries(): MapIterator<[string, ListedGroupState]> {
+    for (let i = 0; i < this.names.length; i++) yield [this.names[i], this.table[this.codes[i]]];
+  }
+
+  *keys(): MapIterator<string> {
+    for (let i = 0; i < this.names.length; i++) yield this.names[i];
+  }
+
+  *values(): MapIterator<ListedGroupState> {
+    for (let i = 0; i < this.names.length; i++) yield this.table[this.codes[i]];
+  }
+
+  [Symbol.iterator](): MapIterator<[string, ListedGroupState]> {
+    return this.entries();
+  }
+
+  /** Whether `other` lists the same names with the same states. */
+  sameAs(other: GroupListing): boolean {
+    if (other === this) return true;
+    if (other.names.length !== this.names.length) return false;
+    for (let i = 0; i < this.names.length; i++) if (other.names[i] !== this.names[i] || !sameState(other.stateAt(i), this.stateAt(i))) return false;
+    return true;
+  }
+
+  /** The listing of these groups (one broker's answer); names this one holds are its strings (one copy of a name kept). */
+  static of(groups: ReadonlyArray<ListedGroup>, like?: GroupListing): GroupListing {
+    const names = new Array<string>(groups.length);
+    const states = new Array<ListedGroupState>(groups.length);
+    for (let i = 0; i < groups.length; i++) {
+      const g = groups[i];
+      const at = like === undefined ? -1 : like.indexOf(g.groupId);
+      names[i] = at < 0 ? g.groupId : (like as GroupListing).names[at];
+      states[i] = stateOf(g.state, g.protocolType, g.type);
+    }
+    return new GroupListing(names, states);
+  }
+
+  /** The listings of several brokers as one (a group listed by two: the later one counts). */
+  static union(parts: readonly GroupListing[]): GroupListing {
+    if (parts.length === 1) return parts[0];
+    const names: string[] = [];
+    const states: ListedGroupState[] = [];
+    for (const p of parts) {
+      for (let i = 0; i < p.names.length; i++) {
+        names.push(p.names[i]);
+        states.push(p.stateAt(i));
+      }
+    }
+    return new GroupListing(names, states);
+  }
+}
+
+const EMPTY = new GroupListing([], []);
+
 /**
  * Keeps a cluster's listing of group states across ListGroups rounds (called every second at
- * 10,000 groups: it is the same map while nothing changed). `keep` takes each broker's listed
- * groups; the same answer arrays as last time, or answers listing the same groups with the same
- * states, give back the last map itself; otherwise a new map (a caller may still hold the last
- * one) in which unchanged entries keep their objects.
+ * 10,000 groups: it is the same listing while nothing changed). `keep` takes each broker's
+ * listed groups (or, from `part`, its listing kept); answers listing the same groups with the
+ * same states give back the last listing itself; otherwise a new one (a caller may still hold
+ * the last one) whose names are the last one's strings where it had them. Nothing of the
+ * answers is kept (issue 24 step g): the listing only, names and a code a group.
  */
 export class GroupListingKeeper {
-  /** The last listing, whose names and states the next one reuses. */
-  private lastListing: Map<string, ListedGroupState> = new Map();
-  /** The broker answers the last listing was made of (the same arrays: the same listing). */
-  private lastListed: ReadonlyArray<ReadonlyArray<unknown>> = [];
+  /** The last listing, whose names the next one reuses. */
+  private lastListing: GroupListing = EMPTY;
+  /** Each broker's listing as last answered, with the answer's fingerprint (kafka/group-client: a digest of its bytes). */
+  private readonly parts = new Map<string, { fingerprint: string; listing: GroupListing }>();
 
-  keep(listed: ReadonlyArray<ReadonlyArray<ListedGroup>>): ReadonlyMap<string, ListedGroupState> {
+  /** The last listing made. */
+  get last(): GroupListing {
+    return this.lastListing;
+  }
+
+  /**
+   * One broker's listing: the one kept for it when its answer's fingerprint is the last one's,
+   * else `decode()`'s groups as a listing (kept for the next round).
+   */
+  part(broker: string, fingerprint: string, decode: () => ReadonlyArray<ListedGroup>): GroupListing {
+    const had = this.parts.get(broker);
+    if (had !== undefined && had.fingerprint === fingerprint) return had.listing;
+    const listing = GroupListing.of(decode(), had?.listing ?? this.lastListing);
+    this.parts.set(broker, { fingerprint, listing });
+    return listing;
+  }
+
+  /** Forgets a broker's kept listing (its answer failed, or it left the cluster). */
+  forgetPart(broker: string): void {
+    this.parts.delete(broker);
+  }
+
+  /** Keeps only the parts of these brokers. */
+  retainParts(brokers: readonly string[]): void {
+    for (const b of [...this.parts.keys()]) if (!brokers.includes(b)) this.parts.delete(b);
+  }
+
+  keep(listed: ReadonlyArray<ReadonlyArray<ListedGroup> | GroupListing>): GroupListing {
     const prev = this.lastListing;
-    if (listed.length === this.lastListed.length && listed.every((l, i) => l === this.lastListed[i])) return prev;
-    this.lastListed = listed;
-    const same = (v: ListedGroupState | undefined, g: { state: string; protocolType: string; type?: string }): v is ListedGroupState =>
-      v !== undefined && v.state === g.state && v.protocolType === g.protocolType && v.type === g.type;
-    let count = 0;
-    let unchanged = true;
-    for (const list of listed) {
-      for (const g of list) {
-        count++;
-        if (!same(prev.get(g.groupId), g)) unchanged = false;
-      }
-    }
-    if (unchanged && count === prev.size) return prev;
-    // a new map (a caller may still hold the last one); unchanged entries keep their objects
-    const out = new Map<string, ListedGroupState>();
-    for (const list of listed) {
-      for (const g of list) {
-        const had = prev.get(g.groupId);
-        if (same(had, g)) {
-          out.set(g.groupId, had);
-          continue;
-        }
-        out.set(g.groupId, stateOf(g.state, g.protocolType, g.type));
-      }
-    }
-    this.lastListing = out;
-    return out;
+    const parts = listed.map((l) => (l instanceof GroupListing ? l : GroupListing.of(l, prev)));
+    const next = parts.length === 0 ? EMPTY : GroupListing.union(parts);
+    if (next.sameAs(prev)) return prev;
+    this.lastListing = next;
+    return next;
   }
 }
 
@@ -110,13 +261,14 @@ export function checkpointGroupListing(states: ReadonlyMap<string, ListedGroupSt
   if (l === undefined) {
     const ids: string[] = [];
     const others: NotReplicatedGroup[] = [];
-    for (const [id, g] of states) {
+    // forEach: no entry array a group (a listing is iterated in name order: the ids come sorted)
+    states.forEach((g, id) => {
       if (isConsumerGroupListing(g.protocolType, g.type)) ids.push(id);
       else {
         const other = notReplicatedGroup(id, g);
         if (other !== undefined) others.push(Object.freeze(other));
       }
-    }
+    });
     ids.sort();
     others.sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
     l = Object.freeze({ ids: Object.freeze(ids), others: Object.freeze(others) });

@@ -18,6 +18,7 @@
  */
 import type { OffsetSyncStore } from './offset-sync-store';
 import type { SyncChangeLog } from './sync-change-log';
+import { indexInSorted, strictlySorted } from './sorted-names';
 
 /** A group nothing changed for is checked in full once in this many full cycles (once a minute at 1 s). */
 export const SWEEP_CYCLES = 60;
@@ -33,7 +34,10 @@ export interface ReconcileChanges {
 
 export class ReconcileLayout {
   private groups: readonly string[] | null = null;
+  /** The groups' indexes, for groups not strictly sorted (sorted: by binary search in `order`, no Map of 10,000 names). */
   private readonly index = new Map<string, number>();
+  /** The groups of the layout when strictly sorted (what a cycle's selection is). */
+  private order: readonly string[] | null = null;
   /** What the last full cycle depended on besides the groups (compared item by item). */
   private key: readonly unknown[] = [];
   /** Per change log: the generation the last full cycle's plan saw. */
@@ -63,8 +67,8 @@ export class ReconcileLayout {
     const n = groups.length;
     const marks = new Uint8Array(n);
     const mark = (g: string): void => {
-      const i = this.index.get(g);
-      if (i !== undefined) marks[i] = 1;
+      const i = this.order !== null ? indexInSorted(this.order, g) : (this.index.get(g) ?? -1);
+      if (i >= 0) marks[i] = 1;
     };
     for (const g of changes.offsetsChanged) mark(g);
     for (const g of changes.stale) mark(g);
@@ -90,7 +94,8 @@ export class ReconcileLayout {
   begin(groups: readonly string[], key: readonly unknown[]): void {
     this.groups = null;
     this.index.clear();
-    for (let i = 0; i < groups.length; i++) this.index.set(groups[i], i);
+    this.order = strictlySorted(groups) ? groups : null;
+    if (this.order === null) for (let i = 0; i < groups.length; i++) this.index.set(groups[i], i);
     this.key = key;
   }
 

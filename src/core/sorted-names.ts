@@ -25,3 +25,9 @@ export function indexInSorted(sorted: readonly string[], name: string): number {
 export function sortedMembers(sorted: readonly string[]): { has(g: string): boolean } {
   return { has: (g: string): boolean => indexInSorted(sorted, g) >= 0 };
 }
+
+/** Whether `names` is strictly sorted (each name once): then indexInSorted finds them. */
+export function strictlySorted(names: readonly string[]): boolean {
+  for (let i = 1; i < names.length; i++) if (!(names[i - 1] < names[i])) return false;
+  return true;
+}

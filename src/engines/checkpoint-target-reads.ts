@@ -7,7 +7,7 @@ import { logStartKey } from '../core/checkpoint-cycle';
 import { membersInState, type MembersOnTarget } from '../core/readiness';
 import { authorizationFailure, explainKafkaError } from '../kafka/client';
 import type { ClusterConnection } from '../kafka/connection';
-import { indexInSorted, sameList } from '../core/sorted-names';
+import { indexInSorted, sameList, strictlySorted } from '../core/sorted-names';
 
 export interface TargetMembersListing {
   members: ReadonlyMap<string, MembersOnTarget>;
@@ -25,11 +25,6 @@ function sameEntries<K, V>(a: ReadonlyMap<K, V>, b: ReadonlyMap<K, V>): boolean 
 const MEMBERS: readonly MembersOnTarget[] = [false, true, 'unknown'];
 const codeOf = (m: MembersOnTarget): number => (m === false ? 0 : m === true ? 1 : 2);
 
-/** Whether `names` are in strictly ascending order (sorted, no duplicates). */
-function strictlySorted(names: readonly string[]): boolean {
-  for (let i = 1; i < names.length; i++) if (!(names[i - 1] < names[i])) return false;
-  return true;
-}
 
 /**
  * Members on the target per group as a sorted array of names (the cycle's list of groups, shared
@@ -169,12 +164,15 @@ export class TargetMembers {
       // unchanged (the usual cycle): the last map stays, and what was derived from it with it
       const prev = this.current;
       let answer: TargetMembersListing;
+      // the groups the answer was made for: the table's own copy of the names when it has one (one list of 10,000 names kept, not two)
+      let madeFor: readonly string[] = groups;
       if (codes !== null) {
         const had = prev.members;
         const names = had instanceof MembersTable && sameNames(had.names, groups) ? had.names : groups.slice();
         answer = prev.error === undefined && names === (had as MembersTable).names && sameCodes((had as MembersTable).codes, codes) ? prev : { members: new MembersTable(names, codes) };
+        madeFor = names;
       } else answer = prev.error === undefined && sameEntries(prev.members, members) ? prev : { members };
-      this.reuse = unlisted.length === 0 ? { states, groups, answer } : null;
+      this.reuse = unlisted.length === 0 ? { states, groups: madeFor, answer } : null;
       return answer;
     } catch (e) {
       return { members: new Map(), error: explainKafkaError(e, this.target.settings) };

@@ -19,7 +19,8 @@
  */
 import type { Admin, Kafka } from 'kafkajs';
 import { mapLimit } from '../core/worker-pool';
-import { GroupListingKeeper, type ListedGroupState } from '../core/listed-groups';
+import { createHash } from 'node:crypto';
+import { GroupListingKeeper, type GroupListing, type ListedGroupState } from '../core/listed-groups';
 import type { CommittedOffset } from '../core/types';
 import { explainKafkaError } from './client';
 import {
@@ -27,7 +28,6 @@ import {
   decodeFindCoordinatorV4,
   decodeListGroups,
   decodeOffsetFetchV8,
-  type ListGroupsDecoding,
   encodeFindCoordinatorV4,
   encodeListGroups,
   encodeOffsetFetchV8,
@@ -258,7 +258,7 @@ export abstract class InternalClusterClient {
     await cluster.refreshMetadata();
     const ids = Object.keys(cluster.brokerPool.brokers);
     if (ids.length === 0) throw new Error('the cluster has no brokers in its metadata');
-    const listed: Array<ReturnType<typeof decodeListGroups>['groups']> = new Array(ids.length);
+    const listed: GroupListing[] = new Array(ids.length);
     await Promise.all(
       ids.map(async (id, index) => {
         const broker = await cluster.findBroker({ nodeId: id });
@@ -269,6 +269,7 @@ export abstract class InternalClusterClient {
           this.requests.ListGroups++;
           const res = await this.send(broker, flexibleRequest('ListGroups', version, encodeListGroups(version), (b) => this.decodeListing(id, version, b)));
           if (res.errorCode !== 0) {
+            this.listingKeeper.forgetPart(id);
             // a broker still loading its group coordinator partitions answers shortly
             if (attempt < 4 && COORDINATOR_MOVED.has(errorType(res.errorCode))) {
               await sleep(200 * (attempt + 1));
@@ -276,34 +277,33 @@ export abstract class InternalClusterClient {
             }
             throw protocolError(res.errorCode, `ListGroups on broker ${id}`);
           }
-          listed[index] = res.groups;
+          listed[index] = res.listing;
           return;
         }
       }),
     );
+    this.listingKeeper.retainParts(ids);
     return this.listingKeeper.keep(listed);
   }
 
-  /** Each broker's last ListGroups answer, as bytes and decoded. */
-  private readonly lastAnswers = new Map<string, { version: number; decoded: ListGroupsDecoding }>();
-
   /**
-   * A broker's ListGroups answer decoded, or the last decoding when the answer is byte for byte
-   * the last one (the usual case: listed every second at 10,000 groups, a group changes rarely;
-   * decoding 20,000 names each time was most of the node's garbage).
+   * A broker's ListGroups answer as a listing: the one kept for that broker when the answer is
+   * byte for byte the last one (the usual case: listed every second at 10,000 groups, a group
+   * changes rarely), known by a digest of its bytes (issue 24 step g: neither the bytes nor the
+   * decoded groups are kept, only the compact listing); else decoded.
    */
-  private decodeListing(id: string, version: 4 | 5, body: Buffer): ListGroupsDecoding {
-    const had = this.lastAnswers.get(id);
-    const last = had !== undefined && had.version === version ? had.decoded : undefined;
-    if (last !== undefined && last.body.equals(body)) return last;
-    // decoded from a copy it keeps (the next answer is compared with it; the connection reuses its buffers)
-    const decoded = decodeListGroups(version, Buffer.from(body), last);
-    if (decoded.errorCode === 0) this.lastAnswers.set(id, { version, decoded });
-    else this.lastAnswers.delete(id);
-    return decoded;
+  private decodeListing(id: string, version: 4 | 5, body: Buffer): { errorCode: number; listing: GroupListing } {
+    const fingerprint = `${version}:${createHash('sha256').update(body).digest('base64')}`;
+    let errorCode = 0;
+    const listing = this.listingKeeper.part(id, fingerprint, () => {
+      const decoded = decodeListGroups(version, body);
+      errorCode = decoded.errorCode;
+      return decoded.errorCode === 0 ? decoded.groups : [];
+    });
+    return { errorCode, listing };
   }
 
-  /** The listing kept across rounds: the same map while nothing changed. */
+  /** The listing kept across rounds: the same listing while nothing changed; each broker's part by the digest of its answer. */
   private readonly listingKeeper = new GroupListingKeeper();
 
   async close(): Promise<void> {
@@ -312,7 +312,7 @@ export abstract class InternalClusterClient {
     this.cluster = null;
     this.connecting = null;
     this.coordinators.clear();
-    this.lastAnswers.clear();
+    this.listingKeeper.retainParts([]);
     if (c) await c.disconnect();
   }
 }

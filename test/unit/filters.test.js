@@ -127,3 +127,30 @@ describe('filters: bad configuration', () => {
     assert.throws(() => createGroupFilter({ 'groups.exclude': {} }), configError('groups.exclude'));
   });
 });
+
+describe('filters: lists of literal prefixes then .* (MM2\'s default groups) matched without a regex or a memo (issue 24 step g)', () => {
+  const { compileRegexList, compileRegexListToRegExp, PrefixMatcher } = require('../../dist/core/java-regex-list');
+  const names = [
+    '', 'a', 'app', 'console-consumer-1', 'console-consumer-', 'console-consumer', 'connect-x', 'connect', '__x', '_x', 'Connect-x',
+    'a\nb', '\n', 'console-consumer-\n', 'connect-\r', '__\u0085', 'x\u2028', 'x\u2029y', 'x\u000by', 'x\u000cy', 'g\u{1F600}', 'é-group', 'a-1.2',
+  ];
+  for (const list of ['.*', 'console-consumer-.*, connect-.*, __.*', 'a.*', 'a-.*, __.*, Z9_.*']) {
+    it(`'${list}': a prefix matcher, each name answered as the Java regex answers it`, () => {
+      const m = compileRegexList(list, 'groups');
+      assert.ok(m instanceof PrefixMatcher);
+      const ref = compileRegexListToRegExp(list, 'groups');
+      for (const n of names) assert.equal(m.test(n), ref.test(n), JSON.stringify(n));
+    });
+  }
+
+  it('any other item (a class, an escape, a dot alone, a group) keeps the regex matcher', () => {
+    for (const list of ['a.+', 'a\\..*', '[ab].*', 'a.*b', '(a).*', 'a.*, b', '.*x.*', '(?i)a.*']) assert.ok(!(compileRegexList(list, 'groups') instanceof PrefixMatcher), list);
+  });
+
+  it('the default group filter answers as before, for names with line terminators too', () => {
+    const f = createGroupFilter({});
+    const ref = createGroupFilter({ groups: '.*(?:)', 'groups.exclude': 'console-consumer-.*(?:), connect-.*, __.*' });
+    for (const n of names) assert.equal(f.accept(n), ref.accept(n), JSON.stringify(n));
+    assert.equal(f.accept(/** @type {any} */ (5)), false);
+  });
+});

@@ -7,7 +7,7 @@
  * test/integration/group-requests.test.js.
  */
 const assert = require('node:assert/strict');
-const { GroupListingKeeper } = require('../../dist/core/listed-groups');
+const { GroupListing, GroupListingKeeper, checkpointGroupListing } = require('../../dist/core/listed-groups');
 
 const g = (groupId, state, protocolType = 'consumer', type) => (type === undefined ? { groupId, state, protocolType } : { groupId, state, protocolType, type });
 
@@ -96,5 +96,108 @@ describe('GroupListingKeeper (a listing of group states kept across ListGroups r
       { state: 'Empty', protocolType: '' },
     ]);
     assert.equal(new Set([m.get('a'), m.get('c'), m.get('d'), m.get('e')]).size, 4);
+  });
+
+  it('keeps nothing of the answers: a listing of names and a state code a group, whose names are the last listing\'s strings where it had them (issue 24 step g)', function () {
+    const k = new GroupListingKeeper();
+    const answer = [g('b', 'Empty'), g('a', 'Stable')];
+    const first = k.keep([answer]);
+    assert.ok(first instanceof GroupListing);
+    // a new answer listing a with a fresh string: the listing keeps the one it had
+    const fresh = ['x', 'a'].join('').slice(1);
+    const second = k.keep([[g(fresh, 'Stable'), g('b', 'Stable')]]);
+    assert.notEqual(second, first);
+    assert.equal(second.nameAt(0), first.nameAt(0));
+    assert.deepEqual([...second.keys()], ['a', 'b']);
+  });
+
+  it('one broker\'s part: the same fingerprint gives the part kept (nothing decoded), another one decodes; a part forgotten is decoded again', function () {
+    const k = new GroupListingKeeper();
+    let decoded = 0;
+    const decode = (groups) => () => {
+      decoded++;
+      return groups;
+    };
+    const p1 = k.part('1', 'f1', decode([g('a', 'Stable')]));
+    const p2 = k.part('2', 'f2', decode([g('b', 'Empty')]));
+    const m = k.keep([p1, p2]);
+    assert.equal(decoded, 2);
+    assert.equal(k.part('1', 'f1', decode([])), p1);
+    assert.equal(k.part('2', 'f2', decode([])), p2);
+    assert.equal(decoded, 2, 'the same fingerprints: nothing decoded');
+    assert.equal(k.keep([k.part('1', 'f1', decode([])), k.part('2', 'f2', decode([]))]), m, 'the same listing');
+    const p2b = k.part('2', 'f3', decode([g('b', 'Stable')]));
+    assert.equal(decoded, 3);
+    const m2 = k.keep([p1, p2b]);
+    assert.notEqual(m2, m);
+    assert.equal(m2.get('b').state, 'Stable');
+    assert.equal(m2.get('a'), m.get('a'));
+    assert.equal(k.last, m2);
+    k.forgetPart('1');
+    k.part('1', 'f1', decode([g('a', 'Stable')]));
+    assert.equal(decoded, 4, 'forgotten: decoded again');
+    k.retainParts(['2']);
+    k.part('1', 'f1', decode([g('a', 'Stable')]));
+    assert.equal(decoded, 5, 'a broker no longer in the cluster: decoded again');
+  });
+});
+
+describe('GroupListing (a listing of group states: names sorted, a state code a group)', function () {
+  const S = (state, protocolType = 'consumer', type) => (type === undefined ? { state, protocolType } : { state, protocolType, type });
+
+  it('reads as a ReadonlyMap in name order: size, get, has, keys, values, entries, forEach, iteration', function () {
+    const e = S('Empty');
+    const st = S('Stable', 'consumer', 'consumer');
+    const l = new GroupListing(['c', 'a', 'b'], [e, st, e]);
+    assert.equal(l.size, 3);
+    assert.equal(l.get('a'), st);
+    assert.equal(l.get('b'), e);
+    assert.equal(l.get('zz'), undefined);
+    assert.equal(l.has('c'), true);
+    assert.equal(l.has(''), false);
+    assert.deepEqual([...l.keys()], ['a', 'b', 'c']);
+    assert.deepEqual([...l.values()], [st, e, e]);
+    assert.deepEqual([...l.entries()], [['a', st], ['b', e], ['c', e]]);
+    assert.deepEqual([...l], [['a', st], ['b', e], ['c', e]]);
+    const seen = [];
+    l.forEach((v, key, map) => seen.push([key, v, map === l]));
+    assert.deepEqual(seen, [['a', st, true], ['b', e, true], ['c', e, true]]);
+    assert.equal(Object.prototype.toString.call(l), '[object GroupListing]');
+  });
+
+  it('a name listed twice (by two brokers): the last one counts, as a Map would', function () {
+    const l = new GroupListing(['a', 'b', 'a'], [S('Empty'), S('Empty'), S('Stable')]);
+    assert.equal(l.size, 2);
+    assert.equal(l.get('a').state, 'Stable');
+    const u = GroupListing.union([GroupListing.of([g('a', 'Empty'), g('c', 'Empty')]), GroupListing.of([g('b', 'Stable'), g('a', 'Dead')])]);
+    assert.deepEqual([...u.keys()], ['a', 'b', 'c']);
+    assert.equal(u.get('a').state, 'Dead');
+  });
+
+  it('many distinct states (more than a byte of codes) each read back', function () {
+    const names = [];
+    const states = [];
+    for (let i = 0; i < 600; i++) {
+      names.push(`g${String(i).padStart(4, '0')}`);
+      states.push(S(`s${i}`));
+    }
+    const l = new GroupListing(names, states);
+    for (let i = 0; i < 600; i += 37) assert.equal(l.get(names[i]), states[i]);
+  });
+
+  it('names compared as JavaScript sorts strings (UTF-16 units): the ids discovery sees come sorted', function () {
+    const names = ['é', 'Z', 'a', 'a-1', 'a.1', '\u{1F600}', ''];
+    const l = GroupListing.of(names.map((n) => g(n, 'Empty')));
+    assert.deepEqual([...l.keys()], [...names].sort());
+    for (const n of names) assert.equal(l.has(n), true, n);
+    assert.deepEqual(checkpointGroupListing(l).ids, [...names].sort());
+  });
+
+  it('sameAs: the same names with the same state values', function () {
+    const a = GroupListing.of([g('a', 'Empty'), g('b', 'Stable')]);
+    assert.equal(a.sameAs(GroupListing.of([g('b', 'Stable'), g('a', 'Empty')])), true);
+    assert.equal(a.sameAs(GroupListing.of([g('a', 'Empty')])), false);
+    assert.equal(a.sameAs(GroupListing.of([g('a', 'Empty'), g('b', 'Empty')])), false);
+    assert.equal(a.sameAs(GroupListing.of([g('a', 'Empty'), g('c', 'Stable')])), false);
   });
 });

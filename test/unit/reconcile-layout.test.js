@@ -200,3 +200,24 @@ for (const translation of /** @type {Array<'mm2' | 'precise'>} */ (['mm2', 'prec
     });
   });
 }
+
+describe('Reconcile layout: a changed group found in the last cycle\'s groups, sorted (binary search, no Map of names) or not (issue 24 step g)', () => {
+  const store = /** @type {any} */ ({ changeLogs: () => [] });
+  // index 0 is marked too: the sweep's first slice
+  /** @type {Array<[string, string[], number[]]>} */
+  const cases = [
+    ['sorted', ['a', 'b', 'c', 'd'], [1, 1, 1, 0]],
+    ['not sorted', ['d', 'b', 'a', 'c'], [1, 1, 0, 1]],
+    ['a name twice (its last place, as before)', ['a', 'b', 'b', 'c', 'd'], [1, 0, 1, 1, 0]],
+  ];
+  for (const [what, groups, expected] of cases) {
+    it(`${what}: each changed group marked at its place, an unknown one ignored`, () => {
+      const layout = new ReconcileLayout();
+      const key = [1];
+      layout.begin(groups, key);
+      layout.done(groups, key, undefined);
+      const marks = layout.plan(groups, key, store, { offsetsChanged: ['c', 'zz'], stale: ['b'], groupsAtOrAbove: () => [] });
+      assert.deepEqual([...marks], expected);
+    });
+  }
+});

@@ -3,6 +3,7 @@ import type { Translate } from '../shared/i18n';
 import { truncate, STATUS_MAX, type StatusView } from '../shared/flow-node';
 import { ago, type AgoScale } from '../shared/ago';
 import type { GroupOffsetsCycle, GroupSkipCode } from '../../engines/group-offset-syncer';
+import { NameTable } from '../../core/name-table';
 
 const AGE: AgoScale = { seconds: 'mm2-group-offsets.status.age-s', minutes: 'mm2-group-offsets.status.age-min', secondsBelow: 120, rounding: 'round' };
 const WINDOW: AgoScale = { seconds: 'mm2-group-offsets.status.window-s', minutes: 'mm2-group-offsets.status.window-min', secondsBelow: 120, rounding: 'round' };
@@ -27,14 +28,15 @@ export class GroupOffsetsRuns {
    * it: one Map of small integers (issue 24 step g: no second Map of run numbers, no object a
    * group). Every group held after a full run was listed by it, so one bit tells "listed by this
    * run" apart; a group a partial run adds gets the parity of the last full run (the next one
-   * drops it unless it lists it).
+   * drops it unless it lists it). A NameTable (core/name-table): a byte a group beside its name, not a Map's entry.
    */
-  private readonly outcomes = new Map<string, number>();
+  private readonly outcomes = new NameTable(Uint8Array);
   /** The reasons of the groups whose outcome is 'error' (few). */
   private readonly errors = new Map<string, string>();
   /** The parity of the last full run (0 before the first). */
   private parity = 0;
-  private readonly writes = new Map<string, number>();
+  /** group -> when it was last written (epoch ms), no boxed number a group. */
+  private readonly writes = new NameTable(Float64Array);
   /** When a run (either path) last completed; null before the first. */
   lastRunAt: number | null = null;
   /** Input messages refused because their checkpoints come from another replication flow (core/checkpoints-origin). */
@@ -71,11 +73,11 @@ export class GroupOffsetsRuns {
       else this.errors.delete(s.group);
     }
     if (full && this.outcomes.size > listed)
-      for (const [g, v] of this.outcomes) {
-        if ((v & 1) === parity) continue;
+      this.outcomes.forEach((v, g) => {
+        if ((v & 1) === parity) return;
         this.outcomes.delete(g);
         this.errors.delete(g);
-      }
+      });
     this.lastRunAt = at;
   }
 
