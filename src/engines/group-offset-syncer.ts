@@ -458,15 +458,16 @@ export class GroupOffsetSyncer {
     if (this.closed) return;
     const now = this.now();
     const go: string[] = [];
-    for (const [g, offsets] of answered) {
-      if (!holding.has(g)) continue;
+    answered.forEach((offsets, g) => {
+      if (!holding.has(g)) return;
       this.targets.read(g, offsets, now);
-      if (this.targets.exactly(g, this.view.get(g) ?? [])) result.skipped.push(this.targets.upToDateSkip(g, states.get(g)?.state));
+      this.planning = g; // planned(): made only when their version was not found exactly there before
+      if (this.targets.exactly(g, this.planned, this.view.versionOf?.(g))) result.skipped.push(this.targets.upToDateSkip(g, states.get(g)?.state));
       else if (this.lockWaiters.has(g)) this.handed.hand(g, offsets, now);
-      else continue;
+      else return;
       settled.add(g);
       go.push(g);
-    }
+    });
     this.letGo(holding, go);
   }
 
@@ -508,6 +509,7 @@ export class GroupOffsetSyncer {
     const settled = new Set<string>();
     const toRead = handed === null || handed.size === 0 ? writable : writable.filter((g) => !handed.has(g));
     const onBatch = job.full ? (answered: ReadonlyMap<string, CommittedOffset[]>) => this.settleEarly(answered, holding, settled, states, result) : undefined;
+    const readAt = this.now();
     const read = toRead.length > 0 ? await connection.offsetFetcher().fetchMany(toRead, onBatch) : { offsets: new Map<string, CommittedOffset[]>(), failed: new Map<string, string>() };
     this.checkOpen();
     for (const [g, reason] of read.failed) {
@@ -527,14 +529,16 @@ export class GroupOffsetSyncer {
       const given = handed?.get(g);
       const offsets = given?.offsets ?? read.offsets.get(g);
       if (!offsets) continue;
-      this.targets.read(g, offsets, given?.at ?? this.now());
+      this.targets.read(g, offsets, given?.at ?? readAt);
       const state = states.get(g)?.state;
       // the read finds every checkpoint already there (the usual answer of the re-read once a
       // minute): nothing to decide, no log-end offsets needed
-      if (this.targets.exactly(g, this.view.get(g) ?? [])) {
+      this.planning = g;
+      if (this.targets.exactly(g, this.planned, this.view.versionOf?.(g))) {
         result.skipped.push(this.targets.upToDateSkip(g, state));
         continue;
       }
+      if (job.full && this.lockWaiters.has(g)) { this.handed.hand(g, offsets, readAt); this.letGo(holding, [g]); continue; } // an event came for it since: its run decides it with this read, now
       const checkpoints = this.checkpointsOf(g);
       // the marks as decided on (a copy: one noted while the run awaits stays for the next run)
       const marks = this.targets.rewindsOf(g);
