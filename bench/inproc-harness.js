@@ -80,7 +80,7 @@ const initialOffset = (g, p) => BigInt(1000 + ((g * 7 + p) % 50));
  * | admin.fetchTopicOffsets | listOffsets x2, in series (kafkajs: latest, then earliest) |
  * | producer.send | produce |
  * | offsetFetcher.listGroupStates | metadata, then listGroups (one broker); callers at the same moment share one listing, and an unchanged listing is the same Map (kafka/group-client.ts) |
- * | offsetFetcher.fetchMany(n groups) | offsetFetch x ceil(n / 500), in parallel (coordinators known) |
+ * | offsetFetcher.fetchMany(n groups) | offsetFetch x ceil(n / 500), in parallel (coordinators known), each answered after its own latency |
  * | offsetFetcher.coordinatorFailures(n > 0 groups) | findCoordinator x1 |
  * | committer.commitMany(n groups) | offsetCommit x n, in parallel, each answered after its own latency |
  *
@@ -165,23 +165,34 @@ function memoryCluster({ role, groups, parts, latency = [0, 0], seed = 1, initia
       }
       return listingInFlight;
     },
-    async fetchMany(gs) {
-      await request('offsetFetch', Math.ceil(gs.length / GROUPS_PER_OFFSET_FETCH));
+    /** One request per 500 groups, in parallel, each answered after its own latency (told to `onBatch` as it answers, as kafka/group-client.ts does). */
+    async fetchMany(gs, onBatch) {
       const offsets = new Map();
       const failed = new Map();
-      for (const g of gs) {
-        const i = namer.index(g);
-        if (i < 0 || i >= groups) {
-          failed.set(g, 'GROUP_ID_NOT_FOUND');
-          continue;
-        }
-        const list = [];
-        for (let p = 0; p < parts; p++) {
-          const o = committed[i * parts + p];
-          if (o >= 0n) list.push({ topic: fresh(topic), partition: p, offset: o, metadata: '' });
-        }
-        offsets.set(g, list);
-      }
+      const chunks = [];
+      for (let i = 0; i < gs.length; i += GROUPS_PER_OFFSET_FETCH) chunks.push(gs.slice(i, i + GROUPS_PER_OFFSET_FETCH));
+      counts.offsetFetch += chunks.length;
+      await Promise.all(
+        chunks.map(async (chunk) => {
+          await delay();
+          const batch = new Map();
+          for (const g of chunk) {
+            const i = namer.index(g);
+            if (i < 0 || i >= groups) {
+              failed.set(g, 'GROUP_ID_NOT_FOUND');
+              continue;
+            }
+            const list = [];
+            for (let p = 0; p < parts; p++) {
+              const o = committed[i * parts + p];
+              if (o >= 0n) list.push({ topic: fresh(topic), partition: p, offset: o, metadata: '' });
+            }
+            offsets.set(g, list);
+            batch.set(g, list);
+          }
+          if (onBatch && batch.size > 0) onBatch(batch);
+        }),
+      );
       return { offsets, failed };
     },
     async coordinatorFailures(gs) {
@@ -474,12 +485,15 @@ function buildFlow(o) {
     /** The nodes' timers: full checkpoint cycles, group refreshes, full group-offset runs. */
     startTimers() {
       if (timers.length > 0) return;
-      every(o.emitMs, () => void cycles.run(false).catch(() => undefined));
-      every(o.refreshMs, () => {
-        emitter.refreshGroups().catch(() => undefined);
-        void emitter.retrySourceStream();
-      });
-      every(o.syncMs, () => goCycles.tick());
+      // BENCH_INPROC_TIMERS=emit,refresh,sync (default all): which periodic work runs (to tell which one an event waits behind)
+      const on = new Set(String(process.env.BENCH_INPROC_TIMERS || 'emit,refresh,sync').split(',').map((x) => x.trim()));
+      if (on.has('emit')) every(o.emitMs, () => void cycles.run(false).catch(() => undefined));
+      if (on.has('refresh'))
+        every(o.refreshMs, () => {
+          emitter.refreshGroups().catch(() => undefined);
+          void emitter.retrySourceStream();
+        });
+      if (on.has('sync')) every(o.syncMs, () => goCycles.tick());
     },
     stopTimers() {
       for (const t of timers.splice(0)) clearInterval(t);

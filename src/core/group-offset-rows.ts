@@ -76,6 +76,12 @@ export class GroupOffsetRows {
     return i < 0 ? undefined : this.offsets[this.start[g] + i];
   }
 
+  /** How many partitions are held for `group` (-1: the group is not held). */
+  rowsOf(group: string): number {
+    const g = this.numberOf(group);
+    return g < 0 ? -1 : this.len[g];
+  }
+
   /** Holds `group`, with no row when it is new (what a read that found nothing committed leaves). */
   ensure(group: string): void {
     this.groupOf(group);

@@ -97,6 +97,8 @@ export class TargetOffsets {
    * map by name): a version belongs to one group, so a number reused by another group never matches.
    */
   private upToDateAt = new Float64Array(0);
+  /** The same for the groups found to hold exactly every checkpoint (`exactly`): a re-read that finds the target as known answers without the checkpoints. */
+  private exactAt = new Float64Array(0);
   readonly floorMs: number;
   readonly followRewinds: boolean;
   readonly fullReadEveryMs: number;
@@ -251,14 +253,17 @@ export class TargetOffsets {
   upToDate(group: string, checkpoints: Iterable<Checkpoint> | (() => Iterable<Checkpoint>), version?: number): boolean {
     if (!this.known.has(group) || this.rewinds.has(group)) return false;
     if (version !== undefined && this.upToDateVersion(group) === version) return true;
+    // exactly there too (noted: the group's re-read finding the target as known needs no checkpoints, `exactly`)
+    let exact: boolean | undefined;
     for (const c of typeof checkpoints === 'function' ? checkpoints() : checkpoints) {
       const t = this.known.get(group, c.topic, c.partition);
       if (t === undefined || t < c.downstreamOffset) {
         this.notUpToDate(group);
         return false;
       }
+      exact = exact !== false && t === c.downstreamOffset;
     }
-    if (version !== undefined) this.setUpToDate(group, version);
+    if (version !== undefined) this.setUpToDate(group, version, exact === true);
     return true;
   }
 
@@ -269,28 +274,44 @@ export class TargetOffsets {
 
   private notUpToDate(group: string): void {
     const g = this.names.idOf(group);
-    if (g !== undefined && g < this.upToDateAt.length) this.upToDateAt[g] = NaN;
+    if (g !== undefined && g < this.upToDateAt.length) this.upToDateAt[g] = this.exactAt[g] = NaN;
   }
 
-  /** `group` (held: known) found up to date at `version`. */
-  private setUpToDate(group: string, version: number): void {
+  /** `group` (held: known) found up to date at `version` (and exactly there: `exact`). */
+  private setUpToDate(group: string, version: number, exact = false): void {
     const g = this.names.idOf(group) as number;
     if (g >= this.upToDateAt.length) {
-      const a = new Float64Array(Math.max(16, g + 1, this.upToDateAt.length + (this.upToDateAt.length >> 1))).fill(NaN);
+      const n = Math.max(16, g + 1, this.upToDateAt.length + (this.upToDateAt.length >> 1));
+      const a = new Float64Array(n).fill(NaN);
+      const e = new Float64Array(n).fill(NaN);
       a.set(this.upToDateAt);
+      e.set(this.exactAt);
       this.upToDateAt = a;
+      this.exactAt = e;
     }
     this.upToDateAt[g] = version;
+    if (exact) this.exactAt[g] = version;
   }
 
-  /** Whether the target holds exactly every checkpoint of the group, as last read or written (what decideGroupOffsetSync would call up to date in every partition). */
-  exactly(group: string, checkpoints: Iterable<Checkpoint>): boolean {
+  /**
+   * Whether the target holds exactly every checkpoint of the group, as last read or written (what
+   * decideGroupOffsetSync would call up to date in every partition). `checkpoints` may be a function
+   * making them, called only when needed: with `version` (CheckpointStore.versionOf), a group found
+   * exactly there at that version with nothing known of it changed since (a re-read finding the
+   * target as known changes nothing: `read`) is exactly there again without them.
+   */
+  exactly(group: string, checkpoints: Iterable<Checkpoint> | (() => Iterable<Checkpoint>), version?: number): boolean {
     if (!this.known.has(group) || this.rewinds.has(group)) return false;
+    if (version !== undefined) {
+      const g = this.names.idOf(group);
+      if (g !== undefined && g < this.exactAt.length && this.exactAt[g] === version) return true;
+    }
     let any = false;
-    for (const c of checkpoints) {
+    for (const c of typeof checkpoints === 'function' ? checkpoints() : checkpoints) {
       any = true;
       if (this.known.get(group, c.topic, c.partition) !== c.downstreamOffset) return false;
     }
+    if (any && version !== undefined) this.setUpToDate(group, version, true);
     return any;
   }
 
@@ -328,12 +349,27 @@ export class TargetOffsets {
 
   /** The target's committed offsets of `group` as read at `now` (an offset null: none committed). */
   read(group: string, offsets: Iterable<CommittedOffset>, now: number): void {
+    this.times.setReadAt(group, now);
+    // the target as known (the usual answer of a re-read): nothing known changed, what was found up to date stays so, no rows made
+    if (this.holdsExactly(group, offsets)) return;
     const rows: { topic: string; partition: number; offset: bigint }[] = [];
     for (const o of offsets) if (o.offset !== null) rows.push({ topic: o.topic, partition: o.partition, offset: o.offset });
     // the last one listed of a partition wins (as a map keyed by partition did)
     this.known.replace(group, rows);
     this.notUpToDate(group);
-    this.times.setReadAt(group, now);
+  }
+
+  /** Whether what is known of `group` is exactly `offsets` (each partition once, the same offsets, no other partition). */
+  private holdsExactly(group: string, offsets: Iterable<CommittedOffset>): boolean {
+    const held = this.known.rowsOf(group);
+    if (held < 0) return false;
+    let n = 0;
+    for (const o of offsets) {
+      if (o.offset === null) continue;
+      n++;
+      if (n > held || this.known.get(group, o.topic, o.partition) !== o.offset) return false;
+    }
+    return n === held;
   }
 
   /** What the target holds of `group` is not known (its read or its commit failed). */
@@ -389,6 +425,7 @@ export class TargetOffsets {
     if (this.known.size > limit) {
       this.known.clear();
       this.upToDateAt.fill(NaN);
+      this.exactAt.fill(NaN);
       this.times.clearReadAt();
     }
     if (this.skipCount > limit) {

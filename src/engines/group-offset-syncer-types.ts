@@ -21,6 +21,19 @@ export const COUNT_EVERY_MS = 1000;
 /** Groups a full run plans or decides between two turns of the event loop (the reconcile lane in slices: an event's run goes in between). */
 export const SLICE_GROUPS = 500;
 
+/** How many groups and group partitions a checkpoint view holds (the runs' reports). */
+export function countView(view: { eachGroup?(f: (group: string) => void): void; groups(): Iterable<string>; sizeOf?(group: string): number; get(group: string): readonly unknown[] | undefined }): { groups: number; partitions: number } {
+  let groups = 0;
+  let partitions = 0;
+  const count = (g: string): void => {
+    groups++;
+    partitions += view.sizeOf?.(g) ?? view.get(g)?.length ?? 0;
+  };
+  if (view.eachGroup !== undefined) view.eachGroup(count);
+  else for (const g of view.groups()) count(g);
+  return { groups, partitions };
+}
+
 /** A store of the syncer's own (checkpoints from messages or from the checkpoints topic). */
 export function ownStore(): CheckpointStore {
   const store = new CheckpointStore();
@@ -30,7 +43,8 @@ export function ownStore(): CheckpointStore {
 
 /** What the syncer reads target groups with (GroupOffsetFetcher fits). */
 export interface TargetGroupReader {
-  fetchMany(groups: readonly string[]): Promise<{ offsets: Map<string, CommittedOffset[]>; failed: Map<string, string> }>;
+  /** `onBatch`, when the reader answers per request: the groups of each request as it answers (each also in the final `offsets`). */
+  fetchMany(groups: readonly string[], onBatch?: (answered: ReadonlyMap<string, CommittedOffset[]>) => void): Promise<{ offsets: Map<string, CommittedOffset[]>; failed: Map<string, string> }>;
   listGroupStates(): Promise<ReadonlyMap<string, ListedGroupState>>;
 }
 

@@ -3,31 +3,24 @@
  * checkpoint per (group, remote partition) and writes the translated offsets of the selected
  * groups to the TARGET cluster with one admin-style OffsetCommit per group that moved.
  *
- * Two kinds of run, one at a time (never overlapping, queued requests share one run):
- * - `sync()`, the full reconcile (every `sync.group.offsets.interval.seconds`, the upper bound):
- *   every selected group with a checkpoint;
- * - `syncGroups(groups)`, a partial run for the groups whose checkpoints just changed.
- * Per run: the state of every target group from one ListGroups per broker (a partial run takes
- * the listing held, engines/held-target-reads), the target's committed offsets of the run's
- * groups from batched OffsetFetch requests (one per coordinator per 500 groups), the log-end
- * offsets once per topic (a partial run takes those held when they clamp nothing,
- * engines/held-target-reads), the core's decision per group
- * (`decideGroupOffsetSync`: never backwards, clamp at the log end, skip active groups, skip
- * missing topics), then the commits of the groups that move, several in flight. UNKNOWN_MEMBER_ID
- * from the broker means the group became active meanwhile: reported as skipped, nothing written,
- * and the group left alone until a listing made after the refusal.
- * What we read and wrote is remembered, so a partial run re-reads only the groups it may write,
- * and a full run re-reads a group that is up to date as remembered once its re-read falls due, at
- * most FULL_TARGET_READ_EVERY_MS after its last read, spread over that period (the offsets it writes are always decided against a
- * fresh read: never backwards).
- *
- * A floor (`minWriteIntervalMs`) bounds the work of a commit storm: a partial run does not write
- * a group written less than the floor ago; it is written once when the floor ends (a timer runs
- * `syncGroups` for it), never dropped. The full run (at most once per interval, or on demand) writes every group.
- *
- * Checkpoints come either from messages (`applyCheckpointsJson`, the checkpoint emitter's
- * `payload.latest`) or from the checkpoints topic itself (`CheckpointsTopicFollower`), which
- * also works beside a real MM2 checkpoint connector.
+ * Runs: `sync()`, the full reconcile (every `sync.group.offsets.interval.seconds`, the upper bound;
+ * one at a time, queued requests share one run), and `syncGroups(groups)`, the event lane (partial
+ * runs side by side, never behind a full run). A run holds a group from its plan to its last
+ * commit; no other run decides or writes it meanwhile. Per run: the target's group states from one
+ * ListGroups per broker (a partial run takes the listing held, engines/held-target-reads), the
+ * committed offsets of the groups it may write from batched OffsetFetch requests (a full run
+ * settles each group as its batch answers: up to date, or handed to the event waiting for it with
+ * that read, HandedReads), the log-end offsets once per topic, the core's decision per group
+ * (`decideGroupOffsetSync`: never backwards, clamp at the log end, skip active groups and missing
+ * topics), then the commits, several in flight. UNKNOWN_MEMBER_ID means the group became active:
+ * skipped, nothing written, left alone until a listing made after the refusal. What was read and
+ * written is remembered (core/target-offsets): a partial run reads only the groups it may write, a
+ * full run re-reads a group up to date as remembered once its re-read falls due (spread over
+ * FULL_TARGET_READ_EVERY_MS); every write is decided against a fresh read (never backwards).
+ * A floor (`minWriteIntervalMs`) bounds a commit storm: a partial run does not write a group
+ * written less than the floor ago; a timer writes it when the floor ends, never dropped.
+ * Checkpoints come from the replication runtime's stores (`follow`), from messages
+ * (`applyCheckpointsJson`) or from the checkpoints topic (`CheckpointsTopicFollower`, also beside a real MM2).
  */
 import type { Admin } from 'kafkajs';
 import { decodeValidCheckpoint } from '../core/checkpoint';
@@ -41,20 +34,15 @@ import { explainKafkaError, notAuthorized } from '../kafka/client';
 import type { AdminCommitResult } from '../kafka/group-client';
 import type { ListedGroupState } from '../core/listed-groups';
 import type { RawRecord } from '../kafka/topic-reader';
-import { ownStore } from './group-offset-syncer-types';
-import { TargetGroupListing, TargetLogEnds } from './held-target-reads';
+import { HandedReads, TargetGroupListing, TargetLogEnds } from './held-target-reads';
 import { cleanFullRun, groupsOf, QuietFullRuns, shareMark } from '../core/quiet-full-run';
 import type { CheckpointView } from './replication-runtime';
-import { COUNT_EVERY_MS, MAX_PARTIAL_RUNS, REFUSED_REASON, SLICE_GROUPS, type GroupOffsetSyncerOptions } from './group-offset-syncer-types';
+import { COUNT_EVERY_MS, countView, MAX_PARTIAL_RUNS, ownStore, REFUSED_REASON, SLICE_GROUPS, type GroupOffsetSyncerOptions } from './group-offset-syncer-types';
 
 export * from './group-offset-syncer-types';
 export type { CheckpointStats, ClampedPartition, GroupOffsetsCycle, GroupSkipCode, RewoundPartition, SkippedGroup, SkippedPartition, WrittenGroup } from '../core/group-offsets-cycle';
 
-/**
- * The default floor (ms), and how old a read of an up-to-date group a full run accepts (ms): the
- * target's offsets are kept from what we read and wrote (core/target-offsets), so that a full run
- * costs in proportion to what moved; every write is still decided against a fresh read.
- */
+/** The default floor (ms), and how old a read of an up-to-date group a full run accepts at the latest (ms; core/target-offsets). */
 export { DEFAULT_MIN_WRITE_INTERVAL_MS, FULL_TARGET_READ_EVERY_MS };
 type Job = { full: true } | { full: false; groups: Set<string> };
 
@@ -87,8 +75,9 @@ export class GroupOffsetSyncer {
   private partialsInFlight = new Set<Promise<GroupOffsetsCycle>>();
   /** Groups a run holds from its plan to its last commit: no other run decides or writes them meanwhile (never backwards). */
   private readonly held = new Set<string>();
-  /** Groups a partial run found held by another: synced once that one lets them go. */
+  /** Groups a partial run found held by another: synced once that one lets them go (with the read a full run made of them, when it did: engines/held-target-reads HandedReads). */
   private readonly lockWaiters = new Set<string>();
+  private readonly handed = new HandedReads();
   private pumpScheduled = false;
   private chain: Promise<unknown> = Promise.resolve();
   private nextFull: Promise<GroupOffsetsCycle> | null = null;
@@ -119,17 +108,7 @@ export class GroupOffsetSyncer {
   get stats(): CheckpointStats {
     const now = this.now();
     let c = this.counted;
-    if (c === null || now - c.at >= COUNT_EVERY_MS || now < c.at) {
-      let groups = 0;
-      let partitions = 0;
-      const count = (g: string): void => {
-        groups++;
-        partitions += this.view.sizeOf?.(g) ?? this.view.get(g)?.length ?? 0;
-      };
-      if (this.view.eachGroup !== undefined) this.view.eachGroup(count);
-      else for (const g of this.view.groups()) count(g);
-      c = this.counted = { at: now, groups, partitions };
-    }
+    if (c === null || now - c.at >= COUNT_EVERY_MS || now < c.at) c = this.counted = { at: now, ...countView(this.view) };
     return { groups: c.groups, partitions: c.partitions, received: this.received, malformed: this.malformedCount };
   }
 
@@ -168,11 +147,7 @@ export class GroupOffsetSyncer {
     return !had || had.downstreamOffset !== cp.downstreamOffset || had.upstreamOffset !== cp.upstreamOffset;
   }
 
-  /**
-   * Holds exactly `list` from now on (the last one per group and remote partition wins): for a
-   * caller that derives the whole set again each cycle, so that nothing it no longer reads is
-   * written again from an older cycle.
-   */
+  /** Holds exactly `list` from now on (the last one per group and partition wins): nothing no longer derived is written again from an older cycle. */
   replaceCheckpoints(list: Iterable<Checkpoint>): void {
     const following = this.following;
     this.own = ownStore();
@@ -205,14 +180,10 @@ export class GroupOffsetSyncer {
   }
 
   /**
-   * Takes the rewinds a replay of the checkpoints topic found (core/rewind-history; mode "input"
-   * at start, issue 26 item 1), whatever the messages delivered meanwhile: a partition this
-   * writer holds no checkpoint of yet takes the mark alone, kept until the wire delivers the
-   * partition's checkpoint (dropped then if that checkpoint is past where the group was rewound
-   * from); one it holds takes the mark only while its checkpoint is still below the upstream offset
-   * the group was rewound from (a checkpoint past it means the group moved on: nothing to follow).
-   * Returns the groups it holds that took a mark (to sync now); the others are synced by the run
-   * their checkpoint comes with.
+   * Takes the rewinds a replay of the checkpoints topic found (core/rewind-history; mode "input" at
+   * start, issue 26 item 1): a partition held no checkpoint of yet takes the mark alone (dropped when
+   * its checkpoint comes past where the group was rewound from); one held takes it only while its
+   * checkpoint is below the upstream offset rewound from. Returns the held groups that took a mark (to sync now).
    */
   adoptRewinds(history: { rewinds(): Iterable<{ group: string; mark: RewindMark }> }): string[] {
     this.epoch++;
@@ -220,19 +191,14 @@ export class GroupOffsetSyncer {
     for (const { group, mark } of history.rewinds()) {
       const held = this.view.get(group)?.find((c) => c.topic === mark.topic && c.partition === mark.partition);
       if (held !== undefined && held.upstreamOffset >= mark.fromUpstream) continue;
-      // a group the wire has not delivered yet keeps only the mark, waiting for its checkpoint
-      // (TargetOffsets.noteCheckpoint drops it if that checkpoint is past where the group was
-      // rewound from): the node's groups stay those of its wire, never the topic's whole history
+      // a group not delivered yet keeps only the mark: the node's groups stay those of its wire
       this.targets.adoptRewind(group, mark);
       if (held !== undefined) groups.add(group);
     }
     return [...groups];
   }
 
-  /**
-   * Decodes and stores one record of the checkpoints topic. A malformed record is counted and
-   * its MalformedRecordError returned (never thrown); null when the record was stored.
-   */
+  /** Decodes and stores one record of the checkpoints topic: a malformed one is counted and its MalformedRecordError returned (never thrown); null: stored. */
   applyRecord(r: Pick<RawRecord, 'key' | 'value'>): MalformedRecordError | null {
     return this.applyRecordOf(r).error;
   }
@@ -249,11 +215,7 @@ export class GroupOffsetSyncer {
     }
   }
 
-  /**
-   * The full reconcile now (every selected group with a checkpoint). If a run is going on, the
-   * request is queued (several requests share one follow-up run), so the caller gets a run that
-   * started after its request.
-   */
+  /** The full reconcile now (every selected group with a checkpoint); queued behind a run going on (requests share one follow-up run, started after the request). */
   sync(): Promise<GroupOffsetsCycle> {
     if (this.closed) return Promise.reject(new Error('closed'));
     if (!this.nextFull) {
@@ -349,6 +311,7 @@ export class GroupOffsetSyncer {
     this.deferredGroups.clear();
     let timer: NodeJS.Timeout | undefined;
     this.lockWaiters.clear();
+    this.handed.clear();
     this.nextPartial?.start(); // rejects: closed
     await Promise.race([
       Promise.allSettled([this.chain, ...this.partialsInFlight]),
@@ -432,10 +395,12 @@ export class GroupOffsetSyncer {
     }
     const holding = new Set(job.full ? [] : mine);
     for (const g of holding) this.held.add(g);
+    // a partial run decides against the read a full run handed over as it let the group go (fresh: no read again)
+    const handed = job.full ? null : this.handed.take(mine, this.now());
     // a full run notes the version of each group's checkpoints it judged (recorded when clean)
     const versions = job.full ? new Float64Array(mine.length) : null;
     try {
-      const r = await this.decideAndWrite(job, mine, holding, states, admin, result, started, versions);
+      const r = await this.decideAndWrite(job, mine, holding, states, admin, result, started, versions, handed);
       if (versions !== null) this.recordQuiet(mine, versions, states, epoch, r, mine.length === selected.length);
       return r;
     } finally {
@@ -483,8 +448,31 @@ export class GroupOffsetSyncer {
     if (any) this.pumpLockWaiters();
   }
 
+  /**
+   * A full run's read of some groups answered (one OffsetFetch batch): a group the target holds
+   * exactly as checkpointed is reported up to date and let go at once, and one an event waits
+   * for is let go with this read handed over (its run decides and writes it against this read,
+   * with the checkpoints it has then: not after this run's other reads, decisions and commits).
+   */
+  private settleEarly(answered: ReadonlyMap<string, CommittedOffset[]>, holding: Set<string>, settled: Set<string>, states: ReadonlyMap<string, ListedGroupState>, result: GroupOffsetsCycle): void {
+    if (this.closed) return;
+    const now = this.now();
+    const go: string[] = [];
+    answered.forEach((offsets, g) => {
+      if (!holding.has(g)) return;
+      this.targets.read(g, offsets, now);
+      this.planning = g; // planned(): made only when their version was not found exactly there before
+      if (this.targets.exactly(g, this.planned, this.view.versionOf?.(g))) result.skipped.push(this.targets.upToDateSkip(g, states.get(g)?.state));
+      else if (this.lockWaiters.has(g)) this.handed.hand(g, offsets, now);
+      else return;
+      settled.add(g);
+      go.push(g);
+    });
+    this.letGo(holding, go);
+  }
+
   /** The rest of a run over the groups it holds: the reads, the decisions, the commits. */
-  private async decideAndWrite(job: Job, groups: readonly string[], holding: Set<string>, states: ReadonlyMap<string, ListedGroupState>, admin: Admin, result: GroupOffsetsCycle, started: number, versions: Float64Array | null): Promise<GroupOffsetsCycle> {
+  private async decideAndWrite(job: Job, groups: readonly string[], holding: Set<string>, states: ReadonlyMap<string, ListedGroupState>, admin: Admin, result: GroupOffsetsCycle, started: number, versions: Float64Array | null, handed: ReadonlyMap<string, { offsets: CommittedOffset[]; at: number }> | null): Promise<GroupOffsetsCycle> {
     const { connection } = this.opts;
     const statesAt = this.listing.at;
     // groups with members are left alone without reading them; the others are read in batches
@@ -509,7 +497,7 @@ export class GroupOffsetSyncer {
         result.skipped.push(this.targets.upToDateSkip(g, state));
       } else {
         writable.push(g);
-        if (job.full) { holding.add(g); this.held.add(g); } // planned synchronously after the check above: no other run took it
+        if (job.full) { holding.add(g); this.held.add(g); this.handed.drop(g); } // planned synchronously after the check above: no other run took it
       }
     }
     // what it will not read is let go at once (a full run took only what it reads: an event for another group is not held up behind it)
@@ -517,7 +505,12 @@ export class GroupOffsetSyncer {
       const reading = new Set(writable);
       this.letGo(holding, groups.filter((g) => !reading.has(g)));
     }
-    const read = writable.length > 0 ? await connection.offsetFetcher().fetchMany(writable) : { offsets: new Map<string, CommittedOffset[]>(), failed: new Map<string, string>() };
+    // a full run settles a group as its batch answers (engines/held-target-reads HandedReads)
+    const settled = new Set<string>();
+    const toRead = handed === null || handed.size === 0 ? writable : writable.filter((g) => !handed.has(g));
+    const onBatch = job.full ? (answered: ReadonlyMap<string, CommittedOffset[]>) => this.settleEarly(answered, holding, settled, states, result) : undefined;
+    const readAt = this.now();
+    const read = toRead.length > 0 ? await connection.offsetFetcher().fetchMany(toRead, onBatch) : { offsets: new Map<string, CommittedOffset[]>(), failed: new Map<string, string>() };
     this.checkOpen();
     for (const [g, reason] of read.failed) {
       // reading needs DESCRIBE, writing READ on the group: the ACL to grant is READ
@@ -531,17 +524,21 @@ export class GroupOffsetSyncer {
     const toCommit: PlannedCommit[] = [];
     let decided = 0;
     for (const g of writable) {
+      if (settled.has(g)) continue;
       if (job.full && ++decided % SLICE_GROUPS === 0) await this.pause();
-      const offsets = read.offsets.get(g);
+      const given = handed?.get(g);
+      const offsets = given?.offsets ?? read.offsets.get(g);
       if (!offsets) continue;
-      this.targets.read(g, offsets, this.now());
+      this.targets.read(g, offsets, given?.at ?? readAt);
       const state = states.get(g)?.state;
       // the read finds every checkpoint already there (the usual answer of the re-read once a
       // minute): nothing to decide, no log-end offsets needed
-      if (this.targets.exactly(g, this.view.get(g) ?? [])) {
+      this.planning = g;
+      if (this.targets.exactly(g, this.planned, this.view.versionOf?.(g))) {
         result.skipped.push(this.targets.upToDateSkip(g, state));
         continue;
       }
+      if (job.full && this.lockWaiters.has(g)) { this.handed.hand(g, offsets, readAt); this.letGo(holding, [g]); continue; } // an event came for it since: its run decides it with this read, now
       const checkpoints = this.checkpointsOf(g);
       // the marks as decided on (a copy: one noted while the run awaits stays for the next run)
       const marks = this.targets.rewindsOf(g);

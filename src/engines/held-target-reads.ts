@@ -27,7 +27,7 @@
 import type { Admin, Kafka } from 'kafkajs';
 import { LogEndCache, type TargetEndOffset } from '../core/group-offset-sync';
 import type { ListedGroupState } from '../core/listed-groups';
-import type { Checkpoint } from '../core/types';
+import type { Checkpoint, CommittedOffset } from '../core/types';
 import type { ClusterSettings } from '../kafka/client';
 import { fetchEndOffsets } from '../kafka/end-offsets';
 
@@ -150,5 +150,47 @@ export class TargetLogEnds {
       this.beside.delete(topic);
     };
     this.read(admin, topic, true).then(done, done);
+  }
+}
+
+/** How old a read handed over by a full run may be when the event lane decides against it (ms); older: read again. */
+export const HANDED_READ_MAX_AGE_MS = 2000;
+
+/**
+ * HandedReads: the target's offsets of a group as a full run read them while it held the group,
+ * handed to the event waiting for that group when the run let it go without writing it (issue 24
+ * item 4): the event's run decides against that read instead of reading again. The read stays
+ * the latest state of the target: nothing writes a group but the run holding it, and the next run
+ * to hold the group takes the read (a partial run) or drops it (a full run, which reads afresh);
+ * a read older than HANDED_READ_MAX_AGE_MS is read again.
+ */
+export class HandedReads {
+  private readonly reads = new Map<string, { offsets: CommittedOffset[]; at: number }>();
+
+  /** `group`'s offsets as read at `at` by the run letting it go now (unwritten since). */
+  hand(group: string, offsets: CommittedOffset[], at: number): void {
+    this.reads.set(group, { offsets, at });
+  }
+
+  /** The reads handed over for these groups that are still fresh at `now`; every read of them is dropped (taken once). */
+  take(groups: Iterable<string>, now: number): Map<string, { offsets: CommittedOffset[]; at: number }> {
+    const out = new Map<string, { offsets: CommittedOffset[]; at: number }>();
+    if (this.reads.size === 0) return out;
+    for (const g of groups) {
+      const r = this.reads.get(g);
+      if (r === undefined) continue;
+      this.reads.delete(g);
+      if (now - r.at >= 0 && now - r.at <= HANDED_READ_MAX_AGE_MS) out.set(g, r);
+    }
+    return out;
+  }
+
+  /** A run that reads afresh took `group`. */
+  drop(group: string): void {
+    if (this.reads.size > 0) this.reads.delete(group);
+  }
+
+  clear(): void {
+    this.reads.clear();
   }
 }

@@ -365,8 +365,10 @@ export class GroupOffsetFetcher extends InternalClusterClient {
    * all coordinators at once. A group whose coordinator moved is looked up again (a few bounded
    * tries); a coordinator older than Kafka 3.0 is asked one group at a time. Never throws for
    * one group: its error lands in `failed` (group -> reason), and a group is either in `offsets` or in `failed`.
+   * `onBatch` is told the groups each request answered as it answers (before the whole read
+   * ends): a caller may act on a group without waiting for the other coordinators' answers.
    */
-  async fetchMany(groups: readonly string[]): Promise<{ offsets: Map<string, CommittedOffset[]>; failed: Map<string, string> }> {
+  async fetchMany(groups: readonly string[], onBatch?: (answered: ReadonlyMap<string, CommittedOffset[]>) => void): Promise<{ offsets: Map<string, CommittedOffset[]>; failed: Map<string, string> }> {
     const offsets = new Map<string, CommittedOffset[]>();
     const failed = new Map<string, string>();
     const cluster = await this.connected();
@@ -395,14 +397,16 @@ export class GroupOffsetFetcher extends InternalClusterClient {
           if (!speaks(broker, API_KEYS.OffsetFetch, 8)) {
             await mapLimit(list, PER_GROUP_CONCURRENCY, async (g) => {
               try {
-                offsets.set(g, await this.fetch(g));
+                const list = await this.fetch(g);
+                offsets.set(g, list);
+                onBatch?.(new Map([[g, list]]));
               } catch (e) {
                 failed.set(g, explainKafkaError(e));
               }
             });
             return;
           }
-          await Promise.all(chunked(list, GROUPS_PER_OFFSET_FETCH).map((chunk) => this.fetchChunk(broker, chunk, offsets, failed, moved)));
+          await Promise.all(chunked(list, GROUPS_PER_OFFSET_FETCH).map((chunk) => this.fetchChunk(broker, chunk, offsets, failed, moved, onBatch)));
         }),
       );
       pending = retry;
@@ -423,6 +427,7 @@ export class GroupOffsetFetcher extends InternalClusterClient {
     offsets: Map<string, CommittedOffset[]>,
     failed: Map<string, string>,
     moved: (g: string, type: string, reason: string) => void,
+    onBatch?: (answered: ReadonlyMap<string, CommittedOffset[]>) => void,
   ): Promise<void> {
     if (this.closed) {
       for (const g of chunk) failed.set(g, 'the group client is closed');
@@ -438,6 +443,7 @@ export class GroupOffsetFetcher extends InternalClusterClient {
       return;
     }
     const answered = new Set<string>();
+    const batch = onBatch === undefined ? null : new Map<string, CommittedOffset[]>();
     for (const gr of res.groups) {
       answered.add(gr.groupId);
       if (gr.errorCode !== 0) {
@@ -454,9 +460,13 @@ export class GroupOffsetFetcher extends InternalClusterClient {
         }
       }
       if (partitionError) failed.set(gr.groupId, partitionError.message);
-      else offsets.set(gr.groupId, list);
+      else {
+        offsets.set(gr.groupId, list);
+        batch?.set(gr.groupId, list);
+      }
     }
     for (const g of chunk) if (!answered.has(g)) failed.set(g, `the coordinator did not answer for group '${g}'`);
+    if (batch !== null && batch.size > 0) onBatch!(batch);
   }
 }
 

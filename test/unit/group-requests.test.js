@@ -174,8 +174,11 @@ describe('GroupOffsetFetcher.fetchMany (errors per group)', function () {
 
   it('a moved coordinator (NOT_COORDINATOR) is looked up again and asked again; a refusal lands in failed; others answered', async () => {
     const { fetcher, sent } = fetcherWith((attempt) => (attempt === 0 ? { a: 16, b: 30 } : { b: 30 }));
-    const { offsets, failed } = await fetcher.fetchMany(['a', 'b', 'c']);
+    /** @type {string[][]} */
+    const batches = [];
+    const { offsets, failed } = await fetcher.fetchMany(['a', 'b', 'c'], (answered) => batches.push([...answered.keys()].sort()));
     assert.deepEqual([...offsets.keys()].sort(), ['a', 'c']);
+    assert.deepEqual(batches, [['c'], ['a']], 'each request\'s answered groups told as it answers (c first; a once asked again), never a failed one');
     assert.equal(offsets.get('a')[0].offset, 7n);
     assert.deepEqual([...failed.keys()], ['b']);
     assert.match(failed.get('b'), /GROUP_AUTHORIZATION_FAILED/);

@@ -37,6 +37,36 @@ describe('TargetOffsets: the target offsets as last read or written', () => {
       assert.equal(t.exactly('g', []), false, 'no checkpoints: nothing to call up to date');
     });
 
+    it('a re-read finding the target as known keeps what was found at a version: exactly there again without the checkpoints; a read that differs, a write or a rewind drops it', () => {
+      const t = new TargetOffsets();
+      let made = 0;
+      const cps = (list) => () => {
+        made++;
+        return list;
+      };
+      t.read('g', [committed(5, 0), committed(9, 1)], 0);
+      assert.equal(t.upToDate('g', cps([cp(5, { partition: 0 }), cp(9, { partition: 1 })]), 7), true);
+      assert.equal(made, 1);
+      t.read('g', [committed(9, 1), committed(5, 0)], 1000); // the same offsets, another order
+      assert.equal(t.exactly('g', cps([]), 7), true, 'found exactly there by upToDate at version 7: no checkpoints made');
+      assert.equal(t.upToDate('g', cps([]), 7), true);
+      assert.equal(made, 1);
+      assert.equal(t.exactly('g', cps([cp(5, { partition: 0 }), cp(9, { partition: 1 })]), 8), true, 'another version: made and compared');
+      assert.equal(made, 2);
+      t.read('g', [committed(5, 0), committed(10, 1)], 2000); // moved on the target
+      assert.equal(t.exactly('g', cps([cp(5, { partition: 0 }), cp(9, { partition: 1 })]), 8), false, 'what is known changed: compared again');
+      assert.equal(made, 3);
+      t.read('g', [committed(5, 0)], 3000); // a partition gone
+      assert.equal(t.offsetOf('g', 't', 1), undefined);
+      t.read('g', [committed(5, 0), committed(9, 1)], 4000);
+      assert.equal(t.upToDate('g', cps([cp(5, { partition: 0 }), cp(7, { partition: 1 })]), 9), true);
+      assert.equal(t.exactly('g', cps([cp(5, { partition: 0 }), cp(7, { partition: 1 })]), 9), false, 'up to date, not exactly (partition 1 ahead)');
+      t.written('g', [{ topic: 't', partition: 1, offset: 12n }], undefined, 5000);
+      assert.equal(t.upToDate('g', cps([cp(5, { partition: 0 }), cp(12, { partition: 1 })]), 9), true, 'a write drops what was found at version 9: compared again');
+      t.noteCheckpoint(cp(12, { partition: 1 }), cp(3, { partition: 1 }));
+      assert.equal(t.exactly('g', cps([cp(5, { partition: 0 }), cp(12, { partition: 1 })]), 9), false, 'a pending rewind: read and decided');
+    });
+
     it('a partition read without a committed offset (null) is not known', () => {
       const t = new TargetOffsets();
       t.read('g', [committed(null)], 0);
