@@ -508,9 +508,15 @@ function memoryOver(file, from, to) {
     samples: rows.length, rss: stat((x) => x.rss), heapTotal: stat((x) => x.heapTotal), heapUsed: stat((x) => x.heapUsed), external: stat((x) => x.external),
     arrayBuffers: stat((x) => x.arrayBuffers), oldSize: stat((x) => x.old?.size), oldUsed: stat((x) => x.old?.used), loSize: stat((x) => x.lo?.size), newSize: stat((x) => x.new?.size),
   };
+  // what old space and large objects gained between readings, summed (a full GC in between counts as 0): what was promoted, roughly
+  let grown = 0;
+  for (let i = 1; i < rows.length; i++) grown += Math.max(0, (rows[i].old?.used ?? 0) + (rows[i].lo?.used ?? 0) - (rows[i - 1].old?.used ?? 0) - (rows[i - 1].lo?.used ?? 0));
+  out.oldGrownMiB = grown / MiB;
+  out.oldGrownMiBPerS = grown / MiB / Math.max(1, (rows[rows.length - 1].t - rows[0].t) / 1000);
   const f = (s) => `${s.max.toFixed(0)}/${s.median.toFixed(0)}`;
   out.text = `MiB max/median of ${rows.length} readings: rss ${f(out.rss)}, heapTotal ${f(out.heapTotal)}, heapUsed ${f(out.heapUsed)}, old space ${f(out.oldSize)} (used ${f(out.oldUsed)}), ` +
-    `large objects ${f(out.loSize)}, new space ${f(out.newSize)}, external ${f(out.external)} (arrayBuffers ${f(out.arrayBuffers)})`;
+    `large objects ${f(out.loSize)}, new space ${f(out.newSize)}, external ${f(out.external)} (arrayBuffers ${f(out.arrayBuffers)}); ` +
+    `old space and large objects grew by ${out.oldGrownMiB.toFixed(0)} MiB (${out.oldGrownMiBPerS.toFixed(2)} MiB/s: promoted, roughly)`;
   return out;
 }
 

@@ -371,6 +371,19 @@ export class GroupOffsetFetcher extends InternalClusterClient {
    */
   async fetchMany(groups: readonly string[]): Promise<{ offsets: Map<string, CommittedOffset[]>; failed: Map<string, string> }> {
     const offsets = new Map<string, CommittedOffset[]>();
+    const { failed } = await this.fetchEach(groups, (answer) => {
+      for (const [g, list] of answer) offsets.set(g, list);
+    });
+    return { offsets, failed };
+  }
+
+  /**
+   * As {@link fetchMany}, each request's answer handed to `each` as it arrives (group -> its
+   * offsets), so that a caller that folds it into its own state holds no read's worth of objects
+   * across the read's awaits (100,000 offsets at 10,000 groups x 10 partitions were promoted to
+   * V8's old space at every full read, 40-45 MiB a minute of Node-RED's RSS until a full GC).
+   */
+  async fetchEach(groups: readonly string[], each: (answer: ReadonlyMap<string, CommittedOffset[]>) => void): Promise<{ failed: Map<string, string> }> {
     const failed = new Map<string, string>();
     const cluster = await this.connected();
     let pending = [...new Set(groups)];
@@ -398,14 +411,14 @@ export class GroupOffsetFetcher extends InternalClusterClient {
           if (!speaks(broker, API_KEYS.OffsetFetch, 8)) {
             await mapLimit(list, PER_GROUP_CONCURRENCY, async (g) => {
               try {
-                offsets.set(g, await this.fetch(g));
+                each(new Map([[g, await this.fetch(g)]]));
               } catch (e) {
                 failed.set(g, explainKafkaError(e));
               }
             });
             return;
           }
-          await Promise.all(chunked(list, GROUPS_PER_OFFSET_FETCH).map((chunk) => this.fetchChunk(broker, chunk, offsets, failed, moved)));
+          await Promise.all(chunked(list, GROUPS_PER_OFFSET_FETCH).map((chunk) => this.fetchChunk(broker, chunk, each, failed, moved)));
         }),
       );
       pending = retry;
@@ -417,13 +430,13 @@ export class GroupOffsetFetcher extends InternalClusterClient {
         await sleep(200 * (attempt + 1));
       }
     }
-    return { offsets, failed };
+    return { failed };
   }
 
   private async fetchChunk(
     broker: InternalBroker,
     chunk: string[],
-    offsets: Map<string, CommittedOffset[]>,
+    each: (answer: ReadonlyMap<string, CommittedOffset[]>) => void,
     failed: Map<string, string>,
     moved: (g: string, type: string, reason: string) => void,
   ): Promise<void> {
@@ -441,6 +454,7 @@ export class GroupOffsetFetcher extends InternalClusterClient {
       return;
     }
     const answered = new Set<string>();
+    const offsets = new Map<string, CommittedOffset[]>();
     // the answer keyed by the caller's string (what the callers keep as keys), not the copy decoded from the response
     const asked = new Map(chunk.map((g) => [g, g]));
     for (const gr of res.groups) {
@@ -463,6 +477,7 @@ export class GroupOffsetFetcher extends InternalClusterClient {
       else offsets.set(group, list);
     }
     for (const g of chunk) if (!answered.has(g)) failed.set(g, `the coordinator did not answer for group '${g}'`);
+    if (offsets.size > 0) each(offsets);
   }
 }
 

@@ -192,7 +192,8 @@ describe('GroupOffsetFetcher.fetchMany (errors per group)', function () {
 });
 
 describe('GroupOffsetFetcher: coordinators remembered (issue 24)', function () {
-  it("a group's coordinator found once is remembered for the next reads; the answer is keyed by the names asked", async () => {
+  /** A fetcher over a stand-in broker that answers every group (in reverse order), offset 7 on t-0. */
+  function echoFetcher() {
     const { GroupOffsetFetcher } = require('../../dist/kafka/group-client');
     const sent = { FindCoordinator: 0, OffsetFetch: 0 };
     const broker = {
@@ -231,6 +232,11 @@ describe('GroupOffsetFetcher: coordinators remembered (issue 24)', function () {
     const cluster = { brokerPool: { brokers: { 1: broker } }, findBroker: async () => broker, refreshMetadata: async () => undefined };
     const fetcher = new GroupOffsetFetcher(/** @type {any} */ ({}));
     /** @type {any} */ (fetcher).connected = async () => cluster;
+    return { fetcher, sent };
+  }
+
+  it("a group's coordinator found once is remembered for the next reads; the answer is keyed by the names asked", async () => {
+    const { fetcher, sent } = echoFetcher();
     const names = ['a', 'b', 'c'];
     const first = await fetcher.fetchMany(names);
     assert.deepEqual([...first.offsets.keys()].sort(), names);
@@ -239,5 +245,18 @@ describe('GroupOffsetFetcher: coordinators remembered (issue 24)', function () {
     assert.deepEqual([...again.offsets.keys()].sort(), names);
     assert.equal(again.offsets.get('b')[0].offset, 7n);
     assert.deepEqual(sent, { FindCoordinator: 1, OffsetFetch: 2 }, 'the coordinators were remembered');
+  });
+
+  it('fetchEach hands over each request\'s answer as it comes (GROUPS_PER_OFFSET_FETCH groups each); fetchMany gives them all at once', async () => {
+    const { GROUPS_PER_OFFSET_FETCH } = require('../../dist/kafka/group-client');
+    const { fetcher } = echoFetcher();
+    const names = Array.from({ length: 2 * GROUPS_PER_OFFSET_FETCH + 1 }, (_, i) => `g${i}`);
+    const answers = [];
+    const { failed } = await fetcher.fetchEach(names, (answer) => answers.push(answer.size));
+    assert.deepEqual(failed, new Map());
+    assert.deepEqual(answers.sort((a, b) => b - a), [GROUPS_PER_OFFSET_FETCH, GROUPS_PER_OFFSET_FETCH, 1]);
+    const all = await fetcher.fetchMany(names);
+    assert.equal(all.offsets.size, names.length);
+    assert.equal(all.offsets.get('g1000')[0].offset, 7n);
   });
 });
