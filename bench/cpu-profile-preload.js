@@ -38,16 +38,7 @@ if (dir) {
         session.post('HeapProfiler.stopSampling', (e2, r2) => {
           if (!e2) fs.writeFileSync(path.join(dir, `${n}.heapprofile`), JSON.stringify(r2.profile));
         });
-      // BENCH_NR_HEAP_SNAPSHOT=1: a heap snapshot at the end of the steady-state window too (what holds the memory),
-      // with process.memoryUsage() and the V8 heap spaces before it and after it (the snapshot runs a full GC first,
-      // so before - after = garbage not yet collected, i.e. heap headroom from allocation bursts).
-      if (n === 1 && process.env.BENCH_NR_HEAP_SNAPSHOT === '1') {
-        const v8 = require('node:v8');
-        const mem = () => ({ ...process.memoryUsage(), spaces: Object.fromEntries(v8.getHeapSpaceStatistics().map((s) => [s.space_name, { size: s.space_size, used: s.space_used_size }])) });
-        const before = mem();
-        v8.writeHeapSnapshot(path.join(dir, 'steady.heapsnapshot'));
-        fs.writeFileSync(path.join(dir, 'steady.memory.json'), JSON.stringify({ before, afterSnapshotGc: mem() }, null, 2));
-      }
+      // the heap snapshot at the end of the steady-state window: bench/nr-memory-preload.js
     });
   });
 }

@@ -52,6 +52,9 @@ const S = {
   trace: process.env.BENCH_TRACE || '',
   // a folder: Node-RED runs with --cpu-prof and writes its CPU profile there when it stops
   nrCpuProf: process.env.BENCH_NR_CPU_PROF || '',
+  // a folder: Node-RED's memory figures every 2 s (bench/nr-memory-preload.js) as n<N>-<variant>/memory.jsonl,
+  // and with BENCH_NR_HEAP_SNAPSHOT=1 its heap snapshot at the end of the steady window (default: BENCH_NR_CPU_PROF, else a temporary folder)
+  nrMemoryDir: process.env.BENCH_NR_MEMORY_DIR || process.env.BENCH_NR_CPU_PROF || path.join(os.tmpdir(), `kafka-mm2-bench-freshness-${process.pid}`),
 };
 const KAFKA_VERSION = process.env.KAFKA_VERSION || DEFAULT_KAFKA_VERSION;
 const TOPIC = 'bench-fresh';
@@ -233,17 +236,20 @@ async function runOne(N, variant) {
     }
 
     progress('  Node-RED with examples/checkpoints-beside-mm2.json (intervals 1 s, groups ours-.*)');
+    const memoryFile = path.resolve(S.nrMemoryDir, `n${N}-${variant}`, 'memory.jsonl');
+    fs.rmSync(memoryFile, { force: true });
+    const preloads = [path.join(__dirname, 'nr-memory-preload.js'), ...(S.nrCpuProf ? [path.join(__dirname, 'cpu-profile-preload.js')] : [])];
     const nr = await startNodeRed({ quiet: true, logLevel: S.trace ? 'info' : 'warn', flows: benchFlow(clusters, variant),
-      ...(S.nrCpuProf ? { env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${path.join(__dirname, 'cpu-profile-preload.js')}`.trim(), BENCH_CPU_PROF_DIR: path.resolve(S.nrCpuProf, `n${N}-${variant}`) } } : {}) });
+      env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${preloads.map((f) => `--require ${f}`).join(' ')}`.trim(), BENCH_NR_MEMORY_FILE: memoryFile,
+        ...(S.nrCpuProf ? { BENCH_CPU_PROF_DIR: path.resolve(S.nrCpuProf, `n${N}-${variant}`) } : {}) } });
     // our nodes must have loaded (a build running while Node-RED starts leaves them missing): fail now, not after the steady-state timeout
     const loadErrors = ((await nr.request('GET', '/nodes', undefined, { Accept: 'application/json' })).json ?? [])
       .filter((m) => m.module === '@kafka-mm2/node-red' && m.err)
       .map((m) => `${m.name}: ${String(m.err).split('\n')[0]}`);
     if (loadErrors.length > 0) throw new Error(`our nodes did not load in Node-RED: ${loadErrors.join('; ')}`);
-    /** BENCH_NR_CPU_PROF: start / stop (and write) Node-RED's CPU profile; 1.cpuprofile = steady state, 2 = sampling. */
-    const toggleProfile = () => {
-      if (S.nrCpuProf) process.kill(nr.process.pid, 'SIGWINCH');
-    };
+    /** SIGWINCH: BENCH_NR_CPU_PROF starts / stops (and writes) Node-RED's CPU profile (1.cpuprofile = steady state, 2 = sampling);
+     * the second one (end of the steady window) takes the heap snapshot with BENCH_NR_HEAP_SNAPSHOT=1 (bench/nr-memory-preload.js). */
+    const toggleProfile = () => process.kill(nr.process.pid, 'SIGWINCH');
     let closeTimedOut = false;
     later('Node-RED', async () => {
       await nr.stop();
@@ -333,8 +339,14 @@ async function runOne(N, variant) {
     const allSeen = (s) => sides.every((x) => s.seen[x] !== undefined);
     progress(`  steady state: CPU and RSS over ${S.steadySeconds} s`);
     toggleProfile();
+    const windowFrom = Date.now();
     row.steady = await measureProcesses(pids, S.steadySeconds);
+    const windowTo = Date.now();
     toggleProfile();
+    row.nrMemory = memoryOver(memoryFile, windowFrom, windowTo);
+    progress(`  Node-RED RSS over the window max ${fmtMiB(row.steady.nodeRed.rssMaxKb)} median ${fmtMiB(row.steady.nodeRed.rssMedianKb)} min ${fmtMiB(row.steady.nodeRed.rssMinKb)} last ${fmtMiB(row.steady.nodeRed.rssKb)}` +
+      (row.nrMemory ? `; ${row.nrMemory.text}` : ''));
+    if (process.env.BENCH_NR_HEAP_SNAPSHOT === '1') progress(`  heap snapshot: ${path.join(path.dirname(memoryFile), 'steady.heapsnapshot')} (node bench/heap-snapshot-summary.js FILE)`);
 
     // Samples: a random twin pair's random partition moved to a newer settled sync, both twins at once.
     progress(`  ${S.samples} sampled commits, one every ${S.sampleEveryMs} ms, target polled every ${S.pollMs} ms`);
@@ -475,6 +487,39 @@ async function runOne(N, variant) {
 
 // ---- report -----------------------------------------------------------------------------------
 
+/** VmRSS over the steady window: max / median / last */
+const rssOver = (p) => `${fmtMiB(p.rssMaxKb)} / ${fmtMiB(p.rssMedianKb)} / ${fmtMiB(p.rssKb)}`;
+
+/** Node-RED's own figures (bench/nr-memory-preload.js) over [from, to] epoch ms: max and median of each, MiB. */
+function memoryOver(file, from, to) {
+  let rows;
+  try {
+    rows = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((x) => x.t >= from && x.t <= to);
+  } catch {
+    return undefined;
+  }
+  if (rows.length === 0) return undefined;
+  const MiB = 2 ** 20;
+  const stat = (f) => {
+    const v = rows.map(f).filter(Number.isFinite).sort((a, b) => a - b);
+    return { max: v[v.length - 1] / MiB, median: percentile(v, 0.5) / MiB, last: f(rows[rows.length - 1]) / MiB };
+  };
+  const out = {
+    samples: rows.length, rss: stat((x) => x.rss), heapTotal: stat((x) => x.heapTotal), heapUsed: stat((x) => x.heapUsed), external: stat((x) => x.external),
+    arrayBuffers: stat((x) => x.arrayBuffers), oldSize: stat((x) => x.old?.size), oldUsed: stat((x) => x.old?.used), loSize: stat((x) => x.lo?.size), newSize: stat((x) => x.new?.size),
+  };
+  // what old space and large objects gained between readings, summed (a full GC in between counts as 0): what was promoted, roughly
+  let grown = 0;
+  for (let i = 1; i < rows.length; i++) grown += Math.max(0, (rows[i].old?.used ?? 0) + (rows[i].lo?.used ?? 0) - (rows[i - 1].old?.used ?? 0) - (rows[i - 1].lo?.used ?? 0));
+  out.oldGrownMiB = grown / MiB;
+  out.oldGrownMiBPerS = grown / MiB / Math.max(1, (rows[rows.length - 1].t - rows[0].t) / 1000);
+  const f = (s) => `${s.max.toFixed(0)}/${s.median.toFixed(0)}`;
+  out.text = `MiB max/median of ${rows.length} readings: rss ${f(out.rss)}, heapTotal ${f(out.heapTotal)}, heapUsed ${f(out.heapUsed)}, old space ${f(out.oldSize)} (used ${f(out.oldUsed)}), ` +
+    `large objects ${f(out.loSize)}, new space ${f(out.newSize)}, external ${f(out.external)} (arrayBuffers ${f(out.arrayBuffers)}); ` +
+    `old space and large objects grew by ${out.oldGrownMiB.toFixed(0)} MiB (${out.oldGrownMiBPerS.toFixed(2)} MiB/s: promoted, roughly)`;
+  return out;
+}
+
 function report(notes) {
   const env = `Kafka ${KAFKA_VERSION} (single-node KRaft, two clusters on this host), MM2 ${KAFKA_VERSION} dedicated mode, kafkajs 2.2.4, Node.js ${process.version}, ${os.cpus().length} cores (${cpuModel()}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${new Date().toISOString().slice(0, 10)}`;
   process.stdout.write(`\n=== commit on source -> translated offset visible on target: ours (Node-RED) vs MM2 ===\n${env}\n`);
@@ -489,10 +534,10 @@ function report(notes) {
     done.map((r) => [label(r), fmtS(r.ours.p50), fmtS(r.ours.p99), fmtS(r.ours.max), m(r, (x) => fmtS(x.p50)), m(r, (x) => fmtS(x.p99)), m(r, (x) => fmtS(x.max)), m(r, (x) => ratio(r.ours.p50, x.p50)), m(r, (x) => ratio(r.ours.p99, x.p99)), `${r.ours.timedOut}/${m(r, (x) => x.timedOut)}`]),
   );
   printTable(
-    `processes at steady state (${S.steadySeconds} s window, nothing committed) and while sampling; CPU s/min from /proc/<pid>/stat, RSS = VmRSS`,
+    `processes at steady state (${S.steadySeconds} s window, nothing committed) and while sampling; CPU s/min from /proc/<pid>/stat, RSS = VmRSS read every 1 s over the window: max / median / last`,
     ['groups', 'Node-RED CPU s/min', 'RSS', 'MM2 CPU s/min', 'RSS', 'CPU ours/MM2', 'sampling: Node-RED CPU', 'MM2 CPU', 'setup commits', 'all visible ours', 'MM2', 'run'],
     done.map((r) => [
-      label(r), cpu(r, 'nodeRed'), fmtMiB(r.steady.nodeRed.rssKb), cpu(r, 'mm2'), fmtMiB(r.steady.mm2.rssKb), (r.variant === 'alone' ? '-' : ratio(r.steady.nodeRed.cpuPerMin, r.steady.mm2.cpuPerMin)),
+      label(r), cpu(r, 'nodeRed'), rssOver(r.steady.nodeRed), cpu(r, 'mm2'), rssOver(r.steady.mm2), (r.variant === 'alone' ? '-' : ratio(r.steady.nodeRed.cpuPerMin, r.steady.mm2.cpuPerMin)),
       r.sampling.nodeRed.cpuPerMin.toFixed(1), r.sampling.mm2.cpuPerMin.toFixed(1), fmtS(r.setupCommitMs), fmtS(r.allVisibleMs.ours), fmtS(r.allVisibleMs.mm2), `${fmtInt(r.wallS)} s`,
     ]),
   );
@@ -507,6 +552,7 @@ function report(notes) {
       if (r.lastSeen) part.push(`last seen: Node-RED VmRSS ${fmtMiB(r.lastSeen.nodeRed)}, MM2 VmRSS ${fmtMiB(r.lastSeen.mm2)}`);
       if (part.length > 0) process.stdout.write(`    before it failed: ${part.join('; ')}\n`);
     }
+    if (r.nrMemory) process.stdout.write(`    Node-RED over the steady window: ${r.nrMemory.text}\n`);
     if (r.closeTimedOut) process.stdout.write('    Node-RED logged "Close timed out" when stopped\n');
     if (r.mm2NotSteady) process.stdout.write(`    MM2 reached no steady state: ${fmtInt(r.mm2NotSteady)} of its groups were not on the target after ${S.steadyTimeoutS} s (BENCH_STEADY_TIMEOUT_S); ours was sampled alone, MM2's CPU and RSS are those of it still catching up\n`);
     if (r.skipped) process.stdout.write(`    ${r.skipped} sample ticks found no pair to move (no newer settled sync)\n`);
@@ -516,11 +562,11 @@ function report(notes) {
 
   const md = [];
   md.push(`Measured with \`npm run bench:freshness\` on ${env}; every interval 1 s on both sides; ${S.samples} sampled commits per row.`, '');
-  md.push('| groups × partitions | ours p50 | ours p99 | ours max | MM2 p50 | MM2 p99 | MM2 max | p99 ours/MM2 | Node-RED CPU s/min | MM2 CPU s/min | CPU ours/MM2 | Node-RED RSS | MM2 RSS |');
+  md.push('| groups × partitions | ours p50 | ours p99 | ours max | MM2 p50 | MM2 p99 | MM2 max | p99 ours/MM2 | Node-RED CPU s/min | MM2 CPU s/min | CPU ours/MM2 | Node-RED RSS max / median / last | MM2 RSS max / median / last |');
   md.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of done) {
     md.push(`| ${label(r)} | ${fmtS(r.ours.p50)} | ${fmtS(r.ours.p99)} | ${fmtS(r.ours.max)} | ${m(r, (x) => fmtS(x.p50))} | ${m(r, (x) => fmtS(x.p99))} | ${m(r, (x) => fmtS(x.max))} | ${m(r, (x) => ratio(r.ours.p99, x.p99))} | ` +
-      `${cpu(r, 'nodeRed')} | ${cpu(r, 'mm2')} | ${(r.variant === 'alone' ? '-' : ratio(r.steady.nodeRed.cpuPerMin, r.steady.mm2.cpuPerMin))} | ${fmtMiB(r.steady.nodeRed.rssKb)} | ${fmtMiB(r.steady.mm2.rssKb)} |`);
+      `${cpu(r, 'nodeRed')} | ${cpu(r, 'mm2')} | ${(r.variant === 'alone' ? '-' : ratio(r.steady.nodeRed.cpuPerMin, r.steady.mm2.cpuPerMin))} | ${rssOver(r.steady.nodeRed)} | ${rssOver(r.steady.mm2)} |`);
   }
   for (const n of notes) md.push('', n);
   process.stdout.write(`\n--- markdown ---\n${md.join('\n')}\n--- end ---\n`);

@@ -151,13 +151,37 @@ function cpuSeconds(pid) {
 }
 
 /** CPU seconds per minute and the RSS at the end, of each pid, over `seconds`. */
-async function measureProcesses(pids, seconds) {
+/**
+ * CPU per minute of each process over `seconds`, and its VmRSS read every `everyMs` over the window:
+ * rssKb = the last reading (at the end), rssMaxKb, rssMedianKb, rssMinKb (V8's heap swings by
+ * 100-300 MiB between full GCs, so one reading says little).
+ */
+async function measureProcesses(pids, seconds, everyMs = 1000) {
   const c0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
+  const rss = Object.fromEntries(Object.keys(pids).map((k) => [k, []]));
+  const read = () => {
+    for (const [k, pid] of Object.entries(pids)) {
+      try {
+        rss[k].push(procStatus(pid).rssKb);
+      } catch {
+        /* exited: the caller finds out */
+      }
+    }
+  };
   const t = performance.now();
-  await sleep(seconds * 1000);
+  read();
+  for (const end = t + seconds * 1000; performance.now() + everyMs < end; ) {
+    await sleep(everyMs);
+    read();
+  }
+  await sleep(Math.max(0, t + seconds * 1000 - performance.now()));
   const s = (performance.now() - t) / 1000;
   const out = {};
-  for (const [k, pid] of Object.entries(pids)) out[k] = { cpuPerMin: ((cpuSeconds(pid) - c0[k]) / s) * 60, rssKb: procStatus(pid).rssKb };
+  for (const [k, pid] of Object.entries(pids)) {
+    const last = procStatus(pid).rssKb;
+    const all = [...rss[k], last].sort((a, b) => a - b);
+    out[k] = { cpuPerMin: ((cpuSeconds(pid) - c0[k]) / s) * 60, rssKb: last, rssMaxKb: all[all.length - 1], rssMedianKb: percentile(all, 0.5), rssMinKb: all[0], rssSamples: all.length };
+  }
   return out;
 }
 

@@ -150,6 +150,14 @@ export class CheckpointEmitter {
     return this.o.shares === undefined || this.o.shares.owns(group);
   }
 
+  /** A full cycle's groups: those selected it owns; owning every group, the selected list itself (never changed in place), not a copy per cycle that lived across its awaits into old space. */
+  private fullCycleGroups(): string[] {
+    const selected = this.selected ?? [];
+    const shares = this.o.shares;
+    if (shares === undefined || shares.ownsEvery?.() === true) return selected;
+    return selected.filter((g) => shares.owns(g));
+  }
+
   /** How many groups the flow has (every instance's; null: not discovered yet). */
   get groupsDiscovered(): number | null {
     return this.discoveredList?.length ?? null;
@@ -473,7 +481,7 @@ export class CheckpointEmitter {
     let fullRead: { groups: readonly string[]; ts: number } | null = null;
     let partialTs = 0;
     if (full) {
-      groups = this.o.shares ? (this.selected ?? []).filter((g) => this.owns(g)) : [...(this.selected ?? [])];
+      groups = this.fullCycleGroups();
       const ts = this.now();
       listedAt = ts;
       // the target's groups are listed alongside the source's offsets
@@ -493,10 +501,8 @@ export class CheckpointEmitter {
       const firstSeen = firstSeenCandidates(only, selected, (g) => this.sourceOffsets.offsetsOf(g), this.o.groupFilter, this.o.topicFilter).filter((g) => this.owns(g));
       const listedNow = firstSeen.length > 0 ? await this.listing.mm2Lists(firstSeen) : new Set<string>();
       const { covered, added } = partialCycleCoverage(only, selected, listedNow);
-      if (added.length > 0) {
-        (this.selected as string[]).push(...added);
-        this.selected?.sort();
-      }
+      // a new list (copy on write): a full cycle under way goes on with the list it took, the same array when it owns every group
+      if (added.length > 0) this.selected = [...(this.selected ?? []), ...added].sort();
       for (const { group, parts } of covered) {
         if (!this.owns(group)) continue; // its share moved away (the rediscovery drops it)
         groups.push(group);

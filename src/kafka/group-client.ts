@@ -190,8 +190,11 @@ export abstract class InternalClusterClient {
             if (this.closed) throw new Error('the group client is closed');
             this.requests.FindCoordinator++;
             const res = await this.send(broker, flexibleRequest('FindCoordinator', 4, encodeFindCoordinatorV4(chunk), decodeFindCoordinatorV4));
+            // remembered under the caller's string, not the copy decoded from the answer: a cache of
+            // 10,000-30,000 groups per client kept its own copy of every name (3 clients: 96 B per group)
+            const asked = new Map(chunk.map((g) => [g, g]));
             for (const c of res.coordinators) {
-              if (c.errorCode === 0) this.remember(c.key, c.nodeId);
+              if (c.errorCode === 0) this.remember(asked.get(c.key) ?? c.key, c.nodeId);
               else if (attempt < 4 && COORDINATOR_MOVED.has(errorType(c.errorCode))) again.push(c.key);
               else failed.set(c.key, protocolError(c.errorCode, 'FindCoordinator', c.errorMessage).message);
             }
@@ -370,6 +373,20 @@ export class GroupOffsetFetcher extends InternalClusterClient {
    */
   async fetchMany(groups: readonly string[], onBatch?: (answered: ReadonlyMap<string, CommittedOffset[]>) => void): Promise<{ offsets: Map<string, CommittedOffset[]>; failed: Map<string, string> }> {
     const offsets = new Map<string, CommittedOffset[]>();
+    const { failed } = await this.fetchEach(groups, (answer) => {
+      for (const [g, list] of answer) offsets.set(g, list);
+      onBatch?.(answer);
+    });
+    return { offsets, failed };
+  }
+
+  /**
+   * As {@link fetchMany}, each request's answer handed to `each` as it arrives (group -> its
+   * offsets), so that a caller that folds it into its own state holds no read's worth of objects
+   * across the read's awaits (100,000 offsets at 10,000 groups x 10 partitions were promoted to
+   * V8's old space at every full read, 40-45 MiB a minute of Node-RED's RSS until a full GC).
+   */
+  async fetchEach(groups: readonly string[], each: (answer: ReadonlyMap<string, CommittedOffset[]>) => void): Promise<{ failed: Map<string, string> }> {
     const failed = new Map<string, string>();
     const cluster = await this.connected();
     let pending = [...new Set(groups)];
@@ -397,16 +414,14 @@ export class GroupOffsetFetcher extends InternalClusterClient {
           if (!speaks(broker, API_KEYS.OffsetFetch, 8)) {
             await mapLimit(list, PER_GROUP_CONCURRENCY, async (g) => {
               try {
-                const list = await this.fetch(g);
-                offsets.set(g, list);
-                onBatch?.(new Map([[g, list]]));
+                each(new Map([[g, await this.fetch(g)]]));
               } catch (e) {
                 failed.set(g, explainKafkaError(e));
               }
             });
             return;
           }
-          await Promise.all(chunked(list, GROUPS_PER_OFFSET_FETCH).map((chunk) => this.fetchChunk(broker, chunk, offsets, failed, moved, onBatch)));
+          await Promise.all(chunked(list, GROUPS_PER_OFFSET_FETCH).map((chunk) => this.fetchChunk(broker, chunk, each, failed, moved)));
         }),
       );
       pending = retry;
@@ -418,16 +433,15 @@ export class GroupOffsetFetcher extends InternalClusterClient {
         await sleep(200 * (attempt + 1));
       }
     }
-    return { offsets, failed };
+    return { failed };
   }
 
   private async fetchChunk(
     broker: InternalBroker,
     chunk: string[],
-    offsets: Map<string, CommittedOffset[]>,
+    each: (answer: ReadonlyMap<string, CommittedOffset[]>) => void,
     failed: Map<string, string>,
     moved: (g: string, type: string, reason: string) => void,
-    onBatch?: (answered: ReadonlyMap<string, CommittedOffset[]>) => void,
   ): Promise<void> {
     if (this.closed) {
       for (const g of chunk) failed.set(g, 'the group client is closed');
@@ -443,30 +457,30 @@ export class GroupOffsetFetcher extends InternalClusterClient {
       return;
     }
     const answered = new Set<string>();
-    const batch = onBatch === undefined ? null : new Map<string, CommittedOffset[]>();
+    const offsets = new Map<string, CommittedOffset[]>();
+    // the answer keyed by the caller's string (what the callers keep as keys), not the copy decoded from the response
+    const asked = new Map(chunk.map((g) => [g, g]));
     for (const gr of res.groups) {
-      answered.add(gr.groupId);
+      const group = asked.get(gr.groupId) ?? gr.groupId;
+      answered.add(group);
       if (gr.errorCode !== 0) {
-        const err = protocolError(gr.errorCode, `OffsetFetch of group '${gr.groupId}'`);
-        moved(gr.groupId, err.type, err.message);
+        const err = protocolError(gr.errorCode, `OffsetFetch of group '${group}'`);
+        moved(group, err.type, err.message);
         continue;
       }
       const list: CommittedOffset[] = [];
       let partitionError: Error | null = null;
       for (const t of gr.topics) {
         for (const p of t.partitions) {
-          if (p.errorCode !== 0) partitionError = protocolError(p.errorCode, `OffsetFetch of group '${gr.groupId}', ${t.topic}-${p.partition}`);
+          if (p.errorCode !== 0) partitionError = protocolError(p.errorCode, `OffsetFetch of group '${group}', ${t.topic}-${p.partition}`);
           else list.push(committedOffset(t.topic, p.partition, p.offset, p.metadata));
         }
       }
-      if (partitionError) failed.set(gr.groupId, partitionError.message);
-      else {
-        offsets.set(gr.groupId, list);
-        batch?.set(gr.groupId, list);
-      }
+      if (partitionError) failed.set(group, partitionError.message);
+      else offsets.set(group, list);
     }
     for (const g of chunk) if (!answered.has(g)) failed.set(g, `the coordinator did not answer for group '${g}'`);
-    if (batch !== null && batch.size > 0) onBatch!(batch);
+    if (offsets.size > 0) each(offsets);
   }
 }
 

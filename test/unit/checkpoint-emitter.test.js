@@ -562,3 +562,51 @@ describe('CheckpointEmitter: while __consumer_offsets is followed, the source of
     await e.stop();
   });
 });
+
+describe("CheckpointEmitter: a full cycle's groups (issue 24, Node-RED's RSS)", function () {
+  const offsets = (offset) => [{ topic: 't', partition: 0, offset, metadata: '' }];
+  /** a GroupOwner that owns `owned` (every group when `every`) */
+  const owner = (every, owned) => ({
+    ready: async () => undefined,
+    owns: (g) => every || owned.includes(g),
+    ownsEvery: () => every,
+    writable: () => true,
+    offsetsPartitions: () => null,
+    subscribe: () => () => undefined,
+  });
+  const ready = async (extra) => {
+    const source = memoryConnection('source', { groups: { g1: offsets(5n), g2: offsets(5n) } });
+    const e = newEmitter(source, memoryConnection('target'), extra);
+    await e.start();
+    e.handleSyncEvent({ event: 'syncs', syncs: [{ topic: 't', partition: 0, upstreamOffset: 5n, downstreamOffset: 3n }] });
+    e.handleSyncEvent({ event: 'loaded' });
+    return { e, source };
+  };
+
+  for (const [name, extra] of [['without shares', {}], ['owning every group of a share', { shares: owner(true, []) }]]) {
+    it(`${name}: every full cycle goes over the selected list itself, not a copy made per cycle (10,000-30,000 names alive across the cycle's awaits)`, async function () {
+      const { e } = await ready(extra);
+      const a = await e.cycle();
+      const b = await e.cycle();
+      assert.deepEqual(a.groups, ['g1', 'g2']);
+      assert.equal(b.groups, a.groups, 'the same list');
+      assert.deepEqual(a.written.map(brief), [['g1', 'source.t', 0, 5n, 3n], ['g2', 'source.t', 0, 5n, 3n]]);
+    });
+  }
+
+  it('owning a part of the groups: only those; a list handed out never changes when the selection does', async function () {
+    const { e } = await ready({ shares: owner(false, ['g2', 'g3']) });
+    assert.deepEqual((await e.cycle()).groups, ['g2']);
+
+    const groups = { g1: offsets(5n), g2: offsets(5n) };
+    const all = newEmitter(memoryConnection('source', { groups }), memoryConnection('target'));
+    await all.start();
+    all.handleSyncEvent({ event: 'syncs', syncs: [{ topic: 't', partition: 0, upstreamOffset: 5n, downstreamOffset: 3n }] });
+    all.handleSyncEvent({ event: 'loaded' });
+    const before = await all.cycle();
+    groups.g0 = offsets(5n); // a group appears on the source: the next discovery selects it
+    const after = await all.cycle({ refreshGroups: true });
+    assert.deepEqual(after.groups, ['g0', 'g1', 'g2']);
+    assert.deepEqual(before.groups, ['g1', 'g2'], 'the earlier cycle keeps its list');
+  });
+});

@@ -193,3 +193,73 @@ describe('GroupOffsetFetcher.fetchMany (errors per group)', function () {
     assert.equal(sent.OffsetFetch, 5);
   });
 });
+
+describe('GroupOffsetFetcher: coordinators remembered (issue 24)', function () {
+  /** A fetcher over a stand-in broker that answers every group (in reverse order), offset 7 on t-0. */
+  function echoFetcher() {
+    const { GroupOffsetFetcher } = require('../../dist/kafka/group-client');
+    const sent = { FindCoordinator: 0, OffsetFetch: 0 };
+    const broker = {
+      nodeId: 1,
+      versions: { 9: { minVersion: 0, maxVersion: 9 }, 10: { minVersion: 0, maxVersion: 6 } },
+      disconnect: async () => undefined,
+      connectionPool: {
+        send: async (req) => {
+          const body = (await req.request.encode()).buffer.subarray(1);
+          const r = new StructReader(body);
+          const w = new StructWriter().writeEmptyTaggedFields().writeInt32(0);
+          if (req.request.apiKey === 10) {
+            sent.FindCoordinator++;
+            r.readInt8();
+            const keys = r.readCompactArray((x) => x.readCompactString()).reverse(); // answered in another order
+            w.writeCompactArray(keys, (x, k) => x.writeCompactString(k).writeInt32(1).writeCompactString('h').writeInt32(1).writeInt16(0).writeCompactNullableString(null).writeEmptyTaggedFields());
+          } else {
+            sent.OffsetFetch++;
+            const groups = r.readCompactArray((x) => {
+              const g = x.readCompactString();
+              x.readCompactArray(() => undefined);
+              x.skipTaggedFields();
+              return g;
+            }).reverse();
+            w.writeCompactArray(groups, (x, g) => {
+              x.writeCompactString(g).writeCompactArray([0], (y) => {
+                y.writeCompactString('t').writeCompactArray([0], (z) => z.writeInt32(0).writeInt64(7n).writeInt32(-1).writeCompactNullableString('').writeInt16(0).writeEmptyTaggedFields()).writeEmptyTaggedFields();
+              });
+              x.writeInt16(0).writeEmptyTaggedFields();
+            });
+          }
+          return req.response.parse(await req.response.decode(w.writeEmptyTaggedFields().toBuffer()));
+        },
+      },
+    };
+    const cluster = { brokerPool: { brokers: { 1: broker } }, findBroker: async () => broker, refreshMetadata: async () => undefined };
+    const fetcher = new GroupOffsetFetcher(/** @type {any} */ ({}));
+    /** @type {any} */ (fetcher).connected = async () => cluster;
+    return { fetcher, sent };
+  }
+
+  it("a group's coordinator found once is remembered for the next reads; the answer is keyed by the names asked", async () => {
+    const { fetcher, sent } = echoFetcher();
+    const names = ['a', 'b', 'c'];
+    const first = await fetcher.fetchMany(names);
+    assert.deepEqual([...first.offsets.keys()].sort(), names);
+    assert.deepEqual(first.failed, new Map());
+    const again = await fetcher.fetchMany(names);
+    assert.deepEqual([...again.offsets.keys()].sort(), names);
+    assert.equal(again.offsets.get('b')[0].offset, 7n);
+    assert.deepEqual(sent, { FindCoordinator: 1, OffsetFetch: 2 }, 'the coordinators were remembered');
+  });
+
+  it('fetchEach hands over each request\'s answer as it comes (GROUPS_PER_OFFSET_FETCH groups each); fetchMany gives them all at once', async () => {
+    const { GROUPS_PER_OFFSET_FETCH } = require('../../dist/kafka/group-client');
+    const { fetcher } = echoFetcher();
+    const names = Array.from({ length: 2 * GROUPS_PER_OFFSET_FETCH + 1 }, (_, i) => `g${i}`);
+    const answers = [];
+    const { failed } = await fetcher.fetchEach(names, (answer) => answers.push(answer.size));
+    assert.deepEqual(failed, new Map());
+    assert.deepEqual(answers.sort((a, b) => b - a), [GROUPS_PER_OFFSET_FETCH, GROUPS_PER_OFFSET_FETCH, 1]);
+    const all = await fetcher.fetchMany(names);
+    assert.equal(all.offsets.size, names.length);
+    assert.equal(all.offsets.get('g1000')[0].offset, 7n);
+  });
+});

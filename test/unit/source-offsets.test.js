@@ -114,3 +114,44 @@ describe('SourceOffsets: full reads and the stream', () => {
     assert.deepEqual(view(f.so.offsetsOf('g')), ['t-0@20', 't-1@40']);
   });
 });
+
+describe('SourceOffsets: a full read folded in answer by answer (fetchEach, issue 24)', () => {
+  /** A fetcher handing each answer over as the test gives it, as GroupOffsetFetcher.fetchEach does per request. */
+  function eachFetcher() {
+    const calls = [];
+    return {
+      calls,
+      fetchMany() {
+        throw new Error('fetchEach is used');
+      },
+      fetchEach(groups, each) {
+        return new Promise((resolve) => calls.push({ groups, each: (offsets) => each(new Map(Object.entries(offsets))), done: () => resolve({ failed: new Map() }) }));
+      },
+    };
+  }
+
+  it('each answer is kept as it arrives; what the stream changed since the read began stands against every later answer', async () => {
+    const fetcher = eachFetcher();
+    const f = await following(fetcher);
+    f.batch({ changes: [{ group: 'g', ...off('t', 0, 5) }, { group: 'h', ...off('t', 0, 5) }, { group: 'k', ...off('t', 0, 5) }] });
+    const read = f.so.readAll(['g', 'h', 'k']);
+    await settle();
+    // streamed before the first answer (h) and between the answers (k)
+    f.batch({ changes: [{ group: 'h', topic: 't', partition: 0, offset: 20n }] });
+    fetcher.calls[0].each({ g: [off('t', 0, 9), off('t', 1, 3)] });
+    assert.deepEqual(view(f.so.offsetsOf('g')), ['t-0@9', 't-1@3'], 'kept before the read ends');
+    f.batch({ changes: [{ group: 'k', topic: 't', partition: 0, offset: 30n }] });
+    fetcher.calls[0].each({ h: [off('t', 0, 10)], k: [off('t', 0, 11), off('t', 2, 4)] });
+    fetcher.calls[0].done();
+    await read;
+    assert.deepEqual(view(f.so.offsetsOf('h')), ['t-0@20'], 'the commit streamed before the first answer stands');
+    assert.deepEqual(view(f.so.offsetsOf('k')), ['t-0@30', 't-2@4'], 'the commit streamed between answers stands; the partition it did not touch takes the read');
+    // the read is over: a later commit and a later read behave as before
+    const again = f.so.readAll(['h']);
+    await settle();
+    fetcher.calls[1].each({ h: [off('t', 0, 40)] });
+    fetcher.calls[1].done();
+    await again;
+    assert.deepEqual(view(f.so.offsetsOf('h')), ['t-0@40']);
+  });
+});
