@@ -52,8 +52,9 @@ export class KeptRows {
   private base: bigint | undefined;
   /** The exact positions of the escaped rows (more than 2^31 - 1 from `base`): rare. */
   private far = new Map<number, bigint>();
-  /** Rows that follow. */
+  /** Rows that follow, and a bound at or below every follower's position (undefined: not known): a new sync at or below it settles none, no pass. */
   private following = 0;
+  private followLow: bigint | undefined;
   /** The lowest position, when known (`lowKnown`): kept while no row that may hold it moves up or goes. */
   private low: bigint | undefined;
   private lowKnown = true;
@@ -120,6 +121,7 @@ export class KeptRows {
     }
     this.writePosition(r, position);
     this.keep(r, follows ? undefined : sync);
+    if (follows && this.followLow !== undefined && position < this.followLow) this.followLow = position;
   }
 
   /** Stops tracking `group`. */
@@ -170,6 +172,7 @@ export class KeptRows {
     this.base = undefined;
     this.far = new Map();
     this.following = 0;
+    this.followLow = undefined;
     this.low = undefined;
     this.lowKnown = true;
     this.syncs = [];
@@ -196,14 +199,25 @@ export class KeptRows {
   /** The followers below `upstream` stop following: they keep `previous` (the newest sync below the new one). */
   settleBelow(upstream: bigint, previous: OffsetSync): void {
     if (this.following === 0 || this.base === undefined) return;
+    if (this.followLow !== undefined && upstream <= this.followLow) return; // every follower at or above it
     // rows in the column below `upstream`: a distance below `d` (every one when d is past the column's range, none when below it)
     const d = upstream - this.base;
     const limit = d > WIDE ? Infinity : d < -WIDE ? -Infinity : Number(d);
+    // the lowest of the followers that stay, for the next sync
+    let m = Infinity;
+    let farLow: bigint | undefined;
     for (let r = 0; r < this.used; r++) {
       if (this.syncNo[r] !== FOLLOWS) continue;
       const x = this.rel[r];
-      if (x === ESCAPED ? (this.far.get(r) as bigint) < upstream : x < limit) this.keep(r, previous);
+      if (x === ESCAPED) {
+        const p = this.far.get(r) as bigint;
+        if (p < upstream) this.keep(r, previous);
+        else if (farLow === undefined || p < farLow) farLow = p;
+      } else if (x < limit) this.keep(r, previous);
+      else if (x < m) m = x;
     }
+    const low = m === Infinity ? undefined : this.base + BigInt(m);
+    this.followLow = farLow === undefined || (low !== undefined && low < farLow) ? low : farLow;
   }
 
   // -------------------------------------------------------------------------------------------
