@@ -113,7 +113,8 @@ function memoryCluster({ role, groups, parts, latency = [0, 0], seed = 1, initia
   let listing = null;
   let listingCount = -1;
   // the group client's listing map is made by the product's GroupListingKeeper (kafka/group-client)
-  let keeper = new GroupListingKeeper();
+  // open: its names shared with the other cluster's listing, as the group clients' keepers are (core/listed-groups)
+  let keeper = new GroupListingKeeper().open();
   let listingInFlight = null;
   const onCommit = [];
   let stream = null;
@@ -241,7 +242,8 @@ function memoryCluster({ role, groups, parts, latency = [0, 0], seed = 1, initia
     /** Forgets the cached group listing (the memory bench counts it with the listings). */
     dropListing() {
       listing = null;
-      keeper = new GroupListingKeeper();
+      keeper.close();
+      keeper = new GroupListingKeeper().open();
     },
     committed,
     namer,

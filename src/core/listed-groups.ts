@@ -155,14 +155,14 @@ export class GroupListing implements ReadonlyMap<string, ListedGroupState> {
     return true;
   }
 
-  /** The listing of these groups (one broker's answer); names this one holds are its strings (one copy of a name kept). */
-  static of(groups: ReadonlyArray<ListedGroup>, like?: GroupListing): GroupListing {
+  /** The listing of these groups (one broker's answer); names `like` holds (else `elsewhere` gives) are those strings (one copy of a name kept). */
+  static of(groups: ReadonlyArray<ListedGroup>, like?: GroupListing, elsewhere?: (name: string) => string): GroupListing {
     const names = new Array<string>(groups.length);
     const states = new Array<ListedGroupState>(groups.length);
     for (let i = 0; i < groups.length; i++) {
       const g = groups[i];
       const at = like === undefined ? -1 : like.indexOf(g.groupId);
-      names[i] = at < 0 ? g.groupId : (like as GroupListing).names[at];
+      names[i] = at >= 0 ? (like as GroupListing).names[at] : elsewhere !== undefined ? elsewhere(g.groupId) : g.groupId;
       states[i] = stateOf(g.state, g.protocolType, g.type);
     }
     return new GroupListing(names, states);
@@ -184,6 +184,25 @@ export class GroupListing implements ReadonlyMap<string, ListedGroupState> {
 }
 
 const EMPTY = new GroupListing([], []);
+
+/**
+ * The keepers of the clients open now (a few: one per cluster connection): a listing made for one
+ * takes a name's string from another's last listing when it has it, so the source's and the
+ * target's listings of the same groups hold each name once. Bounded; a keeper leaves at `close`.
+ */
+const OPEN_KEEPERS = new Set<GroupListingKeeper>();
+const OPEN_KEEPERS_MAX = 16;
+
+/** The string of `name` some open keeper's last listing holds, or `name` itself. */
+function sharedName(name: string, self: GroupListingKeeper): string {
+  for (const k of OPEN_KEEPERS) {
+    if (k === self) continue;
+    const l = k.last;
+    const i = l.indexOf(name);
+    if (i >= 0) return l.nameAt(i);
+  }
+  return name;
+}
 
 /**
  * Keeps a cluster's listing of group states across ListGroups rounds (called every second at
@@ -211,9 +230,21 @@ export class GroupListingKeeper {
   part(broker: string, fingerprint: string, decode: () => ReadonlyArray<ListedGroup>): GroupListing {
     const had = this.parts.get(broker);
     if (had !== undefined && had.fingerprint === fingerprint) return had.listing;
-    const listing = GroupListing.of(decode(), had?.listing ?? this.lastListing);
+    const listing = GroupListing.of(decode(), had?.listing ?? this.lastListing, (n) => sharedName(n, this));
     this.parts.set(broker, { fingerprint, listing });
     return listing;
+  }
+
+  /** Shares the names of its listings with the other open keepers' (until `close`). */
+  open(): this {
+    if (OPEN_KEEPERS.size < OPEN_KEEPERS_MAX) OPEN_KEEPERS.add(this);
+    return this;
+  }
+
+  /** Its client closed: its parts forgotten, its names no longer shared. */
+  close(): void {
+    OPEN_KEEPERS.delete(this);
+    this.parts.clear();
   }
 
   /** Forgets a broker's kept listing (its answer failed, or it left the cluster). */
@@ -228,7 +259,7 @@ export class GroupListingKeeper {
 
   keep(listed: ReadonlyArray<ReadonlyArray<ListedGroup> | GroupListing>): GroupListing {
     const prev = this.lastListing;
-    const parts = listed.map((l) => (l instanceof GroupListing ? l : GroupListing.of(l, prev)));
+    const parts = listed.map((l) => (l instanceof GroupListing ? l : GroupListing.of(l, prev, (n) => sharedName(n, this))));
     const next = parts.length === 0 ? EMPTY : GroupListing.union(parts);
     if (next.sameAs(prev)) return prev;
     this.lastListing = next;

@@ -307,7 +307,7 @@ export abstract class InternalClusterClient {
   }
 
   /** The listing kept across rounds: the same listing while nothing changed; each broker's part by the digest of its answer. */
-  private readonly listingKeeper = new GroupListingKeeper();
+  private readonly listingKeeper = new GroupListingKeeper().open();
 
   async close(): Promise<void> {
     const c = this.cluster;
@@ -315,7 +315,7 @@ export abstract class InternalClusterClient {
     this.cluster = null;
     this.connecting = null;
     this.coordinators.clear();
-    this.listingKeeper.retainParts([]);
+    this.listingKeeper.close();
     if (c) await c.disconnect();
   }
 }
