@@ -184,9 +184,11 @@ function memoryCluster({ role, groups, parts, latency = [0, 0], seed = 1, initia
               continue;
             }
             const list = [];
+            // one topic name per group and topic, as the response carries it and kafka/group-client.ts decodes it (its partitions share it)
+            const name = fresh(topic);
             for (let p = 0; p < parts; p++) {
               const o = committed[i * parts + p];
-              if (o >= 0n) list.push({ topic: fresh(topic), partition: p, offset: o, metadata: '' });
+              if (o >= 0n) list.push({ topic: name, partition: p, offset: o, metadata: '' });
             }
             offsets.set(g, list);
             batch.set(g, list);
