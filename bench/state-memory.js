@@ -56,7 +56,7 @@ const STEPS = [
   {
     key: 'coverage',
     of: 'emitter',
-    label: 'coverage rows (per group rows of variable-length integers: values, no sentence, no JSON), readiness per group (the translation cache)',
+    label: 'coverage rows (per group rows of variable-length integers: values, no sentence, no JSON), readiness per group, its fields as columns by group number (the translation cache)',
     release: (f) => {
       // the reconcile layout reads a skipped group's rows and summary from it (nothing of its own per group)
       f.emitter.translations = new TranslationCache();
