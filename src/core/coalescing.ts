@@ -144,3 +144,92 @@ export class CoalescingRunner<O, R> {
     return p;
   }
 }
+
+/** What a run request needs of a runner (CoalescingRunner, StagedRunner). */
+export interface CycleRunner<O, R> {
+  readonly busy: boolean;
+  run(opts: O): Promise<R>;
+  idle(): Promise<void>;
+}
+
+/**
+ * A CoalescingRunner whose run makes way for the next one before it ends: the job calls
+ * `release()` once the part that must not overlap is done, and the rest of it goes on beside the
+ * next run (an event's checkpoint cycle: its translation and store update are its own, its write to
+ * the checkpoints topic takes turns with the other writes anyway, so the next event's cycle need
+ * not wait for that write; issue 24 item 4). A job that never calls `release()` is a plain
+ * CoalescingRunner's. Each request resolves (or rejects) with the whole run's result; `busy` and
+ * `idle()` count the runs' ends too.
+ */
+export class StagedRunner<O, R> implements CycleRunner<O, R> {
+  private readonly runner: CoalescingRunner<O, { result: Promise<R> }>;
+  /** Runs that made way and have not ended yet. */
+  private readonly tails = new Set<Promise<unknown>>();
+
+  constructor(job: (opts: O, release: () => void) => Promise<R>, merge: (a: O, b: O) => O) {
+    this.runner = new CoalescingRunner<O, { result: Promise<R> }>((opts) => this.stage(job, opts), merge);
+  }
+
+  /** Whether a run is in progress (also one that made way) or queued. */
+  get busy(): boolean {
+    return this.runner.busy || this.tails.size > 0;
+  }
+
+  run(opts: O): Promise<R> {
+    return this.runner.run(opts).then((h) => h.result);
+  }
+
+  /** Resolves when no run is in progress, queued or ending (errors are ignored). */
+  async idle(): Promise<void> {
+    await this.runner.idle();
+    while (this.tails.size > 0) await Promise.allSettled([...this.tails]);
+  }
+
+  /** One run: resolves (the runner's turn ends) at `release()` or when the job ends, whichever comes first. */
+  private stage(job: (opts: O, release: () => void) => Promise<R>, opts: O): Promise<{ result: Promise<R> }> {
+    return new Promise((resolveStage) => {
+      let endRun!: (r: R) => void;
+      let failRun!: (e: unknown) => void;
+      const result = new Promise<R>((res, rej) => {
+        endRun = res;
+        failRun = rej;
+      });
+      result.catch(() => undefined); // the callers see it through run(); never unhandled here
+      let released = false;
+      let ended = false;
+      const release = (): void => {
+        if (released) return;
+        released = true;
+        resolveStage({ result });
+      };
+      // a run that made way is in `tails` until it ends (a promise of its own: `release` may come before the job returns)
+      let tail: { done: Promise<void>; end: () => void } | null = null;
+      const done = (): void => {
+        ended = true;
+        if (tail !== null) {
+          this.tails.delete(tail.done);
+          tail.end();
+        }
+        release();
+      };
+      const p = (async () =>
+        job(opts, () => {
+          if (released || ended) return;
+          let end!: () => void;
+          tail = { done: new Promise<void>((r) => (end = r)), end };
+          this.tails.add(tail.done);
+          release();
+        }))();
+      p.then(
+        (r) => {
+          endRun(r);
+          done();
+        },
+        (e: unknown) => {
+          failRun(e);
+          done();
+        },
+      );
+    });
+  }
+}

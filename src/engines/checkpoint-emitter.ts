@@ -24,7 +24,7 @@
 import { CheckpointStore } from '../core/checkpoint-store';
 import { TranslationCache, type GroupCoverage } from '../core/translation-cache';
 import { ReconcileLayout } from '../core/reconcile-layout';
-import { CoalescingRunner } from '../core/coalescing';
+import { CoalescingRunner, StagedRunner, type CycleRunner } from '../core/coalescing';
 import type { DiscoveryResult } from '../core/group-discovery';
 import { CheckpointDiscovery } from './checkpoint-discovery';
 import { OffsetSyncStore, type OffsetTranslationMode } from '../core/offset-sync-store';
@@ -62,8 +62,8 @@ export class CheckpointEmitter {
   private stopped = false;
   /** Full cycles, one at a time (requests meanwhile share one more). */
   private readonly runner: CoalescingRunner<CycleOptions, CycleResult>;
-  /** Partial (event-driven) cycles, one at a time, beside the full ones (never waiting for a full cycle's read). */
-  private readonly partialRunner: CoalescingRunner<CycleOptions, CycleResult>;
+  /** Partial (event-driven) cycles, one translation at a time, beside the full ones (never waiting for a full cycle's read, nor for the last one's write: core/coalescing StagedRunner). */
+  private readonly partialRunner: StagedRunner<CycleOptions, CycleResult>;
   /** The writes to the checkpoints topic, taking turns (engines/checkpoint-writes). */
   private readonly writes: CheckpointWrites;
   private startP: Promise<void> | null = null;
@@ -112,7 +112,8 @@ export class CheckpointEmitter {
     });
     this.checkpointStore = this.openStore();
     this.runner = new CoalescingRunner<CycleOptions, CycleResult>((opts) => this.runCycle(opts), mergeCycleOptions);
-    this.partialRunner = new CoalescingRunner<CycleOptions, CycleResult>((opts) => this.runCycle(opts), mergeCycleOptions);
+    // the next event's cycle does not wait for this one's write (the writes take turns on their own)
+    this.partialRunner = new StagedRunner<CycleOptions, CycleResult>((opts, release) => this.runCycle(opts, release), mergeCycleOptions);
     this.writes = new CheckpointWrites({
       target: o.target,
       topic: o.checkpointsTopic,
@@ -182,7 +183,7 @@ export class CheckpointEmitter {
   }
 
   /** Full cycles on one runner, partial ones on the other: they go side by side (translation is synchronous; the writes take turns). */
-  private runnerFor(opts: CycleOptions): CoalescingRunner<CycleOptions, CycleResult> {
+  private runnerFor(opts: CycleOptions): CycleRunner<CycleOptions, CycleResult> {
     return opts.only === undefined ? this.runner : this.partialRunner;
   }
 
@@ -441,7 +442,7 @@ export class CheckpointEmitter {
     }
   }
 
-  private async runCycle(opts: CycleOptions): Promise<CycleResult> {
+  private async runCycle(opts: CycleOptions, release?: () => void): Promise<CycleResult> {
     const cycle = ++this.cycles;
     const startedAt = this.now();
     const full = opts.only === undefined;
@@ -553,7 +554,9 @@ export class CheckpointEmitter {
     if (full && store.loaded && failedGroups.length === 0 && discoveryError === undefined) store.releaseLoadHistory();
     sortByGroup(failedGroups);
     // Like MM2, the store already holds this cycle's checkpoints; unlike MM2 a failed write is not forgotten: the retry list keeps a checkpoint until the broker acknowledged it (checkpoint-writes)
-    const toWrite = await this.writes.write(full);
+    const writing = this.writes.write(full);
+    release?.(); // the store holds this cycle's checkpoints and the writers heard: the next partial cycle may start
+    const toWrite = await writing;
     if (full) await yieldTurn(); // the latest checkpoints and the readiness over every group: a turn of their own
     if (needs.groups.size > 0) this.readLogStarts(needs.starts, needs.groups);
     // the names only: the lists are read from the store when a message or the status asks
