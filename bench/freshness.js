@@ -54,6 +54,8 @@ const S = {
   nrCpuProf: process.env.BENCH_NR_CPU_PROF || '',
   // a folder: Node-RED's memory figures every 2 s (bench/nr-memory-preload.js) as n<N>-<variant>/memory.jsonl,
   // and with BENCH_NR_HEAP_SNAPSHOT=1 its heap snapshot at the end of the steady window (default: BENCH_NR_CPU_PROF, else a temporary folder)
+  // with BENCH_NR_CPU_PROF: profile the catch-up too (from the setup commits to the steady state: 1.cpuprofile / 1.heapprofile; the steady window is then 2, sampling 3)
+  profileCatchUp: process.env.BENCH_NR_PROFILE_CATCHUP === '1' && !!process.env.BENCH_NR_CPU_PROF,
   nrMemoryDir: process.env.BENCH_NR_MEMORY_DIR || process.env.BENCH_NR_CPU_PROF || path.join(os.tmpdir(), `kafka-mm2-bench-freshness-${process.pid}`),
 };
 const KAFKA_VERSION = process.env.KAFKA_VERSION || DEFAULT_KAFKA_VERSION;
@@ -241,7 +243,7 @@ async function runOne(N, variant) {
     const preloads = [path.join(__dirname, 'nr-memory-preload.js'), ...(S.nrCpuProf ? [path.join(__dirname, 'cpu-profile-preload.js')] : [])];
     const nr = await startNodeRed({ quiet: true, logLevel: S.trace ? 'info' : 'warn', flows: benchFlow(clusters, variant),
       env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${preloads.map((f) => `--require ${f}`).join(' ')}`.trim(), BENCH_NR_MEMORY_FILE: memoryFile,
-        ...(S.nrCpuProf ? { BENCH_CPU_PROF_DIR: path.resolve(S.nrCpuProf, `n${N}-${variant}`) } : {}) } });
+        ...(S.nrCpuProf ? { BENCH_CPU_PROF_DIR: path.resolve(S.nrCpuProf, `n${N}-${variant}`) } : {}), ...(S.profileCatchUp ? { BENCH_NR_WINDOW_END_SIGNAL: '4' } : {}) } });
     // our nodes must have loaded (a build running while Node-RED starts leaves them missing): fail now, not after the steady-state timeout
     const loadErrors = ((await nr.request('GET', '/nodes', undefined, { Accept: 'application/json' })).json ?? [])
       .filter((m) => m.module === '@kafka-mm2/node-red' && m.err)
@@ -267,6 +269,7 @@ async function runOne(N, variant) {
     /** committed upstream offset of twin i, partition p (the same for both twins) */
     const cur = Array.from({ length: N }, () => start.map((s) => s.up));
     const tc = performance.now();
+    if (S.profileCatchUp) toggleProfile(); // BENCH_NR_PROFILE_CATCHUP: 1.cpuprofile / 1.heapprofile = from the setup commits to the steady state
     // alone: only our groups (MM2 checkpoints nothing)
     const setup = await mapLimit(Array.from({ length: variant === 'alone' ? N : 2 * N }, (_, k) => k), S.commitConcurrency, (k) =>
       variant === 'alone'
@@ -338,6 +341,7 @@ async function runOne(N, variant) {
     const sides = row.mm2NotSteady || variant === 'alone' ? ['ours'] : ['mm2', 'ours'];
     const allSeen = (s) => sides.every((x) => s.seen[x] !== undefined);
     progress(`  steady state: CPU and RSS over ${S.steadySeconds} s`);
+    if (S.profileCatchUp) toggleProfile();
     toggleProfile();
     const windowFrom = Date.now();
     row.steady = await measureProcesses(pids, S.steadySeconds);

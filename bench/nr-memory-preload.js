@@ -39,7 +39,8 @@ if (file) {
   }, every).unref();
   let signals = 0;
   process.on('SIGWINCH', () => {
-    if (++signals !== 2) return;
+    // the end of the steady window: the second signal (the fourth with BENCH_NR_PROFILE_CATCHUP, whose first two frame the catch-up)
+    if (++signals !== Number(process.env.BENCH_NR_WINDOW_END_SIGNAL || 2)) return;
     const out = { before: figures() };
     if (process.env.BENCH_NR_FULL_GC === '1') {
       // what a full GC gives back (V8's heap and the Buffers it held), and RSS a few seconds later
