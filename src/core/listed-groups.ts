@@ -5,6 +5,7 @@
  * lists (core/group-types). Plain values; the ListGroups requests are kafka/group-client.
  */
 import { mm2ListsGroup, notReplicatedGroup, type NotReplicatedGroup } from './group-types';
+import { indexInSorted } from './sorted-names';
 
 export interface ListedGroupState {
   /** The group's state (classic: Empty, Stable, PreparingRebalance, CompletingRebalance, Dead; consumer: Empty, Assigning, Reconciling, Stable, Dead). */
@@ -95,17 +96,7 @@ export class GroupListing implements ReadonlyMap<string, ListedGroupState> {
 
   /** Where `name` is in the sorted names, or -1. */
   indexOf(name: string): number {
-    const names = this.names;
-    let lo = 0;
-    let hi = names.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const n = names[mid];
-      if (n === name) return mid;
-      if (n < name) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
+    return indexInSorted(this.names, name);
   }
 
   /** The i-th name (sorted). */
