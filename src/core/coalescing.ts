@@ -5,7 +5,9 @@
  * - Batcher: items collected into batches, each sent at most a wait after its first item (the
  *   commits read from `__consumer_offsets`, the offset syncs followed);
  * - CoalescingRunner: an async job whose runs never overlap, a request during a run joining the
- *   one run queued behind it (the checkpoint cycles, the failback and mirror runs).
+ *   one run queued behind it (the checkpoint cycles, the failback and mirror runs);
+ * - StagedRunner: the same, each run making way for the next one at a point the job says (an
+ *   event's checkpoint cycle, once its checkpoints are stored: its write goes on beside the next).
  *
  * Plain timers and promises; no I/O.
  */
