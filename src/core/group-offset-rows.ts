@@ -146,7 +146,7 @@ export class GroupOffsetRows {
     this.len = new Int32Array(0).fill(-1);
     this.cap = new Int32Array(0);
     this.held = 0;
-    this.keys = new Uint16Array(0);
+    this.keys = this.newKeys(0); // as wide as it was: the interned topic partitions stay
     this.offsets = new Int32Array(0);
     this.far = new Map();
     this.end = 0;

@@ -69,6 +69,10 @@ describe('compact offsets per group partition (core/group-offset-rows)', functio
     for (const [p, o] of model) assert.equal(r.get(`k${p % 7}`, 'w', p), o);
     vals.forEach((v, i) => assert.equal(r.get(`h${i}`, 't', 0), i === 6 ? 7n : i === 7 ? 3n : v));
     assert.equal(r.entries('k3').length, 10000);
+    r.clear(); // the keys stay interned: the column stays wide
+    r.set('z', 'w', 69999, 4n);
+    r.set('z', 'w', 1, 5n);
+    assert.deepEqual(r.entries('z'), [{ topic: 'w', partition: 1, offset: 5n }, { topic: 'w', partition: 69999, offset: 4n }]);
   });
 
   it('answers as a map of maps would, through random sets, replaces, deletes and clears (slices growing, moving and compacted)', function () {
