@@ -25,25 +25,69 @@ export function isMoreRecent(last: Checkpoint | undefined, hasGroup: boolean, cp
 }
 
 /**
- * The columns of the rows: remote partition (a number for the topic and partition), the upstream
- * offset as its distance from the first one kept on that remote partition (Int32; ESCAPED: the exact
- * offset is in `far`), the downstream offset as its distance below the upstream one (Int32; ESCAPED: the
- * exact offset is in `far`), the listing time in ms after the store's first one (Int32; UNKNOWN:
- * not known, ESCAPED: the exact time is in `far`). 16 bytes a row where three 8-byte columns took 28.
+ * The columns of the rows: remote partition (a number for the topic and partition; 16-bit, widened
+ * to Int32 past 65,536 remote partitions), the upstream offset as its distance from the first one
+ * kept on that remote partition (Int32; ESCAPED: the exact offset is in `far`), the downstream
+ * offset as its distance below the upstream one (Int32; ESCAPED: the exact offset is in `far`), the
+ * listing time as a number in `times` (16-bit, widened past 65,535 distinct times held; 0: not
+ * known). 12 bytes a row where three 8-byte columns took 28.
  */
 const PAIR = 0;
 const UPSTREAM = 1;
 const DOWNSTREAM = 2;
 const LISTED_AT = 3;
 const ESCAPED = -2147483648;
-const UNKNOWN = -2147483647;
 const INT32_MAX = 2147483647;
+const wide = (n: number): Int32Array => new Int32Array(n);
 
 /** The exact values of a row that do not fit their Int32 columns. */
 interface Far {
   up?: bigint;
   down?: bigint;
-  listedAt?: number;
+}
+
+/**
+ * Listing times by number (0: not known), each held while a row carries it: few distinct ones (one
+ * a listing of the source offsets), so a row keeps a 2-byte number instead of a 4-byte time; the
+ * time exact whatever it is. Numbers of times no row carries are reused.
+ */
+class TimeNumbers {
+  private times: number[] = [0];
+  private counts: number[] = [0];
+  private numbers = new Map<number, number>();
+  private free: number[] = [];
+
+  /** The number of time `t` (0: not known), held once more. */
+  acquire(t: number | undefined): number {
+    if (t === undefined || !Number.isFinite(t) || t < 0) return 0;
+    let n = this.numbers.get(t);
+    if (n === undefined) {
+      n = this.free.pop() ?? this.times.length;
+      this.times[n] = t;
+      this.counts[n] = 0;
+      this.numbers.set(t, n);
+    }
+    this.counts[n]++;
+    return n;
+  }
+
+  /** A row carries number `n` no more. */
+  release(n: number): void {
+    if (n === 0 || --this.counts[n] > 0) return;
+    this.numbers.delete(this.times[n]);
+    this.free.push(n);
+  }
+
+  time(n: number): number | undefined {
+    return n === 0 ? undefined : this.times[n];
+  }
+
+  clear(): void {
+    this.times = [0];
+    this.counts = [0];
+    this.numbers = new Map();
+    this.free = [];
+  }
 }
 
 /** Versions of every store (one clock: a group's version never repeats, also across stores). */
@@ -80,8 +124,8 @@ export class CheckpointStore {
   private far = new Map<string, Far>();
   /** Per remote partition number: the upstream offsets' origin (the first one kept there). */
   private readonly bases: bigint[] = [];
-  /** The listing times' origin (ms): the first one stored. */
-  private epoch: number | undefined;
+  /** The listing times the rows carry, by number. */
+  private readonly times = new TimeNumbers();
   private readonly pairs = new PartitionNumbers();
   /** Per group number: its version. */
   private versions: number[] = [];
@@ -90,7 +134,7 @@ export class CheckpointStore {
   constructor(options: CheckpointStoreOptions = {}) {
     this.acceptGroup = options.acceptGroup ?? (() => true);
     this.onPut = options.onPut;
-    this.rows = new SliceTable([(n) => new Int32Array(n), (n) => new Int32Array(n), (n) => new Int32Array(n), (n) => new Int32Array(n)], options.names);
+    this.rows = new SliceTable([(n) => new Uint16Array(n), wide, wide, (n) => new Uint16Array(n)], options.names);
   }
 
   /** Whether the start-up restore has finished, successfully or not (MM2 "initialized"). */
@@ -139,6 +183,7 @@ export class CheckpointStore {
   private forgetAll(): void {
     this.rows.clear();
     this.far = new Map();
+    this.times.clear();
   }
 
   /** The monotonicity rule against this store's last checkpoint for the checkpoint's group and remote partition. */
@@ -176,9 +221,7 @@ export class CheckpointStore {
     const c = this.rows.cols;
     const at = this.rows.base(g) + i;
     if (this.upstreamAt(g, at) !== checkpoint.upstreamOffset || this.downstreamAt(g, at) !== checkpoint.downstreamOffset || this.metadataAt(g, i) !== checkpoint.metadata) return undefined;
-    const d = c[LISTED_AT][at] as number;
-    if (d === UNKNOWN) return undefined;
-    return d === ESCAPED ? this.far.get(`${g}:${c[PAIR][at]}`)?.listedAt : (this.epoch as number) + d;
+    return this.times.time(c[LISTED_AT][at] as number);
   }
 
   /**
@@ -278,6 +321,7 @@ export class CheckpointStore {
     const g = this.rows.groupOf(cp.group);
     const added = this.rows.size !== had;
     let i = added ? -1 : this.place(g, cp.topic, cp.partition);
+    const existed = i >= 0;
     const previous = i < 0 || this.onPut === undefined ? undefined : this.rowAt(cp.group, g, i);
     if (i < 0) {
       i = this.rows.rows(g);
@@ -286,6 +330,7 @@ export class CheckpointStore {
     const c = this.rows.cols;
     const at = this.rows.base(g) + i;
     const p = this.pairs.of(internName(cp.topic), cp.partition);
+    if (p > 0xffff && c[PAIR] instanceof Uint16Array) this.rows.widen(PAIR, wide);
     c[PAIR][at] = p;
     const key = `${g}:${p}`;
     let far: Far | undefined;
@@ -303,15 +348,11 @@ export class CheckpointStore {
       c[DOWNSTREAM][at] = ESCAPED;
       far = { ...far, down: cp.downstreamOffset };
     }
-    const known = listedAt !== undefined && Number.isFinite(listedAt) && listedAt >= 0;
-    if (known && this.epoch === undefined && Number.isSafeInteger(listedAt)) this.epoch = listedAt;
-    const d = known && this.epoch !== undefined ? listedAt - this.epoch : NaN;
-    if (!known) c[LISTED_AT][at] = UNKNOWN;
-    else if (Number.isInteger(d) && d >= -INT32_MAX + 1 && d <= INT32_MAX) c[LISTED_AT][at] = d;
-    else {
-      c[LISTED_AT][at] = ESCAPED;
-      far = { ...far, listedAt };
-    }
+    // the new time held before the old one is let go (the same time: its number stays)
+    const t = this.times.acquire(listedAt);
+    if (existed) this.times.release(c[LISTED_AT][at] as number);
+    if (t > 0xffff && c[LISTED_AT] instanceof Uint16Array) this.rows.widen(LISTED_AT, wide);
+    c[LISTED_AT][at] = t;
     if (far !== undefined) this.far.set(key, far);
     else if (this.far.size > 0) this.far.delete(key);
     const metadata = cp.metadata ?? '';

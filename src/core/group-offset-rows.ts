@@ -1,11 +1,14 @@
 /**
  * Offsets per group and topic partition, compact (issue 24 step g): one table for every group
  * instead of a map per group. Each group owns a slice of two shared typed arrays, its rows sorted
- * by key: the key (the number of the topic partition, interned: 4 bytes) and the offset (int64,
- * exact: a BigInt64Array). A lookup is a binary search in the group's slice. The groups are
- * numbered by an interner (core/group-names, which may be shared with other per-group tables):
- * where a group's slice starts, its rows and its room are typed arrays by group number. About
- * 12 bytes per group partition plus a few per group, where a map of bigints per group took about 70.
+ * by key: the key (the number of the topic partition, interned: 2 bytes, a Uint16Array widened to
+ * Int32 once there are more than 65,536 topic partitions) and the offset as its distance from the
+ * first offset set on that topic partition (Int32; ESCAPED: the exact offset is in a side map, for
+ * the rare one more than 2^31 - 1 away: exact always). A lookup is a binary search in the group's
+ * slice. The groups are numbered by an interner (core/group-names, which may be shared with other
+ * per-group tables): where a group's slice starts, its rows and its room are typed arrays by group
+ * number. About 6 bytes per group partition plus a few per group, where a map of bigints per group
+ * took about 70 (12 with an int64 column).
  *
  * A group may be held with no row (what a read that found nothing committed leaves): `has` says so.
  * A slice is as large as the rows given at once (`replace`, `setMany`) and grows by half when set
@@ -15,6 +18,9 @@
 import { GroupNames } from './group-names';
 
 const INITIAL_ROWS = 64;
+/** An offset too far from its topic partition's origin for the Int32 column: the exact one is in `far`. */
+const ESCAPED = -2147483648;
+const INT32_MAX = 2147483647;
 
 function checkedInt64(offset: bigint): bigint {
   if (BigInt.asIntN(64, offset) !== offset) throw new RangeError(`offset ${offset} is outside the signed 64-bit range`);
@@ -40,9 +46,13 @@ export class GroupOffsetRows {
   private len: Int32Array = new Int32Array(0).fill(-1);
   private cap: Int32Array = new Int32Array(0);
   private held = 0;
-  /** Per row: the key (the topic partition's number) and the offset. */
-  private keys = new Int32Array(0);
-  private offsets = new BigInt64Array(0);
+  /** Per row: the key (the topic partition's number; 16-bit until a key needs more) and the offset's distance from its key's origin. */
+  private keys: Uint16Array | Int32Array = new Uint16Array(0);
+  private offsets = new Int32Array(0);
+  /** Per key: the offsets' origin (the first offset set there). */
+  private readonly bases: bigint[] = [];
+  /** The offsets that do not fit the Int32 column, by `${group number}:${key}`: rare. */
+  private far = new Map<string, bigint>();
   /** Rows in use at the end of the table (slices included), and the rows of it no slice owns. */
   private end = 0;
   private waste = 0;
@@ -73,7 +83,7 @@ export class GroupOffsetRows {
     const key = this.keyOf[t][partition];
     if (key === undefined) return undefined;
     const i = this.find(g, key);
-    return i < 0 ? undefined : this.offsets[this.start[g] + i];
+    return i < 0 ? undefined : this.offsetAt(g, this.start[g] + i);
   }
 
   /** How many partitions are held for `group` (-1: the group is not held). */
@@ -109,6 +119,7 @@ export class GroupOffsetRows {
   replace(group: string, rows: Iterable<{ topic: string; partition: number; offset: bigint }>): void {
     const list = Array.isArray(rows) ? (rows as readonly { topic: string; partition: number; offset: bigint }[]) : [...rows];
     const g = this.groupOf(group);
+    this.dropFar(g);
     this.len[g] = 0;
     this.setMany(group, list);
   }
@@ -117,6 +128,7 @@ export class GroupOffsetRows {
   delete(group: string): boolean {
     const g = this.numberOf(group);
     if (g < 0) return false;
+    this.dropFar(g);
     this.waste += this.cap[g];
     this.start[g] = 0;
     this.len[g] = -1;
@@ -134,8 +146,9 @@ export class GroupOffsetRows {
     this.len = new Int32Array(0).fill(-1);
     this.cap = new Int32Array(0);
     this.held = 0;
-    this.keys = new Int32Array(0);
-    this.offsets = new BigInt64Array(0);
+    this.keys = this.newKeys(0); // as wide as it was: the interned topic partitions stay
+    this.offsets = new Int32Array(0);
+    this.far = new Map();
     this.end = 0;
     this.waste = 0;
   }
@@ -148,7 +161,7 @@ export class GroupOffsetRows {
     const out: { topic: string; partition: number; offset: bigint }[] = [];
     for (let i = this.start[g], e = i + this.len[g]; i < e; i++) {
       const k = this.keys[i];
-      out.push({ topic: names[this.keyTopic[k]], partition: this.keyPartition[k], offset: this.offsets[i] });
+      out.push({ topic: names[this.keyTopic[k]], partition: this.keyPartition[k], offset: this.offsetAt(g, i) });
     }
     return out;
   }
@@ -166,10 +179,38 @@ export class GroupOffsetRows {
     return g === undefined || g >= this.len.length || this.len[g] < 0 ? -1 : g;
   }
 
+  /** The offset of the row at `at` (of group `g`). */
+  private offsetAt(g: number, at: number): bigint {
+    const d = this.offsets[at];
+    const base = this.bases[this.keys[at]];
+    if (d === 0) return base;
+    return d === ESCAPED ? (this.far.get(`${g}:${this.keys[at]}`) as bigint) : base + BigInt(d);
+  }
+
+  /** Writes `offset` (of group `g`, key `key`) to the row at `at`. */
+  private write(g: number, at: number, key: number, offset: bigint): void {
+    let base = this.bases[key];
+    if (base === undefined) this.bases[key] = base = offset;
+    const d = offset - base;
+    if (d > ESCAPED && d <= INT32_MAX) {
+      this.offsets[at] = Number(d);
+      if (this.far.size > 0) this.far.delete(`${g}:${key}`);
+    } else {
+      this.offsets[at] = ESCAPED;
+      this.far.set(`${g}:${key}`, offset);
+    }
+  }
+
+  /** Forgets the exact offsets of group `g`'s rows (before its rows go). */
+  private dropFar(g: number): void {
+    if (this.far.size === 0) return;
+    for (let i = this.start[g], e = i + Math.max(0, this.len[g]); i < e; i++) if (this.offsets[i] === ESCAPED) this.far.delete(`${g}:${this.keys[i]}`);
+  }
+
   private put(g: number, key: number, offset: bigint): void {
     const i = this.find(g, key);
     if (i >= 0) {
-      this.offsets[this.start[g] + i] = offset;
+      this.write(g, this.start[g] + i, key, offset);
       return;
     }
     const at = -i - 1; // where it goes, in key order
@@ -179,7 +220,7 @@ export class GroupOffsetRows {
     this.keys.copyWithin(s + at + 1, s + at, s + n);
     this.offsets.copyWithin(s + at + 1, s + at, s + n);
     this.keys[s + at] = key;
-    this.offsets[s + at] = offset;
+    this.write(g, s + at, key, offset);
     this.len[g] = n + 1;
     this.maybeCompact();
   }
@@ -212,6 +253,7 @@ export class GroupOffsetRows {
     if (k === undefined) {
       k = this.keyTopic.length;
       if (k >= 2147483647) throw new RangeError('more than 2^31 distinct topic partitions');
+      if (k > 0xffff && this.keys instanceof Uint16Array) this.keys = Int32Array.from(this.keys); // widened once, when a key needs it
       this.keyOf[t][partition] = k;
       this.keyTopic.push(t);
       this.keyPartition.push(partition);
@@ -255,17 +297,22 @@ export class GroupOffsetRows {
   private reserve(rows: number): void {
     if (rows <= this.keys.length) return;
     let n = this.keys.length;
-    while (n < rows) n += Math.max(INITIAL_ROWS, n >> 2);
+    while (n < rows) n += Math.max(INITIAL_ROWS, n >> 3); // an eighth more: the rows are small, memory held counts more than copies
     this.resize(n);
   }
 
   private resize(n: number): void {
-    const keys = new Int32Array(n);
+    const keys = this.newKeys(n);
     keys.set(this.keys.subarray(0, this.end));
-    const offsets = new BigInt64Array(n);
+    const offsets = new Int32Array(n);
     offsets.set(this.offsets.subarray(0, this.end));
     this.keys = keys;
     this.offsets = offsets;
+  }
+
+  /** A key column of `n` rows as wide as the one held. */
+  private newKeys(n: number): Uint16Array | Int32Array {
+    return this.keys instanceof Uint16Array ? new Uint16Array(n) : new Int32Array(n);
   }
 
   /** Moves the slices together when more than half of the table is left behind. */
@@ -274,8 +321,8 @@ export class GroupOffsetRows {
     let used = 0;
     for (let g = 0; g < this.len.length; g++) if (this.len[g] > 0) used += this.len[g];
     const size = Math.max(INITIAL_ROWS, used + (used >> 2));
-    const keys = new Int32Array(size);
-    const offsets = new BigInt64Array(size);
+    const keys = this.newKeys(size);
+    const offsets = new Int32Array(size);
     let at = 0;
     for (let g = 0; g < this.len.length; g++) {
       const n = this.len[g];

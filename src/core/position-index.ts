@@ -6,12 +6,13 @@
  * entry, no bigint or string held); a move is a binary search and one copy each way.
  *
  * With `positionOf` (the key's position as its owner keeps it, e.g. a row of core/source-offset-table)
- * only the keys are kept (4 bytes an entry, not 12): the owner changes a key's position and then
- * tells the move, whose `from` stands for that key meanwhile.
+ * only the keys are kept (2 bytes an entry while every key is below 65,536, widened to 4 once one
+ * is not; 12 with the offsets): the owner changes a key's position and then tells the move, whose
+ * `from` stands for that key meanwhile.
  */
 export class NumberPositionIndex {
   private offsets: BigInt64Array | null = new BigInt64Array(4);
-  private keys = new Int32Array(4);
+  private keys: Uint16Array | Int32Array = new Uint16Array(4);
   private n = 0;
   /** The key being moved and the position it was added with (with `positionOf`: its owner may hold the new one already). */
   private moving = -1;
@@ -42,6 +43,7 @@ export class NumberPositionIndex {
       this.moving = -1;
     }
     if (to !== null) {
+      if (key > 0xffff && this.keys instanceof Uint16Array) this.keys = Int32Array.from(this.keys); // widened once a key needs it
       if (this.n === this.keys.length) {
         // an eighth more (at least 4 entries): a sixteenth left empty on average, not a sixth
         const size = Math.max(this.n + 4, Math.ceil(1.125 * this.n));
@@ -50,7 +52,7 @@ export class NumberPositionIndex {
           offsets.set(this.offsets);
           this.offsets = offsets;
         }
-        const keys = new Int32Array(size);
+        const keys = this.keys instanceof Uint16Array ? new Uint16Array(size) : new Int32Array(size);
         keys.set(this.keys);
         this.keys = keys;
       }

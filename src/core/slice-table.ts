@@ -11,14 +11,14 @@
  */
 import { GroupNames } from './group-names';
 
-export type Column = Int32Array | Float64Array | BigInt64Array | Uint8Array;
+export type Column = Int32Array | Float64Array | BigInt64Array | Uint8Array | Uint16Array;
 
 const INITIAL_ROWS = 64;
 
 export class SliceTable {
   /** The columns, each as long as the table. */
   readonly cols: Column[];
-  private readonly makers: readonly ((n: number) => Column)[];
+  private readonly makers: ((n: number) => Column)[];
   /**
    * The groups' numbers: an interner that may be shared with the other tables of the flow (the
    * replication runtime's): each group one number, the index of its slice's entries below, held
@@ -43,7 +43,7 @@ export class SliceTable {
   private waste = 0;
 
   constructor(makers: readonly ((n: number) => Column)[], names: GroupNames = new GroupNames()) {
-    this.makers = makers;
+    this.makers = [...makers];
     this.names = names;
     this.cols = makers.map((m) => m(INITIAL_ROWS));
   }
@@ -51,6 +51,17 @@ export class SliceTable {
   /** Groups held. */
   get size(): number {
     return this.count;
+  }
+
+  /**
+   * Gives column `i` a wider type from now on (`make`), its values kept: a 16-bit column widened
+   * once a value needs more (the caller checks before writing one). Read `cols[i]` again after.
+   */
+  widen(i: number, make: (n: number) => Column): void {
+    const c = make(this.cols[i].length);
+    c.set(this.cols[i] as never);
+    this.cols[i] = c;
+    this.makers[i] = make;
   }
 
   /** The number of `group`, or undefined when it is not held. */

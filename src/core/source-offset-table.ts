@@ -42,9 +42,10 @@ export interface FullRead {
 let versionClock = 0;
 
 /**
- * The columns of the rows: the partition (a number for the topic and partition), the offset as its
- * distance from the partition's first offset kept (Int32; NONE: listed without one, ESCAPED: the
- * exact offset is in `far`). 8 bytes a row where an int64 column and a flag took 13.
+ * The columns of the rows: the partition (a number for the topic and partition; 16-bit, widened to
+ * Int32 past 65,536 partitions), the offset as its distance from the partition's first offset kept
+ * (Int32; NONE: listed without one, ESCAPED: the exact offset is in `far`). 6 bytes a row where an
+ * int64 column and a flag took 13.
  */
 const PAIR = 0;
 const REL = 1;
@@ -88,7 +89,7 @@ export class SourceOffsetTable {
 
   /** `names`: the groups' numbers, shared with the flow's other tables (the replication runtime's); default: the table's own. */
   constructor(names?: GroupNames) {
-    this.rows = new SliceTable([(n) => new Int32Array(n), (n) => new Int32Array(n)], names);
+    this.rows = new SliceTable([(n) => new Uint16Array(n), (n) => new Int32Array(n)], names);
   }
 
   /** Groups held. */
@@ -212,7 +213,7 @@ export class SourceOffsetTable {
     const g = this.rows.find(group);
     if (g === undefined) return [];
     const seen: string[] = [];
-    const col = this.rows.cols[PAIR] as Int32Array;
+    const col = this.rows.cols[PAIR] as Uint16Array | Int32Array;
     for (let i = this.rows.base(g), e = i + this.rows.rows(g); i < e; i++) {
       const t = this.pairs.topic(col[i]);
       if (!seen.includes(t)) seen.push(t);
@@ -293,6 +294,7 @@ export class SourceOffsetTable {
   /** Writes row `at` of group `g`: partition number `p`, its offset (null, or outside the signed 64-bit range: none). */
   private write(g: number, at: number, p: number, offset: bigint | null): void {
     const c = this.rows.cols;
+    if (p > 0xffff && c[PAIR] instanceof Uint16Array) this.rows.widen(PAIR, (n) => new Int32Array(n)); // past 65,536 partitions
     c[PAIR][at] = p;
     if (offset === null || BigInt.asIntN(64, offset) !== offset) {
       c[REL][at] = NONE;

@@ -46,6 +46,7 @@ describe('CheckpointStore (CheckpointStore, KAFKA-15905, CheckpointStoreTest)', 
     const store = new CheckpointStore();
     store.markLoaded(true);
     const model = new Map(); // `${group}|${partition}` -> checkpoint
+    const times = new Map(); // `${group}|${partition}` -> listing time
     const near = [0n, 9n, -1n, 2n ** 31n, 2n ** 53n + 1n, (1n << 63n) - 1n, -(1n << 63n), 6000000000n];
     const offset = () => {
       const o = near[rnd(near.length)] + BigInt(rnd(5)) - 2n;
@@ -60,14 +61,38 @@ describe('CheckpointStore (CheckpointStore, KAFKA-15905, CheckpointStoreTest)', 
       const last = model.get(`${group}|${partition}`);
       const hasGroup = [...model.keys()].some((k) => k.startsWith(group + '|'));
       assert.equal(store.isMoreRecent(c), isMoreRecent(last, hasGroup, c), `step ${step}`);
-      store.update(group, [c]);
+      const at = [undefined, -1, 0, 1700000000000 + rnd(40), 2 ** 53 - 1, 0.5][rnd(6)];
+      store.update(group, [c], at);
       model.set(`${group}|${partition}`, c);
+      times.set(`${group}|${partition}`, at === undefined || at < 0 ? undefined : at);
       if (step % 101 !== 0) continue;
       for (const [k, want] of model) {
         const [g, p] = k.split('|');
         assert.deepEqual(store.getPartition(g, 't', Number(p)), want, `${k} at step ${step}`);
+        assert.equal(store.listedAtOf(want), times.get(k), `listing time of ${k} at step ${step}`);
       }
     }
+  });
+
+  it('widens its 16-bit columns past 65,536 remote partitions and 65,535 listing times held, every value kept', function () {
+    this.timeout(30000);
+    const store = new CheckpointStore();
+    store.markLoaded(true);
+    store.update('a', [cp('a', 'x', 0, 5, 4)], 1000);
+    for (let p = 0; p < 70000; p++) store.update(`g${p % 9}`, [cp(`g${p % 9}`, 't', p, p, p - 1)], 2000 + p);
+    store.update('a', [cp('a', 'x', 1, -1, -1)], 1000); // a time held by two rows
+    for (let p = 0; p < 70000; p += 997) {
+      const want = cp(`g${p % 9}`, 't', p, p, p - 1);
+      assert.deepEqual(store.getPartition(`g${p % 9}`, 't', p), want);
+      assert.equal(store.listedAtOf(want), 2000 + p);
+    }
+    assert.equal(store.listedAtOf(cp('a', 'x', 0, 5, 4)), 1000);
+    // times let go are reused: every row moved to one time, then to distinct new ones again
+    for (let p = 0; p < 70000; p++) store.update(`g${p % 9}`, [cp(`g${p % 9}`, 't', p, p, p)], 7);
+    for (let p = 0; p < 70000; p += 1009) assert.equal(store.listedAtOf(cp(`g${p % 9}`, 't', p, p, p)), 7);
+    store.update('a', [cp('a', 'x', 0, 6, 6)]);
+    assert.equal(store.listedAtOf(cp('a', 'x', 0, 6, 6)), undefined);
+    assert.equal(store.listedAtOf(cp('a', 'x', 1, -1, -1)), 1000);
   });
 
   it('restores in log order for the assigned groups only, skipping malformed records (upstream CheckpointStoreTest)', function () {

@@ -49,6 +49,32 @@ describe('compact offsets per group partition (core/group-offset-rows)', functio
     assert.throws(() => r.set('g', 't', -1, 1n), /partition/);
   });
 
+  it('keeps offsets exact when an origin is far from later ones (distances escaped) and widens its keys past 65,536 topic partitions', function () {
+    this.timeout(20000);
+    const r = new GroupOffsetRows();
+    r.set('g', 't', 0, 0n);
+    const vals = [-1n, 2n ** 31n, 2n ** 31n - 1n, -(2n ** 31n), -(2n ** 31n) + 1n, 2n ** 53n + 1n, 2n ** 63n - 1n, -(2n ** 63n), 5n];
+    vals.forEach((v, i) => r.set(`h${i}`, 't', 0, v));
+    vals.forEach((v, i) => assert.equal(r.get(`h${i}`, 't', 0), v));
+    r.set('h6', 't', 0, 7n); // an escaped one set near the origin again
+    assert.equal(r.get('h6', 't', 0), 7n);
+    r.replace('h7', [{ topic: 't', partition: 0, offset: 3n }]);
+    assert.equal(r.get('h7', 't', 0), 3n);
+    const model = new Map();
+    for (let p = 0; p < 70000; p++) {
+      const o = BigInt(p) * 40000n - 2n ** 31n;
+      r.set(`k${p % 7}`, 'w', p, o);
+      model.set(p, o);
+    }
+    for (const [p, o] of model) assert.equal(r.get(`k${p % 7}`, 'w', p), o);
+    vals.forEach((v, i) => assert.equal(r.get(`h${i}`, 't', 0), i === 6 ? 7n : i === 7 ? 3n : v));
+    assert.equal(r.entries('k3').length, 10000);
+    r.clear(); // the keys stay interned: the column stays wide
+    r.set('z', 'w', 69999, 4n);
+    r.set('z', 'w', 1, 5n);
+    assert.deepEqual(r.entries('z'), [{ topic: 'w', partition: 1, offset: 5n }, { topic: 'w', partition: 69999, offset: 4n }]);
+  });
+
   it('answers as a map of maps would, through random sets, replaces, deletes and clears (slices growing, moving and compacted)', function () {
     this.timeout(20000);
     const next = rng(24);
@@ -57,7 +83,14 @@ describe('compact offsets per group partition (core/group-offset-rows)', functio
     const groups = Array.from({ length: 60 }, (_, i) => `g${i}`);
     const topics = ['a', 'b', 'a.b', 'c:1'];
     const pick = (xs) => xs[Math.floor(next() * xs.length)];
-    const off = () => (next() < 0.05 ? 2n ** 62n + BigInt(Math.floor(next() * 1e9)) : BigInt(Math.floor(next() * 1e6)));
+    const extremes = [-1n, 2n ** 31n, 2n ** 31n - 1n, -(2n ** 31n), 2n ** 53n + 1n, 2n ** 63n - 1n, -(2n ** 63n), 0n];
+    const off = () => {
+      const y = next();
+      if (y < 0.05) return 2n ** 62n + BigInt(Math.floor(next() * 1e9));
+      if (y < 0.1) return pick(extremes);
+      if (y < 0.12) return 2n ** 31n + BigInt(Math.floor(next() * 1e6)) - 500000n;
+      return BigInt(Math.floor(next() * 1e6));
+    };
     for (let step = 0; step < 60000; step++) {
       const x = next();
       const g = pick(groups);

@@ -65,6 +65,28 @@ describe('SliceTable and PartitionNumbers (compact rows)', function () {
     assert.deepEqual(rows, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
+  it('widens a 16-bit column in place: values kept, later growth, moves and a clear keep the wider type', function () {
+    const t = new SliceTable([(n) => new Uint16Array(n), (n) => new Int32Array(n)]);
+    const a = t.groupOf('a');
+    for (let i = 0; i < 100; i++) {
+      const at = t.insert(a, i); // the columns may be new after an insert
+      t.cols[0][at] = i;
+    }
+    t.widen(0, (n) => new Int32Array(n));
+    assert.ok(t.cols[0] instanceof Int32Array);
+    const b = t.groupOf('b');
+    const bAt = t.insert(b, 0);
+    t.cols[0][bAt] = 70000;
+    for (let i = 100; i < 300; i++) {
+      const at = t.insert(a, i); // a moves to the end
+      t.cols[0][at] = i;
+    }
+    assert.equal(t.cols[0][t.base(b)], 70000);
+    for (let i = 0; i < 300; i++) assert.equal(t.cols[0][t.base(a) + i], i);
+    t.clear();
+    assert.ok(t.cols[0] instanceof Int32Array);
+  });
+
   it('NumberPositionIndex keeps its answers while it grows by an eighth', function () {
     const ix = new NumberPositionIndex();
     for (let k = 0; k < 1000; k++) ix.move(k, null, BigInt(1000 - k));

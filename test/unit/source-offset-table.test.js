@@ -246,6 +246,25 @@ describe('SourceOffsetTable: many groups moving through the shared rows (growth,
     }
   });
 
+  it('widens its 16-bit partition column past 65,536 partitions and its index keys past 65,536 groups, every offset kept', function () {
+    this.timeout(30000);
+    const t = new SourceOffsetTable();
+    const changes = [];
+    for (let p = 0; p < 70000; p++) changes.push({ group: `g${p % 5}`, topic: 'w', partition: p, offset: BigInt(p) - 2n ** 31n });
+    t.applyStream([], changes, all);
+    for (let p = 0; p < 70000; p += 991) {
+      assert.equal(t.offsetsOf(`g${p % 5}`).find((o) => o.partition === p).offset, BigInt(p) - 2n ** 31n);
+      assert.deepEqual(t.groupsAtOrAbove('w', p, -(2n ** 63n)), [`g${p % 5}`]);
+    }
+    const many = [];
+    for (let i = 0; i < 66000; i++) many.push({ group: `h${i}`, topic: 'x', partition: 0, offset: BigInt(i % 7) });
+    t.applyStream([], many, all);
+    assert.equal(t.groupsAtOrAbove('x', 0, 6n).length, Math.floor(66000 / 7));
+    const six = new Set(t.groupsAtOrAbove('x', 0, 6n));
+    for (let i = 0; i < 66000; i++) assert.equal(six.has(`h${i}`), i % 7 === 6, `h${i}`);
+    assert.equal(t.offsetsOf('h65999')[0].offset, 3n);
+  });
+
   it('keeps every offset exact in the Int32 column and its escapes (-1, 2^53+1, 2^63-1, -2^63, far from the first), as a map model does', () => {
     let seed = 13;
     const rnd = (n) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed % n);
