@@ -47,6 +47,7 @@ for (const translation of ['mm2', 'precise']) {
   describe(`checkpointsForGroup without sentences (${translation})`, function () {
     const base = { topicFilter, policy, sourceAlias: 's', targetAlias: 't', listedAt: 10, dryRun: true };
     const s = () => syncs(translation, [['a', 0, 100, 1000], ['a', 0, 200, 1100], ['b', 0, 5, MAX]]);
+    /** @returns {Array<[string, any]>} */
     const cases = () => [
       ['checkpoints restoring', { group: 'g', offsets: [at('a', 0, 150)], store: s(), checkpoints: checkpoints([], false) }],
       ['syncs loading', { group: 'g', offsets: [at('a', 0, 150)], store: syncs(translation, [['a', 0, 100, 1000]], false), checkpoints: checkpoints([]) }],
