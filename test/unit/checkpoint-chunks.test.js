@@ -54,14 +54,13 @@ describe('chunkCheckpoints', function () {
     list[4000] = { ...list[4000], metadata: 'x'.repeat(32767) };
     const sizes = list.map((c) => { const r = encodeCheckpoint(c); return r.key.length + r.value.length; });
     const expected = chunkBySize(sizes, CHECKPOINT_CHUNK_RECORDS, CHECKPOINT_CHUNK_BYTES);
-    const it = checkpointChunks(list);
     const got = [];
     let at = 0;
-    for (let r = it.next(); !r.done; r = it.next()) {
-      got.push([at, at + r.value.records.length]);
-      assert.deepEqual(r.value.checkpoints, list.slice(at, at + r.value.records.length));
-      r.value.records.forEach((rec, k) => assert.deepEqual(decodeCheckpoint(rec.key, rec.value).downstreamOffset, list[at + k].downstreamOffset));
-      at += r.value.records.length;
+    for (const chunk of checkpointChunks(list)) {
+      got.push([at, at + chunk.records.length]);
+      assert.deepEqual(chunk.checkpoints, list.slice(at, at + chunk.records.length));
+      chunk.records.forEach((rec, k) => assert.deepEqual(decodeCheckpoint(rec.key, rec.value).downstreamOffset, list[at + k].downstreamOffset));
+      at += chunk.records.length;
     }
     assert.deepEqual(got, expected);
     assert.ok(expected.length > 5, `${expected.length} chunks`);
