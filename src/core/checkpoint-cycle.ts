@@ -228,7 +228,8 @@ function* translateSteps(t: TranslateCycleInput, every = Infinity): Generator<vo
     }
     // Into the store (checkpointsForGroup did) and onto the retry list together.
     for (const c of r.checkpoints) {
-      const w: WrittenCheckpoint = { ...c, timestamp: t.listedAt };
+      // every field in the object itself (a spread adds the timestamp out of it: ~500 B a checkpoint sampled, kept until written)
+      const w: WrittenCheckpoint = { group: c.group, topic: c.topic, partition: c.partition, upstreamOffset: c.upstreamOffset, downstreamOffset: c.downstreamOffset, metadata: c.metadata, timestamp: t.listedAt };
       t.unsent.set(unsentKey(w), w);
     }
   }
