@@ -176,13 +176,13 @@ function checkpointCount(flow) {
 }
 
 /** BENCH_MEM_HEAP_PROF=<file>: a sampling allocation profile of the steady-state window, collected objects included (bench/heap-profile-summary.js reads it). */
-async function startHeapSampling() {
+async function startHeapSampling(promotedOnly = false) {
   const inspector = require('node:inspector');
   const session = new inspector.Session();
   session.connect();
   const post = (m, p) => new Promise((resolve, reject) => session.post(m, p, (e, r) => (e ? reject(e) : resolve(r))));
   await post('HeapProfiler.enable');
-  await post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  await post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: !promotedOnly });
   return {
     async stop(file) {
       const r = await post('HeapProfiler.stopSampling');
@@ -212,9 +212,12 @@ async function measureMemory(o) {
     minWriteIntervalMs: 200,
     debugWire: true,
   });
+  // BENCH_MEM_SETUP_PROF=<file>: what the set-up (the catch-up) promoted (objects a scavenge collected left out)
+  const setupProf = process.env.BENCH_MEM_SETUP_PROF ? await startHeapSampling(true) : null;
   const t0 = Date.now();
   await flow.start(syncs);
   await waitFor(() => clusters.target.presentCount === groups && !flow.syncer.busy, 'every group on the target', o.timeoutMs);
+  if (setupProf) await setupProf.stop(process.env.BENCH_MEM_SETUP_PROF);
   const startupMs = Date.now() - t0;
   flow.startTimers();
   await sleep(2 * o.intervalMs + 200);

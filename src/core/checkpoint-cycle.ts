@@ -6,7 +6,6 @@
  * retry list against the checkpoint store), chunk them for produce requests, and judge the
  * cycle's readiness. No I/O: engines/checkpoint-emitter does the reads and the writes.
  */
-import { chunkBySize } from './chunks';
 import { encodeCheckpoint } from './checkpoint';
 import { checkpointsForGroup, type CoverageEntry } from './checkpoints-for-group';
 import { ListReuse } from './list-reuse';
@@ -25,19 +24,44 @@ export interface WrittenCheckpoint extends Checkpoint {
 export const CHECKPOINT_CHUNK_RECORDS = 2000;
 export const CHECKPOINT_CHUNK_BYTES = 256 * 1024;
 
+type CheckpointRecord = { key: Buffer; value: Buffer; partition: number; timestamp: string };
+
 /** Encodes checkpoints into produce-sized chunks, in order (partition 0, record timestamp = listing time). */
-export function chunkCheckpoints(
-  list: readonly WrittenCheckpoint[],
-): Array<{ checkpoints: WrittenCheckpoint[]; records: Array<{ key: Buffer; value: Buffer; partition: number; timestamp: string }> }> {
-  const records = list.map((c) => {
-    const rec = encodeCheckpoint(c);
-    return { key: rec.key, value: rec.value, partition: 0, timestamp: String(c.timestamp) };
-  });
-  const sizes = records.map((r) => r.key.length + r.value.length);
-  return chunkBySize(sizes, CHECKPOINT_CHUNK_RECORDS, CHECKPOINT_CHUNK_BYTES).map(([start, end]) => ({
-    checkpoints: list.slice(start, end),
-    records: records.slice(start, end),
-  }));
+export function chunkCheckpoints(list: readonly WrittenCheckpoint[]): Array<{ checkpoints: WrittenCheckpoint[]; records: CheckpointRecord[] }> {
+  return [...checkpointChunks(list)];
+}
+
+function recordOf(c: WrittenCheckpoint): CheckpointRecord {
+  const rec = encodeCheckpoint(c);
+  return { key: rec.key, value: rec.value, partition: 0, timestamp: String(c.timestamp) };
+}
+
+/**
+ * chunkCheckpoints one chunk at a time (the same chunks: core/chunks' rule): a chunk's records are
+ * encoded when it is taken, so a write of 100,000 checkpoints (the catch-up) holds one chunk's
+ * buffers across its produce requests, not every chunk's (issue 24: they were promoted to old space).
+ */
+export function* checkpointChunks(list: readonly WrittenCheckpoint[]): Generator<{ checkpoints: WrittenCheckpoint[]; records: CheckpointRecord[] }, void, void> {
+  let carried: CheckpointRecord | undefined;
+  let i = 0;
+  while (i < list.length) {
+    const start = i;
+    const records: CheckpointRecord[] = [];
+    let bytes = 0;
+    while (i < list.length && i - start < CHECKPOINT_CHUNK_RECORDS) {
+      const rec = carried ?? recordOf(list[i]);
+      carried = undefined;
+      const size = rec.key.length + rec.value.length;
+      if (i > start && bytes + size > CHECKPOINT_CHUNK_BYTES) {
+        carried = rec; // the next chunk's first
+        break;
+      }
+      bytes += size;
+      records.push(rec);
+      i++;
+    }
+    yield { checkpoints: list.slice(start, i), records };
+  }
 }
 
 /** The retry list's key of a checkpoint: one entry per (group, remote topic, partition). */
@@ -204,7 +228,8 @@ function* translateSteps(t: TranslateCycleInput, every = Infinity): Generator<vo
     }
     // Into the store (checkpointsForGroup did) and onto the retry list together.
     for (const c of r.checkpoints) {
-      const w: WrittenCheckpoint = { ...c, timestamp: t.listedAt };
+      // every field in the object itself (a spread adds the timestamp out of it: ~500 B a checkpoint sampled, kept until written)
+      const w: WrittenCheckpoint = { group: c.group, topic: c.topic, partition: c.partition, upstreamOffset: c.upstreamOffset, downstreamOffset: c.downstreamOffset, metadata: c.metadata, timestamp: t.listedAt };
       t.unsent.set(unsentKey(w), w);
     }
   }

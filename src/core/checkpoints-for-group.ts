@@ -90,6 +90,12 @@ export interface CheckpointsForGroupInput {
    * produced). Absent: MM2's behaviour.
    */
   remoteLogStart?: (remoteTopic: string, partition: number) => bigint | undefined;
+  /**
+   * false: no sentence (`reason` '') in the entries but a 'duplicate-remote-partition' one's and a
+   * translation below zero's; `entryReason` makes one from the entry when asked (the translation
+   * cache keeps rows that make it when read: no string per group partition at each translation). Default true.
+   */
+  reasons?: boolean;
 }
 
 export interface CheckpointsForGroupResult {
@@ -131,121 +137,79 @@ function byTopicPartition(a: CoverageEntry, b: CoverageEntry): number {
 
 export function checkpointsForGroup(input: CheckpointsForGroupInput): CheckpointsForGroupResult {
   const { group, offsets, topicFilter, store, checkpoints, policy, sourceAlias, targetAlias } = input;
+  const sentences = input.reasons !== false;
+  const loaded = checkpoints.loaded;
   const coverage: CoverageEntry[] = [];
-  /** remote partition key -> index in `coverage` of the entry whose checkpoint is kept. */
-  const emittedAt = new Map<string, number>();
-  const produced = new Map<string, Checkpoint>();
+  /** remote partition key -> index in `coverage` of the entry whose checkpoint is kept (made at the first checkpoint: most groups have none). */
+  let emittedAt: Map<string, number> | undefined;
+  let produced: Map<string, Checkpoint> | undefined;
+  // an entry's sentence (from its own fields: entryReason) unless the caller keeps none
+  const push = (e: CoverageEntry): void => {
+    if (sentences) e.reason = entryReason(e, loaded);
+    coverage.push(e);
+  };
+  const emit = (remoteTopic: string, partition: number, checkpoint: Checkpoint): void => {
+    const remoteKey = `${partition}:${remoteTopic}`;
+    produced ??= new Map();
+    emittedAt ??= new Map();
+    produced.set(remoteKey, checkpoint);
+    emittedAt.set(remoteKey, coverage.length);
+  };
 
   for (const entry of offsets) {
     const { topic, partition } = entry;
     const offset = entry.offset;
     if (!topicFilter.accept(topic)) {
-      coverage.push({
-        topic,
-        partition,
-        remoteTopic: null,
-        upstreamOffset: offset,
-        status: 'topic-not-replicated',
-        reason: 'topic is not replicated: the topic filter (topics / topics.exclude) rejects it',
-      });
+      push({ topic, partition, remoteTopic: null, upstreamOffset: offset, status: 'topic-not-replicated', reason: '' });
       continue;
     }
     const renamed = renameTopicPartition(policy, sourceAlias, targetAlias, topic, partition);
     // one shared string per remote topic (it is kept in every checkpoint and coverage entry)
-    const remote = { topic: internName(renamed.topic), partition: renamed.partition };
-    const base = { topic, partition, remoteTopic: remote.topic, upstreamOffset: offset };
+    const remoteTopic = internName(renamed.topic);
+    const remotePartition = renamed.partition;
     if (offset === null || offset === undefined || offset < 0n) {
-      coverage.push({
-        ...base,
-        upstreamOffset: null,
-        status: 'no-committed-offset',
-        reason: 'the group has no committed offset for this partition',
-      });
+      push({ topic, partition, remoteTopic, upstreamOffset: null, status: 'no-committed-offset', reason: '' });
       continue;
     }
-    if (!checkpoints.loaded) {
-      coverage.push({
-        ...base,
-        status: 'store-loading',
-        reason: 'the previous checkpoints are still being restored from the checkpoints topic; no checkpoint until that is done',
-      });
+    if (!loaded) {
+      push({ topic, partition, remoteTopic, upstreamOffset: offset, status: 'store-loading', reason: '' });
       continue;
     }
     const t = store.explain(topic, partition, offset, group);
-    if (t.kind === 'loading') {
-      coverage.push({
-        ...base,
-        status: 'store-loading',
-        reason: 'the offset-sync history is still being read; no translation until it has been read to the end',
-      });
+    if (t.kind === 'loading' || t.kind === 'no-sync') {
+      push({ topic, partition, remoteTopic, upstreamOffset: offset, status: t.kind === 'loading' ? 'store-loading' : 'no-sync', reason: '' });
       continue;
     }
-    if (t.kind === 'no-sync') {
-      coverage.push({
-        ...base,
-        status: 'no-sync',
-        reason: 'no offset sync for this partition yet: no record of it has been mirrored since the sync history began',
-      });
-      continue;
-    }
-    const last = t.kind === 'too-old' && input.remoteLogStart !== undefined ? checkpoints.getPartition(group, remote.topic, remote.partition) : undefined;
+    const last = t.kind === 'too-old' && input.remoteLogStart !== undefined ? checkpoints.getPartition(group, remoteTopic, remotePartition) : undefined;
     if (t.kind === 'too-old' && last !== undefined && offset < last.upstreamOffset) {
-      const start = (input.remoteLogStart as (topic: string, partition: number) => bigint | undefined)(remote.topic, remote.partition);
-      const what =
-        `the group was rewound from upstream ${last.upstreamOffset} to ${offset}, below the oldest retained offset sync (upstream ${t.oldest.upstreamOffset}), ` +
-        `so it cannot be translated, and the last checkpoint (${last.downstreamOffset}) would skip what it was rewound to re-read`;
+      const start = (input.remoteLogStart as (topic: string, partition: number) => bigint | undefined)(remoteTopic, remotePartition);
       if (start === undefined || start < 0n) {
-        coverage.push({
-          ...base,
-          status: 'rewound-below-syncs',
-          sync: t.oldest,
-          previous: last,
-          reason: `${what}; the log start of ${remote.topic}-${remote.partition} on the target is not known yet, so nothing is checkpointed this time`,
-        });
+        push({ topic, partition, remoteTopic, upstreamOffset: offset, status: 'rewound-below-syncs', sync: t.oldest, previous: last, reason: '' });
         continue;
       }
-      const atStart: Checkpoint = { group, topic: remote.topic, partition: remote.partition, upstreamOffset: offset, downstreamOffset: start, metadata: entry.metadata ?? '' };
-      const remoteKey = `${remote.partition}:${remote.topic}`;
-      produced.set(remoteKey, atStart);
-      emittedAt.set(remoteKey, coverage.length);
-      coverage.push({
-        ...base,
-        status: 'rewound-to-start',
-        downstreamOffset: start,
-        sync: t.oldest,
-        previous: last,
-        reason: `${what}: checkpoint ${offset} -> ${start}, the start of ${remote.topic}-${remote.partition} on the target, so a failover skips nothing`,
-      });
+      emit(remoteTopic, remotePartition, { group, topic: remoteTopic, partition: remotePartition, upstreamOffset: offset, downstreamOffset: start, metadata: entry.metadata ?? '' });
+      push({ topic, partition, remoteTopic, upstreamOffset: offset, status: 'rewound-to-start', downstreamOffset: start, sync: t.oldest, previous: last, reason: '' });
       continue;
     }
     if (t.kind === 'too-old') {
-      coverage.push({
-        ...base,
-        status: 'older-than-oldest-sync',
-        sync: t.oldest,
-        reason:
-          `the group's offset ${offset} is older than the oldest retained offset sync (upstream ${t.oldest.upstreamOffset}); ` +
-          `translating it could skip records, so it is checkpointed once the group reaches offset ${t.oldest.upstreamOffset}`,
-      });
+      push({ topic, partition, remoteTopic, upstreamOffset: offset, status: 'older-than-oldest-sync', sync: t.oldest, reason: '' });
       continue;
     }
     const checkpoint: Checkpoint = {
       group,
-      topic: remote.topic,
-      partition: remote.partition,
+      topic: remoteTopic,
+      partition: remotePartition,
       upstreamOffset: offset,
       downstreamOffset: t.downstreamOffset,
       metadata: entry.metadata ?? '',
     };
-    // ASCII only: a reason is kept per group partition (100,000 at 10,000 groups x 10 partitions), and one
-    // character outside Latin-1 makes V8 store the whole string with two bytes per character
-    const how = t.exact
-      ? `exactly the synced record ${t.sync.upstreamOffset}->${t.sync.downstreamOffset}`
-      : `past the synced record ${t.sync.upstreamOffset}->${t.sync.downstreamOffset}, so it resumes right after it`;
     if (checkpoint.downstreamOffset < 0n) {
-      // Only reachable through Java long wrap-around at 2^63-1 (see OffsetSyncStore.explain).
+      // Only reachable through Java long wrap-around at 2^63-1 (see OffsetSyncStore.explain); its sentence names the value (always made: no other field holds it).
       coverage.push({
-        ...base,
+        topic,
+        partition,
+        remoteTopic,
+        upstreamOffset: offset,
         status: 'older-than-oldest-sync',
         sync: t.sync,
         reason: `the translation of offset ${offset} is negative (${checkpoint.downstreamOffset}) and cannot be used`,
@@ -253,60 +217,94 @@ export function checkpointsForGroup(input: CheckpointsForGroupInput): Checkpoint
       continue;
     }
     if (!checkpoints.isMoreRecent(checkpoint)) {
-      const previous = checkpoints.getPartition(group, remote.topic, remote.partition) as Checkpoint;
-      const reason =
-        checkpoint.downstreamOffset === previous.downstreamOffset
-          ? `unchanged: downstream offset ${previous.downstreamOffset} was already checkpointed (upstream ${offset} is ${how})`
-          : `the translation ${checkpoint.downstreamOffset} is behind the last checkpoint ${previous.downstreamOffset} ` +
-            `and the group did not rewind, so the last checkpoint stands (checkpoints never move backwards)`;
-      coverage.push({
-        ...base,
-        status: 'unchanged',
-        downstreamOffset: checkpoint.downstreamOffset,
-        sync: t.sync,
-        previous,
-        reason,
-      });
+      const previous = checkpoints.getPartition(group, remoteTopic, remotePartition) as Checkpoint;
+      push({ topic, partition, remoteTopic, upstreamOffset: offset, status: 'unchanged', downstreamOffset: checkpoint.downstreamOffset, sync: t.sync, previous, reason: '' });
       continue;
     }
-    const remoteKey = `${remote.partition}:${remote.topic}`;
-    const earlier = emittedAt.get(remoteKey);
+    const earlier = emittedAt?.get(`${remotePartition}:${remoteTopic}`);
     if (earlier !== undefined) {
+      // always made (it names the other source partition)
       const e = coverage[earlier];
       coverage[earlier] = {
         ...e,
         status: 'duplicate-remote-partition',
-        reason:
-          `source partition ${topic}-${partition} also maps to ${remote.topic}-${remote.partition}; ` +
-          `its checkpoint replaced this one`,
+        reason: `source partition ${topic}-${partition} also maps to ${remoteTopic}-${remotePartition}; ` + `its checkpoint replaced this one`,
       };
     }
-    produced.set(remoteKey, checkpoint);
-    emittedAt.set(remoteKey, coverage.length);
-    const before = checkpoints.getPartition(group, remote.topic, remote.partition);
+    emit(remoteTopic, remotePartition, checkpoint);
+    const before = checkpoints.getPartition(group, remoteTopic, remotePartition);
     if (before !== undefined && offset < before.upstreamOffset) {
-      coverage.push({
-        ...base,
-        status: 'emitted',
-        downstreamOffset: checkpoint.downstreamOffset,
-        sync: t.sync,
-        rewoundFrom: before.upstreamOffset,
-        reason: `checkpoint ${offset} -> ${checkpoint.downstreamOffset} after a rewind of the group from upstream ${before.upstreamOffset}: the group is ${how}`,
-      });
+      push({ topic, partition, remoteTopic, upstreamOffset: offset, status: 'emitted', downstreamOffset: checkpoint.downstreamOffset, sync: t.sync, rewoundFrom: before.upstreamOffset, reason: '' });
       continue;
     }
-    coverage.push({
-      ...base,
-      status: 'emitted',
-      downstreamOffset: checkpoint.downstreamOffset,
-      sync: t.sync,
-      reason: `checkpoint ${offset} -> ${checkpoint.downstreamOffset}: the group is ${how}`,
-    });
+    push({ topic, partition, remoteTopic, upstreamOffset: offset, status: 'emitted', downstreamOffset: checkpoint.downstreamOffset, sync: t.sync, reason: '' });
   }
 
-  const result = [...produced.values()];
+  const result = produced === undefined ? [] : [...produced.values()];
   if (!input.dryRun) checkpoints.update(group, result, input.listedAt);
   // the report in a stable order (topic, then partition), whatever order the broker listed the offsets in
-  coverage.sort(byTopicPartition);
+  if (!sortedByTopicPartition(coverage)) coverage.sort(byTopicPartition);
   return { checkpoints: result, coverage };
+}
+
+function sortedByTopicPartition(list: readonly CoverageEntry[]): boolean {
+  for (let i = 1; i < list.length; i++) if (byTopicPartition(list[i - 1], list[i]) > 0) return false;
+  return true;
+}
+
+/** How a translated position reads against its sync. */
+function howOf(offset: bigint, sync: OffsetSync): string {
+  // ASCII only: a reason is kept per group partition (100,000 at 10,000 groups x 10 partitions), and one
+  // character outside Latin-1 makes V8 store the whole string with two bytes per character
+  return offset === sync.upstreamOffset
+    ? `exactly the synced record ${sync.upstreamOffset}->${sync.downstreamOffset}`
+    : `past the synced record ${sync.upstreamOffset}->${sync.downstreamOffset}, so it resumes right after it`;
+}
+
+/**
+ * checkpointsForGroup's sentence for its entry `e`, from the entry's own fields (`checkpointsLoaded`:
+ * the checkpoint store's state when it was made). Not for a 'duplicate-remote-partition' entry nor a
+ * translation below zero: checkpointsForGroup always gives those their sentence.
+ */
+export function entryReason(e: CoverageEntry, checkpointsLoaded: boolean): string {
+  const offset = e.upstreamOffset as bigint;
+  const sync = e.sync as OffsetSync;
+  const previous = e.previous as Checkpoint;
+  switch (e.status) {
+    case 'topic-not-replicated':
+      return 'topic is not replicated: the topic filter (topics / topics.exclude) rejects it';
+    case 'no-committed-offset':
+      return 'the group has no committed offset for this partition';
+    case 'store-loading':
+      return checkpointsLoaded
+        ? 'the offset-sync history is still being read; no translation until it has been read to the end'
+        : 'the previous checkpoints are still being restored from the checkpoints topic; no checkpoint until that is done';
+    case 'no-sync':
+      return 'no offset sync for this partition yet: no record of it has been mirrored since the sync history began';
+    case 'rewound-below-syncs':
+    case 'rewound-to-start': {
+      const what =
+        `the group was rewound from upstream ${previous.upstreamOffset} to ${offset}, below the oldest retained offset sync (upstream ${sync.upstreamOffset}), ` +
+        `so it cannot be translated, and the last checkpoint (${previous.downstreamOffset}) would skip what it was rewound to re-read`;
+      return e.status === 'rewound-below-syncs'
+        ? `${what}; the log start of ${e.remoteTopic}-${e.partition} on the target is not known yet, so nothing is checkpointed this time`
+        : `${what}: checkpoint ${offset} -> ${e.downstreamOffset}, the start of ${e.remoteTopic}-${e.partition} on the target, so a failover skips nothing`;
+    }
+    case 'older-than-oldest-sync':
+      return (
+        `the group's offset ${offset} is older than the oldest retained offset sync (upstream ${sync.upstreamOffset}); ` +
+        `translating it could skip records, so it is checkpointed once the group reaches offset ${sync.upstreamOffset}`
+      );
+    case 'unchanged':
+      return e.downstreamOffset === previous.downstreamOffset
+        ? `unchanged: downstream offset ${previous.downstreamOffset} was already checkpointed (upstream ${offset} is ${howOf(offset, sync)})`
+        : `the translation ${e.downstreamOffset} is behind the last checkpoint ${previous.downstreamOffset} ` +
+            `and the group did not rewind, so the last checkpoint stands (checkpoints never move backwards)`;
+    case 'emitted':
+      return e.rewoundFrom !== undefined
+        ? `checkpoint ${offset} -> ${e.downstreamOffset} after a rewind of the group from upstream ${e.rewoundFrom}: the group is ${howOf(offset, sync)}`
+        : `checkpoint ${offset} -> ${e.downstreamOffset}: the group is ${howOf(offset, sync)}`;
+    default:
+      return e.reason;
+  }
 }

@@ -1,4 +1,4 @@
-import type { CoverageEntry, CoverageStatus } from './checkpoints-for-group';
+import { entryReason, type CoverageEntry, type CoverageStatus } from './checkpoints-for-group';
 import type { EntryReadiness, ReadinessVerdict } from './readiness';
 import type { Checkpoint, OffsetSync } from './types';
 import { CHUNK_BYTES, ROW_BYTES_MAX, RowChunk, type CoverageTable } from './coverage-table';
@@ -183,7 +183,8 @@ export class GroupCoverage implements Iterable<CoverageRow> {
       if (!this.writeRow(w, i, c, readiness[i], checkpointsLoaded)) {
         const rd = readiness[i];
         const x = this.extraToWrite();
-        (x.kept ??= new Map()).set(i, { ...c, verdict: rd.verdict, reread: rd.reread, checkpointAt: rd.checkpointAt });
+        // its sentence now when the entry came without one (checkpointsForGroup's `reasons: false`)
+        (x.kept ??= new Map()).set(i, { ...c, reason: c.reason === '' ? entryReason(c, checkpointsLoaded) : c.reason, verdict: rd.verdict, reread: rd.reread, checkpointAt: rd.checkpointAt });
         w.u(Reason.Kept);
       }
     }

@@ -147,28 +147,38 @@ const RANK: Record<ReadinessVerdict, number> = { ready: 0, 'at-risk': 1, 'not-co
 
 /** A group's readiness from its coverage entries (the worst applicable partition decides). */
 export function groupReadiness(group: string, entries: readonly Entry[]): GroupReadiness {
+  return groupReadinessOf(group, entries, entries);
+}
+
+/**
+ * groupReadiness over entries given as two lists of the same length: where (`coverage[i]`) and
+ * the readiness (`readiness[i]`) of each (no object a partition joining the two).
+ */
+export function groupReadinessOf(group: string, coverage: ReadonlyArray<Pick<CoverageEntry, 'topic' | 'partition' | 'status'>>, readiness: readonly EntryReadiness[]): GroupReadiness {
   const g: GroupReadiness = { group, verdict: 'ready', why: null, reread: null, topic: null, partition: null, ready: 0, atRisk: 0, notCovered: 0, membersOnTarget: 'unknown' };
   let applicable = 0;
-  for (const e of entries) {
+  for (let i = 0; i < coverage.length; i++) {
+    const c = coverage[i];
+    const e = readiness[i];
     if (e.verdict === 'ready') g.ready++;
     else if (e.verdict === 'at-risk') g.atRisk++;
     else g.notCovered++;
-    if (NOT_APPLICABLE.has(e.status)) continue;
+    if (NOT_APPLICABLE.has(c.status)) continue;
     applicable++;
     const worse = RANK[e.verdict] > RANK[g.verdict];
     const sameButMore = e.verdict === g.verdict && e.verdict !== 'not-covered' && e.reread !== null && (g.reread === null || e.reread > g.reread);
     if (worse || sameButMore || g.topic === null) {
       g.verdict = e.verdict;
-      g.why = e.verdict === 'ready' ? null : e.verdict === 'at-risk' ? 'reread' : e.status;
-      g.topic = e.topic;
-      g.partition = e.partition;
+      g.why = e.verdict === 'ready' ? null : e.verdict === 'at-risk' ? 'reread' : c.status;
+      g.topic = c.topic;
+      g.partition = c.partition;
       if (e.verdict !== 'not-covered') g.reread = e.reread;
     }
   }
   if (applicable === 0) {
     // nothing a failover resumes from (no replicated topic with a commit)
     g.verdict = 'not-covered';
-    g.why = entries.length > 0 ? entries[0].status : 'no-committed-offset';
+    g.why = coverage.length > 0 ? coverage[0].status : 'no-committed-offset';
   }
   // shared by every cycle that reuses the group, and sent in messages: read only
   return Object.freeze(g);

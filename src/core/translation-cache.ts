@@ -5,7 +5,7 @@ import type { OffsetSync } from './types';
 import { CoverageTable, GroupCoverage } from './coverage-rows';
 import { GroupNames } from './group-names';
 import { GroupColumns } from './translation-columns';
-import { DEFAULT_READINESS, entryReadiness, groupReadiness, type EntryReadiness, type MembersOnTarget, type GroupReadiness, type ReadinessThresholds } from './readiness';
+import { DEFAULT_READINESS, entryReadiness, groupReadinessOf, type EntryReadiness, type MembersOnTarget, type GroupReadiness, type ReadinessThresholds } from './readiness';
 
 /**
  * The last translation of every group, so that a full checkpoint cycle translates again only
@@ -241,7 +241,8 @@ export class TranslationCache {
       if (input.listedAt !== undefined) cols.listed[hadId] = input.listedAt;
       return cols.entry[hadId] as Entry;
     }
-    const r = checkpointsForGroup(input);
+    // no sentences: the rows make them when read (no string a group partition at each translation)
+    const r = checkpointsForGroup({ ...input, reasons: false });
     // kept for many cycles: compact rows (values as variable-length integers, no sentence: core/coverage-rows)
     const readiness = r.coverage.map((c): EntryReadiness => {
       const cp = c.remoteTopic === null ? undefined : checkpoints.getPartition(group, c.remoteTopic, c.partition);
@@ -254,10 +255,7 @@ export class TranslationCache {
       this.table.released(had.length, had.byteLength);
       this.gens.release(had.length);
     }
-    const summary = groupReadiness(
-      group,
-      r.coverage.map((c, i) => ({ ...readiness[i], status: c.status, topic: c.topic, partition: c.partition })),
-    );
+    const summary = groupReadinessOf(group, r.coverage, readiness);
     // one row an offset entry (checkpointsForGroup's entries are); a generation slot each
     const n = r.coverage.length;
     const genAt = this.gens.alloc(n);

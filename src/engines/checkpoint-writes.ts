@@ -6,7 +6,7 @@
  * cycle with nothing to write still makes sure the target answers (and still holds the topic),
  * so that an unreachable target is a failed cycle, never a quiet one.
  */
-import { checkpointsToWrite, chunkCheckpoints, unsentKey, type WrittenCheckpoint } from '../core/checkpoint-cycle';
+import { checkpointChunks, checkpointsToWrite, unsentKey, type WrittenCheckpoint } from '../core/checkpoint-cycle';
 import type { Checkpoint } from '../core/types';
 import type { ClusterConnection } from '../kafka/connection';
 
@@ -44,8 +44,8 @@ export async function writeCheckpoints(w: CheckpointWrite): Promise<WrittenCheck
   if (w.toWrite.length > 0) {
     try {
       const producer = await target.producer();
-      // one produce request holds at most ~1 MiB by default (broker message.max.bytes)
-      for (const chunk of chunkCheckpoints(w.toWrite)) {
+      // one produce request holds at most ~1 MiB by default (broker message.max.bytes); each chunk encoded when its turn comes
+      for (const chunk of checkpointChunks(w.toWrite)) {
         if (w.stopped()) break;
         await producer.send({ topic, acks: -1, messages: chunk.records });
         // acknowledged: off the retry list, unless a newer checkpoint of the partition took its place meanwhile

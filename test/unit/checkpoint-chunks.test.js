@@ -41,4 +41,29 @@ describe('chunkCheckpoints', function () {
     assert.deepEqual(chunks.map((c) => c.records.length), [8, 8, 4]);
     assert.deepEqual(chunkCheckpoints([]), []);
   });
+
+  it('checkpointChunks encodes a chunk only when it is taken, and cuts exactly as core/chunks (mixed sizes)', function () {
+    const { checkpointChunks } = require('../../dist/core/checkpoint-cycle');
+    const { chunkBySize } = require('../../dist/core/chunks');
+    const { encodeCheckpoint } = require('../../dist/core/checkpoint');
+    const sizesOf = [0, 10, 20000, 100, 5, 32000, 3, 0, 31000, 7];
+    const list = Array.from({ length: 9000 }, (_, i) => ({
+      group: `group-${i % 997}`, topic: 'source.orders', partition: i % 10,
+      upstreamOffset: BigInt(i), downstreamOffset: BigInt(i + 1), metadata: 'm'.repeat(sizesOf[i % sizesOf.length] * (i % 7 === 0 ? 1 : 0)), timestamp: 1700000000000 + i,
+    }));
+    list[4000] = { ...list[4000], metadata: 'x'.repeat(32767) };
+    const sizes = list.map((c) => { const r = encodeCheckpoint(c); return r.key.length + r.value.length; });
+    const expected = chunkBySize(sizes, CHECKPOINT_CHUNK_RECORDS, CHECKPOINT_CHUNK_BYTES);
+    const got = [];
+    let at = 0;
+    for (const chunk of checkpointChunks(list)) {
+      got.push([at, at + chunk.records.length]);
+      assert.deepEqual(chunk.checkpoints, list.slice(at, at + chunk.records.length));
+      chunk.records.forEach((rec, k) => assert.deepEqual(decodeCheckpoint(rec.key, rec.value).downstreamOffset, list[at + k].downstreamOffset));
+      at += chunk.records.length;
+    }
+    assert.deepEqual(got, expected);
+    assert.ok(expected.length > 5, `${expected.length} chunks`);
+    assert.deepEqual(chunkCheckpoints(list).map((c) => c.records.length), expected.map(([a, b]) => b - a));
+  });
 });
