@@ -185,6 +185,8 @@ function memoryCluster({ role, groups, parts, latency = [0, 0], seed = 1, initia
         chunks.map(async (chunk) => {
           await delay();
           const batch = new Map();
+          // one topic name per answer, as kafka/group-requests.ts decodeOffsetFetchV8Offsets decodes it (a topic named by the same bytes as the last group's is that string)
+          const name = fresh(topic);
           for (const g of chunk) {
             const i = namer.index(g);
             if (i < 0 || i >= groups) {
@@ -192,8 +194,6 @@ function memoryCluster({ role, groups, parts, latency = [0, 0], seed = 1, initia
               continue;
             }
             const list = [];
-            // one topic name per group and topic, as the response carries it and kafka/group-requests.ts decodeOffsetFetchV8Offsets decodes it (its partitions share it)
-            const name = fresh(topic);
             for (let p = 0; p < parts; p++) {
               const o = committed[i * parts + p];
               if (o >= 0n) list.push({ topic: name, partition: p, offset: o, metadata: '' });

@@ -95,11 +95,30 @@ export interface OffsetFetchGroupOffsets {
 /**
  * Decodes an OffsetFetch v8 answer straight into each group's CommittedOffset list: no
  * intermediate object per partition and per topic (at 10,000 groups x 10 partitions, a full read
- * made 100,000 of each besides the offsets themselves). The same fields as decodeOffsetFetchV8.
+ * made 100,000 of each besides the offsets themselves), and one string per topic name for the
+ * groups of the answer that follow each other on it. The same fields as decodeOffsetFetchV8.
  */
 export function decodeOffsetFetchV8Offsets(body: Buffer): { throttleTimeMs: number; groups: OffsetFetchGroupOffsets[] } {
   const r = new StructReader(body, 'OffsetFetch v8 response');
   const throttleTimeMs = r.readInt32('throttle_time_ms');
+  // a topic named by the same bytes as the last one decoded is that string (the groups of one answer commit on the same topics)
+  let lastTopic = '';
+  let lastAt = -1;
+  let lastLen = -1;
+  const topicName = (r2: StructReader): string => {
+    const at = r2.offset;
+    const n = r2.readUnsignedVarint('topics.name length') - 1;
+    const start = r2.offset;
+    if (n === lastLen && lastAt >= 0 && n <= r2.remaining && body.compare(body, lastAt, lastAt + n, start, start + n) === 0) {
+      r2.skip(n, 'topics.name');
+      return lastTopic;
+    }
+    r2.rewind(at);
+    lastTopic = r2.readCompactString('topics.name');
+    lastAt = start;
+    lastLen = n;
+    return lastTopic;
+  };
   const groups = r.readCompactArray((r1) => {
     const groupId = r1.readCompactString('groups.group_id');
     const offsets: CommittedOffset[] = [];
@@ -107,7 +126,7 @@ export function decodeOffsetFetchV8Offsets(body: Buffer): { throttleTimeMs: numb
     const topics = r1.readUnsignedVarint('topics length') - 1;
     if (topics > r1.remaining) throw new MalformedRecordError(`Error reading field 'topics' of OffsetFetch v8 response: ${topics} items but ${r1.remaining} bytes left`);
     for (let t = 0; t < topics; t++) {
-      const topic = r1.readCompactString('topics.name');
+      const topic = topicName(r1);
       const partitions = r1.readUnsignedVarint('partitions length') - 1;
       if (partitions > r1.remaining) throw new MalformedRecordError(`Error reading field 'partitions' of OffsetFetch v8 response: ${partitions} items but ${r1.remaining} bytes left`);
       for (let i = 0; i < partitions; i++) {
