@@ -183,3 +183,45 @@ describe('GroupOffsetSyncer: a full run settles each group as its read batch ans
     assert.deepEqual([...h.take(['b', 'c'], 1000).keys()], []);
   });
 });
+
+describe('group-offset-syncer-types: the run helpers', function () {
+  const { selectGroups, earliestDue, readTargetGroups } = require('../../dist/engines/group-offset-syncer-types');
+
+  it('selectGroups compacts the array in place, sorted; earliestDue is the earliest re-read of the groups up to date', function () {
+    const all = ['c', 'x', 'a', 'b'];
+    const out = selectGroups(all, (g) => g !== 'x');
+    assert.equal(out, all, 'in place: no copy');
+    assert.deepEqual(out, ['a', 'b', 'c']);
+    /** @type {Record<string, number>} */
+    const due = { a: 30, b: 10, c: 20 };
+    assert.equal(earliestDue([{ group: 'a', code: 'up-to-date' }, { group: 'b', code: 'group-active' }, { group: 'c', code: 'up-to-date' }], (g) => due[g]), 20);
+    assert.equal(earliestDue([{ group: 'b', code: 'group-active' }], (g) => due[g]), Infinity);
+  });
+
+  it('readTargetGroups with a reader handing answers over keeps only the groups not settled as they answered; without fetchEach it is fetchMany', async function () {
+    const list = (/** @type {number} */ o) => [{ topic: 't', partition: 0, offset: BigInt(o), metadata: '' }];
+    const settled = new Set();
+    /** @type {string[][]} */
+    const seen = [];
+    /** @type {any} */
+    const each = {
+      fetchMany: async () => assert.fail('not used'),
+      fetchEach: async (/** @type {string[]} */ groups, /** @type {(m: Map<string, any>) => void} */ hand) => {
+        hand(new Map([['a', list(1)], ['b', list(2)]]));
+        hand(new Map([['c', list(3)]]));
+        return { failed: new Map([['d', 'refused']]) };
+      },
+    };
+    const r = await readTargetGroups(each, ['a', 'b', 'c', 'd'], settled, (/** @type {Map<string, any>} */ answer) => {
+      seen.push([...answer.keys()]);
+      if (answer.has('a')) settled.add('a');
+    });
+    assert.deepEqual(seen, [['a', 'b'], ['c']]);
+    assert.deepEqual([...r.offsets.keys()], ['b', 'c'], 'a settled as its batch answered: not kept');
+    assert.deepEqual([...r.failed], [['d', 'refused']]);
+    /** @type {any} */
+    const many = { fetchMany: async (/** @type {string[]} */ groups) => ({ offsets: new Map(groups.map((g) => [g, list(0)])), failed: new Map() }) };
+    assert.deepEqual([...(await readTargetGroups(many, ['a'], new Set())).offsets.keys()], ['a']);
+    assert.equal((await readTargetGroups(each, [], settled)).offsets.size, 0, 'nothing asked: nothing read');
+  });
+});
