@@ -80,7 +80,7 @@ const initialOffset = (g, p) => BigInt(1000 + ((g * 7 + p) % 50));
  * | admin.fetchTopicOffsets | listOffsets x2, in series (kafkajs: latest, then earliest) |
  * | producer.send | produce |
  * | offsetFetcher.listGroupStates | metadata, then listGroups (one broker); callers at the same moment share one listing, and an unchanged listing is the same Map (kafka/group-client.ts) |
- * | offsetFetcher.fetchMany(n groups) | offsetFetch x ceil(n / 500), in parallel (coordinators known), each answered after its own latency |
+ * | offsetFetcher.fetchMany / fetchEach(n groups) | offsetFetch x ceil(n / 500), in parallel (coordinators known), each answered after its own latency |
  * | offsetFetcher.coordinatorFailures(n > 0 groups) | findCoordinator x1 |
  * | committer.commitMany(n groups) | offsetCommit x n, in parallel, each answered after its own latency |
  *
@@ -169,6 +169,14 @@ function memoryCluster({ role, groups, parts, latency = [0, 0], seed = 1, initia
     /** One request per 500 groups, in parallel, each answered after its own latency (told to `onBatch` as it answers, as kafka/group-client.ts does). */
     async fetchMany(gs, onBatch) {
       const offsets = new Map();
+      const { failed } = await fetcher.fetchEach(gs, (batch) => {
+        for (const [g, list] of batch) offsets.set(g, list);
+        if (onBatch) onBatch(batch);
+      });
+      return { offsets, failed };
+    },
+    /** As fetchMany, each request's answer handed to `each` as it answers and kept by nothing here (kafka/group-client.ts GroupOffsetFetcher.fetchEach). */
+    async fetchEach(gs, each) {
       const failed = new Map();
       const chunks = [];
       for (let i = 0; i < gs.length; i += GROUPS_PER_OFFSET_FETCH) chunks.push(gs.slice(i, i + GROUPS_PER_OFFSET_FETCH));
@@ -177,6 +185,8 @@ function memoryCluster({ role, groups, parts, latency = [0, 0], seed = 1, initia
         chunks.map(async (chunk) => {
           await delay();
           const batch = new Map();
+          // one topic name per answer, as kafka/group-requests.ts decodeOffsetFetchV8Offsets decodes it (a topic named by the same bytes as the last group's is that string)
+          const name = fresh(topic);
           for (const g of chunk) {
             const i = namer.index(g);
             if (i < 0 || i >= groups) {
@@ -184,19 +194,16 @@ function memoryCluster({ role, groups, parts, latency = [0, 0], seed = 1, initia
               continue;
             }
             const list = [];
-            // one topic name per group and topic, as the response carries it and kafka/group-client.ts decodes it (its partitions share it)
-            const name = fresh(topic);
             for (let p = 0; p < parts; p++) {
               const o = committed[i * parts + p];
               if (o >= 0n) list.push({ topic: name, partition: p, offset: o, metadata: '' });
             }
-            offsets.set(g, list);
             batch.set(g, list);
           }
-          if (onBatch && batch.size > 0) onBatch(batch);
+          if (batch.size > 0) each(batch);
         }),
       );
-      return { offsets, failed };
+      return { failed };
     },
     async coordinatorFailures(gs) {
       if (gs.length > 0) await request('findCoordinator');

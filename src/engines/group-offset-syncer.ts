@@ -37,7 +37,7 @@ import type { RawRecord } from '../kafka/topic-reader';
 import { HandedReads, TargetGroupListing, TargetLogEnds } from './held-target-reads';
 import { cleanFullRun, groupsOf, QuietFullRuns, shareMark } from '../core/quiet-full-run';
 import type { CheckpointView } from './replication-runtime';
-import { COUNT_EVERY_MS, countView, MAX_PARTIAL_RUNS, ownStore, REFUSED_REASON, SLICE_GROUPS, type GroupOffsetSyncerOptions } from './group-offset-syncer-types';
+import { COUNT_EVERY_MS, countView, earliestDue, MAX_PARTIAL_RUNS, ownStore, readTargetGroups, REFUSED_REASON, selectGroups, SLICE_GROUPS, type GroupOffsetSyncerOptions } from './group-offset-syncer-types';
 
 export * from './group-offset-syncer-types';
 export type { CheckpointStats, ClampedPartition, GroupOffsetsCycle, GroupSkipCode, RewoundPartition, SkippedGroup, SkippedPartition, WrittenGroup } from '../core/group-offsets-cycle';
@@ -371,11 +371,9 @@ export class GroupOffsetSyncer {
         return result;
       }
     }
-    const selected = (job.full ? groupsOf(this.view) : [...job.groups].filter((g) => this.view.hasGroup(g)))
-      .filter((g) => this.opts.groupFilter.accept(g) && (this.opts.shares?.owns(g) ?? true))
-      .sort();
+    const selected = selectGroups(job.full ? groupsOf(this.view) : [...job.groups], (g) => (job.full || this.view.hasGroup(g)) && this.opts.groupFilter.accept(g) && (this.opts.shares?.owns(g) ?? true));
     // the floor bounds the partial runs; a full run (at most one per interval, or a "sync now") writes every group now
-    if (job.full) for (const g of selected) this.deferredGroups.delete(g);
+    if (job.full && this.deferredGroups.size > 0) for (let i = 0; i < selected.length; i++) this.deferredGroups.delete(selected[i]);
     const groups = job.full ? selected : this.applyFloor(selected);
     const result = emptyCycle(cycle, !job.full, this.stats, selected.length - groups.length);
     if (groups.length === 0) {
@@ -388,13 +386,13 @@ export class GroupOffsetSyncer {
     // partial run has them synced again once it lets them go, a full run leaves them to it; a full
     // run takes a group only once it plans to read it: an event for a group it finds up to date or
     // with members never waits for it
-    const mine: string[] = [];
-    for (const g of groups) {
-      if (!this.held.has(g)) mine.push(g);
-      else if (!job.full) this.lockWaiters.add(g);
-    }
+    const mine = this.held.size === 0 ? groups : groups.filter((g) => {
+      if (!this.held.has(g)) return true;
+      if (!job.full) this.lockWaiters.add(g);
+      return false;
+    });
     const holding = new Set(job.full ? [] : mine);
-    for (const g of holding) this.held.add(g);
+    if (!job.full) for (let i = 0; i < mine.length; i++) this.held.add(mine[i]);
     // a partial run decides against the read a full run handed over as it let the group go (fresh: no read again)
     const handed = job.full ? null : this.handed.take(mine, this.now());
     // a full run notes the version of each group's checkpoints it judged (recorded when clean)
@@ -432,19 +430,15 @@ export class GroupOffsetSyncer {
   private recordQuiet(groups: readonly string[], versions: Float64Array, states: unknown, epoch: number, r: GroupOffsetsCycle, whole: boolean): void {
     const share = shareMark(this.opts.shares), clean = whole && share !== null && epoch === this.epoch && cleanFullRun(r, REFUSED_REASON); // shared: only while this instance owns every group and may write
     // a group up to date as remembered is read again once its re-read falls due (spread over the full-read period)
-    let expiresAt = Infinity;
-    if (clean) for (const s of r.skipped) if (s.code === 'up-to-date') expiresAt = Math.min(expiresAt, this.targets.rereadDueAt(s.group));
+    const expiresAt = clean ? earliestDue(r.skipped, (g) => this.targets.rereadDueAt(g)) : Infinity;
     this.quiet.record({ groups, versions, states, view: this.view, epoch, expiresAt, skipped: r.skipped, clean, share });
   }
 
   /** The run holding `holding` lets `groups` go (it will not write them): another run may take them now. */
-  private letGo(holding: Set<string>, groups: Iterable<string>): void {
+  private letGo(holding: Set<string>, groups: Set<string> | readonly string[]): void {
     let any = false;
-    for (const g of [...groups]) {
-      if (!holding.delete(g)) continue;
-      this.held.delete(g);
-      any = true;
-    }
+    if (groups === holding) { any = holding.size > 0; holding.forEach((g) => this.held.delete(g)); holding.clear(); } // the run's end: all of them, no copy
+    else for (let i = 0; i < (groups as readonly string[]).length; i++) if (holding.delete((groups as readonly string[])[i])) { this.held.delete((groups as readonly string[])[i]); any = true; }
     if (any) this.pumpLockWaiters();
   }
 
@@ -477,8 +471,9 @@ export class GroupOffsetSyncer {
     const statesAt = this.listing.at;
     // groups with members are left alone without reading them; the others are read in batches
     const writable: string[] = [];
+    let now = this.now(); // once a slice: a clock read per group was a boxed number per group
     for (let i = 0; i < groups.length; i++) {
-      if (job.full && i > 0 && i % SLICE_GROUPS === 0) await this.pause(); // a full run in slices: an event's run goes in between
+      if (job.full && i > 0 && i % SLICE_GROUPS === 0) { await this.pause(); now = this.now(); } // a full run in slices: an event's run goes in between
       const g = groups[i];
       const version = this.view.versionOf?.(g);
       const taken = job.full && this.held.has(g); // a partial run took it meanwhile: its to decide (NaN: this answer is not given again)
@@ -487,7 +482,7 @@ export class GroupOffsetSyncer {
       const state = states.get(g)?.state;
       // the checkpoints are made only when their version is not the one found up to date before
       this.planning = g; // read by planned(), synchronously within plan(): no closure per group
-      const plan = this.targets.plan(g, state, statesAt, this.planned, job.full, this.now(), version);
+      const plan = this.targets.plan(g, state, statesAt, this.planned, job.full, now, version);
       if (plan === 'active') {
         const d = decideGroupOffsetSync({ group: g, checkpoints: this.checkpointsOf(g), targetGroupState: state });
         result.skipped.push({ group: g, code: 'group-active', state, reason: d.reason });
@@ -510,7 +505,7 @@ export class GroupOffsetSyncer {
     const toRead = handed === null || handed.size === 0 ? writable : writable.filter((g) => !handed.has(g));
     const onBatch = job.full ? (answered: ReadonlyMap<string, CommittedOffset[]>) => this.settleEarly(answered, holding, settled, states, result) : undefined;
     const readAt = this.now();
-    const read = toRead.length > 0 ? await connection.offsetFetcher().fetchMany(toRead, onBatch) : { offsets: new Map<string, CommittedOffset[]>(), failed: new Map<string, string>() };
+    const read = await readTargetGroups(connection.offsetFetcher(), toRead, settled, onBatch);
     this.checkOpen();
     for (const [g, reason] of read.failed) {
       // reading needs DESCRIBE, writing READ on the group: the ACL to grant is READ
@@ -523,7 +518,8 @@ export class GroupOffsetSyncer {
     const endsOf = this.logEnds.forRun(admin, job.full);
     const toCommit: PlannedCommit[] = [];
     let decided = 0;
-    for (const g of writable) {
+    for (let i = 0; i < writable.length; i++) {
+      const g = writable[i];
       if (settled.has(g)) continue;
       if (job.full && ++decided % SLICE_GROUPS === 0) await this.pause();
       const given = handed?.get(g);

@@ -27,7 +27,7 @@ import {
   API_KEYS,
   decodeFindCoordinatorV4,
   decodeListGroups,
-  decodeOffsetFetchV8,
+  decodeOffsetFetchV8Offsets,
   encodeFindCoordinatorV4,
   encodeListGroups,
   encodeOffsetFetchV8,
@@ -448,9 +448,9 @@ export class GroupOffsetFetcher extends InternalClusterClient {
       return;
     }
     this.requests.OffsetFetch++;
-    let res: ReturnType<typeof decodeOffsetFetchV8>;
+    let res: ReturnType<typeof decodeOffsetFetchV8Offsets>;
     try {
-      res = await this.send(broker, flexibleRequest('OffsetFetch', 8, encodeOffsetFetchV8(chunk.map((groupId) => ({ groupId, topics: null }))), decodeOffsetFetchV8));
+      res = await this.send(broker, flexibleRequest('OffsetFetch', 8, encodeOffsetFetchV8(chunk.map((groupId) => ({ groupId, topics: null }))), decodeOffsetFetchV8Offsets));
     } catch (e) {
       const type = (e as { type?: string }).type ?? '';
       for (const g of chunk) moved(g, type, explainKafkaError(e));
@@ -459,7 +459,8 @@ export class GroupOffsetFetcher extends InternalClusterClient {
     const answered = new Set<string>();
     const offsets = new Map<string, CommittedOffset[]>();
     // the answer keyed by the caller's string (what the callers keep as keys), not the copy decoded from the response
-    const asked = new Map(chunk.map((g) => [g, g]));
+    const asked = new Map<string, string>();
+    for (const g of chunk) asked.set(g, g);
     for (const gr of res.groups) {
       const group = asked.get(gr.groupId) ?? gr.groupId;
       answered.add(group);
@@ -468,16 +469,9 @@ export class GroupOffsetFetcher extends InternalClusterClient {
         moved(group, err.type, err.message);
         continue;
       }
-      const list: CommittedOffset[] = [];
-      let partitionError: Error | null = null;
-      for (const t of gr.topics) {
-        for (const p of t.partitions) {
-          if (p.errorCode !== 0) partitionError = protocolError(p.errorCode, `OffsetFetch of group '${group}', ${t.topic}-${p.partition}`);
-          else list.push(committedOffset(t.topic, p.partition, p.offset, p.metadata));
-        }
-      }
-      if (partitionError) failed.set(group, partitionError.message);
-      else offsets.set(group, list);
+      const pe = gr.partitionError;
+      if (pe) failed.set(group, protocolError(pe.errorCode, `OffsetFetch of group '${group}', ${pe.topic}-${pe.partition}`).message);
+      else offsets.set(group, gr.offsets);
     }
     for (const g of chunk) if (!answered.has(g)) failed.set(g, `the coordinator did not answer for group '${g}'`);
     if (offsets.size > 0) each(offsets);

@@ -15,6 +15,7 @@
  */
 
 import { MalformedRecordError } from '../core/errors';
+import type { CommittedOffset } from '../core/types';
 import { StructReader, StructWriter } from '../core/wire';
 
 export const API_KEYS = { OffsetFetch: 9, FindCoordinator: 10, ListGroups: 16 } as const;
@@ -76,6 +77,73 @@ export function decodeOffsetFetchV8(body: Buffer): { throttleTimeMs: number; gro
     const errorCode = r1.readInt16('groups.error_code');
     r1.skipTaggedFields();
     return { groupId, errorCode, topics };
+  }, 'groups');
+  r.skipTaggedFields();
+  return { throttleTimeMs, groups };
+}
+
+/** A group of an OffsetFetch v8 answer as the group client hands it over: its offsets decoded straight into CommittedOffset. */
+export interface OffsetFetchGroupOffsets {
+  groupId: string;
+  errorCode: number;
+  /** The partitions without an error (a committed offset of -1: null, as fetchCommittedOffsets gives it). */
+  offsets: CommittedOffset[];
+  /** The last partition with an error, if any (the group's read then fails). */
+  partitionError: { topic: string; partition: number; errorCode: number } | null;
+}
+
+/**
+ * Decodes an OffsetFetch v8 answer straight into each group's CommittedOffset list: no
+ * intermediate object per partition and per topic (at 10,000 groups x 10 partitions, a full read
+ * made 100,000 of each besides the offsets themselves), and one string per topic name for the
+ * groups of the answer that follow each other on it. The same fields as decodeOffsetFetchV8.
+ */
+export function decodeOffsetFetchV8Offsets(body: Buffer): { throttleTimeMs: number; groups: OffsetFetchGroupOffsets[] } {
+  const r = new StructReader(body, 'OffsetFetch v8 response');
+  const throttleTimeMs = r.readInt32('throttle_time_ms');
+  // a topic named by the same bytes as the last one decoded is that string (the groups of one answer commit on the same topics)
+  let lastTopic = '';
+  let lastAt = -1;
+  let lastLen = -1;
+  const topicName = (r2: StructReader): string => {
+    const at = r2.offset;
+    const n = r2.readUnsignedVarint('topics.name length') - 1;
+    const start = r2.offset;
+    if (n === lastLen && lastAt >= 0 && n <= r2.remaining && body.compare(body, lastAt, lastAt + n, start, start + n) === 0) {
+      r2.skip(n, 'topics.name');
+      return lastTopic;
+    }
+    r2.rewind(at);
+    lastTopic = r2.readCompactString('topics.name');
+    lastAt = start;
+    lastLen = n;
+    return lastTopic;
+  };
+  const groups = r.readCompactArray((r1) => {
+    const groupId = r1.readCompactString('groups.group_id');
+    const offsets: CommittedOffset[] = [];
+    let partitionError: OffsetFetchGroupOffsets['partitionError'] = null;
+    const topics = r1.readUnsignedVarint('topics length') - 1;
+    if (topics > r1.remaining) throw new MalformedRecordError(`Error reading field 'topics' of OffsetFetch v8 response: ${topics} items but ${r1.remaining} bytes left`);
+    for (let t = 0; t < topics; t++) {
+      const topic = topicName(r1);
+      const partitions = r1.readUnsignedVarint('partitions length') - 1;
+      if (partitions > r1.remaining) throw new MalformedRecordError(`Error reading field 'partitions' of OffsetFetch v8 response: ${partitions} items but ${r1.remaining} bytes left`);
+      for (let i = 0; i < partitions; i++) {
+        const partition = r1.readInt32('partition_index');
+        const offset = r1.readInt64('committed_offset');
+        r1.readInt32('committed_leader_epoch');
+        const metadata = r1.readCompactNullableString('metadata');
+        const errorCode = r1.readInt16('partitions.error_code');
+        r1.skipTaggedFields();
+        if (errorCode !== 0) partitionError = { topic, partition, errorCode };
+        else offsets.push({ topic, partition, offset: offset < 0n ? null : offset, metadata: metadata ?? '' });
+      }
+      r1.skipTaggedFields();
+    }
+    const errorCode = r1.readInt16('groups.error_code');
+    r1.skipTaggedFields();
+    return { groupId, errorCode, offsets, partitionError };
   }, 'groups');
   r.skipTaggedFields();
   return { throttleTimeMs, groups };

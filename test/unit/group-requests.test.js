@@ -54,6 +54,39 @@ describe('group requests (bytes)', () => {
     );
   });
 
+  it('OffsetFetch v8 response straight into CommittedOffset: the same fields, -1 as null, null metadata as empty, a partition error kept, a topic named as the last one taken as it', () => {
+    const body = bytes(
+      '00000000' + '05' + // throttle, 4 groups
+        str('g') + '02' + str('t') + '03' +
+        '00000000 000000000000002a ffffffff' + str('m') + '0000 00' +
+        '00000001 ffffffffffffffff 00000003 00 0000 01 07 02 aabb' + // no offset, null metadata, one unknown tag
+        '00' + '0000' + '00' +
+        str('h') + '01' + '0010' + '00' + // no topics, NOT_COORDINATOR
+        str('k') + '02' + str('u') + '02' + '00000002 0000000000000005 ffffffff 00 0003 00' + '00' + '0000' + '00' + // UNKNOWN_TOPIC_OR_PARTITION on u-2
+        str('m') + '03' + str('u') + '02' + '00000000 0000000000000007 ffffffff 01 0000 00' + '00' + str('tt') + '02' + '00000001 0000000000000008 ffffffff 01 0000 00' + '00' + '0000' + '00' + // u as the last group's (the same bytes), then tt
+        '00',
+    );
+    const r = rq.decodeOffsetFetchV8Offsets(body);
+    assert.deepEqual(r, {
+      throttleTimeMs: 0,
+      groups: [
+        { groupId: 'g', errorCode: 0, partitionError: null, offsets: [
+          { topic: 't', partition: 0, offset: 42n, metadata: 'm' },
+          { topic: 't', partition: 1, offset: null, metadata: '' },
+        ] },
+        { groupId: 'h', errorCode: 16, partitionError: null, offsets: [] },
+        { groupId: 'k', errorCode: 0, partitionError: { topic: 'u', partition: 2, errorCode: 3 }, offsets: [] },
+        { groupId: 'm', errorCode: 0, partitionError: null, offsets: [
+          { topic: 'u', partition: 0, offset: 7n, metadata: '' },
+          { topic: 'tt', partition: 1, offset: 8n, metadata: '' },
+        ] },
+      ],
+    });
+    for (let cut = 1; cut < 12; cut++) {
+      assert.throws(() => rq.decodeOffsetFetchV8Offsets(body.subarray(0, body.length - cut)), (e) => e instanceof MalformedRecordError && /OffsetFetch v8 response/.test(e.message));
+    }
+  });
+
   it('FindCoordinator v4: key type 0 and many keys; the answer per key', () => {
     assert.equal(hex(rq.encodeFindCoordinatorV4(['a', 'b'])), '00' + '03' + str('a') + str('b') + '00');
     const r = rq.decodeFindCoordinatorV4(bytes('00000000 03' + str('a') + '00000001' + str('h') + '00002384 0000 00 00' + str('b') + 'ffffffff' + str('') + 'ffffffff 000f' + str('x') + '00 00'));
