@@ -122,7 +122,7 @@ export function tlsFileProblems(files: TlsNodeFiles, read: (p: string) => Buffer
         // an encrypted key without a passphrase: OpenSSL's prompt is "interrupted or cancelled"
         const encrypted = /-----BEGIN ENCRYPTED PRIVATE KEY-----|Proc-Type: 4,ENCRYPTED/.test(text);
         if (!files.passphrase && (encrypted || code === 'ERR_MISSING_PASSPHRASE')) problems.push({ code: 'passphrase-missing', ...where(f) });
-        else if (files.passphrase && encrypted && /bad decrypt|decrypt/i.test(msg)) problems.push({ code: 'passphrase-wrong', ...where(f) });
+        else if (files.passphrase && encrypted && (/bad decrypt|decrypt/i.test(msg) || decryptsToGarbage(buf))) problems.push({ code: 'passphrase-wrong', ...where(f) });
         else problems.push({ code: 'bad-key', ...where(f), detail: msg });
         continue;
       }
@@ -165,4 +165,23 @@ export function tlsFileProblems(files: TlsNodeFiles, read: (p: string) => Buffer
     return [{ code: 'refused', detail: words(e) }];
   }
   return [];
+}
+
+/**
+ * A wrong passphrase is not always "bad decrypt": about one time in 300 the decryption's padding
+ * comes out valid by chance and OpenSSL then fails to read the garbage as a key (its decoder says
+ * "unsupported", as it does for a cipher it cannot use at all). Two other passphrases tell the
+ * two apart: where the cipher is usable, they fail with "bad decrypt" (the key decrypts, to
+ * garbage, with a wrong one), where it is not, with the same error as before.
+ */
+function decryptsToGarbage(pem: Buffer): boolean {
+  for (const probe of ['\u0000kafka-mm2-probe-1', '\u0000kafka-mm2-probe-2']) {
+    try {
+      crypto.createPrivateKey({ key: pem, format: 'pem', passphrase: probe });
+      return false; // opened by a passphrase nobody sets: not a question of the passphrase
+    } catch (e) {
+      if (/bad decrypt/i.test(words(e))) return true;
+    }
+  }
+  return false;
 }

@@ -26,6 +26,23 @@ describe('tls-config files checked before a connection uses them', function () {
     assert.deepEqual(wrong.map((p) => p.code), ['cert-missing', 'passphrase-wrong']);
   });
 
+  it('a wrong passphrase whose decryption pads validly by chance (about 1 in 300; OpenSSL says "unsupported", not "bad decrypt") is still a wrong passphrase', function () {
+    // encrypted with 'right'; 'wrong97' decrypts it to garbage with a valid padding (found once, kept: the same file decrypts the same way)
+    files['/garbage.pem'] =
+      "-----BEGIN ENCRYPTED PRIVATE KEY-----\n" +
+      "MIHsMFcGCSqGSIb3DQEFDTBKMCkGCSqGSIb3DQEFDDAcBAhPJEP0LAzI/AICCAAw\n" +
+      "DAYIKoZIhvcNAgkFADAdBglghkgBZQMEASoEEJnHPLuIvrhRWvhDZyt2w2IEgZAM\n" +
+      "suCnYZXivuhKW9wHO3kD6XRaa2RY5YxEmD4fy1YhFIkQYIOUD45Vu3GmgXlkbcrg\n" +
+      "ttRv+PX3LLRMxZvB35LleCNmKnhGbnAbPFal7DELVs52wqRoR4ouwcLc5ZktxfHh\n" +
+      "s3dhCr0enIY3R7rX9EZz6QzbKDmcZ38Uo5nCvPL0nC5xxdvrAuHk9YDHYqYjonQ=\n" +
+      "-----END ENCRYPTED PRIVATE KEY-----\n";
+    const crypto2 = require('node:crypto');
+    assert.throws(() => crypto2.createPrivateKey({ key: files['/garbage.pem'], format: 'pem', passphrase: 'wrong97' }), (e) => !/bad decrypt/i.test(e.message), 'the case this test is about: not "bad decrypt"');
+    const wrong = tlsFileProblems({ key: { file: '/garbage.pem', uploaded: false }, passphrase: 'wrong97' }, read);
+    assert.deepEqual(wrong.map((p) => p.code), ['cert-missing', 'passphrase-wrong']);
+    assert.deepEqual(tlsFileProblems({ key: { file: '/garbage.pem', uploaded: false }, passphrase: 'right' }, read).map((p) => p.code), ['cert-missing'], 'the right passphrase opens it');
+  });
+
   it('an empty file, a DER file, a folder', function () {
     files['/empty.pem'] = '\n';
     files['/der.crt'] = Buffer.from([0x30, 0x82, 0x01, 0x0a, 0x02, 0x01]);
