@@ -37,7 +37,7 @@ describe('tls-config files checked before a connection uses them', function () {
       "s3dhCr0enIY3R7rX9EZz6QzbKDmcZ38Uo5nCvPL0nC5xxdvrAuHk9YDHYqYjonQ=\n" +
       "-----END ENCRYPTED PRIVATE KEY-----\n";
     const crypto2 = require('node:crypto');
-    assert.throws(() => crypto2.createPrivateKey({ key: files['/garbage.pem'], format: 'pem', passphrase: 'wrong97' }), (e) => !/bad decrypt/i.test(e.message), 'the case this test is about: not "bad decrypt"');
+    assert.throws(() => crypto2.createPrivateKey({ key: files['/garbage.pem'], format: 'pem', passphrase: 'wrong97' }), (e) => !/bad decrypt/i.test(/** @type {Error} */ (e).message), 'the case this test is about: not "bad decrypt"');
     const wrong = tlsFileProblems({ key: { file: '/garbage.pem', uploaded: false }, passphrase: 'wrong97' }, read);
     assert.deepEqual(wrong.map((p) => p.code), ['cert-missing', 'passphrase-wrong']);
     assert.deepEqual(tlsFileProblems({ key: { file: '/garbage.pem', uploaded: false }, passphrase: 'right' }, read).map((p) => p.code), ['cert-missing'], 'the right passphrase opens it');
