@@ -10,14 +10,7 @@ const { TranslationCache } = require('../../dist/core/translation-cache');
 const { ListReuse } = require('../../dist/core/list-reuse');
 const { DEFAULT_READINESS } = require('../../dist/core/readiness');
 
-const policy = {
-  formatRemoteTopic: (alias, t) => `${alias}.${t}`,
-  topicSource: (t) => {
-    const i = t.indexOf('.');
-    return i <= 0 || i === t.length - 1 ? null : t.slice(0, i);
-  },
-  originalTopic: (t) => t.slice(t.lastIndexOf('.') + 1),
-};
+const { policy } = require('./helpers/translation-fixtures');
 
 function sync(topic, partition, u, d) {
   return { topic, partition, upstreamOffset: BigInt(u), downstreamOffset: BigInt(d) };

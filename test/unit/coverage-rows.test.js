@@ -6,42 +6,14 @@
  */
 const assert = require('node:assert/strict');
 const { checkpointsForGroup } = require('../../dist/core/checkpoints-for-group');
-const { OffsetSyncStore } = require('../../dist/core/offset-sync-store');
 const { CheckpointStore } = require('../../dist/core/checkpoint-store');
 const { TranslationCache } = require('../../dist/core/translation-cache');
 const { CoverageRow } = require('../../dist/core/coverage-rows');
 
-const policy = {
-  formatRemoteTopic: (alias, t) => `${alias}.${t}`,
-  topicSource: (t) => {
-    const i = t.indexOf('.');
-    return i <= 0 || i === t.length - 1 ? null : t.slice(0, i);
-  },
-  originalTopic: (t) => t.slice(t.lastIndexOf('.') + 1),
-};
+const { policy, syncs, checkpoints, at } = require('./helpers/translation-fixtures');
 const topicFilter = { accept: (t) => t !== 'skipped' };
 const MAX = (1n << 63n) - 1n;
 
-function syncs(translation, list, loaded = true) {
-  const store = new OffsetSyncStore({ keepHistoryOnLoad: true, translation });
-  for (const [t, p, u, d] of list) store.apply({ topic: t, partition: p, upstreamOffset: BigInt(u), downstreamOffset: BigInt(d) });
-  if (loaded) store.markLoaded();
-  return store;
-}
-
-function checkpoints(list, loaded = true) {
-  const c = new CheckpointStore();
-  const byGroup = new Map();
-  for (const [g, t, p, u, d] of list) {
-    if (!byGroup.has(g)) byGroup.set(g, []);
-    byGroup.get(g).push({ group: g, topic: t, partition: p, upstreamOffset: BigInt(u), downstreamOffset: BigInt(d), metadata: '' });
-  }
-  if (loaded) c.markLoaded(true);
-  for (const [g, l] of byGroup) c.update(g, l, 5);
-  return c;
-}
-
-const at = (t, p, o) => ({ topic: t, partition: p, offset: o === null ? null : BigInt(o), metadata: '' });
 const view = (c) => ({
   status: c.status,
   reason: c.reason,

@@ -15,14 +15,7 @@ const { CheckpointStore } = require('../../dist/core/checkpoint-store');
 const { SyncChangeLog, CHANGE_LOG_SIZE, slotsChangeFloor } = require('../../dist/core/sync-change-log');
 const { seededRandom: rng, randomSeeds } = require('../../scripts/seeded-random');
 
-const policy = {
-  formatRemoteTopic: (alias, t) => `${alias}.${t}`,
-  topicSource: (t) => {
-    const i = t.indexOf('.');
-    return i <= 0 || i === t.length - 1 ? null : t.slice(0, i);
-  },
-  originalTopic: (t) => t.slice(t.lastIndexOf('.') + 1),
-};
+const { policy } = require('./helpers/translation-fixtures');
 const topicFilter = { accept: (t) => t !== 'skipped' };
 
 function loadedCheckpoints() {

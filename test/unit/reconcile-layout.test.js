@@ -19,14 +19,7 @@ const { translateCycle } = require('../../dist/core/checkpoint-cycle');
 const { coverageEntriesOf } = require('../../dist/core/coverage-rows');
 const { seededRandom: rng, randomSeeds } = require('../../scripts/seeded-random');
 
-const policy = {
-  formatRemoteTopic: (alias, t) => `${alias}.${t}`,
-  topicSource: (t) => {
-    const i = t.indexOf('.');
-    return i <= 0 || i === t.length - 1 ? null : t.slice(0, i);
-  },
-  originalTopic: (t) => t.slice(t.lastIndexOf('.') + 1),
-};
+const { policy } = require('./helpers/translation-fixtures');
 const topicFilter = { accept: (t) => t !== 'skipped' };
 
 function loadedCheckpoints() {

@@ -6,14 +6,7 @@ const { TranslationCache } = require('../../dist/core/translation-cache');
 const { OffsetSyncStore } = require('../../dist/core/offset-sync-store');
 const { CheckpointStore } = require('../../dist/core/checkpoint-store');
 
-const policy = {
-  formatRemoteTopic: (alias, t) => `${alias}.${t}`,
-  topicSource: (t) => {
-    const i = t.indexOf('.');
-    return i <= 0 || i === t.length - 1 ? null : t.slice(0, i);
-  },
-  originalTopic: (t) => t.slice(t.lastIndexOf('.') + 1),
-};
+const { policy } = require('./helpers/translation-fixtures');
 const topicFilter = { accept: (t) => t !== 'skipped' };
 
 /** A deterministic random generator (tests must be repeatable). */

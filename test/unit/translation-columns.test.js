@@ -8,14 +8,7 @@ const { OffsetSyncStore } = require('../../dist/core/offset-sync-store');
 const { CheckpointStore } = require('../../dist/core/checkpoint-store');
 const { seededRandom: rng } = require('../../scripts/seeded-random');
 
-const policy = {
-  formatRemoteTopic: (alias, t) => `${alias}.${t}`,
-  topicSource: (t) => {
-    const i = t.indexOf('.');
-    return i <= 0 || i === t.length - 1 ? null : t.slice(0, i);
-  },
-  originalTopic: (t) => t.slice(t.lastIndexOf('.') + 1),
-};
+const { policy } = require('./helpers/translation-fixtures');
 const topicFilter = { accept: () => true };
 
 describe('translation cache columns (core/translation-columns, issue 24 step g)', () => {
