@@ -75,6 +75,8 @@ export interface GroupOffsetsCycle {
   /** Groups asked for that wait for the floor (written when it ends, by a later run). */
   deferred: number;
   durationMs: number;
+  /** A full run that gave the last clean full run's answer again (nothing it judged from changed: core/quiet-full-run); no group judged. */
+  reused?: true;
 }
 
 /** An empty run result. */

@@ -366,6 +366,7 @@ export class GroupOffsetSyncer {
       if (same !== null) {
         const result = emptyCycle(cycle, false, this.stats, 0);
         result.skipped = same.slice();
+        result.reused = true;
         this.opts.connection.reportOk();
         result.durationMs = this.now() - started;
         return result;
