@@ -44,44 +44,6 @@ export function encodeOffsetFetchV8(groups: readonly OffsetFetchGroupRequest[], 
     .toBuffer();
 }
 
-export interface OffsetFetchGroupResult {
-  groupId: string;
-  errorCode: number;
-  topics: Array<{
-    topic: string;
-    partitions: Array<{ partition: number; offset: bigint; leaderEpoch: number; metadata: string | null; errorCode: number }>;
-  }>;
-}
-
-export function decodeOffsetFetchV8(body: Buffer): { throttleTimeMs: number; groups: OffsetFetchGroupResult[] } {
-  const r = new StructReader(body, 'OffsetFetch v8 response');
-  const throttleTimeMs = r.readInt32('throttle_time_ms');
-  const groups = r.readCompactArray((r1) => {
-    const groupId = r1.readCompactString('groups.group_id');
-    const topics = r1.readCompactArray((r2) => {
-      const topic = r2.readCompactString('topics.name');
-      const partitions = r2.readCompactArray((r3) => {
-        const p = {
-          partition: r3.readInt32('partition_index'),
-          offset: r3.readInt64('committed_offset'),
-          leaderEpoch: r3.readInt32('committed_leader_epoch'),
-          metadata: r3.readCompactNullableString('metadata'),
-          errorCode: r3.readInt16('partitions.error_code'),
-        };
-        r3.skipTaggedFields();
-        return p;
-      }, 'partitions');
-      r2.skipTaggedFields();
-      return { topic, partitions };
-    }, 'topics');
-    const errorCode = r1.readInt16('groups.error_code');
-    r1.skipTaggedFields();
-    return { groupId, errorCode, topics };
-  }, 'groups');
-  r.skipTaggedFields();
-  return { throttleTimeMs, groups };
-}
-
 /** A group of an OffsetFetch v8 answer as the group client hands it over: its offsets decoded straight into CommittedOffset. */
 export interface OffsetFetchGroupOffsets {
   groupId: string;
@@ -96,7 +58,7 @@ export interface OffsetFetchGroupOffsets {
  * Decodes an OffsetFetch v8 answer straight into each group's CommittedOffset list: no
  * intermediate object per partition and per topic (at 10,000 groups x 10 partitions, a full read
  * made 100,000 of each besides the offsets themselves), and one string per topic name for the
- * groups of the answer that follow each other on it. The same fields as decodeOffsetFetchV8.
+ * groups of the answer that follow each other on it.
  */
 export function decodeOffsetFetchV8Offsets(body: Buffer): { throttleTimeMs: number; groups: OffsetFetchGroupOffsets[] } {
   const r = new StructReader(body, 'OffsetFetch v8 response');
