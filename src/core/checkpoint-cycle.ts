@@ -11,7 +11,7 @@ import { checkpointsForGroup, type CoverageEntry } from './checkpoints-for-group
 import { ListReuse } from './list-reuse';
 import { summarizeReadiness, unlistedGroupReadiness, withMembersOnTarget, type GroupReadiness, type MembersOnTarget, type ReadinessSummary, type ReadinessThresholds } from './readiness';
 import type { ReconcileChanges, ReconcileLayout } from './reconcile-layout';
-import type { CacheInput, GroupCoverage, TranslationCache } from './translation-cache';
+import type { CacheInput, GroupCoverage, OffsetRows, TranslationCache } from './translation-cache';
 import type { Checkpoint, CommittedOffset } from './types';
 import { indexInSorted } from './sorted-names';
 
@@ -89,6 +89,8 @@ export interface TranslateCycleInput {
   offsetsOf(group: string): readonly CommittedOffset[];
   /** The version of each group's offsets (SourceOffsetTable.versionOf), when they are made anew at each ask: the translation cache compares it instead of the array. */
   versionOf?(group: string): number | undefined;
+  /** Each group's offsets read in place (SourceOffsetTable.rowsOf, with `versionOf`): a full cycle finds a translation that stands without making them (`offsetsOf`). */
+  rowsOf?(group: string): OffsetRows | undefined;
   /** When the offsets were listed (the checkpoints' record timestamp). */
   listedAt: number;
   /** The translation's fixed inputs (store, checkpoints, policy, aliases, filter, readiness); group, offsets and listedAt are set per group, remoteLogStart from `logStarts` (precise mode). */
@@ -117,6 +119,8 @@ export interface CycleTranslation {
   summaries: ListReuse<GroupReadiness>;
   needs: LogStartNeeds;
 }
+
+const NO_OFFSETS: readonly CommittedOffset[] = Object.freeze([]);
 
 /** Groups taken as they were (the reconcile lane) that weigh one translated group in a slice of translateCycleInSlices. */
 const SKIPPED_PER_GROUP = 25;
@@ -197,13 +201,16 @@ function* translateSteps(t: TranslateCycleInput, every = Infinity): Generator<vo
       yield;
     }
     input.group = group;
-    input.offsets = t.offsetsOf(group);
     input.offsetsVersion = t.versionOf?.(group);
     input.listedAt = t.listedAt;
+    // a translation that stands, found from the offsets' rows (no object a partition)
+    const rows = t.full && t.rowsOf !== undefined ? t.rowsOf(group) : undefined;
+    const kept = rows === undefined ? undefined : t.translations.reused(input, rows);
+    input.offsets = kept === undefined ? t.offsetsOf(group) : NO_OFFSETS;
     let r: { checkpoints: Checkpoint[]; coverage: Iterable<Pick<CoverageEntry, 'remoteTopic' | 'status' | 'partition'>> };
     if (t.full) {
       // only what moved is translated again (the cache says what did)
-      const c = t.translations.translate(input);
+      const c = kept ?? t.translations.translate(input);
       coverage.push(c.coverage);
       const withMembers = t.translations.withMembers(group, c, t.membersOf(group));
       summaries.push(withMembers);

@@ -3,6 +3,7 @@ import { NumberPositionIndex } from './position-index';
 import type { GroupNames } from './group-names';
 import { PartitionNumbers, SliceTable } from './slice-table';
 import type { CommittedOffset } from './types';
+import type { OffsetRows } from './translation-cache';
 
 /**
  * The source groups' committed offsets as the checkpoint emitter keeps them, and the merge of a
@@ -78,6 +79,8 @@ export class SourceOffsetTable {
   private changedGroups = new Set<string>();
   /** Per full read under way: what the stream changed since it was sent. */
   private readonly reads = new Set<Map<string, GroupPartitions>>();
+  /** What rowsOf gives, pointed at the group asked last. */
+  private readonly cursor: GroupRows;
 
   /** Bumped whenever a group or one of its partitions is added or removed (what group discovery reads of the offsets: which topics each group committed on). */
   private shapeCount = 0;
@@ -90,6 +93,7 @@ export class SourceOffsetTable {
   /** `names`: the groups' numbers, shared with the flow's other tables (the replication runtime's); default: the table's own. */
   constructor(names?: GroupNames) {
     this.rows = new SliceTable([(n) => new Uint16Array(n), (n) => new Int32Array(n)], names);
+    this.cursor = new GroupRows(this.rows, this.pairs, (g, at) => this.valueAt(g, at));
   }
 
   /** Groups held. */
@@ -195,6 +199,16 @@ export class SourceOffsetTable {
       if (i >= 0) out.push(this.rowAt(g, i));
     }
     return out;
+  }
+
+  /**
+   * The group's committed offsets read in place, in `offsetsOf(group)`'s order (undefined: never
+   * read): no object a partition. One reader a table, pointed at the group: valid until the next
+   * call or the next change of the table.
+   */
+  rowsOf(group: string): OffsetRows | undefined {
+    const g = this.rows.find(group);
+    return g === undefined ? undefined : this.cursor.at(g);
   }
 
   /** A number that changes whenever one of the group's offsets (or their metadata) changes; undefined: the group is not held. */
@@ -407,6 +421,37 @@ export class SourceOffsetTable {
     this.rows.delete(group);
     this.shapeCount++;
     this.changedGroups.add(group);
+  }
+}
+
+/** A group's rows read in place (SourceOffsetTable.rowsOf). */
+class GroupRows implements OffsetRows {
+  length = 0;
+  private g = 0;
+  private base = 0;
+  constructor(
+    private readonly rows: SliceTable,
+    private readonly pairs: PartitionNumbers,
+    private readonly value: (g: number, at: number) => bigint | null,
+  ) {}
+
+  at(g: number): this {
+    this.g = g;
+    this.base = this.rows.base(g);
+    this.length = this.rows.rows(g);
+    return this;
+  }
+
+  topic(i: number): string {
+    return this.pairs.topic(this.rows.cols[PAIR][this.base + i] as number);
+  }
+
+  partition(i: number): number {
+    return this.pairs.partition(this.rows.cols[PAIR][this.base + i] as number);
+  }
+
+  offset(i: number): bigint | null {
+    return this.value(this.g, this.base + i);
   }
 }
 

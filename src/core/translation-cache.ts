@@ -1,7 +1,7 @@
 import type { CheckpointStore } from './checkpoint-store';
 import { checkpointsForGroup, type CheckpointsForGroupInput, type CheckpointsForGroupResult, type CoverageEntry } from './checkpoints-for-group';
 import type { OffsetSyncStore } from './offset-sync-store';
-import type { OffsetSync } from './types';
+import type { CommittedOffset, OffsetSync } from './types';
 import { CoverageTable, GroupCoverage } from './coverage-rows';
 import { GroupNames } from './group-names';
 import { GroupColumns } from './translation-columns';
@@ -39,6 +39,35 @@ export interface CacheInput extends CheckpointsForGroupInput {
   offsetsVersion?: number;
   /** Default DEFAULT_READINESS. */
   readiness?: ReadinessThresholds;
+}
+
+/**
+ * A group's committed offsets read where they are kept (SourceOffsetTable.rowsOf), row by row, in
+ * the order its offsets array would list them: the cache finds a translation still stands without
+ * a CommittedOffset made a partition (`reused`).
+ */
+export interface OffsetRows {
+  readonly length: number;
+  topic(i: number): string;
+  partition(i: number): number;
+  offset(i: number): bigint | null;
+}
+
+/** An offsets array read as rows (translate's own check; one a cache, pointed at the array checked). */
+class ArrayRows implements OffsetRows {
+  list: readonly CommittedOffset[] = [];
+  get length(): number {
+    return this.list.length;
+  }
+  topic(i: number): string {
+    return this.list[i].topic;
+  }
+  partition(i: number): number {
+    return this.list[i].partition;
+  }
+  offset(i: number): bigint | null {
+    return this.list[i].offset;
+  }
 }
 
 export interface CachedTranslation {
@@ -114,7 +143,7 @@ function syncFor(store: OffsetSyncStore, group: string, topic: string, partition
  * (its verdict and re-read bound: the sync above its position may have changed); false when no
  * row or more than one is of that partition.
  */
-function readinessHolds(e: GroupCoverage, input: CacheInput, topic: string, partition: number, th: ReadinessThresholds): boolean {
+function readinessHolds(e: GroupCoverage, input: Pick<CacheInput, 'group' | 'store' | 'checkpoints'>, topic: string, partition: number, th: ReadinessThresholds): boolean {
   const i = e.onlyRowOf(topic, partition);
   if (i < 0) return false;
   const reread = e.rereadOf(i);
@@ -212,6 +241,8 @@ export class TranslationCache {
   private bases = new Map<number, Basis>();
   /** The number of the last basis. */
   private basisNo = 0;
+  /** translate's offsets read as rows by stillValid (pointed at the array only while it checks). */
+  private readonly arrayRows = new ArrayRows();
 
   constructor(names?: GroupNames) {
     this.names = names ?? new GroupNames();
@@ -237,9 +268,15 @@ export class TranslationCache {
     const th = input.readiness ?? DEFAULT_READINESS;
     const cols = this.cols;
     const hadId = this.idOf(group);
-    if (hadId !== undefined && this.stillValid(hadId, input, th)) {
-      if (input.listedAt !== undefined) cols.listed[hadId] = input.listedAt;
-      return cols.entry[hadId] as Entry;
+    if (hadId !== undefined) {
+      const rows = this.arrayRows;
+      rows.list = offsets;
+      const valid = this.stillValid(hadId, input, input.offsetsVersion ?? offsets, rows, th);
+      rows.list = [];
+      if (valid) {
+        if (input.listedAt !== undefined) cols.listed[hadId] = input.listedAt;
+        return cols.entry[hadId] as Entry;
+      }
     }
     // no sentences: the rows make them when read (no string a group partition at each translation)
     const r = checkpointsForGroup({ ...input, reasons: false });
@@ -277,6 +314,20 @@ export class TranslationCache {
     if (stale) this.staleGroups.add(group);
     this.compactIfWasteful();
     return { checkpoints: r.checkpoints, coverage, summary, reused: false };
+  }
+
+  /**
+   * The group's last answer when none of its inputs moved, judged from its offsets read in place
+   * (`rows`: the offsets of version `input.offsetsVersion`, as `input.offsets` would list them), or
+   * undefined: `translate` it. The same test and answer as `translate`'s reuse, without the offsets
+   * as objects (a full cycle asks it of every group its plan visits, most of them unchanged).
+   */
+  reused(input: Omit<CacheInput, 'offsets'>, rows: OffsetRows): CachedTranslation | undefined {
+    const version = input.offsetsVersion;
+    const id = version === undefined ? undefined : this.idOf(input.group);
+    if (id === undefined || !this.stillValid(id, input, version as number, rows, input.readiness ?? DEFAULT_READINESS)) return undefined;
+    if (input.listedAt !== undefined) this.cols.listed[id] = input.listedAt;
+    return this.cols.entry[id];
   }
 
   /**
@@ -393,34 +444,37 @@ export class TranslationCache {
     return this.basisNo;
   }
 
-  private stillValid(id: number, input: CacheInput, th: ReadinessThresholds): boolean {
-    const { offsets, store, checkpoints } = input;
+  /** Whether entry `id` still stands for offsets `rows` (key `key`: their version, or the array itself). */
+  private stillValid(id: number, input: Omit<CacheInput, 'offsets'>, key: number | object, rows: OffsetRows, th: ReadinessThresholds): boolean {
+    const { store, checkpoints } = input;
     const cols = this.cols;
     const e = cols.entry[id] as Entry;
     const b = this.bases.get(cols.basis[id]);
     if (cols.stale[id] === 1 || b === undefined || b.readiness !== th) return false;
-    if (!cols.sameKey(id, input.offsetsVersion ?? offsets)) return false;
+    if (!cols.sameKey(id, key)) return false;
     if (b.store !== store || b.checkpoints !== checkpoints) return false;
     if (b.syncsLoaded !== store.loaded || b.checkpointsLoaded !== checkpoints.loaded) return false;
-    if (offsets.length !== e.length) return false;
+    const n = rows.length;
+    if (n !== e.length) return false;
     const gens = this.gens;
     const genAt = cols.genAt[id];
-    for (let i = 0; i < offsets.length; i++) {
-      const o = offsets[i];
+    for (let i = 0; i < n; i++) {
+      const topic = rows.topic(i);
+      const partition = rows.partition(i);
       // the store's log of the partition (the same object for the store's life)
-      const log = store.changeLog(o.topic, o.partition);
+      const log = store.changeLog(topic, partition);
       const gen = gens.get(genAt + i, log.gen);
       if (log.gen === gen) continue;
       // syncs changed on the partition: only a change that reached the position can change its answer
       const floor = log.since(gen);
-      const at = o.offset;
+      const at = rows.offset(i);
       if (at !== null && at !== undefined && at >= 0n && (floor === null || (floor !== undefined && at >= floor))) {
         // the same sync (its offsets: the answer reads nothing else of it) as the row translated from: the same answer
-        if (!e.syncMatches(o.topic, o.partition, syncFor(store, input.group, o.topic, o.partition, at))) return false;
+        if (!e.syncMatches(topic, partition, syncFor(store, input.group, topic, partition, at))) return false;
       }
       // the same sync, but its readiness reads the next sync above the position too: a change above
       // the floor (a first sync above a still group, a retained one dropped) moves its re-read bound
-      if (at !== null && at !== undefined && at >= 0n && !readinessHolds(e, input, o.topic, o.partition, th)) return false;
+      if (at !== null && at !== undefined && at >= 0n && !readinessHolds(e, input, topic, partition, th)) return false;
       // the same sync after newer changes: same answer; remember the generation to skip the search next time
       gens.set(genAt + i, log.gen);
     }

@@ -522,7 +522,7 @@ export class CheckpointEmitter {
       full,
       // a full cycle: the groups read, their offsets as the source offsets keep them (no object per group)
       groups: fullRead !== null ? fullRead.groups : [...perGroup.keys()],
-      ...(fullRead !== null ? { offsetsOf: (g) => this.sourceOffsets.offsetsOf(g) ?? [], versionOf: (g) => this.sourceOffsets.versionOf(g) } : { offsetsOf: (g) => perGroup.get(g) ?? [] }),
+      ...(fullRead !== null ? { offsetsOf: (g) => this.sourceOffsets.offsetsOf(g) ?? [], versionOf: (g) => this.sourceOffsets.versionOf(g), rowsOf: (g) => this.sourceOffsets.rowsOf(g) } : { offsetsOf: (g) => perGroup.get(g) ?? [] }),
       listedAt: fullRead !== null ? fullRead.ts : partialTs,
       base: {
         topicFilter: this.o.topicFilter,

@@ -17,6 +17,7 @@ import { SourceCommitStream, type SourceCommitBatch, type SourceCommitStreamOpti
 import type { GroupNames } from '../core/group-names';
 import { partitionKey } from '../core/partition-key';
 import { SourceOffsetTable, type GroupPartitions } from '../core/source-offset-table';
+import type { OffsetRows } from '../core/translation-cache';
 
 /** Source partitions of one group (`partition:topic` keys) whose offsets changed; 'all': the whole group (deleted, or read again). */
 export type { GroupPartitions };
@@ -207,6 +208,11 @@ export class SourceOffsets {
    */
   offsetsOf(group: string, parts: GroupPartitions = 'all'): readonly CommittedOffset[] | undefined {
     return this.table.offsetsOf(group, parts);
+  }
+
+  /** The group's committed offsets read in place, no object made (SourceOffsetTable.rowsOf: valid until the next call or change). */
+  rowsOf(group: string): OffsetRows | undefined {
+    return this.table.rowsOf(group);
   }
 
   /** A number that changes whenever one of the group's offsets changes (undefined: never read). */
