@@ -28,7 +28,8 @@ interface QuietRun {
   view: unknown;
   epoch: number;
   expiresAt: number;
-  skipped: readonly SkippedGroup[];
+  /** The run's own skip list (the one it reported), given again as it is: a run that gives the answer again reports the same array (no copy of 10,000 entries a second; its readers do not change it). */
+  skipped: SkippedGroup[];
   /** The share it was judged under (shareMark). */
   share?: unknown;
 }
@@ -88,12 +89,12 @@ export class QuietFullRuns {
    * unknown) and its skip list. Recorded only when clean; `expiresAt` is when the oldest read of a
    * group found up to date is due again.
    */
-  record(run: { groups: readonly string[]; versions: Float64Array; states: unknown; view: unknown; epoch: number; expiresAt: number; skipped: readonly SkippedGroup[]; clean: boolean; share?: unknown }): void {
+  record(run: { groups: readonly string[]; versions: Float64Array; states: unknown; view: unknown; epoch: number; expiresAt: number; skipped: SkippedGroup[]; clean: boolean; share?: unknown }): void {
     this.last = run.clean ? { groups: run.groups, versions: run.versions, states: run.states, view: run.view, epoch: run.epoch, expiresAt: run.expiresAt, skipped: run.skipped, share: run.share } : null;
   }
 
   /** The recorded answer's skip list, when a full run now would find the same (null: judge every group). */
-  same(view: QuietView, accept: (group: string) => boolean, states: unknown, epoch: number, now: number, share?: unknown): readonly SkippedGroup[] | null {
+  same(view: QuietView, accept: (group: string) => boolean, states: unknown, epoch: number, now: number, share?: unknown): SkippedGroup[] | null {
     const q = this.last;
     if (q === null || q.states !== states || q.view !== view || q.epoch !== epoch || q.share !== share || now >= q.expiresAt || view.versionOf === undefined) return null;
     const versionOf = view.versionOf.bind(view);
@@ -115,7 +116,9 @@ export class QuietFullRuns {
 /** Whether a full run's outcome can be given again while nothing changes: every group up to date or with members (listed, not refused), nothing else. */
 export function cleanFullRun(r: { written: readonly unknown[]; partitionsSkipped: readonly unknown[]; clamped: readonly unknown[]; rewound: readonly unknown[]; deferred: number; skipped: readonly SkippedGroup[] }, refusedReason: string): boolean {
   if (r.written.length > 0 || r.partitionsSkipped.length > 0 || r.clamped.length > 0 || r.rewound.length > 0 || r.deferred > 0) return false;
-  for (const s of r.skipped) {
+  // by index: no iterator result a group
+  for (let i = 0; i < r.skipped.length; i++) {
+    const s = r.skipped[i];
     if (s.state === undefined) return false;
     if (s.code === 'up-to-date') continue;
     if (s.code === 'group-active' && s.reason !== refusedReason) continue;

@@ -365,7 +365,7 @@ export class GroupOffsetSyncer {
       const same = idle ? this.quiet.same(this.view, (g) => this.opts.groupFilter.accept(g), listed.states, epoch, this.now(), shareMark(this.opts.shares)) : null;
       if (same !== null) {
         const result = emptyCycle(cycle, false, this.stats, 0);
-        result.skipped = same.slice();
+        result.skipped = same;
         result.reused = true;
         this.opts.connection.reportOk();
         result.durationMs = this.now() - started;

@@ -72,7 +72,7 @@ describe('the reconcile lane: full runs cost what changed', function () {
     const lists = t.calls.list;
     const third = await s.sync();
     assert.deepEqual(skips(third), skips(second), 'the same answer');
-    assert.notEqual(third.skipped, second.skipped, 'in a list of its own');
+    assert.equal(third.skipped, second.skipped, 'the clean run\'s list given again, not copied (10,000 entries a second at 10,000 groups)');
     assert.equal(third.partial, false);
     assert.equal(t.calls.list, lists + 1, 'the target\'s groups are still listed every full run');
     assert.equal(t.calls.fetched, fetched, 'nothing read again');

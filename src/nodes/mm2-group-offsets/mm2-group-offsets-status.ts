@@ -66,7 +66,9 @@ export class GroupOffsetsRuns {
       this.errors.delete(w.group);
       this.writes.set(w.group, at);
     }
-    for (const s of r.skipped) {
+    // by index: a full run's list of 10,000 groups, often the last clean run's given again (no iterator result a group)
+    for (let i = 0; i < r.skipped.length; i++) {
+      const s = r.skipped[i];
       const k = CODES.indexOf(s.code);
       set(s.group, k < 0 ? OTHER : k);
       if (k === ERROR) this.errors.set(s.group, s.reason);
