@@ -309,6 +309,36 @@ describe('SourceOffsetTable: many groups moving through the shared rows (growth,
     }
   });
 
+  it('a full read answering what is kept keeps the version, one offset off by one (near the escapes too), gone or come, changes it', () => {
+    let seed = 29;
+    const rnd = (n) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed % n);
+    const near = [0n, 7n, -1n, 2n ** 31n, 2n ** 53n - 1n, 2n ** 53n + 1n, 2n ** 63n - 2n, -(2n ** 63n) + 1n, 5000000000n, 2n ** 64n];
+    // what the table keeps of an offset: none for null and outside the signed 64-bit range
+    const kept = (o) => (o === null || BigInt.asIntN(64, o) !== o ? null : o);
+    const t = new SourceOffsetTable();
+    let changed = 0;
+    for (let step = 0; step < 3000; step++) {
+      const g = 'g' + rnd(20);
+      const had = t.offsetsOf(g);
+      const list = had !== undefined && rnd(3) > 0 ? had.map((o) => ({ ...o })) : [0, 1, 2].map((p) => ({ topic: p === 2 ? 'u' : 't', partition: p, offset: near[rnd(near.length)] + BigInt(rnd(3)) - 1n, metadata: '' }));
+      if (rnd(2) === 0) {
+        const o = list[rnd(list.length)];
+        const what = rnd(4);
+        o.offset = what === 0 ? null : what === 1 && o.offset !== null ? o.offset + 1n : what === 2 && o.offset !== null ? o.offset - 1n : near[rnd(near.length)];
+      }
+      const v = t.versionOf(g);
+      t.endRead(t.beginRead(), new Map([[g, list]]));
+      const same = had !== undefined && had.length === list.length && list.every((o) => had.some((h) => h.topic === o.topic && h.partition === o.partition && kept(h.offset) === kept(o.offset)));
+      if (same) assert.equal(t.versionOf(g), v, `step ${step}: the same offsets`);
+      else {
+        assert.notEqual(t.versionOf(g), v, `step ${step}: changed`);
+        changed++;
+      }
+      assert.deepEqual(t.offsetsOf(g).map((o) => kept(o.offset)), list.map((o) => kept(o.offset)));
+    }
+    assert.ok(changed > 300 && changed < 2700, `both seen (${changed} changed)`);
+  });
+
   it('answers groupsAtOrAbove as a plain model does through random stream changes, deletions and full reads (the index reads the offsets from the rows)', function () {
     let seed = 5;
     const rnd = (n) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed % n);
