@@ -182,11 +182,12 @@ export class SourceOffsetTable {
     const during = read.during as Map<string, GroupPartitions>;
     this.reads.delete(during);
     if (answer === undefined) return;
-    for (const [group, list] of answer) {
+    // forEach: no [group, list] pair made per group (a full read answers 10,000 groups a minute)
+    answer.forEach((list, group) => {
       const streamed = during.get(group);
-      if (streamed === 'all') continue; // deleted (and maybe committed again) meanwhile: the stream's state stands
+      if (streamed === 'all') return; // deleted (and maybe committed again) meanwhile: the stream's state stands
       this.replaceGroup(group, list, streamed);
-    }
+    });
   }
 
   /**
