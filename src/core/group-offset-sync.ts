@@ -183,8 +183,17 @@ const WRITABLE_STATES = new Set(['empty', 'dead']);
 /** Whether offsets may be written to a target group in this state (undefined = the group does not exist). */
 export function isWritableGroupState(state: string | undefined): boolean {
   if (state === undefined) return true;
-  return WRITABLE_STATES.has(state.replace(/[_\s-]/g, '').toLowerCase());
+  // asked of every group every full run with a handful of distinct states: each answered once (no string made a call)
+  let w = writableByState.get(state);
+  if (w === undefined) {
+    w = WRITABLE_STATES.has(state.replace(/[_\s-]/g, '').toLowerCase());
+    if (writableByState.size < 64) writableByState.set(state, w);
+  }
+  return w;
 }
+
+/** isWritableGroupState's answers by state as listed (the first 64 distinct states). */
+const writableByState = new Map<string, boolean>();
 
 /**
  * Decides the offset commit for one group.

@@ -138,6 +138,13 @@ describe('decideGroupOffsetSync (MirrorCheckpointTask.syncGroupOffset, with our 
       assert.equal(isWritableGroupState('Stable'), false);
       assert.equal(isWritableGroupState('Unknown'), false);
       assert.equal(isWritableGroupState(''), false);
+      // asked again (answers kept by state) and past 64 distinct states: the same answers
+      for (let i = 0; i < 100; i++) assert.equal(isWritableGroupState(`Stable${i}`), false);
+      const states = { Empty: true, EMPTY: true, Dead: true, Stable: false, empty_: true, 'Preparing-Rebalance': false, 'D e_a-d': true };
+      for (const [state, writable] of Object.entries(states)) {
+        assert.equal(isWritableGroupState(state), writable, state);
+        assert.equal(isWritableGroupState(state), writable, `${state} again`);
+      }
     });
   });
 
