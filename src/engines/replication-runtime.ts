@@ -161,7 +161,15 @@ export class ReplicationRuntime implements CheckpointsHome, CheckpointView {
   eachGroup(f: (group: string) => void): void {
     if (this.stores.length === 1) {
       const { store, source, restored } = this.stores[0];
-      if (restored) for (const g of source.selected() ?? []) if (store.hasGroup(g)) f(g);
+      if (!restored) return;
+      const sel = source.selected();
+      // an array (the emitter's selection) by index: a for-of not optimized makes an iterator result per group (44 MiB a minute seen)
+      if (Array.isArray(sel)) {
+        for (let i = 0; i < sel.length; i++) {
+          const g = sel[i] as string;
+          if (store.hasGroup(g)) f(g);
+        }
+      } else for (const g of sel ?? []) if (store.hasGroup(g)) f(g);
       return;
     }
     for (const g of this.groups()) f(g);
