@@ -179,6 +179,8 @@ function entriesOf<T>(source: Iterable<T> | ReadonlyMap<unknown, T> | undefined)
 
 /** Target group states in which an admin offset commit is safe (no members). */
 const WRITABLE_STATES = new Set(['empty', 'dead']);
+/** isWritableGroupState's answers by state as listed (the first 64 distinct states). */
+const writableByState = new Map<string, boolean>();
 
 /** Whether offsets may be written to a target group in this state (undefined = the group does not exist). */
 export function isWritableGroupState(state: string | undefined): boolean {
@@ -191,9 +193,6 @@ export function isWritableGroupState(state: string | undefined): boolean {
   }
   return w;
 }
-
-/** isWritableGroupState's answers by state as listed (the first 64 distinct states). */
-const writableByState = new Map<string, boolean>();
 
 /**
  * Decides the offset commit for one group.
