@@ -37,14 +37,14 @@ import type { RawRecord } from '../kafka/topic-reader';
 import { HandedReads, TargetGroupListing, TargetLogEnds } from './held-target-reads';
 import { cleanFullRun, groupsOf, QuietFullRuns, shareMark } from '../core/quiet-full-run';
 import type { CheckpointView } from './replication-runtime';
-import { COUNT_EVERY_MS, countView, earliestDue, MAX_PARTIAL_RUNS, ownStore, readTargetGroups, REFUSED_REASON, selectGroups, SLICE_GROUPS, type GroupOffsetSyncerOptions } from './group-offset-syncer-types';
+import { RunQueue, type Job } from './group-offset-runs';
+import { COUNT_EVERY_MS, countView, earliestDue, ownStore, readTargetGroups, REFUSED_REASON, selectGroups, SLICE_GROUPS, type GroupOffsetSyncerOptions } from './group-offset-syncer-types';
 
 export * from './group-offset-syncer-types';
 export type { CheckpointStats, ClampedPartition, GroupOffsetsCycle, GroupSkipCode, RewoundPartition, SkippedGroup, SkippedPartition, WrittenGroup } from '../core/group-offsets-cycle';
 
 /** The default floor (ms), and how old a read of an up-to-date group a full run accepts at the latest (ms; core/target-offsets). */
 export { DEFAULT_MIN_WRITE_INTERVAL_MS, FULL_TARGET_READ_EVERY_MS };
-type Job = { full: true } | { full: false; groups: Set<string> };
 
 export class GroupOffsetSyncer {
   /** The checkpoints this syncer received itself (modes "input" and "topic"). */
@@ -69,20 +69,14 @@ export class GroupOffsetSyncer {
   private groupCount = 0;
   private malformedCount = 0;
   private cycleNo = 0;
-  /** A full run is going on (full runs go one at a time, on the chain). */
-  private running = false;
-  /** Partial runs in flight: they go side by side, each over groups no other run holds. */
-  private partialsInFlight = new Set<Promise<GroupOffsetsCycle>>();
+  /** The runs: full ones on a chain, partial ones side by side (engines/group-offset-runs). */
+  private readonly runs = new RunQueue({ run: (job) => this.runCycle(job), closed: () => this.closed, partialChanged: () => this.epoch++ });
   /** Groups a run holds from its plan to its last commit: no other run decides or writes them meanwhile (never backwards). */
   private readonly held = new Set<string>();
   /** Groups a partial run found held by another: synced once that one lets them go (with the read a full run made of them, when it did: engines/held-target-reads HandedReads). */
   private readonly lockWaiters = new Set<string>();
   private readonly handed = new HandedReads();
   private pumpScheduled = false;
-  private chain: Promise<unknown> = Promise.resolve();
-  private nextFull: Promise<GroupOffsetsCycle> | null = null;
-  /** A partial run waiting for a slot (MAX_PARTIAL_RUNS in flight): later requests join it. */
-  private nextPartial: { groups: Set<string>; run: Promise<GroupOffsetsCycle>; start(): void } | null = null;
   private closed = false;
   private readonly now: () => number;
   /** The last clean full run, given again while nothing it judged from changed (core/quiet-full-run); `epoch` bumps at every change of what the writer holds besides the checkpoints' versions. */
@@ -101,7 +95,7 @@ export class GroupOffsetSyncer {
 
   /** Whether a run is in progress or queued. */
   get busy(): boolean {
-    return this.running || this.partialsInFlight.size > 0 || this.nextFull !== null || this.nextPartial !== null || this.lockWaiters.size > 0;
+    return this.runs.busy || this.lockWaiters.size > 0;
   }
 
   /** What the syncer holds, as every run reports it: the counts over the checkpoints read are taken at most once a second (a run per event at 10,000 groups). */
@@ -218,13 +212,7 @@ export class GroupOffsetSyncer {
   /** The full reconcile now (every selected group with a checkpoint); queued behind a run going on (requests share one follow-up run, started after the request). */
   sync(): Promise<GroupOffsetsCycle> {
     if (this.closed) return Promise.reject(new Error('closed'));
-    if (!this.nextFull) {
-      this.nextFull = this.enqueue(() => {
-        this.nextFull = null;
-        return { full: true };
-      });
-    }
-    return this.nextFull;
+    return this.runs.full();
   }
 
   /**
@@ -235,34 +223,7 @@ export class GroupOffsetSyncer {
    */
   syncGroups(groups: Iterable<string>): Promise<GroupOffsetsCycle> {
     if (this.closed) return Promise.reject(new Error('closed'));
-    if (this.nextPartial === null && this.partialsInFlight.size < MAX_PARTIAL_RUNS) return this.startPartial(new Set(groups));
-    if (this.nextPartial === null) {
-      const set = new Set<string>();
-      let start = (): void => undefined;
-      const run = new Promise<GroupOffsetsCycle>((resolve, reject) => {
-        start = () => {
-          this.nextPartial = null;
-          if (this.closed) return reject(new Error('closed'));
-          this.startPartial(set).then(resolve, reject);
-        };
-      });
-      this.nextPartial = { groups: set, run, start };
-    }
-    for (const g of groups) this.nextPartial.groups.add(g);
-    return this.nextPartial.run;
-  }
-
-  private startPartial(groups: Set<string>): Promise<GroupOffsetsCycle> {
-    this.epoch++;
-    const run = this.runCycle({ full: false, groups });
-    this.partialsInFlight.add(run);
-    const done = (): void => {
-      this.epoch++;
-      this.partialsInFlight.delete(run);
-      if (this.nextPartial !== null && this.partialsInFlight.size < MAX_PARTIAL_RUNS) this.nextPartial.start();
-    };
-    run.then(done, done);
-    return run;
+    return this.runs.partial(groups);
   }
 
   /** Groups that waited for another run to let them go: synced now (reported as a deferred run). */
@@ -281,25 +242,6 @@ export class GroupOffsetSyncer {
     });
   }
 
-  private enqueue(take: () => Job): Promise<GroupOffsetsCycle> {
-    const run = this.chain.then(async () => {
-      const job = take();
-      if (this.closed) throw new Error('closed');
-      this.running = true;
-      try {
-        return await this.runCycle(job);
-      } finally {
-        this.running = false;
-      }
-    });
-    // the chain only orders the runs: it must not hold the last result (100,000 entries at 10,000 groups) until the next run
-    this.chain = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    return run;
-  }
-
   /**
    * Stops: no new run starts, a running one issues no new request (it is abandoned), and close
    * waits at most `timeoutMs` for the requests already in flight.
@@ -312,9 +254,8 @@ export class GroupOffsetSyncer {
     let timer: NodeJS.Timeout | undefined;
     this.lockWaiters.clear();
     this.handed.clear();
-    this.nextPartial?.start(); // rejects: closed
     await Promise.race([
-      Promise.allSettled([this.chain, ...this.partialsInFlight]),
+      this.runs.close(), // a partial run waiting for a slot is rejected: closed
       new Promise((r) => {
         timer = setTimeout(r, timeoutMs);
       }),
@@ -361,7 +302,7 @@ export class GroupOffsetSyncer {
     let listed: { admin: Admin; states: ReadonlyMap<string, ListedGroupState> } | null = null;
     if (job.full && this.quiet.held && shareMark(this.opts.shares) !== null) {
       listed = await this.listFor(true);
-      const idle = this.deferredGroups.size === 0 && this.partialsInFlight.size === 0 && this.held.size === 0;
+      const idle = this.deferredGroups.size === 0 && this.runs.partials === 0 && this.held.size === 0;
       const same = idle ? this.quiet.same(this.view, (g) => this.opts.groupFilter.accept(g), listed.states, epoch, this.now(), shareMark(this.opts.shares)) : null;
       if (same !== null) {
         const result = emptyCycle(cycle, false, this.stats, 0);
