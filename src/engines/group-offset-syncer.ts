@@ -38,7 +38,7 @@ import { HandedReads, TargetGroupListing, TargetLogEnds } from './held-target-re
 import { cleanFullRun, groupsOf, QuietFullRuns, shareMark } from '../core/quiet-full-run';
 import type { CheckpointView } from './replication-runtime';
 import { RunQueue, type Job } from './group-offset-runs';
-import { COUNT_EVERY_MS, countView, earliestDue, ownStore, readTargetGroups, REFUSED_REASON, selectGroups, SLICE_GROUPS, type GroupOffsetSyncerOptions } from './group-offset-syncer-types';
+import { COUNT_EVERY_MS, countView, earliestDue, ownStore, readTargetGroups, COMMIT_SLICE_GROUPS, REFUSED_REASON, selectGroups, SLICE_GROUPS, type GroupOffsetSyncerOptions } from './group-offset-syncer-types';
 
 export * from './group-offset-syncer-types';
 export type { CheckpointStats, ClampedPartition, GroupOffsetsCycle, GroupSkipCode, RewoundPartition, SkippedGroup, SkippedPartition, WrittenGroup } from '../core/group-offsets-cycle';
@@ -458,12 +458,21 @@ export class GroupOffsetSyncer {
 
     // log-end offsets per topic: read at most once per run; a partial run takes those held when they clamp nothing (engines/held-target-reads)
     const endsOf = this.logEnds.forRun(admin, job.full);
+    // a run commits what it decided every COMMIT_SLICE_GROUPS groups (the catch-up: a partial run
+    // over every group the emitter's first cycle changed): the decisions (an offset object per
+    // partition) are held for a slice, not for every group until the last one is decided
     const toCommit: PlannedCommit[] = [];
+    const tally = { sent: 0, answered: 0, fenced: false };
+    let sliceFrom = 0;
     let decided = 0;
     for (let i = 0; i < writable.length; i++) {
       const g = writable[i];
       if (settled.has(g)) continue;
       if (job.full && ++decided % SLICE_GROUPS === 0) await this.pause();
+      if (toCommit.length >= COMMIT_SLICE_GROUPS) {
+        await this.commitSlice(toCommit.splice(0), holding, writable.slice(sliceFrom, i), result, tally);
+        sliceFrom = i;
+      }
       const given = handed?.get(g);
       const offsets = given?.offsets ?? read.offsets.get(g);
       if (!offsets) continue;
@@ -491,10 +500,29 @@ export class GroupOffsetSyncer {
       const d = this.targets.decide({ group: g, checkpoints, targetGroupState: state, targetOffsets: offsets, targetEndOffsets: endList }, marks);
       if (recordDecision(result, g, state, d)) toCommit.push({ group: g, state, decision: d, marks });
     }
-
-    if (toCommit.length < holding.size) {
+    await this.commitSlice(toCommit, holding, null, result, tally);
+    // the cache's bound follows the number of groups the last full run held
+    if (job.full) this.groupCount = groups.length;
+    this.targets.trim(Math.max(this.groupCount, groups.length));
+    sortCycle(result);
+    // the listing answered; the target is unreachable only when every read, or every commit, failed
+    const failure = targetFailure(result, { asked: writable.length, failed: read.failed.size }, tally);
+    if (failure !== null) connection.reportError?.(new Error(failure));
+    else connection.reportOk();
+    result.durationMs = this.now() - started;
+    return result;
+  }
+  /**
+   * Commits decisions of a run and records the answers: `decided` are the groups the run decided
+   * since the last slice (those it will not commit are let go now); null: the run's last slice
+   * (every group it holds and will not commit is let go). `tally` adds up the run's commits.
+   */
+  private async commitSlice(toCommit: PlannedCommit[], holding: Set<string>, decided: readonly string[] | null, result: GroupOffsetsCycle, tally: { sent: number; answered: number; fenced: boolean }): Promise<void> {
+    const { connection } = this.opts;
+    const done = decided ?? [...holding];
+    if (toCommit.length < done.length) {
       const committing = new Set(toCommit.map((c) => c.group));
-      this.letGo(holding, [...holding].filter((g) => !committing.has(g)));
+      this.letGo(holding, done.filter((g) => !committing.has(g)));
     }
     // fencing: a paused instance whose share may have moved writes nothing until its membership settles
     if (toCommit.length > 0 && this.opts.shares && !this.opts.shares.writable()) {
@@ -503,33 +531,23 @@ export class GroupOffsetSyncer {
     // the commits, pipelined per coordinator over several connections; none is sent after close,
     // and none once the lease stopped holding (checked again as each commit goes out: a pause
     // during the coordinator lookup must not send what was read before it)
-    let fenced = false;
     const shares = this.opts.shares;
     const sent = await connection.committer().commitMany(
       toCommit.map((c) => ({ group: c.group, offsets: c.decision.offsets })),
       {
         stop: () => {
           if (this.closed) return true;
-          if (shares && !shares.writable()) fenced = true;
-          return fenced;
+          if (shares && !shares.writable()) tally.fenced = true;
+          return tally.fenced;
         },
       },
     );
     this.checkOpen();
     const answerOf = (g: string): AdminCommitResult | undefined => {
       const r = sent.get(g);
-      return fenced && r !== undefined && !r.ok && r.errorType === 'CLOSED' ? { ok: false, errorType: FENCED, message: 'lease' } : r;
+      return tally.fenced && r !== undefined && !r.ok && r.errorType === 'CLOSED' ? { ok: false, errorType: FENCED, message: 'lease' } : r;
     };
-    const committedOk = recordCommits(result, this.targets, toCommit, answerOf, this.now);
-    // the cache's bound follows the number of groups the last full run held
-    if (job.full) this.groupCount = groups.length;
-    this.targets.trim(Math.max(this.groupCount, groups.length));
-    sortCycle(result);
-    // the listing answered; the target is unreachable only when every read, or every commit, failed
-    const failure = targetFailure(result, { asked: writable.length, failed: read.failed.size }, { sent: toCommit.length, answered: committedOk });
-    if (failure !== null) connection.reportError?.(new Error(failure));
-    else connection.reportOk();
-    result.durationMs = this.now() - started;
-    return result;
+    tally.sent += toCommit.length;
+    tally.answered += recordCommits(result, this.targets, toCommit, answerOf, this.now);
   }
 }
