@@ -21,7 +21,7 @@ export const COUNT_EVERY_MS = 1000;
 /** Groups a full run plans or decides between two turns of the event loop (the reconcile lane in slices: an event's run goes in between). */
 export const SLICE_GROUPS = 500;
 /** Decided groups a full run commits together (its decisions are held for a slice, not for every group at once). */
-export const COMMIT_SLICE_GROUPS = 500;
+export const COMMIT_SLICE_GROUPS = 100;
 
 /** How many groups and group partitions a checkpoint view holds (the runs' reports). */
 export function countView(view: { eachGroup?(f: (group: string) => void): void; groups(): Iterable<string>; sizeOf?(group: string): number; get(group: string): readonly unknown[] | undefined }): { groups: number; partitions: number } {
