@@ -109,6 +109,8 @@ export interface SyncerConnection {
       commits: ReadonlyArray<{ group: string; offsets: Array<{ topic: string; partition: number; offset: bigint; metadata?: string }> }>,
       opts?: { connections?: number; stop?: () => boolean },
     ): Promise<Map<string, AdminCommitResult>>;
+    /** The coordinators of groups a run will commit in several commitMany calls, found at once (batched); optional. */
+    findCoordinators?(groups: readonly string[]): Promise<void>;
   };
   offsetFetcher(): TargetGroupReader;
   reportOk(): void;

@@ -462,7 +462,9 @@ export class GroupOffsetSyncer {
     // over every group the emitter's first cycle changed): the decisions (an offset object per
     // partition) are held for a slice, not for every group until the last one is decided
     const toCommit: PlannedCommit[] = [];
-    const tally = { sent: 0, answered: 0, fenced: false };
+    // the coordinators of what it may commit in several slices, looked up at once (batched), beside the decisions
+    const lookup = writable.length > COMMIT_SLICE_GROUPS ? connection.committer().findCoordinators?.(writable).catch(() => undefined) : undefined;
+    const tally = { sent: 0, answered: 0, fenced: false, lookup };
     let sliceFrom = 0;
     let decided = 0;
     for (let i = 0; i < writable.length; i++) {
@@ -517,8 +519,9 @@ export class GroupOffsetSyncer {
    * since the last slice (those it will not commit are let go now); null: the run's last slice
    * (every group it holds and will not commit is let go). `tally` adds up the run's commits.
    */
-  private async commitSlice(toCommit: PlannedCommit[], holding: Set<string>, decided: readonly string[] | null, result: GroupOffsetsCycle, tally: { sent: number; answered: number; fenced: boolean }): Promise<void> {
+  private async commitSlice(toCommit: PlannedCommit[], holding: Set<string>, decided: readonly string[] | null, result: GroupOffsetsCycle, tally: { sent: number; answered: number; fenced: boolean; lookup?: Promise<void> }): Promise<void> {
     const { connection } = this.opts;
+    if (tally.lookup !== undefined && toCommit.length > 0) await tally.lookup;
     const done = decided ?? [...holding];
     if (toCommit.length < done.length) {
       const committing = new Set(toCommit.map((c) => c.group));

@@ -13,7 +13,7 @@ const { encodeCheckpoint } = require('../../dist/core/checkpoint');
  * @param {{ delayMs?: number, states?: Record<string, string>, committed?: Record<string, number> }} [o]
  */
 function fakeConnection({ delayMs = 0, states = {}, committed = {} } = {}) {
-  const calls = { list: 0, fetchMany: [], commits: [], commitBatches: [], inFlight: 0, maxInFlight: 0 };
+  const calls = { list: 0, fetchMany: [], commits: [], commitBatches: [], lookups: [], inFlight: 0, maxInFlight: 0 };
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   /** @type {{ committed: Record<string, number>, gate: Promise<void> | null }} */
   const target = { committed: { ...committed }, gate: null };
@@ -51,6 +51,9 @@ function fakeConnection({ delayMs = 0, states = {}, committed = {} } = {}) {
     connection: {
       admin: async () => /** @type {import('kafkajs').Admin} */ (admin),
       committer: () => ({
+        findCoordinators: async (/** @type {readonly string[]} */ groups) => {
+          calls.lookups.push(groups.length);
+        },
         commitMany: async (list, { stop = () => false } = {}) => {
           calls.commitBatches.push(list.length);
           const out = new Map();
@@ -244,6 +247,7 @@ describe('GroupOffsetSyncer (no broker)', function () {
     const commits = connection.committer();
     let members = false;
     connection.committer = () => ({
+      findCoordinators: commits.findCoordinators,
       commitMany: async (list, o) => (members ? new Map(list.map((c) => [c.group, { ok: false, errorType: 'UNKNOWN_MEMBER_ID', message: 'members' }])) : commits.commitMany(list, o)),
     });
     s.applyCheckpointsJson({ g: cp(5) });
@@ -415,6 +419,7 @@ describe('GroupOffsetSyncer (no broker)', function () {
       assert.deepEqual(r.written.map((w) => w.group), expected);
       assert.ok(calls.commitBatches.length > 1 && calls.commitBatches.every((k) => k <= COMMIT_SLICE_GROUPS), `slices of at most ${COMMIT_SLICE_GROUPS}: ${calls.commitBatches}`);
       assert.equal(calls.commits.length, expected.length, 'each group committed once');
+      assert.deepEqual(calls.lookups, [all.length - all.filter((g, i) => i % 11 === 0).length], 'the coordinators of every group it may write looked up once, not per slice');
       for (let i = 0; i < n; i++) {
         const g = name(i);
         const want = i % 11 === 0 ? committed[g] : i % 13 === 0 ? 100 : i % 7 === 0 ? 50 : 5;
