@@ -26,7 +26,7 @@ import type { Admin } from 'kafkajs';
 import { decodeValidCheckpoint } from '../core/checkpoint';
 import { applyLatestJson } from '../core/checkpoint-json';
 import { MalformedRecordError } from '../core/errors';
-import { decideGroupOffsetSync, type RewindMark, type TargetEndOffset } from '../core/group-offset-sync';
+import { activeGroupReason, type RewindMark, type TargetEndOffset } from '../core/group-offset-sync';
 import { emptyCycle, FENCED, recordCommits, recordDecision, sortCycle, targetFailure, type CheckpointStats, type GroupOffsetsCycle, type PlannedCommit } from '../core/group-offsets-cycle';
 import { DEFAULT_MIN_WRITE_INTERVAL_MS, FULL_TARGET_READ_EVERY_MS, TargetOffsets } from '../core/target-offsets';
 import type { Checkpoint, CommittedOffset } from '../core/types';
@@ -426,8 +426,8 @@ export class GroupOffsetSyncer {
       this.planning = g; // read by planned(), synchronously within plan(): no closure per group
       const plan = this.targets.plan(g, state, statesAt, this.planned, job.full, now, version);
       if (plan === 'active') {
-        const d = decideGroupOffsetSync({ group: g, checkpoints: this.checkpointsOf(g), targetGroupState: state });
-        result.skipped.push({ group: g, code: 'group-active', state, reason: d.reason });
+        // decideGroupOffsetSync's reason for it, without its decision (a skip per partition, every run while the group has members)
+        result.skipped.push({ group: g, code: 'group-active', state, reason: activeGroupReason(state as string) });
       } else if (plan === 'refused') {
         result.skipped.push({ group: g, code: 'group-active', state, reason: REFUSED_REASON });
       } else if (plan === 'up-to-date') {
