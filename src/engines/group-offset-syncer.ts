@@ -12,7 +12,8 @@
  * settles each group as its batch answers: up to date, or handed to the event waiting for it with
  * that read, HandedReads), the log-end offsets once per topic, the core's decision per group
  * (`decideGroupOffsetSync`: never backwards, clamp at the log end, skip active groups and missing
- * topics), then the commits, several in flight. UNKNOWN_MEMBER_ID means the group became active:
+ * topics), then the commits, several in flight, every COMMIT_SLICE_GROUPS decided groups (no run holds
+ * every group's decision at once: the catch-up). UNKNOWN_MEMBER_ID means the group became active:
  * skipped, nothing written, left alone until a listing made after the refusal. What was read and
  * written is remembered (core/target-offsets): a partial run reads only the groups it may write, a
  * full run re-reads a group up to date as remembered once its re-read falls due (spread over
