@@ -194,6 +194,14 @@ export function isWritableGroupState(state: string | undefined): boolean {
   return w;
 }
 
+/** Why a target group in `state` (not Empty, Dead or absent: {@link isWritableGroupState}) is skipped: the decision's reason. */
+export function activeGroupReason(state: string): string {
+  return (
+    `target group is ${state || '(empty state)'}, not Empty or Dead: it has or may have active members, ` +
+    `so its offsets are left to its consumers (a commit would be rejected with UNKNOWN_MEMBER_ID)`
+  );
+}
+
 /**
  * Decides the offset commit for one group.
  *
@@ -225,10 +233,7 @@ export function decideGroupOffsetSync(input: GroupOffsetSyncInput): GroupOffsetS
   }
 
   if (!isWritableGroupState(targetGroupState)) {
-    const state = targetGroupState as string;
-    const reason =
-      `target group is ${state || '(empty state)'}, not Empty or Dead: it has or may have active members, ` +
-      `so its offsets are left to its consumers (a commit would be rejected with UNKNOWN_MEMBER_ID)`;
+    const reason = activeGroupReason(targetGroupState as string);
     for (const cp of latest.values()) {
       skipped.push({ topic: cp.topic, partition: cp.partition, code: 'group-active', reason, checkpointOffset: cp.downstreamOffset });
     }

@@ -20,6 +20,8 @@ export const REFUSED_REASON = 'the broker refused a commit to this group as one 
 export const COUNT_EVERY_MS = 1000;
 /** Groups a full run plans or decides between two turns of the event loop (the reconcile lane in slices: an event's run goes in between). */
 export const SLICE_GROUPS = 500;
+/** Decided groups a full run commits together (its decisions are held for a slice, not for every group at once). */
+export const COMMIT_SLICE_GROUPS = 100;
 
 /** How many groups and group partitions a checkpoint view holds (the runs' reports). */
 export function countView(view: { eachGroup?(f: (group: string) => void): void; groups(): Iterable<string>; sizeOf?(group: string): number; get(group: string): readonly unknown[] | undefined }): { groups: number; partitions: number } {
@@ -107,6 +109,8 @@ export interface SyncerConnection {
       commits: ReadonlyArray<{ group: string; offsets: Array<{ topic: string; partition: number; offset: bigint; metadata?: string }> }>,
       opts?: { connections?: number; stop?: () => boolean },
     ): Promise<Map<string, AdminCommitResult>>;
+    /** The coordinators of groups a run will commit in several commitMany calls, found at once (batched); optional. */
+    findCoordinators?(groups: readonly string[]): Promise<void>;
   };
   offsetFetcher(): TargetGroupReader;
   reportOk(): void;

@@ -12,7 +12,8 @@
  * settles each group as its batch answers: up to date, or handed to the event waiting for it with
  * that read, HandedReads), the log-end offsets once per topic, the core's decision per group
  * (`decideGroupOffsetSync`: never backwards, clamp at the log end, skip active groups and missing
- * topics), then the commits, several in flight. UNKNOWN_MEMBER_ID means the group became active:
+ * topics), then the commits, several in flight, every COMMIT_SLICE_GROUPS decided groups (no run holds
+ * every group's decision at once: the catch-up). UNKNOWN_MEMBER_ID means the group became active:
  * skipped, nothing written, left alone until a listing made after the refusal. What was read and
  * written is remembered (core/target-offsets): a partial run reads only the groups it may write, a
  * full run re-reads a group up to date as remembered once its re-read falls due (spread over
@@ -26,7 +27,7 @@ import type { Admin } from 'kafkajs';
 import { decodeValidCheckpoint } from '../core/checkpoint';
 import { applyLatestJson } from '../core/checkpoint-json';
 import { MalformedRecordError } from '../core/errors';
-import { decideGroupOffsetSync, type RewindMark, type TargetEndOffset } from '../core/group-offset-sync';
+import { activeGroupReason, type RewindMark, type TargetEndOffset } from '../core/group-offset-sync';
 import { emptyCycle, FENCED, recordCommits, recordDecision, sortCycle, targetFailure, type CheckpointStats, type GroupOffsetsCycle, type PlannedCommit } from '../core/group-offsets-cycle';
 import { DEFAULT_MIN_WRITE_INTERVAL_MS, FULL_TARGET_READ_EVERY_MS, TargetOffsets } from '../core/target-offsets';
 import type { Checkpoint, CommittedOffset } from '../core/types';
@@ -37,14 +38,14 @@ import type { RawRecord } from '../kafka/topic-reader';
 import { HandedReads, TargetGroupListing, TargetLogEnds } from './held-target-reads';
 import { cleanFullRun, groupsOf, QuietFullRuns, shareMark } from '../core/quiet-full-run';
 import type { CheckpointView } from './replication-runtime';
-import { COUNT_EVERY_MS, countView, earliestDue, MAX_PARTIAL_RUNS, ownStore, readTargetGroups, REFUSED_REASON, selectGroups, SLICE_GROUPS, type GroupOffsetSyncerOptions } from './group-offset-syncer-types';
+import { RunQueue, type Job } from './group-offset-runs';
+import { COUNT_EVERY_MS, countView, earliestDue, ownStore, readTargetGroups, COMMIT_SLICE_GROUPS, REFUSED_REASON, selectGroups, SLICE_GROUPS, type GroupOffsetSyncerOptions } from './group-offset-syncer-types';
 
 export * from './group-offset-syncer-types';
 export type { CheckpointStats, ClampedPartition, GroupOffsetsCycle, GroupSkipCode, RewoundPartition, SkippedGroup, SkippedPartition, WrittenGroup } from '../core/group-offsets-cycle';
 
 /** The default floor (ms), and how old a read of an up-to-date group a full run accepts at the latest (ms; core/target-offsets). */
 export { DEFAULT_MIN_WRITE_INTERVAL_MS, FULL_TARGET_READ_EVERY_MS };
-type Job = { full: true } | { full: false; groups: Set<string> };
 
 export class GroupOffsetSyncer {
   /** The checkpoints this syncer received itself (modes "input" and "topic"). */
@@ -69,20 +70,14 @@ export class GroupOffsetSyncer {
   private groupCount = 0;
   private malformedCount = 0;
   private cycleNo = 0;
-  /** A full run is going on (full runs go one at a time, on the chain). */
-  private running = false;
-  /** Partial runs in flight: they go side by side, each over groups no other run holds. */
-  private partialsInFlight = new Set<Promise<GroupOffsetsCycle>>();
+  /** The runs: full ones on a chain, partial ones side by side (engines/group-offset-runs). */
+  private readonly runs = new RunQueue({ run: (job) => this.runCycle(job), closed: () => this.closed, partialChanged: () => this.epoch++ });
   /** Groups a run holds from its plan to its last commit: no other run decides or writes them meanwhile (never backwards). */
   private readonly held = new Set<string>();
   /** Groups a partial run found held by another: synced once that one lets them go (with the read a full run made of them, when it did: engines/held-target-reads HandedReads). */
   private readonly lockWaiters = new Set<string>();
   private readonly handed = new HandedReads();
   private pumpScheduled = false;
-  private chain: Promise<unknown> = Promise.resolve();
-  private nextFull: Promise<GroupOffsetsCycle> | null = null;
-  /** A partial run waiting for a slot (MAX_PARTIAL_RUNS in flight): later requests join it. */
-  private nextPartial: { groups: Set<string>; run: Promise<GroupOffsetsCycle>; start(): void } | null = null;
   private closed = false;
   private readonly now: () => number;
   /** The last clean full run, given again while nothing it judged from changed (core/quiet-full-run); `epoch` bumps at every change of what the writer holds besides the checkpoints' versions. */
@@ -101,7 +96,7 @@ export class GroupOffsetSyncer {
 
   /** Whether a run is in progress or queued. */
   get busy(): boolean {
-    return this.running || this.partialsInFlight.size > 0 || this.nextFull !== null || this.nextPartial !== null || this.lockWaiters.size > 0;
+    return this.runs.busy || this.lockWaiters.size > 0;
   }
 
   /** What the syncer holds, as every run reports it: the counts over the checkpoints read are taken at most once a second (a run per event at 10,000 groups). */
@@ -218,13 +213,7 @@ export class GroupOffsetSyncer {
   /** The full reconcile now (every selected group with a checkpoint); queued behind a run going on (requests share one follow-up run, started after the request). */
   sync(): Promise<GroupOffsetsCycle> {
     if (this.closed) return Promise.reject(new Error('closed'));
-    if (!this.nextFull) {
-      this.nextFull = this.enqueue(() => {
-        this.nextFull = null;
-        return { full: true };
-      });
-    }
-    return this.nextFull;
+    return this.runs.full();
   }
 
   /**
@@ -235,34 +224,7 @@ export class GroupOffsetSyncer {
    */
   syncGroups(groups: Iterable<string>): Promise<GroupOffsetsCycle> {
     if (this.closed) return Promise.reject(new Error('closed'));
-    if (this.nextPartial === null && this.partialsInFlight.size < MAX_PARTIAL_RUNS) return this.startPartial(new Set(groups));
-    if (this.nextPartial === null) {
-      const set = new Set<string>();
-      let start = (): void => undefined;
-      const run = new Promise<GroupOffsetsCycle>((resolve, reject) => {
-        start = () => {
-          this.nextPartial = null;
-          if (this.closed) return reject(new Error('closed'));
-          this.startPartial(set).then(resolve, reject);
-        };
-      });
-      this.nextPartial = { groups: set, run, start };
-    }
-    for (const g of groups) this.nextPartial.groups.add(g);
-    return this.nextPartial.run;
-  }
-
-  private startPartial(groups: Set<string>): Promise<GroupOffsetsCycle> {
-    this.epoch++;
-    const run = this.runCycle({ full: false, groups });
-    this.partialsInFlight.add(run);
-    const done = (): void => {
-      this.epoch++;
-      this.partialsInFlight.delete(run);
-      if (this.nextPartial !== null && this.partialsInFlight.size < MAX_PARTIAL_RUNS) this.nextPartial.start();
-    };
-    run.then(done, done);
-    return run;
+    return this.runs.partial(groups);
   }
 
   /** Groups that waited for another run to let them go: synced now (reported as a deferred run). */
@@ -281,25 +243,6 @@ export class GroupOffsetSyncer {
     });
   }
 
-  private enqueue(take: () => Job): Promise<GroupOffsetsCycle> {
-    const run = this.chain.then(async () => {
-      const job = take();
-      if (this.closed) throw new Error('closed');
-      this.running = true;
-      try {
-        return await this.runCycle(job);
-      } finally {
-        this.running = false;
-      }
-    });
-    // the chain only orders the runs: it must not hold the last result (100,000 entries at 10,000 groups) until the next run
-    this.chain = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    return run;
-  }
-
   /**
    * Stops: no new run starts, a running one issues no new request (it is abandoned), and close
    * waits at most `timeoutMs` for the requests already in flight.
@@ -312,9 +255,8 @@ export class GroupOffsetSyncer {
     let timer: NodeJS.Timeout | undefined;
     this.lockWaiters.clear();
     this.handed.clear();
-    this.nextPartial?.start(); // rejects: closed
     await Promise.race([
-      Promise.allSettled([this.chain, ...this.partialsInFlight]),
+      this.runs.close(), // a partial run waiting for a slot is rejected: closed
       new Promise((r) => {
         timer = setTimeout(r, timeoutMs);
       }),
@@ -361,7 +303,7 @@ export class GroupOffsetSyncer {
     let listed: { admin: Admin; states: ReadonlyMap<string, ListedGroupState> } | null = null;
     if (job.full && this.quiet.held && shareMark(this.opts.shares) !== null) {
       listed = await this.listFor(true);
-      const idle = this.deferredGroups.size === 0 && this.partialsInFlight.size === 0 && this.held.size === 0;
+      const idle = this.deferredGroups.size === 0 && this.runs.partials === 0 && this.held.size === 0;
       const same = idle ? this.quiet.same(this.view, (g) => this.opts.groupFilter.accept(g), listed.states, epoch, this.now(), shareMark(this.opts.shares)) : null;
       if (same !== null) {
         const result = emptyCycle(cycle, false, this.stats, 0);
@@ -485,8 +427,8 @@ export class GroupOffsetSyncer {
       this.planning = g; // read by planned(), synchronously within plan(): no closure per group
       const plan = this.targets.plan(g, state, statesAt, this.planned, job.full, now, version);
       if (plan === 'active') {
-        const d = decideGroupOffsetSync({ group: g, checkpoints: this.checkpointsOf(g), targetGroupState: state });
-        result.skipped.push({ group: g, code: 'group-active', state, reason: d.reason });
+        // decideGroupOffsetSync's reason for it, without its decision (a skip per partition, every run while the group has members)
+        result.skipped.push({ group: g, code: 'group-active', state, reason: activeGroupReason(state as string) });
       } else if (plan === 'refused') {
         result.skipped.push({ group: g, code: 'group-active', state, reason: REFUSED_REASON });
       } else if (plan === 'up-to-date') {
@@ -517,12 +459,23 @@ export class GroupOffsetSyncer {
 
     // log-end offsets per topic: read at most once per run; a partial run takes those held when they clamp nothing (engines/held-target-reads)
     const endsOf = this.logEnds.forRun(admin, job.full);
+    // a run commits what it decided every COMMIT_SLICE_GROUPS groups (the catch-up: a partial run
+    // over every group the emitter's first cycle changed): the decisions (an offset object per
+    // partition) are held for a slice, not for every group until the last one is decided
     const toCommit: PlannedCommit[] = [];
+    // the coordinators of what it may commit in several slices, looked up at once (batched), beside the decisions
+    const lookup = writable.length > COMMIT_SLICE_GROUPS ? connection.committer().findCoordinators?.(writable).catch(() => undefined) : undefined;
+    const tally = { sent: 0, answered: 0, fenced: false, lookup };
+    let sliceFrom = 0;
     let decided = 0;
     for (let i = 0; i < writable.length; i++) {
       const g = writable[i];
       if (settled.has(g)) continue;
       if (job.full && ++decided % SLICE_GROUPS === 0) await this.pause();
+      if (toCommit.length >= COMMIT_SLICE_GROUPS) {
+        await this.commitSlice(toCommit.splice(0), holding, writable.slice(sliceFrom, i), result, tally);
+        sliceFrom = i;
+      }
       const given = handed?.get(g);
       const offsets = given?.offsets ?? read.offsets.get(g);
       if (!offsets) continue;
@@ -550,10 +503,30 @@ export class GroupOffsetSyncer {
       const d = this.targets.decide({ group: g, checkpoints, targetGroupState: state, targetOffsets: offsets, targetEndOffsets: endList }, marks);
       if (recordDecision(result, g, state, d)) toCommit.push({ group: g, state, decision: d, marks });
     }
-
-    if (toCommit.length < holding.size) {
+    await this.commitSlice(toCommit, holding, null, result, tally);
+    // the cache's bound follows the number of groups the last full run held
+    if (job.full) this.groupCount = groups.length;
+    this.targets.trim(Math.max(this.groupCount, groups.length));
+    sortCycle(result);
+    // the listing answered; the target is unreachable only when every read, or every commit, failed
+    const failure = targetFailure(result, { asked: writable.length, failed: read.failed.size }, tally);
+    if (failure !== null) connection.reportError?.(new Error(failure));
+    else connection.reportOk();
+    result.durationMs = this.now() - started;
+    return result;
+  }
+  /**
+   * Commits decisions of a run and records the answers: `decided` are the groups the run decided
+   * since the last slice (those it will not commit are let go now); null: the run's last slice
+   * (every group it holds and will not commit is let go). `tally` adds up the run's commits.
+   */
+  private async commitSlice(toCommit: PlannedCommit[], holding: Set<string>, decided: readonly string[] | null, result: GroupOffsetsCycle, tally: { sent: number; answered: number; fenced: boolean; lookup?: Promise<void> }): Promise<void> {
+    const { connection } = this.opts;
+    if (tally.lookup !== undefined && toCommit.length > 0) await tally.lookup;
+    const done = decided ?? [...holding];
+    if (toCommit.length < done.length) {
       const committing = new Set(toCommit.map((c) => c.group));
-      this.letGo(holding, [...holding].filter((g) => !committing.has(g)));
+      this.letGo(holding, done.filter((g) => !committing.has(g)));
     }
     // fencing: a paused instance whose share may have moved writes nothing until its membership settles
     if (toCommit.length > 0 && this.opts.shares && !this.opts.shares.writable()) {
@@ -562,33 +535,23 @@ export class GroupOffsetSyncer {
     // the commits, pipelined per coordinator over several connections; none is sent after close,
     // and none once the lease stopped holding (checked again as each commit goes out: a pause
     // during the coordinator lookup must not send what was read before it)
-    let fenced = false;
     const shares = this.opts.shares;
     const sent = await connection.committer().commitMany(
       toCommit.map((c) => ({ group: c.group, offsets: c.decision.offsets })),
       {
         stop: () => {
           if (this.closed) return true;
-          if (shares && !shares.writable()) fenced = true;
-          return fenced;
+          if (shares && !shares.writable()) tally.fenced = true;
+          return tally.fenced;
         },
       },
     );
     this.checkOpen();
     const answerOf = (g: string): AdminCommitResult | undefined => {
       const r = sent.get(g);
-      return fenced && r !== undefined && !r.ok && r.errorType === 'CLOSED' ? { ok: false, errorType: FENCED, message: 'lease' } : r;
+      return tally.fenced && r !== undefined && !r.ok && r.errorType === 'CLOSED' ? { ok: false, errorType: FENCED, message: 'lease' } : r;
     };
-    const committedOk = recordCommits(result, this.targets, toCommit, answerOf, this.now);
-    // the cache's bound follows the number of groups the last full run held
-    if (job.full) this.groupCount = groups.length;
-    this.targets.trim(Math.max(this.groupCount, groups.length));
-    sortCycle(result);
-    // the listing answered; the target is unreachable only when every read, or every commit, failed
-    const failure = targetFailure(result, { asked: writable.length, failed: read.failed.size }, { sent: toCommit.length, answered: committedOk });
-    if (failure !== null) connection.reportError?.(new Error(failure));
-    else connection.reportOk();
-    result.durationMs = this.now() - started;
-    return result;
+    tally.sent += toCommit.length;
+    tally.answered += recordCommits(result, this.targets, toCommit, answerOf, this.now);
   }
 }

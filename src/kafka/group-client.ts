@@ -533,6 +533,15 @@ export class AdminOffsetCommitter extends InternalClusterClient {
   }
 
   /**
+   * Finds and remembers the coordinators of groups about to be committed in several commitMany
+   * calls (a run committing slice by slice): batched FindCoordinator requests now, none per slice.
+   * Never throws (a group not found is looked up again by the commitMany that commits it).
+   */
+  async findCoordinators(groups: readonly string[]): Promise<void> {
+    await this.coordinatorsOf(groups).catch(() => undefined);
+  }
+
+  /**
    * Many groups' commits (one OffsetCommit per group, as `commit`): the coordinators first, in
    * batched FindCoordinator requests, then the commits spread over `connections` connections
    * (default COMMIT_CONNECTIONS), a few in flight on each, per coordinator. `stop()` true: no further commit is sent (those not sent answer CLOSED).

@@ -1,7 +1,7 @@
 'use strict';
 
 const assert = require('node:assert/strict');
-const { decideGroupOffsetSync, isWritableGroupState, noteRewind } = require('../../dist/core/group-offset-sync');
+const { activeGroupReason, decideGroupOffsetSync, isWritableGroupState, noteRewind } = require('../../dist/core/group-offset-sync');
 
 function cp(group, topic, partition, up, down, metadata = '') {
   return { group, topic, partition, upstreamOffset: BigInt(up), downstreamOffset: BigInt(down), metadata };
@@ -128,6 +128,14 @@ describe('decideGroupOffsetSync (MirrorCheckpointTask.syncGroupOffset, with our 
         ]);
       });
     }
+
+    it('activeGroupReason is the reason of the decision for a group with members (the writer reports it without deciding)', function () {
+      for (const state of ['Stable', 'PreparingRebalance', 'Unknown', '', 'assigning']) {
+        const d = decideGroupOffsetSync({ group: 'g', checkpoints: [{ group: 'g', topic: 't', partition: 0, upstreamOffset: 1n, downstreamOffset: 10n, metadata: '' }], targetGroupState: state });
+        assert.equal(d.action, 'skip');
+        assert.equal(activeGroupReason(state), d.reason, state);
+      }
+    });
 
     it('classifies states case-insensitively', function () {
       assert.equal(isWritableGroupState(undefined), true);

@@ -1,7 +1,7 @@
 'use strict';
 /** GroupOffsetSyncer's own logic with an in-memory target (the real-broker behaviour is in test/integration/mm2-group-offsets.test.js). */
 const assert = require('node:assert/strict');
-const { GroupOffsetSyncer, FULL_TARGET_READ_EVERY_MS } = require('../../dist/engines/group-offset-syncer');
+const { GroupOffsetSyncer, FULL_TARGET_READ_EVERY_MS, COMMIT_SLICE_GROUPS } = require('../../dist/engines/group-offset-syncer');
 const { createGroupFilter } = require('../../dist/core/filters');
 const { encodeCheckpoint } = require('../../dist/core/checkpoint');
 
@@ -13,7 +13,7 @@ const { encodeCheckpoint } = require('../../dist/core/checkpoint');
  * @param {{ delayMs?: number, states?: Record<string, string>, committed?: Record<string, number> }} [o]
  */
 function fakeConnection({ delayMs = 0, states = {}, committed = {} } = {}) {
-  const calls = { list: 0, fetchMany: [], commits: [], inFlight: 0, maxInFlight: 0 };
+  const calls = { list: 0, fetchMany: [], commits: [], commitBatches: [], lookups: [], inFlight: 0, maxInFlight: 0 };
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   /** @type {{ committed: Record<string, number>, gate: Promise<void> | null }} */
   const target = { committed: { ...committed }, gate: null };
@@ -51,7 +51,11 @@ function fakeConnection({ delayMs = 0, states = {}, committed = {} } = {}) {
     connection: {
       admin: async () => /** @type {import('kafkajs').Admin} */ (admin),
       committer: () => ({
+        findCoordinators: async (/** @type {readonly string[]} */ groups) => {
+          calls.lookups.push(groups.length);
+        },
         commitMany: async (list, { stop = () => false } = {}) => {
+          calls.commitBatches.push(list.length);
           const out = new Map();
           for (const { group, offsets } of list) {
             if (stop()) {
@@ -243,6 +247,7 @@ describe('GroupOffsetSyncer (no broker)', function () {
     const commits = connection.committer();
     let members = false;
     connection.committer = () => ({
+      findCoordinators: commits.findCoordinators,
       commitMany: async (list, o) => (members ? new Map(list.map((c) => [c.group, { ok: false, errorType: 'UNKNOWN_MEMBER_ID', message: 'members' }])) : commits.commitMany(list, o)),
     });
     s.applyCheckpointsJson({ g: cp(5) });
@@ -389,6 +394,43 @@ describe('GroupOffsetSyncer (no broker)', function () {
     assert.equal(lists, 2);
     await s.close();
   });
+
+  for (const lane of ['a partial run (the catch-up: every group a first checkpoint cycle changed)', 'a full run']) {
+    it(`${lane} over more groups than a commit slice commits slice by slice: every group decided as in one piece, written once, never backwards, clamped at the log end, a group with members untouched`, async function () {
+      const n = 2 * COMMIT_SLICE_GROUPS + 234;
+      const name = (i) => `g${String(i).padStart(5, '0')}`;
+      /** @type {Record<string, number>} */
+      const committed = {};
+      /** @type {Record<string, string>} */
+      const states = {};
+      /** @type {Record<string, unknown>} */
+      const latest = {};
+      for (let i = 0; i < n; i++) {
+        if (i % 7 === 0) committed[name(i)] = 50; // ahead of the checkpoint (5): never moved backwards
+        if (i % 11 === 0) states[name(i)] = 'Stable'; // members: never touched
+        latest[name(i)] = cp(i % 13 === 0 ? 150 : 5); // 150: beyond the log end (100), clamped
+      }
+      const { calls, connection, target } = fakeConnection({ committed, states });
+      const s = new GroupOffsetSyncer({ connection, groupFilter: createGroupFilter({}), minWriteIntervalMs: 0 });
+      s.applyCheckpointsJson(latest);
+      const all = Object.keys(latest);
+      const r = lane.startsWith('a partial') ? await s.syncGroups(all) : await s.sync();
+      const expected = all.filter((g, i) => i % 11 !== 0 && (i % 7 !== 0 || i % 13 === 0));
+      assert.deepEqual(r.written.map((w) => w.group), expected);
+      assert.ok(calls.commitBatches.length > 1 && calls.commitBatches.every((k) => k <= COMMIT_SLICE_GROUPS), `slices of at most ${COMMIT_SLICE_GROUPS}: ${calls.commitBatches}`);
+      assert.equal(calls.commits.length, expected.length, 'each group committed once');
+      assert.deepEqual(calls.lookups, [all.length - all.filter((g, i) => i % 11 === 0).length], 'the coordinators of every group it may write looked up once, not per slice');
+      for (let i = 0; i < n; i++) {
+        const g = name(i);
+        const want = i % 11 === 0 ? committed[g] : i % 13 === 0 ? 100 : i % 7 === 0 ? 50 : 5;
+        assert.equal(target.committed[g], want, g);
+      }
+      assert.deepEqual(r.clamped.map((c) => c.group), expected.filter((g) => Number(g.slice(1)) % 13 === 0));
+      assert.equal(r.skipped.filter((x) => x.code === 'group-active').length, all.filter((g, i) => i % 11 === 0).length);
+      assert.equal(r.skipped.filter((x) => x.code === 'up-to-date').length, all.filter((g, i) => i % 11 !== 0 && i % 7 === 0 && i % 13 !== 0).length, 'a target ahead: nothing to write, reported up to date');
+      assert.equal(s.busy, false);
+    });
+  }
 
   it('never backwards: a target offset ahead of the checkpoint stays; a group with members is neither read nor written', async function () {
     const { calls, connection, target } = fakeConnection({ committed: { ahead: 50 }, states: { busy: 'Stable', ahead: 'Empty' } });
