@@ -14,6 +14,7 @@ import type { ReconcileChanges, ReconcileLayout } from './reconcile-layout';
 import type { CacheInput, GroupCoverage, OffsetRows, TranslationCache } from './translation-cache';
 import type { Checkpoint, CommittedOffset } from './types';
 import { indexInSorted } from './sorted-names';
+import type { UnsentCheckpoints } from './unsent-checkpoints';
 
 export interface WrittenCheckpoint extends Checkpoint {
   /** Record timestamp: when the group's offsets were listed. */
@@ -39,34 +40,39 @@ function recordOf(c: WrittenCheckpoint): CheckpointRecord {
 /**
  * chunkCheckpoints one chunk at a time (the same chunks: core/chunks' rule): a chunk's records are
  * encoded when it is taken, so a write of 100,000 checkpoints (the catch-up) holds one chunk's
- * buffers across its produce requests, not every chunk's (issue 24: they were promoted to old space).
+ * buffers across its produce requests, not every chunk's (issue 24: they were promoted to old space);
+ * the checkpoints are read from `list` as the chunk is made (the retry list makes them then).
  */
-export function* checkpointChunks(list: readonly WrittenCheckpoint[]): Generator<{ checkpoints: WrittenCheckpoint[]; records: CheckpointRecord[] }, void, void> {
-  let carried: CheckpointRecord | undefined;
-  let i = 0;
-  while (i < list.length) {
-    const start = i;
+export function* checkpointChunks(list: Iterable<WrittenCheckpoint>): Generator<{ checkpoints: WrittenCheckpoint[]; records: CheckpointRecord[] }, void, void> {
+  const it = list[Symbol.iterator]();
+  let carried: { c: WrittenCheckpoint; rec: CheckpointRecord } | undefined;
+  let next = it.next();
+  while (carried !== undefined || !next.done) {
+    const checkpoints: WrittenCheckpoint[] = [];
     const records: CheckpointRecord[] = [];
     let bytes = 0;
-    while (i < list.length && i - start < CHECKPOINT_CHUNK_RECORDS) {
-      const rec = carried ?? recordOf(list[i]);
-      carried = undefined;
+    while (checkpoints.length < CHECKPOINT_CHUNK_RECORDS) {
+      let c: WrittenCheckpoint;
+      let rec: CheckpointRecord;
+      if (carried !== undefined) {
+        ({ c, rec } = carried);
+        carried = undefined;
+      } else if (!next.done) {
+        c = next.value;
+        rec = recordOf(c);
+        next = it.next();
+      } else break;
       const size = rec.key.length + rec.value.length;
-      if (i > start && bytes + size > CHECKPOINT_CHUNK_BYTES) {
-        carried = rec; // the next chunk's first
+      if (checkpoints.length > 0 && bytes + size > CHECKPOINT_CHUNK_BYTES) {
+        carried = { c, rec }; // the next chunk's first
         break;
       }
       bytes += size;
+      checkpoints.push(c);
       records.push(rec);
-      i++;
     }
-    yield { checkpoints: list.slice(start, i), records };
+    yield { checkpoints, records };
   }
-}
-
-/** The retry list's key of a checkpoint: one entry per (group, remote topic, partition). */
-export function unsentKey(c: Checkpoint): string {
-  return `${c.group}\u0000${c.topic}\u0000${c.partition}`;
 }
 
 /** The key of a remote partition's log start (`partition:topic`). */
@@ -98,8 +104,8 @@ export interface TranslateCycleInput {
   translations: TranslationCache;
   /** Whether each group has members on the target ('unknown' when not known). */
   membersOf(group: string): MembersOnTarget;
-  /** The retry list: this cycle's checkpoints are added to it (replacing older ones of the same partition). */
-  unsent: Map<string, WrittenCheckpoint>;
+  /** The retry list (core/unsent-checkpoints): this cycle's checkpoints are added to it (replacing older ones of the same partition). */
+  unsent: Pick<UnsentCheckpoints, 'add'>;
   /** Precise mode: log starts read on the target (`logStartKey`); one used by a translation is deleted (read again for the next rewind). Absent: MM2's behaviour (no log starts). */
   logStarts?: Map<string, bigint>;
   /** The last full cycle's lists: given back when this cycle's are the same, entry for entry. */
@@ -233,33 +239,11 @@ function* translateSteps(t: TranslateCycleInput, every = Infinity): Generator<vo
         logStarts?.delete(logStartKey(c.remoteTopic, c.partition)); // used: read again for the next rewind
       }
     }
-    // Into the store (checkpointsForGroup did) and onto the retry list together.
-    for (const c of r.checkpoints) {
-      // every field in the object itself (a spread adds the timestamp out of it: ~500 B a checkpoint sampled, kept until written)
-      const w: WrittenCheckpoint = { group: c.group, topic: c.topic, partition: c.partition, upstreamOffset: c.upstreamOffset, downstreamOffset: c.downstreamOffset, metadata: c.metadata, timestamp: t.listedAt };
-      t.unsent.set(unsentKey(w), w);
-    }
+    // Into the store (checkpointsForGroup did, with the listing time: the record timestamp) and onto the retry list (its row) together.
+    for (const c of r.checkpoints) t.unsent.add(c);
   }
   if (rc !== undefined) rc.layout.done(list, rc.key, t.listedAt);
   return { coverage, summaries, needs };
-}
-
-/**
- * What to write now: the retry list's checkpoints that are still the store's current ones
- * (a newer one of the same partition replaced an older one; one no longer current leaves the list).
- * A checkpoint leaves the list only with its acknowledgement (the caller deletes it then).
- */
-export function checkpointsToWrite(
-  unsent: Map<string, WrittenCheckpoint>,
-  current: (group: string, topic: string, partition: number) => Checkpoint | undefined,
-): WrittenCheckpoint[] {
-  const toWrite: WrittenCheckpoint[] = [];
-  for (const [k, c] of unsent) {
-    const now = current(c.group, c.topic, c.partition);
-    if (now && now.downstreamOffset === c.downstreamOffset && now.upstreamOffset === c.upstreamOffset) toWrite.push(c);
-    else unsent.delete(k);
-  }
-  return toWrite;
 }
 
 function byGroup(a: { group: string }, b: { group: string }): number {

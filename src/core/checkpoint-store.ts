@@ -92,6 +92,8 @@ class TimeNumbers {
 
 /** Versions of every store (one clock: a group's version never repeats, also across stores). */
 let versionClock = 0;
+/** Generations of every store (one clock: a generation names one store's rows between two forgets). */
+let generationClock = 0;
 
 function checkedInt64(offset: bigint, what: string): bigint {
   if (BigInt.asIntN(64, offset) !== offset) throw new RangeError(`${what} ${offset} is outside the signed 64-bit range`);
@@ -129,6 +131,8 @@ export class CheckpointStore {
   private readonly pairs = new PartitionNumbers();
   /** Per group number: its version. */
   private versions: number[] = [];
+  /** A new number whenever every row is forgotten (a row's address, group number and place, holds until then), never another store's. */
+  private forgotten = ++generationClock;
   private state: 'loading' | 'loaded' | 'failed' = 'loading';
 
   constructor(options: CheckpointStoreOptions = {}) {
@@ -181,6 +185,7 @@ export class CheckpointStore {
   }
 
   private forgetAll(): void {
+    this.forgotten = ++generationClock;
     this.rows.clear();
     this.far = new Map();
     this.times.clear();
@@ -264,6 +269,58 @@ export class CheckpointStore {
   /** Groups with at least one checkpoint, in first-seen order. */
   groups(): string[] {
     return this.rows.groupNames();
+  }
+
+  /**
+   * Rows by address (the retry list, core/unsent-checkpoints): a checkpoint's row is (group number,
+   * place in the group's rows), both stable while `generation` stays the same (rows are added,
+   * never removed, until every one is forgotten); no two stores have the same generation.
+   */
+  get generation(): number {
+    return this.forgotten;
+  }
+
+  /** The number of `group` in the rows, or -1 when it has none. */
+  groupNumber(group: string): number {
+    return this.rows.find(group) ?? -1;
+  }
+
+  /** The name of group number `g` (held). */
+  groupName(g: number): string {
+    return this.rows.nameOf(g);
+  }
+
+  /** The place of (topic, partition) among the rows of group number `g`, or -1. */
+  placeOf(g: number, topic: string, partition: number): number {
+    return this.place(g, topic, partition);
+  }
+
+  /** The checkpoint at row (g, i), with the time its source offsets were listed as its record timestamp (0: not known), made now. */
+  writtenAt(g: number, i: number): Checkpoint & { timestamp: number } {
+    const c = this.rows.cols;
+    const at = this.rows.base(g) + i;
+    const p = c[PAIR][at] as number;
+    // every field in the literal (one shape for all of them)
+    return {
+      group: this.rows.nameOf(g),
+      topic: this.pairs.topic(p),
+      partition: this.pairs.partition(p),
+      upstreamOffset: this.upstreamAt(g, at),
+      downstreamOffset: this.downstreamAt(g, at),
+      metadata: this.metadataAt(g, i),
+      timestamp: this.times.time(c[LISTED_AT][at] as number) ?? 0,
+    };
+  }
+
+  /** Whether row (g, i) holds exactly `c`: its offsets, metadata and listing time (the same record). */
+  holdsAt(g: number, i: number, c: Checkpoint & { timestamp: number }): boolean {
+    const at = this.rows.base(g) + i;
+    return (
+      this.upstreamAt(g, at) === c.upstreamOffset &&
+      this.downstreamAt(g, at) === c.downstreamOffset &&
+      this.metadataAt(g, i) === (c.metadata ?? '') &&
+      (this.times.time(this.rows.cols[LISTED_AT][at] as number) ?? 0) === c.timestamp
+    );
   }
 
   /** The upstream offset of the row at `at` (of group `g`). */

@@ -30,7 +30,7 @@ import { CheckpointDiscovery } from './checkpoint-discovery';
 import { OffsetSyncStore, type OffsetTranslationMode } from '../core/offset-sync-store';
 import type { Checkpoint, CommittedOffset, OffsetSync } from '../core/types';
 import { firstSeenCandidates, groupsConcernedBySyncs, groupsRead, partialCycleCoverage } from '../core/cycle-selection';
-import { fullCycleReadiness, LatestCheckpoints, latestOf, sortByGroup, translateCycle, translateCycleInSlices, type CycleTranslation, type TranslateCycleInput, type WrittenCheckpoint } from '../core/checkpoint-cycle';
+import { fullCycleReadiness, LatestCheckpoints, latestOf, sortByGroup, translateCycle, translateCycleInSlices, type CycleTranslation, type TranslateCycleInput } from '../core/checkpoint-cycle';
 import { DEFAULT_READINESS, type GroupReadiness, type ReadinessSummary, type ReadinessThresholds } from '../core/readiness';
 import { sameList, sortedMembers } from '../core/sorted-names';
 import { explainKafkaError } from '../kafka/client';
@@ -57,14 +57,12 @@ export class CheckpointEmitter {
   private restore: RestoreReport | null = null;
   private selected: string[] | null = null;
   private cycles = 0;
-  /** Checkpoints recorded in the store whose write failed: sent again by the next cycle (see runCycle). */
-  private readonly unsent = new Map<string, WrittenCheckpoint>();
   private stopped = false;
   /** Full cycles, one at a time (requests meanwhile share one more). */
   private readonly runner: CoalescingRunner<CycleOptions, CycleResult>;
   /** Partial (event-driven) cycles, one translation at a time, beside the full ones (never waiting for a full cycle's read, nor for the last one's write: core/coalescing StagedRunner). */
   private readonly partialRunner: StagedRunner<CycleOptions, CycleResult>;
-  /** The writes to the checkpoints topic, taking turns (engines/checkpoint-writes). */
+  /** The writes to the checkpoints topic, taking turns, and the retry list: checkpoints in the store not acknowledged yet (engines/checkpoint-writes). */
   private readonly writes: CheckpointWrites;
   private startP: Promise<void> | null = null;
   /** Every group of the flow (the status's "of 10,000 groups"): this instance's and the others' (core/group-discovery `elsewhere`). */
@@ -117,9 +115,9 @@ export class CheckpointEmitter {
     this.writes = new CheckpointWrites({
       target: o.target,
       topic: o.checkpointsTopic,
-      unsent: this.unsent,
+      store: () => this.checkpointStore,
       // a group whose share moved away is no longer this instance's to write (its retry entries go)
-      current: (g, t, p) => (this.owns(g) ? this.checkpointStore.getPartition(g, t, p) : undefined),
+      keep: (g) => this.owns(g),
       stopped: () => this.stopped,
       fenced: () => this.o.shares !== undefined && !this.o.shares.writable(),
       acknowledged: (sent) => !this.stopped && this.o.events?.delivered?.(acknowledgedReport(++this.cycles, sent, this.checkpointStore, this.syncsLoaded, this.now())),
@@ -535,7 +533,7 @@ export class CheckpointEmitter {
       },
       translations: this.translations,
       membersOf: (g) => this.targetMembers.of(g),
-      unsent: this.unsent,
+      unsent: this.writes.unsent,
       logStarts: store.translation === 'mm2' ? undefined : this.logStarts,
       previous: this.lastFull,
       reconcile: {

@@ -6,17 +6,17 @@
  * cycle with nothing to write still makes sure the target answers (and still holds the topic),
  * so that an unreachable target is a failed cycle, never a quiet one.
  */
-import { checkpointChunks, checkpointsToWrite, unsentKey, type WrittenCheckpoint } from '../core/checkpoint-cycle';
-import type { Checkpoint } from '../core/types';
+import { checkpointChunks, type WrittenCheckpoint } from '../core/checkpoint-cycle';
+import { UnsentCheckpoints, type CheckpointsToWrite, type UnsentRows } from '../core/unsent-checkpoints';
 import type { ClusterConnection } from '../kafka/connection';
 
 export interface CheckpointWrite {
   target: ClusterConnection;
   topic: string;
-  /** What to send, in order (the retry list's entries still current). */
-  toWrite: readonly WrittenCheckpoint[];
+  /** What to send, in order (the retry list's entries, made as they are read: core/unsent-checkpoints). */
+  toWrite: CheckpointsToWrite;
   /** The retry list: an acknowledged checkpoint leaves it. */
-  unsent: Map<string, WrittenCheckpoint>;
+  unsent: UnsentCheckpoints;
   full: boolean;
   /** Closing: what is unsent stays on the list. */
   stopped(): boolean;
@@ -49,8 +49,10 @@ export async function writeCheckpoints(w: CheckpointWrite): Promise<WrittenCheck
         if (w.stopped()) break;
         await producer.send({ topic, acks: -1, messages: chunk.records });
         // acknowledged: off the retry list, unless a newer checkpoint of the partition took its place meanwhile
-        for (const c of chunk.checkpoints) if (w.unsent.get(unsentKey(c)) === c) w.unsent.delete(unsentKey(c));
-        for (const c of chunk.checkpoints) sent.push(c);
+        for (const c of chunk.checkpoints) {
+          w.unsent.acknowledge(c);
+          sent.push(c);
+        }
       }
     } catch (e) {
       throw new CheckpointWriteError(target.reportError(e, [{ resource: 'Topic', name: topic, operations: ['WRITE'] }]), sent);
@@ -75,26 +77,32 @@ export async function writeCheckpoints(w: CheckpointWrite): Promise<WrittenCheck
  */
 export class CheckpointWrites {
   private chain: Promise<unknown> = Promise.resolve();
+  /** The retry list: what the cycles put into the store (`add`), until the broker acknowledged it. */
+  readonly unsent: UnsentCheckpoints;
 
   constructor(private readonly o: {
     target: ClusterConnection;
     topic: string;
-    unsent: Map<string, WrittenCheckpoint>;
-    current(group: string, topic: string, partition: number): Checkpoint | undefined;
+    /** The checkpoint store the retry list's rows are in (core/checkpoint-store). */
+    store(): UnsentRows;
+    /** Whether a group is still this instance's to write (one whose share moved away leaves the retry list). */
+    keep?(group: string): boolean;
     stopped(): boolean;
     /** The instance's lease on its share does not hold (engines/replication-shares): nothing is written, the retry list waits. */
     fenced?(): boolean;
     /** A write failed after some of its chunks were acknowledged: those reached the topic and are reported like any write (the failure goes on). */
     acknowledged?(sent: readonly WrittenCheckpoint[]): void;
-  }) {}
+  }) {
+    this.unsent = new UnsentCheckpoints(o.store);
+  }
 
   /** Writes at its turn; resolves with what the broker acknowledged (rejects with a CheckpointWriteError). */
   write(full: boolean): Promise<WrittenCheckpoint[]> {
     const run = this.chain.then(async () => {
       if (this.o.fenced?.()) return [];
-      const toWrite = checkpointsToWrite(this.o.unsent, this.o.current);
+      const toWrite = this.unsent.toWrite(this.o.keep);
       try {
-        return await writeCheckpoints({ target: this.o.target, topic: this.o.topic, toWrite, unsent: this.o.unsent, full, stopped: this.o.stopped });
+        return await writeCheckpoints({ target: this.o.target, topic: this.o.topic, toWrite, unsent: this.unsent, full, stopped: this.o.stopped });
       } catch (e) {
         if (e instanceof CheckpointWriteError && e.sent.length > 0) this.o.acknowledged?.(e.sent);
         throw e;

@@ -2,8 +2,9 @@
 /** core/checkpoint-cycle: a cycle's translation, retry list, readiness and latest lists, without a broker. */
 const assert = require('node:assert/strict');
 const {
-  translateCycle, checkpointsToWrite, fullCycleReadiness, latestOf, reusedLatest, unsentKey, logStartKey,
+  translateCycle, fullCycleReadiness, latestOf, reusedLatest, logStartKey,
 } = require('../../dist/core/checkpoint-cycle');
+const { UnsentCheckpoints } = require('../../dist/core/unsent-checkpoints');
 const { OffsetSyncStore } = require('../../dist/core/offset-sync-store');
 const { CheckpointStore } = require('../../dist/core/checkpoint-store');
 const { TranslationCache } = require('../../dist/core/translation-cache');
@@ -43,7 +44,7 @@ function run(base, extra) {
     base,
     translations: new TranslationCache(),
     membersOf: () => 'unknown',
-    unsent: new Map(),
+    unsent: new UnsentCheckpoints(() => base.checkpoints),
     ...extra,
   });
 }
@@ -51,9 +52,9 @@ function run(base, extra) {
 describe('core/checkpoint-cycle', function () {
   it('translateCycle puts each group\'s new checkpoints into the store and onto the retry list, stamped with the listing time', function () {
     const { base, checkpoints } = setup([sync('t', 0, 10, 110)]);
-    const unsent = new Map();
+    const unsent = new UnsentCheckpoints(() => checkpoints);
     const r = run(base, { offsets: { a: [offset('t', 0, 10)], b: [offset('t', 0, 10)] }, unsent });
-    assert.deepEqual([...unsent.values()], [
+    assert.deepEqual(unsent.list(), [
       { ...cp('a', 'source1.t', 0, 10, 110), timestamp: 1700000000000 },
       { ...cp('b', 'source1.t', 0, 10, 110), timestamp: 1700000000000 },
     ]);
@@ -78,7 +79,7 @@ describe('core/checkpoint-cycle', function () {
     assert.deepEqual([...first.needs.starts], [['source1.t', new Set([0])]]);
     assert.deepEqual([...first.needs.groups], ['g']);
     logStarts.set(logStartKey('source1.t', 0), 900n);
-    const unsent = new Map();
+    const unsent = new UnsentCheckpoints(() => checkpoints);
     const second = run(base, { offsets: { g: [offset('t', 0, 40)] }, logStarts, unsent });
     assert.equal(second.needs.groups.size, 0);
     assert.deepEqual(checkpoints.get('g'), [cp('g', 'source1.t', 0, 40, 900)]);
@@ -92,15 +93,16 @@ describe('core/checkpoint-cycle', function () {
     assert.equal(r.needs.groups.size, 0);
   });
 
-  it('checkpointsToWrite keeps what is still current in the store and drops the rest from the retry list', function () {
-    const current = cp('g', 'source1.t', 0, 20, 120);
-    const stale = { ...cp('g', 'source1.t', 1, 5, 105), timestamp: 1 };
-    const live = { ...current, timestamp: 2 };
-    const unsent = new Map([[unsentKey(stale), stale], [unsentKey(live), live]]);
-    const store = { 'g/source1.t/0': current, 'g/source1.t/1': cp('g', 'source1.t', 1, 9, 109) };
-    const out = checkpointsToWrite(unsent, (g, t, p) => store[`${g}/${t}/${p}`]);
-    assert.deepEqual(out, [live]);
-    assert.deepEqual([...unsent.keys()], [unsentKey(live)]);
+  it('the retry list gives what a write takes as the store holds it now: a later cycle\'s value of a partition in the earlier one\'s place', function () {
+    const { base, checkpoints } = setup([sync('t', 0, 10, 110), sync('t', 1, 10, 210)]);
+    const unsent = new UnsentCheckpoints(() => checkpoints);
+    run(base, { offsets: { g: [offset('t', 0, 10), offset('t', 1, 10)] }, unsent });
+    base.store.apply(sync('t', 0, 20, 120));
+    run(base, { offsets: { g: [offset('t', 0, 20)] }, unsent, listedAt: 1700000001000 });
+    assert.deepEqual(unsent.list(), [
+      { ...cp('g', 'source1.t', 0, 20, 120), timestamp: 1700000001000 },
+      { ...cp('g', 'source1.t', 1, 10, 210), timestamp: 1700000000000 },
+    ]);
   });
 
   it('fullCycleReadiness adds the groups that failed, from their last readiness, and sorts by group', function () {

@@ -2,10 +2,22 @@
 /** engines/checkpoint-writes: the writes of a full and a partial cycle take turns; the topic's order is the store's; an acknowledgement never drops a newer checkpoint. */
 const assert = require('node:assert/strict');
 const { CheckpointWrites, CheckpointWriteError } = require('../../dist/engines/checkpoint-writes');
-const { unsentKey, CHECKPOINT_CHUNK_RECORDS } = require('../../dist/core/checkpoint-cycle');
+const { CHECKPOINT_CHUNK_RECORDS } = require('../../dist/core/checkpoint-cycle');
+const { CheckpointStore } = require('../../dist/core/checkpoint-store');
 const { decodeCheckpoint } = require('../../dist/core/checkpoint');
 
-const cp = (down) => ({ group: 'g', topic: 'source.t', partition: 0, upstreamOffset: BigInt(down), downstreamOffset: BigInt(down), metadata: '', timestamp: 1 });
+const cp = (down) => ({ group: 'g', topic: 'source.t', partition: 0, upstreamOffset: BigInt(down), downstreamOffset: BigInt(down), metadata: '' });
+
+/** A loaded store, and a cycle's put: into the store (listed at 1) and onto the writes' retry list. */
+function loadedStore() {
+  const store = new CheckpointStore();
+  store.markLoaded(true);
+  return store;
+}
+const put = (store, writes, c) => {
+  store.update(c.group, [c], 1);
+  writes.unsent.add(c);
+};
 
 describe('engines/checkpoint-writes', function () {
   it('a write waits for the one before it and sends what is current when its turn comes; the first one\'s acknowledgement leaves the newer checkpoint on the retry list', async function () {
@@ -25,22 +37,20 @@ describe('engines/checkpoint-writes', function () {
       reportOk: () => undefined,
       reportError: (e) => String(e),
     };
-    const unsent = new Map();
-    let store = cp(5);
-    const writes = new CheckpointWrites({ target: /** @type {any} */ (target), topic: 'source.checkpoints.internal', unsent, current: () => store, stopped: () => false });
-    unsent.set(unsentKey(store), store);
+    const store = loadedStore();
+    const writes = new CheckpointWrites({ target: /** @type {any} */ (target), topic: 'source.checkpoints.internal', store: () => store, stopped: () => false });
+    put(store, writes, cp(5));
     const first = writes.write(true); // holds at its produce
     await new Promise((r) => setImmediate(r));
     // a partial cycle translates the partition again meanwhile
-    store = cp(7);
-    unsent.set(unsentKey(store), store);
+    put(store, writes, cp(7));
     const second = writes.write(false);
     release();
     gate = Promise.resolve();
     assert.deepEqual((await first).map((c) => Number(c.downstreamOffset)), [5]);
     assert.deepEqual((await second).map((c) => Number(c.downstreamOffset)), [7]);
     assert.deepEqual(sent, [5, 7], 'in the store\'s order: the later value last');
-    assert.equal(unsent.size, 0);
+    assert.equal(writes.unsent.size, 0);
     await writes.idle();
   });
 
@@ -58,26 +68,21 @@ describe('engines/checkpoint-writes', function () {
       reportOk: () => undefined,
       reportError: (e) => `explained: ${e.message}`,
     };
-    const unsent = new Map();
-    const c = cp(3);
-    unsent.set(unsentKey(c), c);
-    const writes = new CheckpointWrites({ target: /** @type {any} */ (target), topic: 'x', unsent, current: () => c, stopped: () => false });
+    const store = loadedStore();
+    const writes = new CheckpointWrites({ target: /** @type {any} */ (target), topic: 'x', store: () => store, stopped: () => false });
+    put(store, writes, cp(3));
     await assert.rejects(writes.write(false), /explained: The request timed out/);
-    assert.equal(unsent.size, 1);
+    assert.equal(writes.unsent.size, 1);
     fail = false;
     assert.equal((await writes.write(false)).length, 1);
     assert.deepEqual(sent, [3]);
   });
-  /** Checkpoints of `n` partitions (more than a chunk), on the retry list, current in a store of their own. */
-  function manyUnsent(n) {
-    const unsent = new Map();
-    const store = new Map();
-    for (let p = 0; p < n; p++) {
-      const c = { ...cp(p + 1), partition: p };
-      unsent.set(unsentKey(c), c);
-      store.set(p, c);
-    }
-    return { unsent, current: (_g, _t, p) => store.get(p) };
+  /** Writes with checkpoints of `n` partitions (more than a chunk) on their retry list, current in a store of their own. */
+  function manyUnsent(n, o) {
+    const store = loadedStore();
+    const writes = new CheckpointWrites({ ...o, topic: 'x', store: () => store });
+    for (let p = 0; p < n; p++) put(store, writes, { ...cp(p + 1), partition: p });
+    return writes;
   }
 
   it('a write that fails after a chunk was acknowledged reports that chunk (it reached the topic) and keeps only the rest on the retry list', async function () {
@@ -94,17 +99,17 @@ describe('engines/checkpoint-writes', function () {
       reportOk: () => undefined,
       reportError: (e) => `explained: ${e.message}`,
     };
-    const { unsent, current } = manyUnsent(n);
     const acknowledged = [];
-    const writes = new CheckpointWrites({ target: /** @type {any} */ (target), topic: 'x', unsent, current, stopped: () => false, acknowledged: (sent) => acknowledged.push(sent) });
+    const writes = manyUnsent(n, { target: /** @type {any} */ (target), stopped: () => false, acknowledged: (sent) => acknowledged.push(sent) });
     const e = await writes.write(false).then(() => null, (err) => err);
     assert.ok(e instanceof CheckpointWriteError, String(e));
     assert.match(e.message, /explained: The request timed out/);
     assert.equal(acknowledged.length, 1, 'the acknowledged chunk is reported once');
     assert.equal(acknowledged[0].length, CHECKPOINT_CHUNK_RECORDS);
     assert.equal(e.sent.length, CHECKPOINT_CHUNK_RECORDS);
-    assert.equal(unsent.size, n - CHECKPOINT_CHUNK_RECORDS, 'what was not acknowledged stays for the next turn');
-    assert.ok(acknowledged[0].every((c) => !unsent.has(unsentKey(c))));
+    assert.equal(writes.unsent.size, n - CHECKPOINT_CHUNK_RECORDS, 'what was not acknowledged stays for the next turn');
+    assert.ok(acknowledged[0].every((c) => !writes.unsent.has(c)));
+    assert.deepEqual(writes.unsent.list().map((c) => c.partition), Array.from({ length: 10 }, (_, i) => CHECKPOINT_CHUNK_RECORDS + i), 'the rest, in order');
   });
 
   it('closing between two chunks: the write resolves with what was acknowledged only, the rest stays on the retry list', async function () {
@@ -120,12 +125,11 @@ describe('engines/checkpoint-writes', function () {
       reportOk: () => undefined,
       reportError: (e) => String(e),
     };
-    const { unsent, current } = manyUnsent(n);
     const acknowledged = [];
-    const writes = new CheckpointWrites({ target: /** @type {any} */ (target), topic: 'x', unsent, current, stopped: () => stopped, acknowledged: (sent) => acknowledged.push(sent) });
+    const writes = manyUnsent(n, { target: /** @type {any} */ (target), stopped: () => stopped, acknowledged: (sent) => acknowledged.push(sent) });
     const sent = await writes.write(false);
     assert.equal(sent.length, CHECKPOINT_CHUNK_RECORDS, 'the chunk not sent is not reported as written');
-    assert.equal(unsent.size, n - CHECKPOINT_CHUNK_RECORDS);
+    assert.equal(writes.unsent.size, n - CHECKPOINT_CHUNK_RECORDS);
     assert.deepEqual(acknowledged, [], 'no failure: the write itself reports what it sent');
   });
 });

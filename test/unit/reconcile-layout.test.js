@@ -16,6 +16,7 @@ const { CheckpointStore } = require('../../dist/core/checkpoint-store');
 const { SourceOffsetTable } = require('../../dist/core/source-offset-table');
 const { ReconcileLayout, SWEEP_CYCLES } = require('../../dist/core/reconcile-layout');
 const { translateCycle } = require('../../dist/core/checkpoint-cycle');
+const { UnsentCheckpoints } = require('../../dist/core/unsent-checkpoints');
 const { coverageEntriesOf } = require('../../dist/core/coverage-rows');
 const { seededRandom: rng, randomSeeds } = require('../../scripts/seeded-random');
 
@@ -99,8 +100,8 @@ for (const translation of /** @type {Array<'mm2' | 'precise'>} */ (['mm2', 'prec
             const list = groups.filter((g) => !failed.has(g));
             const listedAt = 1000 + step;
             const common = { full: true, groups: list, offsetsOf: (g) => table.offsetsOf(g) ?? [], versionOf: (g) => table.versionOf(g), listedAt, membersOf: (g) => members.get(g) ?? false };
-            const unsentA = new Map();
-            const unsentB = new Map();
+            const unsentA = new UnsentCheckpoints(() => cpsA);
+            const unsentB = new UnsentCheckpoints(() => cpsB);
             const key = [syncsA, syncsA.loaded, cpsA, cpsA.loaded, members];
             const before = layout.lastGroups;
             const a = translateCycle({
@@ -127,7 +128,8 @@ for (const translation of /** @type {Array<'mm2' | 'precise'>} */ (['mm2', 'prec
               b.summaries.result().map((s) => `${s.group} ${s.membersOnTarget}`),
               `summaries: seed ${seed}, step ${step}`,
             );
-            assert.deepEqual([...unsentA.keys()].sort(), [...unsentB.keys()].sort(), `retry list: seed ${seed}, step ${step}`);
+            const retries = (u) => u.list().map((c) => `${c.group}/${c.topic}/${c.partition}: ${c.upstreamOffset} ${c.downstreamOffset} at ${c.timestamp}`).sort();
+            assert.deepEqual(retries(unsentA), retries(unsentB), `retry list: seed ${seed}, step ${step}`);
             previous = { coverage: covA, summaries: sumA };
           }
           assert.deepEqual(groups.map((g) => cpsA.get(g)), groups.map((g) => cpsB.get(g)), `checkpoints differ: seed ${seed}, step ${step}`);
@@ -163,7 +165,7 @@ for (const translation of /** @type {Array<'mm2' | 'precise'>} */ (['mm2', 'prec
           membersOf: () => false,
           base: { topicFilter, store: syncs, checkpoints: cps, policy, sourceAlias: 's', targetAlias: 't' },
           translations: cache,
-          unsent: new Map(),
+          unsent: new UnsentCheckpoints(() => cps),
           previous,
           reconcile: { layout, key: [syncs], changes: () => ({ offsetsChanged: table.takeChangedGroups(), stale: cache.takeStale(), groupsAtOrAbove: (t, p, o) => table.groupsAtOrAbove(t, p, o) }) },
         });
