@@ -7,27 +7,16 @@ const assert = require('node:assert/strict');
 const { checkpointsForGroup } = require('../../dist/core/checkpoints-for-group');
 const { TranslationCache } = require('../../dist/core/translation-cache');
 const { OffsetSyncStore } = require('../../dist/core/offset-sync-store');
-const { CheckpointStore } = require('../../dist/core/checkpoint-store');
 const { SourceOffsetTable } = require('../../dist/core/source-offset-table');
 const { seededRandom: rng } = require('../../scripts/seeded-random');
-const { policy } = require('./helpers/translation-fixtures');
+const { policy, syncBurst, checkpoints, resultView } = require('./helpers/translation-fixtures');
 
 const topicFilter = { accept: (t) => t !== 'skipped' };
 const all = () => true;
 
-function loadedCheckpoints() {
-  const c = new CheckpointStore();
-  c.markLoaded(true);
-  return c;
-}
-
-/** What a result says, without object identity. */
-function view(r) {
-  return {
-    checkpoints: r.checkpoints.map((c) => ({ ...c })),
-    coverage: r.coverage.map((c) => ({ status: c.status, topic: c.topic, partition: c.partition, up: c.upstreamOffset, down: c.downstreamOffset, reason: c.reason })),
-  };
-}
+/** An empty checkpoint store, loaded. */
+const loadedCheckpoints = () => checkpoints([]);
+const view = resultView;
 
 /** A full cycle's look at group `g` as checkpoint-cycle does it: from the rows first, the offsets made only when it must translate. */
 function fromRows(cache, table, base) {
@@ -59,15 +48,8 @@ for (const translation of /** @type {Array<'mm2' | 'precise'>} */ (['mm2', 'prec
       for (let step = 0; step < 120; step++) {
         const what = rand();
         if (what < 0.35) {
-          const t = topics[Math.floor(rand() * 2)];
-          const p = Math.floor(rand() * 2);
-          const k = `${t}/${p}`;
-          const burst = 1 + Math.floor(rand() * 30);
-          for (let b = 0; b < burst; b++) {
-            const up = rand() < 0.05 / burst ? 0 : (upstream.get(k) ?? 0) + 1 + Math.floor(rand() * 3);
-            upstream.set(k, up);
-            store.apply({ topic: t, partition: p, upstreamOffset: BigInt(up), downstreamOffset: BigInt(up * 2 + 3) });
-          }
+          // new syncs on a random partition (sometimes a rewind), in bursts that push older ones out of the 64 slots
+          syncBurst(store, rand, topics, upstream);
         } else if (what < 0.55) {
           // a commit seen on the stream (sometimes a deletion of the partition's offset)
           const g = groups[Math.floor(rand() * groups.length)];

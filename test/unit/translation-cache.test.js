@@ -4,27 +4,16 @@ const assert = require('node:assert/strict');
 const { checkpointsForGroup } = require('../../dist/core/checkpoints-for-group');
 const { TranslationCache } = require('../../dist/core/translation-cache');
 const { OffsetSyncStore } = require('../../dist/core/offset-sync-store');
-const { CheckpointStore } = require('../../dist/core/checkpoint-store');
 
-const { policy } = require('./helpers/translation-fixtures');
+const { policy, syncBurst, checkpoints, resultView } = require('./helpers/translation-fixtures');
 const topicFilter = { accept: (t) => t !== 'skipped' };
 
 /** A deterministic random generator (tests must be repeatable). */
 const { seededRandom: rng } = require('../../scripts/seeded-random');
 
-function loadedCheckpoints() {
-  const c = new CheckpointStore();
-  c.markLoaded(true);
-  return c;
-}
-
-/** What a result says, without object identity (coverage entries as plain values). */
-function view(r) {
-  return {
-    checkpoints: r.checkpoints.map((c) => ({ ...c })),
-    coverage: r.coverage.map((c) => ({ status: c.status, topic: c.topic, partition: c.partition, up: c.upstreamOffset, down: c.downstreamOffset, reason: c.reason })),
-  };
-}
+/** An empty checkpoint store, loaded. */
+const loadedCheckpoints = () => checkpoints([]);
+const view = resultView;
 
 for (const translation of /** @type {Array<'mm2' | 'precise'>} */ (['mm2', 'precise'])) describe(`TranslationCache (${translation} mode): a full cycle translates again only what moved`, () => {
   it('gives exactly what checkpointsForGroup gives, over random commits, syncs, rewinds and partial cycles', function () {
@@ -46,15 +35,7 @@ for (const translation of /** @type {Array<'mm2' | 'precise'>} */ (['mm2', 'prec
         const what = rand();
         if (what < 0.35) {
           // new syncs on a random partition (sometimes a rewind), in bursts that push older ones out of the 64 slots
-          const t = topics[Math.floor(rand() * 2)];
-          const p = Math.floor(rand() * 2);
-          const k = `${t}/${p}`;
-          const burst = 1 + Math.floor(rand() * 30);
-          for (let b = 0; b < burst; b++) {
-            const up = rand() < 0.05 / burst ? 0 : (upstream.get(k) ?? 0) + 1 + Math.floor(rand() * 3);
-            upstream.set(k, up);
-            store.apply({ topic: t, partition: p, upstreamOffset: BigInt(up), downstreamOffset: BigInt(up * 2 + 3) });
-          }
+          syncBurst(store, rand, topics, upstream);
         } else if (what < 0.55) {
           // a commit: a new array for the group
           const g = groups[Math.floor(rand() * groups.length)];

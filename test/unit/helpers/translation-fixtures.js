@@ -52,4 +52,30 @@ function checkpoints(list, loaded = true) {
 /** A committed offset (null: listed without one). @param {string} t @param {number} p @param {number | bigint | null} o */
 const at = (t, p, o) => ({ topic: t, partition: p, offset: o === null ? null : BigInt(o), metadata: '' });
 
-module.exports = { policy, syncs, checkpoints, at };
+/**
+ * New syncs on a random partition of the first two `topics` (sometimes a rewind to 0), in a burst of
+ * 1 to `maxBurst` that can push older ones out of MM2's 64 slots; `upstream` holds each partition's
+ * latest upstream offset ("topic/partition").
+ * @param {OffsetSyncStore} store @param {() => number} rand @param {string[]} topics @param {Map<string, number>} upstream
+ */
+function syncBurst(store, rand, topics, upstream, maxBurst = 30) {
+  const t = topics[Math.floor(rand() * 2)];
+  const p = Math.floor(rand() * 2);
+  const k = `${t}/${p}`;
+  const burst = 1 + Math.floor(rand() * maxBurst);
+  for (let b = 0; b < burst; b++) {
+    const up = rand() < 0.05 / burst ? 0 : (upstream.get(k) ?? 0) + 1 + Math.floor(rand() * 3);
+    upstream.set(k, up);
+    store.apply({ topic: t, partition: p, upstreamOffset: BigInt(up), downstreamOffset: BigInt(up * 2 + 3) });
+  }
+}
+
+/** What a translation result says, without object identity (coverage entries as plain values). @param {any} r */
+function resultView(r) {
+  return {
+    checkpoints: r.checkpoints.map((/** @type {any} */ c) => ({ ...c })),
+    coverage: r.coverage.map((/** @type {any} */ c) => ({ status: c.status, topic: c.topic, partition: c.partition, up: c.upstreamOffset, down: c.downstreamOffset, reason: c.reason })),
+  };
+}
+
+module.exports = { policy, syncs, checkpoints, at, syncBurst, resultView };
