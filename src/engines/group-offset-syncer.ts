@@ -38,8 +38,8 @@ import type { RawRecord } from '../kafka/topic-reader';
 import { HandedReads, TargetGroupListing, TargetLogEnds } from './held-target-reads';
 import { cleanFullRun, groupsOf, QuietFullRuns, shareMark } from '../core/quiet-full-run';
 import type { CheckpointView } from './replication-runtime';
-import { RunQueue, type Job } from './group-offset-runs';
-import { COUNT_EVERY_MS, countView, earliestDue, ownStore, readTargetGroups, COMMIT_SLICE_GROUPS, REFUSED_REASON, selectGroups, SLICE_GROUPS, type GroupOffsetSyncerOptions } from './group-offset-syncer-types';
+import { RunQueue, type QueuedJob as Job } from '../core/coalescing';
+import { COUNT_EVERY_MS, countView, earliestDue, MAX_PARTIAL_RUNS, ownStore, readTargetGroups, COMMIT_SLICE_GROUPS, REFUSED_REASON, selectGroups, SLICE_GROUPS, type GroupOffsetSyncerOptions } from './group-offset-syncer-types';
 
 export * from './group-offset-syncer-types';
 export type { CheckpointStats, ClampedPartition, GroupOffsetsCycle, GroupSkipCode, RewoundPartition, SkippedGroup, SkippedPartition, WrittenGroup } from '../core/group-offsets-cycle';
@@ -70,8 +70,8 @@ export class GroupOffsetSyncer {
   private groupCount = 0;
   private malformedCount = 0;
   private cycleNo = 0;
-  /** The runs: full ones on a chain, partial ones side by side (engines/group-offset-runs). */
-  private readonly runs = new RunQueue({ run: (job) => this.runCycle(job), closed: () => this.closed, partialChanged: () => this.epoch++ });
+  /** The runs: full ones on a chain, partial ones side by side (core/coalescing RunQueue). */
+  private readonly runs = new RunQueue<GroupOffsetsCycle>({ run: (job) => this.runCycle(job), closed: () => this.closed, partialChanged: () => this.epoch++ }, MAX_PARTIAL_RUNS);
   /** Groups a run holds from its plan to its last commit: no other run decides or writes them meanwhile (never backwards). */
   private readonly held = new Set<string>();
   /** Groups a partial run found held by another: synced once that one lets them go (with the read a full run made of them, when it did: engines/held-target-reads HandedReads). */
