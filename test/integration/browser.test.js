@@ -314,7 +314,14 @@ describe('the readiness dashboard (examples/readiness-dashboard.json, FlowFuse D
       seen = await drawn();
       return seen.every((c) => c.pixels >= 100);
     }, { timeout: 120000, interval: 1000, what: 'every chart to draw a line' }).catch(() => undefined);
-    for (const c of seen) assert.ok(c.pixels >= 100, `${c.id}: ${c.pixels} pixels of its series (${JSON.stringify(seen)})`);
+    // a chart that drew nothing: was there anything to draw? (the mirror-rate line lies on the axis
+    // when the mirror copies nothing: the records produced and those on the target say which)
+    let copied = '';
+    if (seen.some((c) => c.pixels < 100)) {
+      const ends = async (cluster, t) => (await (await env.admin(cluster)).fetchTopicOffsets(t).catch(() => [])).map((o) => `${o.partition}:${o.high}`).join(' ');
+      copied = `; ${topic} on the source ${await ends('source', topic)}, source.${topic} on the target ${await ends('target', `source.${topic}`)}`;
+    }
+    for (const c of seen) assert.ok(c.pixels >= 100, `${c.id}: ${c.pixels} pixels of its series (${JSON.stringify(seen)}${copied})`);
     // each group in the colour its name gives, in both group charts (its legend swatch, its line):
     // the colours the function node sends, asked of its code with the groups' names
     const fn = flow.find((n) => n.type === 'function' && n.name === 'readiness per group');
