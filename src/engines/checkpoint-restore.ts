@@ -15,6 +15,7 @@ import type { ClusterConnection } from '../kafka/connection';
 import { authorizationFailure, NotAuthorizedError } from '../kafka/client';
 import { TopicReader } from '../kafka/topic-reader';
 import type { EmitterPhase, RestoreReport } from './checkpoint-emitter-types';
+import { Backoff } from '../core/backoff';
 
 export interface CheckpointsRestoreOptions {
   target: ClusterConnection;
@@ -48,16 +49,16 @@ export class CheckpointsRestore {
    */
   async untilRestored(ensureTopic: () => Promise<unknown>, open: (previous?: CheckpointStore) => CheckpointStore, first: CheckpointStore): Promise<{ report: RestoreReport; store: CheckpointStore } | null> {
     const maxDelay = Math.max(1000, this.o.retryMaxMs ?? 60000);
-    let delay = Math.min(2000, maxDelay);
+    const backoff = new Backoff(Math.min(2000, maxDelay), maxDelay);
     // the last attempt's failure: the next attempt does not make it "loading" again until it succeeds
     let failed: string | undefined;
     let store = first;
     let readMs = this.o.restoreTimeoutMs ?? 120000;
     const retryLater = async (error: string, restore = false): Promise<void> => {
       failed = error;
+      const delay = backoff.next();
       this.o.phase?.(restore ? { kind: 'retrying', error, retryInMs: delay, restore } : { kind: 'retrying', error, retryInMs: delay });
       await this.sleep(delay);
-      delay = Math.min(delay * 2, maxDelay);
     };
     for (;;) {
       if (this.stopped) return null;

@@ -7,6 +7,7 @@
 import type { IHeaders, KafkaMessage, Producer } from 'kafkajs';
 import type { ClusterConnection } from '../kafka/connection';
 import { errText } from './mirror-topics';
+import { Backoff } from '../core/backoff';
 
 export interface MirrorProducerHooks {
   /** A produce failed (the connection's explained error, naming the remote topic). */
@@ -32,7 +33,7 @@ export class MirrorProducer {
 
   /** Produces one chunk to one remote partition, retrying with back-off until acknowledged; returns the base offset, or null when abandoned. */
   async produce(remote: string, partition: number, chunk: KafkaMessage[], heartbeat: () => Promise<void>, abandoned: () => boolean): Promise<bigint | null> {
-    let delay = 500;
+    const backoff = new Backoff(500, 30000);
     for (;;) {
       const id = ++this.sendSeq;
       this.sending.set(id, Date.now());
@@ -62,10 +63,9 @@ export class MirrorProducer {
         const text = errText(e);
         this.hooks.failed(this.target.reportError(e, [{ resource: 'Topic', name: remote, operations: ['WRITE'] }]), remote);
         if (/UNKNOWN_TOPIC_OR_PARTITION|does not host|partition|topic/i.test(text)) this.hooks.requestRefresh();
-        await this.hooks.sleep(delay);
+        await this.hooks.sleep(backoff.next());
         await heartbeat().catch(() => undefined);
         if (abandoned()) return null;
-        delay = Math.min(delay * 2, 30000);
       }
     }
   }

@@ -31,6 +31,7 @@ import { consumerRefusal } from '../kafka/broker-refusals';
 import { MirrorShare, progressMetadata } from '../core/mirror-share';
 import { adoptLegacyProgress, lookUpAfterJoin } from './mirror-group';
 import type { AclNeed } from '../kafka/client';
+import { Backoff } from '../core/backoff';
 
 const MAX_CHUNK_RECORDS = 500;
 const MAX_CHUNK_BYTES = 512 * 1024;
@@ -90,9 +91,9 @@ export class Mirror {
   private wake: Array<() => void> = [];
   private retryTimer: NodeJS.Timeout | null = null;
   /** The back-off of a failed config or ACL sync (see syncStep). */
-  private readonly syncRetries: Record<'configs' | 'acls', { timer: NodeJS.Timeout | null; delay: number }>;
-  private readonly syncRetryMs: { first: number; max: number };
-  private retryDelay = 1000;
+  private readonly syncRetries: Record<'configs' | 'acls', { timer: NodeJS.Timeout | null; backoff: Backoff }>;
+  /** The back-off of a failed refresh. */
+  private readonly refreshRetry = new Backoff(1000, 60000);
   private probing = false;
   /** Clusters asked by the running probe that did not answer (nor fail) yet: since when. */
   private asking = new Map<'source' | 'target', number>();
@@ -103,9 +104,8 @@ export class Mirror {
     this.o = options;
     // a heartbeat answered within half the session timeout: the coordinator cannot have moved our partitions
     this.share = new MirrorShare((options.sessionTimeoutMs ?? SESSION_TIMEOUT_MS) / 2);
-    this.syncRetryMs = options.syncRetryMs ?? SYNC_RETRY_MS;
-    const first = this.syncRetryMs.first;
-    this.syncRetries = { configs: { timer: null, delay: first }, acls: { timer: null, delay: first } };
+    const { first, max } = options.syncRetryMs ?? SYNC_RETRY_MS;
+    this.syncRetries = { configs: { timer: null, backoff: new Backoff(first, max) }, acls: { timer: null, backoff: new Backoff(first, max) } };
     this.topics = new MirrorTopics({ ...options, stopped: () => this.stopping, sleep: (ms) => this.sleep(ms) });
     this.out = new MirrorProducer(options.target, {
       failed: (text, remote) => this.setError('produce', text, remote),
@@ -176,12 +176,11 @@ export class Mirror {
     try {
       await run();
       this.clearError(where);
-      retry.delay = this.syncRetryMs.first;
+      retry.backoff.reset();
     } catch (e) {
       if (this.stopping) return;
       this.setError(where, errText(e));
-      const delay = retry.delay;
-      retry.delay = Math.min(delay * 2, this.syncRetryMs.max);
+      const delay = retry.backoff.next();
       retry.timer = setTimeout(() => {
         retry.timer = null;
         if (!this.stopping) void (where === 'configs' ? this.syncConfigs() : this.syncAcls());
@@ -206,8 +205,7 @@ export class Mirror {
 
   private scheduleRetry(): void {
     if (this.stopping || this.retryTimer) return;
-    const delay = this.retryDelay;
-    this.retryDelay = Math.min(this.retryDelay * 2, 60000);
+    const delay = this.refreshRetry.next();
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
       if (!this.stopping) this.requestRefresh();
@@ -236,7 +234,7 @@ export class Mirror {
         await this.restartConsumer(next);
       }
       this.clearError('refresh');
-      this.retryDelay = 1000;
+      this.refreshRetry.reset();
       if (!this.firstSyncs) {
         // MM2 syncs configs and ACLs right at start; here once the remote topics exist (then on the caller's intervals).
         this.firstSyncs = true;

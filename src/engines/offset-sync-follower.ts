@@ -15,6 +15,7 @@
  * status and logs.
  */
 import type { Admin, Kafka } from 'kafkajs';
+import { Backoff } from '../core/backoff';
 import { Batcher } from '../core/coalescing';
 import { decodeValidOffsetSync } from '../core/offset-sync';
 import { ReportThrottle } from '../core/report-throttle';
@@ -176,7 +177,7 @@ export class OffsetSyncFollower {
   private progressRead = 0n;
   private progressTotal = 0n;
   private readerRecords = 0n; // records the current reader delivered (for the loading percentage)
-  private backoff: number;
+  private readonly backoff: Backoff;
   private lastError = '';
   private waiting = false;
 
@@ -184,7 +185,7 @@ export class OffsetSyncFollower {
     this.topic = opts.topic;
     this.events = opts.events;
     this.timing = { ...FOLLOWER_TIMING, ...opts.timing };
-    this.backoff = this.timing.backoffMinMs;
+    this.backoff = new Backoff(this.timing.backoffMinMs, this.timing.backoffMaxMs);
     this.createReader = opts.createReader ?? ((admin, o) => new TopicReader(opts.connection.kafka, admin, o));
     this.batcher = new Batcher<OffsetSync>({
       maxItems: this.timing.batchMax,
@@ -353,7 +354,7 @@ export class OffsetSyncFollower {
     }
     this.batcher.flush(); // every pre-existing sync goes out before 'loaded'
     this.loaded = true;
-    this.backoff = this.timing.backoffMinMs;
+    this.backoff.reset();
     this.events.loaded?.(this.stats);
     this.throttle.flush(); // the malformed records of the load are told now, not later
     this.update();
@@ -393,8 +394,7 @@ export class OffsetSyncFollower {
   }
 
   private fail(kind: FollowerFailure['kind'], error: string): void {
-    const retryInMs = this.backoff;
-    this.backoff = Math.min(this.backoff * 2, this.timing.backoffMaxMs);
+    const retryInMs = this.backoff.next();
     this.tell(kind, error, retryInMs);
     this.schedule(retryInMs);
   }

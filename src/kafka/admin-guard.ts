@@ -21,6 +21,7 @@
  */
 import type { Admin } from 'kafkajs';
 import { isKafkaClientInternalError } from './client';
+import { backoffDelay } from '../core/backoff';
 
 /** The longest a request waits for the others at the gate. */
 export const GATE_MAX_WAIT_MS = 10000;
@@ -102,7 +103,7 @@ const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * `admin` with fetchTopicOffsets and fetchTopicMetadata guarded (see above); every other method
  * is the admin's own. `delayMs(attempt)`: the pause before a retry.
  */
-export function guardAdmin(admin: Admin, delayMs: (attempt: number) => number = (attempt) => 50 * 2 ** attempt): Admin {
+export function guardAdmin(admin: Admin, delayMs: (attempt: number) => number = (attempt) => backoffDelay(attempt, 50, 1000)): Admin {
   const gate = new MetadataGate();
   const fetchTopicOffsets: Admin['fetchTopicOffsets'] = (topic) =>
     gate.shared(async () => {

@@ -18,6 +18,7 @@
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
+import { backoffDelay } from '../core/backoff';
 
 export type ConnectorState = 'RUNNING' | 'PAUSED' | 'STOPPED' | 'FAILED' | 'UNASSIGNED' | 'RESTARTING' | string;
 
@@ -83,11 +84,6 @@ export interface ConnectRestOptions {
 /** Whether Connect's answer says "try again": a rebalance in progress (409) or a server-side failure (5xx). */
 export function isRetriableStatus(status: number): boolean {
   return status === 409 || (status >= 500 && status <= 599);
-}
-
-/** The wait before repeat number `attempt` (0-based): `initial` doubled per attempt, at most `max`. */
-export function retryDelay(attempt: number, initial: number, max: number): number {
-  return Math.min(max, initial * 2 ** Math.min(attempt, 30));
 }
 
 function nonNegativeInt(v: number | undefined, dflt: number, what: string): number {
@@ -209,7 +205,7 @@ export class ConnectRestClient {
       const r = await this.send(method, path, body);
       if (isNotConnectAnswer(r)) throw this.notConnect(r, `${method} ${path}`);
       if (!isRetriableStatus(r.status) || attempt >= this.retries || this.stopped) return r;
-      await new Promise((resolve) => setTimeout(resolve, retryDelay(attempt, this.backoffMs, this.maxBackoffMs)));
+      await new Promise((resolve) => setTimeout(resolve, backoffDelay(attempt, this.backoffMs, this.maxBackoffMs)));
       if (this.stopped) return r;
     }
   }

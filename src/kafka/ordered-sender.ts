@@ -19,6 +19,8 @@
  * records before the end had no sync at or below it. A sync stays true (the record at its
  * upstream offset is at its downstream offset), so writing it late, still in order, is right.
  */
+import { Backoff } from '../core/backoff';
+
 export interface OrderedSendRetry {
   /** true once retrying must stop (the owner is stopping): the batch is then rejected. */
   giveUp: () => boolean;
@@ -71,7 +73,7 @@ export class OrderedBatchSender<T> {
   /** One write, or (with `retry`) writes until acknowledged or given up. */
   private async writeBatch(items: T[]): Promise<void> {
     const r = this.retry;
-    let delay = r?.initialDelayMs ?? 500;
+    const backoff = new Backoff(r?.initialDelayMs ?? 500, r?.maxDelayMs ?? 30000);
     for (let attempt = 1; ; attempt++) {
       try {
         await this.write(items);
@@ -79,9 +81,8 @@ export class OrderedBatchSender<T> {
       } catch (e) {
         if (!r || r.giveUp()) throw e;
         r.onRetry?.(e, attempt);
-        await r.sleep(delay);
+        await r.sleep(backoff.next());
         if (r.giveUp()) throw e;
-        delay = Math.min(delay * 2, r.maxDelayMs ?? 30000);
       }
     }
   }

@@ -45,6 +45,7 @@ import {
   type ShareSettings,
 } from '../core/group-ownership';
 import { withShareTopic } from '../core/share-topic';
+import { backoffDelay } from '../core/backoff';
 import type { AclNeed } from './client';
 import { disconnectQuietly } from './topic-reader';
 
@@ -345,7 +346,7 @@ export class ShareMembership extends EventEmitter<ShareMembershipEvents> {
       }
       if (attempt >= 50) return null;
       // another join ends this loop; otherwise the group settles within a rebalance
-      await new Promise((r) => setTimeout(r, Math.min(100 * (attempt + 1), 1000)));
+      await new Promise((r) => setTimeout(r, backoffDelay(attempt, 100, 1000)));
     }
     return null;
   }

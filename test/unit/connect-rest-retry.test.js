@@ -7,7 +7,8 @@
  */
 const assert = require('node:assert/strict');
 const http = require('node:http');
-const { ConnectRestClient, ConnectRestError, isRetriableStatus, retryDelay } = require('../../dist/kafka/connect-rest');
+const { ConnectRestClient, ConnectRestError, isRetriableStatus } = require('../../dist/kafka/connect-rest');
+const { backoffDelay } = require('../../dist/core/backoff');
 
 const REBALANCE = { error_code: 409, message: 'Cannot complete request momentarily due to stale configuration (typically caused by a concurrent config change)' };
 
@@ -39,7 +40,7 @@ describe('Kafka Connect REST client: repeats 409 and 5xx with back-off', functio
   it('which answers are repeated, and the back-off doubles up to its bound', function () {
     for (const s of [409, 500, 502, 503, 504]) assert.equal(isRetriableStatus(s), true, String(s));
     for (const s of [200, 201, 204, 400, 401, 403, 404]) assert.equal(isRetriableStatus(s), false, String(s));
-    assert.deepEqual([0, 1, 2, 3, 4, 5, 40].map((a) => retryDelay(a, 250, 4000)), [250, 500, 1000, 2000, 4000, 4000, 4000]);
+    assert.deepEqual([0, 1, 2, 3, 4, 5, 40].map((a) => backoffDelay(a, 250, 4000)), [250, 500, 1000, 2000, 4000, 4000, 4000]);
   });
 
   it('a GET during a rebalance (409, then 503) returns the config once the workers answer', async function () {
