@@ -13,6 +13,7 @@
  *
  * Plain timers and promises; no I/O.
  */
+import { Timer } from './timers';
 
 /**
  * Collects items into batches of at most `maxItems`, each sent at most `maxWaitMs` after its
@@ -28,7 +29,7 @@ export interface BatcherOptions<T> {
 
 export class Batcher<T> {
   private items: T[] = [];
-  private timer: NodeJS.Timeout | null = null;
+  private readonly timer = new Timer();
 
   constructor(private readonly opts: BatcherOptions<T>) {}
 
@@ -46,13 +47,12 @@ export class Batcher<T> {
 
   /** Makes sure a flush is due within maxWaitMs, even without items. */
   arm(): void {
-    if (!this.timer) this.timer = setTimeout(() => this.flush(), this.opts.maxWaitMs);
+    if (!this.timer.pending) this.timer.after(this.opts.maxWaitMs, () => this.flush());
   }
 
   /** Hands the waiting items (possibly none) to onFlush now. */
   flush(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.timer.stop();
     const items = this.items;
     this.items = [];
     this.opts.onFlush(items);
@@ -60,8 +60,7 @@ export class Batcher<T> {
 
   /** Drops the waiting items and the pending flush (no onFlush). */
   clear(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.timer.stop();
     this.items = [];
   }
 }

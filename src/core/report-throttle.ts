@@ -3,6 +3,8 @@
  * The first occurrence after a quiet period is reported at once (`first`); occurrences within the
  * period are counted and reported together, with the last one, when the period ends (`more`).
  */
+import { Timer } from './timers';
+
 export interface ReportThrottleOptions<T> {
   everyMs: number;
   first(item: T): void;
@@ -14,7 +16,7 @@ export class ReportThrottle<T> {
   private lastAt = 0;
   private count = 0;
   private last: T | null = null;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly timer = new Timer();
   private readonly now: () => number;
 
   constructor(private readonly opts: ReportThrottleOptions<T>) {
@@ -35,13 +37,12 @@ export class ReportThrottle<T> {
     }
     this.count += 1;
     this.last = item;
-    if (!this.timer) this.timer = setTimeout(() => this.flush(), Math.max(0, this.lastAt + this.opts.everyMs - now));
+    if (!this.timer.pending) this.timer.after(this.lastAt + this.opts.everyMs - now, () => this.flush());
   }
 
   /** Reports the counted occurrences now (nothing when there are none). */
   flush(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.timer.stop();
     if (this.count === 0 || this.last === null) return;
     const { count, last } = this;
     this.count = 0;
@@ -52,8 +53,7 @@ export class ReportThrottle<T> {
 
   /** Forgets the counted occurrences and the pending report. */
   clear(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.timer.stop();
     this.count = 0;
     this.last = null;
   }

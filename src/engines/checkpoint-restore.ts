@@ -8,7 +8,6 @@ import type { Admin } from 'kafkajs';
 import type { CheckpointStore } from '../core/checkpoint-store';
 import { decodeValidCheckpoint } from '../core/checkpoint';
 import { MalformedRecordError } from '../core/errors';
-import { clampTimer } from '../core/intervals';
 import { readPercent } from '../core/load-percent';
 import type { Checkpoint } from '../core/types';
 import type { ClusterConnection } from '../kafka/connection';
@@ -16,6 +15,7 @@ import { authorizationFailure, NotAuthorizedError } from '../kafka/client';
 import { TopicReader } from '../kafka/topic-reader';
 import type { EmitterPhase, RestoreReport } from './checkpoint-emitter-types';
 import { Backoff } from '../core/backoff';
+import { Sleeps, Timer } from '../core/timers';
 
 export interface CheckpointsRestoreOptions {
   target: ClusterConnection;
@@ -32,7 +32,7 @@ export class CheckpointsRestore {
   private reader: TopicReader | null = null;
   private abortRestore: (() => void) | null = null;
   private stopped = false;
-  private wake: (() => void) | null = null;
+  private readonly sleeps = new Sleeps();
 
   constructor(private readonly o: CheckpointsRestoreOptions) {}
 
@@ -81,23 +81,13 @@ export class CheckpointsRestore {
   }
 
   private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const t = setTimeout(() => {
-        this.wake = null;
-        resolve();
-      }, clampTimer(ms));
-      this.wake = () => {
-        clearTimeout(t);
-        this.wake = null;
-        resolve();
-      };
-    });
+    return this.sleeps.sleep(ms);
   }
 
   /** Stops a running restore (it fails with 'stopped') and the wait between two attempts. */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.wake?.();
+    this.sleeps.wakeAll();
     this.abortRestore?.();
     const r = this.reader;
     this.reader = null;
@@ -123,8 +113,8 @@ export class CheckpointsRestore {
       };
     });
     this.abortRestore = () => failNow(new Error('stopped'));
-    let timer: NodeJS.Timeout | undefined;
-    let probe: NodeJS.Timeout | undefined;
+    const timer = new Timer();
+    const probe = new Timer();
     try {
       this.o.phase?.({ kind: 'restoring', percent: 0 });
       const admin: Admin = await target.admin();
@@ -154,16 +144,15 @@ export class CheckpointsRestore {
       });
       this.reader = reader;
       const overdue = new Promise<void>((resolve) => {
-        timer = setTimeout(() => {
+        timer.after(timeoutMs, () => {
           if (!outcome.failure) timedOut = true;
           failNow(new Error(`reading ${checkpointsTopic} did not finish within ${Math.round(timeoutMs / 1000)} s`));
           resolve();
-        }, clampTimer(timeoutMs));
+        });
       });
       // While the read runs, ask the target every retry period whether it still answers: a
       // target that stopped answering shows as an error (red), not as a long "loading".
-      const probeMs = clampTimer(Math.max(1000, this.o.retryMaxMs ?? 60000));
-      probe = setInterval(() => {
+      probe.every(Math.max(1000, this.o.retryMaxMs ?? 60000), () => {
         target
           .admin()
           .then((a) => a.fetchTopicOffsets(checkpointsTopic))
@@ -173,7 +162,7 @@ export class CheckpointsRestore {
               if (!outcome.failure) target.reportError(e);
             },
           );
-      }, probeMs);
+      });
       const started = reader.start().catch((e: Error) => failNow(e));
       await Promise.race([started, failed, overdue]);
       if (outcome.failure) {
@@ -188,8 +177,8 @@ export class CheckpointsRestore {
       refused = err instanceof NotAuthorizedError || authorizationFailure(err) !== null;
       report.error = err?.name === 'TopicNotFoundError' ? err.message : target.reportError(err);
     } finally {
-      if (timer) clearTimeout(timer);
-      if (probe) clearInterval(probe);
+      timer.stop();
+      probe.stop();
       this.reader = null;
       this.abortRestore = null;
     }

@@ -12,6 +12,7 @@ import type { ClusterConnection } from '../kafka/connection';
 import { checkpointGroupListing, type ListedGroupState } from '../core/listed-groups';
 import { FULL_SOURCE_READ_EVERY_MS, SOURCE_SILENT_READ_MS, type EmitterEvents } from './checkpoint-emitter-types';
 import type { SourceOffsets } from './source-offsets';
+import { Timer } from '../core/timers';
 
 /** A group first seen committing that the source's listing did not show is listed again for at most this often (ms). */
 const UNLISTED_RELIST_MS = 1000;
@@ -172,10 +173,13 @@ export class FullSourceReads {
     // a read that does not answer in time: the source stopped answering (said now, the client keeps trying)
     let silent = false;
     const silentAfter = Math.max(SOURCE_SILENT_READ_MS, 3 * this.lastReadMs);
-    const watchdog = groups.length === 0 ? null : setTimeout(() => {
-      silent = true;
-      this.events()?.sourceUnanswered?.(`the source has not answered the read of the groups' offsets for ${Math.round(silentAfter / 1000)} s; the client is trying again`);
-    }, silentAfter);
+    const watchdog = new Timer();
+    if (groups.length > 0) {
+      watchdog.after(silentAfter, () => {
+        silent = true;
+        this.events()?.sourceUnanswered?.(`the source has not answered the read of the groups' offsets for ${Math.round(silentAfter / 1000)} s; the client is trying again`);
+      });
+    }
     try {
       await this.source.admin(); // connects (and reports a connection failure) before the fetch
       // following: the stream's offsets, read in full only every FULL_SOURCE_READ_EVERY_MS
@@ -194,7 +198,7 @@ export class FullSourceReads {
       const error = (e as Error)?.message ?? String(e);
       for (const group of groups) failedGroups.push({ group, error });
     } finally {
-      if (watchdog) clearTimeout(watchdog);
+      watchdog.stop();
     }
   }
 }

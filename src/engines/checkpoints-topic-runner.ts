@@ -11,6 +11,7 @@ import { CheckpointsTopicFollower } from './checkpoints-topic-follower';
 import type { GroupOffsetSyncer } from './group-offset-syncer';
 import { TopicNotFoundError } from '../kafka/topic-reader';
 import type { ClusterSettings } from '../kafka/client';
+import { Timer } from '../core/timers';
 
 export interface CheckpointsTopicRunnerEvents {
   /** Initial load progress: records read of those that existed at start. */
@@ -40,7 +41,7 @@ export interface CheckpointsTopicRunnerOptions {
 
 export class CheckpointsTopicRunner {
   private follower: CheckpointsTopicFollower | null = null;
-  private timer: ReturnType<typeof setTimeout> | null = null;
+  private readonly timer = new Timer();
   private stopped = false;
 
   constructor(private readonly opts: CheckpointsTopicRunnerOptions) {
@@ -54,15 +55,13 @@ export class CheckpointsTopicRunner {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.timer.stop();
     const f = this.follower;
     this.follower = null;
     if (f) await f.stop();
   }
 
   private attempt(): void {
-    this.timer = null;
     if (this.stopped) return;
     this.startOnce().catch((err: unknown) => {
       this.follower = null;
@@ -70,7 +69,7 @@ export class CheckpointsTopicRunner {
       const ev = this.opts.events;
       if (err instanceof TopicNotFoundError) ev?.waitingTopic?.();
       else ev?.startFailed?.(err instanceof Error ? err.message : String(err));
-      if (!this.stopped) this.timer = setTimeout(() => this.attempt(), this.opts.retryMs);
+      if (!this.stopped) this.timer.after(this.opts.retryMs, () => this.attempt());
     });
   }
 

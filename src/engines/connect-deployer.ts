@@ -6,6 +6,7 @@
  */
 import type { ConnectorKind } from '../core/config-properties';
 import { ConnectRestClient, ConnectRestError, parseConnectUrl, type ConnectorStatus } from '../kafka/connect-rest';
+import { Sleeps } from '../core/timers';
 
 export { parseConnectUrl };
 
@@ -72,6 +73,7 @@ export function connectErrorBrief(e: unknown): { unreachable: boolean; text: str
 export class ConnectDeployer {
   private readonly client: ConnectRestClient;
   private stopped = false;
+  private readonly sleeps = new Sleeps();
 
   /** Throws when the URL is not one (the error explains). */
   constructor(opts: ConnectDeployerOptions) {
@@ -86,6 +88,7 @@ export class ConnectDeployer {
   /** No more repeats or waits: the actions under way end with what they have. */
   stop(): void {
     this.stopped = true;
+    this.sleeps.wakeAll();
     this.client.stopRetrying();
   }
 
@@ -137,7 +140,7 @@ export class ConnectDeployer {
       settled = checks.every((c) => c.done);
       ok = checks.every((c) => c.ok);
       if (settled || Date.now() >= deadline || this.stopped) break;
-      await new Promise((r) => setTimeout(r, SETTLE_POLL_MS));
+      await this.sleeps.sleep(SETTLE_POLL_MS);
     }
     return { connectors, ok, settled };
   }

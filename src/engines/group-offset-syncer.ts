@@ -40,6 +40,7 @@ import { cleanFullRun, groupsOf, QuietFullRuns, shareMark } from '../core/quiet-
 import type { CheckpointView } from './replication-runtime';
 import { RunQueue, type QueuedJob as Job } from '../core/coalescing';
 import { COUNT_EVERY_MS, countView, earliestDue, MAX_PARTIAL_RUNS, ownStore, readTargetGroups, COMMIT_SLICE_GROUPS, REFUSED_REASON, selectGroups, SLICE_GROUPS, type GroupOffsetSyncerOptions } from './group-offset-syncer-types';
+import { Timer, within } from '../core/timers';
 
 export * from './group-offset-syncer-types';
 export type { CheckpointStats, ClampedPartition, GroupOffsetsCycle, GroupSkipCode, RewoundPartition, SkippedGroup, SkippedPartition, WrittenGroup } from '../core/group-offsets-cycle';
@@ -58,7 +59,7 @@ export class GroupOffsetSyncer {
   onRewindDone: ((group: string, mark: RewindMark) => void) | null = null;
   /** Groups waiting for the floor, and the timer that runs them. */
   private readonly deferredGroups = new Set<string>();
-  private deferTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly deferTimer = new Timer(true);
   /** The target's groups and their states as last listed (engines/held-target-reads). */
   private readonly listing: TargetGroupListing;
   private received = 0;
@@ -249,19 +250,11 @@ export class GroupOffsetSyncer {
    */
   async close(timeoutMs = 3000): Promise<void> {
     this.closed = true;
-    if (this.deferTimer) clearTimeout(this.deferTimer);
-    this.deferTimer = null;
+    this.deferTimer.stop();
     this.deferredGroups.clear();
-    let timer: NodeJS.Timeout | undefined;
     this.lockWaiters.clear();
     this.handed.clear();
-    await Promise.race([
-      this.runs.close(), // a partial run waiting for a slot is rejected: closed
-      new Promise((r) => {
-        timer = setTimeout(r, timeoutMs);
-      }),
-    ]);
-    if (timer) clearTimeout(timer);
+    await within(this.runs.close(), timeoutMs); // a partial run waiting for a slot is rejected: closed
   }
 
   private checkOpen(): void {
@@ -273,15 +266,13 @@ export class GroupOffsetSyncer {
     const now = this.now();
     const { ready, waiting, wakeAt: earliest } = this.targets.floor(groups, now);
     for (const g of waiting) this.deferredGroups.add(g);
-    if (earliest < Infinity && !this.deferTimer && !this.closed) {
-      this.deferTimer = setTimeout(() => this.runDeferred(), Math.max(1, earliest - now));
-      this.deferTimer.unref?.();
+    if (earliest < Infinity && !this.deferTimer.pending && !this.closed) {
+      this.deferTimer.after(earliest - now, () => this.runDeferred());
     }
     return ready;
   }
 
   private runDeferred(): void {
-    this.deferTimer = null;
     if (this.closed || this.deferredGroups.size === 0) return;
     const groups = [...this.deferredGroups];
     this.deferredGroups.clear();

@@ -32,6 +32,7 @@ import { MirrorShare, progressMetadata } from '../core/mirror-share';
 import { adoptLegacyProgress, lookUpAfterJoin } from './mirror-group';
 import type { AclNeed } from '../kafka/client';
 import { Backoff } from '../core/backoff';
+import { Sleeps, Timer, within } from '../core/timers';
 
 const MAX_CHUNK_RECORDS = 500;
 const MAX_CHUNK_BYTES = 512 * 1024;
@@ -88,10 +89,10 @@ export class Mirror {
   /** Topic config and ACL syncs: serialised the same way (a timer tick during a slow sync does not start a second one). */
   private readonly configSyncs = new CoalescingRunner<void, void>(() => this.syncStep('configs', () => this.topics.syncConfigs()), () => undefined);
   private readonly aclSyncs = new CoalescingRunner<void, void>(() => this.syncStep('acls', () => this.topics.syncAcls()), () => undefined);
-  private wake: Array<() => void> = [];
-  private retryTimer: NodeJS.Timeout | null = null;
+  private readonly sleeps = new Sleeps();
+  private readonly retryTimer = new Timer();
   /** The back-off of a failed config or ACL sync (see syncStep). */
-  private readonly syncRetries: Record<'configs' | 'acls', { timer: NodeJS.Timeout | null; backoff: Backoff }>;
+  private readonly syncRetries: Record<'configs' | 'acls', { timer: Timer; backoff: Backoff }>;
   /** The back-off of a failed refresh. */
   private readonly refreshRetry = new Backoff(1000, 60000);
   private probing = false;
@@ -105,7 +106,7 @@ export class Mirror {
     // a heartbeat answered within half the session timeout: the coordinator cannot have moved our partitions
     this.share = new MirrorShare((options.sessionTimeoutMs ?? SESSION_TIMEOUT_MS) / 2);
     const { first, max } = options.syncRetryMs ?? SYNC_RETRY_MS;
-    this.syncRetries = { configs: { timer: null, backoff: new Backoff(first, max) }, acls: { timer: null, backoff: new Backoff(first, max) } };
+    this.syncRetries = { configs: { timer: new Timer(), backoff: new Backoff(first, max) }, acls: { timer: new Timer(), backoff: new Backoff(first, max) } };
     this.topics = new MirrorTopics({ ...options, stopped: () => this.stopping, sleep: (ms) => this.sleep(ms) });
     this.out = new MirrorProducer(options.target, {
       failed: (text, remote) => this.setError('produce', text, remote),
@@ -171,8 +172,7 @@ export class Mirror {
   private async syncStep(where: 'configs' | 'acls', run: () => Promise<void>): Promise<void> {
     if (this.stopping) return;
     const retry = this.syncRetries[where];
-    if (retry.timer) clearTimeout(retry.timer);
-    retry.timer = null;
+    retry.timer.stop();
     try {
       await run();
       this.clearError(where);
@@ -181,10 +181,9 @@ export class Mirror {
       if (this.stopping) return;
       this.setError(where, errText(e));
       const delay = retry.backoff.next();
-      retry.timer = setTimeout(() => {
-        retry.timer = null;
+      retry.timer.after(delay, () => {
         if (!this.stopping) void (where === 'configs' ? this.syncConfigs() : this.syncAcls());
-      }, delay);
+      });
     }
   }
 
@@ -204,12 +203,11 @@ export class Mirror {
   }
 
   private scheduleRetry(): void {
-    if (this.stopping || this.retryTimer) return;
+    if (this.stopping || this.retryTimer.pending) return;
     const delay = this.refreshRetry.next();
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = null;
+    this.retryTimer.after(delay, () => {
       if (!this.stopping) this.requestRefresh();
-    }, delay);
+    });
   }
 
   private async doRefresh(): Promise<void> {
@@ -378,7 +376,7 @@ export class Mirror {
     this.consumer = null;
     if (!consumer) return;
     this.generation++;
-    for (const w of [...this.wake]) w();
+    this.sleeps.wakeAll();
     // Commit what the target acknowledged and write the offset syncs while still a member (then
     // another instance may own the partitions), leave, commit as an administrator what was acknowledged meanwhile.
     await this.commitWith(consumer).catch(() => undefined);
@@ -428,17 +426,7 @@ export class Mirror {
   }
 
   private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const t = setTimeout(done, ms);
-      const wake = this.wake;
-      function done(): void {
-        clearTimeout(t);
-        const i = wake.indexOf(done);
-        if (i >= 0) wake.splice(i, 1);
-        resolve();
-      }
-      this.wake.push(done);
-    });
+    return this.sleeps.sleep(ms);
   }
 
   /**
@@ -568,21 +556,15 @@ export class Mirror {
   async stop(timeoutMs = 5000): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = null;
-    for (const r of Object.values(this.syncRetries)) {
-      if (r.timer) clearTimeout(r.timer);
-      r.timer = null;
-    }
-    for (const w of [...this.wake]) w();
-    let timer: NodeJS.Timeout | undefined;
+    this.retryTimer.stop();
+    for (const r of Object.values(this.syncRetries)) r.timer.stop();
+    this.sleeps.wakeAll();
     const work = (async () => {
       await this.refresher.idle();
       await this.stopConsumer();
       await this.out.close();
-    })().catch(() => undefined);
-    await Promise.race([work, new Promise<void>((r) => (timer = setTimeout(r, timeoutMs)))]);
-    if (timer) clearTimeout(timer);
+    })();
+    await within(work, timeoutMs);
   }
 
   private setError(where: MirrorErrorPlace, text: string, topic?: string): void {

@@ -23,6 +23,7 @@ import type { OffsetSync } from '../core/types';
 import { explainKafkaError, type ClusterSettings } from '../kafka/client';
 import { TopicReader, TopicNotFoundError, partitionZeroRange, type RawRecord, type TopicReaderOptions } from '../kafka/topic-reader';
 import { askCluster, PROBE_EVERY_MS, PROBE_TIMEOUT_MS } from '../kafka/cluster-probe';
+import { Timer, within } from '../core/timers';
 
 /** What the follower needs from a cluster connection (ClusterConnection fits). */
 export interface FollowerConnection {
@@ -162,8 +163,8 @@ export class OffsetSyncFollower {
   private stopped = false;
   private reader: SyncReader | null = null;
   private readonly pendingStops = new Set<Promise<void>>();
-  private retryTimer: NodeJS.Timeout | null = null;
-  private probeTimer: NodeJS.Timeout | null = null;
+  private readonly retryTimer = new Timer();
+  private readonly probeTimer = new Timer();
   private probing = false;
   /** lastOffset at the previous probe when records were waiting at the end then; null: none were. */
   private behindAt: bigint | null = null;
@@ -221,31 +222,22 @@ export class OffsetSyncFollower {
     if (this.started || this.stopped) return;
     this.started = true;
     this.kick();
-    this.probeTimer = setInterval(() => this.probe(), this.timing.probeMs);
+    this.probeTimer.every(this.timing.probeMs, () => this.probe());
   }
 
   /** Stops for good: nothing is emitted any more; waits (bounded) for the consumers to leave their groups. */
   async stop(): Promise<void> {
     this.stopped = true;
     this.gen += 1;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = null;
-    if (this.probeTimer) clearInterval(this.probeTimer);
-    this.probeTimer = null;
+    this.retryTimer.stop();
+    this.probeTimer.stop();
     this.batcher.clear();
     this.throttle.clear();
     const r = this.reader;
     this.reader = null;
     const stops = [...this.pendingStops];
     if (r) stops.push(r.stop());
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled(stops),
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, this.timing.stopTimeoutMs);
-      }),
-    ]);
-    if (timer) clearTimeout(timer);
+    await within(Promise.allSettled(stops), this.timing.stopTimeoutMs);
   }
 
   /**
@@ -256,8 +248,7 @@ export class OffsetSyncFollower {
   replay(): void {
     if (!this.started || this.stopped) return;
     this.gen += 1; // the current reader's callbacks are ignored from now on
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = null;
+    this.retryTimer.stop();
     const r = this.reader;
     this.reader = null;
     if (r) this.stopLater(r);
@@ -374,20 +365,18 @@ export class OffsetSyncFollower {
   }
 
   private schedule(ms: number): void {
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = null;
+    this.retryTimer.after(ms, () => {
       if (!this.stopped) this.kick();
-    }, ms);
+    });
   }
 
   private stopLater(r: SyncReader): void {
     // Deferred: kafkajs arms its own restart timer right after emitting CRASH; stopping on
     // the next tick cancels that timer too, so no consumer restarts behind our back.
     const p = new Promise<void>((resolve) => {
-      setTimeout(() => {
+      new Timer().after(0, () => {
         r.stop().then(resolve, resolve);
-      }, 0);
+      });
     });
     this.pendingStops.add(p);
     void p.finally(() => this.pendingStops.delete(p));

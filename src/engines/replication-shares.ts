@@ -28,6 +28,7 @@ import { leaseHolds, leaseMarginMs, type ShareView } from '../core/share-lease';
 import { chooseShareTopic, needsOffsetsTopicLook, type OffsetsTopicAccess } from '../core/share-topic';
 import { ShareMembership, shareMembershipAcls, type ShareMembershipState } from '../kafka/share-membership';
 import { authorizationFailure, explainKafkaError, type ClusterSettings } from '../kafka/client';
+import { Timer, within } from '../core/timers';
 
 /** How long the first discovery waits for the first assignment before the instance works alone. */
 export const FIRST_ASSIGNMENT_WAIT_MS = 15000;
@@ -92,7 +93,7 @@ export class ReplicationShares implements GroupOwner {
   private view: ShareView = { kind: 'alone' };
   private readyP: Promise<void> = Promise.resolve();
   private readonly events = new EventEmitter<{ change: [ShareView] }>();
-  private retryTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly retryTimer = new Timer();
   /** The join under way (its topic chosen, its membership started); null when none (alone, or working alone after a failure). */
   private attempt: object | null = null;
 
@@ -195,10 +196,9 @@ export class ReplicationShares implements GroupOwner {
       this.set({ kind: 'solo', reason: `the sharing group ${groupId} cannot be joined: ${explainKafkaError(e, o.sourceSettings, shareMembershipAcls(topic))}` });
       // refused (an ACL, a bad setting): until the flow is redeployed; anything else (no __consumer_offsets yet, a source away): again later
       if (!authorizationFailure(e) && !(e instanceof TypeError) && !(e instanceof RangeError)) {
-        this.retryTimer = setTimeout(() => {
-          this.retryTimer = null;
+        this.retryTimer.after(SHARE_RETRY_MS, () => {
           if (this.users > 0 && this.membership === null && this.attempt === null) this.begin(o, true);
-        }, SHARE_RETRY_MS);
+        });
       }
     };
     // the topic split (core/share-topic): __consumer_offsets, or the flow's own where the node polls
@@ -221,12 +221,7 @@ export class ReplicationShares implements GroupOwner {
     const started = join().catch(failed);
     if (again) return;
     const wait = o.firstAssignmentWaitMs ?? FIRST_ASSIGNMENT_WAIT_MS;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const waited = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, wait);
-    });
-    this.readyP = Promise.race([started, waited]).then(() => {
-      clearTimeout(timer);
+    this.readyP = within(started, wait).then(() => {
       if (current() && this.view.kind === 'joining') {
         this.set({ kind: 'solo', reason: `no assignment from the sharing group ${groupId} within ${wait / 1000} s (working alone until one comes)` });
       }
@@ -248,8 +243,7 @@ export class ReplicationShares implements GroupOwner {
   }
 
   private async end(): Promise<void> {
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = null;
+    this.retryTimer.stop();
     const m = this.membership;
     this.membership = null;
     this.attempt = null;

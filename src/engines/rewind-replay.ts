@@ -10,6 +10,7 @@ import { RewindHistory } from '../core/rewind-history';
 import { assertTimerMs } from '../core/intervals';
 import type { ClusterSettings } from '../kafka/client';
 import { TopicReader } from '../kafka/topic-reader';
+import { Timer } from '../core/timers';
 
 export interface RewindReplayOptions {
   connection: { kafka: Kafka; admin(): Promise<Admin>; settings?: ClusterSettings };
@@ -45,7 +46,8 @@ export class RewindReplay {
         resolve();
       };
     });
-    const timer = setTimeout(() => this.abort(new Error(`reading ${o.topic} did not finish within ${Math.round(o.timeoutMs / 1000)} s`)), o.timeoutMs);
+    const timer = new Timer();
+    timer.after(o.timeoutMs, () => this.abort(new Error(`reading ${o.topic} did not finish within ${Math.round(o.timeoutMs / 1000)} s`)));
     try {
       if (this.stopped) throw new Error('stopped');
       const admin = await o.connection.admin();
@@ -72,7 +74,7 @@ export class RewindReplay {
       if (this.stopped) throw new Error('stopped');
       return history;
     } finally {
-      clearTimeout(timer);
+      timer.stop();
     }
   }
 

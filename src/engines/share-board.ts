@@ -20,6 +20,7 @@ import { explainKafkaError } from '../kafka/client';
 import type { ReadinessSummary } from '../core/readiness';
 import type { ShareView } from '../core/share-lease';
 import { instanceName, mergeReadiness, planSummary, SUMMARY_DETAIL_MS, SUMMARY_REFRESH_MS, summaryValidForMs, SummaryBoard, summaryKey, type InstanceSummary, type SentChunk } from '../core/share-summaries';
+import { within } from '../core/timers';
 
 /** How long an empty fetch of the summaries topic waits on the broker (was 500 ms: two requests a second per instance while nothing changes). */
 export const SUMMARY_READ_WAIT_MS = 2000;
@@ -246,9 +247,7 @@ export class ShareBoard {
     await this.sending.catch(() => undefined);
     if (this.chunksOut > 0) {
       const tombstones = Array.from({ length: this.chunksOut }, (_, i) => ({ key: summaryKey(this.instance, i), value: null }));
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([this.send(tombstones).catch(() => undefined), new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
-      clearTimeout(timer);
+      await within(this.send(tombstones), timeoutMs);
       this.chunksOut = 0;
       this.sent = new Map();
     }

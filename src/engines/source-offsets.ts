@@ -18,6 +18,7 @@ import type { GroupNames } from '../core/group-names';
 import { partitionKey } from '../core/partition-key';
 import { SourceOffsetTable, type GroupPartitions } from '../core/source-offset-table';
 import type { OffsetRows } from '../core/translation-cache';
+import { deadline, within } from '../core/timers';
 
 /** Source partitions of one group (`partition:topic` keys) whose offsets changed; 'all': the whole group (deleted, or read again). */
 export type { GroupPartitions };
@@ -154,12 +155,9 @@ export class SourceOffsets {
     const follow = this.stream?.follow?.(partitions).catch(() => 1);
     if (follow === undefined) return false;
     // a source slow to answer the end offsets does not hold the caller's discovery: it reads the groups in full meanwhile
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => {
-      timer = setTimeout(() => resolve('late'), FOLLOW_WAIT_MS);
-    });
-    const resumed = await Promise.race([follow, late]).finally(() => clearTimeout(timer));
-    return resumed === 'late' || resumed > 0;
+    let resumed = 0;
+    const inTime = await within(follow.then((n) => (resumed = n)), FOLLOW_WAIT_MS);
+    return !inTime || resumed > 0;
   }
 
   /** Tries the event path again when it failed before (a periodic call; cheap when following). */
@@ -298,14 +296,9 @@ export class SourceOffsets {
       });
       this.opening = stream;
       const limit = this.o.startTimeoutMs ?? 30000;
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`could not start following __consumer_offsets within ${Math.round(limit / 1000)} s (joining its consumer group on the source did not finish)`)), limit);
-      });
       try {
-        await Promise.race([stream.start(), timedOut]);
+        await deadline(stream.start(), limit, () => new Error(`could not start following __consumer_offsets within ${Math.round(limit / 1000)} s (joining its consumer group on the source did not finish)`));
       } finally {
-        clearTimeout(timer);
         this.opening = null;
       }
       if (this.stopped) {

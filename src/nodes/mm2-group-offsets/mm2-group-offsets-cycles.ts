@@ -19,6 +19,7 @@ import { isSwitchoverRequest, switchoverOf } from '../shared/switchover-request'
 import type { ClusterConnection } from '../../kafka/connection';
 import type { GroupOffsetSyncer, GroupOffsetsCycle } from '../../engines/group-offset-syncer';
 import { foreignCheckpointsOrigin, type CheckpointsOrigin } from '../../core/checkpoints-origin';
+import { Timer } from '../../core/timers';
 
 export interface GroupOffsetsCyclesOptions {
   node: Pick<Node, 'send' | 'error'>;
@@ -67,7 +68,7 @@ export class GroupOffsetsCycles {
   private fullInFlight = false;
   private firstFullSeen = false;
   private readonly changed = new Set<string>();
-  private changesTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly changesTimer = new Timer();
   /** The causes of refused messages already warned about (field and value). */
   private readonly foreignCauses = new Set<string>();
 
@@ -102,19 +103,17 @@ export class GroupOffsetsCycles {
   groupChanged(group: string): void {
     if (!this.ready || this.o.ctx.closing) return;
     this.changed.add(group);
-    if (this.changesTimer) return;
-    this.changesTimer = setTimeout(() => {
-      this.changesTimer = null;
+    if (this.changesTimer.pending) return;
+    this.changesTimer.after(CHANGES_WINDOW_MS, () => {
       const groups = [...this.changed];
       this.changed.clear();
       if (groups.length > 0 && !this.o.ctx.closing) this.report(this.o.syncer.syncGroups(groups), null, null, null);
-    }, CHANGES_WINDOW_MS);
+    });
   }
 
   /** Stops the batching timer (on close). */
   stop(): void {
-    if (this.changesTimer) clearTimeout(this.changesTimer);
-    this.changesTimer = null;
+    this.changesTimer.stop();
     this.changed.clear();
   }
 
