@@ -3,7 +3,7 @@ import { describeSlotArray, freezeSync, LAST_SLOT, promotedSlots, SYNCS_PER_PART
 import { GroupNames } from './group-names';
 import { KeptRows } from './kept-rows';
 import { clearRetained, newestAtOrBelow, sameRange, thinned, type PartitionKept } from './offset-sync-retention';
-import { slotsChangeFloor, SyncChangeLog } from './sync-change-log';
+import { ChangeClock, slotsChangeFloor, SyncChangeLog } from './sync-change-log';
 
 export { describeSlotArray, invariantB, invariantC, SYNCS_PER_PARTITION } from './offset-sync-slots';
 
@@ -83,6 +83,8 @@ export class OffsetSyncStore {
   private readonly syncs = new Map<string, Map<number, readonly OffsetSync[]>>();
   /** topic -> partition -> which positions each change of the partition's syncs may have changed the answer of. */
   private readonly logs = new Map<string, Map<number, SyncChangeLog>>();
+  /** Counts the changes of every partition's log (a moment for all of a group's partitions at once: TranslationCache). */
+  readonly changeClock = new ChangeClock();
   /** Precise mode: topic -> partition -> what is kept for the tracked groups. */
   private readonly kept = new Map<string, Map<number, PartitionKept>>();
   /** The tracked groups' names, interned once for every partition's kept rows. */
@@ -215,7 +217,7 @@ export class OffsetSyncStore {
       this.logs.set(topic, byPartition);
     }
     let log = byPartition.get(partition);
-    if (log === undefined) byPartition.set(partition, (log = new SyncChangeLog()));
+    if (log === undefined) byPartition.set(partition, (log = new SyncChangeLog(this.changeClock)));
     return log;
   }
 

@@ -160,79 +160,11 @@ function readinessHolds(e: GroupCoverage, input: Pick<CacheInput, 'group' | 'sto
   return now.reread === reread && now.verdict === e.verdictOf(i);
 }
 
-/** Slots per chunk of a GenPool. */
-const GEN_CHUNK = 16384;
-
-/**
- * Per offset entry of every group held: the generation of its partition's change log it was last
- * checked at (the sync found then is its row's). One run of slots a group in chunks of 32-bit
- * integers shared by every group (4 bytes a group partition, not an array per group: issue 24).
- * A generation is kept modulo 2^32: read back as the latest generation at or below the log's
- * current one with the same low 32 bits (exact unless 2^32 changes of one partition's syncs came
- * between two looks at a group, which a full cycle every interval rules out).
- */
-class GenPool {
-  private chunks: Uint32Array[] = [];
-  private used = 0;
-  private live = 0;
-  private waste = 0;
-
-  /** Room for `n` slots: where they start. */
-  alloc(n: number): number {
-    const at = this.used;
-    this.used += n;
-    while (this.chunks.length * GEN_CHUNK < this.used) this.chunks.push(new Uint32Array(GEN_CHUNK));
-    this.live += n;
-    return at;
-  }
-
-  /** `n` slots at some start are no longer anyone's. */
-  release(n: number): void {
-    this.live -= n;
-    this.waste += n;
-  }
-
-  /** The generation in slot `k`, given the log's current one `now`. */
-  get(k: number, now: number): number {
-    const low = this.chunks[(k / GEN_CHUNK) | 0][k % GEN_CHUNK];
-    return now - (((now >>> 0) - low) >>> 0);
-  }
-
-  set(k: number, gen: number): void {
-    this.chunks[(k / GEN_CHUNK) | 0][k % GEN_CHUNK] = gen >>> 0;
-  }
-
-  /** Whether `compact` is worth it: more than a chunk no group owns, and more than a quarter of the slots in use (a copy of 4 bytes a slot). */
-  get wasteful(): boolean {
-    return this.waste > GEN_CHUNK && 4 * this.waste > this.live;
-  }
-
-  /** Copies the current runs of slots (`from` and `n` each, given by `each`) to new chunks: `moved` says where each went. */
-  compact(each: (visit: (from: number, n: number) => number) => void): void {
-    const old = this.chunks;
-    this.chunks = [];
-    this.used = 0;
-    this.live = 0;
-    this.waste = 0;
-    each((from, n) => {
-      const to = this.alloc(n);
-      for (let i = 0; i < n; i++) {
-        const k = from + i;
-        const j = to + i;
-        this.chunks[(j / GEN_CHUNK) | 0][j % GEN_CHUNK] = old[(k / GEN_CHUNK) | 0][k % GEN_CHUNK];
-      }
-      return to;
-    });
-  }
-}
-
 export class TranslationCache {
   /** The group names' interner (the replication runtime's when given: one number a group for every table). */
   private readonly names: GroupNames;
   /** Per group number: its entry and its fields (core/translation-columns). */
   private readonly cols = new GroupColumns<Entry>();
-  /** Every entry's generations (cols.genAt). */
-  private gens = new GenPool();
   /** Every group's coverage rows (core/coverage-rows). */
   private table = new CoverageTable();
   /** Groups to translate again whatever else changed (their last answer emitted, or a partial cycle wrote for them), until taken. */
@@ -290,18 +222,16 @@ export class TranslationCache {
     if (hadId !== undefined) {
       const had = cols.entry[hadId] as Entry;
       this.table.released(had.length, had.byteLength);
-      this.gens.release(had.length);
     }
     const summary = groupReadinessOf(group, r.coverage, readiness);
-    // one row an offset entry (checkpointsForGroup's entries are); a generation slot each
+    // one row an offset entry (checkpointsForGroup's entries are)
     const n = r.coverage.length;
-    const genAt = this.gens.alloc(n);
-    for (let i = 0; i < n; i++) if (i < offsets.length) this.gens.set(genAt + i, store.changeLog(offsets[i].topic, offsets[i].partition).gen);
     const entry = new Entry(this.table, group, n, summary);
     const id = hadId ?? this.names.acquire(group);
     cols.set(id, entry, input.offsetsVersion ?? offsets);
     cols.basis[id] = this.basisOf(store, checkpoints, th);
-    cols.genAt[id] = genAt;
+    // checked against every change of the store's syncs so far (one moment for all its partitions)
+    cols.checked[id] = store.changeClock.now;
     cols.listed[id] = input.listedAt ?? NaN;
     // an answer that emitted (or replaced a duplicate) reads differently next time: translate it again then
     // (a rewind below the syncs too: checkpointed at the log start, or waiting for it)
@@ -405,21 +335,12 @@ export class TranslationCache {
   /** Forgets entry `e` of number `id` (its rows and slots reclaimable, its number released). */
   private drop(id: number, e: Entry): void {
     this.table.released(e.length, e.byteLength);
-    this.gens.release(e.length);
     this.cols.set(id, undefined);
     this.names.release(id);
   }
 
   private compactIfWasteful(): void {
     const cols = this.cols;
-    if (this.gens.wasteful) {
-      this.gens.compact((visit) => {
-        for (let id = 0; id < cols.entry.length; id++) {
-          const e = cols.entry[id];
-          if (e !== undefined) cols.genAt[id] = visit(cols.genAt[id], e.length);
-        }
-      });
-    }
     if (!this.table.wasteful) return;
     this.table.compact(cols.entry.filter((e): e is Entry => e !== undefined));
   }
@@ -429,7 +350,6 @@ export class TranslationCache {
     for (let id = 0; id < cols.entry.length; id++) if (cols.entry[id] !== undefined) this.names.release(id);
     cols.clear();
     this.table = new CoverageTable();
-    this.gens = new GenPool();
     this.bases = new Map();
     this.staleGroups.clear();
   }
@@ -456,17 +376,17 @@ export class TranslationCache {
     if (b.syncsLoaded !== store.loaded || b.checkpointsLoaded !== checkpoints.loaded) return false;
     const n = rows.length;
     if (n !== e.length) return false;
-    const gens = this.gens;
-    const genAt = cols.genAt[id];
+    const checked = cols.checked[id];
+    const now = store.changeClock.now;
+    if (checked === now) return true;
     for (let i = 0; i < n; i++) {
       const topic = rows.topic(i);
       const partition = rows.partition(i);
       // the store's log of the partition (the same object for the store's life)
       const log = store.changeLog(topic, partition);
-      const gen = gens.get(genAt + i, log.gen);
-      if (log.gen === gen) continue;
-      // syncs changed on the partition: only a change that reached the position can change its answer
-      const floor = log.since(gen);
+      // syncs changed on the partition since the group was checked: only a change that reached the position can change its answer
+      const floor = log.sinceStamp(checked);
+      if (floor === undefined) continue;
       const at = rows.offset(i);
       if (at !== null && at !== undefined && at >= 0n && (floor === null || (floor !== undefined && at >= floor))) {
         // the same sync (its offsets: the answer reads nothing else of it) as the row translated from: the same answer
@@ -475,9 +395,9 @@ export class TranslationCache {
       // the same sync, but its readiness reads the next sync above the position too: a change above
       // the floor (a first sync above a still group, a retained one dropped) moves its re-read bound
       if (at !== null && at !== undefined && at >= 0n && !readinessHolds(e, input, topic, partition, th)) return false;
-      // the same sync after newer changes: same answer; remember the generation to skip the search next time
-      gens.set(genAt + i, log.gen);
     }
+    // the same syncs after newer changes: same answer; checked as of now (no search next time)
+    cols.checked[id] = now;
     return true;
   }
 }

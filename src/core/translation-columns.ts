@@ -10,8 +10,8 @@ export class GroupColumns<E> {
   version: Float64Array = new Float64Array(0);
   /** The number of its basis. */
   basis: Int32Array = new Int32Array(0);
-  /** Where its generations start in the cache's pool (below 2^32: the pool is compacted past a quarter wasted). */
-  genAt: Uint32Array = new Uint32Array(0);
+  /** The count of its sync store's changes when it was last checked (OffsetSyncStore.changeClock: one moment for all its partitions). */
+  checked: Float64Array = new Float64Array(0);
   /** When its offsets were last listed, epoch ms (NaN: not said). */
   listed: Float64Array = new Float64Array(0);
   /** 1: its last answer emitted (or a partial cycle wrote for it): translate it again. */
@@ -32,7 +32,7 @@ export class GroupColumns<E> {
     };
     this.version = grow(this.version, (k) => new Float64Array(k));
     this.basis = grow(this.basis, (k) => new Int32Array(k));
-    this.genAt = grow(this.genAt, (k) => new Uint32Array(k));
+    this.checked = grow(this.checked, (k) => new Float64Array(k));
     this.listed = grow(this.listed, (k) => new Float64Array(k));
     this.stale = grow(this.stale, (k) => new Uint8Array(k));
   }
@@ -72,7 +72,7 @@ export class GroupColumns<E> {
     this.size = 0;
     this.version = new Float64Array(0);
     this.basis = new Int32Array(0);
-    this.genAt = new Uint32Array(0);
+    this.checked = new Float64Array(0);
     this.listed = new Float64Array(0);
     this.stale = new Uint8Array(0);
   }

@@ -12,7 +12,7 @@ const { checkpointsForGroup } = require('../../dist/core/checkpoints-for-group')
 const { TranslationCache } = require('../../dist/core/translation-cache');
 const { OffsetSyncStore } = require('../../dist/core/offset-sync-store');
 const { CheckpointStore } = require('../../dist/core/checkpoint-store');
-const { SyncChangeLog, CHANGE_LOG_SIZE, slotsChangeFloor } = require('../../dist/core/sync-change-log');
+const { SyncChangeLog, ChangeClock, CHANGE_LOG_SIZE, slotsChangeFloor } = require('../../dist/core/sync-change-log');
 const { seededRandom: rng, randomSeeds } = require('../../scripts/seeded-random');
 
 const { policy } = require('./helpers/translation-fixtures');
@@ -49,6 +49,34 @@ describe('SyncChangeLog: which positions may translate differently since a gener
     for (let i = 0; i < CHANGE_LOG_SIZE; i++) log.changed(1000n + BigInt(i));
     assert.equal(log.since(4), 1000n);
     assert.equal(log.since(3), null, 'older than the log remembers: every position');
+  });
+
+  it('sinceStamp: the same floors from a moment of a clock shared by several logs', () => {
+    const clock = new ChangeClock();
+    const a = new SyncChangeLog(clock);
+    const b = new SyncChangeLog(clock);
+    assert.equal(a.sinceStamp(0), undefined, 'no change yet');
+    a.changed(50n); // stamp 1
+    b.changed(10n); // stamp 2
+    a.changed(30n); // stamp 3
+    assert.equal(clock.now, 3);
+    assert.equal(a.sinceStamp(0), 30n);
+    assert.equal(a.sinceStamp(1), 30n);
+    assert.equal(a.sinceStamp(2), 30n, "another log's change moves the clock, not this log's floor");
+    assert.equal(a.sinceStamp(3), undefined);
+    assert.equal(b.sinceStamp(1), 10n);
+    assert.equal(b.sinceStamp(2), undefined);
+    a.changed(null); // stamp 4
+    assert.equal(a.sinceStamp(3), null);
+    assert.equal(a.sinceStamp(4), undefined);
+    const checkedAt = clock.now;
+    for (let i = 0; i < CHANGE_LOG_SIZE - 1; i++) a.changed(1000n + BigInt(i));
+    assert.equal(a.sinceStamp(checkedAt), 1000n, 'the change before the moment still remembered');
+    a.changed(2000n);
+    assert.equal(a.sinceStamp(checkedAt + 1), 1001n);
+    assert.equal(a.sinceStamp(checkedAt), null, 'whether the change before was after the moment is forgotten: every position (looked at again, never missed)');
+    b.changed(5n);
+    assert.equal(b.sinceStamp(2), 5n);
   });
 
   it('slotsChangeFloor: no position below the floor gets another answer from the slots (mm2 mode, random syncs)', function () {
