@@ -57,9 +57,12 @@ const VERDICTS: readonly ReadinessVerdict[] = ['ready', 'at-risk', 'not-covered'
 const VERDICT_BITS: Readonly<Record<ReadinessVerdict, number>> = { ready: 0, 'at-risk': 1, 'not-covered': 2 };
 
 /**
- * Bits of a row's header: the reason code (0-15), the verdict << 4, HAS_AT; the usual row stops there
- * (one byte: which values follow is its code's IMPLIED, a re-read bound unless not covered, and an
- * 'unchanged' or 'emitted' row's downstream offset is its sync's, + 1 when past it); else EXPLICIT and the flags.
+ * Bits of an unusual row's header: the reason code (0-15), the verdict << 4, HAS_AT, EXPLICIT and the flags.
+ * The usual row's header is one byte below 126, ((code * 3 + verdict) * 3 + at) (`compactHeader`):
+ * which values follow is its code's IMPLIED, a re-read bound unless not covered, an 'unchanged' or
+ * 'emitted' row's downstream offset is its sync's, + 1 when past it; `at` 0: no checkpoint time,
+ * 1: the row before's (none before: the table's base), 2: its difference follows; code SAME_REF: an
+ * 'unchanged' row at the offset of its last checkpoint (no reference's offset follows).
  */
 const HAS_AT = 64;
 const EXPLICIT = 128;
@@ -69,6 +72,11 @@ const HAS_SYNC = 1024;
 const HAS_REF = 2048;
 const HAS_REREAD = 4096;
 const FLAGS = HAS_UP | HAS_DOWN | HAS_SYNC | HAS_REF;
+/** A usual header's code for Reason.UnchangedSame at the offset of the last checkpoint. */
+const SAME_REF = 13;
+/** The header of a row kept as checkpointsForGroup's entry (no usual header reaches it). */
+const KEPT_HEADER = 127;
+const compactHeader = (code: number, verdict: number, at: number): number => (code * 3 + verdict) * 3 + at;
 /** By code: the values its row usually has. */
 const IMPLIED: readonly number[] = [HAS_UP, 0, HAS_UP, HAS_UP, HAS_UP, HAS_UP | HAS_SYNC | HAS_REF, FLAGS, HAS_UP | HAS_SYNC, FLAGS, FLAGS, HAS_UP | HAS_DOWN | HAS_SYNC, FLAGS];
 /** A group's rare extras, by row: rows kept as checkpointsForGroup's entries with their readiness (no code of their own), last checkpoints' metadata when not ''. */
@@ -106,17 +114,22 @@ interface Decoded {
 const decodedOf = (t: CoverageTable): Decoded => (t.decoded ??= { owner: null, bits: [], pair: [], part: [], up: [], down: [], syncUp: [], syncDown: [], refUp: [], refDown: [], reread: [], at: [] }) as Decoded;
 
 /** The coverage of one group: its rows (in its table's chunks) in the order of checkpointsForGroup's entries. */
-export class GroupCoverage implements Iterable<CoverageRow> {
+export abstract class GroupCoverage implements Iterable<CoverageRow> {
   private chunk: RowChunk;
   private start: number;
   /** Bytes its rows take * 16 + the uniform status (0: none, else 1 + its index in UNIFORM): one number, not two fields a group (issue 24). */
   private info = 0;
   /** While writing: the checkpoint time of the row before (rows with one). */
   private static lastAtOf = 0;
+  /** While writing: the (topic, remote topic) pair and the partition of the row before (a row of the next partition of the same topics says so in one byte). */
+  private static lastPair = -1;
+  private static lastPart = -2;
+
+  /** The group (the subclass's: its readiness summary names it, no field of its own). */
+  abstract readonly group: string;
 
   constructor(
     table: CoverageTable,
-    readonly group: string,
     readonly length: number,
   ) {
     this.chunk = table.room(0);
@@ -176,6 +189,8 @@ export class GroupCoverage implements Iterable<CoverageRow> {
     const chunk = this.table.room(n * ROW_BYTES_MAX);
     const w = new Writer(chunk.bytes, chunk.used);
     GroupCoverage.lastAtOf = NaN;
+    GroupCoverage.lastPair = -1;
+    GroupCoverage.lastPart = -2;
     let uniform: CoverageStatus | null = null;
     for (let i = 0; i < n; i++) {
       const c = coverage[i];
@@ -185,7 +200,7 @@ export class GroupCoverage implements Iterable<CoverageRow> {
         const x = this.extraToWrite();
         // its sentence now when the entry came without one (checkpointsForGroup's `reasons: false`)
         (x.kept ??= new Map()).set(i, { ...c, reason: c.reason === '' ? entryReason(c, checkpointsLoaded) : c.reason, verdict: rd.verdict, reread: rd.reread, checkpointAt: rd.checkpointAt });
-        w.u(Reason.Kept);
+        w.u(KEPT_HEADER);
       }
     }
     const bytes = w.at - chunk.used;
@@ -235,9 +250,26 @@ export class GroupCoverage implements Iterable<CoverageRow> {
     // codes UnchangedSame and after: the translation of the sync (checkpointsForGroup's), unless said otherwise
     const derived = code >= Reason.UnchangedSame && down === (up === su ? sd : sd + 1);
     const compact = (bits & FLAGS) === IMPLIED[code] && (rd.reread !== null) === (rd.verdict !== 'not-covered') && (code < Reason.UnchangedSame || derived);
-    w.u(compact ? bits & 127 : bits | EXPLICIT);
-    w.u(this.table.pairFor(c.topic, c.remoteTopic));
-    w.u(c.partition);
+    let atDiff = 0;
+    if (bits & HAS_AT) {
+      // a group's first: from the table's base (set once), the next ones from the row before
+      if (Number.isNaN(GroupCoverage.lastAtOf)) GroupCoverage.lastAtOf = this.table.atBase ??= at;
+      atDiff = at - GroupCoverage.lastAtOf;
+      GroupCoverage.lastAtOf = at;
+    }
+    // 'unchanged' at the offset of its last checkpoint (the usual steady row): no reference's offset follows
+    const sameRef = compact && code === Reason.UnchangedSame && ru === up;
+    if (compact) w.u(compactHeader(sameRef ? SAME_REF : code, VERDICT_BITS[rd.verdict], !(bits & HAS_AT) ? 0 : atDiff === 0 ? 1 : 2));
+    else w.u(bits | EXPLICIT);
+    // the next partition of the row before's topics: 0; else 1 + the pair, then the partition
+    const pair = this.table.pairFor(c.topic, c.remoteTopic);
+    if (pair === GroupCoverage.lastPair && c.partition === GroupCoverage.lastPart + 1) w.u(0);
+    else {
+      w.u(pair + 1);
+      w.u(c.partition);
+    }
+    GroupCoverage.lastPair = pair;
+    GroupCoverage.lastPart = c.partition;
     if (bits & HAS_UP) w.s(up);
     if (bits & HAS_SYNC) {
       w.s(sd);
@@ -245,19 +277,14 @@ export class GroupCoverage implements Iterable<CoverageRow> {
     }
     if (bits & HAS_DOWN && !(compact && derived)) w.s(down - sd);
     if (bits & HAS_REF) {
-      w.s(ru - up);
+      if (!sameRef) w.s(ru - up);
       // 'unchanged', the same offset: the last checkpoint's downstream offset is the row's
       if (code !== Reason.EmittedAfterRewind && code !== Reason.UnchangedSame) w.s(rdn - down);
       const p = c.previous;
       if (p !== undefined && p.metadata !== '') (this.extraToWrite().metas ??= new Map()).set(i, p.metadata);
     }
     if (bits & HAS_REREAD) w.u(reread);
-    if (bits & HAS_AT) {
-      // a group's first: from the table's base (set once), the next ones from the row before
-      if (Number.isNaN(GroupCoverage.lastAtOf)) GroupCoverage.lastAtOf = this.table.atBase ??= at;
-      w.s(at - GroupCoverage.lastAtOf);
-      GroupCoverage.lastAtOf = at;
-    }
+    if (bits & HAS_AT && (!compact || atDiff !== 0)) w.s(atDiff);
     return true;
   }
 
@@ -268,15 +295,36 @@ export class GroupCoverage implements Iterable<CoverageRow> {
     d.owner = null;
     const r = new Reader(this.chunk.bytes, this.start);
     let at = this.table.atBase ?? 0;
+    let pair = -1;
+    let part = -2;
     for (let i = 0; i < this.length; i++) {
       const raw = r.u();
-      const code = raw & 15;
-      const explicit = (raw & EXPLICIT) !== 0 || code === Reason.Kept;
-      const bits = explicit ? raw : raw | IMPLIED[code] | (((raw >> 4) & 3) !== VERDICT_BITS['not-covered'] ? HAS_REREAD : 0);
+      if (raw === KEPT_HEADER) {
+        d.bits[i] = Reason.Kept;
+        continue;
+      }
+      const explicit = raw >= EXPLICIT;
+      let code = raw & 15;
+      let bits = raw;
+      let atState = 2;
+      let sameRef = false;
+      if (!explicit) {
+        atState = raw % 3;
+        const cv = (raw - atState) / 3;
+        const v = cv % 3;
+        code = (cv - v) / 3;
+        sameRef = code === SAME_REF;
+        if (sameRef) code = Reason.UnchangedSame;
+        bits = code | (v << 4) | IMPLIED[code] | (v !== VERDICT_BITS['not-covered'] ? HAS_REREAD : 0) | (atState !== 0 ? HAS_AT : 0);
+      }
       d.bits[i] = bits;
-      if (code === Reason.Kept) continue;
-      d.pair[i] = r.u();
-      d.part[i] = r.u();
+      const k = r.u();
+      if (k !== 0) {
+        pair = k - 1;
+        part = r.u();
+      } else part++;
+      d.pair[i] = pair;
+      d.part[i] = part;
       const up = bits & HAS_UP ? r.s() : 0;
       d.up[i] = up;
       let sd = 0;
@@ -288,11 +336,11 @@ export class GroupCoverage implements Iterable<CoverageRow> {
       const down = !(bits & HAS_DOWN) ? 0 : !explicit && code >= Reason.UnchangedSame ? (up === d.syncUp[i] ? sd : sd + 1) : sd + r.s();
       d.down[i] = down;
       if (bits & HAS_REF) {
-        d.refUp[i] = up + r.s();
+        d.refUp[i] = sameRef ? up : up + r.s();
         if (code !== Reason.EmittedAfterRewind) d.refDown[i] = code === Reason.UnchangedSame ? down : down + r.s();
       }
       d.reread[i] = bits & HAS_REREAD ? r.u() : NaN;
-      if (bits & HAS_AT) at = d.at[i] = at + r.s();
+      if (bits & HAS_AT) at = d.at[i] = atState === 2 ? at + r.s() : at;
       else d.at[i] = NaN;
     }
     d.owner = this;

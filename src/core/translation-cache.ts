@@ -105,12 +105,16 @@ class Entry extends GroupCoverage implements CachedTranslation {
   declare readonly coverage: GroupCoverage;
   constructor(
     table: CoverageTable,
-    group: string,
     /** Its rows, one an offset entry (checkpointsForGroup's entries are). */
     length: number,
     public summary: GroupReadiness,
   ) {
-    super(table, group, length);
+    super(table, length);
+  }
+
+  /** Its summary's (the same group whatever its members on the target say): no field of its own. */
+  get group(): string {
+    return this.summary.group;
   }
 }
 Object.defineProperties(Entry.prototype, {
@@ -226,7 +230,7 @@ export class TranslationCache {
     const summary = groupReadinessOf(group, r.coverage, readiness);
     // one row an offset entry (checkpointsForGroup's entries are)
     const n = r.coverage.length;
-    const entry = new Entry(this.table, group, n, summary);
+    const entry = new Entry(this.table, n, summary);
     const id = hadId ?? this.names.acquire(group);
     cols.set(id, entry, input.offsetsVersion ?? offsets);
     cols.basis[id] = this.basisOf(store, checkpoints, th);

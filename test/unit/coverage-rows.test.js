@@ -115,6 +115,22 @@ for (const translation of ['mm2', 'precise']) {
       same('unusual rows', { ...base, group: 'g', offsets: [at('skipped', 0, null), at('skipped', 1, 4), at('a', 0, 150)], store: s, checkpoints: checkpoints([]) });
     });
 
+    it('a steady group (each partition unchanged at its last checkpoint, one after another, one checkpoint time): no partition number, reference offset or repeated time written', function () {
+      const n = 10;
+      const s = syncs(translation, Array.from({ length: n }, (_, p) => ['a', p, 100, 1000]));
+      const cps = checkpoints(Array.from({ length: n }, (_, p) => ['g', 's.a', p, 100 + p, 1001]));
+      const r = same('steady rows', { ...base, group: 'g', offsets: Array.from({ length: n }, (_, p) => at('a', p, 100 + p)), store: s, checkpoints: cps });
+      assert.deepEqual(new Set(r.coverage.map((c) => c.status)), new Set(['unchanged']));
+      // header, next partition, upstream (2), the sync's downstream (2) and distance, re-read: 8 bytes a row at these offsets (was 11); the first names its pair and partition
+      assert.ok(r.coverage.byteLength <= 8 * n + 3, `${r.coverage.byteLength} bytes for ${n} rows`);
+      const t0 = r.coverage.at(0).checkpointAt;
+      assert.equal(typeof t0, 'number', 'a checkpoint time');
+      assert.deepEqual(r.coverage.map((c) => [c.partition, c.previous.upstreamOffset, c.checkpointAt]), Array.from({ length: n }, (_, p) => [p, BigInt(100 + p), t0]));
+      // partitions out of order and of two topics read back as written
+      const s2 = syncs(translation, [['a', 3, 100, 1000], ['a', 1, 100, 1000], ['a', 2, 100, 1000], ['b', 3, 100, 1000]]);
+      same('partitions out of order', { ...base, group: 'g', offsets: [at('a', 3, 150), at('b', 3, 150), at('a', 1, 150), at('a', 2, 150)], store: s2, checkpoints: checkpoints([['g', 's.a', 2, 140, 1001]]) });
+    });
+
     it('the readiness verdict is kept with the row', function () {
       const s = syncs(translation, [['a', 0, 100, 1000]]);
       const r = same('ready', { ...base, group: 'g', offsets: [at('a', 0, 100), at('c', 0, 1)], store: s, checkpoints: checkpoints([]) });
