@@ -78,9 +78,9 @@ export class CoverageTable {
     return { live: this.live, waste: this.waste };
   }
 
-  /** Whether `compact` is worth it: more rows no group owns than in use, or more than a quarter of the bytes in use (a copy of a few bytes a row). */
+  /** Whether `compact` is worth it: more rows no group owns than in use, or more than an eighth of the bytes in use (a copy of a few bytes a row, against a quarter of the rows kept for nothing). */
   get wasteful(): boolean {
-    return (this.waste > CHUNK_ROWS && this.waste > this.live) || (this.wasteBytes > CHUNK_BYTES && 4 * this.wasteBytes > this.liveBytes);
+    return (this.waste > CHUNK_ROWS && this.waste > this.live) || (this.wasteBytes > CHUNK_BYTES && 8 * this.wasteBytes > this.liveBytes);
   }
 
   /** Copies every current group's rows to new chunks (`current`: each group held, once). */
