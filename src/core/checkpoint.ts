@@ -62,11 +62,14 @@ function writeKey(cp: CheckpointInput, lens: Int32Array, l: number, buf: Buffer,
   buf.writeInt32BE(cp.partition, p);
 }
 
-/** Writes a checked checkpoint's value at `at` (its metadata's length at `lens[l+2]`). */
-function writeValue(cp: CheckpointInput, lens: Int32Array, l: number, buf: Buffer, at: number): void {
+/** A view of a buffer for its INT64s (DataView.setBigInt64 makes no intermediate BigInt, Buffer.writeBigInt64BE makes four). */
+const viewOf = (buf: Buffer): DataView => new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+
+/** Writes a checked checkpoint's value at `at` of `buf` (`view`: a DataView of it; its metadata's length at `lens[l+2]`). */
+function writeValue(cp: CheckpointInput, lens: Int32Array, l: number, buf: Buffer, view: DataView, at: number): void {
   buf.writeInt16BE(CHECKPOINT_VERSION, at);
-  buf.writeBigInt64BE(typeof cp.upstreamOffset === 'bigint' ? cp.upstreamOffset : BigInt(cp.upstreamOffset), at + 2);
-  buf.writeBigInt64BE(typeof cp.downstreamOffset === 'bigint' ? cp.downstreamOffset : BigInt(cp.downstreamOffset), at + 10);
+  view.setBigInt64(at + 2, typeof cp.upstreamOffset === 'bigint' ? cp.upstreamOffset : BigInt(cp.upstreamOffset));
+  view.setBigInt64(at + 10, typeof cp.downstreamOffset === 'bigint' ? cp.downstreamOffset : BigInt(cp.downstreamOffset));
   writeStringAt(buf, at + 18, cp.metadata ?? '', lens[l + 2]);
 }
 
@@ -80,7 +83,7 @@ export function encodeCheckpoint(cp: CheckpointInput): EncodedRecord {
   const k = keyLength(lens[0], lens[1]);
   const buf = Buffer.allocUnsafe(k + valueLength(lens[2]));
   writeKey(cp, lens, 0, buf, 0);
-  writeValue(cp, lens, 0, buf, k);
+  writeValue(cp, lens, 0, buf, viewOf(buf), k);
   return { key: buf.subarray(0, k), value: buf.subarray(k) };
 }
 
@@ -99,13 +102,23 @@ export function checkpointRecordBytes(cp: CheckpointInput): number {
 export function checkpointBatchRecords(list: ReadonlyArray<CheckpointInput & { timestamp: number }>): BatchRecords {
   const lens = new Int32Array(list.length * 3);
   for (let i = 0; i < list.length; i++) check(list[i], lens, i * 3);
+  // the view of the buffer the batch is written into (one per batch written)
+  let viewed: Buffer | null = null;
+  let view: DataView | null = null;
+  const viewOfBatch = (buf: Buffer): DataView => {
+    if (viewed !== buf || view === null) {
+      viewed = buf;
+      view = viewOf(buf);
+    }
+    return view;
+  };
   return {
     count: list.length,
     keyLength: (i) => keyLength(lens[i * 3], lens[i * 3 + 1]),
     valueLength: (i) => valueLength(lens[i * 3 + 2]),
     timestamp: (i) => list[i].timestamp,
     writeKey: (i, buf, at) => writeKey(list[i], lens, i * 3, buf, at),
-    writeValue: (i, buf, at) => writeValue(list[i], lens, i * 3, buf, at),
+    writeValue: (i, buf, at) => writeValue(list[i], lens, i * 3, buf, viewOfBatch(buf), at),
   };
 }
 
