@@ -11,7 +11,9 @@
  * `type` (TOPIC_AUTHORIZATION_FAILED...), so that kafka/client explains it like kafkajs's own.
  */
 import type { Kafka } from 'kafkajs';
+import { backoffDelay } from '../core/backoff';
 import type { BatchRecords } from '../core/record-batch';
+import { Sleeps } from '../core/timers';
 import { protocolError, type KafkajsProtocolRequest } from './group-requests';
 import { internalCluster, type InternalBroker, type InternalCluster } from './kafkajs-cluster';
 import { encodeProduceV8, produceRequest } from './produce-request';
@@ -23,13 +25,16 @@ const LEADER_ERROR_NAMES = new Set(['KafkaJSBrokerNotFound', 'KafkaJSMetadataNot
 export const PRODUCE_ATTEMPTS = 4;
 /** The broker's wait for the replicas' acknowledgement (kafkajs's producer default). */
 export const PRODUCE_TIMEOUT_MS = 30000;
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** The wait before sending again after a leader error (core/backoff: doubled per try; kafkajs's producer waits ~300 ms first). */
+const RETRY_FIRST_MS = 100;
+const RETRY_MAX_MS = 1000;
 
 export class BatchProducer {
   private cluster: InternalCluster | null = null;
   private connecting: Promise<InternalCluster> | null = null;
   private closed = false;
+  /** The waits between tries (a close ends them). */
+  private readonly sleeps = new Sleeps();
   /** Requests sent, by Kafka API (for the benchmark, the tests and diagnostics). */
   readonly requests = { Produce: 0 };
 
@@ -74,7 +79,8 @@ export class BatchProducer {
         const leaderMoved = LEADER_ERRORS.has(err.type ?? '') || LEADER_ERROR_NAMES.has(err.name ?? '');
         if (!leaderMoved || attempt >= PRODUCE_ATTEMPTS || this.closed) throw e;
         await cluster.refreshMetadata().catch(() => undefined);
-        await sleep(100 * 2 ** (attempt - 1));
+        await this.sleeps.sleep(backoffDelay(attempt - 1, RETRY_FIRST_MS, RETRY_MAX_MS));
+        if (this.closed) throw e;
       }
     }
   }
@@ -101,6 +107,7 @@ export class BatchProducer {
     const c = this.cluster;
     const connecting = this.connecting;
     this.closed = true;
+    this.sleeps.wakeAll();
     this.cluster = null;
     this.connecting = null;
     if (c) await c.disconnect();
