@@ -11,7 +11,7 @@
  *   ReplicationRuntime.cycled -> (engines/replication-runtime followRuntime) GroupOffsetSyncer.syncGroups
  *   -> ListGroups / OffsetFetch / Metadata / ListOffsets -> OffsetCommit on the target.
  *
- * Nothing of the product is replaced but the Kafka I/O (ClusterConnection's admin, producer,
+ * Nothing of the product is replaced but the Kafka I/O (ClusterConnection's admin, producer, batch producer,
  * offset fetcher and committer, and the `__consumer_offsets` stream, through the emitter's
  * `openSourceStream` option). How each in-memory call maps to Kafka requests (what kafkajs and
  * kafka/group-client.ts and its subclasses send for it) is listed at `memoryCluster`.
@@ -32,6 +32,7 @@ const { createGroupFilter, createTopicFilter } = dist('core/filters');
 const { Batcher } = dist('core/coalescing');
 const { util: nodeRedUtil } = require('@node-red/util');
 const { GroupListingKeeper } = dist('core/listed-groups');
+const { encodeProduceV8 } = dist('kafka/produce-request');
 
 const TOPIC = 'bench-fresh';
 const REMOTE = `source.${TOPIC}`;
@@ -79,6 +80,7 @@ const initialOffset = (g, p) => BigInt(1000 + ((g * 7 + p) % 50));
  * | admin.listTopics | metadata |
  * | admin.fetchTopicOffsets | listOffsets x2, in series (kafkajs: latest, then earliest) |
  * | producer.send | produce |
+ * | batchProducer.produce (the checkpoints topic: the request encoded as kafka/batch-producer encodes it) | produce |
  * | offsetFetcher.listGroupStates | metadata, then listGroups (one broker); callers at the same moment share one listing, and an unchanged listing is the same Map (kafka/group-client.ts) |
  * | offsetFetcher.fetchMany / fetchEach(n groups) | offsetFetch x ceil(n / 500), in parallel (coordinators known), each answered after its own latency |
  * | offsetFetcher.coordinatorFailures(n > 0 groups) | findCoordinator x1 |
@@ -140,6 +142,15 @@ function memoryCluster({ role, groups, parts, latency = [0, 0], seed = 1, initia
     send: async ({ messages }) => {
       await request('produce');
       cluster.produced += messages.length;
+    },
+  };
+  /** The checkpoints topic's writer (kafka/batch-producer): the request encoded as the real one encodes it (the batch written into it), then one produce. */
+  const batchProducer = {
+    produce: async (topicName, partition, records) => {
+      encodeProduceV8(topicName, partition, records, -1, 30000);
+      await request('produce');
+      cluster.produced += records.count;
+      return 0n;
     },
   };
   const listNow = async () => {
@@ -265,6 +276,7 @@ function memoryCluster({ role, groups, parts, latency = [0, 0], seed = 1, initia
       settings: { brokers: [`${role}.memory:9092`] },
       admin: async () => admin,
       producer: async () => producer,
+      batchProducer: () => batchProducer,
       offsetFetcher: () => fetcher,
       committer: () => committer,
       reportOk: () => undefined,

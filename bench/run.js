@@ -243,7 +243,7 @@ async function benchCheckpoints(clusters) {
       const rec = new RequestRecorder();
       rec.attach(await source.admin(), 'source admin');
       rec.attachCounter(source.offsetFetcher(), 'source offset fetcher');
-      rec.attach(await target.producer(), 'target producer');
+      rec.attachCounter(target.batchProducer(), 'target producer'); // the checkpoints' Produce requests (kafka/batch-producer): counted, not timed
       rec.attach(await target.admin(), 'target admin');
       let discovered;
       const firstDiscovery = new Promise((resolve, reject) => {

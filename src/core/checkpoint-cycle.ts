@@ -6,12 +6,13 @@
  * retry list against the checkpoint store), chunk them for produce requests, and judge the
  * cycle's readiness. No I/O: engines/checkpoint-emitter does the reads and the writes.
  */
-import { encodeCheckpoint } from './checkpoint';
+import { checkpointBatchRecords, checkpointRecordBytes } from './checkpoint';
 import { checkpointsForGroup, type CoverageEntry } from './checkpoints-for-group';
 import { ListReuse } from './list-reuse';
 import { summarizeReadiness, unlistedGroupReadiness, withMembersOnTarget, type GroupReadiness, type MembersOnTarget, type ReadinessSummary, type ReadinessThresholds } from './readiness';
 import type { ReconcileChanges, ReconcileLayout } from './reconcile-layout';
 import type { CacheInput, GroupCoverage, OffsetRows, TranslationCache } from './translation-cache';
+import type { BatchRecords } from './record-batch';
 import type { Checkpoint, CommittedOffset } from './types';
 import { indexInSorted } from './sorted-names';
 import type { UnsentCheckpoints } from './unsent-checkpoints';
@@ -25,53 +26,51 @@ export interface WrittenCheckpoint extends Checkpoint {
 export const CHECKPOINT_CHUNK_RECORDS = 2000;
 export const CHECKPOINT_CHUNK_BYTES = 256 * 1024;
 
-type CheckpointRecord = { key: Buffer; value: Buffer; partition: number; timestamp: string };
+/** A produce request's worth of checkpoints, and their records as one record batch (core/record-batch; nothing encoded yet). */
+export interface CheckpointChunk {
+  checkpoints: WrittenCheckpoint[];
+  /** Partition 0's records (as MM2 writes them), record timestamp = listing time. */
+  records: BatchRecords;
+}
 
-/** Encodes checkpoints into produce-sized chunks, in order (partition 0, record timestamp = listing time). */
-export function chunkCheckpoints(list: readonly WrittenCheckpoint[]): Array<{ checkpoints: WrittenCheckpoint[]; records: CheckpointRecord[] }> {
+/** Cuts checkpoints into produce-sized chunks, in order. */
+export function chunkCheckpoints(list: readonly WrittenCheckpoint[]): CheckpointChunk[] {
   return [...checkpointChunks(list)];
 }
 
-function recordOf(c: WrittenCheckpoint): CheckpointRecord {
-  const rec = encodeCheckpoint(c);
-  return { key: rec.key, value: rec.value, partition: 0, timestamp: String(c.timestamp) };
-}
-
 /**
- * chunkCheckpoints one chunk at a time (the same chunks: core/chunks' rule): a chunk's records are
- * encoded when it is taken, so a write of 100,000 checkpoints (the catch-up) holds one chunk's
- * buffers across its produce requests, not every chunk's (issue 24: they were promoted to old space);
- * the checkpoints are read from `list` as the chunk is made (the retry list makes them then).
+ * chunkCheckpoints one chunk at a time (the same chunks: core/chunks' rule, on each record's key +
+ * value bytes): a chunk's checkpoints are read from `list` as the chunk is taken (the retry list
+ * makes them then) and its records are encoded only when the batch is written (straight into the
+ * request), so a write of 100,000 checkpoints (the catch-up) holds one chunk's objects across its
+ * produce requests, not every chunk's (issue 24: they were promoted to old space).
  */
-export function* checkpointChunks(list: Iterable<WrittenCheckpoint>): Generator<{ checkpoints: WrittenCheckpoint[]; records: CheckpointRecord[] }, void, void> {
+export function* checkpointChunks(list: Iterable<WrittenCheckpoint>): Generator<CheckpointChunk, void, void> {
   const it = list[Symbol.iterator]();
-  let carried: { c: WrittenCheckpoint; rec: CheckpointRecord } | undefined;
+  let carried: { c: WrittenCheckpoint; size: number } | undefined;
   let next = it.next();
   while (carried !== undefined || !next.done) {
     const checkpoints: WrittenCheckpoint[] = [];
-    const records: CheckpointRecord[] = [];
     let bytes = 0;
     while (checkpoints.length < CHECKPOINT_CHUNK_RECORDS) {
       let c: WrittenCheckpoint;
-      let rec: CheckpointRecord;
+      let size: number;
       if (carried !== undefined) {
-        ({ c, rec } = carried);
+        ({ c, size } = carried);
         carried = undefined;
       } else if (!next.done) {
         c = next.value;
-        rec = recordOf(c);
+        size = checkpointRecordBytes(c);
         next = it.next();
       } else break;
-      const size = rec.key.length + rec.value.length;
       if (checkpoints.length > 0 && bytes + size > CHECKPOINT_CHUNK_BYTES) {
-        carried = { c, rec }; // the next chunk's first
+        carried = { c, size }; // the next chunk's first
         break;
       }
       bytes += size;
       checkpoints.push(c);
-      records.push(rec);
     }
-    yield { checkpoints, records };
+    yield { checkpoints, records: checkpointBatchRecords(checkpoints) };
   }
 }
 

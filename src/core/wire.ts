@@ -88,6 +88,30 @@ function stringBytes(value: unknown, field: string, type: string): Buffer {
   return bytes;
 }
 
+/** A STRING's UTF-8 byte count, refused as StructWriter.writeString refuses it (TypeError, RangeError): for writers into an exact buffer. */
+export function stringLength(value: unknown, field = 'STRING'): number {
+  if (typeof value !== 'string') {
+    throw new TypeError(`${field}: expected a string, got ${describe(value)} (STRING is not nullable)`);
+  }
+  const n = Buffer.byteLength(value, 'utf8');
+  if (n > STRING_MAX_BYTES) {
+    throw new RangeError(`${field}: string is ${n} UTF-8 bytes, longer than the maximum of ${STRING_MAX_BYTES}`);
+  }
+  return n;
+}
+
+/** An INT32 checked as StructWriter.writeInt32 checks it. */
+export function checkedInt32(value: unknown, field = 'INT32'): number {
+  return checkInt(value, INT32_MIN, INT32_MAX, 'INT32', field);
+}
+
+/** Writes a STRING of `length` UTF-8 bytes (stringLength) at `at`; returns where it ends. */
+export function writeStringAt(buf: Buffer, at: number, value: string, length: number): number {
+  buf.writeInt16BE(length, at);
+  if (length > 0) buf.write(value, at + 2, length, 'utf8');
+  return at + 2 + length;
+}
+
 /** Builds a Struct by appending fields; `toBuffer()` returns the exact bytes. */
 export class StructWriter {
   private readonly parts: Buffer[] = [];

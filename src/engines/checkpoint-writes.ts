@@ -1,7 +1,7 @@
 /**
  * The checkpoint emitter's write to the checkpoints topic (MirrorCheckpointTask's producer send):
  * what a cycle wrote went on the retry list (`unsent`) first and leaves it only with its
- * acknowledgement; whatever fails (connecting the producer, a produce request, anything else)
+ * acknowledgement; whatever fails (connecting, a produce request, anything else)
  * leaves it there, and the next cycle sends the ones still current in the store again. A full
  * cycle with nothing to write still makes sure the target answers (and still holds the topic),
  * so that an unreachable target is a failed cycle, never a quiet one.
@@ -43,11 +43,12 @@ export async function writeCheckpoints(w: CheckpointWrite): Promise<WrittenCheck
   const sent: WrittenCheckpoint[] = [];
   if (w.toWrite.length > 0) {
     try {
-      const producer = await target.producer();
-      // one produce request holds at most ~1 MiB by default (broker message.max.bytes); each chunk encoded when its turn comes
+      const producer = target.batchProducer();
+      // one produce request holds at most ~1 MiB by default (broker message.max.bytes); each chunk
+      // encoded when its turn comes, as one record batch straight into its request (partition 0, as MM2 writes)
       for (const chunk of checkpointChunks(w.toWrite)) {
         if (w.stopped()) break;
-        await producer.send({ topic, acks: -1, messages: chunk.records });
+        await producer.produce(topic, 0, chunk.records);
         // acknowledged: off the retry list, unless a newer checkpoint of the partition took its place meanwhile
         for (const c of chunk.checkpoints) {
           w.unsent.acknowledge(c);

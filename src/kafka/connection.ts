@@ -6,6 +6,7 @@
  */
 import type { Admin, Kafka, Producer } from 'kafkajs';
 import { createKafka, diagnoseClosedConnection, explainKafkaError, ExplainedKafkaError, isClientInternalFailure, isClosedConnectionExplanation, type AclNeed, type ClusterSettings, type HostLogger } from './client';
+import { BatchProducer } from './batch-producer';
 import { AdminOffsetCommitter, GroupOffsetFetcher } from './group-client';
 import { guardAdmin } from './admin-guard';
 import { passingCoordinatorState } from './topic-reader';
@@ -30,6 +31,7 @@ export class ClusterConnection {
   private producerP: Promise<Producer> | null = null;
   private committerInst: AdminOffsetCommitter | null = null;
   private fetcherInst: GroupOffsetFetcher | null = null;
+  private batchProducerInst: BatchProducer | null = null;
   private st: ConnectionState = { state: 'idle' };
   private closing: Promise<void> | null = null;
 
@@ -186,6 +188,12 @@ export class ClusterConnection {
     return this.fetcherInst;
   }
 
+  /** Sends ready record batches (Produce requests of our own, acks=-1), connected on first use. */
+  batchProducer(): BatchProducer {
+    if (!this.batchProducerInst) this.batchProducerInst = new BatchProducer(this.kafka);
+    return this.batchProducerInst;
+  }
+
   committer(): AdminOffsetCommitter {
     if (!this.committerInst) this.committerInst = new AdminOffsetCommitter(this.kafka);
     return this.committerInst;
@@ -199,7 +207,9 @@ export class ClusterConnection {
     if (this.producerP) tasks.push(this.producerP.then((p) => p.disconnect(), () => undefined));
     if (this.committerInst) tasks.push(this.committerInst.close());
     if (this.fetcherInst) tasks.push(this.fetcherInst.close());
+    if (this.batchProducerInst) tasks.push(this.batchProducerInst.close());
     this.fetcherInst = null;
+    this.batchProducerInst = null;
     this.adminP = null;
     this.producerP = null;
     this.committerInst = null;

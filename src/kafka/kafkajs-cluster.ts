@@ -40,6 +40,8 @@ export interface InternalCluster {
   addTargetTopic(topic: string): Promise<void>;
   refreshMetadataIfNecessary(): Promise<void>;
   findTopicPartitionMetadata(topic: string): Array<{ partitionId: number }>;
+  /** Leader node id -> the partitions of `partitions` it leads (from the metadata as it is). */
+  findLeaderForPartitions(topic: string, partitions: number[]): Record<string, number[]>;
   fetchTopicsOffset(topics: Array<{ topic: string; fromBeginning: boolean; partitions: Array<{ partition: number }> }>): Promise<
     Array<{ topic: string; partitions: Array<{ partition: number; offset: string }> }>
   >;

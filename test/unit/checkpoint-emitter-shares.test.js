@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const { CheckpointEmitter } = require('../../dist/engines/checkpoint-emitter');
 const { createReplicationPolicy } = require('../../dist/core/replication-policy');
 const { createGroupFilter, createTopicFilter } = require('../../dist/core/filters');
-const { decodeCheckpoint } = require('../../dist/core/checkpoint');
+const { checkpointsOf } = require('../harness/record-batches');
 
 const CP_TOPIC = 'source.checkpoints.internal';
 
@@ -30,7 +30,7 @@ function memoryConnection(alias, groups = {}) {
     state,
     kafka: null,
     admin: async () => admin,
-    producer: async () => ({ send: async (/** @type {any} */ { messages }) => { for (const m of messages) state.sent.push(decodeCheckpoint(m.key, m.value)); } }),
+    batchProducer: () => ({ produce: async (/** @type {string} */ _t, /** @type {number} */ _p, /** @type {any} */ records) => { state.sent.push(...(await checkpointsOf(records))); } }),
     offsetFetcher: () => ({
       fetch: async (/** @type {string} */ g) => groups[g],
       fetchMany: async (/** @type {string[]} */ gs) => ({ offsets: new Map(gs.map((g) => [g, groups[g] ?? []])), failed: new Map() }),

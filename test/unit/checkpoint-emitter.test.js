@@ -10,7 +10,7 @@ const { CheckpointEmitter, mergeCycleOptions } = require('../../dist/engines/che
 const { GroupOffsetSyncer } = require('../../dist/engines/group-offset-syncer');
 const { createReplicationPolicy } = require('../../dist/core/replication-policy');
 const { createGroupFilter, createTopicFilter } = require('../../dist/core/filters');
-const { decodeCheckpoint } = require('../../dist/core/checkpoint');
+const { checkpointsOf } = require('../harness/record-batches');
 
 const CP_TOPIC = 'source.checkpoints.internal';
 
@@ -54,15 +54,13 @@ function memoryConnection(alias, { groups = {}, states = {}, denied = [], fail =
       if (fail.admin) throw new Error('Connection error: connect ECONNREFUSED');
       return admin;
     },
-    producer: async () => {
-      if (fail.producer) throw new Error('Connection error: connect ECONNREFUSED');
-      return {
-        send: async ({ messages }) => {
-          if (fail.send) throw new Error('The request timed out');
-          for (const m of messages) state.sent.push(decodeCheckpoint(m.key, m.value));
-        },
-      };
-    },
+    batchProducer: () => ({
+      produce: async (/** @type {string} */ _topic, /** @type {number} */ _partition, /** @type {any} */ records) => {
+        if (fail.producer) throw new Error('Connection error: connect ECONNREFUSED');
+        if (fail.send) throw new Error('The request timed out');
+        state.sent.push(...(await checkpointsOf(records)));
+      },
+    }),
     offsetFetcher: () => ({
       fetch: async (g) => {
         if (fail.fetch) throw new Error('Connection error: connect ECONNREFUSED');

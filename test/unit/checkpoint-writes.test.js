@@ -4,7 +4,7 @@ const assert = require('node:assert/strict');
 const { CheckpointWrites, CheckpointWriteError } = require('../../dist/engines/checkpoint-writes');
 const { CHECKPOINT_CHUNK_RECORDS } = require('../../dist/core/checkpoint-cycle');
 const { CheckpointStore } = require('../../dist/core/checkpoint-store');
-const { decodeCheckpoint } = require('../../dist/core/checkpoint');
+const { checkpointsOf } = require('../harness/record-batches');
 
 const cp = (down) => ({ group: 'g', topic: 'source.t', partition: 0, upstreamOffset: BigInt(down), downstreamOffset: BigInt(down), metadata: '' });
 
@@ -27,10 +27,10 @@ describe('engines/checkpoint-writes', function () {
     /** @type {Promise<unknown>} */
     let gate = new Promise((r) => (release = r));
     const target = {
-      producer: async () => ({
-        send: async ({ messages }) => {
+      batchProducer: () => ({
+        produce: async (_topic, _partition, records) => {
           await gate;
-          for (const m of messages) sent.push(Number(decodeCheckpoint(m.key, m.value).downstreamOffset));
+          for (const c of await checkpointsOf(records)) sent.push(Number(c.downstreamOffset));
         },
       }),
       admin: async () => ({ fetchTopicOffsets: async () => [] }),
@@ -58,10 +58,10 @@ describe('engines/checkpoint-writes', function () {
     let fail = true;
     const sent = [];
     const target = {
-      producer: async () => ({
-        send: async ({ messages }) => {
+      batchProducer: () => ({
+        produce: async (_topic, _partition, records) => {
           if (fail) throw new Error('The request timed out');
-          for (const m of messages) sent.push(Number(decodeCheckpoint(m.key, m.value).downstreamOffset));
+          for (const c of await checkpointsOf(records)) sent.push(Number(c.downstreamOffset));
         },
       }),
       admin: async () => ({ fetchTopicOffsets: async () => [] }),
@@ -89,8 +89,8 @@ describe('engines/checkpoint-writes', function () {
     const n = CHECKPOINT_CHUNK_RECORDS + 10;
     let sends = 0;
     const target = {
-      producer: async () => ({
-        send: async () => {
+      batchProducer: () => ({
+        produce: async () => {
           sends += 1;
           if (sends > 1) throw new Error('The request timed out');
         },
@@ -116,8 +116,8 @@ describe('engines/checkpoint-writes', function () {
     const n = CHECKPOINT_CHUNK_RECORDS + 10;
     let stopped = false;
     const target = {
-      producer: async () => ({
-        send: async () => {
+      batchProducer: () => ({
+        produce: async () => {
           stopped = true; // the node closes while the first chunk is under way
         },
       }),

@@ -13,7 +13,7 @@ const { checkpointGroupListing, isConsumerGroupListing } = require('../../dist/c
 const { CheckpointEmitter } = require('../../dist/engines/checkpoint-emitter');
 const { createReplicationPolicy } = require('../../dist/core/replication-policy');
 const { createGroupFilter, createTopicFilter } = require('../../dist/core/filters');
-const { decodeCheckpoint } = require('../../dist/core/checkpoint');
+const { checkpointsOf } = require('../harness/record-batches');
 const { coveragePayload } = require('../../dist/nodes/shared/contracts');
 
 describe('group types: the selection rule (MM2 4.x ListGroupsOptions.forConsumerGroups)', function () {
@@ -96,7 +96,7 @@ describe('group types: the event path selects a group first seen committing only
       kafka: null,
       settings: {},
       admin: async () => ({ listTopics: async () => [CP_TOPIC], fetchTopicOffsets: async () => [{ partition: 0, offset: '0', high: '0', low: '0' }] }),
-      producer: async () => ({ send: async () => undefined }),
+      batchProducer: () => ({ produce: async () => 0n }),
       offsetFetcher: () => ({
         fetchMany: async (gs) => ({ offsets: new Map(gs.map((g) => [g, groups[g] ?? []])), failed: new Map() }),
         listGroupStates: async () => {
@@ -117,7 +117,7 @@ describe('group types: the event path selects a group first seen committing only
       sent,
       kafka: null,
       admin: async () => ({ listTopics: async () => [CP_TOPIC], fetchTopicOffsets: async () => [{ partition: 0, offset: '0', high: '0', low: '0' }] }),
-      producer: async () => ({ send: async ({ messages }) => { for (const m of messages) sent.push(decodeCheckpoint(m.key, m.value)); } }),
+      batchProducer: () => ({ produce: async (_t, _p, records) => { sent.push(...(await checkpointsOf(records))); } }),
       offsetFetcher: () => ({ listGroupStates: async () => new Map(), coordinatorFailures: async () => new Map() }),
       reportOk: () => undefined,
       reportError: (e) => String(e && e.message ? e.message : e),
@@ -210,7 +210,7 @@ describe('group types: a group first seen committing that the listing does not s
     const conn = (sent) => ({
       alias: 'x', kafka: null, settings: {},
       admin: async () => ({ listTopics: async () => [CP_TOPIC], fetchTopicOffsets: async () => [{ partition: 0, offset: '0', high: '0', low: '0' }] }),
-      producer: async () => ({ send: async ({ messages }) => { for (const m of messages) sent.push(decodeCheckpoint(m.key, m.value)); } }),
+      batchProducer: () => ({ produce: async (_t, _p, records) => { sent.push(...(await checkpointsOf(records))); } }),
       offsetFetcher: () => ({
         fetchMany: async (gs) => ({ offsets: new Map(gs.map((g) => [g, offsets[g] ?? []])), failed: new Map() }),
         listGroupStates: async () => {
