@@ -1,6 +1,8 @@
 'use strict';
 /** mm2-checkpoint output 1, a report: the whole state first and to a message that asked; what changed in between, never the whole state again by itself. */
 const assert = require('node:assert/strict');
+const util = require('node:util');
+const { cloneMessage } = require('@node-red/util').util;
 const { CheckpointCycles } = require('../../dist/nodes/mm2-checkpoint/mm2-checkpoint-cycles');
 const { CheckpointStore } = require('../../dist/core/checkpoint-store');
 const { LatestCheckpoints } = require('../../dist/core/checkpoint-cycle');
@@ -177,6 +179,17 @@ describe('mm2-checkpoint output 1: made only for a receiver', function () {
       JSON.stringify({ checkpoints: json([...a, ...b]).map((c) => ({ ...c })), latest: { a: json(a), b: json(b) }, full: true, fullCycle: true, cycle: 1, sourceCluster: 's', targetCluster: 't', checkpointsTopic: 's.checkpoints.internal' }),
     );
     assert.equal(p.latest, p.latest, 'made once');
+    // a debug node printing to the console (util.inspect) shows the values, as of a plain object
+    store.update('b', [cp('b', 0, 8)]);
+    cycles.deliver(full([cp('b', 0, 8)]));
+    const unread = out1().payload;
+    assert.notEqual(unread, p);
+    const plain = util.inspect(JSON.parse(JSON.stringify(unread)), { depth: 10 });
+    // Node-RED's copy for a second wire first, then the message itself
+    const copy = cloneMessage(unread);
+    assert.equal(util.inspect(copy, { depth: 10 }), plain);
+    assert.equal(util.inspect(unread, { depth: 10 }), plain);
+    assert.equal(JSON.stringify(copy), JSON.stringify(unread));
     p.checkpoints = [];
     assert.deepEqual(p.checkpoints, [], 'a receiver may replace it');
   });

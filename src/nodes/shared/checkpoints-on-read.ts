@@ -120,3 +120,27 @@ export function defineOnRead<T extends object, K extends keyof T>(payload: T, ke
     configurable: true,
   });
 }
+
+/**
+ * What a payload with properties made on read inherits: Node.js's util.inspect (a debug node
+ * printing to the console) makes them first, so that it shows their values as of a plain object,
+ * not accessors. On the prototype, not the object: JSON, Object.keys and Node-RED's copies of a
+ * message (lodash cloneDeep keeps the prototype) see a plain object (`constructor` is Object).
+ */
+const SETTLES_ON_INSPECT: object = Object.create(Object.prototype, {
+  constructor: { value: Object, writable: true, enumerable: false, configurable: true },
+  [Symbol.for('nodejs.util.inspect.custom')]: {
+    value(this: Record<string, unknown>): unknown {
+      for (const k of Object.keys(this)) if (Object.getOwnPropertyDescriptor(this, k)?.get !== undefined) void this[k];
+      return this;
+    },
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  },
+});
+
+/** `fields` as a payload whose properties may be made on read ({@link defineOnRead}), keys in their order. */
+export function payloadOnRead<T extends object>(fields: T): T {
+  return Object.assign(Object.create(SETTLES_ON_INSPECT) as T, fields);
+}

@@ -14,7 +14,7 @@
  *   mm2-connect ──ConnectMessage (after each action, and a poll whose states changed)
  */
 import { parseOffset, type CheckpointJsonLike } from '../../core/checkpoint-json';
-import { CheckpointColumns, LatestColumns, defineOnRead } from './checkpoints-on-read';
+import { CheckpointColumns, LatestColumns, defineOnRead, payloadOnRead } from './checkpoints-on-read';
 import type { SwitchoverReport } from '../../core/switchover';
 import type { OffsetSync } from '../../core/types';
 import { coverageEntries, defineEntriesOnRead, entriesOf, statusCounts } from './coverage-entries';
@@ -236,7 +236,7 @@ export function checkpointsPayload(
     }
   }
   // the keys in the order they always had
-  const payload = { checkpoints: [], latest: {}, full: send.whole ?? r.full, fullCycle: r.full, cycle: r.cycle, ...where } as CheckpointsMessage['payload'];
+  const payload = payloadOnRead<CheckpointsMessage['payload']>({ checkpoints: [], latest: {}, full: send.whole ?? r.full, fullCycle: r.full, cycle: r.cycle, ...where });
   defineOnRead(payload, 'checkpoints', () => written.jsonList());
   defineOnRead(payload, 'latest', () => latest.record());
   return payload;
