@@ -11,7 +11,7 @@ import { checkpointsForGroup, type CoverageEntry } from './checkpoints-for-group
 import { ListReuse } from './list-reuse';
 import { summarizeReadiness, unlistedGroupReadiness, withMembersOnTarget, type GroupReadiness, type MembersOnTarget, type ReadinessSummary, type ReadinessThresholds } from './readiness';
 import type { ReconcileChanges, ReconcileLayout } from './reconcile-layout';
-import type { CacheInput, GroupCoverage, OffsetRows, TranslationCache } from './translation-cache';
+import type { CacheInput, CachedTranslation, GroupCoverage, OffsetRows, TranslationCache } from './translation-cache';
 import type { BatchRecords } from './record-batch';
 import type { Checkpoint, CommittedOffset } from './types';
 import { indexInSorted } from './sorted-names';
@@ -94,7 +94,11 @@ export interface TranslateCycleInput {
   offsetsOf(group: string): readonly CommittedOffset[];
   /** The version of each group's offsets (SourceOffsetTable.versionOf), when they are made anew at each ask: the translation cache compares it instead of the array. */
   versionOf?(group: string): number | undefined;
-  /** Each group's offsets read in place (SourceOffsetTable.rowsOf, with `versionOf`): a full cycle finds a translation that stands without making them (`offsetsOf`). */
+  /**
+   * Each group's offsets read in place (SourceOffsetTable.rowsOf, with `versionOf`): a full cycle
+   * finds a translation that stands without making them (`offsetsOf`); a partial one leaves out a
+   * group whose whole translation stands (nothing of it can be new).
+   */
   rowsOf?(group: string): OffsetRows | undefined;
   /** When the offsets were listed (the checkpoints' record timestamp). */
   listedAt: number;
@@ -209,8 +213,19 @@ function* translateSteps(t: TranslateCycleInput, every = Infinity): Generator<vo
     input.offsetsVersion = t.versionOf?.(group);
     input.listedAt = t.listedAt;
     // a translation that stands, found from the offsets' rows (no object a partition)
-    const rows = t.full && t.rowsOf !== undefined ? t.rowsOf(group) : undefined;
-    const kept = rows === undefined ? undefined : t.translations.reused(input, rows);
+    const rows = t.rowsOf !== undefined ? t.rowsOf(group) : undefined;
+    let kept: CachedTranslation | undefined;
+    if (rows !== undefined) {
+      if (t.full) kept = t.translations.reused(input, rows);
+      else {
+        // a partial cycle over a group whose whole translation stands: none of its partitions has
+        // anything new (no checkpoint, no rewind), its cache entry stays; the listing time is the full cycles'
+        input.listedAt = undefined;
+        const stands = t.translations.reused(input, rows) !== undefined;
+        input.listedAt = t.listedAt;
+        if (stands) continue;
+      }
+    }
     input.offsets = kept === undefined ? t.offsetsOf(group) : NO_OFFSETS;
     let r: { checkpoints: Checkpoint[]; coverage: Iterable<Pick<CoverageEntry, 'remoteTopic' | 'status' | 'partition'>> };
     if (t.full) {

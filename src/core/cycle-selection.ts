@@ -1,7 +1,8 @@
 import type { NameFilter } from './filters';
 import { partitionKey } from './partition-key';
 import type { GroupPartitions } from './source-offset-table';
-import type { CommittedOffset, OffsetSync } from './types';
+import type { OffsetRows } from './translation-cache';
+import type { OffsetSync } from './types';
 
 /**
  * Which groups, and which of their partitions, a checkpoint cycle covers (the checkpoint
@@ -36,22 +37,28 @@ export function groupsRead(selected: readonly string[], failed: { has(group: str
 
 /**
  * The groups of a partial cycle not selected yet that MM2's discovery rule would select by name
- * and topic: the group filter accepts it and one of its offsets (`offsetsOf`, all of them) is on
- * a topic the topic filter accepts. Whether the source lists it as a classic or consumer group is
+ * and topic: the group filter accepts it and one of its offsets (`rowsOf`, all of them, read in
+ * place: undefined when the group is not held) is on a topic the topic filter accepts. Whether the source lists it as a classic or consumer group is
  * the caller's to ask.
  */
 export function firstSeenCandidates(
   changed: ReadonlyMap<string, GroupPartitions>,
   selected: { has(group: string): boolean },
-  offsetsOf: (group: string) => readonly CommittedOffset[] | undefined,
+  rowsOf: (group: string) => OffsetRows | undefined,
   groupFilter: NameFilter,
   topicFilter: NameFilter,
 ): string[] {
   const out: string[] = [];
   for (const group of changed.keys()) {
     if (selected.has(group)) continue;
-    const all = offsetsOf(group);
-    if (all && groupFilter.accept(group) && all.some((o) => topicFilter.accept(o.topic))) out.push(group);
+    const rows = rowsOf(group);
+    if (rows === undefined || !groupFilter.accept(group)) continue;
+    for (let i = 0; i < rows.length; i++) {
+      if (topicFilter.accept(rows.topic(i))) {
+        out.push(group);
+        break;
+      }
+    }
   }
   return out;
 }

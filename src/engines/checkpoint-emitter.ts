@@ -28,7 +28,7 @@ import { CoalescingRunner, StagedRunner, type CycleRunner } from '../core/coales
 import type { DiscoveryResult } from '../core/group-discovery';
 import { CheckpointDiscovery } from './checkpoint-discovery';
 import { OffsetSyncStore, type OffsetTranslationMode } from '../core/offset-sync-store';
-import type { Checkpoint, CommittedOffset, OffsetSync } from '../core/types';
+import type { Checkpoint, OffsetSync } from '../core/types';
 import { firstSeenCandidates, groupsConcernedBySyncs, groupsRead, partialCycleCoverage } from '../core/cycle-selection';
 import { fullCycleReadiness, LatestCheckpoints, latestOf, sortByGroup, translateCycle, translateCycleInSlices, type CycleTranslation, type TranslateCycleInput } from '../core/checkpoint-cycle';
 import { DEFAULT_READINESS, type GroupReadiness, type ReadinessSummary, type ReadinessThresholds } from '../core/readiness';
@@ -473,7 +473,8 @@ export class CheckpointEmitter {
     const failedGroups: Array<{ group: string; error: string }> = [];
     // Which groups, with which of their offsets: a full cycle reads every selected group's offsets now; a partial one takes the offsets the source stream keeps,
     // for the partitions that changed. A group first seen in the stream is selected at once when MM2's discovery rule would select it (group filter, and a commit on a replicated topic).
-    const perGroup = new Map<string, readonly CommittedOffset[]>();
+    // a partial cycle: each group's partitions (its offsets are read when its turn comes, in place when its translation stands)
+    const perGroup = new Map<string, GroupPartitions>();
     let groups: string[];
     let listedAt: number | null = null;
     let targetListing: Promise<TargetMembersListing> | null = null;
@@ -497,7 +498,7 @@ export class CheckpointEmitter {
       groups = [];
       const only = opts.only as Map<string, GroupPartitions>;
       // groups first seen committing that MM2's rule would select by name and topic: selected only when the listing says they are classic or consumer groups (never streams or share)
-      const firstSeen = firstSeenCandidates(only, selected, (g) => this.sourceOffsets.offsetsOf(g), this.o.groupFilter, this.o.topicFilter).filter((g) => this.owns(g));
+      const firstSeen = firstSeenCandidates(only, selected, (g) => this.sourceOffsets.rowsOf(g), this.o.groupFilter, this.o.topicFilter).filter((g) => this.owns(g));
       const listedNow = firstSeen.length > 0 ? await this.listing.mm2Lists(firstSeen) : new Set<string>();
       const { covered, added } = partialCycleCoverage(only, selected, listedNow);
       // a new list (copy on write): a full cycle under way goes on with the list it took, the same array when it owns every group
@@ -505,7 +506,7 @@ export class CheckpointEmitter {
       for (const { group, parts } of covered) {
         if (!this.owns(group)) continue; // its share moved away (the rediscovery drops it)
         groups.push(group);
-        perGroup.set(group, this.sourceOffsets.offsetsOf(group, parts) ?? []);
+        perGroup.set(group, parts);
       }
       partialTs = ts;
       groups.sort();
@@ -520,7 +521,9 @@ export class CheckpointEmitter {
       full,
       // a full cycle: the groups read, their offsets as the source offsets keep them (no object per group)
       groups: fullRead !== null ? fullRead.groups : [...perGroup.keys()],
-      ...(fullRead !== null ? { offsetsOf: (g) => this.sourceOffsets.offsetsOf(g) ?? [], versionOf: (g) => this.sourceOffsets.versionOf(g), rowsOf: (g) => this.sourceOffsets.rowsOf(g) } : { offsetsOf: (g) => perGroup.get(g) ?? [] }),
+      offsetsOf: fullRead !== null ? (g) => this.sourceOffsets.offsetsOf(g) ?? [] : (g) => this.sourceOffsets.offsetsOf(g, perGroup.get(g)) ?? [],
+      versionOf: (g) => this.sourceOffsets.versionOf(g),
+      rowsOf: (g) => this.sourceOffsets.rowsOf(g),
       listedAt: fullRead !== null ? fullRead.ts : partialTs,
       base: {
         topicFilter: this.o.topicFilter,

@@ -1,15 +1,18 @@
 'use strict';
 /** mm2-checkpoint output 1, a report: the whole state first and to a message that asked; what changed in between, never the whole state again by itself. */
 const assert = require('node:assert/strict');
+const util = require('node:util');
+const { cloneMessage } = require('@node-red/util').util;
 const { CheckpointCycles } = require('../../dist/nodes/mm2-checkpoint/mm2-checkpoint-cycles');
 const { CheckpointStore } = require('../../dist/core/checkpoint-store');
 const { LatestCheckpoints } = require('../../dist/core/checkpoint-cycle');
+const { checkpointToJson } = require('../../dist/core/checkpoint-json');
 
 function cp(group, partition, down) {
   return { group, topic: 'source.t', partition, upstreamOffset: BigInt(down), downstreamOffset: BigInt(down), metadata: '' };
 }
 
-function setup() {
+function setup(node = {}) {
   const store = new CheckpointStore();
   store.markLoaded(true);
   const sent = [];
@@ -20,7 +23,7 @@ function setup() {
   const state = { phase: { kind: 'ready' }, last: null, lastAt: 0, error: null, groups: null };
   const log = { ok() {}, warn() {}, error() {}, limited() {} };
   const cycles = new CheckpointCycles({
-    node: { send: (m) => sent.push(m) },
+    node: Object.assign(node, { send: (/** @type {any} */ m) => sent.push(m) }),
     t: (k) => k,
     log: /** @type {any} */ (log),
     emitter: /** @type {any} */ (emitter),
@@ -123,5 +126,71 @@ describe('mm2-checkpoint status: "N new" counts every path', function () {
     assert.equal(state.writtenNew, 3, 'the full cycle wrote none, the event path three');
     cycles.deliver(full());
     assert.equal(state.writtenNew, 0, 'counted once');
+  });
+});
+
+describe('mm2-checkpoint output 1: made only for a receiver', function () {
+  /** The same cycles on a node: the payloads of output 1, as JSON. */
+  function play(node, rewire) {
+    const { store, sent, cycles, full } = setup(node);
+    const payloads = () => sent.filter((m) => m[0]).map((m) => JSON.stringify(m[0].payload));
+    store.update('a', [cp('a', 0, 5), cp('a', 1, 6)]);
+    store.update('b', [cp('b', 0, 7)]);
+    cycles.deliver(full([cp('a', 0, 5), cp('a', 1, 6), cp('b', 0, 7)]));
+    store.update('a', [cp('a', 0, 8), cp('a', 1, 6)]);
+    cycles.deliver({ ...full([cp('a', 0, 8)]), full: false, latest: LatestCheckpoints.of(['a'], store) });
+    const before = payloads().length;
+    const coverageBefore = sent.filter((m) => m[1]).length;
+    rewire();
+    store.update('b', [cp('b', 0, 9)]);
+    store.update('c', [cp('c', 0, 1)]);
+    cycles.deliver(full([cp('b', 0, 9), cp('c', 0, 1)]));
+    return { before, coverageBefore, after: payloads().slice(before) };
+  }
+
+  it('output 1 wired to nothing makes no message; rewired (a deploy that does not restart the node), it carries what changed since, as if the messages had gone nowhere', function () {
+    const unwired = { wires: [[], ['cov']] };
+    const u = play(unwired, () => (unwired.wires = [['dbg'], ['cov']]));
+    assert.equal(u.before, 0, 'no output 1 message while nothing is wired to it');
+    assert.equal(u.coverageBefore, 1, 'output 2 goes on');
+    const w = play({ wires: [['dbg'], ['cov']] }, () => undefined);
+    assert.equal(w.before, 2);
+    assert.deepEqual(u.after, w.after);
+    assert.deepEqual(Object.keys(JSON.parse(u.after[0]).latest), ['b', 'c']);
+    // a node without Node-RED's wires (not Node-RED's) counts as wired, and no output at all as not
+    assert.equal(play({}, () => undefined).before, 2);
+    assert.equal(play({ wires: [] }, () => undefined).before, 0);
+  });
+
+  it('its checkpoints are those of the moment it was sent, made when first read, the keys in their order', function () {
+    const { store, cycles, full, out1 } = setup({ wires: [['dbg'], []] });
+    const a = [cp('a', 0, 5), cp('a', 1, 6)];
+    const b = [{ ...cp('b', 0, 7), upstreamOffset: -1n, metadata: 'm' }];
+    store.update('a', a);
+    store.update('b', b);
+    cycles.deliver(full([...a, ...b]));
+    const p = out1().payload;
+    // the store moves on before a receiver reads the message
+    store.update('a', [cp('a', 0, 9)]);
+    assert.deepEqual(Object.keys(p), ['checkpoints', 'latest', 'full', 'fullCycle', 'cycle', 'sourceCluster', 'targetCluster', 'checkpointsTopic']);
+    const json = (list) => list.map(checkpointToJson);
+    assert.equal(
+      JSON.stringify(p),
+      JSON.stringify({ checkpoints: json([...a, ...b]).map((c) => ({ ...c })), latest: { a: json(a), b: json(b) }, full: true, fullCycle: true, cycle: 1, sourceCluster: 's', targetCluster: 't', checkpointsTopic: 's.checkpoints.internal' }),
+    );
+    assert.equal(p.latest, p.latest, 'made once');
+    // a debug node printing to the console (util.inspect) shows the values, as of a plain object
+    store.update('b', [cp('b', 0, 8)]);
+    cycles.deliver(full([cp('b', 0, 8)]));
+    const unread = out1().payload;
+    assert.notEqual(unread, p);
+    const plain = util.inspect(JSON.parse(JSON.stringify(unread)), { depth: 10 });
+    // Node-RED's copy for a second wire first, then the message itself
+    const copy = cloneMessage(unread);
+    assert.equal(util.inspect(copy, { depth: 10 }), plain);
+    assert.equal(util.inspect(unread, { depth: 10 }), plain);
+    assert.equal(JSON.stringify(copy), JSON.stringify(unread));
+    p.checkpoints = [];
+    assert.deepEqual(p.checkpoints, [], 'a receiver may replace it');
   });
 });

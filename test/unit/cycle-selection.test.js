@@ -52,7 +52,11 @@ describe('cycle selection: the groups and partitions a checkpoint cycle covers',
       otherTopics: [off('x', 0, 1)],
       excludedGroup: [off('t1', 0, 1)],
     };
-    const offsetsOf = (g) => offsets[g];
+    // the offsets read in place, as SourceOffsetTable.rowsOf gives them (undefined: never read)
+    const rowsOf = (g) => {
+      const list = offsets[g];
+      return list === undefined ? undefined : { length: list.length, topic: (i) => list[i].topic, partition: (i) => list[i].partition, offset: (i) => list[i].offset };
+    };
 
     it('a group first seen is a candidate when the group filter accepts it and it committed on a replicated topic', () => {
       const changed = gp([
@@ -62,7 +66,7 @@ describe('cycle selection: the groups and partitions a checkpoint cycle covers',
         ['excludedGroup', new Set([k('t1', 0)])],
         ['neverRead', 'all'],
       ]);
-      assert.deepEqual(firstSeenCandidates(changed, new Set(['sel']), offsetsOf, groupFilter, topicFilter), ['fresh']);
+      assert.deepEqual(firstSeenCandidates(changed, new Set(['sel']), rowsOf, groupFilter, topicFilter), ['fresh']);
     });
 
     it('covers the selected groups with the partitions that changed, and a first-seen group the source lists whole; the others not', () => {

@@ -21,7 +21,8 @@ import type { CoverageSharing } from '../shared/share-coverage';
 import { indexInSorted } from '../../core/sorted-names';
 
 export interface CheckpointCyclesOptions {
-  node: Pick<Node, 'send'>;
+  /** `wires` (Node-RED's, one list of node ids per output; read at each send: a deploy may rewire the node without restarting it): output 1 wired to nothing makes no message. */
+  node: Pick<Node, 'send'> & { wires?: unknown };
   t: Translate;
   log: FailureLog;
   emitter: CheckpointEmitter;
@@ -84,6 +85,8 @@ export class CheckpointCycles {
       this.sent.add(r);
       state.writtenBetween = (state.writtenBetween ?? 0) + r.written.length; // counted in the next full cycle's status
       for (const g of r.latest.keys()) this.carried.set(g, carriedOf(r, g));
+      // nothing wired to output 1: no message (the groups count as carried, as when one went nowhere)
+      if (!this.output1Wired()) return;
       const msg = { ...(requester?.msg ?? {}), topic: TOPICS.checkpoints, payload: checkpointsPayload(r, this.o.where, { whole: false }) };
       if (requester) requester.send([msg, null]);
       else this.o.node.send([msg, null]);
@@ -113,8 +116,19 @@ export class CheckpointCycles {
     // first destination, so the coverage (an entry per group partition, 100,000 at 10,000 groups)
     // would be copied every cycle only because output 1 went out before it
     const send = requester ? requester.send : (m: Array<NodeMessage | null>) => this.o.node.send(m);
-    send([first, null]);
+    if (first !== null) send([first, null]);
     send([null, second]);
+  }
+
+  /**
+   * Whether a node is wired to output 1 (Node-RED's `node.wires`, read now). A node without
+   * `wires` (not Node-RED's) counts as wired.
+   */
+  private output1Wired(): boolean {
+    const wires = this.o.node.wires;
+    if (!Array.isArray(wires)) return true;
+    const first: unknown = wires[0];
+    return Array.isArray(first) && first.length > 0;
   }
 
   private outputs(r: CycleResult, msg?: NodeMessage): [NodeMessage | null, NodeMessage] {
@@ -122,32 +136,31 @@ export class CheckpointCycles {
     // Every completed cycle, also when it wrote nothing (the receiver then knows cycles run): the
     // whole state first and to a message that asked for the cycle, then what changed since the last message
     const whole = msg !== undefined || this.wholeWanted;
-    let latest: ReadonlyMap<string, readonly Checkpoint[]>;
+    // the groups whose checkpoints the message carries (undefined: all of r.latest)
+    let carry: string[] | undefined;
     if (whole) {
-      latest = r.latest;
       const groups = Array.from(r.latest.keys());
       this.carried = new Carried(groups);
       for (const g of groups) this.carried.set(g, carriedOf(r, g));
       this.wholeWanted = false;
     } else {
-      const changed = new Map<string, readonly Checkpoint[]>();
-      latest = changed;
+      carry = [];
       // the names as a list when the emitter's (no iterator result per group, 10,000 every second)
       const names: readonly string[] = r.latest instanceof LatestCheckpoints ? r.latest.groupList : [...r.latest.keys()];
       for (let i = 0; i < names.length; i++) {
         const g = names[i];
         const now = carriedOf(r, g);
         if (now === undefined || this.carried.get(g) === now) continue;
-        const list = r.latest.get(g);
-        if (list === undefined) continue;
-        changed.set(g, list);
+        if (!r.latest.has(g)) continue;
+        carry.push(g);
         this.carried.set(g, now);
       }
     }
     const coverage = coveragePayload(r);
     this.o.sharing?.decorate(coverage, r);
     return [
-      { ...base, topic: TOPICS.checkpoints, payload: checkpointsPayload(r, this.o.where, { latest, whole }) },
+      // nothing wired to output 1: no message made (what it would carry counts as carried, as when one went nowhere)
+      this.output1Wired() ? { ...base, topic: TOPICS.checkpoints, payload: checkpointsPayload(r, this.o.where, { groups: carry, whole }) } : null,
       { ...base, topic: TOPICS.coverage, payload: coverage },
     ];
   }

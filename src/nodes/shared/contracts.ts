@@ -13,9 +13,10 @@
  *   mm2-mirror ──MirrorStatsMessage (periodic stats)
  *   mm2-connect ──ConnectMessage (after each action, and a poll whose states changed)
  */
-import { checkpointToJson, parseOffset, type CheckpointJsonLike } from '../../core/checkpoint-json';
+import { parseOffset, type CheckpointJsonLike } from '../../core/checkpoint-json';
+import { CheckpointColumns, LatestColumns, defineOnRead, payloadOnRead } from './checkpoints-on-read';
 import type { SwitchoverReport } from '../../core/switchover';
-import type { Checkpoint, OffsetSync } from '../../core/types';
+import type { OffsetSync } from '../../core/types';
 import { coverageEntries, defineEntriesOnRead, entriesOf, statusCounts } from './coverage-entries';
 import type { GroupReadiness, MembersOnTarget, ReadinessVerdict } from '../../core/readiness';
 import type { CycleResult, SyncEvent } from '../../engines/checkpoint-emitter';
@@ -214,17 +215,31 @@ export interface CoverageMessage {
 }
 
 /**
- * The CheckpointsMessage payload of a completed cycle: what it wrote, and the checkpoints of
- * `latest` (default: the cycle's; `whole` says whether they are every selected group's).
+ * The CheckpointsMessage payload of a completed cycle: what it wrote, and the checkpoints of the
+ * groups `groups` of the cycle's `latest` (default: all of them; `whole` says whether they are every
+ * selected group's), read now; their entries are made when first read (nodes/shared/checkpoints-on-read).
  */
 export function checkpointsPayload(
   r: CycleResult,
   where: { sourceCluster: string; targetCluster: string; checkpointsTopic: string },
-  send: { latest?: ReadonlyMap<string, readonly Checkpoint[]>; whole?: boolean } = {},
+  send: { groups?: readonly string[]; whole?: boolean } = {},
 ): CheckpointsMessage['payload'] {
-  const latest: Record<string, CheckpointJson[]> = {};
-  for (const [g, list] of send.latest ?? r.latest) latest[g] = list.map(checkpointToJson);
-  return { checkpoints: r.written.map(checkpointToJson), latest, full: send.whole ?? r.full, fullCycle: r.full, cycle: r.cycle, ...where };
+  const written = new CheckpointColumns(r.written.length);
+  for (let i = 0; i < r.written.length; i++) written.add(r.written[i]);
+  let latest: LatestColumns;
+  if (send.groups === undefined) latest = LatestColumns.of(r.latest);
+  else {
+    latest = new LatestColumns();
+    for (let i = 0; i < send.groups.length; i++) {
+      const list = r.latest.get(send.groups[i]);
+      if (list !== undefined) latest.add(send.groups[i], list);
+    }
+  }
+  // the keys in the order they always had
+  const payload = payloadOnRead<CheckpointsMessage['payload']>({ checkpoints: [], latest: {}, full: send.whole ?? r.full, fullCycle: r.full, cycle: r.cycle, ...where });
+  defineOnRead(payload, 'checkpoints', () => written.jsonList());
+  defineOnRead(payload, 'latest', () => latest.record());
+  return payload;
 }
 
 export { MEMBERS_ON_TARGET_REASON } from './coverage-entries';
