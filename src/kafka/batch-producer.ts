@@ -14,8 +14,8 @@ import type { Kafka } from 'kafkajs';
 import { backoffDelay } from '../core/backoff';
 import type { BatchRecords } from '../core/record-batch';
 import { Sleeps } from '../core/timers';
-import { protocolError, type KafkajsProtocolRequest } from './group-requests';
-import { internalCluster, type InternalBroker, type InternalCluster } from './kafkajs-cluster';
+import { protocolError } from './group-requests';
+import { OwnCluster, type InternalBroker, type InternalCluster } from './kafkajs-cluster';
 import { encodeProduceV8, produceRequest } from './produce-request';
 
 /** Errors after which the leader is looked up again (nothing was written). */
@@ -30,30 +30,18 @@ const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 1000;
 
 export class BatchProducer {
-  private cluster: InternalCluster | null = null;
-  private connecting: Promise<InternalCluster> | null = null;
-  private closed = false;
+  private readonly own: OwnCluster;
   /** The waits between tries (a close ends them). */
   private readonly sleeps = new Sleeps();
   /** Requests sent, by Kafka API (for the benchmark, the tests and diagnostics). */
   readonly requests = { Produce: 0 };
 
-  constructor(private readonly kafka: Kafka) {}
+  constructor(kafka: Kafka) {
+    this.own = new OwnCluster(kafka, 'the batch producer');
+  }
 
-  private async connected(): Promise<InternalCluster> {
-    if (this.closed) throw new Error('the batch producer is closed');
-    if (this.cluster) return this.cluster;
-    if (!this.connecting) {
-      const c = internalCluster(this.kafka);
-      this.connecting = c.connect().then(
-        () => (this.cluster = c),
-        (e) => {
-          this.connecting = null;
-          throw e;
-        },
-      );
-    }
-    return this.connecting;
+  private get closed(): boolean {
+    return this.own.closed;
   }
 
   /**
@@ -61,7 +49,7 @@ export class BatchProducer {
    * every in-sync replica has it (acks=-1); rejects on any failure (see the file's comment).
    */
   async produce(topic: string, partition: number, records: BatchRecords): Promise<bigint> {
-    const cluster = await this.connected();
+    const cluster = await this.own.connected();
     const request = produceRequest(encodeProduceV8(topic, partition, records, -1, PRODUCE_TIMEOUT_MS));
     for (let attempt = 1; ; attempt++) {
       try {
@@ -69,7 +57,7 @@ export class BatchProducer {
         await cluster.refreshMetadataIfNecessary();
         const broker = await this.leaderOf(cluster, topic, partition);
         this.requests.Produce++;
-        const res = await this.send(broker, request);
+        const res = await this.own.send(broker, request);
         const answer = res.partitions.find((p) => p.topic === topic && p.partition === partition);
         if (answer === undefined) throw new Error(`Produce v8 response: no answer for ${topic}-${partition}`);
         if (answer.errorCode !== 0) throw protocolError(answer.errorCode, `producing to ${topic}-${partition}`, answer.errorMessage);
@@ -93,24 +81,9 @@ export class BatchProducer {
     return cluster.findBroker({ nodeId });
   }
 
-  /** Sends over the broker's connection (a closed connection is dropped, as kafkajs does). */
-  private async send<T>(broker: InternalBroker, request: KafkajsProtocolRequest<T>): Promise<T> {
-    try {
-      return await broker.connectionPool.send(request);
-    } catch (e) {
-      if ((e as Error).name === 'KafkaJSConnectionClosedError') await broker.disconnect().catch(() => undefined);
-      throw e;
-    }
-  }
-
   async close(): Promise<void> {
-    const c = this.cluster;
-    const connecting = this.connecting;
-    this.closed = true;
+    const closing = this.own.close();
     this.sleeps.wakeAll();
-    this.cluster = null;
-    this.connecting = null;
-    if (c) await c.disconnect();
-    else if (connecting) await connecting.then((x) => x.disconnect(), () => undefined);
+    await closing;
   }
 }

@@ -36,7 +36,7 @@ import {
   protocolError,
   type KafkajsProtocolRequest,
 } from './group-requests';
-import { internalCluster, speaks, type InternalBroker, type InternalCluster } from './kafkajs-cluster';
+import { OwnCluster, speaks, type InternalBroker, type InternalCluster } from './kafkajs-cluster';
 
 /** `items` cut into consecutive lists of at most `size`. */
 export function chunked<T>(items: readonly T[], size: number): T[][] {
@@ -59,9 +59,7 @@ export type RequestCounts = Record<'FindCoordinator' | 'OffsetFetch' | 'ListGrou
 
 /** The base of both clients: a lazily connected kafkajs cluster object of our own (for the requests kafkajs's admin lacks). */
 export abstract class InternalClusterClient {
-  private cluster: InternalCluster | null = null;
-  private connecting: Promise<InternalCluster> | null = null;
-  protected closed = false;
+  private readonly own: OwnCluster;
   protected readonly coordinators: Map<string, number>;
   /** Requests sent, by Kafka API (for the benchmark, the tests and diagnostics). */
   readonly requests: RequestCounts;
@@ -70,34 +68,23 @@ export abstract class InternalClusterClient {
     protected readonly kafka: Kafka,
     shared?: { coordinators: Map<string, number>; requests: RequestCounts },
   ) {
+    this.own = new OwnCluster(kafka, 'the group client');
     this.coordinators = shared?.coordinators ?? new Map();
     this.requests = shared?.requests ?? { FindCoordinator: 0, OffsetFetch: 0, ListGroups: 0, OffsetCommit: 0 };
   }
 
-  protected async connected(): Promise<InternalCluster> {
-    if (this.closed) throw new Error('the group client is closed');
-    if (this.cluster) return this.cluster;
-    if (!this.connecting) {
-      const c = internalCluster(this.kafka);
-      this.connecting = c.connect().then(
-        () => (this.cluster = c),
-        (e) => {
-          this.connecting = null;
-          throw e;
-        },
-      );
-    }
-    return this.connecting;
+  /** Closed for good (close). */
+  protected get closed(): boolean {
+    return this.own.closed;
+  }
+
+  protected connected(): Promise<InternalCluster> {
+    return this.own.connected();
   }
 
   /** Sends one of our requests over the broker's connection (a closed connection is dropped, as kafkajs does). */
-  protected async send<T>(broker: InternalBroker, request: KafkajsProtocolRequest<T>): Promise<T> {
-    try {
-      return await broker.connectionPool.send(request);
-    } catch (e) {
-      if ((e as Error).name === 'KafkaJSConnectionClosedError') await broker.disconnect().catch(() => undefined);
-      throw e;
-    }
+  protected send<T>(broker: InternalBroker, request: KafkajsProtocolRequest<T>): Promise<T> {
+    return this.own.send(broker, request);
   }
 
   /**
@@ -310,13 +297,10 @@ export abstract class InternalClusterClient {
   private readonly listingKeeper = new GroupListingKeeper().open();
 
   async close(): Promise<void> {
-    const c = this.cluster;
-    this.closed = true;
-    this.cluster = null;
-    this.connecting = null;
+    const closing = this.own.close();
     this.coordinators.clear();
     this.listingKeeper.close();
-    if (c) await c.disconnect();
+    await closing;
   }
 }
 

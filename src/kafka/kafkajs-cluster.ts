@@ -63,3 +63,57 @@ export function speaks(broker: InternalBroker, apiKey: number, version: number):
   const v = broker.versions?.[apiKey];
   return v !== undefined && v !== null && v.minVersion <= version && v.maxVersion >= version;
 }
+
+/**
+ * A kafkajs cluster object of our own, for the requests kafkajs's clients lack (the group client's,
+ * the checkpoints' batch producer's): connected on first use, again after a failed connect; closed
+ * for good by `close`, which also ends a connect under way.
+ */
+export class OwnCluster {
+  private cluster: InternalCluster | null = null;
+  private connecting: Promise<InternalCluster> | null = null;
+  private isClosed = false;
+
+  /** `what`: the client, for the error after close ("the group client"). */
+  constructor(private readonly kafka: Kafka, private readonly what: string) {}
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  connected(): Promise<InternalCluster> {
+    if (this.isClosed) return Promise.reject(new Error(`${this.what} is closed`));
+    if (this.cluster) return Promise.resolve(this.cluster);
+    if (!this.connecting) {
+      const c = internalCluster(this.kafka);
+      this.connecting = c.connect().then(
+        () => (this.cluster = c),
+        (e) => {
+          this.connecting = null;
+          throw e;
+        },
+      );
+    }
+    return this.connecting;
+  }
+
+  /** Sends one of our requests over the broker's connection (a closed connection is dropped, as kafkajs does). */
+  async send<T>(broker: InternalBroker, request: KafkajsProtocolRequest<T>): Promise<T> {
+    try {
+      return await broker.connectionPool.send(request);
+    } catch (e) {
+      if ((e as Error).name === 'KafkaJSConnectionClosedError') await broker.disconnect().catch(() => undefined);
+      throw e;
+    }
+  }
+
+  async close(): Promise<void> {
+    const c = this.cluster;
+    const connecting = this.connecting;
+    this.isClosed = true;
+    this.cluster = null;
+    this.connecting = null;
+    if (c) await c.disconnect();
+    else if (connecting) await connecting.then((x) => x.disconnect(), () => undefined);
+  }
+}

@@ -10,17 +10,7 @@ const fromHex = (h) => Buffer.from(h.replace(/\s+/g, ''), 'hex');
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
-// mulberry32: small seeded PRNG so the random round trips are reproducible
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const { mulberry32: prng } = require('./helpers/random');
 const ALPHABET = ['a', 'Z', '0', '.', '-', '_', ' ', 'é', 'ß', 'Ж', '中', '語', '😀', '🚀', '𝄞', '\u0000', '\u07ff', '\uffff'];
 function randomString(rnd, maxLen) {
   const n = Math.floor(rnd() * (maxLen + 1));

@@ -14,16 +14,7 @@ const { createGroupFilter, createTopicFilter } = require('../../dist/core/filter
 const { ConfigError } = require('../../dist/core/errors');
 const { LinearRegex } = require('../../dist/core/linear-regex');
 
-/** A small deterministic PRNG (mulberry32), so a failure is reproducible. */
-function prng(seed) {
-  let t = seed >>> 0;
-  return () => {
-    t = (t + 0x6d2b79f5) >>> 0;
-    let r = Math.imul(t ^ (t >>> 15), 1 | t);
-    r = (r + Math.imul(r ^ (r >>> 7), 61 | r)) ^ r;
-    return ((r ^ (r >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const { mulberry32: prng } = require('./helpers/random');
 
 const ATOMS = ['a', 'b', 'A', '.', '[ab]', '[^a]', '\\d', '\\w', '\\s', '[a-c&&[^b]]', '\\Qa.\\E', '\\R', '^', '$', '\\z', '\\Z', '\\p{Lower}', '(?i:a)', 'x', '\\n'];
 const BOUNDED = ['', '', '?', '{2}', '{0,2}', '{1,3}', '??', '{0,2}?'];

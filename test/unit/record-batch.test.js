@@ -15,17 +15,7 @@ const { checkpointBatchRecords, checkpointRecordBytes, encodeCheckpoint, decodeC
 const { encodeProduceV8, decodeProduceV8 } = require('../../dist/kafka/produce-request');
 const { decodeBatch } = require('../harness/record-batches');
 
-/** Deterministic pseudo-random numbers (mulberry32). */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const { mulberry32: random } = require('./helpers/random');
 
 /** Checkpoints of every shape a write sends: multi-byte UTF-8 names, metadata up to 32767 bytes (multi-byte varint lengths), offsets to 2^63-1, timestamps before and after the first. */
 function checkpoints(n, seed = 7) {
