@@ -44,17 +44,8 @@ const GROUPS_PER_OFFSET_FETCH = 500;
 /** The remote partitions' log end on the target: past every checkpoint. */
 const REMOTE_END = 1000000000000n;
 
-/** Deterministic pseudo-random numbers (mulberry32). */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic pseudo-random numbers (the randomized tests' mulberry32). */
+const { mulberry32: prng } = require('../test/unit/helpers/random');
 
 const GROUP_PREFIX = 'bench-g';
 function groupNamer(groups) {
